@@ -1,0 +1,138 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import {
+  invalidPersonalApiKey,
+  missingScope,
+  notAuthenticated,
+  permissionDenied,
+  projectNotFound,
+  type KeySource,
+} from '../http/errors.js';
+import type { Team, User } from '../tenancy/models.js';
+import { getMemberships, getTeam, getUser } from '../tenancy/store.js';
+import { findActiveKeyByRawValue, touchKey, type PersonalApiKey } from './keys-store.js';
+import { keyGrantsScope } from './scopes.js';
+
+/** What an /api route declares about who may call it. Every /api route must declare one. */
+export interface ApiRouteAccess {
+  /**
+   * The personal API key scope the route needs. `null`: the action takes no personal API key
+   * (PostHog's "This action does not support personal API key access").
+   */
+  scope: string | null;
+  /** Where the route's environment comes from; absent for routes that are not about one. */
+  team?: { from: 'project' | 'environment'; param: string };
+  /** Only authenticate: the route answers 405 (DRF authenticates before it refuses a method). */
+  authenticateOnly?: boolean;
+}
+
+export interface Principal {
+  user: User;
+  key: PersonalApiKey;
+  /** Organization id → membership level. */
+  memberships: Map<string, number>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: ApiRouteAccess;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    team?: Team;
+  }
+}
+
+const BEARER = /^Bearer\s+(\S.*)$/i;
+
+/** PostHog tries one place only: the header, else the body, else the query string. */
+export function findPersonalApiKey(request: FastifyRequest): { value: string; source: KeySource } | undefined {
+  const header = request.headers.authorization;
+  if (typeof header === 'string') {
+    const match = BEARER.exec(header.trim());
+    // `pha_` tokens are OAuth access tokens, which Hoglet does not issue.
+    if (match && !match[1]!.startsWith('pha_')) return { value: match[1]!.trim(), source: 'Authorization header' };
+  }
+  const body = request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && !Array.isArray(body) && typeof body.personal_api_key === 'string') {
+    return { value: body.personal_api_key, source: 'body' };
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  if (query && typeof query.personal_api_key === 'string') {
+    return { value: query.personal_api_key, source: 'query string' };
+  }
+  return undefined;
+}
+
+async function authenticate(database: Database, request: FastifyRequest): Promise<Principal> {
+  const found = findPersonalApiKey(request);
+  if (!found) throw notAuthenticated();
+  const key = await findActiveKeyByRawValue(database.db, found.value);
+  const user = key && (await getUser(database.db, key.userId));
+  if (!key || !user || !user.isActive) throw invalidPersonalApiKey(found.source);
+  await touchKey(database.db, key);
+  return { user, key, memberships: await getMemberships(database.db, user.id) };
+}
+
+async function resolveTeam(
+  database: Database,
+  principal: Principal,
+  from: 'project' | 'environment',
+  raw: string | undefined,
+): Promise<Team> {
+  let id: number | null = null;
+  if (raw === '@current') id = principal.user.currentTeamId;
+  else if (raw && /^\d{1,15}$/.test(raw)) id = Number(raw);
+  const team = id === null ? undefined : await getTeam(database.db, id);
+  // Under /api/projects/:id/ the id names a project, whose primary environment shares its id.
+  if (!team || (from === 'project' && team.projectId !== team.id)) throw projectNotFound();
+  return team;
+}
+
+/**
+ * The checks of PostHog's permission classes, in PostHog's order: credentials (401), an action
+ * without a scope (403), the key's project and organization limits (404 / 403), the scope itself
+ * (403 naming it), then membership of the project's organization (403).
+ */
+export function apiGuard(database: Database) {
+  return async function guard(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const access = request.routeOptions.config.access;
+    if (!access) throw new Error(`route ${request.routeOptions.url} declares no access rule`);
+    const principal = await authenticate(database, request);
+    request.principal = principal;
+    if (access.authenticateOnly) return;
+    if (access.scope === null) throw permissionDenied('This action does not support personal API key access');
+
+    const { key } = principal;
+    let team: Team | undefined;
+    if (access.team) {
+      const params = request.params as Record<string, string | undefined>;
+      team = await resolveTeam(database, principal, access.team.from, params[access.team.param]);
+      if (key.scopedTeams && !key.scopedTeams.includes(team.id)) {
+        throw permissionDenied(`API key does not have access to the requested project: ID ${team.id}.`);
+      }
+      if (key.scopedOrganizations && !key.scopedOrganizations.includes(team.organizationId)) {
+        throw permissionDenied(`API key does not have access to the requested organization: ID ${team.organizationId}.`);
+      }
+    }
+    if (!keyGrantsScope(key.scopes, access.scope)) throw missingScope(access.scope);
+    if (team) {
+      if (!principal.memberships.has(team.organizationId)) throw permissionDenied("You don't have access to the project.");
+      request.team = team;
+    }
+  };
+}
+
+/** The environments a principal may see in lists, narrowed by the key's limits. */
+export function visibleScope(principal: Principal): { organizationIds: string[]; teamIds?: number[] } {
+  const { key } = principal;
+  let organizationIds = [...principal.memberships.keys()];
+  if (key.scopedOrganizations) organizationIds = organizationIds.filter((id) => key.scopedOrganizations!.includes(id));
+  return key.scopedTeams ? { organizationIds, teamIds: key.scopedTeams } : { organizationIds };
+}
+
+/** Whether a principal's key and memberships reach this environment. */
+export function canSeeTeam(principal: Principal, team: Team): boolean {
+  const scope = visibleScope(principal);
+  return scope.organizationIds.includes(team.organizationId) && (!scope.teamIds || scope.teamIds.includes(team.id));
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { runKeysCommand, runProjectsCommand } from './admin-commands.js';
+import { runServe } from './serve.js';
+
+const USAGE = `Usage: hoglet <command> [options]
+
+Commands:
+  serve                         start the server (the default)
+  keys create --scopes S [--projects IDS] [--label L] [--email E]
+                                create a personal API key; S is a comma-separated list of
+                                scopes ("*" for all, or e.g. "project:read,feature_flag:write")
+  keys list [--email E]         list a user's personal API keys (masked)
+  projects list                 list projects with their project API keys
+
+Configuration comes from the environment; see the README.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      scopes: { type: 'string' },
+      projects: { type: 'string' },
+      label: { type: 'string' },
+      email: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command = 'serve', sub] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  switch (command) {
+    case 'serve':
+      return runServe();
+    case 'keys':
+      return runKeysCommand(sub, values);
+    case 'projects':
+      return runProjectsCommand(sub);
+    default:
+      process.stderr.write(`hoglet: unknown command "${command}"\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    // `serve` keeps running until a signal; the other commands end here.
+    if (code !== -1) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`hoglet: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

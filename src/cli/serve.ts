@@ -1,0 +1,61 @@
+import { startApp, createLogger, type RunningApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import type { BootstrapResult } from '../tenancy/bootstrap.js';
+
+function printFirstStart(bootstrap: BootstrapResult, url: string): void {
+  const lines = [
+    '',
+    'Hoglet created its first organization, project and user.',
+    `  Project API key (for SDKs):  ${bootstrap.team.apiToken}`,
+    `  Personal API key (all scopes, shown only this once):  ${bootstrap.personalApiKey}`,
+    '',
+    'Try it:',
+    `  curl -H "Authorization: Bearer ${bootstrap.personalApiKey}" ${url}/api/projects/`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** A message a person can act on, for the failures that happen before the server runs. */
+function describeStartFailure(error: unknown, port: number, host: string): string {
+  const err = error as NodeJS.ErrnoException;
+  if (err?.code === 'EADDRINUSE') return `port ${port} on ${host} is already in use; set PORT to a free port`;
+  if (err?.code === 'EACCES') return `not allowed to listen on ${host}:${port}; choose a PORT above 1023`;
+  return err?.message ?? String(error);
+}
+
+/** Runs the server until SIGTERM or SIGINT, then shuts down gracefully. */
+export async function runServe(): Promise<number> {
+  const config = loadConfig();
+  const log = createLogger(config);
+  let running: RunningApp;
+  try {
+    running = await startApp(config, { log });
+  } catch (error) {
+    const message = describeStartFailure(error, config.port, config.host);
+    log.error({ err: error }, `hoglet could not start: ${message}`);
+    process.stderr.write(`hoglet: could not start: ${message}\n`);
+    return 1;
+  }
+  if (running.bootstrap) printFirstStart(running.bootstrap, running.url);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    running.close().then(
+      () => {
+        log.info('shutdown complete');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return -1;
+}

@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Schema } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** The one handle every store uses: a typed query builder over whichever backend was configured. */
+export interface Database {
+  db: Kysely<Schema>;
+  dialect: DialectName;
+  /** Where the data lives, for logs and messages (never contains a password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…`; when absent the embedded SQLite file is used. */
+  databaseUrl?: string | undefined;
+  /** SQLite file path (ignored for PostgreSQL). */
+  sqliteFile?: string;
+  /** PostgreSQL schema to use instead of `public` (tests use one schema per server). */
+  pgSchema?: string;
+  /** PostgreSQL pool size. */
+  pgPoolSize?: number;
+}
+
+export class DatabaseOpenError extends Error {}
+
+/**
+ * SQLite binds only numbers, strings, bigints, buffers and null. Booleans and dates are turned
+ * into the representation the schema stores (0/1 and ISO-8601 text) here, once, so stores can
+ * write the same values on both backends.
+ */
+function toSqliteValue(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}
+
+function wrapSqlite(raw: BetterSqlite3.Database) {
+  return {
+    close: () => raw.close(),
+    prepare(text: string) {
+      const statement = raw.prepare(text);
+      return {
+        reader: statement.reader,
+        all: (params: ReadonlyArray<unknown>) => statement.all(...params.map(toSqliteValue)),
+        run: (params: ReadonlyArray<unknown>) => statement.run(...params.map(toSqliteValue)),
+        iterate: (params: ReadonlyArray<unknown>) =>
+          statement.iterate(...params.map(toSqliteValue)) as IterableIterator<unknown>,
+      };
+    },
+  };
+}
+
+function openSqlite(file: string): Database {
+  let raw: BetterSqlite3.Database;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    raw = new BetterSqlite3(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+  } catch (error) {
+    throw new DatabaseOpenError(`cannot open the SQLite database at ${file}: ${(error as Error).message}`);
+  }
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: wrapSqlite(raw) }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    close: () => db.destroy(),
+  };
+}
+
+/** PostgreSQL values are read back in the same shapes SQLite gives: numbers and ISO strings. */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    switch (oid) {
+      case 20: // int8: ids and counts stay far below 2^53
+        return (value: string) => Number(value);
+      case 1184: // timestamptz
+      case 1114: // timestamp (stored as UTC)
+        return (value: string) => new Date(oid === 1114 ? `${value}Z` : value).toISOString();
+      default:
+        return pg.types.getTypeParser(oid, format);
+    }
+  },
+} as pg.CustomTypesConfig;
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // A failing pool client must not crash the process; the next query reports the problem.
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}`);
+  }
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    location: redactUrl(url) + (schema ? ` (schema ${schema})` : ''),
+    close: () => db.destroy(),
+  };
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
+  }
+  if (!options.sqliteFile) throw new DatabaseOpenError('no SQLite file and no DATABASE_URL given');
+  return openSqlite(options.sqliteFile);
+}
+
+/** A cheap round trip, for readiness checks. */
+export async function pingDatabase(database: Database): Promise<void> {
+  await sql`select 1`.execute(database.db);
+}

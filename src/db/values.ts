@@ -1,0 +1,23 @@
+/**
+ * The two backends hand back some values differently: PostgreSQL gives booleans and parsed JSONB,
+ * SQLite gives 0/1 and text. Stores read every such column through these helpers.
+ */
+
+/** A value for a JSON column, written identically on both backends. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** A JSON column read back: PostgreSQL has parsed it already, SQLite returns the text. */
+export function fromJson<T>(value: unknown): T {
+  if (typeof value === 'string') return JSON.parse(value) as T;
+  return value as T;
+}
+
+export function fromBool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}

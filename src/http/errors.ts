@@ -1,0 +1,73 @@
+/**
+ * PostHog's error envelope (drf-exceptions-hog): `{type, code, detail, attr}`, with PostHog's
+ * exact texts. Anything that answers an /api request with an error throws one of these.
+ */
+export type ErrorType =
+  | 'validation_error'
+  | 'invalid_request'
+  | 'authentication_error'
+  | 'throttled_error'
+  | 'server_error';
+
+export interface ErrorEnvelope {
+  type: ErrorType;
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly type: ErrorType,
+    readonly code: string,
+    readonly detail: string,
+    readonly attr: string | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return { type: this.type, code: this.code, detail: this.detail, attr: this.attr };
+  }
+}
+
+export type KeySource = 'Authorization header' | 'body' | 'query string';
+
+export const notAuthenticated = () =>
+  new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.', null, {
+    'WWW-Authenticate': 'Bearer',
+  });
+
+export const invalidPersonalApiKey = (source: KeySource) =>
+  new ApiError(
+    401,
+    'authentication_error',
+    'authentication_failed',
+    `Personal API key found in request ${source} is invalid.`,
+    null,
+    { 'WWW-Authenticate': 'Bearer' },
+  );
+
+export const permissionDenied = (detail = 'You do not have permission to perform this action.') =>
+  new ApiError(403, 'authentication_error', 'permission_denied', detail);
+
+export const missingScope = (scope: string) => permissionDenied(`API key missing required scope '${scope}'`);
+
+export const notFound = (detail = 'Not found.') => new ApiError(404, 'invalid_request', 'not_found', detail);
+
+export const projectNotFound = () => notFound('Project not found.');
+
+export const methodNotAllowed = (method: string) =>
+  new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`);
+
+/** DRF rewrites the generic `invalid` code to `invalid_input`. */
+export const validationError = (detail: string, attr: string | null = null, code = 'invalid_input') =>
+  new ApiError(400, 'validation_error', code === 'invalid' ? 'invalid_input' : code, detail, attr);
+
+export const parseError = (detail: string) => new ApiError(400, 'invalid_request', 'parse_error', detail);
+
+export const conflict = (detail: string) => new ApiError(409, 'server_error', 'conflict', detail);
+
+export const serverError = () => new ApiError(500, 'server_error', 'error', 'A server error occurred.');

@@ -1,0 +1,65 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { apiGuard } from './auth/guard.js';
+import type { AppContext } from './context.js';
+import { healthRoutes } from './health/routes.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { installBodyParsers } from './http/body-parsers.js';
+import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
+import { installRouteRegistry } from './http/route-registry.js';
+import { tenancyRoutes } from './tenancy/routes.js';
+
+const API_PREFIX = '/api';
+
+/** Management API bodies (CSV uploads included) stay well under this. */
+const API_BODY_LIMIT = 25 * 1024 * 1024;
+
+/**
+ * The authenticated management API: every route inside gets the guard (credentials, scope,
+ * project access) before its handler runs.
+ */
+async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.addHook('preHandler', apiGuard(ctx.database));
+  await app.register(tenancyRoutes, { ctx });
+  await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
+}
+
+/** A hop count trusts that many proxies in front of Hoglet. */
+function trustProxyOption(value: boolean | number | string) {
+  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
+}
+
+export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    // Requests are logged by the onResponse hook below, one line each.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: API_BODY_LIMIT,
+    trustProxy: trustProxyOption(ctx.config.trustProxy),
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+
+  installRouteRegistry(app);
+  installErrorHandling(app);
+  installBodyParsers(app);
+
+  // One structured line per management request; ingestion paths log their own summaries.
+  app.addHook('onResponse', async (request, reply) => {
+    if (!request.url.startsWith(API_PREFIX)) return;
+    request.log.info(
+      {
+        method: request.method,
+        url: request.routeOptions.url ?? request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'api request',
+    );
+  });
+
+  await app.register(healthRoutes, { ctx });
+  await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
+  return app;
+}

@@ -1,0 +1,48 @@
+import type { TeamSettings } from './team-fields.js';
+
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Project {
+  id: number;
+  organizationId: string;
+  name: string;
+  createdAt: string;
+}
+
+/** An environment (PostHog's Team). */
+export interface Team {
+  id: number;
+  uuid: string;
+  organizationId: string;
+  projectId: number;
+  name: string;
+  apiToken: string;
+  settings: TeamSettings;
+  ingestedEvent: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface User {
+  id: number;
+  uuid: string;
+  distinctId: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  isActive: boolean;
+  isStaff: boolean;
+  isEmailVerified: boolean;
+  currentOrganizationId: string | null;
+  currentTeamId: number | null;
+  roleAtOrganization: string | null;
+  dateJoined: string;
+}
+
+export const MembershipLevel = { member: 1, admin: 8, owner: 15 } as const;

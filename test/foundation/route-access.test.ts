@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allScopes, keyGrantsScope } from '../../src/auth/scopes.js';
+import type { ApiRouteAccess } from '../../src/auth/guard.js';
+import { createKey, createProject } from '../helpers/fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Walks every registered /api route and checks the five credential cases. A route added later is
+ * covered without editing this file: the list comes from the running server.
+ */
+let server: TestServer;
+let otherProjectKey: string;
+let otherProjectId: number;
+
+const routes = () =>
+  server.running.app.routeTable
+    .filter((r) => r.url.startsWith('/api/') && !r.config?.methodNotAllowed)
+    .map((r) => ({ method: r.method, url: r.url, access: r.config!.access as ApiRouteAccess }));
+
+function concretePath(url: string, access: ApiRouteAccess, teamId: number): string {
+  return url.replace(/:([A-Za-z_]+)/g, (_m, name: string) =>
+    access.team?.param === name ? String(teamId) : name.endsWith('uuid') ? '01890000-0000-7000-8000-000000000000' : '1',
+  );
+}
+
+function withBody(method: string) {
+  return method === 'POST' || method === 'PATCH' || method === 'PUT' ? { body: {} } : {};
+}
+
+/** A scope the route's own scope does not grant, nor is granted by. */
+function unrelatedScope(required: string): string {
+  return allScopes().find((s) => !keyGrantsScope([s], required) && s.split(':')[0] !== required.split(':')[0])!;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const { database } = server.running.ctx;
+  const other = await createProject(database, server.bootstrap.organization.id);
+  otherProjectId = other.team.id;
+  otherProjectKey = await createKey(database, server.bootstrap.user.id, ['*'], [otherProjectId]);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('every /api route checks credentials, scope and project', () => {
+  it('has routes to walk, each declaring its access', () => {
+    expect(routes().length).toBeGreaterThanOrEqual(3);
+    for (const route of routes()) expect(route.access, `${route.method} ${route.url}`).toBeDefined();
+  });
+
+  it('answers 401 without credentials', async () => {
+    for (const route of routes()) {
+      const path = concretePath(route.url, route.access, server.bootstrap.team.id);
+      const res = await server.request(path, { method: route.method, key: null, ...withBody(route.method) });
+      expect(res.status, `${route.method} ${path}`).toBe(401);
+      expect(res.body).toEqual({
+        type: 'authentication_error',
+        code: 'not_authenticated',
+        detail: 'Authentication credentials were not provided.',
+        attr: null,
+      });
+    }
+  });
+
+  it('answers 401 to an invalid key', async () => {
+    for (const route of routes()) {
+      const path = concretePath(route.url, route.access, server.bootstrap.team.id);
+      const res = await server.request(path, { method: route.method, key: 'phx_not_a_real_key', ...withBody(route.method) });
+      expect(res.status, `${route.method} ${path}`).toBe(401);
+      expect(res.body.code).toBe('authentication_failed');
+      expect(res.body.detail).toBe('Personal API key found in request Authorization header is invalid.');
+    }
+  });
+
+  it('answers 403 naming the scope to a key without it', async () => {
+    for (const route of routes()) {
+      const path = concretePath(route.url, route.access, server.bootstrap.team.id);
+      const required = route.access.scope;
+      const key = await createKey(server.running.ctx.database, server.bootstrap.user.id, [
+        required ? unrelatedScope(required) : '*',
+      ]);
+      const res = await server.request(path, { method: route.method, key, ...withBody(route.method) });
+      expect(res.status, `${route.method} ${path}`).toBe(403);
+      expect(res.body.detail).toBe(
+        required ? `API key missing required scope '${required}'` : 'This action does not support personal API key access',
+      );
+    }
+  });
+
+  it("keeps a key limited to another project out of this project's routes", async () => {
+    for (const route of routes()) {
+      const path = concretePath(route.url, route.access, server.bootstrap.team.id);
+      const res = await server.request(path, { method: route.method, key: otherProjectKey, ...withBody(route.method) });
+      if (route.access.team) {
+        expect(res.status, `${route.method} ${path}`).toBe(403);
+        expect(res.body.detail).toBe(
+          `API key does not have access to the requested project: ID ${server.bootstrap.team.id}.`,
+        );
+      } else {
+        // Routes that are not about one project answer, but show nothing of the other project.
+        expect(res.status, `${route.method} ${path}`).not.toBe(401);
+        expect(res.text).not.toContain(server.bootstrap.team.apiToken);
+      }
+    }
+  });
+
+  it('lets a valid key through', async () => {
+    for (const route of routes()) {
+      const path = concretePath(route.url, route.access, server.bootstrap.team.id);
+      const res = await server.request(path, { method: route.method, ...withBody(route.method) });
+      expect([401, 403], `${route.method} ${path} answered ${res.status}: ${res.text}`).not.toContain(res.status);
+      expect(res.status, `${route.method} ${path}`).toBeLessThan(500);
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import pino from 'pino';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { BootstrapResult } from '../../src/tenancy/bootstrap.js';
+import { freshStorage, type TestStorage } from './backend.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  key?: string | null;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  running: RunningApp;
+  bootstrap: BootstrapResult;
+  /** The bootstrap personal API key (all scopes). */
+  key: string;
+  storage: TestStorage;
+  /** A real HTTP request to the server; JSON bodies are parsed when they are JSON. */
+  request<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** A real Hoglet on a loopback port, on fresh storage of the backend under test. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const storage = await freshStorage();
+  const config: Config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1', ...env });
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  let running: RunningApp;
+  try {
+    running = await startApp(config, { log });
+  } catch (error) {
+    await storage.dispose();
+    throw error;
+  }
+  if (!running.bootstrap) throw new Error('a fresh test database must bootstrap');
+  const bootstrap = running.bootstrap;
+  const url = running.url;
+
+  async function request<T>(path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? bootstrap.personalApiKey : options.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | Buffer | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method: options.method ?? 'GET', headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: the text is the body
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  return {
+    url,
+    running,
+    bootstrap,
+    key: bootstrap.personalApiKey,
+    storage,
+    request,
+    async close() {
+      await running.close();
+      await storage.dispose();
+    },
+  };
+}

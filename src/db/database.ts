@@ -13,6 +13,8 @@ export interface Database {
   dialect: DialectName;
   /** Where the data lives, for logs and messages (never contains a password). */
   location: string;
+  /** The PostgreSQL schema holding Hoglet's tables (undefined on SQLite). */
+  schema: string | undefined;
   close(): Promise<void>;
 }
 
@@ -73,6 +75,7 @@ function openSqlite(file: string): Database {
     db,
     dialect: 'sqlite',
     location: file,
+    schema: undefined,
     close: () => db.destroy(),
   };
 }
@@ -127,6 +130,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     db,
     dialect: 'postgres',
     location: redactUrl(url) + (schema ? ` (schema ${schema})` : ''),
+    schema: schema ?? 'public',
     close: () => db.destroy(),
   };
 }

@@ -28,6 +28,8 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     provider: new StaticProvider(database),
     migrationTableName: 'hoglet_migrations',
     migrationLockTableName: 'hoglet_migration_lock',
+    // Other Hoglets (or test runs) may share the database under other schemas: look only in ours.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -1,0 +1,262 @@
+/**
+ * Person property updates carried by an event, and their application to a person
+ * (plugin-server `normalizeEvent`, `personInitialAndUTMProperties`, `person-update.ts`;
+ * spec posthog-ingestion.md §4.1–4.3).
+ *
+ * Pipeline order, as in PostHog: decide whether the event processes a person at all
+ * (`decidePersonProcessing`) → merge top-level `$set`/`$set_once` into properties and lift
+ * initial/UTM properties (`normalizePersonProperties`) → GeoIP adds its own `$set`/`$set_once`
+ * (geoip-properties.ts) → `extractPersonPropertyUpdate` → `applyPersonPropertyUpdate`.
+ */
+import { type IngestionWarning, type Properties, isPlainObject } from './types.js';
+
+export interface PersonPropertyUpdate {
+  /** Overwrite these keys. */
+  set: Properties;
+  /** Write these keys only where the person has no value (not even null). */
+  setOnce: Properties;
+  /** Delete these keys. */
+  unset: string[];
+}
+
+/** The parts of an event that matter here (ExtractedEvent fits). */
+export interface PersonPropertySource {
+  event: string;
+  properties: Properties;
+  /** Top-level `$set` / `$set_once` / `$unset` (posthog-js identify, /engage). */
+  set?: Properties | undefined;
+  setOnce?: Properties | undefined;
+  unset?: unknown;
+}
+
+/** Properties PostHog copies from events onto persons (plugin-server `person-property-utils`). */
+export const EVENT_TO_PERSON_PROPERTIES: ReadonlySet<string> = new Set([
+  '$app_build', '$app_name', '$app_namespace', '$app_version',
+  '$browser', '$browser_version', '$device_type', '$current_url', '$pathname', '$os', '$os_version',
+  '$referring_domain', '$referrer', '$screen_height', '$screen_width', '$viewport_height', '$viewport_width',
+  '$raw_user_agent',
+]);
+
+/** Campaign parameters (keep in sync with posthog-js CAMPAIGN_PARAMS). */
+export const CAMPAIGN_PROPERTIES: ReadonlySet<string> = new Set([
+  'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_name', 'utm_term',
+  'gclid', 'gad_source', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'twclid', 'li_fat_id',
+  'mc_cid', 'igshid', 'ttclid', 'rdt_cid', 'irclid', '_kx', 'epik', 'qclid', 'sccid',
+]);
+
+const LIFTED_PROPERTIES: readonly string[] = [...EVENT_TO_PERSON_PROPERTIES, ...CAMPAIGN_PROPERTIES];
+
+/** Events that never touch persons: other pipelines process them, with no ordering guarantee. */
+const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap', '$groupidentify']);
+/** Events whose very purpose is updating the person: every change of theirs is written. */
+const PERSON_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$set']);
+/** Events that make no sense without a person profile. */
+const PERSON_ONLY_EVENTS = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
+/** Events whose properties are not lifted onto persons. */
+const NO_LIFT_EVENTS = new Set(['$snapshot', '$performance_event']);
+/** GeoIP keys still worth a write on their own: they are used for segmentation. */
+const ALLOWED_GEOIP_PROPERTIES = new Set(['$geoip_country_name', '$geoip_city_name']);
+
+export type PersonProcessingDecision =
+  | { kind: 'process'; warnings: IngestionWarning[] }
+  /** Store the event without a person profile, with `$set`/`$set_once`/`$unset` stripped. */
+  | { kind: 'personless'; warnings: IngestionWarning[] }
+  | { kind: 'drop'; warnings: IngestionWarning[] };
+
+/**
+ * `$process_person_profile: false` (posthog-js `person_profiles: 'identified_only'`) or a project
+ * opt-out makes the event personless; identity events are then meaningless and are dropped.
+ * A non-boolean flag is ignored with a warning (PostHog `invalid_process_person_profile`).
+ */
+export function decidePersonProcessing(
+  event: Pick<PersonPropertySource, 'event' | 'properties'>,
+  options: { projectOptOut?: boolean } = {},
+): PersonProcessingDecision {
+  const flag = event.properties.$process_person_profile;
+  const warnings: IngestionWarning[] = [];
+  if (flag !== undefined && typeof flag !== 'boolean') {
+    warnings.push({ type: 'invalid_process_person_profile', details: { $process_person_profile: flag } });
+  }
+  if (flag !== false && !options.projectOptOut) return { kind: 'process', warnings };
+  if (PERSON_ONLY_EVENTS.has(event.event)) {
+    warnings.push({ type: 'invalid_event_when_process_person_profile_is_false', details: { eventName: event.event } });
+    return { kind: 'drop', warnings };
+  }
+  return { kind: 'personless', warnings };
+}
+
+/** A copy of `properties` without the person update fields, for personless events. */
+export function stripPersonUpdateFields(properties: Properties): Properties {
+  const { $set: _set, $set_once: _setOnce, $unset: _unset, ...rest } = properties;
+  return rest;
+}
+
+/**
+ * plugin-server `normalizeEvent` for persons: returns new event properties where
+ * `properties.$set`/`$set_once` include the top-level ones (top-level wins on conflicts) and the
+ * lifted initial/UTM properties. The input is not modified.
+ */
+export function normalizePersonProperties(source: PersonPropertySource): Properties {
+  const properties: Properties = { ...source.properties };
+  if (source.set) properties.$set = { ...asObject(properties.$set), ...source.set };
+  if (source.setOnce) properties.$set_once = { ...asObject(properties.$set_once), ...source.setOnce };
+  if (source.unset !== undefined && source.unset !== null) {
+    properties.$unset = [...unsetKeys(properties.$unset), ...unsetKeys(source.unset)];
+  }
+  return NO_LIFT_EVENTS.has(source.event) ? properties : liftInitialAndCampaignProperties(properties);
+}
+
+/**
+ * PostHog's `personInitialAndUTMProperties`: each lifted property on the event goes to `$set`
+ * (unless the event's own `$set` has the key: explicit beats automatic) and, when not null, to
+ * `$set_once` as `$initial_<name without $>`. Nulls stay out of `$set_once` because browsers send
+ * absent campaign params as null and a null would block the real first touch forever.
+ * Server SDKs (`$is_server: true`) describe the host OS, not the user's, so `$os*` is skipped;
+ * `$os_name` (some SDKs) is an alias of `$os`.
+ */
+export function liftInitialAndCampaignProperties(properties: Properties): Properties {
+  const skipHostOs = properties.$is_server === true;
+  const source: Properties = { ...properties };
+  if (source.$os === undefined && source.$os_name !== undefined) source.$os = source.$os_name;
+  let set: Properties | undefined;
+  let setOnce: Properties | undefined;
+  for (const key of LIFTED_PROPERTIES) {
+    if (!(key in source)) continue;
+    if (skipHostOs && (key === '$os' || key === '$os_version')) continue;
+    set ??= { ...asObject(properties.$set) };
+    setOnce ??= { ...asObject(properties.$set_once) };
+    const value = source[key];
+    if (!(key in set)) setOwn(set, key, value);
+    const initialKey = `$initial_${key.replace('$', '')}`;
+    if (value !== null && value !== undefined && !(initialKey in setOnce)) setOwn(setOnce, initialKey, value);
+  }
+  if (!skipHostOs && source.$os === null && source.$os_name !== undefined && source.$os_name !== null) {
+    setOnce ??= { ...asObject(properties.$set_once) };
+    if (!('$initial_os' in setOnce)) setOnce.$initial_os = source.$os_name;
+  }
+  if (set === undefined && setOnce === undefined) return properties;
+  return { ...properties, ...(set && { $set: set }), ...(setOnce && { $set_once: setOnce }) };
+}
+
+/**
+ * The update an event asks for, read from (normalised) properties: `$set`, `$set_once` and
+ * `$unset` (an array of names, or an object whose keys are the names). Malformed fields are
+ * ignored. `$exception`, `$$heatmap` and `$groupidentify` never update persons.
+ */
+export function extractPersonPropertyUpdate(event: Pick<PersonPropertySource, 'event' | 'properties'>): PersonPropertyUpdate {
+  if (NO_PERSON_UPDATE_EVENTS.has(event.event)) return { set: {}, setOnce: {}, unset: [] };
+  return {
+    set: { ...asObject(event.properties.$set) },
+    setOnce: { ...asObject(event.properties.$set_once) },
+    unset: unsetKeys(event.properties.$unset),
+  };
+}
+
+export interface PersonPropertyChanges {
+  /** Keys whose value changes (including `$set_once` keys new to the person). */
+  toSet: Properties;
+  /** Keys present on the person that are removed. */
+  toUnset: string[];
+  /** Anything differs at all. */
+  hasChanges: boolean;
+  /**
+   * PostHog's write filter: for ordinary events, changes limited to volatile keys that already
+   * exist (current URL, browser, most `$geoip_*`, …) do not justify a person write on their own.
+   * Person events (`$identify`, `$set`, …) always persist their changes.
+   */
+  shouldPersist: boolean;
+}
+
+/**
+ * Precedence, as PostHog: `$set_once` applies only to keys the person lacks (a stored null counts
+ * as present); `$set` then overwrites, so it wins over `$set_once` in the same event; `$unset`
+ * removes keys the person had before this event. Values are compared deeply (PostHog compares by
+ * identity and so treats every object value as changed; deep comparison only avoids useless writes).
+ */
+export function computePersonPropertyChanges(
+  current: Properties,
+  update: PersonPropertyUpdate,
+  eventName: string,
+): PersonPropertyChanges {
+  const personEvent = PERSON_EVENTS.has(eventName);
+  const toSet: Properties = {};
+  let triggers = false;
+
+  for (const [key, value] of Object.entries(update.setOnce)) {
+    if (!Object.hasOwn(current, key)) {
+      setOwn(toSet, key, value);
+      triggers = true; // a key new to the person is always worth writing
+    }
+  }
+  for (const [key, value] of Object.entries(update.set)) {
+    const existed = Object.hasOwn(current, key);
+    if (existed && jsonEqual(current[key], value)) continue;
+    setOwn(toSet, key, value);
+    if (!existed || personEvent || !isVolatilePersonProperty(key)) triggers = true;
+  }
+  const toUnset = update.unset.filter((key) => Object.hasOwn(current, key));
+  if (toUnset.length > 0) triggers = true;
+
+  const hasChanges = Object.keys(toSet).length > 0 || toUnset.length > 0;
+  return { toSet, toUnset, hasChanges, shouldPersist: hasChanges && (personEvent || triggers) };
+}
+
+export interface AppliedPersonUpdate {
+  /** New property object (the input is not modified). */
+  properties: Properties;
+  changed: boolean;
+  shouldPersist: boolean;
+}
+
+/** Applies an update to a person's properties; see `computePersonPropertyChanges` for the rules. */
+export function applyPersonPropertyUpdate(
+  current: Properties,
+  update: PersonPropertyUpdate,
+  eventName: string,
+): AppliedPersonUpdate {
+  const changes = computePersonPropertyChanges(current, update, eventName);
+  if (!changes.hasChanges) return { properties: current, changed: false, shouldPersist: false };
+  const properties: Properties = { ...current, ...changes.toSet };
+  for (const key of changes.toUnset) delete properties[key];
+  return { properties, changed: true, shouldPersist: changes.shouldPersist };
+}
+
+/** Properties of a person created by this event: `$set_once` first, `$set` over it. */
+export function propertiesForNewPerson(update: PersonPropertyUpdate): Properties {
+  return { ...update.setOnce, ...update.set };
+}
+
+/** Keys that change on every page view; PostHog does not write a person just for them. */
+export function isVolatilePersonProperty(key: string): boolean {
+  if (EVENT_TO_PERSON_PROPERTIES.has(key) || CAMPAIGN_PROPERTIES.has(key)) return true;
+  return key.startsWith('$geoip_') && !ALLOWED_GEOIP_PROPERTIES.has(key);
+}
+
+function unsetKeys(raw: unknown): string[] {
+  if (Array.isArray(raw)) return raw.filter((key): key is string => typeof key === 'string');
+  if (isPlainObject(raw)) return Object.keys(raw);
+  return [];
+}
+
+function asObject(value: unknown): Properties {
+  return isPlainObject(value) ? value : {};
+}
+
+/** Assignment that cannot hit `__proto__` setters: property names come from clients. */
+function setOwn(target: Properties, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Structural equality for JSON values (key order of objects does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  const aKeys = Object.keys(a);
+  const bRecord = b as Record<string, unknown>;
+  if (aKeys.length !== Object.keys(bRecord).length) return false;
+  return aKeys.every((key) => Object.hasOwn(bRecord, key) && jsonEqual((a as Record<string, unknown>)[key], bRecord[key]));
+}

@@ -1,0 +1,49 @@
+/**
+ * Shared shapes of the pure ingestion cores.
+ *
+ * Everything in `src/ingestion/core/` is a plain function over these values: no I/O, no clock
+ * (callers inject `now`), no randomness unless passed in. Routes and workers own side effects.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A property bag as it travels on an event or a person. Values are JSON but typed loosely. */
+export type Properties = Record<string, unknown>;
+
+/**
+ * PostHog's (Django/DRF style) error body: `{type, code, detail, attr}`.
+ * Routes serialise it as the response body with the accompanying HTTP status.
+ */
+export interface ErrorEnvelope {
+  type: 'validation_error' | 'authentication_error' | 'invalid_request';
+  code: string;
+  detail: string;
+  attr: string | null;
+}
+
+/** A failure that a route answers directly. */
+export interface HttpFailure {
+  ok: false;
+  status: 400 | 401 | 413;
+  error: ErrorEnvelope;
+}
+
+/** Ingestion warning as PostHog records it (`type` is PostHog's warning name, details free-form). */
+export interface IngestionWarning {
+  type: string;
+  details: Record<string, unknown>;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function validationFailure(code: string, detail: string, status: 400 | 413 = 400): HttpFailure {
+  return {
+    ok: false,
+    status,
+    error: { type: status === 413 ? 'invalid_request' : 'validation_error', code, detail, attr: null },
+  };
+}

@@ -1,0 +1,444 @@
+/**
+ * Sessions: PostHog's session property definitions (`sessions/property_definitions/`), the per-session
+ * property values computed from events (sessions table v2 semantics), and `sessions/values/`.
+ *
+ * Session values follow PostHog's `raw_sessions` v2 aggregation:
+ * - `$start_timestamp` / `$end_timestamp`: min / max event timestamp; `$session_duration`:
+ *   `dateDiff('second', start, end)` (second boundaries crossed);
+ * - `$entry_current_url`: `$current_url` of the earliest event that has a non-empty one;
+ *   `$end_current_url`: of the latest; pathname / hostname are ClickHouse `path()` / `domain()` of those;
+ * - `$entry_referring_domain`, `$entry_utm_*`, `$entry_<click id>`: each the earliest non-empty value of
+ *   the event property (`$referring_domain`, `utm_source`, `gclid`...), independently of each other;
+ * - `$pageview_count` / `$autocapture_count` / `$screen_count`: distinct event uuids of that event name;
+ * - `$is_bounce` (PostHog's default "uniq page/screen/autocaptures" mode, 10 s threshold): null when the
+ *   session has no `$pageview`/`$screen`/`$autocapture`; otherwise true unless it has more than one of them
+ *   or lasted at least 10 seconds;
+ * - `$last_external_click_url`: latest non-empty `$external_click_url`; `$vitals_lcp`: earliest numeric
+ *   `$web_vitals_LCP_value`;
+ * - `$channel_type`: see `channel-type.ts`, from the entry attribution.
+ */
+import { channelType, DEFAULT_CHANNEL_TYPES, type CustomChannelRule } from './channel-type.js';
+import { isRecord } from './rrweb.js';
+
+export type SessionPropertyType = 'DateTime' | 'String' | 'Numeric' | 'Boolean' | 'Duration';
+
+export interface SessionPropertyDefinition {
+  id: string;
+  name: string;
+  is_numerical: boolean;
+  property_type: SessionPropertyType;
+  is_seen_on_filtered_events: null;
+  tags: string[];
+}
+
+/** Click-id query parameters PostHog keeps per session, in definition order. */
+export const SESSION_CLICK_IDS = [
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  '_kx',
+  'irclid',
+] as const;
+
+export const SESSION_UTM_PARAMS = ['utm_source', 'utm_campaign', 'utm_medium', 'utm_term', 'utm_content'] as const;
+
+const PROPERTY_TYPES: readonly (readonly [string, SessionPropertyType])[] = [
+  ['$start_timestamp', 'DateTime'],
+  ['$end_timestamp', 'DateTime'],
+  ['$entry_current_url', 'String'],
+  ['$entry_pathname', 'String'],
+  ['$entry_hostname', 'String'],
+  ['$end_current_url', 'String'],
+  ['$end_pathname', 'String'],
+  ['$end_hostname', 'String'],
+  ['$entry_referring_domain', 'String'],
+  ...SESSION_UTM_PARAMS.map((p) => [`$entry_${p}`, 'String'] as const),
+  ...SESSION_CLICK_IDS.map((p) => [`$entry_${p}`, 'String'] as const),
+  ['$pageview_count', 'Numeric'],
+  ['$autocapture_count', 'Numeric'],
+  ['$screen_count', 'Numeric'],
+  ['$channel_type', 'String'],
+  ['$session_duration', 'Duration'],
+  ['$is_bounce', 'Boolean'],
+  ['$last_external_click_url', 'String'],
+  ['$vitals_lcp', 'Numeric'],
+];
+
+/** The 37 session properties PostHog lists (sessions table v2), in PostHog's order. */
+export const SESSION_PROPERTY_DEFINITIONS: readonly SessionPropertyDefinition[] = PROPERTY_TYPES.map(
+  ([name, type]) => ({
+    id: name,
+    name,
+    is_numerical: type === 'Numeric' || type === 'Duration',
+    property_type: type,
+    is_seen_on_filtered_events: null,
+    tags: [],
+  }),
+);
+
+function parseBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return undefined;
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return undefined;
+}
+
+/**
+ * `sessions/property_definitions/?search=&is_numerical=`: every `\w+` word of `search` must appear in the
+ * name (case-insensitive); `is_numerical` (`true`/`false`) filters on numerical properties.
+ * Unparseable `is_numerical` values are ignored.
+ */
+export function listSessionPropertyDefinitions(query: { search?: unknown; is_numerical?: unknown } = {}): {
+  count: number;
+  results: SessionPropertyDefinition[];
+} {
+  const search = typeof query.search === 'string' ? query.search : '';
+  const words = (search.match(/[\p{L}\p{N}_]+/gu) ?? []).map((w) => w.toLowerCase());
+  const numerical = parseBoolean(query.is_numerical);
+  const results = SESSION_PROPERTY_DEFINITIONS.filter((def) => {
+    const name = def.name.toLowerCase();
+    if (!words.every((w) => name.includes(w))) return false;
+    if (numerical !== undefined && def.is_numerical !== numerical) return false;
+    return true;
+  }).map((def) => ({ ...def, tags: [...def.tags] }));
+  return { count: results.length, results };
+}
+
+/** An ingested event as the session computation needs it. */
+export interface SessionEventInput {
+  event: string;
+  /** ISO string, epoch milliseconds or Date. */
+  timestamp: string | number | Date;
+  uuid?: string;
+  properties: Record<string, unknown>;
+}
+
+/** Session property values; absent values are null (as PostHog's nullable columns). */
+export interface SessionProperties {
+  $session_id: string;
+  $start_timestamp: string;
+  $end_timestamp: string;
+  $entry_current_url: string | null;
+  $entry_pathname: string | null;
+  $entry_hostname: string | null;
+  $end_current_url: string | null;
+  $end_pathname: string | null;
+  $end_hostname: string | null;
+  $entry_referring_domain: string | null;
+  $pageview_count: number;
+  $autocapture_count: number;
+  $screen_count: number;
+  $channel_type: string;
+  $session_duration: number;
+  $is_bounce: boolean | null;
+  $last_external_click_url: string | null;
+  $vitals_lcp: number | null;
+  /** `$entry_utm_*` and `$entry_<click id>` values. */
+  [key: `$entry_${string}`]: string | null;
+}
+
+/** ClickHouse `domain(url)`: the host without port; works with or without a scheme. `''` when none. */
+export function urlDomain(url: string): string {
+  const rest = afterScheme(url);
+  if (rest === undefined) return '';
+  const authority = rest.split(/[/?#]/)[0] ?? '';
+  return authority.replace(/^.*@/, '').replace(/:\d*$/, '');
+}
+
+/** ClickHouse `path(url)`: the path without query string and fragment. `''` when none. */
+export function urlPath(url: string): string {
+  const rest = afterScheme(url);
+  if (rest === undefined) {
+    if (url.startsWith('/')) return url.split(/[?#]/)[0] ?? '';
+    return '';
+  }
+  const slash = rest.search(/[/?#]/);
+  if (slash < 0 || rest[slash] !== '/') return '';
+  return rest.slice(slash).split(/[?#]/)[0] ?? '';
+}
+
+function afterScheme(url: string): string | undefined {
+  const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(url);
+  if (m) return url.slice(m[0].length);
+  if (url.startsWith('//')) return url.slice(2);
+  // Scheme-less "example.com/path": treat the first segment as a host when it looks like one.
+  if (/^[^/?#\s]+\.[^/?#\s]+/.test(url) && !url.startsWith('/')) return url;
+  return undefined;
+}
+
+function toMillis(ts: string | number | Date): number {
+  if (ts instanceof Date) return ts.getTime();
+  if (typeof ts === 'number') return ts;
+  return Date.parse(ts);
+}
+
+/** `nullIf(toString(x), '')` of a property value. */
+function stringValue(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else text = JSON.stringify(value);
+  return text === '' ? null : text;
+}
+
+function numberValue(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+/** A running argMin / argMax over (timestamp, value); ties keep the first value for min, the last for max. */
+class Extreme<T> {
+  private ts: number | null = null;
+  value: T | null = null;
+  constructor(private readonly kind: 'min' | 'max') {}
+  offer(ts: number, value: T | null): void {
+    if (value === null) return;
+    if (this.ts === null || (this.kind === 'min' ? ts < this.ts : ts >= this.ts)) {
+      this.ts = ts;
+      this.value = value;
+    }
+  }
+}
+
+/** Accumulator for one session; feed events in any order with {@link SessionAccumulator.add}. */
+export class SessionAccumulator {
+  private start = Number.POSITIVE_INFINITY;
+  private end = Number.NEGATIVE_INFINITY;
+  private readonly entryUrl = new Extreme<string>('min');
+  private readonly endUrl = new Extreme<string>('max');
+  private readonly referringDomain = new Extreme<string>('min');
+  private readonly attribution = new Map<string, Extreme<string>>();
+  private readonly externalClick = new Extreme<string>('max');
+  private readonly lcp = new Extreme<number>('min');
+  private readonly pageviews = new Set<string>();
+  private readonly autocaptures = new Set<string>();
+  private readonly screens = new Set<string>();
+  private anonymous = 0;
+
+  constructor(readonly sessionId: string) {
+    for (const key of [...SESSION_UTM_PARAMS, ...SESSION_CLICK_IDS]) this.attribution.set(key, new Extreme('min'));
+  }
+
+  add(event: SessionEventInput): void {
+    const ts = toMillis(event.timestamp);
+    if (!Number.isFinite(ts)) return;
+    const props = isRecord(event.properties) ? event.properties : {};
+    if (ts < this.start) this.start = ts;
+    if (ts > this.end) this.end = ts;
+    const url = stringValue(props['$current_url']);
+    this.entryUrl.offer(ts, url);
+    this.endUrl.offer(ts, url);
+    this.referringDomain.offer(ts, stringValue(props['$referring_domain']));
+    for (const [key, acc] of this.attribution) acc.offer(ts, stringValue(props[key]));
+    this.externalClick.offer(ts, stringValue(props['$external_click_url']));
+    this.lcp.offer(ts, numberValue(props['$web_vitals_LCP_value']));
+    const id = typeof event.uuid === 'string' && event.uuid !== '' ? event.uuid : `\u0000${this.anonymous++}`;
+    if (event.event === '$pageview') this.pageviews.add(id);
+    else if (event.event === '$autocapture') this.autocaptures.add(id);
+    else if (event.event === '$screen') this.screens.add(id);
+  }
+
+  /** Null until at least one event with a valid timestamp was added. */
+  result(customRules: readonly CustomChannelRule[] = []): SessionProperties | null {
+    if (!Number.isFinite(this.start)) return null;
+    const duration = Math.floor(this.end / 1000) - Math.floor(this.start / 1000);
+    const entryUrl = this.entryUrl.value;
+    const endUrl = this.endUrl.value;
+    const bounceEvents = Math.min(this.pageviews.size + this.autocaptures.size + this.screens.size, 2);
+    const attribution: Record<string, string | null> = {};
+    for (const [key, acc] of this.attribution) attribution[`$entry_${key}`] = acc.value;
+    const referringDomain = this.referringDomain.value;
+    const entryHostname = entryUrl === null ? null : urlDomain(entryUrl);
+    const entryPathname = entryUrl === null ? null : urlPath(entryUrl);
+    return {
+      $session_id: this.sessionId,
+      $start_timestamp: new Date(this.start).toISOString(),
+      $end_timestamp: new Date(this.end).toISOString(),
+      $entry_current_url: entryUrl,
+      $entry_pathname: entryPathname,
+      $entry_hostname: entryHostname,
+      $end_current_url: endUrl,
+      $end_pathname: endUrl === null ? null : urlPath(endUrl),
+      $end_hostname: endUrl === null ? null : urlDomain(endUrl),
+      $entry_referring_domain: referringDomain,
+      ...attribution,
+      $pageview_count: this.pageviews.size,
+      $autocapture_count: this.autocaptures.size,
+      $screen_count: this.screens.size,
+      $channel_type: channelType(
+        {
+          utmSource: attribution['$entry_utm_source'] ?? null,
+          utmMedium: attribution['$entry_utm_medium'] ?? null,
+          utmCampaign: attribution['$entry_utm_campaign'] ?? null,
+          referringDomain,
+          url: entryUrl,
+          hostname: entryHostname,
+          pathname: entryPathname,
+          hasGclid: attribution['$entry_gclid'] != null,
+          hasFbclid: attribution['$entry_fbclid'] != null,
+          gadSource: attribution['$entry_gad_source'] ?? null,
+        },
+        customRules,
+      ),
+      $session_duration: duration,
+      $is_bounce: bounceEvents === 0 ? null : !(bounceEvents > 1 || duration >= BOUNCE_DURATION_SECONDS),
+      $last_external_click_url: this.externalClick.value,
+      $vitals_lcp: this.lcp.value,
+    };
+  }
+}
+
+export const BOUNCE_DURATION_SECONDS = 10;
+
+/**
+ * Groups events by `properties.$session_id` (events without a non-empty string session id are skipped)
+ * and computes each session's properties. Sessions come out in order of first appearance.
+ */
+export function computeSessionProperties(
+  events: Iterable<SessionEventInput>,
+  options: { customChannelRules?: readonly CustomChannelRule[] } = {},
+): Map<string, SessionProperties> {
+  const accumulators = new Map<string, SessionAccumulator>();
+  for (const event of events) {
+    const sessionId = isRecord(event.properties) ? event.properties['$session_id'] : undefined;
+    if (typeof sessionId !== 'string' || sessionId === '') continue;
+    let acc = accumulators.get(sessionId);
+    if (!acc) {
+      acc = new SessionAccumulator(sessionId);
+      accumulators.set(sessionId, acc);
+    }
+    acc.add(event);
+  }
+  const out = new Map<string, SessionProperties>();
+  for (const [id, acc] of accumulators) {
+    const result = acc.result(options.customChannelRules);
+    if (result) out.set(id, result);
+  }
+  return out;
+}
+
+/** Properties for which `sessions/values/` reads stored values (PostHog's raw-sessions mapping, strings only). */
+export const SESSION_VALUE_KEYS: ReadonlySet<string> = new Set([
+  '$entry_referring_domain',
+  ...SESSION_UTM_PARAMS.map((p) => `$entry_${p}`),
+  ...SESSION_CLICK_IDS.map((p) => `$entry_${p}`),
+  '$entry_pathname',
+  '$entry_current_url',
+  '$end_current_url',
+  '$end_pathname',
+  '$last_external_click_url',
+]);
+
+export const SESSION_VALUES_LIMIT = 20;
+/** PostHog samples the team's latest sessions only. */
+export const SESSION_VALUES_SAMPLE = 100_000;
+
+export type SessionValuesResult =
+  | { ok: true; body: { results: { name: string }[]; refreshing: false } }
+  | {
+      ok: false;
+      status: 400;
+      body: { type: 'validation_error'; code: 'invalid_input'; detail: string; attr: null };
+    };
+
+/** `convert_property_value`: booleans as "true"/"false", objects as sorted-key JSON, others `String()`. */
+function convertValue(value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'object' && value !== null) return JSON.stringify(sortKeys(value));
+  return String(value);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
+    return out;
+  }
+  return value;
+}
+
+/** Values that parse as a JSON array are flattened into their elements. */
+function flatten(value: string): string[] {
+  if (value.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (Array.isArray(parsed)) return parsed.map(convertValue);
+    } catch {
+      // not JSON: keep as is
+    }
+  }
+  return [value];
+}
+
+/**
+ * `sessions/values/?key=&value=`.
+ *
+ * - no `key` → 400 "Key not provided";
+ * - `$channel_type` → the team's custom channel type names (unfiltered, as PostHog), then the default channel
+ *   types containing `value` (case-insensitive), de-duplicated;
+ * - a string property with a stored mapping → the 20 most frequent non-empty values among `sessions`
+ *   (pass the team's latest sessions first; only the first 100 000 are read), optionally only those
+ *   containing `value` case-insensitively (PostHog `ILIKE %value%`; `%`/`_` are not wildcards here);
+ *   ties are broken alphabetically;
+ * - `$is_bounce` → `"1"`, `"0"`; any other key → no values.
+ */
+export function sessionPropertyValues(input: {
+  key?: unknown;
+  value?: unknown;
+  sessions?: Iterable<Partial<SessionProperties> | Record<string, unknown>>;
+  customChannelTypes?: readonly string[];
+}): SessionValuesResult {
+  const key = typeof input.key === 'string' ? input.key : '';
+  if (key === '') {
+    return {
+      ok: false,
+      status: 400,
+      body: { type: 'validation_error', code: 'invalid_input', detail: 'Key not provided', attr: null },
+    };
+  }
+  const search = typeof input.value === 'string' && input.value !== '' ? input.value.toLowerCase() : null;
+  const done = (names: string[]): SessionValuesResult => ({
+    ok: true,
+    body: { results: names.map((name) => ({ name })), refreshing: false },
+  });
+
+  if (key === '$channel_type') {
+    const defaults = DEFAULT_CHANNEL_TYPES.filter((t) => search === null || t.toLowerCase().includes(search));
+    return done([...new Set([...(input.customChannelTypes ?? []), ...defaults])]);
+  }
+  if (key === '$is_bounce') return done(['1', '0']);
+  if (!SESSION_VALUE_KEYS.has(key)) return done([]);
+
+  const counts = new Map<string, number>();
+  let seen = 0;
+  for (const session of input.sessions ?? []) {
+    if (seen++ >= SESSION_VALUES_SAMPLE) break;
+    const raw = (session as Record<string, unknown>)[key];
+    if (typeof raw !== 'string' || raw === '') continue;
+    if (search !== null && !raw.toLowerCase().includes(search)) continue;
+    counts.set(raw, (counts.get(raw) ?? 0) + 1);
+  }
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, SESSION_VALUES_LIMIT)
+    .flatMap(([value]) => flatten(value));
+  return done(top);
+}

@@ -1,0 +1,55 @@
+/**
+ * Reads a stored/feed `filters` object into a normalised shape, applying PostHog's legacy
+ * rule: filters without `groups` become one condition made of `filters.properties` and the
+ * model's top-level `rollout_percentage` (so a flag with no filters at all is on for everyone).
+ */
+import type { FlagCondition, FlagDefinition, FlagFilters, FlagHoldout, FlagVariant } from './types.js';
+
+export interface NormalizedFlagFilters {
+  groups: FlagCondition[];
+  variants: FlagVariant[];
+  payloads: Record<string, unknown>;
+  /** null = person flag. */
+  aggregationGroupTypeIndex: number | null;
+  superGroups: FlagCondition[];
+  featureEnrollment: boolean;
+  holdout: FlagHoldout | null;
+  holdoutGroups: FlagCondition[];
+  earlyExit: boolean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function asArray<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+/** Cheap enough to redo on demand, so nothing is cached against (possibly mutable) definitions. */
+export function normalizeFlagFilters(flag: FlagDefinition): NormalizedFlagFilters {
+  const raw: FlagFilters = isObject(flag.filters) ? (flag.filters as FlagFilters) : {};
+  const groups = Array.isArray(raw.groups)
+    ? raw.groups.filter(isObject)
+    : [{ properties: asArray(raw.properties), rollout_percentage: flag.rollout_percentage ?? null }];
+  const multivariate = isObject(raw.multivariate) ? raw.multivariate : null;
+  return {
+    groups,
+    variants: asArray<FlagVariant>(multivariate?.variants).filter(
+      (variant) => isObject(variant) && typeof variant.key === 'string',
+    ),
+    payloads: isObject(raw.payloads) ? raw.payloads : {},
+    aggregationGroupTypeIndex: typeof raw.aggregation_group_type_index === 'number' ? raw.aggregation_group_type_index : null,
+    superGroups: asArray<FlagCondition>(raw.super_groups).filter(isObject),
+    featureEnrollment: raw.feature_enrollment === true,
+    holdout: isObject(raw.holdout) && raw.holdout.id !== undefined && raw.holdout.id !== null ? raw.holdout : null,
+    holdoutGroups: asArray<FlagCondition>(raw.holdout_groups).filter(isObject),
+    earlyExit: raw.early_exit === true,
+  };
+}
+
+/** The stored payload for a variant key or "true", verbatim; null when none is stored. */
+export function payloadFor(filters: NormalizedFlagFilters, payloadKey: string): unknown {
+  const payload = filters.payloads[payloadKey];
+  return payload === undefined ? null : payload;
+}

@@ -5,7 +5,9 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
+import { ChangeBus } from './lib/change-bus.js';
 import { buildServer } from './server.js';
+import { TeamCache } from './tenancy/team-cache.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -45,9 +47,11 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
   const database = await openAndMigrate(config, log);
-  const ctx: AppContext = { config, database, log };
   let app: FastifyInstance | undefined;
+  let changes: ChangeBus | undefined;
   try {
+    changes = await ChangeBus.connect(log, config.databaseUrl, database.schema);
+    const ctx: AppContext = { config, database, log, changes, teams: new TeamCache(database, changes) };
     const bootstrap = await bootstrapIfEmpty(database, {
       email: config.bootstrapEmail,
       personalApiKey: config.bootstrapPersonalApiKey,
@@ -69,11 +73,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         if (closed) return;
         closed = true;
         await app!.close();
+        await changes!.close();
         await database.close();
       },
     };
   } catch (error) {
     await app?.close().catch(() => undefined);
+    await changes?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;
   }

@@ -1,10 +1,16 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { ChangeBus } from './lib/change-bus.js';
+import type { TeamCache } from './tenancy/team-cache.js';
 
-/** What every feature is given: settings, storage and the logger. */
+/** What every feature is given: settings, storage, the logger and the shared caches. */
 export interface AppContext {
   config: Config;
   database: Database;
   log: Logger;
+  /** Announces changes to caches in this and other processes. */
+  changes: ChangeBus;
+  /** Environments by project API key, for the public endpoints. */
+  teams: TeamCache;
 }

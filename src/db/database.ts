@@ -42,11 +42,20 @@ function toSqliteValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Kysely opens transactions with a plain (deferred) `begin`. Between processes that is a trap: two
+ * deferred transactions that both read and then write deadlock, and SQLite fails one at once
+ * instead of waiting. `begin immediate` takes the write lock up front, so the busy timeout applies.
+ */
+function rewriteSql(text: string): string {
+  return /^\s*begin\s*;?\s*$/i.test(text) ? 'begin immediate' : text;
+}
+
 function wrapSqlite(raw: BetterSqlite3.Database) {
   return {
     close: () => raw.close(),
     prepare(text: string) {
-      const statement = raw.prepare(text);
+      const statement = raw.prepare(rewriteSql(text));
       return {
         reader: statement.reader,
         all: (params: ReadonlyArray<unknown>) => statement.all(...params.map(toSqliteValue)),

@@ -1,10 +1,11 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database } from '../database.js';
 import { columnTypes, type HogletMigration } from './column-types.js';
 import { tenancyAndKeys } from './001-tenancy-and-keys.js';
+import { ingestion } from './002-ingestion.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}
@@ -18,20 +19,41 @@ class StaticProvider implements MigrationProvider {
 
 export class MigrationError extends Error {}
 
-/**
- * Brings the schema up to date. Safe when several processes start at once: Kysely's migrator
- * takes an advisory lock on PostgreSQL, and SQLite serialises writers itself.
- */
-export async function migrateToLatest(database: Database): Promise<string[]> {
+function runMigrator(database: Database, db: Kysely<any>): Promise<MigrationResultSet> {
   const migrator = new Migrator({
-    db: database.db,
+    db,
     provider: new StaticProvider(database),
     migrationTableName: 'hoglet_migrations',
     migrationLockTableName: 'hoglet_migration_lock',
     // Other Hoglets (or test runs) may share the database under other schemas: look only in ours.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  return migrator.migrateToLatest();
+}
+
+/**
+ * Brings the schema up to date. Safe when several processes start at once: Kysely's migrator
+ * takes an advisory lock on PostgreSQL; on SQLite (where Kysely takes no lock) the whole run is
+ * one `begin immediate` transaction, so a second process waits and then finds nothing to do.
+ */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  let outcome: MigrationResultSet;
+  if (database.dialect === 'sqlite') {
+    outcome = await database.db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await runMigrator(database, conn);
+        await sql.raw(result.error ? 'rollback' : 'commit').execute(conn);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(conn).catch(() => undefined);
+        throw error;
+      }
+    });
+  } else {
+    outcome = await runMigrator(database, database.db);
+  }
+  const { error, results } = outcome;
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new MigrationError(

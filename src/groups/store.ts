@@ -1,0 +1,145 @@
+import type { Kysely } from 'kysely';
+import type { Schema } from '../db/schema.js';
+import { fromJson, toJson } from '../db/values.js';
+
+type Db = Kysely<Schema>;
+
+/** PostHog allows five group types per project, indexed 0..4 in order of first use. */
+export const MAX_GROUP_TYPES = 5;
+
+export interface GroupTypeMapping {
+  groupType: string;
+  groupTypeIndex: number;
+  nameSingular: string | null;
+  namePlural: string | null;
+}
+
+export interface Group {
+  teamId: number;
+  groupTypeIndex: number;
+  groupKey: string;
+  properties: Record<string, unknown>;
+  createdAt: string;
+  version: number;
+}
+
+export async function listGroupTypes(db: Db, teamId: number): Promise<GroupTypeMapping[]> {
+  const rows = await db
+    .selectFrom('group_type_mappings')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .orderBy('group_type_index')
+    .execute();
+  return rows.map((r) => ({
+    groupType: r.group_type,
+    groupTypeIndex: Number(r.group_type_index),
+    nameSingular: r.name_singular,
+    namePlural: r.name_plural,
+  }));
+}
+
+/**
+ * The index of a group type, assigning the next free one on first use. Undefined when the project
+ * already has five types (PostHog ignores further types).
+ */
+export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
+  const existing = await db
+    .selectFrom('group_type_mappings')
+    .select('group_type_index')
+    .where('team_id', '=', teamId)
+    .where('group_type', '=', groupType)
+    .executeTakeFirst();
+  if (existing) return Number(existing.group_type_index);
+  const used = await listGroupTypes(db, teamId);
+  if (used.length >= MAX_GROUP_TYPES) return undefined;
+  const taken = new Set(used.map((u) => u.groupTypeIndex));
+  let index = 0;
+  while (taken.has(index)) index++;
+  await db
+    .insertInto('group_type_mappings')
+    .values({ team_id: teamId, group_type: groupType, group_type_index: index, name_singular: null, name_plural: null })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('group_type_mappings')
+    .select('group_type_index')
+    .where('team_id', '=', teamId)
+    .where('group_type', '=', groupType)
+    .executeTakeFirst();
+  return row ? Number(row.group_type_index) : undefined;
+}
+
+function toGroup(row: {
+  team_id: number;
+  group_type_index: number;
+  group_key: string;
+  group_properties: unknown;
+  created_at: string;
+  version: number;
+}): Group {
+  return {
+    teamId: Number(row.team_id),
+    groupTypeIndex: Number(row.group_type_index),
+    groupKey: row.group_key,
+    properties: fromJson<Record<string, unknown>>(row.group_properties) ?? {},
+    createdAt: row.created_at,
+    version: Number(row.version),
+  };
+}
+
+export async function getGroup(db: Db, teamId: number, groupTypeIndex: number, groupKey: string): Promise<Group | undefined> {
+  const row = await db
+    .selectFrom('groups')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('group_type_index', '=', groupTypeIndex)
+    .where('group_key', '=', groupKey)
+    .executeTakeFirst();
+  return row && toGroup(row);
+}
+
+export async function insertGroup(db: Db, group: Omit<Group, 'version'>): Promise<void> {
+  await db
+    .insertInto('groups')
+    .values({
+      team_id: group.teamId,
+      group_type_index: group.groupTypeIndex,
+      group_key: group.groupKey,
+      group_properties: toJson(group.properties),
+      created_at: group.createdAt,
+      version: 0,
+    })
+    .execute();
+}
+
+export async function updateGroup(db: Db, group: Group): Promise<void> {
+  await db
+    .updateTable('groups')
+    .set({ group_properties: toJson(group.properties), version: group.version })
+    .where('team_id', '=', group.teamId)
+    .where('group_type_index', '=', group.groupTypeIndex)
+    .where('group_key', '=', group.groupKey)
+    .execute();
+}
+
+export async function listGroups(
+  db: Db,
+  teamId: number,
+  groupTypeIndex: number,
+  search: string | undefined,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; groups: Group[] }> {
+  let query = db.selectFrom('groups').where('team_id', '=', teamId).where('group_type_index', '=', groupTypeIndex);
+  if (search) {
+    const needle = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['group_key']), 'like', needle),
+        eb(eb.fn('lower', [eb.cast('group_properties', 'text')]), 'like', needle),
+      ]),
+    );
+  }
+  const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const rows = await query.selectAll().orderBy('created_at', 'desc').limit(page.limit).offset(page.offset).execute();
+  return { count: Number(total?.n ?? 0), groups: rows.map(toGroup) };
+}

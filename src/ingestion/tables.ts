@@ -1,0 +1,34 @@
+import type { Generated } from 'kysely';
+
+export interface IngestionQueueTable {
+  id: Generated<number>;
+  team_id: number;
+  /** `realtime` or `historical` (historical_migration: true), processed separately. */
+  lane: string;
+  distinct_id: string;
+  /** The accepted event and its request context, as JSON text (see queue.ts QueuedEvent). */
+  payload: string;
+  received_at: string;
+  attempts: Generated<number>;
+}
+
+export interface WorkerLeasesTable {
+  name: string;
+  owner: string;
+  expires_at: string;
+}
+
+export interface IngestionWarningsTable {
+  id: Generated<number>;
+  team_id: number;
+  type: string;
+  source: string;
+  details: unknown;
+  timestamp: string;
+}
+
+export interface IngestionTables {
+  ingestion_queue: IngestionQueueTable;
+  worker_leases: WorkerLeasesTable;
+  ingestion_warnings: IngestionWarningsTable;
+}

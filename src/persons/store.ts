@@ -1,0 +1,169 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Schema } from '../db/schema.js';
+import { fromBool, fromJson, toJson } from '../db/values.js';
+import type { PersonsTable } from './tables.js';
+
+type Db = Kysely<Schema>;
+
+export interface Person {
+  id: number;
+  uuid: string;
+  teamId: number;
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+  createdAt: string;
+  version: number;
+}
+
+function toPerson(row: Selectable<PersonsTable>): Person {
+  return {
+    id: Number(row.id),
+    uuid: row.uuid,
+    teamId: Number(row.team_id),
+    properties: fromJson<Record<string, unknown>>(row.properties) ?? {},
+    isIdentified: fromBool(row.is_identified),
+    createdAt: row.created_at,
+    version: Number(row.version),
+  };
+}
+
+/** The person behind a distinct id: one indexed read (the distinct-id primary key, then the person's). */
+export async function getPersonByDistinctId(db: Db, teamId: number, distinctId: string): Promise<Person | undefined> {
+  const row = await db
+    .selectFrom('person_distinct_ids as d')
+    .innerJoin('persons as p', 'p.id', 'd.person_id')
+    .selectAll('p')
+    .where('d.team_id', '=', teamId)
+    .where('d.distinct_id', '=', distinctId)
+    .executeTakeFirst();
+  return row && toPerson(row);
+}
+
+export async function getPersonById(db: Db, teamId: number, id: number): Promise<Person | undefined> {
+  const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+  return row && toPerson(row);
+}
+
+export async function getPersonByUuid(db: Db, teamId: number, uuid: string): Promise<Person | undefined> {
+  const row = await db
+    .selectFrom('persons')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
+  return row && toPerson(row);
+}
+
+export interface NewPerson {
+  uuid: string;
+  teamId: number;
+  properties: Record<string, unknown>;
+  isIdentified: boolean;
+  createdAt: string;
+}
+
+export async function insertPerson(db: Db, person: NewPerson, distinctIds: string[]): Promise<Person> {
+  const row = await db
+    .insertInto('persons')
+    .values({
+      uuid: person.uuid,
+      team_id: person.teamId,
+      properties: toJson(person.properties),
+      is_identified: person.isIdentified,
+      created_at: person.createdAt,
+      version: 0,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const created = toPerson(row);
+  if (distinctIds.length > 0) {
+    await db
+      .insertInto('person_distinct_ids')
+      .values(distinctIds.map((d) => ({ team_id: person.teamId, distinct_id: d, person_id: created.id })))
+      .execute();
+  }
+  return created;
+}
+
+export async function updatePerson(
+  db: Db,
+  person: Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version'> & { createdAt?: string },
+): Promise<void> {
+  await db
+    .updateTable('persons')
+    .set({
+      properties: toJson(person.properties),
+      is_identified: person.isIdentified,
+      version: person.version,
+      ...(person.createdAt ? { created_at: person.createdAt } : {}),
+    })
+    .where('id', '=', person.id)
+    .execute();
+}
+
+export async function addDistinctId(db: Db, teamId: number, distinctId: string, personId: number): Promise<void> {
+  await db.insertInto('person_distinct_ids').values({ team_id: teamId, distinct_id: distinctId, person_id: personId }).execute();
+}
+
+/** Moves every distinct id of one person to another (a merge). */
+export async function moveDistinctIds(db: Db, fromPersonId: number, toPersonId: number): Promise<void> {
+  await db.updateTable('person_distinct_ids').set({ person_id: toPersonId }).where('person_id', '=', fromPersonId).execute();
+}
+
+export async function deletePersonRow(db: Db, teamId: number, personId: number): Promise<void> {
+  await db.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('person_id', '=', personId).execute();
+  await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', '=', personId).execute();
+}
+
+/** Distinct ids per person, oldest first. */
+export async function distinctIdsOf(db: Db, personIds: number[]): Promise<Map<number, string[]>> {
+  const map = new Map<number, string[]>();
+  if (personIds.length === 0) return map;
+  const rows = await db
+    .selectFrom('person_distinct_ids')
+    .select(['person_id', 'distinct_id'])
+    .where('person_id', 'in', personIds)
+    .execute();
+  for (const row of rows) {
+    const list = map.get(Number(row.person_id)) ?? [];
+    list.push(row.distinct_id);
+    map.set(Number(row.person_id), list);
+  }
+  return map;
+}
+
+export interface PersonFilter {
+  distinctId?: string | undefined;
+  /** Matches a distinct id exactly, or the e-mail / name properties by substring (case-insensitive). */
+  search?: string | undefined;
+}
+
+export async function listPersons(
+  db: Db,
+  teamId: number,
+  filter: PersonFilter,
+  page: { limit: number; offset: number },
+): Promise<{ count: number; persons: Person[] }> {
+  let query = db.selectFrom('persons as p').where('p.team_id', '=', teamId);
+  if (filter.distinctId !== undefined) {
+    query = query.where('p.id', 'in', (eb) =>
+      eb
+        .selectFrom('person_distinct_ids')
+        .select('person_id')
+        .where('team_id', '=', teamId)
+        .where('distinct_id', '=', filter.distinctId!),
+    );
+  }
+  if (filter.search) {
+    const needle = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb('p.id', 'in', eb.selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', filter.search!)),
+        eb(eb.fn('lower', [eb.cast('p.properties', 'text')]), 'like', eb.val(needle)),
+      ]),
+    );
+  }
+  const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const rows = await query.selectAll('p').orderBy('p.id', 'desc').limit(page.limit).offset(page.offset).execute();
+  return { count: Number(total?.n ?? 0), persons: rows.map(toPerson) };
+}

@@ -5,10 +5,13 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
+import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
+import { IngestionQueueWriter } from './ingestion/queue.js';
+import { IngestionWorker } from './ingestion/worker/worker.js';
 import { ChangeBus } from './lib/change-bus.js';
 import { buildServer } from './server.js';
-import { TeamCache } from './tenancy/team-cache.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
+import { TeamCache } from './tenancy/team-cache.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'hoglet' } });
@@ -31,11 +34,70 @@ export async function openAndMigrate(config: Config, log: Logger): Promise<Datab
   }
 }
 
+/** The GeoIP reader is large and read-only: one per file per process, shared by every server in it. */
+const geoipByPath = new Map<string, Promise<GeoipService>>();
+
+async function loadGeoip(config: Config, log: Logger): Promise<GeoipService | undefined> {
+  const key = config.geoipDatabase ?? '';
+  let pending = geoipByPath.get(key);
+  if (!pending) {
+    pending = openGeoip(config.geoipDatabase ? { databasePath: config.geoipDatabase } : {});
+    geoipByPath.set(key, pending);
+    pending.catch(() => geoipByPath.delete(key));
+  }
+  try {
+    const geoip = await pending;
+    log.info({ geoip: geoip.describe() }, 'geoip ready');
+    return geoip;
+  } catch (error) {
+    // A user's own file that cannot be read is a configuration error; say so and stop.
+    if (config.geoipDatabase) throw error;
+    log.warn({ err: error }, 'bundled GeoIP database unavailable; events get no $geoip_* properties');
+    return undefined;
+  }
+}
+
+/** Closes what was opened, newest first, even when one of them fails. */
+class Resources {
+  private readonly closers: Array<() => Promise<unknown>> = [];
+  add(closer: () => Promise<unknown>): void {
+    this.closers.push(closer);
+  }
+  async closeAll(log: Logger): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) {
+      await close().catch((error: unknown) => log.error({ err: error }, 'error while shutting down'));
+    }
+  }
+}
+
+/** Storage, caches and services shared by the server and the worker. */
+async function openContext(config: Config, log: Logger, resources: Resources): Promise<AppContext> {
+  const database = await openAndMigrate(config, log);
+  resources.add(() => database.close());
+  const changes = await ChangeBus.connect(log, config.databaseUrl, database.schema);
+  resources.add(() => changes.close());
+  const geoip = await loadGeoip(config, log);
+  const ingestionQueue = new IngestionQueueWriter(database, log, config.ingestionCommitDelayMs);
+  resources.add(() => ingestionQueue.drain());
+  return { config, database, log, changes, teams: new TeamCache(database, changes), geoip, ingestionQueue };
+}
+
+function createWorker(ctx: AppContext): IngestionWorker {
+  return new IngestionWorker(ctx.database, ctx.log, {
+    geoip: ctx.geoip,
+    spikeEventsPerSecond: ctx.config.spikeEventsPerSecond,
+    wakeUp: ctx.ingestionQueue.events,
+    onTeamChanged: (teamId) => ctx.teams.invalidate(teamId),
+  });
+}
+
 export interface RunningApp {
   app: FastifyInstance;
   ctx: AppContext;
   url: string;
   bootstrap: BootstrapResult | null;
+  /** The in-process ingestion worker, unless INGESTION_WORKER=off. */
+  worker: IngestionWorker | undefined;
   close(): Promise<void>;
 }
 
@@ -46,41 +108,54 @@ export interface StartOptions {
 /** Everything `hoglet serve` does before it waits for signals. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const log = options.log ?? createLogger(config);
-  const database = await openAndMigrate(config, log);
-  let app: FastifyInstance | undefined;
-  let changes: ChangeBus | undefined;
+  const resources = new Resources();
   try {
-    changes = await ChangeBus.connect(log, config.databaseUrl, database.schema);
-    const ctx: AppContext = { config, database, log, changes, teams: new TeamCache(database, changes) };
-    const bootstrap = await bootstrapIfEmpty(database, {
+    const ctx = await openContext(config, log, resources);
+    const bootstrap = await bootstrapIfEmpty(ctx.database, {
       email: config.bootstrapEmail,
       personalApiKey: config.bootstrapPersonalApiKey,
     });
-    app = await buildServer(ctx);
+    let worker: IngestionWorker | undefined;
+    if (config.ingestionWorker === 'inline') {
+      const inline = createWorker(ctx);
+      worker = inline;
+      inline.start();
+      resources.add(() => inline.stop());
+    }
+    const app = await buildServer(ctx);
+    // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
+    resources.add(() => app.close());
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const url = config.siteUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    log.info({ url, database: database.dialect }, 'hoglet listening');
-    let closed = false;
-    return {
-      app,
-      ctx,
-      url,
-      bootstrap,
-      async close() {
-        if (closed) return;
-        closed = true;
-        await app!.close();
-        await changes!.close();
-        await database.close();
-      },
-    };
+    log.info({ url, database: ctx.database.dialect, worker: config.ingestionWorker }, 'hoglet listening');
+    return { app, ctx, url, bootstrap, worker, close: () => resources.closeAll(log) };
   } catch (error) {
-    await app?.close().catch(() => undefined);
-    await changes?.close().catch(() => undefined);
-    await database.close().catch(() => undefined);
+    await resources.closeAll(log);
+    throw error;
+  }
+}
+
+export interface RunningWorker {
+  ctx: AppContext;
+  worker: IngestionWorker;
+  close(): Promise<void>;
+}
+
+/** `hoglet worker`: the ingestion worker alone, for deployments that run it as its own process. */
+export async function startWorker(config: Config, options: StartOptions = {}): Promise<RunningWorker> {
+  const log = options.log ?? createLogger(config);
+  const resources = new Resources();
+  try {
+    const ctx = await openContext(config, log, resources);
+    const worker = createWorker(ctx);
+    worker.start();
+    resources.add(() => worker.stop());
+    return { ctx, worker, close: () => resources.closeAll(log) };
+  } catch (error) {
+    await resources.closeAll(log);
     throw error;
   }
 }

@@ -19,6 +19,14 @@ export interface Config {
   bootstrapEmail: string;
   /** Public base URL, used in printed examples and links; derived from host and port when unset. */
   siteUrl: string | undefined;
+  /** A GeoLite2/GeoIP2 City .mmdb (or .mmdb.gz) to use instead of the bundled one. */
+  geoipDatabase: string | undefined;
+  /** Run the ingestion worker inside the server (`inline`) or only as `hoglet worker` (`off`). */
+  ingestionWorker: 'inline' | 'off';
+  /** Events per second one distinct id may send before its person processing is deferred; 0 = off. */
+  spikeEventsPerSecond: number;
+  /** How long capture gathers requests into one queue commit, in milliseconds. */
+  ingestionCommitDelayMs: number;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;
 }
@@ -39,6 +47,19 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+function parseWorkerMode(value: string | undefined): 'inline' | 'off' {
+  if (!value || value === 'inline') return 'inline';
+  if (value === 'off') return 'off';
+  throw new ConfigError(`INGESTION_WORKER must be "inline" or "off", got "${value}"`);
+}
+
+function parseNonNegative(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a number >= 0, got "${value}"`);
+  return n;
 }
 
 function parseSchema(value: string | undefined): string | undefined {
@@ -67,5 +88,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapEmail: env.HOGLET_BOOTSTRAP_EMAIL?.trim() || 'admin@hoglet.local',
     siteUrl: env.SITE_URL?.trim().replace(/\/+$/, '') || undefined,
     trustProxy: parseTrustProxy(env.TRUST_PROXY?.trim()),
+    geoipDatabase: env.GEOIP_DATABASE?.trim() || undefined,
+    ingestionWorker: parseWorkerMode(env.INGESTION_WORKER?.trim()),
+    spikeEventsPerSecond: parseNonNegative('INGESTION_SPIKE_EVENTS_PER_SECOND', env.INGESTION_SPIKE_EVENTS_PER_SECOND, 1000),
+    ingestionCommitDelayMs: parseNonNegative('INGESTION_COMMIT_DELAY_MS', env.INGESTION_COMMIT_DELAY_MS, 2),
   };
 }

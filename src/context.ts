@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { GeoipService } from './geoip/geoip-service.js';
+import type { IngestionQueueWriter } from './ingestion/queue.js';
 import type { ChangeBus } from './lib/change-bus.js';
 import type { TeamCache } from './tenancy/team-cache.js';
 
-/** What every feature is given: settings, storage, the logger and the shared caches. */
+/** What every feature is given: settings, storage, the logger and the shared services. */
 export interface AppContext {
   config: Config;
   database: Database;
@@ -13,4 +15,8 @@ export interface AppContext {
   changes: ChangeBus;
   /** Environments by project API key, for the public endpoints. */
   teams: TeamCache;
+  /** IP → location, for event enrichment and flag targeting; absent when it could not be opened. */
+  geoip?: GeoipService | undefined;
+  /** The durable queue capture commits accepted events to. */
+  ingestionQueue: IngestionQueueWriter;
 }

@@ -1,3 +1,4 @@
+import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { apiGuard } from './auth/guard.js';
 import type { AppContext } from './context.js';
@@ -6,6 +7,11 @@ import { installErrorHandling } from './http/error-handler.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
 import { installRouteRegistry } from './http/route-registry.js';
+import { eventRoutes } from './events/routes.js';
+import { groupRoutes } from './groups/routes.js';
+import { captureRoutes } from './ingestion/routes.js';
+import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
+import { personRoutes } from './persons/routes.js';
 import { tenancyRoutes } from './tenancy/routes.js';
 
 const API_PREFIX = '/api';
@@ -20,6 +26,10 @@ const API_BODY_LIMIT = 25 * 1024 * 1024;
 async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('preHandler', apiGuard(ctx.database));
   await app.register(tenancyRoutes, { ctx });
+  await app.register(eventRoutes, { ctx });
+  await app.register(personRoutes, { ctx });
+  await app.register(groupRoutes, { ctx });
+  await app.register(ingestionWarningRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 
@@ -59,7 +69,16 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     );
   });
 
+  // Browser SDKs call the public endpoints (capture, decide, config) from any site; the
+  // management API is for servers and scripts, so it gets no CORS headers.
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const isApi = (request.url ?? '').startsWith(API_PREFIX + '/');
+      callback(null, isApi ? { origin: false } : { origin: true, credentials: true, maxAge: 86_400 });
+    },
+  });
   await app.register(healthRoutes, { ctx });
+  await app.register(captureRoutes, { ctx, queue: ctx.ingestionQueue });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
   return app;
 }

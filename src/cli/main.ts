@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { runKeysCommand, runProjectsCommand } from './admin-commands.js';
-import { runServe } from './serve.js';
+import { runServe, runWorker } from './serve.js';
 
 const USAGE = `Usage: hoglet <command> [options]
 
 Commands:
   serve                         start the server (the default)
+  worker                        run only the ingestion worker (with INGESTION_WORKER=off on servers)
   keys create --scopes S [--projects IDS] [--label L] [--email E]
                                 create a personal API key; S is a comma-separated list of
                                 scopes ("*" for all, or e.g. "project:read,feature_flag:write")
@@ -35,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return runServe();
+    case 'worker':
+      return runWorker();
     case 'keys':
       return runKeysCommand(sub, values);
     case 'projects':

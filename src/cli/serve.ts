@@ -1,4 +1,4 @@
-import { startApp, createLogger, type RunningApp } from '../app.js';
+import { startApp, startWorker, createLogger, type RunningApp, type RunningWorker } from '../app.js';
 import { loadConfig } from '../config.js';
 import type { BootstrapResult } from '../tenancy/bootstrap.js';
 
@@ -39,11 +39,33 @@ export async function runServe(): Promise<number> {
   }
   if (running.bootstrap) printFirstStart(running.bootstrap, running.url);
 
+  stopOnSignals(log, running, 'shutting down: no new connections, finishing requests in flight');
+  return -1;
+}
+
+/** `hoglet worker`: process the ingestion queue until SIGTERM or SIGINT. */
+export async function runWorker(): Promise<number> {
+  const config = loadConfig();
+  const log = createLogger(config);
+  let running: RunningWorker;
+  try {
+    running = await startWorker(config, { log });
+  } catch (error) {
+    const message = describeStartFailure(error, config.port, config.host);
+    log.error({ err: error }, `hoglet worker could not start: ${message}`);
+    process.stderr.write(`hoglet: could not start the worker: ${message}\n`);
+    return 1;
+  }
+  stopOnSignals(log, running, 'shutting down: finishing the batch in progress');
+  return -1;
+}
+
+function stopOnSignals(log: ReturnType<typeof createLogger>, running: { close(): Promise<void> }, message: string): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+    log.info({ signal }, message);
     running.close().then(
       () => {
         log.info('shutdown complete');
@@ -57,5 +79,4 @@ export async function runServe(): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  return -1;
 }

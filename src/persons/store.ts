@@ -167,3 +167,18 @@ export async function listPersons(
   const rows = await query.selectAll('p').orderBy('p.id', 'desc').limit(page.limit).offset(page.offset).execute();
   return { count: Number(total?.n ?? 0), persons: rows.map(toPerson) };
 }
+
+/** Persons by uuid with their distinct ids, for embedding in event lists. */
+export async function getPersonsByUuids(
+  db: Db,
+  teamId: number,
+  uuids: string[],
+): Promise<Map<string, Person & { distinctIds: string[] }>> {
+  const result = new Map<string, Person & { distinctIds: string[] }>();
+  if (uuids.length === 0) return result;
+  const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', 'in', uuids).execute();
+  const persons = rows.map(toPerson);
+  const ids = await distinctIdsOf(db, persons.map((p) => p.id));
+  for (const p of persons) result.set(p.uuid, { ...p, distinctIds: ids.get(p.id) ?? [] });
+  return result;
+}

@@ -1,0 +1,36 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { DialectName } from './database.js';
+
+/**
+ * Reading one key of a JSON column is where the dialects truly differ. Both helpers give the
+ * same answers on both backends: text as the SDKs sent it (`true`/`false` for booleans, digits for
+ * numbers), and SQL NULL when the key is missing or null.
+ */
+export function jsonText(dialect: DialectName, column: string, key: string): RawBuilder<string | null> {
+  if (dialect === 'postgres') return sql<string | null>`(${sql.ref(column)} ->> ${key})`;
+  const path = `$."${key.replace(/"/g, '""')}"`;
+  return sql<string | null>`(case json_type(${sql.ref(column)}, ${path})
+    when 'true' then 'true' when 'false' then 'false' when 'null' then null
+    when 'object' then json_extract(${sql.ref(column)}, ${path}) when 'array' then json_extract(${sql.ref(column)}, ${path})
+    else cast(json_extract(${sql.ref(column)}, ${path}) as text) end)`;
+}
+
+/** The key's value as a number, NULL when missing or not numeric. */
+export function jsonNumber(dialect: DialectName, column: string, key: string): RawBuilder<number | null> {
+  if (dialect === 'postgres') {
+    return sql<number | null>`(case when jsonb_typeof(${sql.ref(column)} -> ${key}) = 'number' then (${sql.ref(column)} ->> ${key})::double precision
+      when (${sql.ref(column)} ->> ${key}) ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' then (${sql.ref(column)} ->> ${key})::double precision end)`;
+  }
+  const path = `$."${key.replace(/"/g, '""')}"`;
+  const value = sql`json_extract(${sql.ref(column)}, ${path})`;
+  return sql<number | null>`(case when json_type(${sql.ref(column)}, ${path}) in ('integer', 'real') then ${value}
+    when json_type(${sql.ref(column)}, ${path}) = 'text' and trim(${value}) <> '' and trim(${value}) not glob '*[^0-9.eE+-]*'
+    then cast(trim(${value}) as real) end)`;
+}
+
+/** Whether the key is present with a non-null value. */
+export function jsonHasValue(dialect: DialectName, column: string, key: string): RawBuilder<boolean> {
+  if (dialect === 'postgres') return sql<boolean>`(${sql.ref(column)} -> ${key} is not null and jsonb_typeof(${sql.ref(column)} -> ${key}) <> 'null')`;
+  const path = `$."${key.replace(/"/g, '""')}"`;
+  return sql<boolean>`(coalesce(json_type(${sql.ref(column)}, ${path}), 'null') <> 'null')`;
+}

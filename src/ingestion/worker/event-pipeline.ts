@@ -1,0 +1,128 @@
+import type { Kysely } from 'kysely';
+import type { Schema } from '../../db/schema.js';
+import { toJson } from '../../db/values.js';
+import type { GeoipService } from '../../geoip/geoip-service.js';
+import { getPersonByDistinctId } from '../../persons/store.js';
+import type { Team } from '../../tenancy/models.js';
+import {
+  applyGeoipProperties,
+  computeEventTimestamp,
+  decidePersonProcessing,
+  geoipLookupTarget,
+  normalizePersonProperties,
+  stripPersonUpdateFields,
+  withoutIp,
+  type IngestionWarning,
+  type Properties,
+} from '../core/index.js';
+import type { QueuedEvent } from '../queue.js';
+import { processGroups } from './groups-step.js';
+import { personlessPersonUuid, processPerson } from './person-processor.js';
+
+type Db = Kysely<Schema>;
+
+export interface PipelineDeps {
+  geoip?: GeoipService | undefined;
+}
+
+export interface PipelineOptions {
+  /** Spike detection deferred this event's person processing: store it, attribute it, change no person. */
+  deferPerson?: boolean;
+}
+
+export type PipelineResult =
+  | { stored: true; warnings: IngestionWarning[] }
+  | { stored: false; reason: 'duplicate' | 'dropped'; warnings: IngestionWarning[] };
+
+/** Step: the event's timestamp from timestamp, sent_at and offset (clock skew, future clamp). */
+function resolveTimestamp(queued: QueuedEvent, warnings: IngestionWarning[]): string {
+  const result = computeEventTimestamp({
+    now: new Date(queued.now),
+    timestamp: queued.timestamp,
+    sentAt: queued.sent_at ?? undefined,
+    offset: queued.offset,
+    properties: queued.properties,
+  });
+  warnings.push(...result.warnings);
+  return result.timestamp.toISOString();
+}
+
+/** Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation. */
+function enrichWithIp(properties: Properties, queued: QueuedEvent, team: Team, deps: PipelineDeps): Properties {
+  let enriched = properties;
+  if (queued.ip && enriched.$ip === undefined) enriched = { ...enriched, $ip: queued.ip };
+  const target = geoipLookupTarget(enriched);
+  if (deps.geoip && 'ip' in target) enriched = applyGeoipProperties(enriched, deps.geoip.lookup(target.ip));
+  if (team.settings.anonymize_ips === true) enriched = withoutIp(enriched);
+  return enriched;
+}
+
+async function alreadyStored(db: Db, teamId: number, uuid: string): Promise<boolean> {
+  const row = await db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * One queued event through PostHog's pipeline (posthog-ingestion.md section 4), as small steps:
+ * dedupe → timestamp → person mode → properties → IP and GeoIP → groups → person → store.
+ */
+export async function processQueuedEvent(
+  db: Db,
+  team: Team,
+  queued: QueuedEvent,
+  deps: PipelineDeps,
+  options: PipelineOptions = {},
+): Promise<PipelineResult> {
+  const warnings: IngestionWarning[] = [];
+  if (await alreadyStored(db, team.id, queued.uuid)) return { stored: false, reason: 'duplicate', warnings };
+
+  const timestamp = resolveTimestamp(queued, warnings);
+  const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
+  const mode = decidePersonProcessing(source);
+  warnings.push(...mode.warnings);
+  if (mode.kind === 'drop') return { stored: false, reason: 'dropped', warnings };
+
+  let properties = normalizePersonProperties(source);
+  properties = enrichWithIp(properties, queued, team, deps);
+  if (mode.kind === 'personless') properties = stripPersonUpdateFields(properties);
+  warnings.push(...(await processGroups(db, team.id, queued.event, properties, timestamp)));
+
+  let personUuid: string;
+  if (mode.kind === 'process' && !options.deferPerson) {
+    const outcome = await processPerson(db, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
+    warnings.push(...outcome.warnings);
+    personUuid = outcome.personUuid;
+  } else {
+    const existing = await getPersonByDistinctId(db, team.id, queued.distinct_id);
+    personUuid = existing?.uuid ?? personlessPersonUuid(team.id, queued.distinct_id);
+  }
+
+  await db
+    .insertInto('events')
+    .values({
+      team_id: team.id,
+      uuid: queued.uuid,
+      event: queued.event,
+      distinct_id: queued.distinct_id,
+      person_id: personUuid,
+      properties: toJson(properties),
+      timestamp,
+      created_at: new Date().toISOString(),
+      session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
+      elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  return { stored: true, warnings };
+}
+
+/** Only the person part of an event whose person processing spike detection deferred. */
+export async function processDeferredPerson(db: Db, team: Team, queued: QueuedEvent): Promise<IngestionWarning[]> {
+  const warnings: IngestionWarning[] = [];
+  const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
+  if (decidePersonProcessing(source).kind !== 'process') return warnings;
+  const timestamp = resolveTimestamp(queued, warnings);
+  const properties = enrichWithIp(normalizePersonProperties(source), queued, team, {});
+  const outcome = await processPerson(db, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
+  return [...warnings, ...outcome.warnings];
+}

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import type { Kysely, Selectable } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../../db/database.js';
+import type { Schema } from '../../db/schema.js';
+import type { GeoipService } from '../../geoip/geoip-service.js';
+import type { Team } from '../../tenancy/models.js';
+import { getTeam } from '../../tenancy/store.js';
+import type { IngestionWarning } from '../core/index.js';
+import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
+import type { IngestionQueueTable } from '../tables.js';
+import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
+import { acquireLease, releaseLease } from './lease.js';
+import { SpikeDetector } from './spike-detector.js';
+
+type Db = Kysely<Schema>;
+type QueueRecord = Selectable<IngestionQueueTable>;
+
+export interface WorkerOptions {
+  batchSize?: number;
+  /** How long to sleep when every lane is empty (a commit in this process wakes it sooner). */
+  idleMs?: number;
+  leaseTtlMs?: number;
+  /** Events per second one distinct id may send before its person processing is deferred; 0 = off. */
+  spikeEventsPerSecond?: number;
+  geoip?: GeoipService | undefined;
+  /** Emits `committed` when capture in this process commits to the queue. */
+  wakeUp?: EventEmitter | undefined;
+  /** Called after each team's first event is stored (to drop cached copies of the team). */
+  onTeamChanged?: (teamId: number) => Promise<void>;
+}
+
+const LEASE = 'ingestion-worker';
+/** The realtime lane first; history and deferred person updates when they are due. */
+const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
+
+/**
+ * Turns queued events into stored events, persons and groups. One process at a time holds the
+ * worker lease and processes the queue in id order, so each distinct id's events are handled in
+ * the order they arrived; the others wait and take over if the holder dies. Each batch is one
+ * transaction that also deletes the queue rows it processed, so a crash loses nothing and a
+ * replay duplicates nothing.
+ */
+export class IngestionWorker {
+  private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  private readonly spikes: SpikeDetector;
+  private readonly hotWarned = new Map<string, number>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  private leaseRenewedAt = 0;
+  private hasLease = false;
+  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged'>> & WorkerOptions;
+
+  constructor(
+    private readonly database: Database,
+    private readonly log: Logger,
+    options: WorkerOptions = {},
+  ) {
+    this.options = { batchSize: 500, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, ...options };
+    this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
+    options.wakeUp?.on('committed', () => this.wake());
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.log.info({ owner: this.owner }, 'ingestion worker started');
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake();
+    await this.loop;
+    if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
+    this.log.info({ owner: this.owner }, 'ingestion worker stopped');
+  }
+
+  private wake(): void {
+    if (!this.sleeper) return;
+    clearTimeout(this.sleeper.timer);
+    this.sleeper.resolve();
+    this.sleeper = undefined;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.sleeper = { timer: setTimeout(() => ((this.sleeper = undefined), resolve()), ms), resolve };
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let processed = 0;
+      try {
+        processed = await this.runOnce();
+      } catch (error) {
+        this.log.error({ err: error }, 'ingestion worker batch failed; retrying');
+        await this.sleep(1000);
+      }
+      if (processed === 0 && this.running) await this.sleep(this.options.idleMs);
+    }
+  }
+
+  /** Whether this process may work now; renews the lease a few times per TTL. */
+  private async holdLease(): Promise<boolean> {
+    const now = Date.now();
+    if (this.hasLease && now - this.leaseRenewedAt < this.options.leaseTtlMs / 3) return true;
+    this.hasLease = await acquireLease(this.database.db, LEASE, this.owner, this.options.leaseTtlMs);
+    if (this.hasLease) this.leaseRenewedAt = now;
+    return this.hasLease;
+  }
+
+  /** One batch from each lane that has work; returns how many queue rows were processed. */
+  async runOnce(): Promise<number> {
+    if (!(await this.holdLease())) return 0;
+    let total = 0;
+    for (const lane of LANES) total += await this.processLane(lane);
+    return total;
+  }
+
+  /** Processes until the queue is empty (for tests and `hoglet worker --drain`). */
+  async drain(): Promise<void> {
+    while ((await this.runOnce()) > 0) {
+      // keep going
+    }
+  }
+
+  private async processLane(lane: Lane): Promise<number> {
+    const rows = await this.database.db
+      .selectFrom('ingestion_queue')
+      .selectAll()
+      .where('lane', '=', lane)
+      .orderBy('id')
+      .limit(this.options.batchSize)
+      .execute();
+    if (rows.length === 0) return 0;
+    const started = Date.now();
+    try {
+      const firstEvents = await this.database.db.transaction().execute((trx) => this.processRows(trx, lane, rows));
+      for (const teamId of firstEvents) await this.options.onTeamChanged?.(teamId);
+    } catch (error) {
+      // One bad event must not stall the queue: retry the batch one event per transaction.
+      this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
+      for (const row of rows) await this.processAlone(lane, row);
+    }
+    this.log.debug({ lane, events: rows.length, ms: Date.now() - started }, 'ingestion batch processed');
+    return rows.length;
+  }
+
+  private async processAlone(lane: Lane, row: QueueRecord): Promise<void> {
+    try {
+      await this.database.db.transaction().execute((trx) => this.processRows(trx, lane, [row]));
+    } catch (error) {
+      this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; stored without person processing');
+      await this.database.db.transaction().execute(async (trx) => {
+        const team = await getTeam(trx, Number(row.team_id));
+        const queued = JSON.parse(row.payload) as QueuedEvent;
+        if (team && !queued.person_only) {
+          await processQueuedEvent(trx, team, { ...queued, properties: { ...queued.properties, $process_person_profile: false } }, {}, {});
+        }
+        await insertWarnings(trx, [
+          { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
+        ]);
+        await trx.deleteFrom('ingestion_queue').where('id', '=', row.id).execute();
+      });
+    }
+  }
+
+  /** Processes rows inside the caller's transaction; returns the teams whose first event this was. */
+  private async processRows(trx: Db, lane: Lane, rows: QueueRecord[]): Promise<Set<number>> {
+    const teams = new Map<number, Team | null>();
+    const warnings: WarningRow[] = [];
+    const firstEventTeams = new Set<number>();
+    const now = Date.now();
+    for (const row of rows) {
+      const teamId = Number(row.team_id);
+      if (!teams.has(teamId)) teams.set(teamId, (await getTeam(trx, teamId)) ?? null);
+      const team = teams.get(teamId);
+      if (!team) continue; // the environment was deleted after capture: its events go with it
+      const queued = JSON.parse(row.payload) as QueuedEvent;
+      const record = (list: IngestionWarning[]) =>
+        warnings.push(...list.map((w) => ({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: new Date(now).toISOString() })));
+
+      if (queued.person_only) {
+        record(await processDeferredPerson(trx, team, queued));
+        continue;
+      }
+      const deferPerson = lane === 'realtime' && !this.spikes.allow(`${teamId}:${queued.distinct_id}`, now);
+      const result = await processQueuedEvent(trx, team, queued, { geoip: this.options.geoip }, { deferPerson });
+      record(result.warnings);
+      if (deferPerson && result.stored) {
+        await trx
+          .insertInto('ingestion_queue')
+          .values({ team_id: teamId, lane: 'overflow', distinct_id: queued.distinct_id, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now })
+          .execute();
+        this.warnHot(teamId, queued.distinct_id, now, record);
+      }
+      if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
+    }
+    await insertWarnings(trx, warnings);
+    for (const teamId of firstEventTeams) {
+      await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
+    }
+    await trx.deleteFrom('ingestion_queue').where('id', 'in', rows.map((r) => r.id)).execute();
+    return firstEventTeams;
+  }
+
+  /** One warning per hot distinct id per minute, not one per event. */
+  private warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void {
+    const key = `${teamId}:${distinctId}`;
+    if ((this.hotWarned.get(key) ?? 0) > now - 60_000) return;
+    this.hotWarned.set(key, now);
+    if (this.hotWarned.size > 10_000) this.hotWarned.clear();
+    record([{ type: 'person_processing_deferred', details: { distinctId, reason: 'event rate above the spike limit' } }]);
+  }
+}

@@ -28,6 +28,8 @@ export interface TestServer {
   storage: TestStorage;
   /** A real HTTP request to the server; JSON bodies are parsed when they are JSON. */
   request<T = any>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** Waits until the ingestion worker has processed everything committed so far. */
+  settle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,16 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     key: bootstrap.personalApiKey,
     storage,
     request,
+    async settle(timeoutMs = 30_000) {
+      const { db } = running.ctx.database;
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const row = await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+        if (Number(row?.n ?? 0) === 0) return;
+        if (Date.now() > deadline) throw new Error(`ingestion queue still has ${row?.n} rows after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     async close() {
       await running.close();
       await storage.dispose();

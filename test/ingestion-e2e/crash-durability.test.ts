@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openAndMigrate } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import { freshStorage, type TestStorage } from '../helpers/backend.js';
+import { runHoglet, type HogletProcess } from '../helpers/process.js';
+
+const KEY = 'phx_crash0123456789abcdefghijklmnopqrstuvwxyzAB';
+let storage: TestStorage | undefined;
+let database: Database | undefined;
+const processes: HogletProcess[] = [];
+
+afterAll(async () => {
+  for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await database?.close();
+  await storage?.dispose();
+});
+
+describe('a crash right after a 200 loses nothing', () => {
+  it('stores every acknowledged event exactly once after SIGKILL and restart', async () => {
+    storage = await freshStorage();
+    const env = { ...storage.env, LOG_LEVEL: 'info' };
+    const first = runHoglet(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY });
+    processes.push(first);
+    const [, url] = await first.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
+    const projects = (await (await fetch(`${url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any;
+    const token: string = projects.results[0].api_token;
+    const teamId: number = projects.results[0].id;
+
+    const acknowledged: string[] = [];
+    let sent = 0;
+    let stop = false;
+    const sender = async (worker: number) => {
+      for (let n = 0; !stop; n++) {
+        const batch = Array.from({ length: 20 }, (_, i) => ({
+          uuid: randomUUID(),
+          event: 'durable',
+          properties: { distinct_id: `sender-${worker}-${i % 3}`, n, $set: { last: n } },
+        }));
+        sent += batch.length;
+        try {
+          const res = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, batch }) });
+          if (res.status === 200) acknowledged.push(...batch.map((e) => e.uuid));
+        } catch {
+          return; // the server is gone
+        }
+      }
+    };
+    const senders = Array.from({ length: 4 }, (_, i) => sender(i));
+    await new Promise((r) => setTimeout(r, 1500));
+    first.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(senders);
+    await first.exited;
+    expect(acknowledged.length).toBeGreaterThan(100);
+
+    // Restart on the same storage: the worker finishes the queue.
+    const second = runHoglet(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1' });
+    processes.push(second);
+    await second.waitFor(/hoglet listening/);
+    database = await openAndMigrate(loadConfig(storage.env), pino({ level: 'silent' }));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const left = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      if (Number(left.n) === 0) break;
+      if (Date.now() > deadline) throw new Error(`queue not drained: ${left.n} left`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const stored = new Map<string, number>();
+    for (let i = 0; i < acknowledged.length; i += 500) {
+      const rows = await database.db
+        .selectFrom('events')
+        .select(['uuid'])
+        .where('team_id', '=', teamId)
+        .where('uuid', 'in', acknowledged.slice(i, i + 500))
+        .execute();
+      for (const r of rows) stored.set(r.uuid, (stored.get(r.uuid) ?? 0) + 1);
+    }
+    const missing = acknowledged.filter((u) => !stored.has(u));
+    expect(missing, `${missing.length} acknowledged events lost`).toEqual([]);
+    expect([...stored.values()].every((c) => c === 1)).toBe(true);
+    const total = await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+    expect(Number(total.n)).toBeGreaterThanOrEqual(acknowledged.length);
+    expect(Number(total.n)).toBeLessThanOrEqual(sent);
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  });
+});

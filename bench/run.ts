@@ -1,0 +1,101 @@
+/**
+ * `npm run bench`: Hoglet's throughput beside baselines measured in the same run on the same
+ * machine (a bare fastify endpoint, a raw SQLite insert loop), printed as ratios. Nothing here
+ * asserts: shared machines are noisy, so the figures are for reading, not for failing builds.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pino from 'pino';
+import { openAndMigrate } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { IngestionWorker } from '../src/ingestion/worker/worker.js';
+import { fmt, load, report, spawnServer } from './harness.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 50;
+const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
+
+function rawSqliteInsertsPerSecond(dir: string): number {
+  const db = new BetterSqlite3(path.join(dir, 'raw.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('create table t (id integer primary key, distinct_id text, payload text)');
+  const insert = db.prepare('insert into t (distinct_id, payload) values (?, ?)');
+  const payload = JSON.stringify({ event: 'bench', properties: { plan: 'pro', n: 1, $current_url: 'https://example.com/pricing' } });
+  const many = db.transaction((n: number) => {
+    for (let i = 0; i < n; i++) insert.run(`user-${i % 100}`, payload);
+  });
+  let rows = 0;
+  const started = process.hrtime.bigint();
+  while (Number(process.hrtime.bigint() - started) / 1e9 < 2) {
+    many(1000);
+    rows += 1000;
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  db.close();
+  return rows / seconds;
+}
+
+function captureBody(token: string) {
+  return JSON.stringify({ api_key: token, event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } });
+}
+
+function batchBody(token: string) {
+  const batch = Array.from({ length: 100 }, (_, i) => ({
+    event: i % 10 === 0 ? '$identify' : 'bench event',
+    properties: { distinct_id: `user-${i % 100}`, n: i, $set: { plan: i % 2 ? 'pro' : 'free' }, $current_url: 'https://example.com/pricing' },
+  }));
+  return JSON.stringify({ api_key: token, batch });
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
+  process.stdout.write(`Hoglet bench: ${SECONDS}s per HTTP figure, ${CONNECTIONS} connections, ${os.cpus().length} cores, SQLite\n\n`);
+  try {
+    const rawInserts = rawSqliteInsertsPerSecond(dir);
+    const raw = { name: 'raw SQLite insert loop', value: rawInserts, unit: 'rows/s' };
+
+    const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
+    const bareCapture = await load({ url: `${bare.url}/capture/`, body: captureBody('phc_x'), connections: CONNECTIONS, seconds: SECONDS });
+    const bareBatch = await load({ url: `${bare.url}/batch/`, body: batchBody('phc_x'), connections: CONNECTIONS, seconds: SECONDS });
+    await bare.stop();
+
+    const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
+    const hoglet = await spawnServer(['src/cli/main.ts', 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
+    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ api_token: string }> };
+    const token = projects.results[0]!.api_token;
+    const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS });
+    const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS });
+    await hoglet.stop();
+
+    const bareLine = { name: 'bare fastify', value: bareCapture.requestsPerSecond, unit: 'req/s' };
+    report('capture, single event', capture.requestsPerSecond, 'req/s', bareLine, '>= 0.75');
+    process.stdout.write(`${''.padEnd(44)} p99 ${capture.p99} ms (bare ${bareCapture.p99} ms), non-2xx ${capture.non2xx}\n`);
+    report('batch, 100 events per request', batch.requestsPerSecond * 100, 'events/s', { name: 'bare fastify', value: bareBatch.requestsPerSecond * 100, unit: 'events/s' }, '150,000 events/s');
+    process.stdout.write(`${''.padEnd(44)} p99 ${batch.p99} ms (bare ${bareBatch.p99} ms), non-2xx ${batch.non2xx}\n`);
+
+    // The worker drains what capture accepted, with full person processing, in this process.
+    const config = loadConfig(env);
+    const database = await openAndMigrate(config, pino({ level: 'silent' }));
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 1000, spikeEventsPerSecond: 0 });
+    const queued = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    let processed = 0;
+    const started = process.hrtime.bigint();
+    while (Number(process.hrtime.bigint() - started) / 1e9 < Math.max(SECONDS * 2, 10)) {
+      const n = await worker.runOnce();
+      if (n === 0) break;
+      processed += n;
+    }
+    const workerSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    await worker.stop();
+    await database.close();
+    report('worker, with person processing', processed / workerSeconds, 'events/s', raw, '50,000 events/s');
+    process.stdout.write(`${''.padEnd(44)} ${fmt(processed)} of ${fmt(Number(queued.n))} queued events in ${workerSeconds.toFixed(1)} s\n`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

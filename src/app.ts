@@ -74,7 +74,7 @@ class Resources {
 async function openContext(config: Config, log: Logger, resources: Resources): Promise<AppContext> {
   const database = await openAndMigrate(config, log);
   resources.add(() => database.close());
-  const changes = await ChangeBus.connect(log, config.databaseUrl, database.schema);
+  const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());
   const geoip = await loadGeoip(config, log);
   const ingestionQueue = new IngestionQueueWriter(database, log, config.ingestionCommitDelayMs);

@@ -7,9 +7,13 @@ import { installErrorHandling } from './http/error-handler.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
 import { installRouteRegistry } from './http/route-registry.js';
+import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { captureRoutes } from './ingestion/routes.js';
+import { cohortRoutes } from './cohorts/routes.js';
+import { decideRoutes } from './decide/routes.js';
+import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
 import { personRoutes } from './persons/routes.js';
 import { tenancyRoutes } from './tenancy/routes.js';
@@ -26,10 +30,13 @@ const API_BODY_LIMIT = 25 * 1024 * 1024;
 async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('preHandler', apiGuard(ctx.database));
   await app.register(tenancyRoutes, { ctx });
+  await app.register(environmentRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(personRoutes, { ctx });
   await app.register(groupRoutes, { ctx });
   await app.register(ingestionWarningRoutes, { ctx });
+  await app.register(flagRoutes, { ctx });
+  await app.register(cohortRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 
@@ -79,6 +86,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   await app.register(healthRoutes, { ctx });
   await app.register(captureRoutes, { ctx, queue: ctx.ingestionQueue });
+  await app.register(decideRoutes, { ctx });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
   return app;
 }

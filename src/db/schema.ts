@@ -1,4 +1,8 @@
+import type { Generated } from 'kysely';
+import type { ActivityTables } from '../activity/tables.js';
 import type { AuthTables } from '../auth/tables.js';
+import type { CohortsTables } from '../cohorts/tables.js';
+import type { FlagsTables } from '../flags/tables.js';
 import type { EventsTables } from '../events/tables.js';
 import type { GroupsTables } from '../groups/tables.js';
 import type { IngestionTables } from '../ingestion/tables.js';
@@ -11,7 +15,18 @@ export interface CountersTable {
   value: number;
 }
 
+/** Cache-invalidation notices between SQLite processes (see lib/change-bus.ts). */
+export interface ChangeNoticesTable {
+  id: Generated<number>;
+  origin: string;
+  topic: string;
+  item_id: string;
+  created_at: string;
+}
+
 /** Every table Hoglet has, for Kysely's typing. Each feature declares its own tables. */
-export interface Schema extends TenancyTables, AuthTables, IngestionTables, EventsTables, PersonsTables, GroupsTables {
+export interface Schema extends TenancyTables, AuthTables, IngestionTables, EventsTables, PersonsTables, GroupsTables,
+    FlagsTables, CohortsTables, ActivityTables {
   counters: CountersTable;
+  change_notices: ChangeNoticesTable;
 }

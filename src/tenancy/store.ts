@@ -112,6 +112,7 @@ async function insertTeamRow(trx: Db, id: number, projectId: number, team: NewTe
       ingested_event: false,
       created_at: now,
       updated_at: now,
+      demo_data_status: null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

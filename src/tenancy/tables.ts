@@ -29,6 +29,8 @@ export interface TeamsTable {
   ingested_event: boolean | number;
   created_at: string;
   updated_at: string;
+  /** `generating` while demo data is being written (is_demo environments). */
+  demo_data_status: string | null;
 }
 
 export interface UsersTable {

@@ -3,9 +3,11 @@ import type { Database } from '../database.js';
 import { columnTypes, type HogletMigration } from './column-types.js';
 import { tenancyAndKeys } from './001-tenancy-and-keys.js';
 import { ingestion } from './002-ingestion.js';
+import { flags } from './003-flags.js';
+import { environments } from './004-environments.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

@@ -1,0 +1,80 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { notFound, validationError } from '../http/errors.js';
+import { paginate, readPage } from '../http/pagination.js';
+import { distinctIdsFromCsv, parseMultipart } from './csv-members.js';
+import { addStaticMembers, createCohort, editCohort, membersFromBody, serializeCohort, type StaticMembersInput } from './service.js';
+import { getCohort, listLiveCohorts, type Cohort } from './store.js';
+
+type Json = Record<string, unknown>;
+
+const TEAM = { from: 'project', param: 'project_id' } as const;
+const READ = { access: { scope: 'cohort:read', team: TEAM } };
+const WRITE = { access: { scope: 'cohort:write', team: TEAM } };
+
+/** A JSON body, or a multipart form whose `csv` file lists distinct ids (PostHog's upload). */
+function readBody(request: FastifyRequest): { body: Json; members: StaticMembersInput } {
+  const raw = request.body;
+  if (Buffer.isBuffer(raw)) {
+    const body: Json = {};
+    const members: StaticMembersInput = {};
+    for (const part of parseMultipart(raw, String(request.headers['content-type'] ?? ''))) {
+      if (part.name === 'csv') members.distinctIds = distinctIdsFromCsv(part.value.toString('utf8'));
+      else body[part.name] = part.value.toString('utf8');
+    }
+    return { body, members };
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw validationError(`Invalid data. Expected a dictionary, but got ${Array.isArray(raw) ? 'list' : typeof raw}.`);
+  }
+  const body = raw as Json;
+  const members = membersFromBody(body);
+  if (typeof body.csv === 'string') members.distinctIds = [...(members.distinctIds ?? []), ...distinctIdsFromCsv(body.csv)];
+  return { body, members };
+}
+
+export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const { db } = ctx.database;
+  const base = '/projects/:project_id/cohorts';
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  async function loadCohort(request: FastifyRequest): Promise<Cohort> {
+    const raw = (request.params as { id: string }).id;
+    const cohort = /^\d{1,15}$/.test(raw) ? await getCohort(db, request.team!.projectId, Number(raw)) : undefined;
+    if (!cohort) throw notFound();
+    return cohort;
+  }
+
+  app.get(`${base}/`, { config: READ }, async (request) => {
+    const page = readPage(request.query);
+    const { count, cohorts } = await listLiveCohorts(db, request.team!.projectId, page);
+    return paginate(request, page, count, await Promise.all(cohorts.map((c) => serializeCohort(ctx, c))));
+  });
+
+  app.post(`${base}/`, { config: WRITE }, async (request, reply) => {
+    const { body, members } = readBody(request);
+    const cohort = await createCohort(ctx, request.team!, request.principal!.user, body, members);
+    reply.code(201);
+    return serializeCohort(ctx, cohort);
+  });
+
+  app.get(`${base}/:id/`, { config: READ }, async (request) => serializeCohort(ctx, await loadCohort(request)));
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    app.route({
+      method,
+      url: `${base}/:id/`,
+      config: WRITE,
+      handler: async (request) => {
+        const { body, members } = readBody(request);
+        return serializeCohort(ctx, await editCohort(ctx, request.team!, await loadCohort(request), body, members));
+      },
+    });
+  }
+
+  app.patch(`${base}/:id/add_persons_to_static_cohort/`, { config: WRITE }, async (request) => {
+    const { members } = readBody(request);
+    return serializeCohort(ctx, await addStaticMembers(ctx, request.team!, await loadCohort(request), members));
+  });
+  // DELETE answers 405: cohorts are soft-deleted with PATCH {"deleted": true}, as in PostHog.
+};

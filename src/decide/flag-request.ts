@@ -1,0 +1,65 @@
+/**
+ * The fields of a `/decide` or `/flags` request body, with the aliases PostHog's flags service
+ * accepts (spec posthog-flags.md §5.1).
+ */
+type Json = Record<string, unknown>;
+
+export interface FlagsRequest {
+  token: string | null;
+  distinctId: string | number | null;
+  personProperties: Json;
+  /** Group type name → group key. */
+  groups: Json;
+  /** Group type name → properties. */
+  groupProperties: Record<string, Json>;
+  anonDistinctId: string | null;
+  deviceId: string | null;
+  flagKeys: string[] | null;
+  geoipDisable: boolean;
+  disableFlags: boolean;
+  /** `client` or `server` when the body says so. */
+  evaluationRuntime: unknown;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function first(body: Json, ...names: string[]): unknown {
+  for (const name of names) if (body[name] !== undefined && body[name] !== null) return body[name];
+  return undefined;
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 'true' || value === 'True' || value === 1 || value === '1';
+}
+
+/** Reads a decoded body; null when it is not an object. */
+export function readFlagsRequest(value: unknown): FlagsRequest | null {
+  if (!isObject(value)) return null;
+  const token = first(value, 'token', '$token', 'api_key');
+  const distinctId = first(value, 'distinct_id', '$distinct_id');
+  const person = first(value, 'person_properties', '$properties');
+  const groups = first(value, 'groups', '$groups');
+  const groupProperties = first(value, 'group_properties', '$group_properties');
+  const anon = first(value, 'anon_distinct_id', '$anon_distinct_id');
+  const device = first(value, 'device_id', '$device_id');
+  const flagKeys = first(value, 'flag_keys', 'flag_keys_to_evaluate');
+  const properties: Record<string, Json> = {};
+  if (isObject(groupProperties)) {
+    for (const [type, props] of Object.entries(groupProperties)) if (isObject(props)) properties[type] = props;
+  }
+  return {
+    token: typeof token === 'string' && token !== '' ? token : null,
+    distinctId: typeof distinctId === 'string' || typeof distinctId === 'number' ? distinctId : null,
+    personProperties: isObject(person) ? person : {},
+    groups: isObject(groups) ? groups : {},
+    groupProperties: properties,
+    anonDistinctId: typeof anon === 'string' && anon !== '' ? anon : null,
+    deviceId: typeof device === 'string' && device !== '' ? device : null,
+    flagKeys: Array.isArray(flagKeys) ? flagKeys.filter((k): k is string => typeof k === 'string') : null,
+    geoipDisable: truthy(value.geoip_disable),
+    disableFlags: truthy(value.disable_flags),
+    evaluationRuntime: value.evaluation_runtime,
+  };
+}

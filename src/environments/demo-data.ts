@@ -1,0 +1,109 @@
+import type { AppContext } from '../context.js';
+import type { QueueRow } from '../ingestion/queue.js';
+import { uuidv7 } from '../lib/uuid.js';
+import type { Team } from '../tenancy/models.js';
+
+const DAY_MS = 86_400_000;
+const PAGES = ['/', '/pricing', '/features', '/blog/launch', '/docs', '/signup', '/checkout'];
+const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge'];
+const COUNTRIES = [['US', 'United States'], ['DE', 'Germany'], ['GB', 'United Kingdom'], ['FR', 'France'], ['BR', 'Brazil']];
+const SOURCES = [null, 'google', 'newsletter', 'twitter'];
+
+/** A small deterministic generator, so demo environments look alike and tests can rely on counts. */
+function seeded(seed: number) {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 0x100000000;
+  };
+}
+
+/**
+ * A realistic month of product analytics: visitors browse pages over sessions, some sign up
+ * (identify with person properties), some of those purchase; companies are groups. Events go
+ * through the normal ingestion queue (historical lane), so persons and groups are built the same
+ * way real data is.
+ */
+export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueRow[] {
+  const random = seeded(team.id * 7919);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const rows: QueueRow[] = [];
+  const push = (distinctId: string, event: string, at: number, properties: Record<string, unknown>) => {
+    rows.push({
+      teamId: team.id,
+      lane: 'historical',
+      distinctId,
+      payload: {
+        uuid: uuidv7(at),
+        event,
+        distinct_id: distinctId,
+        properties: { ...properties, $lib: 'hoglet-demo' },
+        timestamp: new Date(at).toISOString(),
+        now: new Date(now).toISOString(),
+        ip: null,
+      },
+    });
+  };
+  for (let v = 0; v < visitors; v++) {
+    const anon = `demo-anon-${team.id}-${v}`;
+    const [countryCode, countryName] = pick(COUNTRIES);
+    const browser = pick(BROWSERS);
+    const source = pick(SOURCES);
+    const sessions = 1 + Math.floor(random() * 4);
+    let identifiedAs: string | undefined;
+    for (let s = 0; s < sessions; s++) {
+      const sessionStart = now - Math.floor(random() * 30 * DAY_MS);
+      const sessionId = uuidv7(sessionStart);
+      const distinctId = identifiedAs ?? anon;
+      const base = { $session_id: sessionId, $browser: browser, $geoip_country_code: countryCode, $geoip_country_name: countryName, ...(source ? { utm_source: source } : {}) };
+      const views = 2 + Math.floor(random() * 6);
+      let at = sessionStart;
+      for (let p = 0; p < views; p++) {
+        const path = pick(PAGES);
+        push(distinctId, '$pageview', at, { ...base, $current_url: `https://demo.hoglet.dev${path}`, $pathname: path });
+        at += 5_000 + Math.floor(random() * 90_000);
+      }
+      if (!identifiedAs && random() < 0.35) {
+        identifiedAs = `demo-user-${team.id}-${v}@example.com`;
+        push(identifiedAs, '$identify', at, { ...base, $anon_distinct_id: anon, $set: { email: identifiedAs, plan: pick(['free', 'pro', 'enterprise']) } });
+        push(identifiedAs, '$groupidentify', at + 1, { $group_type: 'company', $group_key: `company-${v % 12}`, $group_set: { name: `Company ${v % 12}`, employees: 10 + (v % 12) * 25 } });
+      }
+      if (identifiedAs && random() < 0.3) {
+        push(identifiedAs, 'purchase', at + 2_000, { ...base, amount: Math.round(20 + random() * 480), $groups: { company: `company-${v % 12}` } });
+      }
+    }
+  }
+  return rows;
+}
+
+/**
+ * Fills a demo environment in the background. `is_generating_demo_data` reads the status column,
+ * so every process sees the same answer; it clears once the worker has processed the events.
+ */
+export function startDemoDataGeneration(ctx: AppContext, team: Team): void {
+  const { db } = ctx.database;
+  const run = async () => {
+    await db.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', team.id).execute();
+    const rows = buildDemoEvents(team, Date.now());
+    for (let i = 0; i < rows.length; i += 1000) await ctx.ingestionQueue.enqueue(rows.slice(i, i + 1000));
+    ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');
+    const deadline = Date.now() + 10 * 60_000;
+    for (;;) {
+      const left = await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', team.id).executeTakeFirst();
+      if (Number(left?.n ?? 0) === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  run()
+    .catch((error: unknown) => ctx.log.error({ err: error, team: team.id }, 'demo data generation failed'))
+    .finally(() =>
+      db
+        .updateTable('teams')
+        .set({ demo_data_status: null })
+        .where('id', '=', team.id)
+        .execute()
+        .catch(() => undefined),
+    );
+}

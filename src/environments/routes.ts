@@ -1,0 +1,159 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { listActivity } from '../activity/log.js';
+import type { ApiRouteAccess } from '../auth/guard.js';
+import { visibleScope } from '../auth/guard.js';
+import type { AppContext } from '../context.js';
+import { ApiError, notFound, validationError } from '../http/errors.js';
+import { absoluteUrl, paginate, readPage } from '../http/pagination.js';
+import type { Team } from '../tenancy/models.js';
+import { serializeTeamBasic } from '../tenancy/serializers.js';
+import { startDemoDataGeneration } from './demo-data.js';
+import { createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
+import { listTeams } from './store.js';
+import { readTeamWrite } from './validate-settings.js';
+
+/** The two addresses of one environment: nested in its project, and on its own. */
+const SINGLE_BASES = [
+  { path: '/projects/:project_id/environments/:id', nested: true },
+  { path: '/environments/:id', nested: false },
+] as const;
+
+const envAccess = (scope: string): { access: ApiRouteAccess } => ({ access: { scope, team: { from: 'environment', param: 'id' } } });
+
+/** Under /projects/:project_id/environments/:id/ the environment must belong to that project. */
+function environmentOf(request: FastifyRequest, nested: boolean): Team {
+  const team = request.team!;
+  if (nested && String(team.projectId) !== (request.params as { project_id: string }).project_id) throw notFound();
+  return team;
+}
+
+function productType(body: unknown): { type: string; context: string } {
+  const input = (body ?? {}) as Record<string, unknown>;
+  if (typeof input.product_type !== 'string' || input.product_type.trim() === '') {
+    // PostHog answers these two actions with a bare {"error": …} body.
+    throw new ApiError(400, 'validation_error', 'required', 'product_type is required', 'product_type');
+  }
+  const context = typeof input.intent_context === 'string' && input.intent_context ? input.intent_context : 'unknown';
+  return { type: input.product_type.trim(), context };
+}
+
+export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const { db } = ctx.database;
+
+  app.get(
+    '/projects/:project_id/environments/',
+    { config: { access: { scope: 'project:read', team: { from: 'project', param: 'project_id' } } } },
+    async (request) => {
+      const page = readPage(request.query);
+      const { count, teams } = await listTeams(db, { projectId: request.team!.projectId, ...visibleScope(request.principal!) }, page);
+      return paginate(request, page, count, teams.map((t) => serializeTeamBasic(t)));
+    },
+  );
+
+  app.get('/environments/', { config: { access: { scope: 'project:read' } } }, async (request) => {
+    const page = readPage(request.query);
+    const { count, teams } = await listTeams(db, visibleScope(request.principal!), page);
+    return paginate(request, page, count, teams.map((t) => serializeTeamBasic(t)));
+  });
+
+  app.post(
+    '/projects/:project_id/environments/',
+    { config: { access: { scope: 'project:write', team: { from: 'project', param: 'project_id' } } } },
+    async (request, reply) => {
+      const write = readTeamWrite(request.body);
+      const team = await createEnvironment(ctx, request.principal!, request.team!, write);
+      if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team);
+      return reply.code(201).send(await teamBody(ctx, team, request.principal!));
+    },
+  );
+
+  app.post('/environments/', { config: { access: { scope: 'project:write' } } }, async () => {
+    throw validationError(
+      'Environments must be created under a specific project. Send the POST request to /api/projects/<project_id>/environments/ instead.',
+      null,
+    );
+  });
+
+  for (const { path, nested } of SINGLE_BASES) {
+    app.get(`${path}/`, { config: envAccess('project:read') }, async (request) =>
+      teamBody(ctx, environmentOf(request, nested), request.principal!),
+    );
+
+    app.patch(`${path}/`, { config: envAccess('project:write') }, async (request) => {
+      const team = environmentOf(request, nested);
+      const updated = await updateEnvironment(ctx, request.principal!, team, readTeamWrite(request.body));
+      return teamBody(ctx, updated, request.principal!);
+    });
+
+    app.delete(`${path}/`, { config: envAccess('project:write') }, async (request, reply) => {
+      const team = environmentOf(request, nested);
+      if (team.id === team.projectId) {
+        const others = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
+        if (others) {
+          throw validationError("A project's first environment cannot be deleted while the project has other environments.", null);
+        }
+      }
+      await deleteEnvironment(ctx, request.principal!, team);
+      return reply.code(204).send();
+    });
+
+    app.get(`${path}/activity/`, { config: envAccess('project:read') }, async (request) => {
+      const team = environmentOf(request, nested);
+      const q = request.query as { limit?: string; page?: string };
+      const limit = Math.max(1, Number.parseInt(q.limit ?? '', 10) || 10);
+      const pageNumber = Math.max(1, Number.parseInt(q.page ?? '', 10) || 1);
+      const { total, records } = await listActivity(db, { scope: 'Team', itemId: String(team.id) }, { limit, offset: (pageNumber - 1) * limit });
+      const userIds = [...new Set(records.map((r) => r.userId).filter((id): id is number => id !== null))];
+      const users = userIds.length ? await db.selectFrom('users').select(['id', 'first_name', 'email']).where('id', 'in', userIds).execute() : [];
+      const byId = new Map(users.map((u) => [Number(u.id), u]));
+      const pageUrl = (n: number) => {
+        const url = absoluteUrl(request);
+        url.searchParams.set('page', String(n));
+        url.searchParams.set('limit', String(limit));
+        return url.toString();
+      };
+      return {
+        results: records.map((r) => {
+          const user = r.userId === null ? undefined : byId.get(r.userId);
+          return {
+            id: r.id,
+            user: user ? { first_name: user.first_name, email: user.email } : { first_name: 'System', email: null, is_system: true },
+            activity: r.activity,
+            scope: r.scope,
+            item_id: r.itemId,
+            detail: r.detail,
+            created_at: r.createdAt,
+          };
+        }),
+        next: pageNumber * limit < total ? pageUrl(pageNumber + 1) : null,
+        previous: pageNumber > 1 ? pageUrl(pageNumber - 1) : null,
+        total_count: total,
+      };
+    });
+
+    app.patch(`${path}/add_product_intent/`, { config: envAccess('project:write') }, async (request, reply) => {
+      const team = environmentOf(request, nested);
+      const { type, context } = productType(request.body);
+      await productIntent(ctx, request.principal!, team, type, context, false);
+      return reply.code(201).send(await teamBody(ctx, team, request.principal!));
+    });
+
+    app.patch(`${path}/complete_product_onboarding/`, { config: envAccess('project:write') }, async (request) => {
+      const team = environmentOf(request, nested);
+      const { type, context } = productType(request.body);
+      await productIntent(ctx, request.principal!, team, type, context, true);
+      return teamBody(ctx, team, request.principal!);
+    });
+
+    app.get(`${path}/is_generating_demo_data/`, { config: envAccess('project:read') }, async (request) => {
+      const team = environmentOf(request, nested);
+      const row = await db.selectFrom('teams').select('demo_data_status').where('id', '=', team.id).executeTakeFirst();
+      return { is_generating_demo_data: row?.demo_data_status === 'generating' };
+    });
+
+    app.patch(`${path}/reset_token/`, { config: envAccess('project:write') }, async (request) => {
+      const team = environmentOf(request, nested);
+      return teamBody(ctx, await resetToken(ctx, request.principal!, team), request.principal!);
+    });
+  }
+};

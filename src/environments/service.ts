@@ -1,0 +1,150 @@
+import { diffFields, recordActivity, type Actor } from '../activity/log.js';
+import type { Principal } from '../auth/guard.js';
+import { generateProjectApiToken } from '../auth/tokens.js';
+import type { AppContext } from '../context.js';
+import { listGroupTypes } from '../groups/store.js';
+import type { Team } from '../tenancy/models.js';
+import { serializeTeam } from '../tenancy/serializers.js';
+import { insertTeam, memberEmails } from '../tenancy/store.js';
+import { defaultTeamSettings } from '../tenancy/team-fields.js';
+import { listProductIntents, purgeTeam, registerProductIntent, updateTeamRow } from './store.js';
+import type { TeamWrite } from './validate-settings.js';
+
+/** Fields never written to the activity log: they change on their own or are secrets. */
+const UNLOGGED_FIELDS = ['updated_at', 'created_at', 'live_events_token', 'secret_api_token', 'secret_api_token_backup'];
+
+export function actorOf(principal: Principal): Actor {
+  return { userId: principal.user.id, apiKeyId: principal.key.id };
+}
+
+/** The whole environment body, with the facts other features hold. */
+export async function teamBody(ctx: AppContext, team: Team, principal: Principal) {
+  const { db } = ctx.database;
+  const groupTypes = await listGroupTypes(db, team.id);
+  return serializeTeam(team, {
+    membershipLevel: principal.memberships.get(team.organizationId) ?? null,
+    groupTypes: groupTypes.map((g) => ({
+      group_type: g.groupType,
+      group_type_index: g.groupTypeIndex,
+      name_singular: g.nameSingular,
+      name_plural: g.namePlural,
+      default_columns: null,
+      detail_dashboard: null,
+    })),
+    productIntents: await listProductIntents(db, team.id),
+  });
+}
+
+/** What the activity log compares: the configurable fields plus name and token. */
+function loggedState(team: Team): Record<string, unknown> {
+  return { name: team.name, api_token: team.apiToken, ...team.settings };
+}
+
+export async function createEnvironment(ctx: AppContext, principal: Principal, projectTeam: Team, write: TeamWrite): Promise<Team> {
+  const { db } = ctx.database;
+  const team = await db.transaction().execute(async (trx) => {
+    const settings = { ...defaultTeamSettings(await memberEmails(trx, projectTeam.organizationId)), ...write.settings };
+    const created = await insertTeam(trx, projectTeam.projectId, {
+      organizationId: projectTeam.organizationId,
+      name: write.name ?? 'Default project',
+      apiToken: generateProjectApiToken(),
+      settings,
+    });
+    await recordActivity(trx, {
+      organizationId: created.organizationId,
+      teamId: created.id,
+      scope: 'Team',
+      itemId: created.id,
+      activity: 'created',
+      actor: actorOf(principal),
+      name: created.name,
+    });
+    return created;
+  });
+  ctx.log.info({ team: team.id, project: team.projectId, isDemo: team.settings.is_demo === true }, 'environment created');
+  return team;
+}
+
+export async function updateEnvironment(ctx: AppContext, principal: Principal, team: Team, write: TeamWrite): Promise<Team> {
+  const updated = await ctx.database.db.transaction().execute(async (trx) => {
+    const settings = { ...team.settings, ...write.settings };
+    const next = await updateTeamRow(trx, team, { ...(write.name !== undefined ? { name: write.name } : {}), settings });
+    const changes = diffFields('Team', loggedState(team), loggedState(next), UNLOGGED_FIELDS);
+    if (changes.length > 0) {
+      await recordActivity(trx, {
+        organizationId: team.organizationId,
+        teamId: team.id,
+        scope: 'Team',
+        itemId: team.id,
+        activity: 'updated',
+        actor: actorOf(principal),
+        name: next.name,
+        changes,
+      });
+    }
+    return next;
+  });
+  await ctx.teams.invalidate(team.id);
+  return updated;
+}
+
+/** A new project API key; the old one stops working for capture and decide everywhere at once. */
+export async function resetToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
+  const updated = await ctx.database.db.transaction().execute(async (trx) => {
+    const next = await updateTeamRow(trx, team, { apiToken: generateProjectApiToken() });
+    await recordActivity(trx, {
+      organizationId: team.organizationId,
+      teamId: team.id,
+      scope: 'Team',
+      itemId: team.id,
+      activity: 'updated',
+      actor: actorOf(principal),
+      name: team.name,
+      changes: [{ type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken }],
+    });
+    return next;
+  });
+  await ctx.teams.invalidate(team.id);
+  ctx.log.info({ team: team.id }, 'project API key reset');
+  return updated;
+}
+
+export async function productIntent(
+  ctx: AppContext,
+  principal: Principal,
+  team: Team,
+  productType: string,
+  context: string,
+  completeOnboarding: boolean,
+): Promise<void> {
+  await ctx.database.db.transaction().execute(async (trx) => {
+    await registerProductIntent(trx, team.id, productType, context, completeOnboarding);
+    await recordActivity(trx, {
+      organizationId: team.organizationId,
+      teamId: team.id,
+      scope: 'Team',
+      itemId: team.id,
+      activity: completeOnboarding ? 'product_onboarding_completed' : 'product_intent_added',
+      actor: actorOf(principal),
+      name: team.name,
+      trigger: { product_type: productType, intent_context: context },
+    });
+  });
+}
+
+export async function deleteEnvironment(ctx: AppContext, principal: Principal, team: Team): Promise<void> {
+  const removed = await purgeTeam(ctx.database, team);
+  // The history outlives the environment: kept by organization, with no team id.
+  await recordActivity(ctx.database.db, {
+    organizationId: team.organizationId,
+    teamId: null,
+    scope: 'Team',
+    itemId: team.id,
+    activity: 'deleted',
+    actor: actorOf(principal),
+    name: team.name,
+  });
+  await ctx.teams.invalidate(team.id);
+  await ctx.changes.publish({ topic: 'feature_flags', id: team.id });
+  ctx.log.info({ team: team.id, removed }, 'environment deleted');
+}

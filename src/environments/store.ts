@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { Schema } from '../db/schema.js';
+import { fromJson, nowIso, toJson } from '../db/values.js';
+import type { Team } from '../tenancy/models.js';
+import { getTeam } from '../tenancy/store.js';
+
+type Db = Kysely<Schema>;
+
+export async function updateTeamRow(
+  db: Db,
+  team: Team,
+  change: { name?: string; settings?: Record<string, unknown>; apiToken?: string },
+): Promise<Team> {
+  await db
+    .updateTable('teams')
+    .set({
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.settings !== undefined ? { settings: toJson(change.settings) } : {}),
+      ...(change.apiToken !== undefined ? { api_token: change.apiToken } : {}),
+      updated_at: nowIso(),
+    })
+    .where('id', '=', team.id)
+    .execute();
+  return (await getTeam(db, team.id))!;
+}
+
+/** Environments of one project (or of several organizations), oldest first, paginated. */
+export async function listTeams(
+  db: Db,
+  filter: { projectId?: number; organizationIds: string[]; teamIds?: number[] | undefined },
+  page: { limit: number; offset: number },
+): Promise<{ count: number; teams: Team[] }> {
+  if (filter.organizationIds.length === 0 || filter.teamIds?.length === 0) return { count: 0, teams: [] };
+  let query = db.selectFrom('teams').where('organization_id', 'in', filter.organizationIds);
+  if (filter.projectId !== undefined) query = query.where('project_id', '=', filter.projectId);
+  if (filter.teamIds) query = query.where('id', 'in', filter.teamIds);
+  const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const ids = await query.select('id').orderBy('id').limit(page.limit).offset(page.offset).execute();
+  const teams = await Promise.all(ids.map((r) => getTeam(db, Number(r.id))));
+  return { count: Number(total?.n ?? 0), teams: teams.filter((t): t is Team => !!t) };
+}
+
+export type ProductIntent = {
+  product_type: string;
+  created_at: string;
+  onboarding_completed_at: string | null;
+  updated_at: string;
+};
+
+export async function listProductIntents(db: Db, teamId: number): Promise<ProductIntent[]> {
+  const rows = await db.selectFrom('product_intents').selectAll().where('team_id', '=', teamId).orderBy('created_at').execute();
+  return rows.map((r) => ({
+    product_type: r.product_type,
+    created_at: r.created_at,
+    onboarding_completed_at: r.onboarding_completed_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+/** PostHog's ProductIntent.register: one row per product, counting the contexts it came from. */
+export async function registerProductIntent(
+  db: Db,
+  teamId: number,
+  productType: string,
+  context: string,
+  completeOnboarding: boolean,
+): Promise<void> {
+  const now = nowIso();
+  const existing = await db
+    .selectFrom('product_intents')
+    .selectAll()
+    .where('team_id', '=', teamId)
+    .where('product_type', '=', productType)
+    .executeTakeFirst();
+  const contexts = { ...(existing ? fromJson<Record<string, number>>(existing.contexts) : {}) };
+  contexts[context] = (contexts[context] ?? 0) + 1;
+  const completedAt = completeOnboarding ? (existing?.onboarding_completed_at ?? now) : (existing?.onboarding_completed_at ?? null);
+  if (existing) {
+    await db
+      .updateTable('product_intents')
+      .set({ contexts: toJson(contexts), onboarding_completed_at: completedAt, updated_at: now })
+      .where('team_id', '=', teamId)
+      .where('product_type', '=', productType)
+      .execute();
+  } else {
+    await db
+      .insertInto('product_intents')
+      .values({ team_id: teamId, product_type: productType, contexts: toJson(contexts), onboarding_completed_at: completedAt, created_at: now, updated_at: now })
+      .execute();
+  }
+}
+
+/**
+ * Every table that holds environment data, found by its `team_id` column, so a feature added later
+ * is covered without registering anything. Rows that hang off those tables by other keys must use
+ * ON DELETE CASCADE foreign keys.
+ */
+export async function teamOwnedTables(database: Database): Promise<string[]> {
+  const tables = await database.db.introspection.getTables();
+  return tables
+    .filter((t) => !t.isView && (database.dialect === 'sqlite' || t.schema === database.schema))
+    .filter((t) => t.name !== 'teams' && t.columns.some((c) => c.name === 'team_id'))
+    .map((t) => t.name)
+    .sort();
+}
+
+/** Removes an environment and everything of it, in one transaction (so a retry starts clean). */
+export async function purgeTeam(database: Database, team: Team): Promise<Record<string, number>> {
+  const tables = await teamOwnedTables(database);
+  return database.db.transaction().execute(async (trx) => {
+    const removed: Record<string, number> = {};
+    for (const table of tables) {
+      const result = await (trx as Kysely<any>).deleteFrom(table).where('team_id', '=', team.id).executeTakeFirst();
+      removed[table] = Number(result.numDeletedRows ?? 0);
+    }
+    // Keys limited to this environment lose it; a key limited to nothing else goes with it.
+    const keys = await trx.selectFrom('personal_api_keys').select(['id', 'scoped_teams']).where('scoped_teams', 'is not', null).execute();
+    for (const key of keys) {
+      const scoped = fromJson<number[] | null>(key.scoped_teams)?.map(Number) ?? [];
+      if (!scoped.includes(team.id)) continue;
+      const rest = scoped.filter((id) => id !== team.id);
+      if (rest.length === 0) await trx.deleteFrom('personal_api_keys').where('id', '=', key.id).execute();
+      else await trx.updateTable('personal_api_keys').set({ scoped_teams: toJson(rest) }).where('id', '=', key.id).execute();
+    }
+    await trx.updateTable('users').set({ current_team_id: null }).where('current_team_id', '=', team.id).execute();
+    await trx.deleteFrom('teams').where('id', '=', team.id).execute();
+    const remaining = await trx.selectFrom('teams').select('id').where('project_id', '=', team.projectId).executeTakeFirst();
+    if (!remaining) await trx.deleteFrom('projects').where('id', '=', team.projectId).execute();
+    return removed;
+  });
+}

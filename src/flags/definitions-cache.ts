@@ -1,0 +1,93 @@
+/**
+ * A project's flags and cohorts, held in memory per project so `/decide` and `/flags` do not read
+ * them on every request. Entries are dropped when a `feature_flags` change is announced (flag or
+ * cohort edits, here or in another process via the change bus); a short lifetime heals a missed
+ * notice. A load that raced with a change is not kept.
+ */
+import type { AppContext } from '../context.js';
+import { listProjectCohorts, type Cohort } from '../cohorts/store.js';
+import type { FlagDefinition, FlagDefinitions, PropertyGroup } from './engine/index.js';
+import { minimalFlag } from './serializers.js';
+import { FLAGS_TOPIC } from './service.js';
+import { listProjectFlags, type FeatureFlag } from './store.js';
+
+const TTL_MS = 30_000;
+
+export interface ProjectFlags {
+  /** Non-deleted flags, newest first. */
+  flags: FeatureFlag[];
+  /** Every cohort of the project, deleted ones included. */
+  cohorts: Cohort[];
+  /** What the engine evaluates against (group type mapping filled in per request). */
+  definitions: FlagDefinitions & { flags: FlagDefinition[] };
+  /** Ids of the live static cohorts, whose membership is read per person. */
+  staticCohortIds: number[];
+  /** Any active flag with ensure_experience_continuity. */
+  hasContinuityFlags: boolean;
+}
+
+/** A cohort as the engine reads it: its property group, or null (matches nobody). */
+export function cohortDefinition(cohort: Cohort): PropertyGroup | null {
+  const properties = cohort.filters?.properties;
+  return properties && typeof properties === 'object' ? (properties as PropertyGroup) : null;
+}
+
+export async function loadProjectFlags(ctx: AppContext, projectId: number): Promise<ProjectFlags> {
+  const { db } = ctx.database;
+  const [flags, cohorts] = await Promise.all([listProjectFlags(db, projectId), listProjectCohorts(db, projectId)]);
+  const live = cohorts.filter((c) => !c.deleted);
+  const dynamic: Record<string, PropertyGroup | null> = {};
+  for (const cohort of live) if (!cohort.isStatic) dynamic[String(cohort.id)] = cohortDefinition(cohort);
+  const staticCohortIds = live.filter((c) => c.isStatic).map((c) => c.id);
+  return {
+    flags,
+    cohorts,
+    definitions: {
+      flags: flags.map((flag) => minimalFlag(flag) as FlagDefinition),
+      cohorts: dynamic,
+      static_cohort_ids: staticCohortIds,
+    },
+    staticCohortIds,
+    hasContinuityFlags: flags.some((f) => f.active && f.ensureExperienceContinuity),
+  };
+}
+
+export class FlagDefinitionsCache {
+  private readonly entries = new Map<number, { value: Promise<ProjectFlags>; expires: number }>();
+  /** Bumped per project on every change, so a load that started before it is not cached. */
+  private readonly generations = new Map<number, number>();
+
+  constructor(private readonly ctx: AppContext) {
+    ctx.changes.on(FLAGS_TOPIC, (change) => this.drop(Number(change.id)));
+  }
+
+  private drop(projectId: number): void {
+    this.entries.delete(projectId);
+    this.generations.set(projectId, (this.generations.get(projectId) ?? 0) + 1);
+  }
+
+  get(projectId: number): Promise<ProjectFlags> {
+    const now = Date.now();
+    const cached = this.entries.get(projectId);
+    if (cached && cached.expires > now) return cached.value;
+    const generation = this.generations.get(projectId) ?? 0;
+    const value = loadProjectFlags(this.ctx, projectId);
+    this.entries.set(projectId, { value, expires: now + TTL_MS });
+    const forget = () => {
+      if (this.entries.get(projectId)?.value === value) this.entries.delete(projectId);
+    };
+    value.then(() => {
+      if ((this.generations.get(projectId) ?? 0) !== generation) forget();
+    }, forget);
+    return value;
+  }
+}
+
+const caches = new WeakMap<AppContext, FlagDefinitionsCache>();
+
+/** The one cache of this server (its context). */
+export function flagDefinitionsCache(ctx: AppContext): FlagDefinitionsCache {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new FlagDefinitionsCache(ctx)));
+  return cache;
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flagDefinitionsCache } from '../../src/flags/definitions-cache.js';
+import { BACKEND } from '../helpers/backend.js';
+import { runHoglet } from '../helpers/process.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { askFlags, createFlag, flagsPath } from './flag-helpers.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('cached flag definitions', () => {
+  it('are read once and dropped when a change is announced', async () => {
+    const ctx = server.running.ctx;
+    const cache = flagDefinitionsCache(ctx);
+    const first = cache.get(server.bootstrap.team.projectId);
+    expect(cache.get(server.bootstrap.team.projectId)).toBe(first);
+    await ctx.changes.publish({ topic: 'feature_flags', id: server.bootstrap.team.projectId });
+    expect(cache.get(server.bootstrap.team.projectId)).not.toBe(first);
+  });
+
+  // Two processes on one database (NOTIFY on PostgreSQL, polled notices on SQLite): an edit
+  // through one process reaches the other's /decide within a second.
+  it(`are dropped in another process sharing the ${BACKEND} database`, async () => {
+    const other = runHoglet(['serve'], { ...server.storage.env, PORT: '0', HOST: '127.0.0.1', INGESTION_WORKER: 'off' });
+    try {
+      const [, otherUrl] = await other.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
+      const flag = await createFlag(server, { key: 'shared', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+      const ask = async () => {
+        const res = await fetch(`${otherUrl}/decide/?v=3`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: server.bootstrap.team.apiToken, distinct_id: 'd' }),
+        });
+        return ((await res.json()) as any).featureFlags.shared;
+      };
+      expect(await ask()).toBe(true);
+      await server.request(flagsPath(server, `${flag.id}/`), { method: 'PATCH', body: { active: false } });
+      let value: unknown = true;
+      for (let i = 0; i < 50 && value !== undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        value = await ask();
+      }
+      expect(value).toBeUndefined();
+      expect((await askFlags(server, '/decide/?v=3', { distinct_id: 'd' })).featureFlags.shared).toBeUndefined();
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
+    }
+  }, 30_000);
+});

@@ -79,13 +79,13 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
 }
 
 /**
- * Fills a demo environment in the background. `is_generating_demo_data` reads the status column,
- * so every process sees the same answer; it clears once the worker has processed the events.
+ * Fills a demo environment in the background. The environment was created with its status
+ * column at `generating` (`is_generating_demo_data` reads it, so every process gives the same
+ * answer); it clears once the worker has processed the events.
  */
 export function startDemoDataGeneration(ctx: AppContext, team: Team): void {
   const { db } = ctx.database;
   const run = async () => {
-    await db.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', team.id).execute();
     const rows = buildDemoEvents(team, Date.now());
     for (let i = 0; i < rows.length; i += 1000) await ctx.ingestionQueue.enqueue(rows.slice(i, i + 1000));
     ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');

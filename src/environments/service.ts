@@ -50,6 +50,10 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
       apiToken: generateProjectApiToken(),
       settings,
     });
+    // Marked in the same transaction, so the very first is_generating_demo_data answer is true.
+    if (created.settings.is_demo === true) {
+      await trx.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', created.id).execute();
+    }
     await recordActivity(trx, {
       organizationId: created.organizationId,
       teamId: created.id,

@@ -1,0 +1,120 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teamOwnedTables } from '../../src/environments/store.js';
+import { createKey } from '../helpers/fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function countsByTable(teamId: number): Promise<Record<string, number>> {
+  const { database } = server.running.ctx;
+  const counts: Record<string, number> = {};
+  for (const table of await teamOwnedTables(database)) {
+    const row = await (database.db as Kysely<any>)
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow();
+    counts[table] = Number(row.n);
+  }
+  return counts;
+}
+
+async function fill(env: { id: number; api_token: string }, prefix: string) {
+  const batch = [
+    { event: '$pageview', properties: { distinct_id: `${prefix}-1`, $set: { email: `${prefix}@x.io` } } },
+    { event: '$identify', properties: { distinct_id: `${prefix}-2`, $anon_distinct_id: `${prefix}-1` } },
+    { event: '$groupidentify', properties: { distinct_id: `${prefix}-2`, $group_type: 'org', $group_key: prefix, $group_set: { a: 1 } } },
+    { event: 'bad' },
+  ];
+  const res = await fetch(`${server.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: env.api_token, batch }) });
+  expect(res.status).toBe(200);
+  await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { timezone: 'Europe/Paris' } });
+  await server.request(`/api/environments/${env.id}/add_product_intent/`, { method: 'PATCH', body: { product_type: 'product_analytics' } });
+}
+
+describe('deleting an environment', () => {
+  it('leaves no row of it behind and the other environment untouched', async () => {
+    const projectId = server.bootstrap.project.id;
+    const created = await server.request(`/api/projects/${projectId}/environments/`, { method: 'POST', body: { name: 'Doomed' } });
+    const doomed = created.body;
+    const kept = { id: server.bootstrap.team.id, api_token: server.bootstrap.team.apiToken };
+    await fill(doomed, 'doomed');
+    await fill(kept, 'kept');
+    await server.settle();
+    const { database } = server.running.ctx;
+    const onlyDoomed = await createKey(database, server.bootstrap.user.id, ['*'], [doomed.id]);
+    const both = await createKey(database, server.bootstrap.user.id, ['*'], [doomed.id, kept.id]);
+
+    const doomedBefore = await countsByTable(doomed.id);
+    const keptBefore = await countsByTable(kept.id);
+    for (const table of ['events', 'persons', 'person_distinct_ids', 'groups', 'group_type_mappings', 'ingestion_warnings', 'activity_log', 'product_intents']) {
+      expect(doomedBefore[table], table).toBeGreaterThan(0);
+    }
+
+    const res = await server.request(`/api/projects/${projectId}/environments/${doomed.id}/`, { method: 'DELETE' });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+
+    const doomedAfter = await countsByTable(doomed.id);
+    expect(Object.values(doomedAfter).every((n) => n === 0), JSON.stringify(doomedAfter)).toBe(true);
+    expect(await countsByTable(kept.id)).toEqual(keptBefore);
+    expect(await database.db.selectFrom('teams').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined();
+
+    // A key limited to the deleted environment is gone; one limited to both keeps the other.
+    expect((await server.request('/api/projects/', { key: onlyDoomed })).status).toBe(401);
+    const stillWorks = await server.request(`/api/projects/${kept.id}/`, { key: both });
+    expect(stillWorks.status).toBe(200);
+
+    // Its token no longer captures, its URLs are gone, and deleting again is a clean 404.
+    const capture = await fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: doomed.api_token, event: 'e', distinct_id: 'd' }) });
+    expect(capture.status).toBe(401);
+    expect((await server.request(`/api/environments/${doomed.id}/activity/`)).status).toBe(404);
+    expect((await server.request(`/api/environments/${doomed.id}/`, { method: 'DELETE' })).status).toBe(404);
+    expect((await server.request(`/api/environments/${kept.id}/events/`)).body.results.length).toBeGreaterThan(0);
+  });
+
+  it("refuses to delete a project's first environment while others exist, and deletes a lone one with its project", async () => {
+    const projectId = server.bootstrap.project.id;
+    const other = await server.request(`/api/projects/${projectId}/environments/`, { method: 'POST', body: { name: 'Other' } });
+    const refused = await server.request(`/api/environments/${projectId}/`, { method: 'DELETE' });
+    expect(refused.status).toBe(400);
+    await server.request(`/api/environments/${other.body.id}/`, { method: 'DELETE' });
+
+    const { createProject } = await import('../helpers/fixtures.js');
+    const lone = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Lone');
+    expect((await server.request(`/api/environments/${lone.team.id}/`, { method: 'DELETE' })).status).toBe(204);
+    expect((await server.request(`/api/projects/${lone.project.id}/`)).status).toBe(404);
+    const projects = await server.request('/api/projects/');
+    expect(projects.body.results.map((p: any) => p.id)).not.toContain(lone.project.id);
+  });
+});
+
+describe('is_demo', () => {
+  it('fills the environment with a month of demo data in the background', async () => {
+    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Demo', is_demo: true } });
+    expect(created.status).toBe(201);
+    expect(created.body.is_demo).toBe(true);
+    const id = created.body.id;
+    expect((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body).toEqual({ is_generating_demo_data: true });
+    const deadline = Date.now() + 120_000;
+    while ((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body.is_generating_demo_data) {
+      if (Date.now() > deadline) throw new Error('demo data still generating');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const counts = await countsByTable(id);
+    expect(counts.events).toBeGreaterThan(1000);
+    expect(counts.persons).toBeGreaterThan(50);
+    expect(counts.groups).toBeGreaterThan(0);
+    const events = await server.request(`/api/environments/${id}/events/?event=%24pageview&limit=1000`);
+    const times = events.body.results.map((e: any) => Date.parse(e.timestamp));
+    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(20 * 86_400_000);
+    expect((await server.request(`/api/environments/${id}/`)).body.ingested_event).toBe(true);
+  });
+});

@@ -1,4 +1,6 @@
 import type { AppContext } from '../context.js';
+import { createFlag } from '../flags/service.js';
+import { getUser } from '../tenancy/store.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../tenancy/models.js';
@@ -83,12 +85,22 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
  * column at `generating` (`is_generating_demo_data` reads it, so every process gives the same
  * answer); it clears once the worker has processed the events.
  */
-export function startDemoDataGeneration(ctx: AppContext, team: Team): void {
+export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: number): void {
   const { db } = ctx.database;
   const run = async () => {
     const rows = buildDemoEvents(team, Date.now());
     for (let i = 0; i < rows.length; i += 1000) await ctx.ingestionQueue.enqueue(rows.slice(i, i + 1000));
     ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');
+    // Flags belong to the project; this one is named after the demo environment and is removed
+    // with it (it carries the environment's id).
+    const user = await getUser(db, userId);
+    if (user) {
+      await createFlag(ctx, team, user, {
+        key: `demo-${team.id}-new-checkout`,
+        name: `Demo (${team.name}): new checkout, half of identified users`,
+        filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'is_set', value: 'is_set' }], rollout_percentage: 50 }] },
+      });
+    }
     const deadline = Date.now() + 10 * 60_000;
     for (;;) {
       const left = await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', team.id).executeTakeFirst();

@@ -62,7 +62,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     async (request, reply) => {
       const write = readTeamWrite(request.body);
       const team = await createEnvironment(ctx, request.principal!, request.team!, write);
-      if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team);
+      if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team, request.principal!.user.id);
       return reply.code(201).send(await teamBody(ctx, team, request.principal!));
     },
   );

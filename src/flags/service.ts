@@ -3,6 +3,7 @@
  * or disabling a flag others depend on, optimistic concurrency (409), and the change notice that
  * drops every process's cached definitions.
  */
+import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
 import { getCohort, listProjectCohorts } from '../cohorts/store.js';
 import { conflict, validationError } from '../http/errors.js';
@@ -79,6 +80,35 @@ async function announce(ctx: AppContext, projectId: number): Promise<void> {
   await ctx.changes.publish({ topic: FLAGS_TOPIC, id: projectId });
 }
 
+/** The fields of a flag the activity log compares. */
+function loggedFlag(flag: FeatureFlag): Record<string, unknown> {
+  return {
+    key: flag.key,
+    name: flag.name,
+    filters: flag.filters,
+    active: flag.active,
+    deleted: flag.deleted,
+    ensure_experience_continuity: flag.ensureExperienceContinuity,
+    evaluation_runtime: flag.evaluationRuntime,
+    tags: flag.tags,
+  };
+}
+
+async function logFlagActivity(ctx: AppContext, team: Team, user: User, flag: FeatureFlag, before?: FeatureFlag): Promise<void> {
+  const changes = before ? diffFields('FeatureFlag', loggedFlag(before), loggedFlag(flag)) : undefined;
+  if (before && changes!.length === 0) return;
+  await recordActivity(ctx.database.db, {
+    organizationId: team.organizationId,
+    teamId: team.id,
+    scope: 'FeatureFlag',
+    itemId: flag.id,
+    activity: !before ? 'created' : flag.deleted && !before.deleted ? 'deleted' : 'updated',
+    actor: { userId: user.id },
+    name: flag.key,
+    ...(changes ? { changes } : {}),
+  });
+}
+
 export async function createFlag(ctx: AppContext, team: Team, user: User, raw: unknown): Promise<FeatureFlag> {
   const body = (raw ?? {}) as Json;
   const lookups = lookupsFor(ctx, team.projectId);
@@ -106,6 +136,7 @@ export async function createFlag(ctx: AppContext, team: Team, user: User, raw: u
     tags: changes.tags ?? [],
     userId: user.id,
   });
+  await logFlagActivity(ctx, team, user, flag);
   await announce(ctx, team.projectId);
   return flag;
 }
@@ -225,6 +256,7 @@ export async function editFlag(
     }
     const updated = await updateFlag(ctx.database.db, current, changes, user.id);
     if (updated) {
+      await logFlagActivity(ctx, team, user, updated, current);
       await announce(ctx, team.projectId);
       return updated;
     }

@@ -98,11 +98,17 @@ describe('deleting an environment', () => {
 
 describe('is_demo', () => {
   it('fills the environment with a month of demo data in the background', async () => {
+    // Hold the worker so generation cannot finish before we look: it must say true meanwhile.
+    const worker = server.running.worker!;
+    await worker.stop();
     const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Demo', is_demo: true } });
     expect(created.status).toBe(201);
     expect(created.body.is_demo).toBe(true);
     const id = created.body.id;
     expect((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body).toEqual({ is_generating_demo_data: true });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body).toEqual({ is_generating_demo_data: true });
+    worker.start();
     const deadline = Date.now() + 120_000;
     while ((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body.is_generating_demo_data) {
       if (Date.now() > deadline) throw new Error('demo data still generating');
@@ -116,5 +122,7 @@ describe('is_demo', () => {
     const times = events.body.results.map((e: any) => Date.parse(e.timestamp));
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(20 * 86_400_000);
     expect((await server.request(`/api/environments/${id}/`)).body.ingested_event).toBe(true);
+    const flags = await server.request(`/api/projects/${server.bootstrap.project.id}/feature_flags/?search=demo-${id}`);
+    expect(flags.body.results.map((f: any) => f.key)).toEqual([`demo-${id}-new-checkout`]);
   });
 });

@@ -1,5 +1,6 @@
 import { validationError } from '../http/errors.js';
 import { TEAM_CONFIG_FIELDS, type TeamField } from '../tenancy/team-fields.js';
+import { pyTypeName } from '../lib/python-text.js';
 
 /** Fields a request may not set; PostHog ignores them silently, and so does Hoglet. */
 export const READ_ONLY_TEAM_FIELDS = new Set([
@@ -24,14 +25,6 @@ export function isValidTimezone(name: string): boolean {
   }
 }
 
-function typeName(value: unknown): string {
-  if (Array.isArray(value)) return 'list';
-  if (value === null) return 'NoneType';
-  if (typeof value === 'object') return 'dict';
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  return Number.isInteger(value) ? 'int' : 'float';
-}
 
 /** DRF's BooleanField: also takes the usual strings and 0/1. */
 function readBoolean(value: unknown, attr: string): boolean {
@@ -60,7 +53,7 @@ function readString(value: unknown, attr: string): string {
 }
 
 function readList(value: unknown, attr: string): unknown[] {
-  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${typeName(value)}".`, attr, 'not_a_list');
+  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, attr, 'not_a_list');
   return value;
 }
 
@@ -141,7 +134,7 @@ export interface TeamWrite {
  */
 export function readTeamWrite(body: unknown): TeamWrite {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw validationError(`Invalid data. Expected a dictionary, but got ${typeName(body)}.`, null);
+    throw validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(body)}.`, null);
   }
   const input = body as Record<string, unknown>;
   const write: TeamWrite = { settings: {} };

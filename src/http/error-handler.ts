@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound, parseError, serverError, validationError } from './errors.js';
+import { pyTypeName } from '../lib/python-text.js';
 
 interface AjvError {
   keyword: string;
@@ -18,14 +19,6 @@ function valueAt(data: unknown, pointer: string): unknown {
   return current;
 }
 
-function typeName(value: unknown): string {
-  if (Array.isArray(value)) return 'list';
-  if (value === null) return 'NoneType';
-  if (typeof value === 'object') return 'dict';
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value === 'number' ? (Number.isInteger(value) ? 'int' : 'float') : typeof value;
-}
 
 const TYPE_MESSAGES: Record<string, string> = {
   boolean: 'Must be a valid boolean.',
@@ -50,14 +43,14 @@ export function schemaErrorToApiError(error: AjvError, data: unknown): ApiError 
     case 'type': {
       const expected = String(error.params.type).split(',')[0]!;
       if (attr === null && expected === 'object') {
-        return validationError(`Invalid data. Expected a dictionary, but got ${typeName(value)}.`, null);
+        return validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(value)}.`, null);
       }
       if (value === null) return validationError('This field may not be null.', attr, 'null');
       if (expected === 'array') {
-        return validationError(`Expected a list of items but got type "${typeName(value)}".`, attr, 'not_a_list');
+        return validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, attr, 'not_a_list');
       }
       if (expected === 'object') {
-        return validationError(`Expected a dictionary of items but got type "${typeName(value)}".`, attr, 'not_a_dict');
+        return validationError(`Expected a dictionary of items but got type "${pyTypeName(value)}".`, attr, 'not_a_dict');
       }
       return validationError(TYPE_MESSAGES[expected] ?? `Invalid value.`, attr);
     }

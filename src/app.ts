@@ -10,6 +10,7 @@ import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
 import { ChangeBus } from './lib/change-bus.js';
 import { buildServer } from './server.js';
+import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
 import { TeamCache } from './tenancy/team-cache.js';
 
@@ -121,6 +122,10 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       worker = inline;
       inline.start();
       resources.add(() => inline.stop());
+      // Subscriptions are delivered wherever the worker runs; row claims keep several processes apart.
+      const subscriptions = createSubscriptionScheduler(ctx);
+      subscriptions.start();
+      resources.add(() => subscriptions.stop());
     }
     const app = await buildServer(ctx);
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
@@ -153,6 +158,9 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
     const worker = createWorker(ctx);
     worker.start();
     resources.add(() => worker.stop());
+    const subscriptions = createSubscriptionScheduler(ctx);
+    subscriptions.start();
+    resources.add(() => subscriptions.stop());
     return { ctx, worker, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);

@@ -29,6 +29,12 @@ export interface Config {
   ingestionCommitDelayMs: number;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;
+  /** SMTP server for subscription e-mails (`smtp://user:pass@host:port`, `smtps://…`); unset: e-mail deliveries fail. */
+  smtpUrl: string | undefined;
+  /** Sender of subscription e-mails. */
+  emailFrom: string;
+  /** How often the subscription scheduler looks for due deliveries, in milliseconds. */
+  subscriptionPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,5 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestionWorker: parseWorkerMode(env.INGESTION_WORKER?.trim()),
     spikeEventsPerSecond: parseNonNegative('INGESTION_SPIKE_EVENTS_PER_SECOND', env.INGESTION_SPIKE_EVENTS_PER_SECOND, 1000),
     ingestionCommitDelayMs: parseNonNegative('INGESTION_COMMIT_DELAY_MS', env.INGESTION_COMMIT_DELAY_MS, 2),
+    smtpUrl: env.SMTP_URL?.trim() || undefined,
+    emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
+    subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),
   };
 }

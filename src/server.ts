@@ -16,6 +16,9 @@ import { decideRoutes } from './decide/routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
 import { personRoutes } from './persons/routes.js';
+import { dashboardRoutes } from './dashboards/routes.js';
+import { insightRoutes } from './insights/routes.js';
+import { subscriptionRoutes } from './subscriptions/routes.js';
 import { tenancyRoutes } from './tenancy/routes.js';
 
 const API_PREFIX = '/api';
@@ -37,6 +40,9 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(ingestionWarningRoutes, { ctx });
   await app.register(flagRoutes, { ctx });
   await app.register(cohortRoutes, { ctx });
+  await app.register(insightRoutes, { ctx });
+  await app.register(dashboardRoutes, { ctx });
+  await app.register(subscriptionRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 

@@ -2,11 +2,14 @@ import type { Generated } from 'kysely';
 import type { ActivityTables } from '../activity/tables.js';
 import type { AuthTables } from '../auth/tables.js';
 import type { CohortsTables } from '../cohorts/tables.js';
+import type { DashboardsTables } from '../dashboards/tables.js';
 import type { FlagsTables } from '../flags/tables.js';
 import type { EventsTables } from '../events/tables.js';
 import type { GroupsTables } from '../groups/tables.js';
 import type { IngestionTables } from '../ingestion/tables.js';
+import type { InsightsTables } from '../insights/tables.js';
 import type { PersonsTables } from '../persons/tables.js';
+import type { SubscriptionsTables } from '../subscriptions/tables.js';
 import type { TenancyTables } from '../tenancy/tables.js';
 
 /** Shared id allocation (see db/counters.ts). */
@@ -26,7 +29,7 @@ export interface ChangeNoticesTable {
 
 /** Every table Hoglet has, for Kysely's typing. Each feature declares its own tables. */
 export interface Schema extends TenancyTables, AuthTables, IngestionTables, EventsTables, PersonsTables, GroupsTables,
-    FlagsTables, CohortsTables, ActivityTables {
+    FlagsTables, CohortsTables, ActivityTables, InsightsTables, DashboardsTables, SubscriptionsTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

@@ -5,9 +5,10 @@ import { tenancyAndKeys } from './001-tenancy-and-keys.js';
 import { ingestion } from './002-ingestion.js';
 import { flags } from './003-flags.js';
 import { environments } from './004-environments.js';
+import { subscriptions } from './005-subscriptions.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions];
 
 class StaticProvider implements MigrationProvider {
   constructor(private readonly database: Database) {}

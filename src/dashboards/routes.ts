@@ -1,0 +1,49 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { notFound } from '../http/errors.js';
+import { paginate, readPage } from '../http/pagination.js';
+import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
+import { pathId } from '../insights/routes.js';
+import { UserSummaries } from '../insights/service.js';
+import { createDashboard, editDashboard, serializeDashboard, serializeDashboardBasic } from './service.js';
+import { getDashboard, listDashboards, type Dashboard } from './store.js';
+
+export const dashboardRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const { db } = ctx.database;
+
+  async function load(request: FastifyRequest): Promise<Dashboard> {
+    const dashboard = await getDashboard(db, request.team!.id, pathId(request));
+    if (!dashboard) throw notFound();
+    return dashboard;
+  }
+
+  for (const base of TEAM_ROUTE_BASES) {
+    const url = `${base.base}/dashboards`;
+    const read = { config: teamAccess('dashboard:read', base) };
+    const write = { config: teamAccess('dashboard:write', base) };
+
+    app.get(`${url}/`, read, async (request) => {
+      const page = readPage(request.query);
+      const includeDeleted = (request.query as Record<string, string | undefined>).deleted === 'true';
+      const { count, dashboards } = await listDashboards(db, request.team!.id, { includeDeleted, ...page });
+      const users = new UserSummaries(db);
+      return paginate(request, page, count, await Promise.all(dashboards.map((d) => serializeDashboardBasic(d, users))));
+    });
+
+    app.post(`${url}/`, write, async (request, reply) => {
+      const dashboard = await createDashboard(ctx, request.team!, request.principal!.user, request.body);
+      reply.code(201);
+      return serializeDashboard(ctx, dashboard, new UserSummaries(db));
+    });
+
+    app.get(`${url}/:id/`, read, async (request) => serializeDashboard(ctx, await load(request), new UserSummaries(db)));
+
+    app.patch(`${url}/:id/`, write, async (request) => {
+      const updated = await editDashboard(ctx, request.team!, request.principal!.user, await load(request), request.body);
+      return serializeDashboard(ctx, updated, new UserSummaries(db));
+    });
+
+    // PostHog's ForbidDestroyModel: hard deletes are refused; PATCH `deleted: true` instead.
+    app.delete(`${url}/:id/`, write, async (_request, reply) => reply.code(405).send());
+  }
+};

@@ -1,0 +1,120 @@
+import { diffFields, recordActivity } from '../activity/log.js';
+import type { AppContext } from '../context.js';
+import { validationError } from '../http/errors.js';
+import { serializeInsight, type UserSummaries } from '../insights/service.js';
+import { getInsightsByIds } from '../insights/store.js';
+import type { Team, User } from '../tenancy/models.js';
+import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readDashboardBody(body: unknown, existing?: Dashboard): DashboardFields {
+  if (!isObject(body)) throw validationError('Invalid data. Expected a dictionary, but got list.');
+  const fields: DashboardFields = existing
+    ? { name: existing.name, description: existing.description, pinned: existing.pinned, tags: existing.tags, deleted: existing.deleted }
+    : { name: null, description: '', pinned: false, tags: [], deleted: false };
+  if ('name' in body) {
+    if (body.name !== null && typeof body.name !== 'string') throw validationError('Not a valid string.', 'name');
+    if (typeof body.name === 'string' && body.name.length > 400) throw validationError('Ensure this field has no more than 400 characters.', 'name', 'max_length');
+    fields.name = body.name;
+  }
+  if ('description' in body) {
+    if (body.description !== null && typeof body.description !== 'string') throw validationError('Not a valid string.', 'description');
+    fields.description = body.description ?? '';
+  }
+  for (const flag of ['pinned', 'deleted'] as const) {
+    if (flag in body) {
+      if (typeof body[flag] !== 'boolean') throw validationError('Must be a valid boolean.', flag);
+      fields[flag] = body[flag] as boolean;
+    }
+  }
+  if ('tags' in body) {
+    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string')) {
+      throw validationError(`Expected a list of items but got type "${typeof body.tags}".`, 'tags', 'not_a_list');
+    }
+    fields.tags = body.tags as string[];
+  }
+  return fields;
+}
+
+export async function createDashboard(ctx: AppContext, team: Team, user: User, body: unknown): Promise<Dashboard> {
+  const fields = readDashboardBody(body);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const dashboard = await insertDashboard(trx, team.id, fields, user.id);
+    await recordActivity(trx, {
+      organizationId: team.organizationId, teamId: team.id, scope: 'Dashboard', itemId: dashboard.id, activity: 'created',
+      actor: { userId: user.id }, name: dashboard.name,
+    });
+    return dashboard;
+  });
+}
+
+export async function editDashboard(ctx: AppContext, team: Team, user: User, dashboard: Dashboard, body: unknown): Promise<Dashboard> {
+  const fields = readDashboardBody(body, dashboard);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    const updated = await updateDashboard(trx, dashboard, fields);
+    const pick = (d: Dashboard) => ({ name: d.name, description: d.description, pinned: d.pinned, tags: d.tags, deleted: d.deleted });
+    const changes = diffFields('Dashboard', pick(dashboard), pick(updated));
+    if (changes.length) {
+      await recordActivity(trx, {
+        organizationId: team.organizationId, teamId: team.id, scope: 'Dashboard', itemId: dashboard.id,
+        activity: !dashboard.deleted && updated.deleted ? 'deleted' : 'updated', actor: { userId: user.id }, name: updated.name, changes,
+      });
+    }
+    return updated;
+  });
+}
+
+/** The dashboard's live insights in tile order (what a dashboard subscription delivers). */
+export async function dashboardInsights(ctx: AppContext, dashboard: Dashboard) {
+  const tiles = await tilesOfDashboard(ctx.database.db, dashboard.id);
+  const insights = await getInsightsByIds(ctx.database.db, tiles.map((t) => t.insightId));
+  return tiles
+    .map((tile) => ({ tile, insight: insights.get(tile.insightId) }))
+    .filter((t): t is { tile: typeof t.tile; insight: NonNullable<typeof t.insight> } => !!t.insight && !t.insight.deleted);
+}
+
+function basic(dashboard: Dashboard, createdBy: unknown) {
+  return {
+    id: dashboard.id,
+    name: dashboard.name,
+    description: dashboard.description,
+    pinned: dashboard.pinned,
+    created_at: dashboard.createdAt,
+    created_by: createdBy,
+    last_accessed_at: null,
+    is_shared: false,
+    deleted: dashboard.deleted,
+    creation_mode: 'default',
+    tags: dashboard.tags,
+    restriction_level: 21,
+    effective_restriction_level: 21,
+    effective_privilege_level: 37,
+  };
+}
+
+/** DashboardBasicSerializer: what the list answers. */
+export async function serializeDashboardBasic(dashboard: Dashboard, users: UserSummaries) {
+  return basic(dashboard, await users.get(dashboard.createdById));
+}
+
+/** DashboardSerializer: with its tiles and their insights' results. */
+export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, users: UserSummaries) {
+  const tiles = await dashboardInsights(ctx, dashboard);
+  return {
+    ...basic(dashboard, await users.get(dashboard.createdById)),
+    filters: {},
+    variables: {},
+    tiles: await Promise.all(
+      tiles.map(async ({ tile, insight }) => ({
+        id: tile.id,
+        layouts: tile.layouts,
+        color: tile.color,
+        insight: await serializeInsight(ctx, insight, users),
+        text: null,
+        deleted: false,
+        is_cached: false,
+      })),
+    ),
+  };
+}

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { notFound } from '../http/errors.js';
+import { paginate, readPage } from '../http/pagination.js';
+import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
+import { createInsight, editInsight, serializeInsight, UserSummaries } from './service.js';
+import { getInsight, listInsights, type Insight } from './store.js';
+
+/** A positive integer path id, else 404 (as DRF's lookup would find nothing). */
+export function pathId(request: FastifyRequest): number {
+  const raw = (request.params as { id: string }).id;
+  if (!/^\d{1,15}$/.test(raw)) throw notFound();
+  return Number(raw);
+}
+
+export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const { db } = ctx.database;
+
+  async function load(request: FastifyRequest): Promise<Insight> {
+    const insight = await getInsight(db, request.team!.id, pathId(request));
+    if (!insight) throw notFound();
+    return insight;
+  }
+
+  for (const base of TEAM_ROUTE_BASES) {
+    const url = `${base.base}/insights`;
+    const read = { config: teamAccess('insight:read', base) };
+    const write = { config: teamAccess('insight:write', base) };
+
+    app.get(`${url}/`, read, async (request) => {
+      const page = readPage(request.query);
+      const query = request.query as Record<string, string | undefined>;
+      const { count, insights } = await listInsights(db, request.team!.id, {
+        includeDeleted: query.deleted === 'true',
+        search: query.search,
+        ...page,
+      });
+      const users = new UserSummaries(db);
+      return paginate(request, page, count, await Promise.all(insights.map((i) => serializeInsight(ctx, i, users))));
+    });
+
+    app.post(`${url}/`, write, async (request, reply) => {
+      const insight = await createInsight(ctx, request.team!, request.principal!.user, request.body);
+      reply.code(201);
+      return serializeInsight(ctx, insight, new UserSummaries(db));
+    });
+
+    app.get(`${url}/:id/`, read, async (request) => serializeInsight(ctx, await load(request), new UserSummaries(db)));
+
+    app.patch(`${url}/:id/`, write, async (request) => {
+      const updated = await editInsight(ctx, request.team!, request.principal!.user, await load(request), request.body);
+      return serializeInsight(ctx, updated, new UserSummaries(db));
+    });
+
+    // PostHog's ForbidDestroyModel: hard deletes are refused; PATCH `deleted: true` instead.
+    app.delete(`${url}/:id/`, write, async (_request, reply) => reply.code(405).send());
+  }
+};

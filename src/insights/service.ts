@@ -1,0 +1,163 @@
+import type { Kysely } from 'kysely';
+import { diffFields, recordActivity } from '../activity/log.js';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import type { Schema } from '../db/schema.js';
+import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../dashboards/store.js';
+import { validationError } from '../http/errors.js';
+import type { Team, User } from '../tenancy/models.js';
+import { serializeUserBasic } from '../tenancy/serializers.js';
+import { getUser } from '../tenancy/store.js';
+import { insertInsight, readTrendsEvents, updateInsight, type Insight, type InsightFields } from './store.js';
+import { computeTrends, readTrendsQuery, trendsWindow, TrendsQueryError, type TrendsResult } from './trends.js';
+
+type Db = Kysely<Schema>;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Reads the fields of an insight body (DRF style errors), merged onto `existing` for PATCH. */
+function readInsightBody(body: unknown, existing?: Insight): { fields: InsightFields; dashboards: number[] | undefined } {
+  if (!isObject(body)) throw validationError(`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`);
+  const fields: InsightFields = existing
+    ? { name: existing.name, description: existing.description, query: existing.query, tags: existing.tags, favorited: existing.favorited, deleted: existing.deleted }
+    : { name: null, description: '', query: null, tags: [], favorited: false, deleted: false };
+  if ('name' in body) {
+    if (body.name !== null && typeof body.name !== 'string') throw validationError('Not a valid string.', 'name');
+    if (typeof body.name === 'string' && body.name.length > 400) throw validationError('Ensure this field has no more than 400 characters.', 'name', 'max_length');
+    fields.name = body.name;
+  }
+  if ('description' in body) {
+    if (body.description !== null && typeof body.description !== 'string') throw validationError('Not a valid string.', 'description');
+    fields.description = body.description ?? '';
+  }
+  if ('query' in body) fields.query = body.query;
+  if (!existing && fields.query === null) throw validationError('This field is required.', 'query', 'required');
+  if ('query' in body || !existing) {
+    try {
+      readTrendsQuery(fields.query);
+    } catch (error) {
+      if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
+      throw error;
+    }
+  }
+  if ('tags' in body) {
+    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string')) throw validationError('Expected a list of items but got type "' + typeof body.tags + '".', 'tags', 'not_a_list');
+    fields.tags = body.tags as string[];
+  }
+  for (const flag of ['favorited', 'deleted'] as const) {
+    if (flag in body) {
+      if (typeof body[flag] !== 'boolean') throw validationError('Must be a valid boolean.', flag);
+      fields[flag] = body[flag] as boolean;
+    }
+  }
+  let dashboards: number[] | undefined;
+  if ('dashboards' in body) {
+    if (!Array.isArray(body.dashboards) || !body.dashboards.every((d) => Number.isSafeInteger(d))) {
+      throw validationError('A valid integer is required.', 'dashboards');
+    }
+    dashboards = [...new Set(body.dashboards as number[])];
+  }
+  return { fields, dashboards };
+}
+
+async function checkDashboards(db: Db, team: Team, ids: number[] | undefined): Promise<void> {
+  for (const id of ids ?? []) {
+    const owner = await dashboardTeamId(db, id);
+    if (owner === undefined) throw validationError(`Invalid pk "${id}" - object does not exist.`, 'dashboards', 'does_not_exist');
+    if (owner !== team.id) throw validationError('Dashboard not found', 'dashboards');
+  }
+}
+
+const LOGGED_FIELDS = (i: Insight) => ({ name: i.name, description: i.description, query: i.query, tags: i.tags, favorited: i.favorited, deleted: i.deleted });
+
+export async function createInsight(ctx: AppContext, team: Team, user: User, body: unknown): Promise<Insight> {
+  const { fields, dashboards } = readInsightBody(body);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    await checkDashboards(trx, team, dashboards);
+    const insight = await insertInsight(trx, team.id, fields, user.id);
+    if (dashboards) await setInsightDashboards(trx, insight.id, dashboards);
+    await recordActivity(trx, {
+      organizationId: team.organizationId, teamId: team.id, scope: 'Insight', itemId: insight.id, activity: 'created',
+      actor: { userId: user.id }, name: insight.name, shortId: insight.shortId,
+    });
+    return insight;
+  });
+}
+
+export async function editInsight(ctx: AppContext, team: Team, user: User, insight: Insight, body: unknown): Promise<Insight> {
+  const { fields, dashboards } = readInsightBody(body, insight);
+  return ctx.database.db.transaction().execute(async (trx) => {
+    await checkDashboards(trx, team, dashboards);
+    const updated = await updateInsight(trx, insight, fields, user.id);
+    if (dashboards) await setInsightDashboards(trx, insight.id, dashboards);
+    const changes = diffFields('Insight', LOGGED_FIELDS(insight), LOGGED_FIELDS(updated));
+    const activity = !insight.deleted && updated.deleted ? 'deleted' : 'updated';
+    if (changes.length || dashboards) {
+      await recordActivity(trx, {
+        organizationId: team.organizationId, teamId: team.id, scope: 'Insight', itemId: insight.id, activity,
+        actor: { userId: user.id }, name: updated.name, shortId: updated.shortId, changes,
+      });
+    }
+    return updated;
+  });
+}
+
+/** The insight's trends result now (UTC), or null when its query cannot run. */
+export async function insightResult(database: Database, insight: Insight, now = new Date()): Promise<TrendsResult[] | null> {
+  let query;
+  try {
+    query = readTrendsQuery(insight.query);
+  } catch {
+    return null;
+  }
+  const window = trendsWindow(query, now);
+  const events = await readTrendsEvents(database, insight.teamId, query, window);
+  return computeTrends(query, events, window);
+}
+
+/** Users mentioned by a page of objects, read once each. */
+export class UserSummaries {
+  private readonly cache = new Map<number, Promise<ReturnType<typeof serializeUserBasic> | null>>();
+  constructor(private readonly db: Db) {}
+  get(id: number | null): Promise<ReturnType<typeof serializeUserBasic> | null> {
+    if (id === null) return Promise.resolve(null);
+    let found = this.cache.get(id);
+    if (!found) this.cache.set(id, (found = getUser(this.db, id).then((u) => (u ? serializeUserBasic(u) : null))));
+    return found;
+  }
+}
+
+/** PostHog's InsightSerializer (the fields Hoglet has), with the computed result. */
+export async function serializeInsight(ctx: AppContext, insight: Insight, users: UserSummaries, now = new Date()) {
+  const [tiles, createdBy, modifiedBy, result] = await Promise.all([
+    dashboardsOfInsight(ctx.database.db, insight.id),
+    users.get(insight.createdById),
+    users.get(insight.lastModifiedById),
+    insightResult(ctx.database, insight, now),
+  ]);
+  return {
+    id: insight.id,
+    short_id: insight.shortId,
+    name: insight.name,
+    derived_name: null,
+    query: insight.query,
+    filters: {},
+    order: null,
+    deleted: insight.deleted,
+    dashboards: tiles.map((t) => t.dashboardId),
+    dashboard_tiles: tiles.map((t) => ({ id: t.tileId, dashboard_id: t.dashboardId, deleted: false })),
+    last_refresh: result ? now.toISOString() : null,
+    result,
+    created_at: insight.createdAt,
+    created_by: createdBy,
+    description: insight.description,
+    updated_at: insight.lastModifiedAt,
+    tags: insight.tags,
+    favorited: insight.favorited,
+    last_modified_at: insight.lastModifiedAt,
+    last_modified_by: modifiedBy,
+    is_sample: false,
+    timezone: 'UTC',
+    is_cached: false,
+    query_status: null,
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Sends one delivery of a subscription to its target: builds the report once, then e-mail,
+ * slack or webhook. Throws on any failure so the scheduler can retry with backoff.
+ */
+import type { Database } from '../../db/database.js';
+import { getTeam, getUser } from '../../tenancy/store.js';
+import type { PendingInvite, Subscription } from '../store.js';
+import { composeEmail, EmailSender } from './email.js';
+import { buildReport } from './report.js';
+import { sendSlack } from './slack.js';
+import { sendWebhook } from './webhook.js';
+
+export interface DelivererOptions {
+  siteUrl: string;
+  smtpUrl: string | undefined;
+  emailFrom: string;
+}
+
+export type DeliveryResult = 'sent' | 'skipped';
+
+export class Deliverer {
+  private readonly email: EmailSender;
+
+  constructor(
+    private readonly database: Database,
+    private readonly options: DelivererOptions,
+  ) {
+    this.email = new EmailSender(options.smtpUrl, options.emailFrom);
+  }
+
+  private async slackWebhook(teamId: number): Promise<string> {
+    const team = await getTeam(this.database.db, teamId);
+    const url = team?.settings.slack_incoming_webhook;
+    if (typeof url !== 'string' || !url) throw new Error('the environment has no slack_incoming_webhook');
+    return url;
+  }
+
+  /**
+   * The scheduled report for the occurrence at `occurrence`. 'skipped' when the resource is gone.
+   * E-mail recipients in `s.sentTo` were served by an earlier, partly failed attempt and are
+   * skipped; each address served now is pushed to `sent` (kept even when a later one fails).
+   */
+  async deliverScheduled(
+    s: Subscription,
+    occurrence: string,
+    now: Date,
+    nextDeliveryDate: string | null,
+    sent: string[] = [],
+  ): Promise<DeliveryResult> {
+    const report = await buildReport(this.database, this.options.siteUrl, s, now);
+    if (!report) return 'skipped';
+    switch (s.targetType) {
+      case 'email':
+        for (const to of s.targetValue.split(',').map((e) => e.trim()).filter((e) => e && !s.sentTo.includes(e))) {
+          await this.email.send(composeEmail(report, to, null));
+          sent.push(to);
+        }
+        break;
+      case 'slack':
+        await sendSlack(await this.slackWebhook(s.teamId), report, s.targetValue, null);
+        break;
+      case 'webhook':
+        await sendWebhook(s.targetValue, report, { subscriptionId: s.id, title: s.title, occurrence, nextDeliveryDate });
+        break;
+      default:
+        throw new Error(`unknown target type ${s.targetType}`);
+    }
+    return 'sent';
+  }
+
+  /** The invite owed to new recipients (e-mail addresses, or the slack channel); served ones are pushed to `sent`. */
+  async deliverInvite(s: Subscription, invite: PendingInvite, now: Date, sent: string[] = []): Promise<DeliveryResult> {
+    const report = await buildReport(this.database, this.options.siteUrl, s, now);
+    if (!report) return 'skipped';
+    if (s.targetType === 'email') {
+      const inviter = s.createdById === null ? undefined : await getUser(this.database.db, s.createdById);
+      const current = new Set(s.targetValue.split(',').map((e) => e.trim()));
+      // Only addresses still on the list: one removed since the invite was queued gets nothing.
+      for (const to of invite.recipients.filter((r) => current.has(r))) {
+        await this.email.send(
+          composeEmail(report, to, {
+            inviterName: inviter?.firstName || null,
+            inviterEmail: inviter?.email ?? null,
+            message: invite.message,
+            nextDeliveryDate: s.nextDeliveryDate,
+          }),
+        );
+        sent.push(to);
+      }
+    } else if (s.targetType === 'slack') {
+      await sendSlack(await this.slackWebhook(s.teamId), report, s.targetValue, { nextDeliveryDate: s.nextDeliveryDate });
+    }
+    return 'sent';
+  }
+
+  close(): void {
+    this.email.close();
+  }
+}

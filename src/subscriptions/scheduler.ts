@@ -1,0 +1,208 @@
+/**
+ * Delivers due subscriptions, once per occurrence, however many processes run it. Each run finds
+ * live subscriptions with work (a `next_delivery_date` within PostHog's 15-minute lead, or an
+ * invite owed), claims each with a conditional UPDATE (claim token + lease expiry: one process
+ * wins), re-reads it, delivers, and in the same release advances `next_delivery_date` past now.
+ * Occurrences missed while no process ran collapse into one delivery (core `planDelivery`).
+ * Failures are recorded and retried with exponential backoff; after `maxAttempts` the occurrence
+ * is given up and the schedule moves on.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import type { ChangeBus } from '../lib/change-bus.js';
+import { DELIVERY_BUFFER_MS, isDue, nextDeliveryDate, planDelivery } from './core/index.js';
+import { Deliverer } from './delivery/index.js';
+import { SUBSCRIPTION_CHANGE_TOPIC } from './service.js';
+import {
+  claimSubscription,
+  findWork,
+  recordDelivery,
+  releaseSubscription,
+  scheduleOf,
+  type DeliveryOutcome,
+  type Subscription,
+} from './store.js';
+
+export interface SchedulerOptions {
+  /** Time between runs; a change announced on `changes` starts one sooner. */
+  pollMs?: number;
+  /** How long a claim holds before another process may take the row over (a crashed holder). */
+  leaseMs?: number;
+  maxAttempts?: number;
+  /** First retry delay; doubled per failed attempt, capped at an hour. */
+  backoffMs?: number;
+  batchSize?: number;
+  changes?: ChangeBus | undefined;
+}
+
+export interface RunSummary {
+  sent: number;
+  failed: number;
+  skipped: number;
+  invites: number;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+
+export class SubscriptionScheduler {
+  private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  private readonly options: Required<Omit<SchedulerOptions, 'changes'>>;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = true;
+  private unsubscribe: (() => void) | undefined;
+  private again = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly log: Logger,
+    private readonly deliverer: Deliverer,
+    private readonly settings: SchedulerOptions = {},
+  ) {
+    this.options = {
+      pollMs: settings.pollMs ?? 60_000,
+      leaseMs: settings.leaseMs ?? 5 * 60_000,
+      maxAttempts: settings.maxAttempts ?? 5,
+      backoffMs: settings.backoffMs ?? 60_000,
+      batchSize: settings.batchSize ?? 50,
+    };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.settings.changes?.on(SUBSCRIPTION_CHANGE_TOPIC, () => this.wake());
+    this.log.info({ pollMs: this.options.pollMs }, 'subscription scheduler started');
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+    this.deliverer.close();
+  }
+
+  /** Runs now (or right after the run in progress), then keeps the polling rhythm. */
+  private wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.running = this.runOnce()
+      .catch((error: unknown) => this.log.error({ err: error }, 'subscription scheduler run failed'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else this.timer = setTimeout(() => this.wake(), this.options.pollMs);
+      });
+  }
+
+  /** One pass over the work due at `now`. */
+  async runOnce(now = new Date()): Promise<RunSummary> {
+    const summary: RunSummary = { sent: 0, failed: 0, skipped: 0, invites: 0 };
+    const horizon = new Date(now.getTime() + DELIVERY_BUFFER_MS);
+    const ids = await findWork(this.database.db, now, horizon, this.options.batchSize);
+    for (const id of ids) {
+      const token = `${this.owner}-${randomBytes(6).toString('hex')}`;
+      const claimed = await claimSubscription(this.database.db, id, token, now, this.options.leaseMs);
+      if (!claimed) continue;
+      const outcome: DeliveryOutcome = {};
+      try {
+        await this.invite(claimed, now, outcome, summary);
+        await this.scheduled(claimed, now, outcome, summary);
+      } catch (error) {
+        // Something outside delivery itself (storage, an unreadable stored schedule): log it and
+        // go on with the other subscriptions; the lease lets this one be tried again later.
+        this.log.error({ err: error, subscription: id }, 'subscription scheduling failed');
+      } finally {
+        await releaseSubscription(this.database.db, id, token, outcome);
+      }
+    }
+    return summary;
+  }
+
+  private backoff(attempts: number, now: Date): string {
+    const delay = Math.min(this.options.backoffMs * 2 ** (attempts - 1), 3_600_000);
+    return new Date(now.getTime() + delay).toISOString();
+  }
+
+  private async invite(s: Subscription, now: Date, outcome: DeliveryOutcome, summary: RunSummary): Promise<void> {
+    const invite = s.pendingInvite;
+    if (!invite || (invite.retryAt && invite.retryAt > now.toISOString())) return;
+    const base = { subscriptionId: s.id, teamId: s.teamId, kind: 'invite' as const, occurrence: null, attempt: invite.attempts + 1 };
+    const sent: string[] = [];
+    try {
+      const result = await this.deliverer.deliverInvite(s, invite, now, sent);
+      outcome.pendingInvite = null;
+      summary.invites += 1;
+      await recordDelivery(this.database.db, { ...base, status: result });
+    } catch (error) {
+      const attempts = invite.attempts + 1;
+      const giveUp = attempts >= this.options.maxAttempts;
+      // Recipients served before the failure are not invited twice.
+      const recipients = invite.recipients.filter((r) => !sent.includes(r));
+      outcome.pendingInvite = giveUp ? null : { ...invite, recipients, attempts, retryAt: this.backoff(attempts, now) };
+      summary.failed += 1;
+      this.log.warn({ err: error, subscription: s.id, attempts }, 'subscription invite failed');
+      await recordDelivery(this.database.db, { ...base, status: giveUp ? 'abandoned' : 'failed', error: errorText(error) });
+    }
+  }
+
+  private async scheduled(s: Subscription, now: Date, outcome: DeliveryOutcome, summary: RunSummary): Promise<void> {
+    if (!isDue(s.nextDeliveryDate, now) || (s.retryAt && s.retryAt > now.toISOString())) return;
+    const schedule = scheduleOf(s);
+    const plan = planDelivery(schedule, s.nextDeliveryDate, now);
+    if (!plan.due) return;
+    const occurrence = plan.scheduled_for.toISOString();
+    const next = plan.next_delivery_date?.toISOString() ?? null;
+    const base = {
+      subscriptionId: s.id,
+      teamId: s.teamId,
+      kind: 'scheduled' as const,
+      occurrence,
+      attempt: s.attempts + 1,
+      skippedOccurrences: plan.skipped,
+    };
+    const sent: string[] = [];
+    try {
+      const result = await this.deliverer.deliverScheduled(s, occurrence, now, next, sent);
+      // As PostHog after sending: the first occurrence after the one served and after now + 15 min.
+      const after = nextDeliveryDate(schedule, new Date(Math.max(now.getTime(), Date.now())), plan.scheduled_for);
+      Object.assign(outcome, { nextDeliveryDate: after?.toISOString() ?? null, attempts: 0, retryAt: null, lastError: null, sentTo: null });
+      summary[result === 'sent' ? 'sent' : 'skipped'] += 1;
+      await recordDelivery(this.database.db, { ...base, status: result });
+    } catch (error) {
+      const attempts = s.attempts + 1;
+      const giveUp = attempts >= this.options.maxAttempts;
+      summary.failed += 1;
+      this.log.warn({ err: error, subscription: s.id, attempts, giveUp }, 'subscription delivery failed');
+      Object.assign(
+        outcome,
+        giveUp
+          ? { nextDeliveryDate: next, attempts: 0, retryAt: null, lastError: errorText(error), sentTo: null }
+          : { attempts, retryAt: this.backoff(attempts, now), lastError: errorText(error), sentTo: [...s.sentTo, ...sent] },
+      );
+      await recordDelivery(this.database.db, { ...base, status: giveUp ? 'abandoned' : 'failed', error: errorText(error) });
+    }
+  }
+}
+
+/** The scheduler a server or worker process runs, configured from the app's settings. */
+export function createSubscriptionScheduler(ctx: AppContext): SubscriptionScheduler {
+  const { config } = ctx;
+  const deliverer = new Deliverer(ctx.database, {
+    siteUrl: config.siteUrl ?? `http://127.0.0.1:${config.port}`,
+    smtpUrl: config.smtpUrl,
+    emailFrom: config.emailFrom,
+  });
+  return new SubscriptionScheduler(ctx.database, ctx.log, deliverer, { pollMs: config.subscriptionPollMs, changes: ctx.changes });
+}

@@ -16,6 +16,11 @@ import { decideRoutes } from './decide/routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
 import { personRoutes } from './persons/routes.js';
+import { recordingApiRoutes } from './recordings/api-routes.js';
+import { recordingIngestRoutes } from './recordings/ingest-routes.js';
+import { recordingPublicRoutes } from './recordings/public-routes.js';
+import { sessionRoutes } from './sessions/routes.js';
+import { webVitalsRoutes } from './web-vitals/routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
@@ -43,6 +48,9 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(insightRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
+  await app.register(recordingApiRoutes, { ctx });
+  await app.register(sessionRoutes, { ctx });
+  await app.register(webVitalsRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 
@@ -93,6 +101,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(healthRoutes, { ctx });
   await app.register(captureRoutes, { ctx, queue: ctx.ingestionQueue });
   await app.register(decideRoutes, { ctx });
+  await app.register(recordingIngestRoutes, { ctx });
+  await app.register(recordingPublicRoutes, { ctx });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
   return app;
 }

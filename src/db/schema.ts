@@ -9,6 +9,7 @@ import type { GroupsTables } from '../groups/tables.js';
 import type { IngestionTables } from '../ingestion/tables.js';
 import type { InsightsTables } from '../insights/tables.js';
 import type { PersonsTables } from '../persons/tables.js';
+import type { RecordingsTables } from '../recordings/tables.js';
 import type { SubscriptionsTables } from '../subscriptions/tables.js';
 import type { TenancyTables } from '../tenancy/tables.js';
 
@@ -29,7 +30,8 @@ export interface ChangeNoticesTable {
 
 /** Every table Hoglet has, for Kysely's typing. Each feature declares its own tables. */
 export interface Schema extends TenancyTables, AuthTables, IngestionTables, EventsTables, PersonsTables, GroupsTables,
-    FlagsTables, CohortsTables, ActivityTables, InsightsTables, DashboardsTables, SubscriptionsTables {
+    FlagsTables, CohortsTables, ActivityTables, InsightsTables, DashboardsTables, SubscriptionsTables,
+    RecordingsTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

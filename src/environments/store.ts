@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Schema } from '../db/schema.js';
 import { fromJson, nowIso, toJson } from '../db/values.js';
@@ -94,15 +94,16 @@ export async function registerProductIntent(
 /**
  * Every table that holds environment data, found by its `team_id` column, so a feature added later
  * is covered without registering anything. Rows that hang off those tables by other keys must use
- * ON DELETE CASCADE foreign keys.
+ * ON DELETE CASCADE foreign keys. Reads only this Hoglet's own schema.
  */
 export async function teamOwnedTables(database: Database): Promise<string[]> {
-  const tables = await database.db.introspection.getTables();
-  return tables
-    .filter((t) => !t.isView && (database.dialect === 'sqlite' || t.schema === database.schema))
-    .filter((t) => t.name !== 'teams' && t.columns.some((c) => c.name === 'team_id'))
-    .map((t) => t.name)
-    .sort();
+  const rows =
+    database.dialect === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.columns
+          where table_schema = ${database.schema ?? 'public'} and column_name = 'team_id'`.execute(database.db)
+      : await sql<{ name: string }>`select m.name as name from sqlite_master m, pragma_table_info(m.name) c
+          where m.type = 'table' and c.name = 'team_id'`.execute(database.db);
+  return [...new Set(rows.rows.map((r) => r.name))].filter((name) => name !== 'teams').sort();
 }
 
 /** Removes an environment and everything of it, in one transaction (so a retry starts clean). */

@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../database.js';
 import { columnTypes, type HogletMigration } from './column-types.js';
 import { tenancyAndKeys } from './001-tenancy-and-keys.js';
@@ -6,62 +6,62 @@ import { ingestion } from './002-ingestion.js';
 import { flags } from './003-flags.js';
 import { environments } from './004-environments.js';
 import { subscriptions } from './005-subscriptions.js';
+import { recordings } from './006-recordings.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions];
-
-class StaticProvider implements MigrationProvider {
-  constructor(private readonly database: Database) {}
-  async getMigrations(): Promise<Record<string, Migration>> {
-    const types = columnTypes(this.database.dialect);
-    return Object.fromEntries(
-      migrations.map((m) => [m.name, { up: (db) => m.up(db, types) } satisfies Migration]),
-    );
-  }
-}
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings];
 
 export class MigrationError extends Error {}
 
-function runMigrator(database: Database, db: Kysely<any>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
-    db,
-    provider: new StaticProvider(database),
-    migrationTableName: 'hoglet_migrations',
-    migrationLockTableName: 'hoglet_migration_lock',
-    // Other Hoglets (or test runs) may share the database under other schemas: look only in ours.
-    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
-  });
-  return migrator.migrateToLatest();
+/** A lock id per schema, so Hoglets in different schemas of one database do not wait on each other. */
+function lockKey(schema: string): number {
+  let hash = 0;
+  for (const char of `hoglet-migrations:${schema}`) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return hash;
+}
+
+async function pendingMigrations(db: Kysely<any>): Promise<HogletMigration[]> {
+  await db.schema
+    .createTable('hoglet_migrations')
+    .ifNotExists()
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('executed_at', 'text', (c) => c.notNull())
+    .execute();
+  const done = new Set((await db.selectFrom('hoglet_migrations').select('name').execute()).map((r) => r.name as string));
+  const known = new Set(migrations.map((m) => m.name));
+  const unknown = [...done].filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new MigrationError(`the database has migrations this Hoglet does not know (${unknown.join(', ')}): it was migrated by a newer version`);
+  }
+  return migrations.filter((m) => !done.has(m.name));
 }
 
 /**
- * Brings the schema up to date. Safe when several processes start at once: Kysely's migrator
- * takes an advisory lock on PostgreSQL; on SQLite (where Kysely takes no lock) the whole run is
- * one `begin immediate` transaction, so a second process waits and then finds nothing to do.
+ * Brings the schema up to date, each migration in one transaction with its bookkeeping row.
+ * Safe when several processes start at once: PostgreSQL takes a transaction-scoped advisory
+ * lock per schema; SQLite's `begin immediate` (see database.ts) lets one writer in at a time. The
+ * second process then finds nothing left to do. Nothing here introspects the catalog, so other
+ * schemas of the same database coming and going cannot disturb it.
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  let outcome: MigrationResultSet;
-  if (database.dialect === 'sqlite') {
-    outcome = await database.db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn);
-      try {
-        const result = await runMigrator(database, conn);
-        await sql.raw(result.error ? 'rollback' : 'commit').execute(conn);
-        return result;
-      } catch (error) {
-        await sql`rollback`.execute(conn).catch(() => undefined);
-        throw error;
+  const types = columnTypes(database.dialect);
+  const applied: string[] = [];
+  try {
+    await database.db.transaction().execute(async (trx) => {
+      if (database.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${lockKey(database.schema ?? 'public')})`.execute(trx);
+      for (const migration of await pendingMigrations(trx)) {
+        try {
+          await migration.up(trx, types);
+        } catch (error) {
+          throw new MigrationError(`database migration ${migration.name} failed: ${(error as Error).message}`);
+        }
+        await (trx as Kysely<any>).insertInto('hoglet_migrations').values({ name: migration.name, executed_at: new Date().toISOString() }).execute();
+        applied.push(migration.name);
       }
     });
-  } else {
-    outcome = await runMigrator(database, database.db);
+  } catch (error) {
+    if (error instanceof MigrationError) throw error;
+    throw new MigrationError(`database migration failed: ${(error as Error).message}`);
   }
-  const { error, results } = outcome;
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new MigrationError(
-      `database migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return applied;
 }

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { checkTokenShape, decodeBody, type DecodeBodyLimits, type QueryParams } from '../ingestion/core/index.js';
+import { parseSnapshotPayload } from './core/index.js';
+import { appendBatch, encodeChunk } from './store.js';
+
+const MiB = 1024 * 1024;
+/** PostHog's replay capture takes bigger bodies than event capture: full snapshots are large. */
+export const RECORDING_LIMITS: DecodeBodyLimits = { maxBodyBytes: 20 * MiB, maxDecompressedBytes: 100 * MiB };
+
+const MISSING_TOKEN = {
+  type: 'authentication_error',
+  code: 'missing_api_key',
+  detail: 'API key not provided. You can find your project API key in your project settings.',
+  attr: null,
+} as const;
+
+const INVALID_TOKEN = {
+  type: 'authentication_error',
+  code: 'invalid_api_key',
+  detail: 'Project API key invalid. You can find your project API key in your project settings.',
+  attr: null,
+} as const;
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * posthog-js puts the token in each `$snapshot` event's properties; an envelope or the query string
+ * may carry it too (as for events). The first one found wins.
+ */
+function findToken(body: unknown, query: QueryParams): unknown {
+  const envelope = record(body);
+  if (envelope && (envelope.api_key ?? envelope.token) !== undefined) return envelope.api_key ?? envelope.token;
+  const events = Array.isArray(body) ? body : Array.isArray(envelope?.batch) ? (envelope!.batch as unknown[]) : [body];
+  for (const raw of events) {
+    const event = record(raw);
+    const token = event?.token ?? event?.api_key ?? record(event?.properties)?.token;
+    if (token !== undefined && token !== null) return token;
+  }
+  const fromQuery = query.token ?? query.api_key;
+  return Array.isArray(fromQuery) ? fromQuery[0] : fromQuery;
+}
+
+/**
+ * `POST /s/`: posthog-js `$snapshot` events. Each (session, window) batch of the body becomes one
+ * stored chunk and is folded into its recording's metadata before the answer, so a 200 means the
+ * recording is readable through the API.
+ */
+export const recordingIngestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  // As for capture: bodies are raw bytes, often gzip sent as text/plain with no hint.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.post('/s', { bodyLimit: RECORDING_LIMITS.maxBodyBytes }, async (request, reply) => {
+    const query = (request.query ?? {}) as QueryParams;
+    const decoded = decodeBody({
+      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      contentType: header(request, 'content-type'),
+      contentEncoding: header(request, 'content-encoding'),
+      query,
+      limits: RECORDING_LIMITS,
+    });
+    if (!decoded.ok) return reply.code(decoded.status).send({ ...decoded.error, attr: null });
+
+    const token = checkTokenShape(findToken(decoded.value, query));
+    if (!token.ok) return reply.code(401).send(token.problem === 'missing' ? MISSING_TOKEN : INVALID_TOKEN);
+    const team = await ctx.teams.byApiToken(token.token);
+    if (!team) return reply.code(401).send(INVALID_TOKEN);
+
+    const parsed = parseSnapshotPayload(decoded.value);
+    if (!parsed.ok) {
+      const { code, detail, attr } = parsed.error;
+      return reply.code(400).send({ type: 'validation_error', code, detail, attr });
+    }
+    const now = new Date();
+    let stored = 0;
+    for (const batch of parsed.batches) {
+      const data = await encodeChunk(batch);
+      await appendBatch(ctx.database, team.id, batch, data, now);
+      stored += batch.events.length;
+    }
+    request.log.debug({ team: team.id, batches: parsed.batches.length, events: stored }, 'snapshots stored');
+    // posthog-js retries anything but 200 and 4xx (posthog-ingestion.md 3.3).
+    if (query.beacon === '1') return reply.code(204).send();
+    return { status: 1 };
+  });
+};

@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { notFound, validationError } from '../http/errors.js';
+import { getRecording, type RecordingRow } from './store.js';
+
+export const recordingNotFound = () => notFound('Recording not found');
+
+/** The recording named by a route parameter, in the request's environment; 404 as PostHog words it. */
+export async function loadRecording(ctx: AppContext, request: FastifyRequest, param = 'id'): Promise<RecordingRow> {
+  const id = (request.params as Record<string, string>)[param] ?? '';
+  const row = await getRecording(ctx.database.db, request.team!.id, id);
+  if (!row) throw recordingNotFound();
+  return row;
+}
+
+/** DRF's BooleanField: the booleans, and their usual spellings in forms and query strings. */
+export function readBoolean(value: unknown, attr: string): boolean {
+  if (value === true || value === 'true' || value === 'True' || value === 1 || value === '1') return true;
+  if (value === false || value === 'false' || value === 'False' || value === 0 || value === '0') return false;
+  throw validationError('Must be a valid boolean.', attr, 'invalid');
+}

@@ -1,0 +1,56 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.js';
+import { permissionDenied, validationError } from '../http/errors.js';
+import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
+import { loadRecording, readBoolean } from './route-helpers.js';
+import { getSharing, newAccessToken, saveSharing, type RecordingSharing } from './sharing-store.js';
+
+/** PostHog's SharingConfigurationSerializer body. */
+function sharingBody(sharing: RecordingSharing | undefined) {
+  return {
+    created_at: sharing?.createdAt ?? null,
+    enabled: sharing?.enabled ?? false,
+    // Never shared: PostHog shows an unsaved configuration with a throwaway token.
+    access_token: sharing?.accessToken ?? newAccessToken(),
+    settings: sharing?.settings ?? null,
+    password_required: false,
+    share_passwords: [] as unknown[],
+  };
+}
+
+
+/**
+ * `…/session_recordings/:recording_id/sharing/`: read and change whether the recording is public
+ * at `/shared/<access_token>`. The page reads the configuration on every request, so disabling
+ * takes effect at once.
+ */
+export const sharingRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const { db } = ctx.database;
+  for (const base of TEAM_ROUTE_BASES) {
+    const path = `${base.base}/session_recordings/:recording_id/sharing/`;
+
+    app.get(path, { config: teamAccess('sharing_configuration:read', base) }, async (request) => {
+      const row = await loadRecording(ctx, request, 'recording_id');
+      return sharingBody(await getSharing(db, row.teamId, row.sessionId));
+    });
+
+    app.patch(path, { config: teamAccess('sharing_configuration:write', base) }, async (request) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (typeof body !== 'object' || Array.isArray(body)) throw validationError('Invalid data. Expected a dictionary.', 'non_field_errors', 'invalid');
+      const row = await loadRecording(ctx, request, 'recording_id');
+      const change: { enabled?: boolean; settings?: Record<string, unknown> | null } = {};
+      if (body.enabled !== undefined) change.enabled = readBoolean(body.enabled, 'enabled');
+      if (body.settings !== undefined) {
+        if (body.settings !== null && (typeof body.settings !== 'object' || Array.isArray(body.settings))) {
+          throw validationError('Invalid settings format', 'settings');
+        }
+        change.settings = body.settings as Record<string, unknown> | null;
+      }
+      // Password-protected sharing is a paid PostHog feature that Hoglet does not offer.
+      if (body.password_required !== undefined && readBoolean(body.password_required, 'password_required')) {
+        throw permissionDenied('Password-protected sharing is not available.');
+      }
+      return sharingBody(await saveSharing(db, row.teamId, row.sessionId, change));
+    });
+  }
+};

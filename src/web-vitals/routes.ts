@@ -1,0 +1,49 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.js';
+import { jsonText } from '../db/json-path.js';
+import { fromJson } from '../db/values.js';
+import { ApiError } from '../http/errors.js';
+import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
+import { checkWebVitalsQuery, computeWebVitals, WEB_VITALS_EVENT, type PathCleaningFilter } from '../recordings/core/index.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `web_vitals/?pathname=`: the p90 of INP, LCP, CLS and FCP over the last 7 days, in PostHog's
+ * trends response shape (recordings/core/web-vitals.ts). Only the window's `$web_vitals` events are
+ * read, through the (team, event, timestamp) index.
+ */
+export const webVitalsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  for (const base of TEAM_ROUTE_BASES) {
+    app.get(`${base.base}/web_vitals/`, { config: teamAccess('query:read', base) }, async (request) => {
+      const check = checkWebVitalsQuery((request.query ?? {}) as Record<string, unknown>);
+      if (!check.ok) {
+        const { type, code, detail, attr } = check.body;
+        throw new ApiError(check.status, type, code, detail, attr);
+      }
+      const team = request.team!;
+      const now = new Date();
+      // The core keeps whole days from 7 days back; a day more of rows covers it whatever the hour.
+      const since = new Date(now.getTime() - 8 * DAY_MS).toISOString();
+      const weekStart = team.settings.week_start_day === 1 ? 1 : 0;
+      const filters = Array.isArray(team.settings.path_cleaning_filters)
+        ? (team.settings.path_cleaning_filters as PathCleaningFilter[])
+        : [];
+      const pathname = jsonText(ctx.database.dialect, 'properties', '$pathname');
+      const rows = await ctx.database.db
+        .selectFrom('events')
+        .select(['timestamp', 'properties'])
+        .where('team_id', '=', team.id)
+        .where('event', '=', WEB_VITALS_EVENT)
+        .where('timestamp', '>=', since)
+        // Without cleaning rules the path compares as sent, so other pages' events need not be read
+        // (events without `$pathname` are kept: the core falls back to `$current_url`).
+        .$if(filters.length === 0, (q) => q.where((eb) => eb.or([eb(pathname, '=', check.pathname), eb(pathname, 'is', null)])))
+        .execute();
+      return computeWebVitals(
+        rows.map((r) => ({ event: WEB_VITALS_EVENT, timestamp: r.timestamp, properties: fromJson(r.properties) ?? {} })),
+        { pathname: check.pathname, now, weekStartDay: weekStart, pathCleaningFilters: filters },
+      );
+    });
+  }
+};

@@ -8,7 +8,7 @@ import { absoluteUrl, paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../tenancy/models.js';
 import { serializeTeamBasic } from '../tenancy/serializers.js';
 import { startDemoDataGeneration } from './demo-data.js';
-import { createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
+import { checkPrimaryDashboard, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
 import { listTeams } from './store.js';
 import { readTeamWrite } from './validate-settings.js';
 
@@ -61,6 +61,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     { config: { access: { scope: 'project:write', team: { from: 'project', param: 'project_id' } } } },
     async (request, reply) => {
       const write = readTeamWrite(request.body);
+      await checkPrimaryDashboard(ctx, undefined, write);
       const team = await createEnvironment(ctx, request.principal!, request.team!, write);
       if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team, request.principal!.user.id);
       return reply.code(201).send(await teamBody(ctx, team, request.principal!));
@@ -81,7 +82,9 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
     app.patch(`${path}/`, { config: envAccess('project:write') }, async (request) => {
       const team = environmentOf(request, nested);
-      const updated = await updateEnvironment(ctx, request.principal!, team, readTeamWrite(request.body));
+      const write = readTeamWrite(request.body);
+      await checkPrimaryDashboard(ctx, team, write);
+      const updated = await updateEnvironment(ctx, request.principal!, team, write);
       return teamBody(ctx, updated, request.principal!);
     });
 

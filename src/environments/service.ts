@@ -1,4 +1,6 @@
 import { diffFields, recordActivity, type Actor } from '../activity/log.js';
+import { fromBool } from '../db/values.js';
+import { validationError } from '../http/errors.js';
 import type { Principal } from '../auth/guard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
@@ -67,6 +69,25 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
   });
   ctx.log.info({ team: team.id, project: team.projectId, isDemo: team.settings.is_demo === true }, 'environment created');
   return team;
+}
+
+/**
+ * `primary_dashboard` must name a live dashboard of this environment (PostHog's PrimaryKeyRelatedField
+ * wording), and cannot be chosen before the environment exists.
+ */
+export async function checkPrimaryDashboard(ctx: AppContext, team: Team | undefined, write: TeamWrite): Promise<void> {
+  const id = write.settings.primary_dashboard;
+  if (id === undefined || id === null) return;
+  if (!team) throw validationError('Primary dashboard cannot be set on project creation.', 'primary_dashboard');
+  const dashboard = await ctx.database.db
+    .selectFrom('dashboards')
+    .select(['id', 'deleted'])
+    .where('id', '=', Number(id))
+    .where('team_id', '=', team.id)
+    .executeTakeFirst();
+  if (!dashboard || fromBool(dashboard.deleted)) {
+    throw validationError(`Invalid pk "${String(id)}" - object does not exist.`, 'primary_dashboard', 'does_not_exist');
+  }
 }
 
 export async function updateEnvironment(ctx: AppContext, principal: Principal, team: Team, write: TeamWrite): Promise<Team> {

@@ -113,6 +113,25 @@ describe('environment validation', () => {
     });
   }
 
+  it('takes primary_dashboard only as a live dashboard of the same environment', async () => {
+    const env = await createEnv({ name: 'With dashboard' });
+    const own = await server.request(`/api/environments/${env.id}/dashboards/`, { method: 'POST', body: { name: 'Main' } });
+    expect(own.status, own.text).toBe(201);
+    const foreign = await server.request(`/api/environments/${projectId}/dashboards/`, { method: 'POST', body: { name: 'Elsewhere' } });
+    const ok = await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { primary_dashboard: own.body.id } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.primary_dashboard).toBe(own.body.id);
+    for (const id of [foreign.body.id, 999999]) {
+      const res = await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { primary_dashboard: id } });
+      expect(res.body).toEqual({ type: 'validation_error', code: 'does_not_exist', detail: `Invalid pk "${id}" - object does not exist.`, attr: 'primary_dashboard' });
+    }
+    await server.request(`/api/environments/${env.id}/dashboards/${own.body.id}/`, { method: 'PATCH', body: { deleted: true } });
+    const gone = await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { primary_dashboard: own.body.id } });
+    expect(gone.body.code).toBe('does_not_exist');
+    const onCreate = await server.request(`${base()}/`, { method: 'POST', body: { primary_dashboard: own.body.id } });
+    expect(onCreate.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Primary dashboard cannot be set on project creation.', attr: 'primary_dashboard' });
+  });
+
   it('rejects a body that is not an object', async () => {
     const res = await server.request(`/api/environments/${projectId}/`, { method: 'PATCH', body: [1, 2] });
     expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Invalid data. Expected a dictionary, but got list.', attr: null });

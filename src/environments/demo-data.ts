@@ -1,5 +1,7 @@
 import type { AppContext } from '../context.js';
 import { createFlag } from '../flags/service.js';
+import { appendBatch, encodeChunk } from '../recordings/store.js';
+import { buildDemoRecording } from './demo-recording.js';
 import { getUser } from '../tenancy/store.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { uuidv7 } from '../lib/uuid.js';
@@ -93,6 +95,9 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');
     // Flags belong to the project; this one is named after the demo environment and is removed
     // with it (it carries the environment's id).
+    const recordingStart = Date.now() - 2 * DAY_MS;
+    const recording = buildDemoRecording(uuidv7(recordingStart), `demo-anon-${team.id}-0`, recordingStart);
+    await appendBatch(ctx.database, team.id, recording, await encodeChunk(recording), new Date());
     const user = await getUser(db, userId);
     if (user) {
       await createFlag(ctx, team, user, {

@@ -122,6 +122,9 @@ describe('is_demo', () => {
     const times = events.body.results.map((e: any) => Date.parse(e.timestamp));
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(20 * 86_400_000);
     expect((await server.request(`/api/environments/${id}/`)).body.ingested_event).toBe(true);
+    const recordings = await server.request(`/api/environments/${id}/session_recordings/?date_from=-7d`);
+    expect(recordings.body.results).toHaveLength(1);
+    expect(recordings.body.results[0]).toMatchObject({ click_count: 3, console_log_count: 1, start_url: 'https://demo.hoglet.dev/pricing' });
     const flags = await server.request(`/api/projects/${server.bootstrap.project.id}/feature_flags/?search=demo-${id}`);
     expect(flags.body.results.map((f: any) => f.key)).toEqual([`demo-${id}-new-checkout`]);
   });

@@ -9,6 +9,7 @@ import { distinctIdsOfPerson, serializeRecordings } from './serialize.js';
 import { sharingRoutes } from './sharing-routes.js';
 import { loadRecording, readBoolean } from './route-helpers.js';
 import { deleteRecording, listChunks, listRecordings, readChunks, setViewed, type RecordingRow } from './store.js';
+import { recordActivity } from '../activity/log.js';
 
 /** PostHog's page size for recordings. */
 const RECORDINGS_PAGE_SIZE = 50;
@@ -73,6 +74,15 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
     app.delete(`${path}/:id/`, { config: write }, async (request, reply) => {
       const row = await loadRecording(ctx, request);
       await deleteRecording(ctx.database, row.teamId, row.sessionId);
+      await recordActivity(ctx.database.db, {
+        organizationId: request.team!.organizationId,
+        teamId: row.teamId,
+        scope: 'Replay',
+        itemId: row.sessionId,
+        activity: 'deleted',
+        actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key.id },
+        name: row.sessionId,
+      });
       return reply.code(204).send();
     });
 

@@ -4,6 +4,7 @@ import { permissionDenied, validationError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { loadRecording, readBoolean } from './route-helpers.js';
 import { getSharing, newAccessToken, saveSharing, type RecordingSharing } from './sharing-store.js';
+import { recordActivity } from '../activity/log.js';
 
 /** PostHog's SharingConfigurationSerializer body. */
 function sharingBody(sharing: RecordingSharing | undefined) {
@@ -50,7 +51,22 @@ export const sharingRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       if (body.password_required !== undefined && readBoolean(body.password_required, 'password_required')) {
         throw permissionDenied('Password-protected sharing is not available.');
       }
-      return sharingBody(await saveSharing(db, row.teamId, row.sessionId, change));
+      const before = await getSharing(db, row.teamId, row.sessionId);
+      const saved = await saveSharing(db, row.teamId, row.sessionId, change);
+      if (change.enabled !== undefined && change.enabled !== (before?.enabled ?? false)) {
+        // PostHog logs sharing changes on the shared item.
+        await recordActivity(db, {
+          organizationId: request.team!.organizationId,
+          teamId: row.teamId,
+          scope: 'Replay',
+          itemId: row.sessionId,
+          activity: change.enabled ? 'sharing enabled' : 'sharing disabled',
+          actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key.id },
+          name: row.sessionId,
+          changes: [{ type: 'Replay', action: 'changed', field: 'sharing_enabled', before: before?.enabled ?? false, after: change.enabled }],
+        });
+      }
+      return sharingBody(saved);
     });
   }
 };

@@ -70,10 +70,10 @@ describe('environments: list, create, retrieve, update, delete', () => {
     expect(nested.body).toEqual(flat.body);
     const patched = await server.request(`/api/environments/${env.id}/`, {
       method: 'PATCH',
-      body: { name: 'Renamed', week_start_day: 1, session_recording_sample_rate: '0.5', api_token: 'phc_mine', id: 999, uuid: 'x', ingested_event: true },
+      body: { name: 'Renamed', week_start_day: 1, completed_snippet_onboarding: true, session_recording_sample_rate: '0.5', api_token: 'phc_mine', id: 999, uuid: 'x', ingested_event: true },
     });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body).toMatchObject({ id: env.id, name: 'Renamed', week_start_day: 1, session_recording_sample_rate: '0.50', api_token: env.api_token, ingested_event: false });
+    expect(patched.body).toMatchObject({ id: env.id, name: 'Renamed', week_start_day: 1, completed_snippet_onboarding: true, session_recording_sample_rate: '0.50', api_token: env.api_token, ingested_event: false });
     expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(env.updated_at));
   });
 
@@ -187,14 +187,19 @@ describe('environment actions and activity', () => {
     const env = await createEnv();
     const send = (token: string) =>
       fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, event: 'e', distinct_id: 'd' }) });
+    const decide = (token: string) =>
+      fetch(`${server.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, distinct_id: 'd' }) });
     expect((await send(env.api_token)).status).toBe(200);
+    expect((await decide(env.api_token)).status).toBe(200);
     const reset = await server.request(`/api/projects/${projectId}/environments/${env.id}/reset_token/`, { method: 'PATCH', body: {} });
     expect(reset.status).toBe(200);
     expect(reset.body.api_token).toMatch(/^phc_/);
     expect(reset.body.api_token).not.toBe(env.api_token);
     expect(reset.body.id).toBe(env.id);
     expect((await send(env.api_token)).status).toBe(401);
+    expect((await decide(env.api_token)).status).toBe(401);
     expect((await send(reset.body.api_token)).status).toBe(200);
+    expect((await decide(reset.body.api_token)).status).toBe(200);
     const activity = await server.request(`/api/environments/${env.id}/activity/`);
     expect(activity.body.results[0].detail.changes[0]).toMatchObject({ field: 'api_token', before: env.api_token, after: reset.body.api_token });
   });

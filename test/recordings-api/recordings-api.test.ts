@@ -217,3 +217,45 @@ describe('sharing a recording', () => {
     expect((await fetch(`${server.url}/static/nope.js`)).status).toBe(404);
   });
 });
+
+describe('recording changes in the activity log', () => {
+  it('records sharing being enabled and disabled, and deletion', async () => {
+    const server = await startTestServer();
+    try {
+      const token = server.bootstrap.team.apiToken;
+      const sessionId = 'activity-session-1';
+      const res = await fetch(`${server.url}/s/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([
+          {
+            event: '$snapshot',
+            properties: {
+              token,
+              distinct_id: 'act-user',
+              $session_id: sessionId,
+              $window_id: 'w1',
+              $snapshot_data: [{ type: 4, timestamp: Date.now(), data: { href: 'https://x.io/' } }],
+            },
+          },
+        ]),
+      });
+      expect(res.status).toBe(200);
+      const base = `/api/environments/${server.bootstrap.team.id}/session_recordings/${sessionId}`;
+      expect((await server.request(`${base}/sharing/`, { method: 'PATCH', body: { enabled: true } })).status).toBe(200);
+      expect((await server.request(`${base}/sharing/`, { method: 'PATCH', body: { enabled: false } })).status).toBe(200);
+      expect((await server.request(`${base}/`, { method: 'DELETE' })).status).toBe(204);
+      const rows = await server.running.ctx.database.db
+        .selectFrom('activity_log')
+        .select(['activity'])
+        .where('scope', '=', 'Replay')
+        .where('item_id', '=', sessionId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      expect(rows.map((r) => r.activity)).toEqual(['sharing enabled', 'sharing disabled', 'deleted']);
+    } finally {
+      await server.close();
+    }
+  });
+});

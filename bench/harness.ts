@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -38,8 +39,23 @@ export async function spawnServer(args: string[], env: Record<string, string>, p
   };
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
 export interface LoadResult {
   requestsPerSecond: number;
+  /**
+   * Requests per CPU second of the server process (`serverPid`): on a shared, busy machine wall
+   * time swings with the neighbours' load, the CPU a request costs much less.
+   */
+  requestsPerCpuSecond: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -54,7 +70,9 @@ export async function load(options: {
   headers?: Record<string, string>;
   connections?: number;
   seconds?: number;
+  serverPid?: number | undefined;
 }): Promise<LoadResult> {
+  const cpuBefore = cpuSecondsOf(options.serverPid);
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'POST',
@@ -64,8 +82,10 @@ export async function load(options: {
     duration: options.seconds ?? 5,
     pipelining: 1,
   });
+  const cpu = cpuSecondsOf(options.serverPid) - cpuBefore;
   return {
     requestsPerSecond: result.requests.average,
+    requestsPerCpuSecond: result.requests.total / cpu,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

@@ -44,7 +44,10 @@ export const CAMPAIGN_PROPERTIES: ReadonlySet<string> = new Set([
   'mc_cid', 'igshid', 'ttclid', 'rdt_cid', 'irclid', '_kx', 'epik', 'qclid', 'sccid',
 ]);
 
-const LIFTED_PROPERTIES: readonly string[] = [...EVENT_TO_PERSON_PROPERTIES, ...CAMPAIGN_PROPERTIES];
+/** Each lifted property with its `$initial_…` name, computed once rather than per event. */
+const LIFTED_PROPERTIES: ReadonlyArray<readonly [string, string]> = [...EVENT_TO_PERSON_PROPERTIES, ...CAMPAIGN_PROPERTIES].map(
+  (key) => [key, `$initial_${key.replace('$', '')}`] as const,
+);
 
 /** Events that never touch persons: other pipelines process them, with no ordering guarantee. */
 const NO_PERSON_UPDATE_EVENTS = new Set(['$exception', '$$heatmap', '$groupidentify']);
@@ -116,23 +119,23 @@ export function normalizePersonProperties(source: PersonPropertySource): Propert
  */
 export function liftInitialAndCampaignProperties(properties: Properties): Properties {
   const skipHostOs = properties.$is_server === true;
-  const source: Properties = { ...properties };
-  if (source.$os === undefined && source.$os_name !== undefined) source.$os = source.$os_name;
+  // `$os_name` stands in for a missing `$os`; read through this instead of copying the properties.
+  const osAlias = properties.$os === undefined && properties.$os_name !== undefined;
   let set: Properties | undefined;
   let setOnce: Properties | undefined;
-  for (const key of LIFTED_PROPERTIES) {
-    if (!(key in source)) continue;
+  for (const [key, initialKey] of LIFTED_PROPERTIES) {
+    const present = key in properties || (key === '$os' && osAlias);
+    if (!present) continue;
     if (skipHostOs && (key === '$os' || key === '$os_version')) continue;
     set ??= { ...asObject(properties.$set) };
     setOnce ??= { ...asObject(properties.$set_once) };
-    const value = source[key];
+    const value = key === '$os' && osAlias ? properties.$os_name : properties[key];
     if (!(key in set)) setOwn(set, key, value);
-    const initialKey = `$initial_${key.replace('$', '')}`;
     if (value !== null && value !== undefined && !(initialKey in setOnce)) setOwn(setOnce, initialKey, value);
   }
-  if (!skipHostOs && source.$os === null && source.$os_name !== undefined && source.$os_name !== null) {
+  if (!skipHostOs && properties.$os === null && properties.$os_name !== undefined && properties.$os_name !== null) {
     setOnce ??= { ...asObject(properties.$set_once) };
-    if (!('$initial_os' in setOnce)) setOnce.$initial_os = source.$os_name;
+    if (!('$initial_os' in setOnce)) setOnce.$initial_os = properties.$os_name;
   }
   if (set === undefined && setOnce === undefined) return properties;
   return { ...properties, ...(set && { $set: set }), ...(setOnce && { $set_once: setOnce }) };
@@ -242,9 +245,14 @@ function asObject(value: unknown): Properties {
   return isPlainObject(value) ? value : {};
 }
 
-/** Assignment that cannot hit `__proto__` setters: property names come from clients. */
+/**
+ * Assignment that cannot hit `__proto__` setters: property names come from clients. Only that one
+ * name reaches a setter on a plain object, so every other key takes the (much faster) plain
+ * assignment; this runs for every lifted property of every event.
+ */
 function setOwn(target: Properties, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** Structural equality for JSON values (key order of objects does not matter). */

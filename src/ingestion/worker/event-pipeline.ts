@@ -1,8 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
 import { toJson } from '../../db/values.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import { getPersonByDistinctId } from '../../persons/store.js';
 import type { Team } from '../../tenancy/models.js';
 import {
   applyGeoipProperties,
@@ -16,10 +13,9 @@ import {
   type Properties,
 } from '../core/index.js';
 import type { QueuedEvent } from '../queue.js';
+import type { BatchContext } from './batch-context.js';
 import { processGroups } from './groups-step.js';
 import { personlessPersonUuid, processPerson } from './person-processor.js';
-
-type Db = Kysely<Schema>;
 
 export interface PipelineDeps {
   geoip?: GeoipService | undefined;
@@ -57,24 +53,20 @@ function enrichWithIp(properties: Properties, queued: QueuedEvent, team: Team, d
   return enriched;
 }
 
-async function alreadyStored(db: Db, teamId: number, uuid: string): Promise<boolean> {
-  const row = await db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * One queued event through PostHog's pipeline (posthog-ingestion.md section 4), as small steps:
  * dedupe → timestamp → person mode → properties → IP and GeoIP → groups → person → store.
+ * Person changes and the event row go to the batch context, which writes them at the batch's end.
  */
 export async function processQueuedEvent(
-  db: Db,
+  batch: BatchContext,
   team: Team,
   queued: QueuedEvent,
   deps: PipelineDeps,
   options: PipelineOptions = {},
 ): Promise<PipelineResult> {
   const warnings: IngestionWarning[] = [];
-  if (await alreadyStored(db, team.id, queued.uuid)) return { stored: false, reason: 'duplicate', warnings };
+  if (await batch.isStored(team.id, queued.uuid)) return { stored: false, reason: 'duplicate', warnings };
 
   const timestamp = resolveTimestamp(queued, warnings);
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
@@ -85,44 +77,40 @@ export async function processQueuedEvent(
   let properties = normalizePersonProperties(source);
   properties = enrichWithIp(properties, queued, team, deps);
   if (mode.kind === 'personless') properties = stripPersonUpdateFields(properties);
-  warnings.push(...(await processGroups(db, team.id, queued.event, properties, timestamp)));
+  warnings.push(...(await processGroups(batch.db, batch.groupTypes, team.id, queued.event, properties, timestamp)));
 
   let personUuid: string;
   if (mode.kind === 'process' && !options.deferPerson) {
-    const outcome = await processPerson(db, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
+    const outcome = await processPerson(batch.persons, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
     warnings.push(...outcome.warnings);
     personUuid = outcome.personUuid;
   } else {
-    const existing = await getPersonByDistinctId(db, team.id, queued.distinct_id);
+    const existing = await batch.persons.get(team.id, queued.distinct_id);
     personUuid = existing?.uuid ?? personlessPersonUuid(team.id, queued.distinct_id);
   }
 
-  await db
-    .insertInto('events')
-    .values({
-      team_id: team.id,
-      uuid: queued.uuid,
-      event: queued.event,
-      distinct_id: queued.distinct_id,
-      person_id: personUuid,
-      properties: toJson(properties),
-      timestamp,
-      created_at: new Date().toISOString(),
-      session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
-      elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  batch.addEvent({
+    team_id: team.id,
+    uuid: queued.uuid,
+    event: queued.event,
+    distinct_id: queued.distinct_id,
+    person_id: personUuid,
+    properties: toJson(properties),
+    timestamp,
+    created_at: new Date().toISOString(),
+    session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
+    elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
+  });
   return { stored: true, warnings };
 }
 
 /** Only the person part of an event whose person processing spike detection deferred. */
-export async function processDeferredPerson(db: Db, team: Team, queued: QueuedEvent): Promise<IngestionWarning[]> {
+export async function processDeferredPerson(batch: BatchContext, team: Team, queued: QueuedEvent): Promise<IngestionWarning[]> {
   const warnings: IngestionWarning[] = [];
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
   if (decidePersonProcessing(source).kind !== 'process') return warnings;
   const timestamp = resolveTimestamp(queued, warnings);
   const properties = enrichWithIp(normalizePersonProperties(source), queued, team, {});
-  const outcome = await processPerson(db, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
+  const outcome = await processPerson(batch.persons, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
   return [...warnings, ...outcome.warnings];
 }

@@ -6,12 +6,41 @@ import { isPlainObject, type IngestionWarning, type Properties } from '../core/i
 type Db = Kysely<Schema>;
 
 /**
+ * Group type indexes, asked of the database once per type per batch instead of once per event.
+ * A batch's own lookups stay local until the batch commits (`commit`): an index assigned inside a
+ * transaction that rolls back must not outlive it. Committed indexes are kept by the worker for
+ * good: a type's index never changes once assigned (nothing deletes or renumbers mappings).
+ */
+export class GroupTypeCache {
+  private readonly local = new Map<string, number | undefined>();
+
+  constructor(private readonly committed: Map<string, number> = new Map()) {}
+
+  async index(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
+    const key = `${teamId}\u0000${groupType}`;
+    const known = this.committed.get(key);
+    if (known !== undefined) return known;
+    if (this.local.has(key)) return this.local.get(key);
+    const index = await ensureGroupTypeIndex(db, teamId, groupType);
+    this.local.set(key, index);
+    return index;
+  }
+
+  /** After the batch's transaction committed: its assigned indexes are now durable. */
+  commit(): void {
+    for (const [key, index] of this.local) if (index !== undefined) this.committed.set(key, index);
+    this.local.clear();
+  }
+}
+
+/**
  * `$groups: {type: key}` on any event attaches it to groups as `$group_<index>` properties (the
  * type gets an index on first use, at most five per project); `$groupidentify` creates or updates
  * the group itself with `$group_set`.
  */
 export async function processGroups(
   db: Db,
+  types: GroupTypeCache,
   teamId: number,
   event: string,
   properties: Properties,
@@ -22,7 +51,7 @@ export async function processGroups(
     const type = properties.$group_type;
     const key = properties.$group_key;
     if (typeof type === 'string' && type && (typeof key === 'string' || typeof key === 'number') && String(key)) {
-      const index = await ensureGroupTypeIndex(db, teamId, type);
+      const index = await types.index(db, teamId, type);
       if (index === undefined) {
         warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
       } else {
@@ -43,7 +72,7 @@ export async function processGroups(
   if (isPlainObject(properties.$groups)) {
     for (const [type, key] of Object.entries(properties.$groups)) {
       if (key === null || key === undefined || key === '') continue;
-      const index = await ensureGroupTypeIndex(db, teamId, type);
+      const index = await types.index(db, teamId, type);
       if (index === undefined) {
         warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
         continue;

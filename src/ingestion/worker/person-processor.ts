@@ -1,16 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
 import { uuidv7 } from '../../lib/uuid.js';
-import {
-  addDistinctId,
-  deletePersonRow,
-  getPersonByDistinctId,
-  insertPerson,
-  moveDistinctIds,
-  updatePerson,
-  type Person,
-} from '../../persons/store.js';
 import {
   applyPersonPropertyUpdate,
   decideMerge,
@@ -21,8 +10,7 @@ import {
   type IngestionWarning,
   type Properties,
 } from '../core/index.js';
-
-type Db = Kysely<Schema>;
+import type { PersonState, PersonUnitOfWork } from './person-unit.js';
 
 export interface PersonEvent {
   teamId: number;
@@ -50,16 +38,13 @@ export function personlessPersonUuid(teamId: number, distinctId: string): string
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-async function markIdentified(db: Db, person: Person): Promise<Person> {
-  if (person.isIdentified) return person;
-  const updated = { ...person, isIdentified: true, version: person.version + 1 };
-  await updatePerson(db, updated);
-  return updated;
+function markIdentified(persons: PersonUnitOfWork, person: PersonState): PersonState {
+  if (!person.isIdentified) persons.update(person, { isIdentified: true, version: person.version + 1 });
+  return person;
 }
 
-async function createPerson(db: Db, event: PersonEvent, properties: Properties, identified: boolean, ids: string[]) {
-  return insertPerson(
-    db,
+function createPerson(persons: PersonUnitOfWork, event: PersonEvent, properties: Properties, identified: boolean, ids: string[]) {
+  return persons.create(
     { uuid: uuidv7(Date.parse(event.timestamp) || Date.now()), teamId: event.teamId, properties, isIdentified: identified, createdAt: event.timestamp },
     ids,
   );
@@ -68,13 +53,13 @@ async function createPerson(db: Db, event: PersonEvent, properties: Properties, 
 /**
  * Identify, alias and merge handling (`$identify` with `$anon_distinct_id`, `$create_alias`,
  * `$merge_dangerously`), following PostHog's merge rules in core/merge-rules.ts. Returns the
- * person now owning the event's distinct id, if the merge step created or chose one.
+ * person the merge step created or chose, if any.
  */
-async function handleMerge(db: Db, event: PersonEvent, warnings: IngestionWarning[]): Promise<Person | undefined> {
+async function handleMerge(persons: PersonUnitOfWork, event: PersonEvent, warnings: IngestionWarning[]): Promise<PersonState | undefined> {
   const request = detectMergeRequest({ event: event.event, distinctId: event.distinctId, properties: event.properties });
   if (!request) return undefined;
-  const into = await getPersonByDistinctId(db, event.teamId, request.intoDistinctId);
-  const other = await getPersonByDistinctId(db, event.teamId, request.otherDistinctId);
+  const into = await persons.get(event.teamId, request.intoDistinctId);
+  const other = await persons.get(event.teamId, request.otherDistinctId);
   const decision = decideMerge({
     request,
     intoPerson: into && { id: String(into.id), isIdentified: into.isIdentified },
@@ -88,16 +73,16 @@ async function handleMerge(db: Db, event: PersonEvent, warnings: IngestionWarnin
       return undefined;
     case 'create': {
       const update = extractPersonPropertyUpdate({ event: event.event, properties: event.properties });
-      return createPerson(db, event, propertiesForNewPerson(update), true, decision.distinctIds);
+      return createPerson(persons, event, propertiesForNewPerson(update), true, decision.distinctIds);
     }
     case 'add_distinct_id': {
       const owner = (into ?? other)!;
-      await addDistinctId(db, event.teamId, decision.distinctId, owner.id);
-      return markIdentified(db, owner);
+      persons.addDistinctId(event.teamId, decision.distinctId, owner);
+      return markIdentified(persons, owner);
     }
     case 'already_merged':
     case 'refuse':
-      return into ? markIdentified(db, into) : undefined;
+      return into ? markIdentified(persons, into) : undefined;
     case 'merge': {
       const target = [into, other].find((p) => String(p?.id) === decision.targetPersonId)!;
       const source = [into, other].find((p) => String(p?.id) === decision.sourcePersonId)!;
@@ -105,44 +90,37 @@ async function handleMerge(db: Db, event: PersonEvent, warnings: IngestionWarnin
         { properties: target.properties, createdAt: new Date(target.createdAt), version: target.version },
         { properties: source.properties, createdAt: new Date(source.createdAt), version: source.version },
       );
-      const updated: Person = {
-        ...target,
+      persons.merge(source, target);
+      persons.update(target, {
         properties: merged.properties,
         createdAt: merged.createdAt.toISOString(),
         version: merged.version,
         isIdentified: true,
-      };
-      await moveDistinctIds(db, source.id, target.id);
-      await deletePersonRow(db, event.teamId, source.id);
-      await updatePerson(db, updated);
-      return updated;
+      });
+      return target;
     }
   }
 }
 
 /**
  * Everything an event does to persons: merges first, then the property update on the person
- * owning the event's distinct id (created on first sight).
+ * owning the event's distinct id (created on first sight). Changes go to the batch's unit of work.
  */
-export async function processPerson(db: Db, event: PersonEvent): Promise<PersonOutcome> {
+export async function processPerson(persons: PersonUnitOfWork, event: PersonEvent): Promise<PersonOutcome> {
   const warnings: IngestionWarning[] = [];
-  let person = await handleMerge(db, event, warnings);
-  if (!person || !(await ownsDistinctId(db, event, person))) {
-    person = await getPersonByDistinctId(db, event.teamId, event.distinctId);
-  }
+  await handleMerge(persons, event, warnings);
+  // Whatever the merge did, the event belongs to the person owning its distinct id now.
+  let person = await persons.get(event.teamId, event.distinctId);
   const update = extractPersonPropertyUpdate({ event: event.event, properties: event.properties });
   if (!person) {
-    person = await createPerson(db, event, propertiesForNewPerson(update), false, [event.distinctId]);
+    person = createPerson(persons, event, propertiesForNewPerson(update), false, [event.distinctId]);
     return { personUuid: person.uuid, warnings };
   }
   const applied = applyPersonPropertyUpdate(person.properties, update, event.event);
+  // A change PostHog would not write is not applied in memory either: later events of the batch
+  // must see what they would have read back from the database.
   if (applied.changed && applied.shouldPersist) {
-    await updatePerson(db, { ...person, properties: applied.properties, version: person.version + 1 });
+    persons.update(person, { properties: applied.properties, version: person.version + 1 });
   }
   return { personUuid: person.uuid, warnings };
-}
-
-async function ownsDistinctId(db: Db, event: PersonEvent, person: Person): Promise<boolean> {
-  const owner = await getPersonByDistinctId(db, event.teamId, event.distinctId);
-  return owner?.id === person.id;
 }

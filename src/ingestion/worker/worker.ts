@@ -1,21 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
-import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import type { Team } from '../../tenancy/models.js';
 import { getTeam } from '../../tenancy/store.js';
 import type { IngestionWarning } from '../core/index.js';
-import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
-import type { IngestionQueueTable } from '../tables.js';
-import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
+import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
+import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
+import { BatchContext } from './batch-context.js';
+import { processQueuedEvent } from './event-pipeline.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { SpikeDetector } from './spike-detector.js';
-
-type Db = Kysely<Schema>;
-type QueueRecord = Selectable<IngestionQueueTable>;
 
 export interface WorkerOptions {
   batchSize?: number;
@@ -46,6 +41,8 @@ export class IngestionWorker {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly spikes: SpikeDetector;
   private readonly hotWarned = new Map<string, number>();
+  /** Group type indexes of committed batches (see GroupTypeCache). */
+  private readonly groupTypes = new Map<string, number>();
   private running = false;
   private loop: Promise<void> | undefined;
   private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -140,8 +137,9 @@ export class IngestionWorker {
     if (rows.length === 0) return 0;
     const started = Date.now();
     try {
-      const firstEvents = await this.database.db.transaction().execute((trx) => this.processRows(trx, lane, rows));
-      for (const teamId of firstEvents) await this.options.onTeamChanged?.(teamId);
+      const outcome = await this.database.db.transaction().execute((trx) => processBatch(trx, lane, rows, this.batchDeps()));
+      outcome.committed();
+      for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
       // One bad event must not stall the queue: retry the batch one event per transaction.
       this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
@@ -151,16 +149,25 @@ export class IngestionWorker {
     return rows.length;
   }
 
+  private batchDeps(): BatchDeps {
+    return { spikes: this.spikes, geoip: this.options.geoip, groupTypes: this.groupTypes, warnHot: (...args) => this.warnHot(...args) };
+  }
+
   private async processAlone(lane: Lane, row: QueueRecord): Promise<void> {
     try {
-      await this.database.db.transaction().execute((trx) => this.processRows(trx, lane, [row]));
+      const outcome = await this.database.db.transaction().execute((trx) => processBatch(trx, lane, [row], this.batchDeps()));
+      outcome.committed();
+      for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
       this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; stored without person processing');
       await this.database.db.transaction().execute(async (trx) => {
         const team = await getTeam(trx, Number(row.team_id));
         const queued = JSON.parse(row.payload) as QueuedEvent;
         if (team && !queued.person_only) {
-          await processQueuedEvent(trx, team, { ...queued, properties: { ...queued.properties, $process_person_profile: false } }, {}, {});
+          // A fresh batch context: nothing of the failed attempt may leak into this one.
+          const batch = new BatchContext(trx);
+          await processQueuedEvent(batch, team, { ...queued, properties: { ...queued.properties, $process_person_profile: false } }, {}, {});
+          await batch.flush();
         }
         await insertWarnings(trx, [
           { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
@@ -168,45 +175,6 @@ export class IngestionWorker {
         await trx.deleteFrom('ingestion_queue').where('id', '=', row.id).execute();
       });
     }
-  }
-
-  /** Processes rows inside the caller's transaction; returns the teams whose first event this was. */
-  private async processRows(trx: Db, lane: Lane, rows: QueueRecord[]): Promise<Set<number>> {
-    const teams = new Map<number, Team | null>();
-    const warnings: WarningRow[] = [];
-    const firstEventTeams = new Set<number>();
-    const now = Date.now();
-    for (const row of rows) {
-      const teamId = Number(row.team_id);
-      if (!teams.has(teamId)) teams.set(teamId, (await getTeam(trx, teamId)) ?? null);
-      const team = teams.get(teamId);
-      if (!team) continue; // the environment was deleted after capture: its events go with it
-      const queued = JSON.parse(row.payload) as QueuedEvent;
-      const record = (list: IngestionWarning[]) =>
-        warnings.push(...list.map((w) => ({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: new Date(now).toISOString() })));
-
-      if (queued.person_only) {
-        record(await processDeferredPerson(trx, team, queued));
-        continue;
-      }
-      const deferPerson = lane === 'realtime' && !this.spikes.allow(`${teamId}:${queued.distinct_id}`, now);
-      const result = await processQueuedEvent(trx, team, queued, { geoip: this.options.geoip }, { deferPerson });
-      record(result.warnings);
-      if (deferPerson && result.stored) {
-        await trx
-          .insertInto('ingestion_queue')
-          .values({ team_id: teamId, lane: 'overflow', distinct_id: queued.distinct_id, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now })
-          .execute();
-        this.warnHot(teamId, queued.distinct_id, now, record);
-      }
-      if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
-    }
-    await insertWarnings(trx, warnings);
-    for (const teamId of firstEventTeams) {
-      await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
-    }
-    await trx.deleteFrom('ingestion_queue').where('id', 'in', rows.map((r) => r.id)).execute();
-    return firstEventTeams;
   }
 
   /** One warning per hot distinct id per minute, not one per event. */

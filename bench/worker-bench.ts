@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Session } from 'node:inspector/promises';
+import pg from 'pg';
+import pino from 'pino';
+import { openAndMigrate } from '../src/app.js';
+import type { Database } from '../src/db/database.js';
+import { loadConfig } from '../src/config.js';
+import { IngestionQueueWriter } from '../src/ingestion/queue.js';
+import { IngestionWorker } from '../src/ingestion/worker/worker.js';
+import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
+import { realisticWorkload } from './workload.js';
+
+export interface WorkerFigure {
+  eventsPerSecond: number;
+  /** Events per second of this process's CPU time: steadier than wall time on a shared machine. */
+  eventsPerCpuSecond: number;
+  processed: number;
+  queued: number;
+  seconds: number;
+}
+
+/**
+ * The worker on a realistic stream (bench/workload.ts) with full person processing, on fresh
+ * storage: SQLite by default, PostgreSQL when `databaseUrl` is given (in a throwaway schema).
+ * Only processing is timed, not enqueueing.
+ */
+/** Times a worker draining whatever `database` has queued, for at most `maxSeconds`. */
+async function timeWorker(database: Database, maxSeconds: number, batchSize: number): Promise<Omit<WorkerFigure, 'queued'>> {
+  const log = pino({ level: 'silent' });
+  const worker = new IngestionWorker(database, log, { batchSize, spikeEventsPerSecond: 0 });
+  let processed = 0;
+  // BENCH_CPU_PROFILE=file.cpuprofile profiles the timed part only (not the set-up).
+  const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+  while (elapsed() < maxSeconds) {
+    const n = await worker.runOnce();
+    if (n === 0) break;
+    processed += n;
+  }
+  const seconds = elapsed();
+  const used = process.cpuUsage(cpu);
+  if (profiler) {
+    const { profile } = await profiler.post('Profiler.stop');
+    fs.writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(profile));
+    profiler.disconnect();
+  }
+  await worker.stop();
+  const cpuSeconds = (used.user + used.system) / 1e6;
+  return { eventsPerSecond: processed / seconds, eventsPerCpuSecond: processed / cpuSeconds, processed, seconds };
+}
+
+/** The worker on what an existing SQLite data folder has queued (bench/run.ts: capture's leftovers). */
+export async function drainExisting(dataDir: string, maxSeconds: number): Promise<WorkerFigure> {
+  const database = await openAndMigrate(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' }), pino({ level: 'silent' }));
+  try {
+    const queued = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return { ...(await timeWorker(database, maxSeconds, 1000)), queued: Number(queued.n) };
+  } finally {
+    await database.close();
+  }
+}
+
+export async function workerBench(options: { events: number; maxSeconds: number; databaseUrl?: string | undefined; batchSize?: number }): Promise<WorkerFigure> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-worker-bench-'));
+  const schema = options.databaseUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
+  const env = { DATA_DIR: dir, DATABASE_URL: options.databaseUrl ?? '', ...(schema ? { DATABASE_SCHEMA: schema } : {}) };
+  const log = pino({ level: 'silent' });
+  const database = await openAndMigrate(loadConfig(env), log);
+  try {
+    const boot = await bootstrapIfEmpty(database, { email: 'bench@hoglet.local', personalApiKey: undefined });
+    const queue = new IngestionQueueWriter(database, log, 0);
+    const rows = realisticWorkload(boot!.team.id, options.events);
+    for (let i = 0; i < rows.length; i += 5000) await queue.enqueue(rows.slice(i, i + 5000));
+    return { ...(await timeWorker(database, options.maxSeconds, options.batchSize ?? 1000)), queued: rows.length };
+  } finally {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (options.databaseUrl && schema) {
+      const client = new pg.Client({ connectionString: options.databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+    }
+  }
+}
+
+// `node --import tsx bench/worker-bench.ts [events]`: this figure alone (BENCH_DATABASE_URL for PostgreSQL).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const figure = await workerBench({ events: Number(process.argv[2] ?? 50_000), maxSeconds: 60, databaseUrl: process.env.BENCH_DATABASE_URL });
+  process.stdout.write(`worker: ${Math.round(figure.eventsPerSecond)} events/s, ${Math.round(figure.eventsPerCpuSecond)} per CPU second (${figure.processed} of ${figure.queued} in ${figure.seconds.toFixed(1)} s)\n`);
+}

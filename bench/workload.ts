@@ -1,0 +1,79 @@
+import { uuidv7 } from '../src/lib/uuid.js';
+import type { QueueRow } from '../src/ingestion/queue.js';
+
+/** A small deterministic PRNG: every run processes the same stream. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const PAGES = ['/', '/pricing', '/docs', '/blog/launch', '/signup', '/app/dashboard', '/app/settings'];
+const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
+
+/**
+ * What a web product sends, roughly: visitors browse anonymously (page views carrying the
+ * properties PostHog lifts onto persons), a third of them sign up and are identified (a merge of
+ * the anonymous person into the user's), users set person properties, some events attach to
+ * groups, and a tenth come from `person_profiles: 'identified_only'` pages without a profile.
+ * Visitors are interleaved, so a batch touches hundreds of persons, not one.
+ */
+export function realisticWorkload(teamId: number, count: number, visitors = 5000): QueueRow[] {
+  const random = rng(7);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const identified = new Map<number, string>();
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const rows: QueueRow[] = [];
+  for (let n = 0; n < count; n++) {
+    const visitor = Math.floor(random() * visitors);
+    const anon = `anon-${visitor.toString(36)}-${(visitor * 7919).toString(36)}`;
+    const user = identified.get(visitor);
+    let distinctId = user ?? anon;
+    const now = new Date(start + n * 20).toISOString();
+    const roll = random();
+    let event = '$pageview';
+    const page = pick(PAGES);
+    let properties: Record<string, unknown> = {
+      $lib: 'web',
+      $lib_version: '1.434.18',
+      $session_id: `s-${visitor}`,
+      $current_url: `https://example.com${page}`,
+      $pathname: page,
+      $browser: pick(BROWSERS),
+      $browser_version: 120 + Math.floor(random() * 5),
+      $os: 'Mac OS X',
+      $device_type: 'Desktop',
+      $referrer: '$direct',
+      $screen_width: 1920,
+      $screen_height: 1080,
+      utm_source: random() < 0.2 ? 'newsletter' : null,
+    };
+    if (!user && roll < 0.03) {
+      const id = `user-${visitor}@example.com`;
+      identified.set(visitor, id);
+      event = '$identify';
+      distinctId = id;
+      properties = { ...properties, $anon_distinct_id: anon, $set: { email: id, plan: 'free' }, $set_once: { signup_page: page } };
+    } else if (roll < 0.15) {
+      event = 'feature used';
+      properties = { ...properties, feature: pick(['export', 'share', 'invite', 'search']), $set: { last_feature_at: now, plan: pick(['free', 'pro']) } };
+    } else if (roll < 0.25) {
+      event = 'report viewed';
+      properties = { ...properties, $groups: { company: `company-${visitor % 300}` } };
+    } else if (roll < 0.35) {
+      properties = { ...properties, $process_person_profile: false };
+    } else if (roll < 0.36) {
+      event = '$groupidentify';
+      properties = { $group_type: 'company', $group_key: `company-${visitor % 300}`, $group_set: { name: `Company ${visitor % 300}`, seats: visitor % 50 } };
+    }
+    rows.push({
+      teamId,
+      lane: 'realtime',
+      distinctId,
+      payload: { uuid: uuidv7(start + n * 20), event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: '203.0.113.7' },
+    });
+  }
+  return rows;
+}

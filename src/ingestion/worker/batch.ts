@@ -1,0 +1,107 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Schema } from '../../db/schema.js';
+import type { GeoipService } from '../../geoip/geoip-service.js';
+import type { Team } from '../../tenancy/models.js';
+import { getTeam } from '../../tenancy/store.js';
+import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
+import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
+import type { IngestionQueueTable } from '../tables.js';
+import { BatchContext } from './batch-context.js';
+import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
+import type { SpikeDetector } from './spike-detector.js';
+
+type Db = Kysely<Schema>;
+export type QueueRecord = Selectable<IngestionQueueTable>;
+
+export interface BatchDeps {
+  spikes: SpikeDetector;
+  geoip?: GeoipService | undefined;
+  /** Group type indexes known to be committed, shared by all batches of the worker. */
+  groupTypes: Map<string, number>;
+  /** Records a `person_processing_deferred` warning, at most once a minute per distinct id. */
+  warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void;
+}
+
+export interface BatchOutcome {
+  /** Teams whose first event this batch stored. */
+  firstEventTeams: Set<number>;
+  /** Call once the batch's transaction has committed. */
+  committed(): void;
+}
+
+interface Parsed {
+  teamId: number;
+  queued: QueuedEvent;
+}
+
+/**
+ * Before the first event: the batch's teams, which of its uuids are stored already, and the
+ * persons of every distinct id it names (including the other side of each merge), one query per
+ * team for each, instead of several queries per event.
+ */
+async function preload(trx: Db, batch: BatchContext, parsed: Parsed[]): Promise<Map<number, Team | null>> {
+  const teams = new Map<number, Team | null>();
+  const byTeam = new Map<number, { uuids: string[]; distinctIds: string[] }>();
+  for (const { teamId, queued } of parsed) {
+    let entry = byTeam.get(teamId);
+    if (!entry) byTeam.set(teamId, (entry = { uuids: [], distinctIds: [] }));
+    if (!queued.person_only) entry.uuids.push(queued.uuid);
+    entry.distinctIds.push(queued.distinct_id);
+    const merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties: queued.properties ?? {} });
+    if (merge) entry.distinctIds.push(merge.otherDistinctId);
+  }
+  for (const [teamId, entry] of byTeam) {
+    const team = (await getTeam(trx, teamId)) ?? null;
+    teams.set(teamId, team);
+    if (!team) continue;
+    await batch.preloadStored(teamId, entry.uuids);
+    await batch.persons.preload(teamId, entry.distinctIds);
+  }
+  return teams;
+}
+
+/**
+ * Processes queue rows inside the caller's transaction, in queue order: every event is applied to
+ * the batch's in-memory state, then everything is written in a few multi-row statements, and the
+ * queue rows are deleted in the same transaction.
+ */
+export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps): Promise<BatchOutcome> {
+  const batch = new BatchContext(trx, deps.groupTypes);
+  const parsed: Parsed[] = rows.map((row) => ({ teamId: Number(row.team_id), queued: JSON.parse(row.payload) as QueuedEvent }));
+  const teams = await preload(trx, batch, parsed);
+  const warnings: WarningRow[] = [];
+  const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string }> = [];
+  const firstEventTeams = new Set<number>();
+  const now = Date.now();
+  const nowIso = new Date(now).toISOString();
+  for (const { teamId, queued } of parsed) {
+    const team = teams.get(teamId);
+    if (!team) continue; // the environment was deleted after capture: its events go with it
+    const record = (list: IngestionWarning[]) => {
+      for (const w of list) warnings.push({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: nowIso });
+    };
+
+    if (queued.person_only) {
+      record(await processDeferredPerson(batch, team, queued));
+      continue;
+    }
+    const deferPerson = lane === 'realtime' && !deps.spikes.allow(`${teamId}:${queued.distinct_id}`, now);
+    const result = await processQueuedEvent(batch, team, queued, { geoip: deps.geoip }, { deferPerson });
+    record(result.warnings);
+    if (deferPerson && result.stored) {
+      overflow.push({ team_id: teamId, lane: 'overflow', distinct_id: queued.distinct_id, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now });
+      deps.warnHot(teamId, queued.distinct_id, now, record);
+    }
+    if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
+  }
+  await batch.flush();
+  for (let i = 0; i < overflow.length; i += 500) {
+    await trx.insertInto('ingestion_queue').values(overflow.slice(i, i + 500)).execute();
+  }
+  await insertWarnings(trx, warnings);
+  for (const teamId of firstEventTeams) {
+    await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
+  }
+  await trx.deleteFrom('ingestion_queue').where('id', 'in', rows.map((r) => r.id)).execute();
+  return { firstEventTeams, committed: () => batch.committed() };
+}

@@ -1,8 +1,8 @@
-import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { apiGuard } from './auth/guard.js';
 import type { AppContext } from './context.js';
 import { healthRoutes } from './health/routes.js';
+import { installPublicCors } from './http/cors.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
@@ -90,14 +90,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     );
   });
 
-  // Browser SDKs call the public endpoints (capture, decide, config) from any site; the
-  // management API is for servers and scripts, so it gets no CORS headers.
-  await app.register(cors, {
-    delegator: (request, callback) => {
-      const isApi = (request.url ?? '').startsWith(API_PREFIX + '/');
-      callback(null, isApi ? { origin: false } : { origin: true, credentials: true, maxAge: 86_400 });
-    },
-  });
+  installPublicCors(app, API_PREFIX);
   await app.register(healthRoutes, { ctx });
   await app.register(captureRoutes, { ctx, queue: ctx.ingestionQueue });
   await app.register(decideRoutes, { ctx });

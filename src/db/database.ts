@@ -51,11 +51,28 @@ function rewriteSql(text: string): string {
   return /^\s*begin\s*;?\s*$/i.test(text) ? 'begin immediate' : text;
 }
 
+/** Statements kept compiled: Kysely asks for a fresh one per query, and compiling is not free. */
+const STATEMENT_CACHE_SIZE = 500;
+
 function wrapSqlite(raw: BetterSqlite3.Database) {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const statementFor = (text: string) => {
+    const sqlText = rewriteSql(text);
+    let statement = cache.get(sqlText);
+    if (statement) {
+      // Re-insert to keep the map in least-recently-used order.
+      cache.delete(sqlText);
+    } else {
+      statement = raw.prepare(sqlText);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sqlText, statement);
+    return statement;
+  };
   return {
     close: () => raw.close(),
     prepare(text: string) {
-      const statement = raw.prepare(rewriteSql(text));
+      const statement = statementFor(text);
       return {
         reader: statement.reader,
         all: (params: ReadonlyArray<unknown>) => statement.all(...params.map(toSqliteValue)),

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { eventUuidV7 } from './event-uuid.js';
 import {
@@ -12,6 +12,7 @@ import {
   type QueryParams,
 } from './core/index.js';
 import type { IngestionQueueWriter, QueueRow, WarningRow } from './queue.js';
+import { firstHeader, INVALID_PROJECT_TOKEN } from '../http/public-responses.js';
 
 /** Every path the SDKs post events to, and what kind of body each takes. */
 const CAPTURE_PATHS: Array<[string, IngestEndpoint]> = [
@@ -23,17 +24,7 @@ const CAPTURE_PATHS: Array<[string, IngestEndpoint]> = [
   ['/engage', 'engage'],
 ];
 
-const INVALID_TOKEN = {
-  type: 'authentication_error',
-  code: 'invalid_api_key',
-  detail: 'Project API key invalid. You can find your project API key in your project settings.',
-  attr: null,
-} as const;
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function fail(reply: FastifyReply, failure: HttpFailure) {
   return reply.code(failure.status).send({ ...failure.error, attr: null });
@@ -61,8 +52,8 @@ export const captureRoutes: FastifyPluginAsync<{ ctx: AppContext; queue: Ingesti
         const query = (request.query ?? {}) as QueryParams;
         const decoded = decodeBody({
           body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          contentType: header(request, 'content-type'),
-          contentEncoding: header(request, 'content-encoding'),
+          contentType: firstHeader(request, 'content-type'),
+          contentEncoding: firstHeader(request, 'content-encoding'),
           query,
           limits,
         });
@@ -70,7 +61,7 @@ export const captureRoutes: FastifyPluginAsync<{ ctx: AppContext; queue: Ingesti
         const extracted = extractEvents({ value: decoded.value, endpoint, query });
         if (!extracted.ok) return fail(reply, extracted);
         const team = await ctx.teams.byApiToken(extracted.token);
-        if (!team) return reply.code(401).send(INVALID_TOKEN);
+        if (!team) return reply.code(401).send(INVALID_PROJECT_TOKEN);
 
         const now = new Date();
         const nowIso = now.toISOString();

@@ -1,31 +1,16 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { checkTokenShape, decodeBody, type DecodeBodyLimits, type QueryParams } from '../ingestion/core/index.js';
 import { parseSnapshotPayload } from './core/index.js';
 import { appendBatch, encodeChunk } from './store.js';
+import { firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../http/public-responses.js';
 
 const MiB = 1024 * 1024;
 /** PostHog's replay capture takes bigger bodies than event capture: full snapshots are large. */
 export const RECORDING_LIMITS: DecodeBodyLimits = { maxBodyBytes: 20 * MiB, maxDecompressedBytes: 100 * MiB };
 
-const MISSING_TOKEN = {
-  type: 'authentication_error',
-  code: 'missing_api_key',
-  detail: 'API key not provided. You can find your project API key in your project settings.',
-  attr: null,
-} as const;
 
-const INVALID_TOKEN = {
-  type: 'authentication_error',
-  code: 'invalid_api_key',
-  detail: 'Project API key invalid. You can find your project API key in your project settings.',
-  attr: null,
-} as const;
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -62,17 +47,17 @@ export const recordingIngestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
     const query = (request.query ?? {}) as QueryParams;
     const decoded = decodeBody({
       body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      contentType: header(request, 'content-type'),
-      contentEncoding: header(request, 'content-encoding'),
+      contentType: firstHeader(request, 'content-type'),
+      contentEncoding: firstHeader(request, 'content-encoding'),
       query,
       limits: RECORDING_LIMITS,
     });
     if (!decoded.ok) return reply.code(decoded.status).send({ ...decoded.error, attr: null });
 
     const token = checkTokenShape(findToken(decoded.value, query));
-    if (!token.ok) return reply.code(401).send(token.problem === 'missing' ? MISSING_TOKEN : INVALID_TOKEN);
+    if (!token.ok) return reply.code(401).send(token.problem === 'missing' ? MISSING_PROJECT_TOKEN : INVALID_PROJECT_TOKEN);
     const team = await ctx.teams.byApiToken(token.token);
-    if (!team) return reply.code(401).send(INVALID_TOKEN);
+    if (!team) return reply.code(401).send(INVALID_PROJECT_TOKEN);
 
     const parsed = parseSnapshotPayload(decoded.value);
     if (!parsed.ok) {

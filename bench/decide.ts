@@ -4,6 +4,7 @@
  * bare fastify endpoint measured in the same run.
  */
 import autocannon from 'autocannon';
+import { cpuSecondsOf } from './harness.js';
 
 const KINDS = ['rollout', 'properties', 'multivariate', 'cohort', 'group'] as const;
 
@@ -61,11 +62,14 @@ export interface DecideLoad {
   requestsPerSecond: number;
   p99: number;
   non2xx: number;
+  /** Requests per CPU second of the server process, when its pid was given (steadier than req/s on a busy machine). */
+  requestsPerCpuSecond?: number;
 }
 
 /** Drives POST /decide/?v=3 with 200 rotating request bodies. */
-export async function loadDecide(url: string, token: string, connections: number, seconds: number): Promise<DecideLoad> {
+export async function loadDecide(url: string, token: string, connections: number, seconds: number, serverPid?: number): Promise<DecideLoad> {
   const bodies = decideBodies(token);
+  const cpuBefore = cpuSecondsOf(serverPid);
   let n = 0;
   const result = await autocannon({
     url: `${url}/decide/?v=3`,
@@ -79,5 +83,7 @@ export async function loadDecide(url: string, token: string, connections: number
       },
     ],
   });
-  return { requestsPerSecond: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+  const load: DecideLoad = { requestsPerSecond: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+  if (serverPid !== undefined) load.requestsPerCpuSecond = result.requests.total / (cpuSecondsOf(serverPid) - cpuBefore);
+  return load;
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, load, report, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
 
@@ -59,8 +60,10 @@ async function main() {
 
     const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
     const hoglet = await spawnServer(['src/cli/main.ts', 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
-    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ api_token: string }> };
+    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
     const token = projects.results[0]!.api_token;
+    await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
+    const decide = await loadDecide(hoglet.url, token, CONNECTIONS, SECONDS, hoglet.child.pid);
     const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
     const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
     await hoglet.stop();
@@ -68,6 +71,7 @@ async function main() {
     // Measured after Hoglet, so a neighbour's load spike hits both sides more evenly than before.
     const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
     const bareCapture = await load({ url: `${bare.url}/capture/`, body: captureBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
+    const bareDecide = await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
     const bareBatch = await load({ url: `${bare.url}/batch/`, body: batchBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
     await bare.stop();
 
@@ -78,6 +82,10 @@ async function main() {
     report('batch, 100 events per request', batch.requestsPerSecond * 100, 'events/s', { name: 'bare fastify', value: bareBatch.requestsPerSecond * 100, unit: 'events/s' }, '150,000 events/s');
     process.stdout.write(`${''.padEnd(44)} p99 ${batch.p99} ms (bare ${bareBatch.p99} ms), non-2xx ${batch.non2xx}\n`);
     process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(batch.requestsPerCpuSecond * 100)} events\n`);
+
+    report('decide v3, 50 flags of mixed kinds', decide.requestsPerSecond, 'req/s', { name: 'bare fastify', value: bareDecide.requestsPerSecond, unit: 'req/s' }, '>= 0.5, p99 < 5 ms');
+    process.stdout.write(`${''.padEnd(44)} p99 ${decide.p99} ms (bare ${bareDecide.p99} ms), non-2xx ${decide.non2xx}\n`);
+    process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(decide.requestsPerCpuSecond ?? 0)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${((decide.requestsPerCpuSecond ?? 0) / bareDecide.requestsPerCpuSecond).toFixed(2)}\n`);
 
     // The worker on what capture queued above (comparable with earlier runs of this bench).
     const leftovers = await drainExisting(env.DATA_DIR, Math.max(SECONDS * 2, 10));

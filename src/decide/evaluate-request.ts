@@ -8,58 +8,32 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import type { AppContext } from '../context.js';
 import { staticMembershipsOf } from '../cohorts/store.js';
 import { flagDefinitionsCache, type ProjectFlags } from '../flags/definitions-cache.js';
-import { effectiveFilters } from '../flags/serializers.js';
-import { getHashKeyOverrides, insertHashKeyOverrides, type FeatureFlag } from '../flags/store.js';
-import {
-  evaluateFlags,
-  failedFlagEvaluation,
-  type EvaluationContext,
-  type FlagDefinition,
-  type FlagSetEvaluation,
-} from '../flags/engine/index.js';
-import { getGroup, listGroupTypes } from '../groups/store.js';
+import { getHashKeyOverrides, insertHashKeyOverrides } from '../flags/store.js';
+import { evaluateFlags, failedFlagEvaluation, type EvaluationContext, type FlagSetEvaluation } from '../flags/engine/index.js';
+import { getGroup } from '../groups/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../ingestion/core/geoip-properties.js';
 import { getPersonByDistinctId, type Person } from '../persons/store.js';
 import type { Team } from '../tenancy/models.js';
-import { servesRuntime, type EvaluationRuntime } from './evaluation-runtime.js';
+import type { EvaluationRuntime } from './evaluation-runtime.js';
 import type { FlagsRequest } from './flag-request.js';
+import { requestPlan } from './flag-needs.js';
+import { groupTypeCache } from './group-type-cache.js';
 
 type Json = Record<string, unknown>;
 
-/** What each flag reads besides the request: drives which reads are made. */
-interface FlagNeeds {
-  personKeys: Set<string>;
-  cohorts: boolean;
-  groups: boolean;
-}
-
-function conditionsOf(flag: FeatureFlag): Json[] {
-  const filters = effectiveFilters(flag.filters);
-  return ['groups', 'super_groups', 'holdout_groups'].flatMap((name) =>
-    Array.isArray(filters[name]) ? (filters[name] as Json[]) : [],
-  );
-}
-
-function needsOf(flag: FeatureFlag): FlagNeeds {
-  const needs: FlagNeeds = { personKeys: new Set(), cohorts: false, groups: false };
-  const filters = effectiveFilters(flag.filters);
-  if (filters.aggregation_group_type_index !== null && filters.aggregation_group_type_index !== undefined) needs.groups = true;
-  if (filters.feature_enrollment) needs.personKeys.add(`$feature_enrollment/${flag.key}`);
-  for (const condition of conditionsOf(flag)) {
-    if (typeof condition.aggregation_group_type_index === 'number') needs.groups = true;
-    // A condition rolled out to nobody never reads its properties.
-    if (condition.rollout_percentage === 0) continue;
-    for (const property of Array.isArray(condition.properties) ? (condition.properties as Json[]) : []) {
-      if (property.type === 'cohort') needs.cohorts = true;
-      else if (property.type === 'group') needs.groups = true;
-      else if (property.type === 'person' || property.type === undefined) needs.personKeys.add(String(property.key));
-    }
-  }
-  return needs;
-}
-
 function hasValue(properties: Json, key: string): boolean {
   return properties[key] !== undefined && properties[key] !== null;
+}
+
+function allGiven(keys: readonly string[], given: Json): boolean {
+  for (const key of keys) if (!(key in given)) return false;
+  return true;
+}
+
+/** Whether some key the flags read from a group is missing from what the request gave. */
+function lacksGroupKeys(keys: readonly string[] | undefined, given: Json | undefined): boolean {
+  if (!keys) return false;
+  return given === undefined || keys.some((key) => !(key in given));
 }
 
 export interface EvaluationInput {
@@ -81,22 +55,25 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     return { flags: {}, errorsWhileComputingFlags: true };
   }
   const { db } = ctx.database;
-  const served = project.flags.filter((flag) => servesRuntime(flag.evaluationRuntime, input.runtime));
-  const active = served.filter((flag) => flag.active);
-  const needs = new Map(active.map((flag) => [flag.key, needsOf(flag)]));
+  const plan = requestPlan(project, input.runtime);
   const distinctId = String(request.distinctId ?? '');
 
-  // Request overrides, with GeoIP filled in where the request gave no value.
+  // Request overrides, with GeoIP filled in where the request gave no value (looked up only when
+  // some flag reads a GeoIP property: the engine reads no other key of these maps).
   const overrides: Json = { ...request.personProperties };
-  if (!request.geoipDisable && input.ip && ctx.geoip) {
+  if (plan.readsGeoip && !request.geoipDisable && input.ip && ctx.geoip) {
     const located = geoipFlagProperties(ctx.geoip.lookup(input.ip));
     for (const key of GEOIP_FLAG_PROPERTY_KEYS) if (!hasValue(overrides, key) && key in located) overrides[key] = located[key];
   }
 
-  // The stored person is read only when some flag needs what the request did not give.
+  // The stored person is read when continuity needs it, when a flag filters on a person key the
+  // request did not give, or when a flag filters on a cohort, unless every key any condition
+  // could read (through cohorts too) was given and no static cohort is reachable: then the stored
+  // properties could not change a single answer.
   const wantsPerson =
     project.hasContinuityFlags ||
-    [...needs.values()].some((n) => n.cohorts || [...n.personKeys].some((key) => !(key in overrides)));
+    !allGiven(plan.personKeys, overrides) ||
+    (plan.anyCohorts && (plan.anyStaticCohorts || !allGiven(plan.allPersonKeys, overrides)));
   const failedData = new Set<'person' | 'groups' | 'continuity'>();
   let person: Person | undefined;
   if (wantsPerson) {
@@ -111,7 +88,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   if (wantsPerson && !('distinct_id' in personProperties)) personProperties.distinct_id = distinctId;
 
   let staticCohortIds: number[] = [];
-  if (person && project.staticCohortIds.length > 0 && [...needs.values()].some((n) => n.cohorts)) {
+  if (person && plan.anyCohorts && plan.anyStaticCohorts && project.staticCohortIds.length > 0) {
     try {
       staticCohortIds = await staticMembershipsOf(db, person.id, project.staticCohortIds);
     } catch (error) {
@@ -120,17 +97,19 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     }
   }
 
-  const groupTypeMapping: Record<string, string> = {};
+  // Stored group properties are read only for groups whose read keys the request did not all give.
+  let groupTypeMapping: Record<string, string> = {};
   const groupProperties: Record<string, Json> = { ...request.groupProperties };
-  if ([...needs.values()].some((n) => n.groups)) {
+  if (plan.anyGroups) {
     try {
-      const types = await listGroupTypes(db, team.id);
-      for (const type of types) {
-        groupTypeMapping[String(type.groupTypeIndex)] = type.groupType;
-        const key = request.groups[type.groupType];
+      const types = await groupTypeCache(db).get(team.id, plan.groupIndexes);
+      groupTypeMapping = types.mapping;
+      for (const [index, groupType] of types.byIndex) {
+        const key = request.groups[groupType];
         if (typeof key !== 'string' && typeof key !== 'number') continue;
-        const stored = await getGroup(db, team.id, type.groupTypeIndex, String(key));
-        if (stored) groupProperties[type.groupType] = { ...stored.properties, ...(request.groupProperties[type.groupType] ?? {}) };
+        if (!lacksGroupKeys(plan.groupKeys.get(index), request.groupProperties[groupType])) continue;
+        const stored = await getGroup(db, team.id, index, String(key));
+        if (stored) groupProperties[groupType] = { ...stored.properties, ...(request.groupProperties[groupType] ?? {}) };
       }
     } catch (error) {
       log.error({ err: error, team: team.id }, 'group lookup for flags failed');
@@ -141,7 +120,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   let hashKeyOverrides: Record<string, string> = {};
   if (project.hasContinuityFlags) {
     try {
-      hashKeyOverrides = await continuityOverrides(ctx, team, project, person, request.anonDistinctId);
+      hashKeyOverrides = await continuityOverrides(ctx, team, plan.continuityKeys, person, request.anonDistinctId);
     } catch (error) {
       log.error({ err: error, team: team.id }, 'hash key overrides failed');
       failedData.add('continuity');
@@ -159,27 +138,17 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     staticCohortIds,
     timezone: typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC',
   };
-  const servedKeys = new Set(served.map((flag) => flag.key));
-  const evaluation = evaluateFlags(
-    {
-      ...project.definitions,
-      flags: project.definitions.flags.filter((flag) => servedKeys.has(flag.key)),
-      group_type_mapping: groupTypeMapping,
-    },
-    context,
-    request.flagKeys ? { flagKeys: request.flagKeys } : {},
-  );
+  const evaluation = evaluateFlags(plan.compiled, context, { flagKeys: request.flagKeys, groupTypeMapping });
   if (failedData.size === 0) return evaluation;
 
   // Flags that needed data we could not read are reported failed, the others stand.
-  const byKey = new Map(project.definitions.flags.map((f) => [f.key, f as FlagDefinition]));
-  for (const flag of active) {
-    const need = needs.get(flag.key)!;
+  for (const flag of plan.active) {
+    const need = plan.needs.get(flag.key)!;
     const broken =
       (failedData.has('person') && (need.cohorts || need.personKeys.size > 0)) ||
       (failedData.has('groups') && need.groups) ||
       (failedData.has('continuity') && flag.ensureExperienceContinuity);
-    if (broken && evaluation.flags[flag.key]) evaluation.flags[flag.key] = failedFlagEvaluation(byKey.get(flag.key)!, 'internal_error');
+    if (broken && evaluation.flags[flag.key]) evaluation.flags[flag.key] = failedFlagEvaluation(plan.byKey.get(flag.key)!, 'internal_error');
   }
   return { flags: evaluation.flags, errorsWhileComputingFlags: true };
 }
@@ -192,7 +161,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
 async function continuityOverrides(
   ctx: AppContext,
   team: Team,
-  project: ProjectFlags,
+  keys: string[],
   person: Person | undefined,
   anonDistinctId: string | null,
 ): Promise<Record<string, string>> {
@@ -201,7 +170,6 @@ async function continuityOverrides(
   const persons = [person, anonPerson].filter((p): p is Person => p !== undefined);
   if (persons.length === 0) return {};
   if (anonDistinctId) {
-    const keys = project.flags.filter((f) => f.active && f.ensureExperienceContinuity).map((f) => f.key);
     for (const p of persons) await insertHashKeyOverrides(db, team.id, p.id, keys, anonDistinctId);
   }
   const stored = await getHashKeyOverrides(db, team.id, persons.map((p) => p.id));

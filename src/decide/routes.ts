@@ -10,6 +10,7 @@ import { flagDefinitionsCache } from '../flags/definitions-cache.js';
 import { authorizeFeedRequest, invalidProjectApiKey, localEvaluationResponse } from '../flags/local-evaluation.js';
 import { projectFlagsResponse, selectResponseProtocol, type FlagSetEvaluation } from '../flags/engine/index.js';
 import { DECIDE_LIMITS, decodeBody, type QueryParams } from '../ingestion/core/decode-body.js';
+import { firstHeader } from '../http/public-responses.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../tenancy/models.js';
 import { evaluateFlagsRequest } from './evaluate-request.js';
@@ -19,10 +20,6 @@ import { buildRemoteConfig, decideConfigFields, remoteConfigScript } from './rem
 
 type Json = Record<string, unknown>;
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function firstQuery(query: QueryParams, name: string): string | undefined {
   const value = query[name];
@@ -35,6 +32,26 @@ function payloadsAsText(body: Json): Json {
   if (!payloads) return body;
   for (const [key, value] of Object.entries(payloads)) if (typeof value !== 'string') payloads[key] = JSON.stringify(value);
   return body;
+}
+
+/**
+ * The config fields as JSON text, per cached environment object (a settings change replaces the
+ * object in the team cache) and per answer of hasActiveFlags: they are the same on every request.
+ */
+const configJson = new WeakMap<Team, [string | undefined, string | undefined]>();
+
+function configFieldsJson(team: Team, hasFlags: boolean): string {
+  let texts = configJson.get(team);
+  if (!texts) configJson.set(team, (texts = [undefined, undefined]));
+  const slot = hasFlags ? 1 : 0;
+  return (texts[slot] ??= JSON.stringify(decideConfigFields(team, hasFlags)));
+}
+
+/** JSON of `{...a, ...b}` for two objects with no key in common, from their JSON texts. */
+function mergedJson(a: string, b: string): string {
+  if (a === '{}') return b;
+  if (b === '{}') return a;
+  return `${a.slice(0, -1)},${b.slice(1)}`;
 }
 
 async function hasActiveFlags(ctx: AppContext, team: Team): Promise<boolean> {
@@ -54,8 +71,8 @@ export const decideRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     const query = (request.query ?? {}) as QueryParams;
     const decoded = decodeBody({
       body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      contentType: header(request, 'content-type'),
-      contentEncoding: header(request, 'content-encoding'),
+      contentType: firstHeader(request, 'content-type'),
+      contentEncoding: firstHeader(request, 'content-encoding'),
       query,
       limits: DECIDE_LIMITS,
     });
@@ -88,8 +105,9 @@ export const decideRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     const body = projectFlagsResponse(evaluation, protocol, extras) as unknown as Json;
     const withConfig =
       endpoint === 'decide' || firstQuery(query, 'config') === 'true' || (version === undefined && firstQuery(query, 'config') === undefined);
-    const config = withConfig ? decideConfigFields(team, await hasActiveFlags(ctx, team)) : {};
-    return { ...config, ...payloadsAsText(body) };
+    // Written as text so the unchanging config part is not serialised again on every request.
+    const config = withConfig ? configFieldsJson(team, await hasActiveFlags(ctx, team)) : '{}';
+    return reply.type('application/json; charset=utf-8').send(mergedJson(config, JSON.stringify(payloadsAsText(body))));
   }
 
   app.route({ method: ['GET', 'POST'], url: '/decide', bodyLimit: DECIDE_LIMITS.maxBodyBytes, handler: (req, reply) => handle('decide', req, reply) });

@@ -146,17 +146,30 @@ export function matchPropertyGroup(
   const values = group.values ?? [];
   if (values.length === 0) return true;
   const isOr = group.type === 'OR';
-  const test = (value: PropertyGroup | PropertyFilter): boolean => {
-    if (isPropertyGroup(value)) return matchPropertyGroup(value, personProperties, env, resolver);
-    if (value.type === 'cohort') {
-      const matched = matchCohortFilter(value, personProperties, env, resolver);
-      return value.negation && !isOr ? !matched : matched;
-    }
-    if (value.type === undefined || value.type === null || value.type === 'person' || value.type === 'person_metadata') {
-      const matched = matchProperty(value, personProperties, env);
-      return value.negation ? !matched : matched;
-    }
-    return false;
-  };
-  return isOr ? values.some(test) : values.every(test);
+  // A loop over a top-level helper, not a closure made per call: this runs on every request with
+  // a cohort flag, and under tsx each named closure also costs a defineProperty (seen in profiles).
+  for (const value of values) {
+    const matched = matchGroupValue(value, isOr, personProperties, env, resolver);
+    if (isOr ? matched : !matched) return isOr;
+  }
+  return !isOr;
+}
+
+function matchGroupValue(
+  value: PropertyGroup | PropertyFilter,
+  isOr: boolean,
+  personProperties: PropertyMap,
+  env: MatchEnvironment,
+  resolver: CohortResolver,
+): boolean {
+  if (isPropertyGroup(value)) return matchPropertyGroup(value, personProperties, env, resolver);
+  if (value.type === 'cohort') {
+    const matched = matchCohortFilter(value, personProperties, env, resolver);
+    return value.negation && !isOr ? !matched : matched;
+  }
+  if (value.type === undefined || value.type === null || value.type === 'person' || value.type === 'person_metadata') {
+    const matched = matchProperty(value, personProperties, env);
+    return value.negation ? !matched : matched;
+  }
+  return false;
 }

@@ -6,7 +6,7 @@
  * missing (absent or deleted), or that sits in or behind a cycle, is not evaluated and
  * reports `missing_dependency`. Cycles also count as "errors while computing flags".
  */
-import { normalizeFlagFilters } from './flag-filters.js';
+import { normalizeFlagFilters, type NormalizedFlagFilters } from './flag-filters.js';
 import type { FlagDefinition, PropertyFilter } from './types.js';
 
 export interface FlagLookup {
@@ -38,9 +38,12 @@ export function resolveDependencyTarget(filter: PropertyFilter, lookup: FlagLook
   return lookup.byKey.get(filter.key) ?? lookup.byId.get(filter.key) ?? null;
 }
 
+/** Reads a flag's normalised filters; compiled definitions pass their precomputed ones. */
+export type FiltersOf = (flag: FlagDefinition) => NormalizedFlagFilters;
+
 /** Every flag filter used by a flag's conditions and super conditions. */
-export function flagDependencyFilters(flag: FlagDefinition): PropertyFilter[] {
-  const filters = normalizeFlagFilters(flag);
+export function flagDependencyFilters(flag: FlagDefinition, filtersOf: FiltersOf = normalizeFlagFilters): PropertyFilter[] {
+  const filters = filtersOf(flag);
   return [...filters.groups, ...filters.superGroups].flatMap((condition) =>
     (condition.properties ?? []).filter((property) => property.type === 'flag'),
   );
@@ -56,7 +59,11 @@ export interface EvaluationPlan {
 }
 
 /** Orders the evaluable flags and finds those with missing or cyclic dependencies. */
-export function planEvaluationOrder(flags: readonly FlagDefinition[], lookup: FlagLookup): EvaluationPlan {
+export function planEvaluationOrder(
+  flags: readonly FlagDefinition[],
+  lookup: FlagLookup,
+  filtersOf: FiltersOf = normalizeFlagFilters,
+): EvaluationPlan {
   const evaluable = flags.filter(isEvaluable);
   const evaluableKeys = new Set(evaluable.map((flag) => flag.key));
   const missingDependency = new Set<string>();
@@ -64,7 +71,7 @@ export function planEvaluationOrder(flags: readonly FlagDefinition[], lookup: Fl
 
   for (const flag of evaluable) {
     const targets: string[] = [];
-    for (const filter of flagDependencyFilters(flag)) {
+    for (const filter of flagDependencyFilters(flag, filtersOf)) {
       const target = resolveDependencyTarget(filter, lookup);
       if (!target) missingDependency.add(flag.key);
       // Inactive targets are constant false, so they impose no ordering.

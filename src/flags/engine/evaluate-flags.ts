@@ -1,12 +1,14 @@
 /**
  * Entry points: evaluate one flag, or a whole definition set (the local-evaluation feed shape)
  * against one request context. Pure: no I/O, and no state survives a call except a memo of
- * compiled regexes; the clock is injectable.
+ * compiled regexes; the clock is injectable. Definitions may be passed compiled
+ * (compiled-definitions.ts) when many requests share them.
  */
 import { FlagEvaluationError } from './cohorts.js';
-import { buildFlagLookup, isEvaluable, planEvaluationOrder, resolveDependencyTarget } from './dependencies.js';
+import { isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
+import { buildFlagLookup, isEvaluable, planEvaluationOrder, resolveDependencyTarget, type FiltersOf } from './dependencies.js';
 import { createEvaluationState, type EvaluationState } from './evaluation-state.js';
-import { normalizeFlagFilters, payloadFor } from './flag-filters.js';
+import { normalizeFlagFilters, payloadFor, type NormalizedFlagFilters } from './flag-filters.js';
 import { matchFlag, type FlagOutcome } from './flag-matching.js';
 import { makeReason } from './reasons.js';
 import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagSetEvaluation } from './types.js';
@@ -14,6 +16,8 @@ import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode,
 export interface EvaluateFlagsOptions {
   /** Evaluate only these keys (their dependencies are still evaluated, but not returned). */
   flagKeys?: readonly string[] | null;
+  /** Group type index → name, replacing the definitions' own `group_type_mapping`. */
+  groupTypeMapping?: Record<string, string> | null;
 }
 
 function metadataOf(flag: FlagDefinition): FlagEvaluation['metadata'] {
@@ -21,8 +25,11 @@ function metadataOf(flag: FlagDefinition): FlagEvaluation['metadata'] {
 }
 
 /** Turns a step outcome into the public result, attaching the payload for its value. */
-export function toFlagEvaluation(flag: FlagDefinition, outcome: FlagOutcome): FlagEvaluation {
-  const filters = normalizeFlagFilters(flag);
+export function toFlagEvaluation(
+  flag: FlagDefinition,
+  outcome: FlagOutcome,
+  filters: NormalizedFlagFilters = normalizeFlagFilters(flag),
+): FlagEvaluation {
   const payloadKey = outcome.variant ?? 'true';
   return {
     key: flag.key,
@@ -52,7 +59,8 @@ export function failedFlagEvaluation(flag: FlagDefinition, code: FlagErrorCode):
 /** Evaluates one flag whose dependencies (if any) already have values in `state`. */
 export function evaluateFlag(flag: FlagDefinition, state: EvaluationState): FlagEvaluation {
   try {
-    return toFlagEvaluation(flag, matchFlag(flag, normalizeFlagFilters(flag), state));
+    const filters = state.filtersOf(flag);
+    return toFlagEvaluation(flag, matchFlag(flag, filters, state), filters);
   } catch (error) {
     // Broken configuration (missing or cyclic cohorts) fails only this flag.
     return failedFlagEvaluation(flag, error instanceof FlagEvaluationError ? error.code : 'internal_error');
@@ -60,7 +68,7 @@ export function evaluateFlag(flag: FlagDefinition, state: EvaluationState): Flag
 }
 
 /** Keys needed to evaluate `requested`: the keys themselves and their transitive dependencies. */
-function withDependencies(requested: readonly string[], flags: readonly FlagDefinition[]): Set<string> {
+function withDependencies(requested: readonly string[], flags: readonly FlagDefinition[], filtersOf: FiltersOf): Set<string> {
   const lookup = buildFlagLookup(flags);
   const needed = new Set<string>();
   const visit = (key: string): void => {
@@ -68,7 +76,8 @@ function withDependencies(requested: readonly string[], flags: readonly FlagDefi
     needed.add(key);
     const flag = lookup.byKey.get(key);
     if (!flag) return;
-    for (const group of [...normalizeFlagFilters(flag).groups, ...normalizeFlagFilters(flag).superGroups]) {
+    const filters = filtersOf(flag);
+    for (const group of [...filters.groups, ...filters.superGroups]) {
       for (const filter of group.properties ?? []) {
         if (filter.type !== 'flag') continue;
         const target = resolveDependencyTarget(filter, lookup);
@@ -86,22 +95,23 @@ function withDependencies(requested: readonly string[], flags: readonly FlagDefi
  * when a flag failed or a dependency cycle exists (not for ordinary misses or missing flags).
  */
 export function evaluateFlags(
-  definitions: FlagDefinitions,
+  input: FlagDefinitions | CompiledDefinitions,
   context: EvaluationContext,
   options: EvaluateFlagsOptions = {},
 ): FlagSetEvaluation {
+  const compiled = isCompiled(input) ? input : null;
+  const definitions = compiled ? compiled.definitions : (input as FlagDefinitions);
+  const state = createEvaluationState(input, context, options.groupTypeMapping);
   const requested = options.flagKeys ? new Set(options.flagKeys) : null;
-  const needed = requested ? withDependencies([...requested], definitions.flags) : null;
+  const needed = requested ? withDependencies([...requested], definitions.flags, state.filtersOf) : null;
   const candidates = needed ? definitions.flags.filter((flag) => needed.has(flag.key)) : definitions.flags;
-
-  const state = createEvaluationState(definitions, context);
-  const plan = planEvaluationOrder(candidates, state.lookup);
+  const plan = compiled && !needed ? compiled.plan : planEvaluationOrder(candidates, state.lookup, state.filtersOf);
   const results = new Map<string, FlagEvaluation>();
   let errorsWhileComputingFlags = plan.cyclic.size > 0;
 
   for (const flag of candidates) {
     if (isEvaluable(flag) && plan.missingDependency.has(flag.key)) {
-      results.set(flag.key, toFlagEvaluation(flag, { enabled: false, variant: null, code: 'missing_dependency', conditionIndex: null }));
+      results.set(flag.key, toFlagEvaluation(flag, { enabled: false, variant: null, code: 'missing_dependency', conditionIndex: null }, state.filtersOf(flag)));
       state.values.set(flag.key, false);
     }
   }

@@ -4,8 +4,10 @@
  * already evaluated (read by flag dependencies).
  */
 import { createCohortResolver, type CohortResolver } from './cohorts.js';
+import { isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
 import { isValidTimezone } from './dates.js';
-import { buildFlagLookup, type FlagLookup } from './dependencies.js';
+import { buildFlagLookup, type FiltersOf, type FlagLookup } from './dependencies.js';
+import { normalizeFlagFilters } from './flag-filters.js';
 import { identifierToString, truncateIdentifier } from './hashing.js';
 import type { MatchEnvironment } from './property-matching.js';
 import type { EvaluationContext, FlagDefinitions, PropertyMap } from './types.js';
@@ -26,6 +28,8 @@ export interface EvaluationState {
   readonly env: MatchEnvironment;
   readonly cohorts: CohortResolver;
   readonly lookup: FlagLookup;
+  /** Normalised filters of a flag (precomputed when the definitions were compiled). */
+  readonly filtersOf: FiltersOf;
   /** Values of flags evaluated so far, for flag_evaluates_to. */
   readonly values: Map<string, boolean | string>;
 }
@@ -39,7 +43,17 @@ function nonEmptyString(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-export function createEvaluationState(definitions: FlagDefinitions, context: EvaluationContext): EvaluationState {
+/**
+ * `groupTypeMapping`, when given, replaces the definitions' own mapping: a server keeps compiled
+ * definitions per project and reads the mapping, which changes independently, per request.
+ */
+export function createEvaluationState(
+  input: FlagDefinitions | CompiledDefinitions,
+  context: EvaluationContext,
+  groupTypeMapping?: Record<string, string> | null,
+): EvaluationState {
+  const compiled = isCompiled(input) ? input : null;
+  const definitions = compiled ? compiled.definitions : (input as FlagDefinitions);
   const personProperties: PropertyMap = { ...(context.person_properties ?? {}) };
 
   const groupKeys = new Map<string, string>();
@@ -56,7 +70,7 @@ export function createEvaluationState(definitions: FlagDefinitions, context: Eva
   }
 
   const groupTypeNames = new Map<number, string>();
-  for (const [index, name] of Object.entries(definitions.group_type_mapping ?? {})) {
+  for (const [index, name] of Object.entries((groupTypeMapping === undefined ? definitions.group_type_mapping : groupTypeMapping) ?? {})) {
     if (typeof name === 'string' && /^\d+$/.test(index)) groupTypeNames.set(Number(index), name);
   }
 
@@ -74,8 +88,17 @@ export function createEvaluationState(definitions: FlagDefinitions, context: Eva
     hashKeyOverrides: context.hash_key_overrides ?? {},
     deviceId,
     env: { timezone, now: resolveNow(context.now) },
-    cohorts: createCohortResolver(definitions.cohorts, definitions.static_cohort_ids, context.staticCohortIds),
-    lookup: buildFlagLookup(definitions.flags),
+    cohorts: compiled
+      ? {
+          definitions: compiled.cohortDefinitions,
+          staticIds: compiled.staticCohortIds,
+          staticMemberships: new Set([...(context.staticCohortIds ?? [])].map(String)),
+          memberships: new Map(),
+          validated: new Set(),
+        }
+      : createCohortResolver(definitions.cohorts, definitions.static_cohort_ids, context.staticCohortIds),
+    lookup: compiled ? compiled.lookup : buildFlagLookup(definitions.flags),
+    filtersOf: compiled ? (flag) => compiled.filters.get(flag) ?? normalizeFlagFilters(flag) : normalizeFlagFilters,
     values: new Map(),
   };
 }

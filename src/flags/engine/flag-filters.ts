@@ -26,7 +26,7 @@ function asArray<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
-/** Cheap enough to redo on demand, so nothing is cached against (possibly mutable) definitions. */
+/** Redone per call for plain definitions, which callers may mutate; compiled ones keep a snapshot. */
 export function normalizeFlagFilters(flag: FlagDefinition): NormalizedFlagFilters {
   const raw: FlagFilters = isObject(flag.filters) ? (flag.filters as FlagFilters) : {};
   const groups = Array.isArray(raw.groups)

@@ -122,12 +122,12 @@ export function matchConditionProperties(
   aggregation: number | null,
   state: EvaluationState,
 ): boolean {
-  const deferredCohorts: PropertyFilter[] = [];
+  let deferredCohorts: PropertyFilter[] | null = null;
   for (const filter of properties) {
-    if (filter.type === 'cohort') deferredCohorts.push(filter);
+    if (filter.type === 'cohort') (deferredCohorts ??= []).push(filter);
     else if (!matchConditionFilter(filter, aggregation, state)) return false;
   }
-  return deferredCohorts.every((filter) => matchCohortFilter(filter, state.personProperties, state.env, state.cohorts));
+  return deferredCohorts === null || deferredCohorts.every((filter) => matchCohortFilter(filter, state.personProperties, state.env, state.cohorts));
 }
 
 /** Rollout check of a matched condition: null/absent = 100 (no hash computed). */

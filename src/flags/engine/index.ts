@@ -5,6 +5,7 @@
 export type * from './types.js';
 export { evaluateFlags, evaluateFlag, toFlagEvaluation, failedFlagEvaluation, type EvaluateFlagsOptions } from './evaluate-flags.js';
 export { createEvaluationState, type EvaluationState } from './evaluation-state.js';
+export { compileDefinitions, isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
 export {
   checkEnrollment,
   checkHoldout,

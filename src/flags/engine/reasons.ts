@@ -25,10 +25,13 @@ export function replacesReason(candidate: FlagReasonCode, current: FlagReasonCod
 }
 
 /** Text of `reason.description` in flags v2 responses. */
+/** "Matched condition set N" texts, built once: every matched flag of every request needs one. */
+const MATCHED_DESCRIPTIONS = Array.from({ length: 32 }, (_, index) => `Matched condition set ${index + 1}`);
+
 export function describeReason(code: string, conditionIndex: number | null): string {
   switch (code) {
     case 'condition_match':
-      return `Matched condition set ${(conditionIndex ?? 0) + 1}`;
+      return MATCHED_DESCRIPTIONS[conditionIndex ?? 0] ?? `Matched condition set ${(conditionIndex ?? 0) + 1}`;
     case 'no_condition_match':
       return 'No matching condition set';
     case 'out_of_rollout_bound':

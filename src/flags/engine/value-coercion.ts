@@ -34,6 +34,10 @@ function numberToString(value: number): string {
 /** Parses a string like Rust's f64 parser; returns null when it is not a number. */
 export function parseRustFloat(text: string): number | null {
   if (!RUST_FLOAT.test(text)) return null;
+  // Ending in a digit or a dot, the grammar above leaves only forms Number() reads the same way;
+  // only inf/nan spellings (which end in a letter) need the slower handling.
+  const last = text.charCodeAt(text.length - 1);
+  if ((last >= 0x30 && last <= 0x39) || last === 0x2e) return Number(text);
   const lower = text.toLowerCase().replace(/^\+/, '');
   if (lower === 'nan' || lower === '-nan') return Number.NaN;
   if (lower === 'inf' || lower === 'infinity') return Number.POSITIVE_INFINITY;
@@ -47,8 +51,12 @@ export function toPropertyNumber(value: unknown): number | null {
   return parseRustFloat(toPropertyString(value));
 }
 
+const ASCII_UPPER = /[A-Z]/;
+
 /** ASCII-only lowercase, as used by icontains/starts_with/ends_with. */
 export function asciiLowercase(text: string): string {
+  // Most values are already lowercase: a test is cheaper than a replace that changes nothing.
+  if (!ASCII_UPPER.test(text)) return text;
   return text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 

@@ -11,6 +11,11 @@ import type { Schema } from '../db/schema.js';
 import { listGroupTypes } from '../groups/store.js';
 
 const TTL_MS = 5 * 60_000;
+/**
+ * A missing index is looked for again at most this often: flags can target a group type no event
+ * has created yet, and such a flag must not cost every request a database read.
+ */
+const MISSING_RECHECK_MS = 2_000;
 const MAX_ENTRIES = 10_000;
 
 export interface GroupTypes {
@@ -20,7 +25,7 @@ export interface GroupTypes {
 }
 
 export class GroupTypeCache {
-  private readonly entries = new Map<number, { types: GroupTypes; expires: number }>();
+  private readonly entries = new Map<number, { types: GroupTypes; expires: number; readAt: number }>();
 
   constructor(private readonly db: Kysely<Schema>) {}
 
@@ -28,12 +33,15 @@ export class GroupTypeCache {
   async get(teamId: number, needed: readonly number[]): Promise<GroupTypes> {
     const now = Date.now();
     const cached = this.entries.get(teamId);
-    if (cached && cached.expires > now && needed.every((index) => cached.types.byIndex.has(index))) return cached.types;
+    if (cached && cached.expires > now) {
+      if (needed.every((index) => cached.types.byIndex.has(index))) return cached.types;
+      if (now - cached.readAt < MISSING_RECHECK_MS) return cached.types;
+    }
     const rows = await listGroupTypes(this.db, teamId);
     const byIndex = new Map(rows.map((row) => [row.groupTypeIndex, row.groupType]));
     const types: GroupTypes = { mapping: Object.fromEntries([...byIndex].map(([index, name]) => [String(index), name])), byIndex };
     this.entries.delete(teamId);
-    this.entries.set(teamId, { types, expires: now + TTL_MS });
+    this.entries.set(teamId, { types, expires: now + TTL_MS, readAt: now });
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     return types;
   }

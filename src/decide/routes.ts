@@ -9,8 +9,8 @@ import type { AppContext } from '../context.js';
 import { flagDefinitionsCache } from '../flags/definitions-cache.js';
 import { authorizeFeedRequest, invalidProjectApiKey, localEvaluationResponse } from '../flags/local-evaluation.js';
 import { projectFlagsResponse, selectResponseProtocol, type FlagSetEvaluation } from '../flags/engine/index.js';
-import { DECIDE_LIMITS, decodeBody, type QueryParams } from '../ingestion/core/decode-body.js';
-import { firstHeader } from '../http/public-responses.js';
+import { DECIDE_LIMITS, type QueryParams } from '../ingestion/core/decode-body.js';
+import { acceptRawBodies, decodeRequestBody, firstHeader } from '../http/public-responses.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../tenancy/models.js';
 import { evaluateFlagsRequest } from './evaluate-request.js';
@@ -64,18 +64,11 @@ async function hasActiveFlags(ctx: AppContext, team: Team): Promise<boolean> {
 
 export const decideRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   // Raw bytes whatever the declared type: posthog-js sends gzip with no hint.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  acceptRawBodies(app);
 
   async function handle(endpoint: 'decide' | 'flags', request: FastifyRequest, reply: FastifyReply) {
     const query = (request.query ?? {}) as QueryParams;
-    const decoded = decodeBody({
-      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      contentType: firstHeader(request, 'content-type'),
-      contentEncoding: firstHeader(request, 'content-encoding'),
-      query,
-      limits: DECIDE_LIMITS,
-    });
+    const decoded = decodeRequestBody(request, DECIDE_LIMITS);
     if (!decoded.ok) return reply.code(decoded.status).send({ ...decoded.error, attr: null });
     const flagsRequest = readFlagsRequest(decoded.value);
     if (!flagsRequest) {

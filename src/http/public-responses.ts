@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { decodeBody, type DecodeBodyLimits, type DecodeBodyResult, type QueryParams } from '../ingestion/core/decode-body.js';
 
 /**
  * What the public SDK endpoints (capture, recordings, decide) share: the 401 bodies for project
@@ -22,4 +23,21 @@ export const MISSING_PROJECT_TOKEN = {
 export function firstHeader(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The public SDK endpoints take their bodies as raw bytes: posthog-js sends gzip with no hint. */
+export function acceptRawBodies(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+}
+
+/** A public endpoint's body, decoded as capture decodes it (JSON, gzip, base64, form, lz64). */
+export function decodeRequestBody(request: FastifyRequest, limits: DecodeBodyLimits): DecodeBodyResult {
+  return decodeBody({
+    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+    contentType: firstHeader(request, 'content-type'),
+    contentEncoding: firstHeader(request, 'content-encoding'),
+    query: (request.query ?? {}) as QueryParams,
+    limits,
+  });
 }

@@ -4,7 +4,6 @@ import { eventUuidV7 } from './event-uuid.js';
 import {
   BATCH_LIMITS,
   CAPTURE_LIMITS,
-  decodeBody,
   extractEvents,
   resolveSentAt,
   type HttpFailure,
@@ -12,7 +11,7 @@ import {
   type QueryParams,
 } from './core/index.js';
 import type { IngestionQueueWriter, QueueRow, WarningRow } from './queue.js';
-import { firstHeader, INVALID_PROJECT_TOKEN } from '../http/public-responses.js';
+import { acceptRawBodies, decodeRequestBody, firstHeader, INVALID_PROJECT_TOKEN } from '../http/public-responses.js';
 
 /** Every path the SDKs post events to, and what kind of body each takes. */
 const CAPTURE_PATHS: Array<[string, IngestEndpoint]> = [
@@ -38,9 +37,7 @@ export const captureRoutes: FastifyPluginAsync<{ ctx: AppContext; queue: Ingesti
   app,
   { ctx, queue },
 ) => {
-  // Bodies arrive as raw bytes whatever their declared type: posthog-js sends gzip with no hint.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  acceptRawBodies(app);
 
   for (const [path, endpoint] of CAPTURE_PATHS) {
     const limits = endpoint === 'batch' ? BATCH_LIMITS : CAPTURE_LIMITS;
@@ -50,13 +47,7 @@ export const captureRoutes: FastifyPluginAsync<{ ctx: AppContext; queue: Ingesti
       bodyLimit: limits.maxBodyBytes,
       handler: async (request, reply) => {
         const query = (request.query ?? {}) as QueryParams;
-        const decoded = decodeBody({
-          body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          contentType: firstHeader(request, 'content-type'),
-          contentEncoding: firstHeader(request, 'content-encoding'),
-          query,
-          limits,
-        });
+        const decoded = decodeRequestBody(request, limits);
         if (!decoded.ok) return fail(reply, decoded);
         const extracted = extractEvents({ value: decoded.value, endpoint, query });
         if (!extracted.ok) return fail(reply, extracted);

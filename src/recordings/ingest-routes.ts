@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { checkTokenShape, decodeBody, type DecodeBodyLimits, type QueryParams } from '../ingestion/core/index.js';
+import { checkTokenShape, type DecodeBodyLimits, type QueryParams } from '../ingestion/core/index.js';
 import { parseSnapshotPayload } from './core/index.js';
 import { appendBatch, encodeChunk } from './store.js';
-import { firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../http/public-responses.js';
+import { acceptRawBodies, decodeRequestBody, firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../http/public-responses.js';
 
 const MiB = 1024 * 1024;
 /** PostHog's replay capture takes bigger bodies than event capture: full snapshots are large. */
@@ -40,18 +40,11 @@ function findToken(body: unknown, query: QueryParams): unknown {
  */
 export const recordingIngestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   // As for capture: bodies are raw bytes, often gzip sent as text/plain with no hint.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  acceptRawBodies(app);
 
   app.post('/s', { bodyLimit: RECORDING_LIMITS.maxBodyBytes }, async (request, reply) => {
     const query = (request.query ?? {}) as QueryParams;
-    const decoded = decodeBody({
-      body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-      contentType: firstHeader(request, 'content-type'),
-      contentEncoding: firstHeader(request, 'content-encoding'),
-      query,
-      limits: RECORDING_LIMITS,
-    });
+    const decoded = decodeRequestBody(request, RECORDING_LIMITS);
     if (!decoded.ok) return reply.code(decoded.status).send({ ...decoded.error, attr: null });
 
     const token = checkTokenShape(findToken(decoded.value, query));

@@ -7,6 +7,7 @@ import { validationError } from '../http/errors.js';
 import { parseDateInTimezone } from './engine/index.js';
 import { pythonStr } from './python-text.js';
 import type { FeatureFlag } from './store.js';
+import { pyTypeName } from '../lib/python-text.js';
 
 export const FLAG_KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 export const MAX_KEY_LENGTH = 400;
@@ -33,14 +34,6 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function typeName(value: unknown): string {
-  if (Array.isArray(value)) return 'list';
-  if (value === null) return 'NoneType';
-  if (typeof value === 'object') return 'dict';
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  return Number.isInteger(value) ? 'int' : 'float';
-}
 
 /** DRF BooleanField's accepted spellings. */
 export function readBoolean(value: unknown, attr: string, nullable = false): boolean | null {
@@ -69,7 +62,7 @@ export function readChoice<T extends string>(value: unknown, attr: string, choic
 
 export function readFiltersObject(value: unknown): Json {
   if (!isObject(value)) {
-    throw validationError(`Expected a dictionary of items but got type "${typeName(value)}".`, 'filters', 'not_a_dict');
+    throw validationError(`Expected a dictionary of items but got type "${pyTypeName(value)}".`, 'filters', 'not_a_dict');
   }
   return value;
 }

@@ -31,6 +31,9 @@ import {
   type ValidationErrorBody,
   type Weekday,
 } from './types.js';
+import { pyTypeName } from '../../lib/python-text.js';
+
+export { pyTypeName };
 
 export type ResourceStatus = 'ok' | 'other_team' | 'missing';
 
@@ -113,15 +116,6 @@ export const MESSAGES = {
 // ---------------------------------------------------------------------------------------------
 // Python rendering helpers (DRF formats the offending input with str())
 
-/** Python's type(x).__name__ for a JSON value. */
-export function pyTypeName(v: unknown): string {
-  if (v === null || v === undefined) return 'NoneType';
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  if (Array.isArray(v)) return 'list';
-  return 'dict';
-}
 
 function pyRepr(v: unknown): string {
   if (typeof v === 'string') {

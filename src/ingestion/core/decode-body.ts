@@ -20,7 +20,7 @@
  * flags service do. The function never throws.
  */
 import { gunzipSync } from 'node:zlib';
-import lzString from 'lz-string';
+import { decompressLz64 } from './lz64.js';
 
 import { type HttpFailure, type JsonValue, validationFailure } from './types.js';
 
@@ -241,20 +241,13 @@ function gunzipCapped(bytes: Buffer, maxOutput: number): Step<Buffer> {
 }
 
 function lzDecompress(text: string, maxOutput: number): Step<string> {
-  let out: string | null;
-  try {
-    // Form decoding turns '+' into ' '; lz-string's base64 alphabet needs it back (as Django did).
-    out = lzString.decompressFromBase64(text.trim().replace(/ /g, '+'));
-  } catch (error) {
-    if (error instanceof RangeError) return tooLarge(`Decompressed payload exceeds the ${maxOutput} bytes limit.`);
-    out = null;
-  }
-  if (out === null || out === '') {
-    return validationFailure('invalid_payload', 'Malformed request data: invalid lz64 data');
-  }
-  // UTF-16 code units ≤ UTF-8 bytes for the ASCII JSON clients send; a cheap, conservative check.
-  if (out.length > maxOutput) return tooLarge(`Decompressed payload exceeds the ${maxOutput} bytes limit.`);
-  return { ok: true, value: out };
+  // Form decoding turns '+' into ' '; lz-string's base64 alphabet needs it back (as Django did).
+  // The output is capped while decoding (a UTF-16 unit is at most as big as the UTF-8 it came
+  // from for the ASCII JSON clients send, so the char cap is conservative).
+  const result = decompressLz64(text.trim().replace(/ /g, '+'), maxOutput);
+  if (!result.ok && result.reason === 'too_large') return tooLarge(`Decompressed payload exceeds the ${maxOutput} bytes limit.`);
+  if (!result.ok || result.text === '') return validationFailure('invalid_payload', 'Malformed request data: invalid lz64 data');
+  return { ok: true, value: result.text };
 }
 
 /** Returns the base64 text to decode, or undefined when `text` is not strict base64. */

@@ -7,7 +7,7 @@ const USAGE = `Usage: hoglet <command> [options]
 
 Commands:
   serve                         start the server (the default)
-  worker                        run only the ingestion worker (with INGESTION_WORKER=off on servers)
+  worker                        run only the workers: ingestion and subscription deliveries
   keys create --scopes S [--projects IDS] [--label L] [--email E]
                                 create a personal API key; S is a comma-separated list of
                                 scopes ("*" for all, or e.g. "project:read,feature_flag:write")

@@ -5,6 +5,7 @@ import { serializeInsight, type UserSummaries } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
 import type { Team, User } from '../tenancy/models.js';
 import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
+import { readNameAndDescription } from '../http/fields.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -13,15 +14,7 @@ function readDashboardBody(body: unknown, existing?: Dashboard): DashboardFields
   const fields: DashboardFields = existing
     ? { name: existing.name, description: existing.description, pinned: existing.pinned, tags: existing.tags, deleted: existing.deleted }
     : { name: null, description: '', pinned: false, tags: [], deleted: false };
-  if ('name' in body) {
-    if (body.name !== null && typeof body.name !== 'string') throw validationError('Not a valid string.', 'name');
-    if (typeof body.name === 'string' && body.name.length > 400) throw validationError('Ensure this field has no more than 400 characters.', 'name', 'max_length');
-    fields.name = body.name;
-  }
-  if ('description' in body) {
-    if (body.description !== null && typeof body.description !== 'string') throw validationError('Not a valid string.', 'description');
-    fields.description = body.description ?? '';
-  }
+  Object.assign(fields, readNameAndDescription(body));
   for (const flag of ['pinned', 'deleted'] as const) {
     if (flag in body) {
       if (typeof body[flag] !== 'boolean') throw validationError('Must be a valid boolean.', flag);

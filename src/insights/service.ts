@@ -10,6 +10,7 @@ import { serializeUserBasic } from '../tenancy/serializers.js';
 import { getUser } from '../tenancy/store.js';
 import { insertInsight, readTrendsEvents, updateInsight, type Insight, type InsightFields } from './store.js';
 import { computeTrends, readTrendsQuery, trendsWindow, TrendsQueryError, type TrendsResult } from './trends.js';
+import { readNameAndDescription } from '../http/fields.js';
 
 type Db = Kysely<Schema>;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,15 +21,7 @@ function readInsightBody(body: unknown, existing?: Insight): { fields: InsightFi
   const fields: InsightFields = existing
     ? { name: existing.name, description: existing.description, query: existing.query, tags: existing.tags, favorited: existing.favorited, deleted: existing.deleted }
     : { name: null, description: '', query: null, tags: [], favorited: false, deleted: false };
-  if ('name' in body) {
-    if (body.name !== null && typeof body.name !== 'string') throw validationError('Not a valid string.', 'name');
-    if (typeof body.name === 'string' && body.name.length > 400) throw validationError('Ensure this field has no more than 400 characters.', 'name', 'max_length');
-    fields.name = body.name;
-  }
-  if ('description' in body) {
-    if (body.description !== null && typeof body.description !== 'string') throw validationError('Not a valid string.', 'description');
-    fields.description = body.description ?? '';
-  }
+  Object.assign(fields, readNameAndDescription(body));
   if ('query' in body) fields.query = body.query;
   if (!existing && fields.query === null) throw validationError('This field is required.', 'query', 'required');
   if ('query' in body || !existing) {

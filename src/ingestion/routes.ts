@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
-import { eventUuidV7 } from './event-uuid.js';
+import { uuidv7 } from '../lib/uuid.js';
 import {
   BATCH_LIMITS,
   CAPTURE_LIMITS,
@@ -64,7 +64,7 @@ export const captureRoutes: FastifyPluginAsync<{ ctx: AppContext; queue: Ingesti
           lane,
           distinctId: e.distinctId,
           payload: {
-            uuid: e.uuid ?? eventUuidV7(now.getTime()),
+            uuid: e.uuid ?? uuidv7(now.getTime()),
             event: e.event,
             distinct_id: e.distinctId,
             properties: e.properties,

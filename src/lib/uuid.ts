@@ -1,15 +1,38 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+
+/** The timestamp part of the last uuid made: ids made in the same millisecond share it. */
+let lastMs = -1;
+let lastPrefix = '';
+
+function timePrefix(ms: number): string {
+  if (ms !== lastMs) {
+    const time = ms.toString(16).padStart(12, '0').slice(-12);
+    lastPrefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
+    lastMs = ms;
+  }
+  return lastPrefix;
+}
 
 /**
- * A time-ordered UUID (version 7), like PostHog's UUIDT: ids sort by creation time, which keeps
- * B-tree inserts local and lets lists ordered by id read in creation order.
+ * A time-ordered UUID (RFC 9562 version 7: 48-bit ms timestamp, version 7, variant 10, 74 random
+ * bits), like PostHog's UUIDT: ids sort by creation time, which keeps B-tree inserts local and lets
+ * lists ordered by id read in creation order. The random part comes from `randomUUID`, which draws
+ * from a pre-filled entropy pool (about 0.1 µs a call against 2 µs for `randomBytes`; capture makes
+ * one per event sent without a uuid). `random` (10+ bytes) makes the result deterministic, for tests.
  */
-export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  const ms = BigInt(now);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+export function uuidv7(nowMs: number = Date.now(), random?: Uint8Array): string {
+  const ms = Math.max(0, Math.floor(nowMs));
+  if (!random) {
+    // randomUUID: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V already the 10xx variant.
+    return timePrefix(ms) + randomUUID().slice(15);
+  }
+  if (random.length < 10) throw new RangeError('uuidv7 needs at least 10 random bytes');
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(ms % 2 ** 48, 0, 6);
+  bytes[6] = 0x70 | (random[0]! & 0x0f);
+  bytes[7] = random[1]!;
+  bytes[8] = 0x80 | (random[2]! & 0x3f);
+  for (let i = 9; i < 16; i++) bytes[i] = random[i - 6]!;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

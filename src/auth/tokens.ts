@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -30,9 +30,3 @@ export function maskKey(rawKey: string): string {
   return `${rawKey.slice(0, 4)}...${rawKey.slice(-4)}`;
 }
 
-/** Constant-time equality of two strings (of any lengths). */
-export function safeEqual(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a).digest();
-  const right = createHash('sha256').update(b).digest();
-  return timingSafeEqual(left, right) && a.length === b.length;
-}

@@ -136,9 +136,6 @@ export async function addCohortMembers(db: Db, cohortId: number, personIds: numb
   return Number(row?.n ?? 0);
 }
 
-export async function removeCohortMember(db: Db, cohortId: number, personId: number): Promise<void> {
-  await db.deleteFrom('cohort_people').where('cohort_id', '=', cohortId).where('person_id', '=', personId).execute();
-}
 
 /** Which of `cohortIds` (static cohorts) the person belongs to: one indexed read. */
 export async function staticMembershipsOf(db: Db, personId: number, cohortIds: number[]): Promise<number[]> {

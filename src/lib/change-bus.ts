@@ -44,10 +44,6 @@ export class ChangeBus {
     return bus;
   }
 
-  /** A bus for this process only (tools and tests that run no server). */
-  static localOnly(log: Logger): ChangeBus {
-    return new ChangeBus(log);
-  }
 
   on(topic: string, handler: (change: Change) => void): () => void {
     this.local.on(topic, handler);

@@ -140,21 +140,6 @@ export async function insertDistinctIds(db: Db, rows: Array<{ teamId: number; di
   }
 }
 
-export async function updatePerson(
-  db: Db,
-  person: Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version'> & { createdAt?: string },
-): Promise<void> {
-  await db
-    .updateTable('persons')
-    .set({
-      properties: toJson(person.properties),
-      is_identified: person.isIdentified,
-      version: person.version,
-      ...(person.createdAt ? { created_at: person.createdAt } : {}),
-    })
-    .where('id', '=', person.id)
-    .execute();
-}
 
 /**
  * Writes many persons' changed fields (the ingestion worker's write-back at the end of a batch).
@@ -215,10 +200,6 @@ export async function addDistinctId(db: Db, teamId: number, distinctId: string, 
   await db.insertInto('person_distinct_ids').values({ team_id: teamId, distinct_id: distinctId, person_id: personId }).execute();
 }
 
-/** Moves every distinct id of one person to another (a merge). */
-export async function moveDistinctIds(db: Db, fromPersonId: number, toPersonId: number): Promise<void> {
-  await db.updateTable('person_distinct_ids').set({ person_id: toPersonId }).where('person_id', '=', fromPersonId).execute();
-}
 
 export async function deletePersonRow(db: Db, teamId: number, personId: number): Promise<void> {
   await db.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('person_id', '=', personId).execute();

@@ -134,10 +134,6 @@ export async function getSubscription(db: Db, teamId: number, id: number): Promi
   return row && toSubscription(row);
 }
 
-export async function getSubscriptionById(db: Db, id: number): Promise<Subscription | undefined> {
-  const row = await db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && toSubscription(row);
-}
 
 export interface SubscriptionListFilter {
   /** undefined: hide deleted ones (PostHog's default); a boolean filters explicitly. */

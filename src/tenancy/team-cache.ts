@@ -31,8 +31,8 @@ export class TeamCache {
     return team ?? undefined;
   }
 
+  /** By id: a plain read, for the rare callers that have no token (the local-evaluation feed). */
   async byId(id: number): Promise<Team | undefined> {
-    for (const entry of this.byToken.values()) if (entry.team?.id === id && entry.expires > Date.now()) return entry.team;
     return getTeam(this.database.db, id);
   }
 

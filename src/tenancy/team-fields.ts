@@ -94,7 +94,6 @@ export const TEAM_CONFIG_FIELDS: readonly TeamField[] = [
   { name: 'experiment_recalculation_time', kind: 'nullable-string', default: null },
 ];
 
-export const TEAM_CONFIG_FIELD_NAMES = new Set(TEAM_CONFIG_FIELDS.map((f) => f.name));
 
 export type TeamSettings = Record<string, unknown>;
 

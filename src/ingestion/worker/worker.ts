@@ -3,12 +3,9 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import { getTeam } from '../../tenancy/store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
-import { BatchContext } from './batch-context.js';
-import { processQueuedEvent } from './event-pipeline.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { SpikeDetector } from './spike-detector.js';
 
@@ -160,20 +157,19 @@ export class IngestionWorker {
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
       this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; stored without person processing');
-      await this.database.db.transaction().execute(async (trx) => {
-        const team = await getTeam(trx, Number(row.team_id));
-        const queued = JSON.parse(row.payload) as QueuedEvent;
-        if (team && !queued.person_only) {
-          // A fresh batch context: nothing of the failed attempt may leak into this one.
-          const batch = new BatchContext(trx);
-          await processQueuedEvent(batch, team, { ...queued, properties: { ...queued.properties, $process_person_profile: false } }, {}, {});
-          await batch.flush();
-        }
+      // Last resort: the same batch step, with the event made personless (what failed is almost
+      // always person processing), so it is stored, counted and dequeued like any other.
+      const queued = JSON.parse(row.payload) as QueuedEvent;
+      const personless = { ...row, payload: JSON.stringify({ ...queued, properties: { ...queued.properties, $process_person_profile: false } }) };
+      const outcome = await this.database.db.transaction().execute(async (trx) => {
+        const result = await processBatch(trx, lane, [personless], this.batchDeps());
         await insertWarnings(trx, [
           { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
         ]);
-        await trx.deleteFrom('ingestion_queue').where('id', '=', row.id).execute();
+        return result;
       });
+      outcome.committed();
+      for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     }
   }
 

@@ -7,9 +7,9 @@ import { ApiError, notFound, validationError } from '../http/errors.js';
 import { absoluteUrl, paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../tenancy/models.js';
 import { serializeTeamBasic } from '../tenancy/serializers.js';
+import { listTeams } from '../tenancy/store.js';
 import { startDemoDataGeneration } from './demo-data.js';
 import { checkPrimaryDashboard, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
-import { listTeams } from './store.js';
 import { readTeamWrite } from './validate-settings.js';
 
 /** The two addresses of one environment: nested in its project, and on its own. */

@@ -25,22 +25,6 @@ export async function updateTeamRow(
   return (await getTeam(db, team.id))!;
 }
 
-/** Environments of one project (or of several organizations), oldest first, paginated. */
-export async function listTeams(
-  db: Db,
-  filter: { projectId?: number; organizationIds: string[]; teamIds?: number[] | undefined },
-  page: { limit: number; offset: number },
-): Promise<{ count: number; teams: Team[] }> {
-  if (filter.organizationIds.length === 0 || filter.teamIds?.length === 0) return { count: 0, teams: [] };
-  let query = db.selectFrom('teams').where('organization_id', 'in', filter.organizationIds);
-  if (filter.projectId !== undefined) query = query.where('project_id', '=', filter.projectId);
-  if (filter.teamIds) query = query.where('id', 'in', filter.teamIds);
-  const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-  const ids = await query.select('id').orderBy('id').limit(page.limit).offset(page.offset).execute();
-  const teams = await Promise.all(ids.map((r) => getTeam(db, Number(r.id))));
-  return { count: Number(total?.n ?? 0), teams: teams.filter((t): t is Team => !!t) };
-}
-
 export type ProductIntent = {
   product_type: string;
   created_at: string;

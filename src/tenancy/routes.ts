@@ -3,14 +3,14 @@ import type { AppContext } from '../context.js';
 import { canSeeTeam, visibleScope } from '../auth/guard.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { serializeOrganizationBasic, serializeTeam, serializeTeamBasic, serializeUserBasic } from './serializers.js';
-import { getOrganization, getTeam, listOrganizationsOfUser, listPrimaryTeams } from './store.js';
+import { getOrganization, getTeam, listOrganizationsOfUser, listTeams } from './store.js';
 
 export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
 
   app.get('/projects/', { config: { access: { scope: 'project:read' } } }, async (request) => {
     const page = readPage(request.query);
-    const { count, teams } = await listPrimaryTeams(db, visibleScope(request.principal!), page);
+    const { count, teams } = await listTeams(db, { ...visibleScope(request.principal!), primaryOnly: true }, page);
     return paginate(request, page, count, teams.map((team) => serializeTeamBasic(team, team.projectId)));
   });
 

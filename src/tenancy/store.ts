@@ -129,22 +129,27 @@ export async function getTeamByApiToken(db: Db, apiToken: string): Promise<Team 
   return row && toTeam(row);
 }
 
-export async function getProject(db: Db, id: number): Promise<Project | undefined> {
-  const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && { id: Number(row.id), organizationId: row.organization_id, name: row.name, createdAt: row.created_at };
+
+export interface TeamListFilter {
+  organizationIds: string[];
+  /** Only these environments (a key limited to some projects). */
+  teamIds?: number[] | undefined;
+  /** Only the environments of this project. */
+  projectId?: number;
+  /** Only projects' first environments (id == project id): the project list. */
+  primaryOnly?: boolean;
 }
 
-/** Primary environments (id == project id) of the given organizations, oldest first. */
-export async function listPrimaryTeams(
+/** Environments the filter allows, oldest first, paginated. */
+export async function listTeams(
   db: Db,
-  filter: { organizationIds: string[]; teamIds?: number[] | undefined },
+  filter: TeamListFilter,
   page: { limit: number; offset: number },
 ): Promise<{ count: number; teams: Team[] }> {
   if (filter.organizationIds.length === 0 || filter.teamIds?.length === 0) return { count: 0, teams: [] };
-  let query = db
-    .selectFrom('teams')
-    .whereRef('teams.id', '=', 'teams.project_id')
-    .where('organization_id', 'in', filter.organizationIds);
+  let query = db.selectFrom('teams').where('organization_id', 'in', filter.organizationIds);
+  if (filter.primaryOnly) query = query.whereRef('teams.id', '=', 'teams.project_id');
+  if (filter.projectId !== undefined) query = query.where('project_id', '=', filter.projectId);
   if (filter.teamIds) query = query.where('id', 'in', filter.teamIds);
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const rows = await query.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute();

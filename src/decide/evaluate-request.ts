@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { staticMembershipsOf } from '../cohorts/store.js';
 import { flagDefinitionsCache, type ProjectFlags } from '../flags/definitions-cache.js';
 import { getHashKeyOverrides, insertHashKeyOverrides } from '../flags/store.js';
-import { evaluateFlags, failedFlagEvaluation, type EvaluationContext, type FlagSetEvaluation } from '../flags/engine/index.js';
+import { evaluateFlags, failedFlagEvaluation, flagSetEvaluation, type EvaluationContext, type FlagSetEvaluation } from '../flags/engine/index.js';
 import { getGroup } from '../groups/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../ingestion/core/geoip-properties.js';
 import { getPersonByDistinctId, type Person } from '../persons/store.js';
@@ -46,13 +46,13 @@ export interface EvaluationInput {
 
 export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: EvaluationInput, log: Logger): Promise<FlagSetEvaluation> {
   const { request } = input;
-  if (request.disableFlags) return { flags: {}, errorsWhileComputingFlags: false };
+  if (request.disableFlags) return flagSetEvaluation([], false);
   let project: ProjectFlags;
   try {
     project = await flagDefinitionsCache(ctx).get(team.projectId);
   } catch (error) {
     log.error({ err: error, team: team.id }, 'flag definitions could not be loaded');
-    return { flags: {}, errorsWhileComputingFlags: true };
+    return flagSetEvaluation([], true);
   }
   const { db } = ctx.database;
   const plan = requestPlan(project, input.runtime);
@@ -142,15 +142,17 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   if (failedData.size === 0) return evaluation;
 
   // Flags that needed data we could not read are reported failed, the others stand.
-  for (const flag of plan.active) {
-    const need = plan.needs.get(flag.key)!;
+  const results = evaluation.results.map((result) => {
+    const need = plan.needs.get(result.key);
+    const flag = plan.byKey.get(result.key);
+    if (!need || !flag) return result;
     const broken =
       (failedData.has('person') && (need.cohorts || need.personKeys.size > 0)) ||
       (failedData.has('groups') && need.groups) ||
-      (failedData.has('continuity') && flag.ensureExperienceContinuity);
-    if (broken && evaluation.flags[flag.key]) evaluation.flags[flag.key] = failedFlagEvaluation(plan.byKey.get(flag.key)!, 'internal_error');
-  }
-  return { flags: evaluation.flags, errorsWhileComputingFlags: true };
+      (failedData.has('continuity') && flag.ensure_experience_continuity === true);
+    return broken ? failedFlagEvaluation(flag, 'internal_error') : result;
+  });
+  return flagSetEvaluation(results, true);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  flagSetEvaluation,
   projectFlagsResponse,
   type FlagEvaluation,
   type FlagSetEvaluation,
@@ -41,7 +42,7 @@ function evaluationFromOutcome(outcome: ProjectionCase['outcome']): FlagSetEvalu
       metadata: { id: outcome.flag_id, version: outcome.flag_version },
     };
   }
-  return { flags, errorsWhileComputingFlags: outcome.failed };
+  return flagSetEvaluation(Object.values(flags), outcome.failed);
 }
 
 /** flags_v2 pins only some fields (see the corpus' asserted_fields); keep exactly those. */

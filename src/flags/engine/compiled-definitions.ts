@@ -1,41 +1,192 @@
 /**
- * A definition set prepared once for many evaluations: normalised filters per flag, the flag
- * lookup, the dependency order of the whole set and the normalised cohort definitions. A server
- * that answers many requests against the same definitions (until they change) compiles them once
- * and passes the result to evaluateFlags instead of redoing this work per request. Compiling
- * snapshots the definitions: a caller that mutates them afterwards must compile again.
+ * A definition set prepared for evaluation: every flag read once into a fixed-shape CompiledFlag
+ * (normalised filters, each condition's aggregation, rollout and valid variant override, its
+ * filters split into direct and cohort ones, cumulative variant boundaries, which optional steps
+ * apply), plus the flag lookup, the dependency order and the normalised cohort definitions.
+ *
+ * Evaluation always runs on this form: a server compiles a project's definitions once and
+ * answers many requests with them; evaluateFlags compiles plain definitions per call. Stored
+ * definitions are JSON of many shapes, and reading them directly on every request made every
+ * property access of the hot loop megamorphic (seen in profiles). Compiling snapshots the
+ * definitions: a caller that mutates them afterwards must compile again.
  */
 import { normalizeCohortDefinition } from './cohorts.js';
-import { buildFlagLookup, planEvaluationOrder, type EvaluationPlan, type FlagLookup } from './dependencies.js';
+import { buildFlagLookup, isEvaluable, planEvaluationOrder, type EvaluationPlan, type FlagLookup } from './dependencies.js';
 import { normalizeFlagFilters, type NormalizedFlagFilters } from './flag-filters.js';
-import type { FlagDefinition, FlagDefinitions, PropertyGroup } from './types.js';
+import { variantBoundaries } from './hashing.js';
+import { packText, type PackedText } from './sha1.js';
+import type { FlagCondition, FlagDefinition, FlagDefinitions, FlagEvaluation, PropertyFilter, PropertyGroup } from './types.js';
+import { hasOwn } from './value-coercion.js';
 
 const COMPILED = Symbol('compiled flag definitions');
+
+/** One condition set of a flag, as evaluation reads it. */
+export class CompiledCondition {
+  constructor(
+    readonly source: FlagCondition,
+    /** The group type index it aggregates by (its own key when present, else the flag's); null = person. */
+    readonly aggregation: number | null,
+    /** Non-cohort filters, in stored order. */
+    readonly directFilters: readonly PropertyFilter[],
+    /** Cohort filters, checked after every direct filter matched: they are the expensive ones. */
+    readonly cohortFilters: readonly PropertyFilter[],
+    /** null/absent in the definition means 100. */
+    readonly rolloutPercentage: number,
+    /** The condition's variant override, when it names a declared variant. */
+    readonly variantOverride: string | null,
+    /** `properties` is neither absent nor a list: evaluating the condition fails the flag. */
+    readonly malformed: boolean,
+  ) {}
+}
+
+/** One flag, as evaluation reads it. */
+export class CompiledFlag {
+  /** `<key>.`, packed: what every rollout and variant hash of this flag starts with. */
+  readonly hashPrefix: PackedText;
+
+  constructor(
+    readonly definition: FlagDefinition,
+    readonly key: string,
+    readonly filters: NormalizedFlagFilters,
+    readonly conditions: readonly CompiledCondition[],
+    readonly variantKeys: readonly string[],
+    /** Cumulative upper bounds of the variants, summed left to right in doubles as the reference does. */
+    readonly variantBoundaries: readonly number[],
+    /** Early-access enrollment may decide the flag (feature_enrollment or super conditions). */
+    readonly hasEnrollment: boolean,
+    /** The first super condition (legacy enrollment), read as a person condition. */
+    readonly enrollmentCondition: CompiledCondition | null,
+    /** A holdout (new style, or legacy holdout groups) may decide the flag. */
+    readonly hasHoldout: boolean,
+    readonly deviceBucketing: boolean,
+    readonly experienceContinuity: boolean,
+    readonly evaluable: boolean,
+    /** Shared by every result of this flag; never mutated. */
+    readonly metadata: FlagEvaluation['metadata'],
+  ) {
+    this.hashPrefix = packText(`${key}.`);
+  }
+}
 
 export interface CompiledDefinitions {
   readonly [COMPILED]: true;
   readonly definitions: FlagDefinitions;
   readonly lookup: FlagLookup;
-  /** Filters of each flag of `definitions.flags`, keyed by the flag object. */
-  readonly filters: ReadonlyMap<FlagDefinition, NormalizedFlagFilters>;
+  /** Every flag of `definitions.flags`, in the same order. */
+  readonly flags: readonly CompiledFlag[];
+  readonly byDefinition: ReadonlyMap<FlagDefinition, CompiledFlag>;
   /** Evaluation order of the whole set (used when no flag keys are requested). */
   readonly plan: EvaluationPlan;
+  /** The plan's order, compiled. */
+  readonly order: readonly CompiledFlag[];
+  /** Evaluable flags that report missing_dependency instead of being evaluated. */
+  readonly missingDependency: readonly CompiledFlag[];
+  /**
+   * The order is exactly the evaluable flags in definition order, each key once, none missing or
+   * cyclic: the results are then simply the order's results.
+   */
+  readonly plainOrder: boolean;
+  /** Some condition filters on another flag's value. */
+  readonly hasFlagDependencies: boolean;
   readonly cohortDefinitions: ReadonlyMap<string, PropertyGroup | null>;
   readonly staticCohortIds: ReadonlySet<string>;
 }
 
+/** The aggregation of a condition: its own index when the key is present (explicit null = person), else the flag's. */
+function conditionAggregation(condition: FlagCondition, filters: NormalizedFlagFilters): number | null {
+  if (hasOwn(condition, 'aggregation_group_type_index')) {
+    const index = condition.aggregation_group_type_index;
+    return typeof index === 'number' ? index : null;
+  }
+  return filters.aggregationGroupTypeIndex;
+}
+
+/** A filter re-made with every field in one order, so all filters share one hidden class. */
+function uniformFilter(filter: PropertyFilter): PropertyFilter {
+  if (typeof filter !== 'object' || filter === null) return filter;
+  const uniform: PropertyFilter = {
+    key: filter.key,
+    value: filter.value,
+    operator: filter.operator,
+    type: filter.type,
+    group_type_index: filter.group_type_index,
+    negation: filter.negation,
+  };
+  if (filter.dependency_chain !== undefined) uniform.dependency_chain = filter.dependency_chain;
+  return uniform;
+}
+
+export function compileCondition(condition: FlagCondition, filters: NormalizedFlagFilters): CompiledCondition {
+  const direct: PropertyFilter[] = [];
+  const cohorts: PropertyFilter[] = [];
+  const properties: unknown = condition.properties ?? [];
+  for (const filter of Array.isArray(properties) ? (properties as PropertyFilter[]) : []) {
+    if (filter?.type === 'cohort') cohorts.push(uniformFilter(filter));
+    else direct.push(uniformFilter(filter));
+  }
+  const override = condition.variant;
+  return new CompiledCondition(
+    condition,
+    conditionAggregation(condition, filters),
+    direct,
+    cohorts,
+    typeof condition.rollout_percentage === 'number' ? condition.rollout_percentage : 100,
+    typeof override === 'string' && filters.variants.some((variant) => variant.key === override) ? override : null,
+    !Array.isArray(properties),
+  );
+}
+
+export function compileFlag(flag: FlagDefinition, filters: NormalizedFlagFilters = normalizeFlagFilters(flag)): CompiledFlag {
+  return new CompiledFlag(
+    flag,
+    flag.key,
+    filters,
+    filters.groups.map((condition) => compileCondition(condition, filters)),
+    filters.variants.map((variant) => variant.key),
+    variantBoundaries(filters.variants),
+    filters.featureEnrollment || filters.superGroups.length > 0,
+    filters.superGroups.length > 0 ? compileCondition(filters.superGroups[0]!, filters) : null,
+    filters.holdout !== null || filters.holdoutGroups.length > 0,
+    flag.bucketing_identifier === 'device_id',
+    flag.ensure_experience_continuity === true,
+    isEvaluable(flag),
+    Object.freeze({ id: typeof flag.id === 'number' ? flag.id : 0, version: typeof flag.version === 'number' ? flag.version : 0 }),
+  );
+}
+
 export function compileDefinitions(definitions: FlagDefinitions): CompiledDefinitions {
   const lookup = buildFlagLookup(definitions.flags);
-  const filters = new Map<FlagDefinition, NormalizedFlagFilters>();
-  for (const flag of definitions.flags) filters.set(flag, normalizeFlagFilters(flag));
+  const byDefinition = new Map<FlagDefinition, CompiledFlag>();
+  const flags = definitions.flags.map((flag) => {
+    const compiled = compileFlag(flag);
+    byDefinition.set(flag, compiled);
+    return compiled;
+  });
   const cohortDefinitions = new Map<string, PropertyGroup | null>();
   for (const [id, definition] of Object.entries(definitions.cohorts ?? {})) cohortDefinitions.set(id, normalizeCohortDefinition(definition));
+  const plan = planEvaluationOrder(definitions.flags, lookup, (flag) => byDefinition.get(flag)!.filters);
+  const order = plan.order.map((flag) => byDefinition.get(flag)!);
+  const evaluable = flags.filter((flag) => flag.evaluable);
+  const keys = new Set(flags.map((flag) => flag.key));
   return {
     [COMPILED]: true,
     definitions,
     lookup,
-    filters,
-    plan: planEvaluationOrder(definitions.flags, lookup, (flag) => filters.get(flag)!),
+    flags,
+    byDefinition,
+    plan,
+    order,
+    missingDependency: flags.filter((flag) => flag.evaluable && plan.missingDependency.has(flag.key)),
+    plainOrder:
+      keys.size === flags.length &&
+      plan.cyclic.size === 0 &&
+      order.length === evaluable.length &&
+      order.every((flag, i) => flag === evaluable[i]),
+    hasFlagDependencies: flags.some((flag) =>
+      [...flag.conditions, ...(flag.enrollmentCondition ? [flag.enrollmentCondition] : [])].some((condition) =>
+        condition.directFilters.some((filter) => filter?.type === 'flag'),
+      ),
+    ),
     cohortDefinitions,
     staticCohortIds: new Set([...(definitions.static_cohort_ids ?? [])].map(String)),
   };

@@ -3,14 +3,13 @@
  * property maps, group type names, cohort data, the clock/timezone, and the values of flags
  * already evaluated (read by flag dependencies).
  */
-import { createCohortResolver, type CohortResolver } from './cohorts.js';
-import { isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
+import type { CohortResolver } from './cohorts.js';
+import type { CompiledDefinitions } from './compiled-definitions.js';
 import { isValidTimezone } from './dates.js';
-import { buildFlagLookup, type FiltersOf, type FlagLookup } from './dependencies.js';
-import { normalizeFlagFilters } from './flag-filters.js';
+import type { FlagLookup } from './dependencies.js';
 import { identifierToString, truncateIdentifier } from './hashing.js';
 import type { MatchEnvironment } from './property-matching.js';
-import type { EvaluationContext, FlagDefinitions, PropertyMap } from './types.js';
+import type { EvaluationContext, PropertyMap } from './types.js';
 
 export interface EvaluationState {
   /** Truncated to 200 scalar values; numbers become decimal strings. */
@@ -28,8 +27,6 @@ export interface EvaluationState {
   readonly env: MatchEnvironment;
   readonly cohorts: CohortResolver;
   readonly lookup: FlagLookup;
-  /** Normalised filters of a flag (precomputed when the definitions were compiled). */
-  readonly filtersOf: FiltersOf;
   /** Values of flags evaluated so far, for flag_evaluates_to. */
   readonly values: Map<string, boolean | string>;
 }
@@ -43,35 +40,44 @@ function nonEmptyString(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+const INDEX = /^\d+$/;
+
+/** Group type index → name, from the per-request mapping or the definitions' own. */
+function groupTypeNamesOf(mapping: Record<string, string> | null | undefined): Map<number, string> {
+  const names = new Map<number, string>();
+  if (!mapping) return names;
+  for (const index in mapping) {
+    const name = mapping[index];
+    if (typeof name === 'string' && INDEX.test(index)) names.set(Number(index), name);
+  }
+  return names;
+}
+
 /**
  * `groupTypeMapping`, when given, replaces the definitions' own mapping: a server keeps compiled
  * definitions per project and reads the mapping, which changes independently, per request.
  */
 export function createEvaluationState(
-  input: FlagDefinitions | CompiledDefinitions,
+  compiled: CompiledDefinitions,
   context: EvaluationContext,
   groupTypeMapping?: Record<string, string> | null,
 ): EvaluationState {
-  const compiled = isCompiled(input) ? input : null;
-  const definitions = compiled ? compiled.definitions : (input as FlagDefinitions);
-  const personProperties: PropertyMap = { ...(context.person_properties ?? {}) };
+  // Read only, never written: the caller's map is used as it is.
+  const personProperties: PropertyMap = context.person_properties ?? {};
 
   const groupKeys = new Map<string, string>();
   const groupProperties = new Map<string, PropertyMap>();
-  for (const [typeName, rawKey] of Object.entries(context.groups ?? {})) {
-    const key = identifierToString(rawKey);
+  const groups = context.groups ?? {};
+  const givenGroupProperties = context.group_properties ?? {};
+  for (const typeName in groups) {
+    const key = identifierToString(groups[typeName]);
     // Keys that are not strings/numbers, or empty, are unusable: conditions on them are skipped.
     if (key === null || key === '') continue;
     groupKeys.set(typeName, truncateIdentifier(key));
-    groupProperties.set(typeName, { ...(context.group_properties?.[typeName] ?? {}), $group_key: key });
+    groupProperties.set(typeName, { ...(givenGroupProperties[typeName] ?? {}), $group_key: key });
   }
-  for (const [typeName, properties] of Object.entries(context.group_properties ?? {})) {
-    if (!groupProperties.has(typeName)) groupProperties.set(typeName, { ...(properties ?? {}) });
-  }
-
-  const groupTypeNames = new Map<number, string>();
-  for (const [index, name] of Object.entries((groupTypeMapping === undefined ? definitions.group_type_mapping : groupTypeMapping) ?? {})) {
-    if (typeof name === 'string' && /^\d+$/.test(index)) groupTypeNames.set(Number(index), name);
+  for (const typeName in givenGroupProperties) {
+    if (!groupProperties.has(typeName)) groupProperties.set(typeName, givenGroupProperties[typeName] ?? {});
   }
 
   const timezone = context.timezone && isValidTimezone(context.timezone) ? context.timezone : 'UTC';
@@ -83,22 +89,19 @@ export function createEvaluationState(
     personProperties,
     groupKeys,
     groupProperties,
-    groupTypeNames,
+    groupTypeNames: groupTypeNamesOf(groupTypeMapping === undefined ? compiled.definitions.group_type_mapping : groupTypeMapping),
     anonDistinctId: nonEmptyString(context.anon_distinct_id),
     hashKeyOverrides: context.hash_key_overrides ?? {},
     deviceId,
     env: { timezone, now: resolveNow(context.now) },
-    cohorts: compiled
-      ? {
-          definitions: compiled.cohortDefinitions,
-          staticIds: compiled.staticCohortIds,
-          staticMemberships: new Set([...(context.staticCohortIds ?? [])].map(String)),
-          memberships: new Map(),
-          validated: new Set(),
-        }
-      : createCohortResolver(definitions.cohorts, definitions.static_cohort_ids, context.staticCohortIds),
-    lookup: compiled ? compiled.lookup : buildFlagLookup(definitions.flags),
-    filtersOf: compiled ? (flag) => compiled.filters.get(flag) ?? normalizeFlagFilters(flag) : normalizeFlagFilters,
+    cohorts: {
+      definitions: compiled.cohortDefinitions,
+      staticIds: compiled.staticCohortIds,
+      staticMemberships: new Set(Array.from(context.staticCohortIds ?? [], String)),
+      memberships: new Map(),
+      validated: new Set(),
+    },
+    lookup: compiled.lookup,
     values: new Map(),
   };
 }

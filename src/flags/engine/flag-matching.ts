@@ -9,21 +9,20 @@
  * the values of the flags it depends on are in `state.values`.
  */
 import { matchCohortFilter } from './cohorts.js';
+import type { CompiledCondition, CompiledFlag } from './compiled-definitions.js';
 import { matchesFlagValue, resolveDependencyTarget } from './dependencies.js';
-import type { NormalizedFlagFilters } from './flag-filters.js';
 import {
-  flagHash,
-  isHashInRollout,
   isHoldoutMember,
-  ROLLOUT_SALT,
-  selectVariantForHash,
+  PACKED_ROLLOUT_SALT,
+  PACKED_VARIANT_SALT,
+  prefixedFlagHash,
   truncateIdentifier,
-  VARIANT_SALT,
+  variantForHash,
 } from './hashing.js';
 import { matchProperty } from './property-matching.js';
 import type { EvaluationState } from './evaluation-state.js';
 import { replacesReason } from './reasons.js';
-import type { FlagCondition, FlagDefinition, FlagReasonCode, PropertyFilter } from './types.js';
+import type { FlagCondition, FlagReasonCode, PropertyFilter } from './types.js';
 import { hasOwn } from './value-coercion.js';
 
 /** What a step decided about the flag (before payload lookup and projection). */
@@ -36,23 +35,13 @@ export interface FlagOutcome {
   groupsNotEvaluated?: boolean;
 }
 
+/** A group condition whose group the request gave no usable key for: skipped as no_group_type. */
+export const NO_GROUP_KEY = Symbol('no group key');
+/** A person condition of a device-bucketed flag without a device id: skipped as out_of_rollout_bound. */
+export const NO_DEVICE_ID = Symbol('no device id');
+
 /** The identifier a condition hashes, or why the condition has to be skipped. */
-export type IdentifierResolution =
-  | { kind: 'identifier'; identifier: string }
-  | { kind: 'skip'; reason: 'no_group_type' | 'out_of_rollout_bound' };
-
-/** A condition's aggregation: its own index when the key is present (null = person), else the flag's. */
-export function conditionAggregation(condition: FlagCondition, filters: NormalizedFlagFilters): number | null {
-  if (hasOwn(condition, 'aggregation_group_type_index')) {
-    const index = condition.aggregation_group_type_index;
-    return typeof index === 'number' ? index : null;
-  }
-  return filters.aggregationGroupTypeIndex;
-}
-
-export function usesDeviceBucketing(flag: FlagDefinition): boolean {
-  return flag.bucketing_identifier === 'device_id';
-}
+export type IdentifierResolution = string | typeof NO_GROUP_KEY | typeof NO_DEVICE_ID;
 
 /**
  * The identifier for person-aggregated hashing, in the reference's priority order: the device
@@ -60,11 +49,11 @@ export function usesDeviceBucketing(flag: FlagDefinition): boolean {
  * `useStoredOverride`; holdouts don't); for experience-continuity flags the request's anonymous
  * id; finally the distinct id.
  */
-export function personIdentifier(flag: FlagDefinition, state: EvaluationState, useStoredOverride = true): string {
-  if (usesDeviceBucketing(flag) && state.deviceId !== null) return state.deviceId;
+export function personIdentifier(flag: CompiledFlag, state: EvaluationState, useStoredOverride = true): string {
+  if (flag.deviceBucketing && state.deviceId !== null) return state.deviceId;
   const override = useStoredOverride ? state.hashKeyOverrides[flag.key] : undefined;
   if (typeof override === 'string') return truncateIdentifier(override);
-  if (flag.ensure_experience_continuity && state.anonDistinctId !== null) return truncateIdentifier(state.anonDistinctId);
+  if (flag.experienceContinuity && state.anonDistinctId !== null) return truncateIdentifier(state.anonDistinctId);
   return state.distinctId;
 }
 
@@ -74,18 +63,11 @@ export function groupKeyFor(groupTypeIndex: number, state: EvaluationState): str
   return typeName === undefined ? null : (state.groupKeys.get(typeName) ?? null);
 }
 
-/**
- * Identifier of a condition. A group condition without a usable group key is skipped
- * (no_group_type); a person condition of a device-bucketed flag without a device id is skipped
- * as out_of_rollout_bound.
- */
-export function resolveIdentifier(flag: FlagDefinition, aggregation: number | null, state: EvaluationState): IdentifierResolution {
-  if (aggregation !== null) {
-    const key = groupKeyFor(aggregation, state);
-    return key === null ? { kind: 'skip', reason: 'no_group_type' } : { kind: 'identifier', identifier: key };
-  }
-  if (usesDeviceBucketing(flag) && state.deviceId === null) return { kind: 'skip', reason: 'out_of_rollout_bound' };
-  return { kind: 'identifier', identifier: personIdentifier(flag, state) };
+/** Identifier of a condition aggregated by `aggregation` (null = person). */
+export function resolveIdentifier(flag: CompiledFlag, aggregation: number | null, state: EvaluationState): IdentifierResolution {
+  if (aggregation !== null) return groupKeyFor(aggregation, state) ?? NO_GROUP_KEY;
+  if (flag.deviceBucketing && state.deviceId === null) return NO_DEVICE_ID;
+  return personIdentifier(flag, state);
 }
 
 /** flag_evaluates_to against a flag evaluated earlier; inactive targets read as false. */
@@ -96,111 +78,100 @@ export function matchFlagDependency(filter: PropertyFilter, state: EvaluationSta
   return matchesFlagValue(filter.value, state.values.get(target.key) ?? false);
 }
 
+const NO_PROPERTIES: Record<string, unknown> = {};
+
 /** Properties of the group a group filter reads (its own index, else the condition's aggregation). */
 function groupPropertiesFor(filter: PropertyFilter, aggregation: number | null, state: EvaluationState) {
   const index = typeof filter.group_type_index === 'number' ? filter.group_type_index : aggregation;
   const typeName = index === null ? undefined : state.groupTypeNames.get(index);
-  return (typeName !== undefined ? state.groupProperties.get(typeName) : undefined) ?? {};
+  return (typeName !== undefined ? state.groupProperties.get(typeName) : undefined) ?? NO_PROPERTIES;
 }
 
 /** One non-cohort filter of a condition against the property map it reads. */
 function matchConditionFilter(filter: PropertyFilter, aggregation: number | null, state: EvaluationState): boolean {
-  if (filter.type === 'flag') return matchFlagDependency(filter, state);
-  if (filter.type === 'group') return matchProperty(filter, groupPropertiesFor(filter, aggregation, state), state.env);
-  if (filter.type === undefined || filter.type === null || filter.type === 'person' || filter.type === 'person_metadata') {
+  const type = filter.type;
+  if (type === undefined || type === null || type === 'person' || type === 'person_metadata') {
     return matchProperty(filter, state.personProperties, state.env);
   }
+  if (type === 'group') return matchProperty(filter, groupPropertiesFor(filter, aggregation, state), state.env);
+  if (type === 'flag') return matchFlagDependency(filter, state);
   return false; // event/element/behavioral filters cannot be evaluated by a flag engine
 }
 
 /**
- * All filters of a condition, AND-ed with short-circuit in stored order; cohort filters are
- * deferred to the end because they are the expensive ones (they may recurse into other cohorts).
+ * All filters of a condition, AND-ed with short-circuit in stored order; cohort filters come
+ * last because they are the expensive ones (they may recurse into other cohorts).
  */
-export function matchConditionProperties(
-  properties: readonly PropertyFilter[],
-  aggregation: number | null,
-  state: EvaluationState,
-): boolean {
-  let deferredCohorts: PropertyFilter[] | null = null;
-  for (const filter of properties) {
-    if (filter.type === 'cohort') (deferredCohorts ??= []).push(filter);
-    else if (!matchConditionFilter(filter, aggregation, state)) return false;
+export function matchConditionProperties(condition: CompiledCondition, aggregation: number | null, state: EvaluationState): boolean {
+  if (condition.malformed) throw new TypeError('condition properties are not a list');
+  const direct = condition.directFilters;
+  for (let i = 0; i < direct.length; i++) if (!matchConditionFilter(direct[i]!, aggregation, state)) return false;
+  const cohorts = condition.cohortFilters;
+  for (let i = 0; i < cohorts.length; i++) {
+    if (!matchCohortFilter(cohorts[i]!, state.personProperties, state.env, state.cohorts)) return false;
   }
-  return deferredCohorts === null || deferredCohorts.every((filter) => matchCohortFilter(filter, state.personProperties, state.env, state.cohorts));
+  return true;
 }
 
-/** Rollout check of a matched condition: null/absent = 100 (no hash computed). */
-export function passesConditionRollout(flagKey: string, condition: FlagCondition, identifier: string): boolean {
-  const percentage = typeof condition.rollout_percentage === 'number' ? condition.rollout_percentage : 100;
+/** Rollout check of a matched condition: 100 (the default) passes without computing a hash. */
+export function passesConditionRollout(flag: CompiledFlag, percentage: number, identifier: string): boolean {
   if (percentage >= 100) return true;
-  return isHashInRollout(flagHash(flagKey, identifier, ROLLOUT_SALT), percentage);
+  return prefixedFlagHash(flag.hashPrefix, identifier, PACKED_ROLLOUT_SALT) <= percentage / 100;
 }
 
 /** The variant from the variant hash, or null for boolean flags / hashes past the last boundary. */
-export function hashedVariant(flagKey: string, filters: NormalizedFlagFilters, identifier: string): string | null {
-  if (filters.variants.length === 0) return null;
-  return selectVariantForHash(flagHash(flagKey, identifier, VARIANT_SALT), filters.variants);
+export function hashedVariant(flag: CompiledFlag, identifier: string): string | null {
+  if (flag.variantKeys.length === 0) return null;
+  return variantForHash(prefixedFlagHash(flag.hashPrefix, identifier, PACKED_VARIANT_SALT), flag.variantKeys, flag.variantBoundaries);
 }
 
 /** A condition's override when it names a declared variant; otherwise the hashed variant. */
-export function resolveVariant(
-  flagKey: string,
-  filters: NormalizedFlagFilters,
-  condition: FlagCondition,
-  identifier: string,
-): string | null {
-  const override = condition.variant;
-  if (typeof override === 'string' && filters.variants.some((variant) => variant.key === override)) return override;
-  return hashedVariant(flagKey, filters, identifier);
-}
-
-/** Result of one condition: matched (with variant), or the reason it did not. */
-export type ConditionResult =
-  | { matched: true; variant: string | null }
-  | { matched: false; reason: 'no_group_type' | 'no_condition_match' | 'out_of_rollout_bound'; rolloutMiss: boolean };
-
-export function evaluateCondition(
-  flag: FlagDefinition,
-  filters: NormalizedFlagFilters,
-  condition: FlagCondition,
-  state: EvaluationState,
-): ConditionResult {
-  const aggregation = conditionAggregation(condition, filters);
-  const resolution = resolveIdentifier(flag, aggregation, state);
-  if (resolution.kind === 'skip') return { matched: false, reason: resolution.reason, rolloutMiss: false };
-  if (!matchConditionProperties(condition.properties ?? [], aggregation, state)) {
-    return { matched: false, reason: 'no_condition_match', rolloutMiss: false };
-  }
-  if (!passesConditionRollout(flag.key, condition, resolution.identifier)) {
-    return { matched: false, reason: 'out_of_rollout_bound', rolloutMiss: true };
-  }
-  return { matched: true, variant: resolveVariant(flag.key, filters, condition, resolution.identifier) };
+export function resolveVariant(flag: CompiledFlag, condition: CompiledCondition, identifier: string): string | null {
+  return condition.variantOverride ?? hashedVariant(flag, identifier);
 }
 
 /**
- * Conditions in stored order; the first match wins. Without a match the highest-priority reason
- * seen is reported (ties: the later condition). With `early_exit`, a rollout miss after matching
- * properties ends evaluation at once.
+ * Conditions in stored order, each: identifier → properties → rollout → variant; the first match
+ * wins. Without a match the highest-priority reason seen is reported (ties: the later
+ * condition). With `early_exit`, a rollout miss after matching properties ends evaluation at once.
  */
-export function evaluateConditions(flag: FlagDefinition, filters: NormalizedFlagFilters, state: EvaluationState): FlagOutcome {
-  let reported: { code: FlagReasonCode; index: number | null } = { code: 'no_group_type', index: null };
+export function evaluateConditions(flag: CompiledFlag, state: EvaluationState): FlagOutcome {
+  let reportedCode: FlagReasonCode = 'no_group_type';
+  let reportedIndex: number | null = null;
   let skippedGroupCondition = false;
-  for (const [index, condition] of filters.groups.entries()) {
-    const result = evaluateCondition(flag, filters, condition, state);
-    if (result.matched) return { enabled: true, variant: result.variant, code: 'condition_match', conditionIndex: index };
-    if (result.reason === 'no_group_type') skippedGroupCondition = true;
-    if (replacesReason(result.reason, reported.code)) reported = { code: result.reason, index };
-    if (result.rolloutMiss && filters.earlyExit) {
+  const conditions = flag.conditions;
+  for (let index = 0; index < conditions.length; index++) {
+    const condition = conditions[index]!;
+    const identifier = resolveIdentifier(flag, condition.aggregation, state);
+    let reason: FlagReasonCode;
+    let rolloutMiss = false;
+    if (identifier === NO_GROUP_KEY) {
+      reason = 'no_group_type';
+      skippedGroupCondition = true;
+    } else if (identifier === NO_DEVICE_ID) {
+      reason = 'out_of_rollout_bound';
+    } else if (!matchConditionProperties(condition, condition.aggregation, state)) {
+      reason = 'no_condition_match';
+    } else if (!passesConditionRollout(flag, condition.rolloutPercentage, identifier)) {
+      reason = 'out_of_rollout_bound';
+      rolloutMiss = true;
+    } else {
+      return { enabled: true, variant: resolveVariant(flag, condition, identifier), code: 'condition_match', conditionIndex: index };
+    }
+    if (replacesReason(reason, reportedCode)) {
+      reportedCode = reason;
+      reportedIndex = index;
+    }
+    if (rolloutMiss && flag.filters.earlyExit) {
       return { enabled: false, variant: null, code: 'out_of_rollout_bound', conditionIndex: index };
     }
   }
   return {
     enabled: false,
     variant: null,
-    code: reported.code,
-    conditionIndex: reported.index,
-    groupsNotEvaluated: skippedGroupCondition && reported.code === 'no_condition_match',
+    code: reportedCode,
+    conditionIndex: reportedIndex,
+    groupsNotEvaluated: skippedGroupCondition && reportedCode === 'no_condition_match',
   };
 }
 
@@ -211,19 +182,19 @@ export function evaluateConditions(flag: FlagDefinition, filters: NormalizedFlag
  * style: the first super group is evaluated as a person condition, but only when the person has
  * one of its property keys. Either way: reason super_condition_value, index 0, no variant.
  */
-export function checkEnrollment(flag: FlagDefinition, filters: NormalizedFlagFilters, state: EvaluationState): FlagOutcome | null {
-  if (filters.featureEnrollment) {
+export function checkEnrollment(flag: CompiledFlag, state: EvaluationState): FlagOutcome | null {
+  if (flag.filters.featureEnrollment) {
     const enrollmentKey = `$feature_enrollment/${flag.key}`;
     if (!hasOwn(state.personProperties, enrollmentKey)) return null;
     const value = state.personProperties[enrollmentKey];
     return { enabled: value === true || value === 'true', variant: null, code: 'super_condition_value', conditionIndex: 0 };
   }
-  const superGroup = filters.superGroups[0];
-  const properties = superGroup?.properties ?? [];
-  if (!superGroup || !properties.some((filter) => hasOwn(state.personProperties, filter.key))) return null;
+  const superGroup = flag.enrollmentCondition;
+  if (!superGroup) return null;
+  const properties = (superGroup.source.properties ?? []) as PropertyFilter[];
+  if (!properties.some((filter) => hasOwn(state.personProperties, filter.key))) return null;
   const enabled =
-    matchConditionProperties(properties, null, state) &&
-    passesConditionRollout(flag.key, superGroup, personIdentifier(flag, state));
+    matchConditionProperties(superGroup, null, state) && passesConditionRollout(flag, superGroup.rolloutPercentage, personIdentifier(flag, state));
   return { enabled, variant: null, code: 'super_condition_value', conditionIndex: 0 };
 }
 
@@ -231,8 +202,8 @@ export function checkEnrollment(flag: FlagDefinition, filters: NormalizedFlagFil
  * Holdouts hash the flag-level identifier without stored hash-key overrides; a group flag
  * without its group key hashes "" (i.e. the bare "holdout-" prefix), as in the reference.
  */
-export function holdoutIdentifier(flag: FlagDefinition, filters: NormalizedFlagFilters, state: EvaluationState): string {
-  const aggregation = filters.aggregationGroupTypeIndex;
+export function holdoutIdentifier(flag: CompiledFlag, state: EvaluationState): string {
+  const aggregation = flag.filters.aggregationGroupTypeIndex;
   if (aggregation !== null) return groupKeyFor(aggregation, state) ?? '';
   return personIdentifier(flag, state, false);
 }
@@ -242,22 +213,27 @@ export function holdoutIdentifier(flag: FlagDefinition, filters: NormalizedFlagF
  * condition index. Membership hashes "holdout-" + identifier, shared by all flags of the
  * holdout. Legacy `holdout_groups` are honoured only when they have no properties.
  */
-export function checkHoldout(flag: FlagDefinition, filters: NormalizedFlagFilters, state: EvaluationState): FlagOutcome | null {
-  const identifier = holdoutIdentifier(flag, filters, state);
-  if (filters.holdout) {
-    const exclusion = Math.min(100, Math.max(0, Number(filters.holdout.exclusion_percentage) || 0));
+export function checkHoldout(flag: CompiledFlag, state: EvaluationState): FlagOutcome | null {
+  const identifier = holdoutIdentifier(flag, state);
+  const holdout = flag.filters.holdout;
+  if (holdout) {
+    const exclusion = Math.min(100, Math.max(0, Number(holdout.exclusion_percentage) || 0));
     if (!isHoldoutMember(identifier, exclusion)) return null;
-    return { enabled: true, variant: `holdout-${filters.holdout.id}`, code: 'holdout_condition_value', conditionIndex: null };
+    return { enabled: true, variant: `holdout-${holdout.id}`, code: 'holdout_condition_value', conditionIndex: null };
   }
-  const legacy = filters.holdoutGroups[0];
+  const legacy: FlagCondition | undefined = flag.filters.holdoutGroups[0];
   if (!legacy || (legacy.properties ?? []).length > 0) return null;
   const percentage = typeof legacy.rollout_percentage === 'number' ? legacy.rollout_percentage : 100;
   if (!isHoldoutMember(identifier, percentage)) return null;
-  const variant = (typeof legacy.variant === 'string' ? legacy.variant : null) ?? hashedVariant(flag.key, filters, identifier) ?? 'holdout';
+  const variant = (typeof legacy.variant === 'string' ? legacy.variant : null) ?? hashedVariant(flag, identifier) ?? 'holdout';
   return { enabled: true, variant, code: 'holdout_condition_value', conditionIndex: null };
 }
 
 /** The whole per-flag pipeline (dependencies already resolved). */
-export function matchFlag(flag: FlagDefinition, filters: NormalizedFlagFilters, state: EvaluationState): FlagOutcome {
-  return checkEnrollment(flag, filters, state) ?? checkHoldout(flag, filters, state) ?? evaluateConditions(flag, filters, state);
+export function matchFlag(flag: CompiledFlag, state: EvaluationState): FlagOutcome {
+  return (
+    (flag.hasEnrollment ? checkEnrollment(flag, state) : null) ??
+    (flag.hasHoldout ? checkHoldout(flag, state) : null) ??
+    evaluateConditions(flag, state)
+  );
 }

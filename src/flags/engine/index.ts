@@ -3,17 +3,15 @@
  * See evaluate-flags.ts for the entry points and flag-matching.ts for the pipeline steps.
  */
 export type * from './types.js';
-export { evaluateFlags, evaluateFlag, toFlagEvaluation, failedFlagEvaluation, type EvaluateFlagsOptions } from './evaluate-flags.js';
+export { evaluateFlags, evaluateFlag, flagSetEvaluation, toFlagEvaluation, failedFlagEvaluation, type EvaluateFlagsOptions } from './evaluate-flags.js';
 export { createEvaluationState, type EvaluationState } from './evaluation-state.js';
-export { compileDefinitions, isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
+export { compileDefinitions, compileFlag, isCompiled, CompiledFlag, CompiledCondition, type CompiledDefinitions } from './compiled-definitions.js';
 export {
   checkEnrollment,
   checkHoldout,
   holdoutIdentifier,
   groupKeyFor,
-  usesDeviceBucketing,
   evaluateConditions,
-  evaluateCondition,
   matchConditionProperties,
   passesConditionRollout,
   resolveVariant,
@@ -22,9 +20,7 @@ export {
   personIdentifier,
   matchFlagDependency,
   matchFlag,
-  conditionAggregation,
   type FlagOutcome,
-  type ConditionResult,
   type IdentifierResolution,
 } from './flag-matching.js';
 export { normalizeFlagFilters, payloadFor, type NormalizedFlagFilters } from './flag-filters.js';
@@ -36,6 +32,9 @@ export {
   isHashInRollout,
   isHoldoutMember,
   selectVariantForHash,
+  variantForHash,
+  variantBoundaries,
+  prefixedFlagHash,
   truncateIdentifier,
   identifierToString,
   LONG_SCALE,

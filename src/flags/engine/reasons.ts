@@ -62,8 +62,22 @@ export function describeReason(code: string, conditionIndex: number | null): str
 export const GROUPS_NOT_EVALUATED_DESCRIPTION =
   'No matching condition set (group conditions were not evaluated because no group type was provided)';
 
+/**
+ * Reasons are immutable and the same for every request, so each (code, index) is made once:
+ * every flag of every request needs one.
+ */
+const reasonCache = new Map<string, FlagReason[]>();
+const CACHED_INDEXES = 64;
+
 export function makeReason(code: FlagReasonCode, conditionIndex: number | null, groupsNotEvaluated = false): FlagReason {
+  const slot = ((conditionIndex ?? -1) + 1) * 2 + (groupsNotEvaluated ? 1 : 0);
+  let byIndex = reasonCache.get(code);
+  if (byIndex === undefined) reasonCache.set(code, (byIndex = []));
+  const cached = conditionIndex === null || (conditionIndex >= 0 && conditionIndex < CACHED_INDEXES) ? byIndex[slot] : undefined;
+  if (cached !== undefined) return cached;
   const description =
     code === 'no_condition_match' && groupsNotEvaluated ? GROUPS_NOT_EVALUATED_DESCRIPTION : describeReason(code, conditionIndex);
-  return { code, condition_index: conditionIndex, description };
+  const reason = Object.freeze({ code, condition_index: conditionIndex, description });
+  if (conditionIndex === null || (conditionIndex >= 0 && conditionIndex < CACHED_INDEXES)) byIndex[slot] = reason;
+  return reason;
 }

@@ -83,7 +83,7 @@ export function projectedValue(flag: FlagEvaluation): boolean | string {
 }
 
 function enabledFlags(evaluation: FlagSetEvaluation): FlagEvaluation[] {
-  return Object.values(evaluation.flags).filter((flag) => projectedValue(flag) !== false);
+  return evaluation.results.filter((flag) => projectedValue(flag) !== false);
 }
 
 export function toDecideV1Body(evaluation: FlagSetEvaluation): DecideV1Body {
@@ -104,7 +104,7 @@ function withExtras<T extends object>(body: T, extras: ProjectionExtras): T {
 export function toFlagsV1Body(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): FlagsV1Body {
   const featureFlags: Record<string, boolean | string> = {};
   const featureFlagPayloads: Record<string, unknown> = {};
-  for (const flag of Object.values(evaluation.flags)) {
+  for (const flag of evaluation.results) {
     featureFlags[flag.key] = projectedValue(flag);
     if (projectedValue(flag) !== false && flag.payload !== null && flag.payload !== undefined) {
       featureFlagPayloads[flag.key] = flag.payload;
@@ -127,7 +127,7 @@ export function toFlagDetails(flag: FlagEvaluation): FlagDetails {
 
 export function toFlagsV2Body(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): FlagsV2Body {
   const flags: Record<string, FlagDetails> = {};
-  for (const flag of Object.values(evaluation.flags)) flags[flag.key] = toFlagDetails(flag);
+  for (const flag of evaluation.results) flags[flag.key] = toFlagDetails(flag);
   return withExtras({ flags, errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags }, extras);
 }
 

@@ -1,110 +1,104 @@
 /**
- * SHA-1 (FIPS 180-4) of a short text, returning only the first 64 digest bits as two 32-bit
- * words. Bucketing hashes a few dozen short strings per request; node:crypto spends most of its
- * time per call on setup (algorithm lookup, a native round trip, a Buffer), which for one-block
- * inputs costs several times the compression itself. This computes the same digest in plain
- * JavaScript over reused scratch memory; the contract corpus's hash vectors (corpus-hash test)
- * pin its output through hashing.ts.
+ * SHA-1 (FIPS 180-4) of a message made of three texts, returning only the first 64 digest bits.
+ * Bucketing hashes `<flag key>.` + identifier + salt a few dozen times per flags request, for
+ * the same few identifiers and the same flag keys over and over. node:crypto spends most of its
+ * time per call on setup (algorithm lookup, a native round trip, a Buffer), several times the
+ * compression itself, so this is plain JavaScript over reused scratch memory: each text is
+ * UTF-8-encoded and packed into big-endian words once (PackedText, kept by the caller or in a
+ * small memo), and a one-block message is assembled by OR-ing those words into place. The
+ * contract corpus's hash vectors (corpus-hash test) pin the output through hashing.ts.
  */
+import { compressBlock } from './sha1-compress.js';
 
-const block = new Int32Array(80);
-/** The padded message as big-endian 32-bit words; grown on demand. */
-let message = new Int32Array(64);
-/** UTF-8 bytes of non-ASCII messages; grown on demand. */
-let bytes = new Uint8Array(256);
-const encoder = new TextEncoder();
+/** A text's UTF-8 bytes as big-endian words, laid out for each byte offset (0-3) within a word. */
+export class PackedText {
+  constructor(
+    readonly text: string,
+    readonly bytes: Uint8Array,
+    /** `atOffset[k]`: the words of the text when its first byte is byte k of a word. */
+    readonly atOffset: readonly [Int32Array, Int32Array, Int32Array, Int32Array],
+  ) {}
 
-function rotl(x: number, n: number): number {
-  return (x << n) | (x >>> (32 - n));
+  get byteLength(): number {
+    return this.bytes.length;
+  }
 }
 
-/** Packs the UTF-8 message into `message`, padded; returns the number of words. */
-function load(text: string): number {
-  let length = text.length;
-  // Room for the worst case (3 UTF-8 bytes per UTF-16 unit) plus padding, zeroed.
-  const capacity = (((length * 3 + 8) >> 6) + 1) << 4;
-  if (message.length < capacity) message = new Int32Array(capacity);
-  message.fill(0, 0, capacity);
-  let ascii = true;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x80) {
-      ascii = false;
-      break;
-    }
-    message[i >> 2]! |= c << ((3 - (i & 3)) << 3);
+const encoder = new TextEncoder();
+let scratch = new Uint8Array(256);
+
+function wordsAt(bytes: Uint8Array, offset: number): Int32Array {
+  const words = new Int32Array((offset + bytes.length + 3) >> 2);
+  for (let i = 0; i < bytes.length; i++) {
+    const at = offset + i;
+    words[at >> 2]! |= bytes[i]! << ((3 - (at & 3)) << 3);
   }
-  if (!ascii) {
-    // Lone surrogates become U+FFFD, the same well-formed UTF-8 node:crypto hashes for strings.
-    if (bytes.length < length * 3) bytes = new Uint8Array(length * 3);
-    length = encoder.encodeInto(text, bytes).written;
-    message.fill(0, 0, capacity);
-    for (let i = 0; i < length; i++) message[i >> 2]! |= bytes[i]! << ((3 - (i & 3)) << 3);
-  }
-  // Padding: a 1 bit, zeros up to 56 mod 64 bytes, then the bit length as a 64-bit big-endian number.
-  message[length >> 2]! |= 0x80 << ((3 - (length & 3)) << 3);
-  const words = (((length + 8) >> 6) + 1) << 4;
-  const bits = length * 8;
-  message[words - 2] = Math.floor(bits / 2 ** 32);
-  message[words - 1] = bits | 0;
   return words;
 }
 
-/** The first two big-endian 32-bit words of SHA-1(UTF-8 of `text`), as unsigned numbers. */
-export function sha1FirstWords(text: string): [number, number] {
-  const words = load(text);
-  let h0 = 0x67452301;
-  let h1 = 0xefcdab89 | 0;
-  let h2 = 0x98badcfe | 0;
-  let h3 = 0x10325476;
-  let h4 = 0xc3d2e1f0 | 0;
-  for (let offset = 0; offset < words; offset += 16) {
-    for (let t = 0; t < 16; t++) block[t] = message[offset + t]!;
-    for (let t = 16; t < 80; t++) block[t] = rotl(block[t - 3]! ^ block[t - 8]! ^ block[t - 14]! ^ block[t - 16]!, 1);
-    let a = h0;
-    let b = h1;
-    let c = h2;
-    let d = h3;
-    let e = h4;
-    // Four loops rather than one with a branch per round: the round function changes every 20.
-    let t = 0;
-    for (; t < 20; t++) {
-      const temp = (rotl(a, 5) + ((b & c) | (~b & d)) + e + 0x5a827999 + block[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = temp;
-    }
-    for (; t < 40; t++) {
-      const temp = (rotl(a, 5) + (b ^ c ^ d) + e + 0x6ed9eba1 + block[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = temp;
-    }
-    for (; t < 60; t++) {
-      const temp = (rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + (0x8f1bbcdc | 0) + block[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = temp;
-    }
-    for (; t < 80; t++) {
-      const temp = (rotl(a, 5) + (b ^ c ^ d) + e + (0xca62c1d6 | 0) + block[t]!) | 0;
-      e = d;
-      d = c;
-      c = rotl(b, 30);
-      b = a;
-      a = temp;
-    }
-    h0 = (h0 + a) | 0;
-    h1 = (h1 + b) | 0;
-    h2 = (h2 + c) | 0;
-    h3 = (h3 + d) | 0;
-    h4 = (h4 + e) | 0;
+/** Encodes and packs a text. Lone surrogates become U+FFFD, as node:crypto hashes strings. */
+export function packText(text: string): PackedText {
+  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  const bytes = scratch.slice(0, encoder.encodeInto(text, scratch).written);
+  return new PackedText(text, bytes, [wordsAt(bytes, 0), wordsAt(bytes, 1), wordsAt(bytes, 2), wordsAt(bytes, 3)]);
+}
+
+const block = new Int32Array(16);
+const state = new Int32Array(5);
+
+function resetState(): void {
+  state[0] = 0x67452301;
+  state[1] = 0xefcdab89 | 0;
+  state[2] = 0x98badcfe | 0;
+  state[3] = 0x10325476;
+  state[4] = 0xc3d2e1f0 | 0;
+}
+
+/** ORs a packed text into `block` starting at byte `at` (the caller guarantees it fits). */
+function place(text: PackedText, at: number): void {
+  const words = text.atOffset[at & 3]!;
+  const first = at >> 2;
+  for (let i = 0; i < words.length; i++) block[first + i]! |= words[i]!;
+}
+
+/** Messages longer than one block (long identifiers): the bytes in order, padded, block by block. */
+function hashLongMessage(parts: readonly PackedText[], length: number): void {
+  const blocks = ((length + 8) >> 6) + 1;
+  const padded = new Uint8Array(blocks * 64);
+  let at = 0;
+  for (const part of parts) {
+    padded.set(part.bytes, at);
+    at += part.bytes.length;
   }
-  return [h0 >>> 0, h1 >>> 0];
+  padded[length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor((length * 8) / 2 ** 32));
+  view.setUint32(padded.length - 4, (length * 8) >>> 0);
+  for (let offset = 0; offset < padded.length; offset += 64) {
+    for (let i = 0; i < 16; i++) block[i] = view.getInt32(offset + i * 4);
+    compressBlock(state, block);
+  }
+}
+
+/**
+ * The first two big-endian words of SHA-1(a ‖ b ‖ c), unsigned, written to `out` (no array is
+ * allocated per hash: this runs dozens of times per request).
+ */
+export function sha1Head(a: PackedText, b: PackedText, c: PackedText, out: Uint32Array): void {
+  const length = a.bytes.length + b.bytes.length + c.bytes.length;
+  resetState();
+  if (length > 55) {
+    hashLongMessage([a, b, c], length);
+  } else {
+    block.fill(0);
+    place(a, 0);
+    place(b, a.bytes.length);
+    place(c, a.bytes.length + b.bytes.length);
+    // Padding: a 1 bit right after the message, then the bit length in the last word (< 2^32 here).
+    block[length >> 2]! |= 0x80 << ((3 - (length & 3)) << 3);
+    block[15] = length * 8;
+    compressBlock(state, block);
+  }
+  out[0] = state[0]!;
+  out[1] = state[1]!;
 }

@@ -162,7 +162,9 @@ export interface FlagEvaluation {
 
 /** The result for a whole definition set. */
 export interface FlagSetEvaluation {
-  /** Evaluated flags in definition order; inactive and deleted flags are absent. */
-  flags: Record<string, FlagEvaluation>;
-  errorsWhileComputingFlags: boolean;
+  /** Evaluated flags in definition order, one per key; inactive and deleted flags are absent. */
+  readonly results: readonly FlagEvaluation[];
+  /** The same results by key (made on first use: the response serialisers read `results`). */
+  readonly flags: Readonly<Record<string, FlagEvaluation>>;
+  readonly errorsWhileComputingFlags: boolean;
 }

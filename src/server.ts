@@ -2,7 +2,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { apiGuard } from './auth/guard.js';
 import type { AppContext } from './context.js';
 import { healthRoutes } from './health/routes.js';
+import { clientAddressResolver } from './http/client-address.js';
 import { installPublicCors } from './http/cors.js';
+import { FastLane } from './http/fast-lane.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
@@ -10,8 +12,9 @@ import { installRouteRegistry } from './http/route-registry.js';
 import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
-import { captureRoutes } from './ingestion/routes.js';
+import { captureRoutes } from './ingestion/capture-handler.js';
 import { cohortRoutes } from './cohorts/routes.js';
+import { flagsRoutes } from './decide/answer.js';
 import { decideRoutes } from './decide/routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
@@ -60,12 +63,19 @@ function trustProxyOption(value: boolean | number | string) {
 }
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  // The hot SDK endpoints are answered in front of fastify, on node's own server (fast-lane.ts).
+  const lane = new FastLane({
+    routes: [...captureRoutes(ctx, ctx.ingestionQueue), ...flagsRoutes(ctx)],
+    clientAddress: clientAddressResolver(ctx.config.trustProxy),
+    log: ctx.log,
+  });
   const app = Fastify({
+    serverFactory: lane.serverFactory,
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Requests are logged by the onResponse hook below, one line each.
     logController: new LogController({ disableRequestLogging: true }),
-    // A child logger per request costs the public endpoints (capture, decide) a measurable share
-    // of their time; they log nothing per request, so they share the root logger.
+    // A child logger per request costs the public endpoints a measurable share of their time;
+    // they log nothing per request, so they share the root logger.
     childLoggerFactory: (logger, bindings, options, rawRequest) =>
       (rawRequest.url ?? '').startsWith(API_PREFIX + '/') ? logger.child(bindings, options) : logger,
     routerOptions: { ignoreTrailingSlash: true },
@@ -76,6 +86,11 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
 
+  // New lane requests get 503 from here on, as fastify's own routes do (return503OnClosing).
+  app.addHook('preClose', (done) => {
+    lane.markClosing();
+    done();
+  });
   installRouteRegistry(app);
   installErrorHandling(app);
   installBodyParsers(app);
@@ -96,7 +111,6 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   installPublicCors(app, API_PREFIX);
   await app.register(healthRoutes, { ctx });
-  await app.register(captureRoutes, { ctx, queue: ctx.ingestionQueue });
   await app.register(decideRoutes, { ctx });
   await app.register(recordingIngestRoutes, { ctx });
   await app.register(recordingPublicRoutes, { ctx });

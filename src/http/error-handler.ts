@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, notFound, parseError, serverError, validationError } from './errors.js';
+import { ApiError, notFound, parseError, payloadTooLarge, serverError, unsupportedMediaType, validationError } from './errors.js';
 import { pyTypeName } from '../lib/python-text.js';
 
 interface AjvError {
@@ -92,14 +92,9 @@ function toApiError(error: FastifyError & { validation?: AjvError[] }, request: 
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'invalid_request', 'payload_too_large', 'Request body is too large.');
+      return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(
-        415,
-        'invalid_request',
-        'unsupported_media_type',
-        `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.`,
-      );
+      return unsupportedMediaType(request.headers['content-type'] ?? '');
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {

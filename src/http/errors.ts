@@ -70,4 +70,10 @@ export const parseError = (detail: string) => new ApiError(400, 'invalid_request
 
 export const conflict = (detail: string) => new ApiError(409, 'server_error', 'conflict', detail);
 
+/** A body over the route's limit (fastify's and the fast lane's wording). */
+export const payloadTooLarge = () => new ApiError(413, 'invalid_request', 'payload_too_large', 'Request body is too large.');
+
+export const unsupportedMediaType = (contentType: string) =>
+  new ApiError(415, 'invalid_request', 'unsupported_media_type', `Unsupported media type "${contentType}" in request.`);
+
 export const serverError = () => new ApiError(500, 'server_error', 'error', 'A server error occurred.');

@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeBody, type DecodeBodyLimits, type DecodeBodyResult, type QueryParams } from '../ingestion/core/decode-body.js';
 
 /**
  * What the public SDK endpoints (capture, recordings, decide) share: the 401 bodies for project
- * API keys (spec README decision 2) and reading a raw header.
+ * API keys (spec README decision 2), reading a raw header, and (for recordings, still on fastify)
+ * taking and decoding raw bodies.
  */
 export const INVALID_PROJECT_TOKEN = {
   type: 'authentication_error',
@@ -20,9 +22,13 @@ export const MISSING_PROJECT_TOKEN = {
 } as const;
 
 /** A header's first value (Node gives repeated headers as arrays). */
-export function firstHeader(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
+export function firstHeaderValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+export function firstHeader(request: FastifyRequest, name: string): string | undefined {
+  return firstHeaderValue(request.headers, name);
 }
 
 /** The public SDK endpoints take their bodies as raw bytes: posthog-js sends gzip with no hint. */
@@ -32,12 +38,21 @@ export function acceptRawBodies(app: FastifyInstance): void {
 }
 
 /** A public endpoint's body, decoded as capture decodes it (JSON, gzip, base64, form, lz64). */
-export function decodeRequestBody(request: FastifyRequest, limits: DecodeBodyLimits): DecodeBodyResult {
+export function decodePublicBody(
+  request: { body: Buffer; headers: IncomingHttpHeaders; query: QueryParams },
+  limits: DecodeBodyLimits,
+): DecodeBodyResult {
   return decodeBody({
-    body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-    contentType: firstHeader(request, 'content-type'),
-    contentEncoding: firstHeader(request, 'content-encoding'),
-    query: (request.query ?? {}) as QueryParams,
+    body: request.body,
+    contentType: firstHeaderValue(request.headers, 'content-type'),
+    contentEncoding: firstHeaderValue(request.headers, 'content-encoding'),
+    query: request.query,
     limits,
   });
+}
+
+/** `decodePublicBody` for a fastify request whose body was taken raw (`acceptRawBodies`). */
+export function decodeRequestBody(request: FastifyRequest, limits: DecodeBodyLimits): DecodeBodyResult {
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  return decodePublicBody({ body, headers: request.headers, query: (request.query ?? {}) as QueryParams }, limits);
 }

@@ -1,0 +1,113 @@
+/**
+ * `/decide` (v1–v4) and `/flags` (v1, v2) as a transport-independent handler: decode the request
+ * document (like capture's: JSON, gzip, base64, form `data=`, lz64), evaluate the flags, answer
+ * in the protocol the endpoint and version ask for. The fast lane (src/http/fast-lane.ts) serves
+ * it; CORS comes from the public CORS policy (src/http/cors.ts).
+ */
+import type { AppContext } from '../context.js';
+import { flagDefinitionsCache } from '../flags/definitions-cache.js';
+import { invalidProjectApiKey } from '../flags/local-evaluation.js';
+import { projectFlagsResponse, selectResponseProtocol, type FlagSetEvaluation } from '../flags/engine/index.js';
+import { flagsResponseJson } from '../flags/engine/response-json.js';
+import type { PublicRequest, PublicResponse, PublicRoute } from '../http/public-endpoint.js';
+import { decodePublicBody } from '../http/public-responses.js';
+import { DECIDE_LIMITS, type QueryParams } from '../ingestion/core/decode-body.js';
+import { uuidv7 } from '../lib/uuid.js';
+import type { Team } from '../tenancy/models.js';
+import { evaluateFlagsRequest } from './evaluate-request.js';
+import { requestRuntime } from './evaluation-runtime.js';
+import { readFlagsRequest } from './flag-request.js';
+import { decideConfigFields } from './remote-config.js';
+
+export type FlagsEndpoint = 'decide' | 'flags';
+
+
+const MALFORMED_DATA = {
+  type: 'validation_error',
+  code: 'malformed_data',
+  detail: 'Malformed request data: expected a JSON object.',
+  attr: null,
+} as const;
+
+const MISSING_DISTINCT_ID = {
+  type: 'validation_error',
+  code: 'missing_distinct_id',
+  detail: 'Decide requires a distinct_id.',
+  attr: null,
+} as const;
+
+export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoint, request: PublicRequest): Promise<PublicResponse> {
+  const decoded = decodePublicBody(request, DECIDE_LIMITS);
+  if (!decoded.ok) return { status: decoded.status, body: { ...decoded.error, attr: null } };
+  const flagsRequest = readFlagsRequest(decoded.value);
+  if (!flagsRequest) return { status: 400, body: MALFORMED_DATA };
+  const team = flagsRequest.token ? await ctx.teams.byApiToken(flagsRequest.token) : undefined;
+  if (!team) return { status: 401, body: invalidProjectApiKey().toEnvelope() };
+  if (flagsRequest.distinctId === null) return { status: 400, body: MISSING_DISTINCT_ID };
+
+  const runtime = requestRuntime(flagsRequest.evaluationRuntime, request.headers);
+  // The public endpoints log through the root logger: they log nothing per request.
+  const evaluation = await evaluateFlagsRequest(ctx, team, { request: flagsRequest, ip: request.ip, runtime }, ctx.log);
+  return { status: 200, body: await flagsResponseText(ctx, team, endpoint, request.query, evaluation) };
+}
+
+/**
+ * The answer's JSON text for an evaluation, in the endpoint's protocol, with the environment's
+ * config fields when the SDK asks for them. Kept apart from the request handling above: the
+ * response serialisation is being reworked on its own.
+ */
+async function flagsResponseText(ctx: AppContext, team: Team, endpoint: FlagsEndpoint, query: QueryParams, evaluation: FlagSetEvaluation): Promise<string> {
+  const version = firstQuery(query, 'v');
+  const protocol = selectResponseProtocol(endpoint, version);
+  const detailed = protocol === 'flags_v2';
+  const extras = endpoint === 'flags' && detailed ? { requestId: uuidv7(), evaluatedAt: Date.now() } : {};
+  // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly.
+  const body = flagsResponseJson(evaluation, protocol, extras) ?? JSON.stringify(projectFlagsResponse(evaluation, protocol, extras));
+  const withConfig =
+    endpoint === 'decide' || firstQuery(query, 'config') === 'true' || (version === undefined && firstQuery(query, 'config') === undefined);
+  // Written as text so the unchanging config part is not serialised again on every request.
+  const config = withConfig ? configFieldsJson(team, await hasActiveFlags(ctx, team)) : '{}';
+  return mergedJson(config, body);
+}
+
+/** `/decide` and `/flags` as fast-lane routes. */
+export function flagsRoutes(ctx: AppContext): PublicRoute[] {
+  return (['decide', 'flags'] as const).map((endpoint) => ({
+    path: `/${endpoint}`,
+    maxBodyBytes: DECIDE_LIMITS.maxBodyBytes,
+    handle: (request: PublicRequest) => answerFlagsRequest(ctx, endpoint, request),
+  }));
+}
+
+export async function hasActiveFlags(ctx: AppContext, team: Team): Promise<boolean> {
+  try {
+    return (await flagDefinitionsCache(ctx).get(team.projectId)).flags.some((f) => f.active);
+  } catch {
+    return true; // let the SDK ask /flags; it will learn about the failure there
+  }
+}
+
+function firstQuery(query: QueryParams, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The config fields as JSON text, per cached environment object (a settings change replaces the
+ * object in the team cache) and per answer of hasActiveFlags: they are the same on every request.
+ */
+const configJson = new WeakMap<Team, [string | undefined, string | undefined]>();
+
+function configFieldsJson(team: Team, hasFlags: boolean): string {
+  let texts = configJson.get(team);
+  if (!texts) configJson.set(team, (texts = [undefined, undefined]));
+  const slot = hasFlags ? 1 : 0;
+  return (texts[slot] ??= JSON.stringify(decideConfigFields(team, hasFlags)));
+}
+
+/** JSON of `{...a, ...b}` for two objects with no key in common, from their JSON texts. */
+function mergedJson(a: string, b: string): string {
+  if (a === '{}') return b;
+  if (b === '{}') return a;
+  return `${a.slice(0, -1)},${b.slice(1)}`;
+}

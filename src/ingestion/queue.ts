@@ -139,22 +139,26 @@ export class IngestionQueueWriter {
     this.pending = [];
     this.lastCommitAt = performance.now();
     this.lastCommitRequests = batch.length;
-    const rows = batch.flatMap((p) => p.rows);
-    const warnings = batch.flatMap((p) => p.warnings);
+    // Serialised before the transaction: on SQLite it holds the write lock while it runs. Plain
+    // loops: this runs once per commit over every request of it.
+    const values: unknown[][] = [];
+    const warnings: WarningRow[] = [];
+    for (const request of batch) {
+      for (const r of request.rows) values.push([r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now]);
+      for (const w of request.warnings) warnings.push(w);
+    }
     try {
-      // Serialised before the transaction: on SQLite it holds the write lock while it runs.
-      const values = rows.map((r) => [r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now]);
       await this.database.db.transaction().execute(async (trx) => {
         await QUEUE_INSERT.execute(trx, values);
-        await insertWarnings(trx, warnings);
+        if (warnings.length > 0) await insertWarnings(trx, warnings);
       });
     } catch (error) {
-      this.log.error({ err: error, events: rows.length, requests: batch.length }, 'ingestion queue commit failed');
+      this.log.error({ err: error, events: values.length, requests: batch.length }, 'ingestion queue commit failed');
       for (const p of batch) p.reject(error);
       return;
     }
     for (const p of batch) p.resolve();
-    this.events.emit('committed', rows.length);
+    this.events.emit('committed', values.length);
   }
 
   /** Waits until everything handed over so far is committed (for shutdown). */

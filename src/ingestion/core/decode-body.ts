@@ -109,7 +109,9 @@ function decodeBodyUnsafe(input: DecodeBodyInput): DecodeBodyResult {
       'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
     );
   } else {
-    const form = isGzip(body) ? undefined : readForm(body, input.contentType);
+    // A body that opens with `{` or `[` is JSON or gzip-free garbage, never a form (form fields
+    // start with a name; a form header on a JSON body is read raw anyway): skip the form sniffing.
+    const form = isGzip(body) || body[0] === 0x7b || body[0] === 0x5b ? undefined : readForm(body, input.contentType);
     if (form?.ok === false) return form;
     if (form?.value.data !== undefined) {
       payload = form.value.data;

@@ -12,9 +12,12 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts a TypeScript entry point as a child process and waits for the URL it prints. */
-export async function spawnServer(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts a TypeScript entry point as a child process and waits for the URL it prints. `cwd` runs
+ * another checkout's code (bench/capture-only.ts compares against one).
+ */
+export async function spawnServer(args: string[], env: Record<string, string>, pattern: RegExp, cwd = ROOT): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {

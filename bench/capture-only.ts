@@ -1,0 +1,54 @@
+/**
+ * Only the single-event capture figure, for working on it: `node --import tsx bench/capture-only.ts`.
+ * BENCH_CPU_PROFILE=dir writes the server's V8 CPU profile there; BENCH_BASELINE_ROOT=dir also
+ * measures another checkout of Hoglet (e.g. an export of the previous commit) in the same run.
+ * Each server is warmed up for a second first. Figures per server CPU second are the ones to
+ * compare on a shared machine.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fmt, load, spawnServer, type LoadResult } from './harness.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
+const profile = process.env.BENCH_CPU_PROFILE;
+const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+
+const captureBody = (token: string) =>
+  JSON.stringify({ api_key: token, event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } });
+
+async function measureHoglet(cwd: string | undefined, withProfile: boolean): Promise<{ result: LoadResult; token: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
+  const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
+  const args = [...(withProfile && profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'src/cli/main.ts', 'serve'];
+  const hoglet = await spawnServer(args, env, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/, cwd);
+  try {
+    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ api_token: string }> };
+    const token = projects.results[0]!.api_token;
+    const options = { url: `${hoglet.url}/capture/`, body: captureBody(token), serverPid: hoglet.child.pid };
+    await load({ ...options, seconds: 1 }); // warm-up
+    return { result: await load({ ...options, seconds: SECONDS }), token };
+  } finally {
+    await hoglet.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function line(name: string, r: LoadResult, bare: LoadResult) {
+  process.stdout.write(
+    `${name.padEnd(10)} ${fmt(r.requestsPerSecond).padStart(7)} req/s, ${fmt(r.requestsPerCpuSecond).padStart(7)}/cpu-s, p99 ${r.p99} ms, non-2xx ${r.non2xx}` +
+      ` | ratio to bare ${(r.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}, per cpu-s ${(r.requestsPerCpuSecond / bare.requestsPerCpuSecond).toFixed(2)}\n`,
+  );
+}
+
+const current = await measureHoglet(undefined, true);
+const baseline = baselineRoot ? await measureHoglet(baselineRoot, false) : undefined;
+const bareServer = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
+const bareOptions = { url: `${bareServer.url}/capture/`, body: captureBody(`phc_${'x'.repeat(current.token.length - 4)}`), serverPid: bareServer.child.pid };
+await load({ ...bareOptions, seconds: 1 });
+const bare = await load({ ...bareOptions, seconds: SECONDS });
+await bareServer.stop();
+line('capture', current.result, bare);
+if (baseline) line('baseline', baseline.result, bare);
+line('bare', bare, bare);

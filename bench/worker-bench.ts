@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
 import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
-import { realisticWorkload } from './workload.js';
+import { captureWorkload, realisticWorkload } from './workload.js';
 
 export interface WorkerFigure {
   eventsPerSecond: number;
@@ -70,7 +70,14 @@ export async function drainExisting(dataDir: string, maxSeconds: number): Promis
   }
 }
 
-export async function workerBench(options: { events: number; maxSeconds: number; databaseUrl?: string | undefined; batchSize?: number }): Promise<WorkerFigure> {
+export async function workerBench(options: {
+  events: number;
+  maxSeconds: number;
+  databaseUrl?: string | undefined;
+  batchSize?: number;
+  /** `realistic` (default, bench/workload.ts) or `capture` (what npm run bench's capture leaves queued). */
+  workload?: 'realistic' | 'capture';
+}): Promise<WorkerFigure> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-worker-bench-'));
   const schema = options.databaseUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
   const env = { DATA_DIR: dir, DATABASE_URL: options.databaseUrl ?? '', ...(schema ? { DATABASE_SCHEMA: schema } : {}) };
@@ -79,7 +86,7 @@ export async function workerBench(options: { events: number; maxSeconds: number;
   try {
     const boot = await bootstrapIfEmpty(database, { email: 'bench@hoglet.local', personalApiKey: undefined });
     const queue = new IngestionQueueWriter(database, log, 0);
-    const rows = realisticWorkload(boot!.team.id, options.events);
+    const rows = (options.workload === 'capture' ? captureWorkload : realisticWorkload)(boot!.team.id, options.events);
     for (let i = 0; i < rows.length; i += 5000) await queue.enqueue(rows.slice(i, i + 5000));
     return { ...(await timeWorker(database, options.maxSeconds, options.batchSize ?? 1000)), queued: rows.length };
   } finally {
@@ -93,8 +100,15 @@ export async function workerBench(options: { events: number; maxSeconds: number;
   }
 }
 
-// `node --import tsx bench/worker-bench.ts [events]`: this figure alone (BENCH_DATABASE_URL for PostgreSQL).
+// `node --import tsx bench/worker-bench.ts [events]`: this figure alone (BENCH_DATABASE_URL for
+// PostgreSQL, BENCH_WORKLOAD=capture for capture's queue, BENCH_BATCH_SIZE for the batch size).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figure = await workerBench({ events: Number(process.argv[2] ?? 50_000), maxSeconds: 60, databaseUrl: process.env.BENCH_DATABASE_URL });
+  const figure = await workerBench({
+    events: Number(process.argv[2] ?? 50_000),
+    maxSeconds: 60,
+    databaseUrl: process.env.BENCH_DATABASE_URL,
+    workload: process.env.BENCH_WORKLOAD === 'capture' ? 'capture' : 'realistic',
+    ...(process.env.BENCH_BATCH_SIZE ? { batchSize: Number(process.env.BENCH_BATCH_SIZE) } : {}),
+  });
   process.stdout.write(`worker: ${Math.round(figure.eventsPerSecond)} events/s, ${Math.round(figure.eventsPerCpuSecond)} per CPU second (${figure.processed} of ${figure.queued} in ${figure.seconds.toFixed(1)} s)\n`);
 }

@@ -1,4 +1,5 @@
 import { uuidv7 } from '../src/lib/uuid.js';
+import { extractEvents } from '../src/ingestion/core/index.js';
 import type { QueueRow } from '../src/ingestion/queue.js';
 
 /** A small deterministic PRNG: every run processes the same stream. */
@@ -74,6 +75,40 @@ export function realisticWorkload(teamId: number, count: number, visitors = 5000
       distinctId,
       payload: { uuid: uuidv7(start + n * 20), event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: '203.0.113.7' },
     });
+  }
+  return rows;
+}
+
+/**
+ * What `npm run bench` leaves in the queue for the worker: its /batch/ bodies (100 events of a
+ * hundred repeating users, every tenth an `$identify`, each with a `$set`) and, one event in four,
+ * its single /capture/ event, through the same extraction as capture. A hundred persons seen over
+ * and over: this is the figure that flatters person caching.
+ */
+export function captureWorkload(teamId: number, count: number): QueueRow[] {
+  const start = Date.parse('2026-01-01T00:00:00Z');
+  const batchBody = Array.from({ length: 100 }, (_, i) => ({
+    event: i % 10 === 0 ? '$identify' : 'bench event',
+    properties: { distinct_id: `user-${i % 100}`, n: i, $set: { plan: i % 2 ? 'pro' : 'free' }, $current_url: 'https://example.com/pricing' },
+  }));
+  const single = { api_key: 'phc_bench', event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } };
+  const rows: QueueRow[] = [];
+  for (let n = 0; rows.length < count; n++) {
+    const bodies = n % 4 === 3 ? [{ value: single, endpoint: 'capture' as const }] : [{ value: { api_key: 'phc_bench', batch: batchBody }, endpoint: 'batch' as const }];
+    for (const body of bodies) {
+      const extracted = extractEvents({ value: body.value as never, endpoint: body.endpoint });
+      if (!extracted.ok) throw new Error('bench body rejected');
+      const now = new Date(start + n * 10).toISOString();
+      for (const e of extracted.events) {
+        if (rows.length >= count) break;
+        rows.push({
+          teamId,
+          lane: 'realtime',
+          distinctId: e.distinctId,
+          payload: { uuid: e.uuid ?? uuidv7(start + n * 10), event: e.event, distinct_id: e.distinctId, properties: e.properties, timestamp: e.timestamp, offset: e.offset, set: e.set, set_once: e.setOnce, unset: e.unset, sent_at: null, now, ip: '127.0.0.1' },
+        });
+      }
+    }
   }
   return rows;
 }

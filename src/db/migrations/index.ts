@@ -7,9 +7,10 @@ import { flags } from './003-flags.js';
 import { environments } from './004-environments.js';
 import { subscriptions } from './005-subscriptions.js';
 import { recordings } from './006-recordings.js';
+import { eventWriteCost } from './007-event-write-cost.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost];
 
 export class MigrationError extends Error {}
 

@@ -34,6 +34,16 @@ export class MultiRowInsert {
     }
   }
 
+  /** Inserts `count` rows given as one flat array of values, row after row in `columns` order. */
+  async executeFlat(db: Db, values: readonly unknown[], count: number): Promise<void> {
+    const width = this.columns.length;
+    if (values.length !== count * width) throw new Error(`expected ${count * width} values, got ${values.length}`);
+    for (let i = 0; i < count; i += ROWS_PER_INSERT) {
+      const rows = Math.min(count - i, ROWS_PER_INSERT);
+      await db.executeQuery(CompiledQuery.raw(this.sql(db, rows), values.slice(i * width, (i + rows) * width)));
+    }
+  }
+
   private sql(db: Db, count: number): string {
     const adapter = db.getExecutor().adapter;
     let byCount = this.cache.get(adapter);

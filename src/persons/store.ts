@@ -15,15 +15,20 @@ export interface Person {
   version: number;
 }
 
-function toPerson(row: Selectable<PersonsTable>): Person {
+/** Properties already parsed for a person at a version (the worker's cache; see getPersonsByDistinctIds). */
+export type KnownProperties = (personId: number, version: number) => Record<string, unknown> | undefined;
+
+function toPerson(row: Selectable<PersonsTable>, known?: KnownProperties): Person {
+  const id = Number(row.id);
+  const version = Number(row.version);
   return {
-    id: Number(row.id),
+    id,
     uuid: row.uuid,
     teamId: Number(row.team_id),
-    properties: fromJson<Record<string, unknown>>(row.properties) ?? {},
+    properties: known?.(id, version) ?? fromJson<Record<string, unknown>>(row.properties) ?? {},
     isIdentified: fromBool(row.is_identified),
     createdAt: row.created_at,
-    version: Number(row.version),
+    version,
   };
 }
 
@@ -91,8 +96,10 @@ const BATCH_ROWS = 500;
 /**
  * The persons behind many distinct ids of one team, in one indexed read per 500 ids (the ingestion
  * worker loads a whole batch's persons at once). Ids without a person are absent from the map.
+ * `known` supplies properties the caller has already parsed for a person at that version: every
+ * write of a person's properties raises its version, so the JSON need not be parsed again.
  */
-export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[]): Promise<Map<string, Person>> {
+export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[], known?: KnownProperties): Promise<Map<string, Person>> {
   const found = new Map<string, Person>();
   for (let i = 0; i < distinctIds.length; i += BATCH_ROWS) {
     const rows = await db
@@ -103,7 +110,7 @@ export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctId
       .where('d.team_id', '=', teamId)
       .where('d.distinct_id', 'in', distinctIds.slice(i, i + BATCH_ROWS))
       .execute();
-    for (const row of rows) found.set(row.distinct_id, toPerson(row));
+    for (const row of rows) found.set(row.distinct_id, toPerson(row, known));
   }
   return found;
 }
@@ -256,7 +263,7 @@ export async function listPersons(
   }
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const rows = await query.selectAll('p').orderBy('p.id', 'desc').limit(page.limit).offset(page.offset).execute();
-  return { count: Number(total?.n ?? 0), persons: rows.map(toPerson) };
+  return { count: Number(total?.n ?? 0), persons: rows.map((r) => toPerson(r)) };
 }
 
 /** Persons by uuid with their distinct ids, for embedding in event lists. */
@@ -268,7 +275,7 @@ export async function getPersonsByUuids(
   const result = new Map<string, Person & { distinctIds: string[] }>();
   if (uuids.length === 0) return result;
   const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', 'in', uuids).execute();
-  const persons = rows.map(toPerson);
+  const persons = rows.map((r) => toPerson(r));
   const ids = await distinctIdsOf(db, persons.map((p) => p.id));
   for (const p of persons) result.set(p.uuid, { ...p, distinctIds: ids.get(p.id) ?? [] });
   return result;

@@ -8,16 +8,20 @@ import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '..
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
+import type { PersonPropertiesCache } from './person-unit.js';
 import type { SpikeDetector } from './spike-detector.js';
 
 type Db = Kysely<Schema>;
-export type QueueRecord = Selectable<IngestionQueueTable>;
+/** What the worker reads of a queue row (the distinct id and the rest are inside the payload). */
+export type QueueRecord = Pick<Selectable<IngestionQueueTable>, 'id' | 'team_id' | 'payload'>;
 
 export interface BatchDeps {
   spikes: SpikeDetector;
   geoip?: GeoipService | undefined;
   /** Group type indexes known to be committed, shared by all batches of the worker. */
   groupTypes: Map<string, number>;
+  /** Parsed person properties of committed batches, shared by all batches of the worker. */
+  personCache?: PersonPropertiesCache | undefined;
   /** Records a `person_processing_deferred` warning, at most once a minute per distinct id. */
   warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void;
 }
@@ -66,7 +70,7 @@ async function preload(trx: Db, batch: BatchContext, parsed: Parsed[]): Promise<
  * queue rows are deleted in the same transaction.
  */
 export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps): Promise<BatchOutcome> {
-  const batch = new BatchContext(trx, deps.groupTypes);
+  const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
   const parsed: Parsed[] = rows.map((row) => ({ teamId: Number(row.team_id), queued: JSON.parse(row.payload) as QueuedEvent }));
   const teams = await preload(trx, batch, parsed);
   const warnings: WarningRow[] = [];

@@ -31,16 +31,18 @@ export type PipelineResult =
   | { stored: false; reason: 'duplicate' | 'dropped'; warnings: IngestionWarning[] };
 
 /** Step: the event's timestamp from timestamp, sent_at and offset (clock skew, future clamp). */
-function resolveTimestamp(queued: QueuedEvent, warnings: IngestionWarning[]): string {
+function resolveTimestamp(batch: BatchContext, queued: QueuedEvent, warnings: IngestionWarning[]): string {
+  const received = batch.receivedAt(queued.now);
   const result = computeEventTimestamp({
-    now: new Date(queued.now),
+    now: received.date,
     timestamp: queued.timestamp,
     sentAt: queued.sent_at ?? undefined,
     offset: queued.offset,
     properties: queued.properties,
   });
-  warnings.push(...result.warnings);
-  return result.timestamp.toISOString();
+  if (result.warnings.length > 0) warnings.push(...result.warnings);
+  const ms = result.timestamp.getTime();
+  return ms === received.date.getTime() ? received.iso : result.timestamp.toISOString();
 }
 
 /** Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation. */
@@ -66,23 +68,28 @@ export async function processQueuedEvent(
   options: PipelineOptions = {},
 ): Promise<PipelineResult> {
   const warnings: IngestionWarning[] = [];
-  if (await batch.isStored(team.id, queued.uuid)) return { stored: false, reason: 'duplicate', warnings };
+  // Known for almost every event (the batch's preload), so usually no await.
+  if (batch.knownStored(team.id, queued.uuid) ?? (await batch.isStored(team.id, queued.uuid))) {
+    return { stored: false, reason: 'duplicate', warnings };
+  }
 
-  const timestamp = resolveTimestamp(queued, warnings);
+  const timestamp = resolveTimestamp(batch, queued, warnings);
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
   const mode = decidePersonProcessing(source);
-  warnings.push(...mode.warnings);
+  if (mode.warnings.length > 0) warnings.push(...mode.warnings);
   if (mode.kind === 'drop') return { stored: false, reason: 'dropped', warnings };
 
   let properties = normalizePersonProperties(source);
   properties = enrichWithIp(properties, queued, team, deps);
   if (mode.kind === 'personless') properties = stripPersonUpdateFields(properties);
-  warnings.push(...(await processGroups(batch.db, batch.groupTypes, team.id, queued.event, properties, timestamp)));
+  if (queued.event === '$groupidentify' || properties.$groups !== undefined) {
+    warnings.push(...(await processGroups(batch.db, batch.groupTypes, team.id, queued.event, properties, timestamp)));
+  }
 
   let personUuid: string;
   if (mode.kind === 'process' && !options.deferPerson) {
     const outcome = await processPerson(batch.persons, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
-    warnings.push(...outcome.warnings);
+    if (outcome.warnings.length > 0) warnings.push(...outcome.warnings);
     personUuid = outcome.personUuid;
   } else {
     const existing = await batch.persons.get(team.id, queued.distinct_id);
@@ -97,7 +104,7 @@ export async function processQueuedEvent(
     person_id: personUuid,
     properties: toJson(properties),
     timestamp,
-    created_at: new Date().toISOString(),
+    created_at: batch.createdAt,
     session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
     elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
   });
@@ -109,7 +116,7 @@ export async function processDeferredPerson(batch: BatchContext, team: Team, que
   const warnings: IngestionWarning[] = [];
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
   if (decidePersonProcessing(source).kind !== 'process') return warnings;
-  const timestamp = resolveTimestamp(queued, warnings);
+  const timestamp = resolveTimestamp(batch, queued, warnings);
   const properties = enrichWithIp(normalizePersonProperties(source), queued, team, {});
   const outcome = await processPerson(batch.persons, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
   return [...warnings, ...outcome.warnings];

@@ -7,6 +7,7 @@ import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
+import { PersonPropertiesCache } from './person-unit.js';
 import { SpikeDetector } from './spike-detector.js';
 
 export interface WorkerOptions {
@@ -40,6 +41,8 @@ export class IngestionWorker {
   private readonly hotWarned = new Map<string, number>();
   /** Group type indexes of committed batches (see GroupTypeCache). */
   private readonly groupTypes = new Map<string, number>();
+  /** Parsed properties of the persons recent batches read or wrote (see PersonPropertiesCache). */
+  private readonly personCache = new PersonPropertiesCache();
   private running = false;
   private loop: Promise<void> | undefined;
   private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -126,7 +129,7 @@ export class IngestionWorker {
   private async processLane(lane: Lane): Promise<number> {
     const rows = await this.database.db
       .selectFrom('ingestion_queue')
-      .selectAll()
+      .select(['id', 'team_id', 'payload'])
       .where('lane', '=', lane)
       .orderBy('id')
       .limit(this.options.batchSize)
@@ -147,7 +150,13 @@ export class IngestionWorker {
   }
 
   private batchDeps(): BatchDeps {
-    return { spikes: this.spikes, geoip: this.options.geoip, groupTypes: this.groupTypes, warnHot: (...args) => this.warnHot(...args) };
+    return {
+      spikes: this.spikes,
+      geoip: this.options.geoip,
+      groupTypes: this.groupTypes,
+      personCache: this.personCache,
+      warnHot: (...args) => this.warnHot(...args),
+    };
   }
 
   private async processAlone(lane: Lane, row: QueueRecord): Promise<void> {

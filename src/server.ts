@@ -57,8 +57,8 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 
-/** A hop count trusts that many proxies in front of Hoglet. */
-function trustProxyOption(value: boolean | number | string) {
+/** fastify's `trustProxy` for TRUST_PROXY: a hop count trusts that many proxies in front of Hoglet. */
+export function trustProxyOption(value: boolean | number | string) {
   return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
 }
 

@@ -93,9 +93,6 @@ export class FastLane {
 
   private async serve(route: PublicRoute, rawQuery: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
-      // The `request` event comes while node's parser is inside the data that carried the
-      // headers; a microtask later it has also taken the body from it, when it came along.
-      await undefined;
       const read = await readRequestBody(request, route.maxBodyBytes);
       if (!read.ok) {
         if ('error' in read) this.send(request, response, read.error.statusCode, read.error.toEnvelope(), read.error.headers, true);

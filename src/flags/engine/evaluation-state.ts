@@ -42,13 +42,27 @@ function nonEmptyString(value: unknown): string | null {
 
 const INDEX = /^\d+$/;
 
+const NO_GROUP_TYPES: ReadonlyMap<number, string> = new Map();
+
+/**
+ * Index → name of each mapping object seen: a server passes the same cached mapping object on
+ * every request until its group types change, so this is worked out once per mapping.
+ */
+const namesByMapping = new WeakMap<object, ReadonlyMap<number, string>>();
+
 /** Group type index → name, from the per-request mapping or the definitions' own. */
-function groupTypeNamesOf(mapping: Record<string, string> | null | undefined): Map<number, string> {
-  const names = new Map<number, string>();
-  if (!mapping) return names;
-  for (const index in mapping) {
-    const name = mapping[index];
-    if (typeof name === 'string' && INDEX.test(index)) names.set(Number(index), name);
+function groupTypeNamesOf(mapping: Record<string, string> | null | undefined): ReadonlyMap<number, string> {
+  if (!mapping) return NO_GROUP_TYPES;
+  let names = namesByMapping.get(mapping);
+  if (names === undefined) {
+    const byIndex = new Map<number, string>();
+    for (const index in mapping) {
+      const name = mapping[index];
+      if (typeof name === 'string' && INDEX.test(index)) byIndex.set(Number(index), name);
+    }
+    // A caller may change its mapping object between evaluations: frozen ones only are kept.
+    if (Object.isFrozen(mapping)) namesByMapping.set(mapping, byIndex);
+    names = byIndex;
   }
   return names;
 }

@@ -87,7 +87,11 @@ export class FastLane {
       this.options.log.info({ res: { statusCode: 503 } }, 'request aborted - refusing to accept new requests as server is closing');
       return true;
     }
-    void this.serve(route, target.query, request, response);
+    this.serve(route, target.query, request, response).catch((error: unknown) => {
+      // Only writing the answer itself can fail here; the request cannot be answered any more.
+      this.options.log.error({ err: error, method, url: request.url }, 'fast lane could not answer');
+      response.destroy();
+    });
     return true;
   }
 

@@ -5,9 +5,8 @@
  */
 import { validationError } from '../http/errors.js';
 import { parseDateInTimezone } from './engine/index.js';
-import { pythonStr } from './python-text.js';
 import type { FeatureFlag } from './store.js';
-import { pyTypeName } from '../lib/python-text.js';
+import { pythonStr, pyTypeName } from '../lib/python-text.js';
 
 export const FLAG_KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 export const MAX_KEY_LENGTH = 400;

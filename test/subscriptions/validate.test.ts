@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 
 import {
   isValidEmail,
-  pyStr,
   pyTypeName,
   referencedResourceIds,
   validateSubscriptionBody,
@@ -12,6 +11,7 @@ import {
   type ResourceStatus,
   type ValidationContext,
 } from '../../src/subscriptions/core/validate.js';
+import { pythonStr } from '../../src/lib/python-text.js';
 
 // Dashboards/insights of the fake store: 1..9 ours, 50 another team's, everything else missing.
 const status = (id: number): ResourceStatus => (id >= 1 && id <= 9 ? 'ok' : id === 50 ? 'other_team' : 'missing');
@@ -669,12 +669,12 @@ describe('async variant and helpers', () => {
     ).toEqual({ ok: true, data: { dashboard: 2 } });
   });
 
-  it('isValidEmail / pyStr / pyTypeName', () => {
+  it('isValidEmail / pythonStr / pyTypeName', () => {
     expect(isValidEmail('a@b.co')).toBe(true);
     expect(isValidEmail('')).toBe(false);
-    expect(pyStr([1, 'a', null, true, { k: "it's" }])).toBe(`[1, 'a', None, True, {'k': "it's"}]`);
-    expect(pyStr(1e21)).toBe('1e+21');
-    expect(pyStr(1e-7)).toBe('1e-07');
+    expect(pythonStr([1, 'a', null, true, { k: "it's" }])).toBe(`[1, 'a', None, True, {'k': "it's"}]`);
+    expect(pythonStr(1e21)).toBe('1e+21');
+    expect(pythonStr(1e-7)).toBe('1e-07');
     expect(pyTypeName(null)).toBe('NoneType');
   });
 });

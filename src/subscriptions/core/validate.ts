@@ -31,7 +31,7 @@ import {
   type ValidationErrorBody,
   type Weekday,
 } from './types.js';
-import { pyTypeName } from '../../lib/python-text.js';
+import { pyTypeName, pythonStr } from '../../lib/python-text.js';
 
 export { pyTypeName };
 
@@ -101,49 +101,17 @@ export const MESSAGES = {
   webhookHost: 'Invalid webhook URL: Missing host',
   webhookInvalid: 'Invalid webhook URL: Invalid URL',
   slackNotConfigured: 'A Slack integration is required for Slack subscriptions.',
-  invalidChoice: (input: unknown) => `"${pyStr(input)}" is not a valid choice.`,
+  invalidChoice: (input: unknown) => `"${pythonStr(input)}" is not a valid choice.`,
   maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
   minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
   maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
   incorrectPkType: (data: unknown) => `Incorrect type. Expected pk value, received ${pyTypeName(data)}.`,
-  doesNotExist: (data: unknown) => `Invalid pk "${pyStr(data)}" - object does not exist.`,
+  doesNotExist: (data: unknown) => `Invalid pk "${pythonStr(data)}" - object does not exist.`,
   notAList: (data: unknown) => `Expected a list of items but got type "${pyTypeName(data)}".`,
   notADict: (data: unknown) => `Invalid data. Expected a dictionary, but got ${pyTypeName(data)}.`,
   surrogate: (codePoint: number) =>
     `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
 } as const;
-
-// ---------------------------------------------------------------------------------------------
-// Python rendering helpers (DRF formats the offending input with str())
-
-
-function pyRepr(v: unknown): string {
-  if (typeof v === 'string') {
-    const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
-    const body = v
-      .replace(/\\/g, '\\\\')
-      .replace(/\n/g, '\\n')
-      .replace(/\r/g, '\\r')
-      .replace(/\t/g, '\\t');
-    return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
-  }
-  return pyStr(v);
-}
-
-/** Python's str(x) for a JSON value. */
-export function pyStr(v: unknown): string {
-  if (v === null || v === undefined) return 'None';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') {
-    if (Number.isInteger(v) && Math.abs(v) < 1e16) return String(v);
-    return String(v).replace(/e([+-])(\d)$/, 'e$10$2');
-  }
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  return `{${Object.entries(v as Record<string, unknown>)
-    .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
-    .join(', ')}}`;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Field-level parsing (DRF fields)
@@ -188,7 +156,7 @@ function parseString(data: unknown, opts: { allowBlank: boolean; maxLength?: num
   if (typeof data === 'boolean' || !(typeof data === 'string' || typeof data === 'number')) {
     fail('invalid', MESSAGES.notAString);
   }
-  const value = (typeof data === 'string' ? data : pyStr(data)).trim();
+  const value = (typeof data === 'string' ? data : pythonStr(data)).trim();
   if (value === '') {
     if (!opts.allowBlank) fail('blank', MESSAGES.blank);
     return '';
@@ -213,7 +181,7 @@ function parseString(data: unknown, opts: { allowBlank: boolean; maxLength?: num
 
 /** DRF ChoiceField: the choice is looked up by str(data). */
 function parseChoice<T extends string>(data: unknown, choices: readonly T[]): T {
-  const key = pyStr(data);
+  const key = pythonStr(data);
   if (typeof data === 'object' || !(choices as readonly string[]).includes(key)) {
     fail('invalid_choice', MESSAGES.invalidChoice(data));
   }

@@ -63,6 +63,9 @@ async function main() {
     const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
     const token = projects.results[0]!.api_token;
     await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
+    // The server runs no worker here (capture's queue is drained and timed below): process the
+    // $groupidentify that creates the group type now, so the group flags really evaluate.
+    await drainExisting(env.DATA_DIR, 10);
     const decide = await loadDecide(hoglet.url, token, CONNECTIONS, SECONDS, hoglet.child.pid);
     const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
     const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });

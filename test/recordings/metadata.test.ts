@@ -5,17 +5,13 @@ import {
   MAX_OPEN_ACTIVITY_WINDOWS,
   activeMilliseconds,
   activeMillisecondsOf,
-  activityScore,
-  dateDiffSeconds,
   emptyMetadata,
   foldBatch,
   foldEvents,
   MAX_ORPHAN_TIMESTAMPS,
-  isOngoing,
-  roundHalfEven2,
-  summarizeMetadata,
   type RecordingMetadata,
 } from '../../src/recordings/core/metadata.js';
+import { activityScore, dateDiffSeconds, isOngoing, roundHalfEven2, summarizeMetadata } from '../../src/recordings/core/recording-summary.js';
 import { parseSnapshotPayload } from '../../src/recordings/core/snapshot-event.js';
 import type { RRWebEvent } from '../../src/recordings/core/rrweb.js';
 import { loadWebRecording, WEB_RECORDING_EXPECTED } from './fixtures/load.js';

@@ -7,15 +7,9 @@ import {
   DEFAULT_CHANNEL_TYPES,
   type ChannelInputs,
 } from '../../src/recordings/core/channel-type.js';
-import {
-  computeSessionProperties,
-  listSessionPropertyDefinitions,
-  SESSION_PROPERTY_DEFINITIONS,
-  sessionPropertyValues,
-  urlDomain,
-  urlPath,
-  type SessionEventInput,
-} from '../../src/recordings/core/session-properties.js';
+import { computeSessionProperties, urlDomain, urlPath, type SessionEventInput } from '../../src/recordings/core/session-properties.js';
+import { listSessionPropertyDefinitions, SESSION_PROPERTY_DEFINITIONS } from '../../src/recordings/core/session-property-definitions.js';
+import { sessionPropertyValues } from '../../src/recordings/core/session-values.js';
 
 function ev(event: string, timestamp: string, sessionId: string | undefined, properties: Record<string, unknown> = {}, uuid?: string): SessionEventInput {
   return {

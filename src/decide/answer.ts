@@ -53,21 +53,21 @@ export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoin
 
 /**
  * The answer's JSON text for an evaluation, in the endpoint's protocol, with the environment's
- * config fields when the SDK asks for them. Kept apart from the request handling above: the
- * response serialisation is being reworked on its own.
+ * config fields first when the SDK asks for them.
  */
 async function flagsResponseText(ctx: AppContext, team: Team, endpoint: FlagsEndpoint, query: QueryParams, evaluation: FlagSetEvaluation): Promise<string> {
   const version = firstQuery(query, 'v');
   const protocol = selectResponseProtocol(endpoint, version);
   const detailed = protocol === 'flags_v2';
   const extras = endpoint === 'flags' && detailed ? { requestId: uuidv7(), evaluatedAt: Date.now() } : {};
-  // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly.
-  const body = flagsResponseJson(evaluation, protocol, extras) ?? JSON.stringify(projectFlagsResponse(evaluation, protocol, extras));
   const withConfig =
     endpoint === 'decide' || firstQuery(query, 'config') === 'true' || (version === undefined && firstQuery(query, 'config') === undefined);
   // Written as text so the unchanging config part is not serialised again on every request.
   const config = withConfig ? configFieldsJson(team, await hasActiveFlags(ctx, team)) : '{}';
-  return mergedJson(config, body);
+  // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly,
+  // after the config members; the other versions are small and go through the projection.
+  const head = config === '{}' ? '{' : `${config.slice(0, -1)},`;
+  return flagsResponseJson(evaluation, protocol, extras, head) ?? mergedJson(config, JSON.stringify(projectFlagsResponse(evaluation, protocol, extras)));
 }
 
 /** `/decide` and `/flags` as fast-lane routes. */

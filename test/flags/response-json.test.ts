@@ -77,6 +77,16 @@ describe('direct response JSON', () => {
     expectSame(flagSetEvaluation([], false), { quotaLimited: [] });
   });
 
+  it('puts other members first when given an object head', () => {
+    const evaluation = evaluateFlags({ flags: [flag('on', { groups: [condition()], payloads: { true: 'p' } })] }, { distinct_id: 'a' });
+    const head = '{"config":{"enable_collect_everything":true},"siteApps":[],';
+    for (const protocol of ['flags_v1', 'flags_v2'] as const) {
+      const text = flagsResponseJson(evaluation, protocol, {}, head)!;
+      expect(JSON.parse(text)).toEqual({ config: { enable_collect_everything: true }, siteApps: [], ...JSON.parse(reference(evaluation, protocol)) });
+    }
+    expect(() => flagsV1Json(evaluation, {}, '{"a":1')).toThrow();
+  });
+
   it('writes only the legacy and detailed protocols', () => {
     const evaluation = flagSetEvaluation([], false);
     expect(flagsResponseJson(evaluation, 'decide_v1')).toBeNull();

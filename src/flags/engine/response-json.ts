@@ -70,8 +70,17 @@ function payloadAsText(payload: unknown): string {
   return quote(typeof payload === 'string' ? payload : JSON.stringify(payload));
 }
 
+/**
+ * `head` opens the object: `{`, or `{` followed by other members and a comma (the HTTP layer puts
+ * the environment's config members first this way, without joining two texts afterwards).
+ */
+function checkedHead(head: string): string {
+  if (!head.startsWith('{') || (head !== '{' && !head.endsWith(','))) throw new Error('a JSON object head is "{" or "{…,"');
+  return head;
+}
+
 /** `{"featureFlags":{…},"featureFlagPayloads":{…},"errorsWhileComputingFlags":…}` (+ extras). */
-export function flagsV1Json(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): string {
+export function flagsV1Json(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}, head = '{'): string {
   let values = '';
   let payloads = '';
   for (const flag of evaluation.results) {
@@ -82,11 +91,11 @@ export function flagsV1Json(evaluation: FlagSetEvaluation, extras: ProjectionExt
       payloads += `${payloads === '' ? '' : ','}${key}:${payloadAsText(flag.payload)}`;
     }
   }
-  return `{"featureFlags":{${values}},"featureFlagPayloads":{${payloads}},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags}${extrasJson(extras)}}`;
+  return `${checkedHead(head)}"featureFlags":{${values}},"featureFlagPayloads":{${payloads}},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags}${extrasJson(extras)}}`;
 }
 
 /** `{"flags":{key: details},"errorsWhileComputingFlags":…}` (+ extras). */
-export function flagsV2Json(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): string {
+export function flagsV2Json(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}, head = '{'): string {
   let flags = '';
   for (const flag of evaluation.results) {
     const key = quote(flag.key);
@@ -97,12 +106,17 @@ export function flagsV2Json(evaluation: FlagSetEvaluation, extras: ProjectionExt
       `${flags === '' ? '' : ','}${key}:{"key":${key},"enabled":${enabled},"variant":${json(variant)},` +
       `"reason":${reasonJson(flag.reason)},"metadata":${metadataHead(flag.metadata)}${json(payload)}}${flag.failed ? ',"failed":true' : ''}}`;
   }
-  return `{"flags":{${flags}},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags}${extrasJson(extras)}}`;
+  return `${checkedHead(head)}"flags":{${flags}},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags}${extrasJson(extras)}}`;
 }
 
 /** The JSON text of `protocol`'s body, when it is one of the two written directly; else null. */
-export function flagsResponseJson(evaluation: FlagSetEvaluation, protocol: FlagsResponseProtocol, extras: ProjectionExtras = {}): string | null {
-  if (protocol === 'flags_v1') return flagsV1Json(evaluation, extras);
-  if (protocol === 'flags_v2') return flagsV2Json(evaluation, extras);
+export function flagsResponseJson(
+  evaluation: FlagSetEvaluation,
+  protocol: FlagsResponseProtocol,
+  extras: ProjectionExtras = {},
+  head = '{',
+): string | null {
+  if (protocol === 'flags_v1') return flagsV1Json(evaluation, extras, head);
+  if (protocol === 'flags_v2') return flagsV2Json(evaluation, extras, head);
   return null;
 }

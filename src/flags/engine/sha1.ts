@@ -90,8 +90,11 @@ export function sha1Head(a: PackedText, b: PackedText, c: PackedText, out: Uint3
   if (length > 55) {
     hashLongMessage([a, b, c], length);
   } else {
-    block.fill(0);
-    place(a, 0);
+    // The first text starts the block: copied, not OR-ed; the words after it are cleared.
+    const first = a.atOffset[0];
+    let word = 0;
+    for (; word < first.length; word++) block[word] = first[word]!;
+    for (; word < 16; word++) block[word] = 0;
     place(b, a.bytes.length);
     place(c, a.bytes.length + b.bytes.length);
     // Padding: a 1 bit right after the message, then the bit length in the last word (< 2^32 here).

@@ -59,3 +59,21 @@ export class MultiRowInsert {
     return text;
   }
 }
+
+/**
+ * `values` padded (by repeating its first value) to the next power of two, at most `max`, for an
+ * `in (…)` list: SQL with a list of every length is a new statement to compile and prepare for
+ * each batch, while padded lists keep to a dozen lengths that stay in the statement cache. A
+ * repeated value changes no `in` result. Lists longer than `max` are returned as they are.
+ */
+export function padInList<T>(values: T[], max: number): T[] {
+  const n = values.length;
+  if (n <= 1 || n >= max) return values;
+  let size = 2;
+  while (size < n) size *= 2;
+  if (size > max) size = max;
+  if (size === n) return values;
+  const padded = values.slice();
+  for (let i = n; i < size; i++) padded.push(values[0]!);
+  return padded;
+}

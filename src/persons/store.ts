@@ -1,6 +1,7 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
+import { padInList } from '../ingestion/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
@@ -98,6 +99,7 @@ const BATCH_ROWS = 500;
  * worker loads a whole batch's persons at once). Ids without a person are absent from the map.
  * `known` supplies properties the caller has already parsed for a person at that version: every
  * write of a person's properties raises its version, so the JSON need not be parsed again.
+ * The id list is padded to a few lengths, so the statement is compiled once per length.
  */
 export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[], known?: KnownProperties): Promise<Map<string, Person>> {
   const found = new Map<string, Person>();
@@ -108,7 +110,7 @@ export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctId
       .selectAll('p')
       .select('d.distinct_id')
       .where('d.team_id', '=', teamId)
-      .where('d.distinct_id', 'in', distinctIds.slice(i, i + BATCH_ROWS))
+      .where('d.distinct_id', 'in', padInList(distinctIds.slice(i, i + BATCH_ROWS), BATCH_ROWS))
       .execute();
     for (const row of rows) found.set(row.distinct_id, toPerson(row, known));
   }

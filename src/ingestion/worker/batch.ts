@@ -5,6 +5,7 @@ import type { Team } from '../../tenancy/models.js';
 import { getTeam } from '../../tenancy/store.js';
 import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
+import { padInList } from '../multi-row-insert.js';
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
@@ -78,23 +79,27 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   const firstEventTeams = new Set<number>();
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
+  // No closure per event (under tsx every function made per event also gets its name defined).
+  const record = (teamId: number, list: IngestionWarning[]) => {
+    for (const w of list) warnings.push({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: nowIso });
+  };
+  const pipelineDeps = { geoip: deps.geoip };
+  const personNow = { deferPerson: false };
+  const personDeferred = { deferPerson: true };
   for (const { teamId, queued } of parsed) {
     const team = teams.get(teamId);
     if (!team) continue; // the environment was deleted after capture: its events go with it
-    const record = (list: IngestionWarning[]) => {
-      for (const w of list) warnings.push({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: nowIso });
-    };
 
     if (queued.person_only) {
-      record(await processDeferredPerson(batch, team, queued));
+      record(teamId, await processDeferredPerson(batch, team, queued));
       continue;
     }
     const deferPerson = lane === 'realtime' && !deps.spikes.allow(`${teamId}:${queued.distinct_id}`, now);
-    const result = await processQueuedEvent(batch, team, queued, { geoip: deps.geoip }, { deferPerson });
-    record(result.warnings);
+    const result = await processQueuedEvent(batch, team, queued, pipelineDeps, deferPerson ? personDeferred : personNow);
+    if (result.warnings.length > 0) record(teamId, result.warnings);
     if (deferPerson && result.stored) {
       overflow.push({ team_id: teamId, lane: 'overflow', distinct_id: queued.distinct_id, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now });
-      deps.warnHot(teamId, queued.distinct_id, now, record);
+      deps.warnHot(teamId, queued.distinct_id, now, (list) => record(teamId, list));
     }
     if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
   }
@@ -106,6 +111,6 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   for (const teamId of firstEventTeams) {
     await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
   }
-  await trx.deleteFrom('ingestion_queue').where('id', 'in', rows.map((r) => r.id)).execute();
+  await trx.deleteFrom('ingestion_queue').where('id', 'in', padInList(rows.map((r) => r.id), rows.length > 1000 ? rows.length : 1000)).execute();
   return { firstEventTeams, committed: () => batch.committed() };
 }

@@ -45,12 +45,18 @@ function resolveTimestamp(batch: BatchContext, queued: QueuedEvent, warnings: In
   return ms === received.date.getTime() ? received.iso : result.timestamp.toISOString();
 }
 
-/** Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation. */
+/**
+ * Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation.
+ * `properties` must be the pipeline's own object (normalizePersonProperties' copy): `$ip` is added
+ * to it in place rather than by copying every property once more.
+ */
 function enrichWithIp(properties: Properties, queued: QueuedEvent, team: Team, deps: PipelineDeps): Properties {
   let enriched = properties;
-  if (queued.ip && enriched.$ip === undefined) enriched = { ...enriched, $ip: queued.ip };
-  const target = geoipLookupTarget(enriched);
-  if (deps.geoip && 'ip' in target) enriched = applyGeoipProperties(enriched, deps.geoip.lookup(target.ip));
+  if (queued.ip && enriched.$ip === undefined) enriched.$ip = queued.ip;
+  if (deps.geoip) {
+    const target = geoipLookupTarget(enriched);
+    if ('ip' in target) enriched = applyGeoipProperties(enriched, deps.geoip.lookup(target.ip));
+  }
   if (team.settings.anonymize_ips === true) enriched = withoutIp(enriched);
   return enriched;
 }
@@ -96,18 +102,17 @@ export async function processQueuedEvent(
     personUuid = existing?.uuid ?? personlessPersonUuid(team.id, queued.distinct_id);
   }
 
-  batch.addEvent({
-    team_id: team.id,
-    uuid: queued.uuid,
-    event: queued.event,
-    distinct_id: queued.distinct_id,
-    person_id: personUuid,
-    properties: toJson(properties),
+  batch.addEvent(
+    team.id,
+    queued.uuid,
+    queued.event,
+    queued.distinct_id,
+    personUuid,
+    toJson(properties),
     timestamp,
-    created_at: batch.createdAt,
-    session_id: typeof properties.$session_id === 'string' ? properties.$session_id : null,
-    elements_chain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
-  });
+    typeof properties.$session_id === 'string' ? properties.$session_id : null,
+    typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
+  );
   return { stored: true, warnings };
 }
 

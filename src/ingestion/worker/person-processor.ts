@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { uuidv7 } from '../../lib/uuid.js';
 import {
-  applyPersonPropertyUpdate,
+  computePersonPropertyChanges,
   decideMerge,
   detectMergeRequest,
   extractPersonPropertyUpdate,
   mergePersons,
   propertiesForNewPerson,
   type IngestionWarning,
+  withPersonPropertyChanges,
   type Properties,
 } from '../core/index.js';
 import type { PersonState, PersonUnitOfWork } from './person-unit.js';
@@ -116,11 +117,12 @@ export async function processPerson(persons: PersonUnitOfWork, event: PersonEven
     person = createPerson(persons, event, propertiesForNewPerson(update), false, [event.distinctId]);
     return { personUuid: person.uuid, warnings };
   }
-  const applied = applyPersonPropertyUpdate(person.properties, update, event.event);
+  const changes = computePersonPropertyChanges(person.properties, update, event.event);
   // A change PostHog would not write is not applied in memory either: later events of the batch
-  // must see what they would have read back from the database.
-  if (applied.changed && applied.shouldPersist) {
-    persons.update(person, { properties: applied.properties, version: person.version + 1 });
+  // must see what they would have read back from the database. (So the new properties are only
+  // built for changes that are written: most page views change volatile keys only.)
+  if (changes.shouldPersist) {
+    persons.update(person, { properties: withPersonPropertyChanges(person.properties, changes), version: person.version + 1 });
   }
   return { personUuid: person.uuid, warnings };
 }

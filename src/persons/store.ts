@@ -1,7 +1,7 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
-import { padInList } from '../ingestion/multi-row-insert.js';
+import { InListQuery } from '../ingestion/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
@@ -103,61 +103,64 @@ const BATCH_ROWS = 500;
  */
 export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[], known?: KnownProperties): Promise<Map<string, Person>> {
   const found = new Map<string, Person>();
-  for (let i = 0; i < distinctIds.length; i += BATCH_ROWS) {
-    const chunk = padInList(distinctIds.slice(i, i + BATCH_ROWS), BATCH_ROWS);
-    if (!known) {
-      const rows = await db
-        .selectFrom('person_distinct_ids as d')
-        .innerJoin('persons as p', 'p.id', 'd.person_id')
-        .selectAll('p')
-        .select('d.distinct_id')
-        .where('d.team_id', '=', teamId)
-        .where('d.distinct_id', 'in', chunk)
-        .execute();
-      for (const row of rows) found.set(row.distinct_id, toPerson(row));
-      continue;
+  if (!known) {
+    for (const row of await PERSONS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
+    return found;
+  }
+  // With a cache of parsed properties, the properties column (the bulk of a person row) is read
+  // only for the persons the cache lacks at their current version, in a second query.
+  const missing = new Map<number, Person[]>();
+  for (const row of await PERSON_FIELDS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) {
+    const id = Number(row.id);
+    const version = Number(row.version);
+    const properties = known(id, version);
+    const person: Person = {
+      id,
+      uuid: row.uuid,
+      teamId: Number(row.team_id),
+      properties: properties ?? {},
+      isIdentified: fromBool(row.is_identified),
+      createdAt: row.created_at,
+      version,
+    };
+    found.set(row.distinct_id, person);
+    if (properties === undefined) {
+      const waiting = missing.get(id);
+      if (waiting) waiting.push(person);
+      else missing.set(id, [person]);
     }
-    // With a cache of parsed properties, the properties column (the bulk of a person row) is read
-    // only for the persons the cache lacks at their current version, in a second query.
-    const rows = await db
+  }
+  if (missing.size === 0) return found;
+  // The same transaction read the versions above: these are the rows' properties at them.
+  for (const row of await PERSON_PROPERTIES.execute(db, [], [...missing.keys()])) {
+    const properties = fromJson<Record<string, unknown>>(row.properties) ?? {};
+    for (const person of missing.get(Number(row.id)) ?? []) person.properties = properties;
+  }
+  return found;
+}
+
+const PERSONS_BY_DISTINCT_ID = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) =>
+    db
+      .selectFrom('person_distinct_ids as d')
+      .innerJoin('persons as p', 'p.id', 'd.person_id')
+      .selectAll('p')
+      .select('d.distinct_id')
+      .where('d.team_id', '=', teamId)
+      .where('d.distinct_id', 'in', distinctIds),
+  BATCH_ROWS,
+);
+const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) =>
+    db
       .selectFrom('person_distinct_ids as d')
       .innerJoin('persons as p', 'p.id', 'd.person_id')
       .select(['p.id', 'p.uuid', 'p.team_id', 'p.is_identified', 'p.created_at', 'p.version', 'd.distinct_id'])
       .where('d.team_id', '=', teamId)
-      .where('d.distinct_id', 'in', chunk)
-      .execute();
-    const missing = new Map<number, Person[]>();
-    for (const row of rows) {
-      const id = Number(row.id);
-      const version = Number(row.version);
-      const properties = known(id, version);
-      const person: Person = {
-        id,
-        uuid: row.uuid,
-        teamId: Number(row.team_id),
-        properties: properties ?? {},
-        isIdentified: fromBool(row.is_identified),
-        createdAt: row.created_at,
-        version,
-      };
-      found.set(row.distinct_id, person);
-      if (properties === undefined) {
-        const waiting = missing.get(id);
-        if (waiting) waiting.push(person);
-        else missing.set(id, [person]);
-      }
-    }
-    if (missing.size === 0) continue;
-    const ids = [...missing.keys()];
-    // The same transaction read the versions above: these are the rows' properties at them.
-    const propertyRows = await db.selectFrom('persons').select(['id', 'properties']).where('id', 'in', padInList(ids, BATCH_ROWS)).execute();
-    for (const row of propertyRows) {
-      const properties = fromJson<Record<string, unknown>>(row.properties) ?? {};
-      for (const person of missing.get(Number(row.id)) ?? []) person.properties = properties;
-    }
-  }
-  return found;
-}
+      .where('d.distinct_id', 'in', distinctIds),
+  BATCH_ROWS,
+);
+const PERSON_PROPERTIES = new InListQuery((db: Db, _: [], ids: number[]) => db.selectFrom('persons').select(['id', 'properties']).where('id', 'in', ids), BATCH_ROWS);
 
 /** Inserts many persons (with their version); returns the new ids by person uuid. */
 export async function insertPersons(db: Db, persons: Array<NewPerson & { version: number }>): Promise<Map<string, number>> {

@@ -153,6 +153,23 @@ describe('liftInitialAndCampaignProperties', () => {
   });
 });
 
+describe('lift key order', () => {
+  it('fills $set and $set_once in the lifted-property order, whatever the order of the event keys', () => {
+    const lifted = liftInitialAndCampaignProperties({ utm_source: 'news', $os: 'Linux', $browser: 'Firefox', $current_url: 'https://x.test/', other: 1 });
+    expect(Object.keys(lifted.$set as object)).toEqual(['$browser', '$current_url', '$os', 'utm_source']);
+    expect(Object.keys(lifted.$set_once as object)).toEqual(['$initial_browser', '$initial_current_url', '$initial_os', '$initial_utm_source']);
+    expect(Object.keys(lifted)).toEqual(['utm_source', '$os', '$browser', '$current_url', 'other', '$set', '$set_once']);
+  });
+
+  it('lifts $os_name in the place of $os, once, and leaves an event without lifted keys as it is', () => {
+    const lifted = liftInitialAndCampaignProperties({ $os_name: 'iOS', $browser: 'Safari' });
+    expect(lifted.$set).toEqual({ $browser: 'Safari', $os: 'iOS' });
+    expect(Object.keys(lifted.$set_once as object)).toEqual(['$initial_browser', '$initial_os']);
+    const plain = { a: 1, $set: { b: 2 } };
+    expect(liftInitialAndCampaignProperties(plain)).toBe(plain);
+  });
+});
+
 describe('extractPersonPropertyUpdate', () => {
   it('reads $set, $set_once and $unset (array or object)', () => {
     expect(extractPersonPropertyUpdate({ event: '$set', properties: { $set: { a: 1 }, $set_once: { b: 2 }, $unset: ['c', 3, 'd'] } })).toEqual({

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
-import { MultiRowInsert, padInList } from '../multi-row-insert.js';
+import { InListQuery, MultiRowInsert } from '../multi-row-insert.js';
 import { GroupTypeCache } from './groups-step.js';
 import { PersonUnitOfWork, type PersonPropertiesCache } from './person-unit.js';
 
@@ -8,6 +8,12 @@ type Db = Kysely<Schema>;
 
 /** Uuids per dedupe query. */
 const ROWS_PER_STATEMENT = 500;
+
+/** Which of a team's uuids are stored. */
+const STORED_UUIDS = new InListQuery(
+  (db: Db, [teamId]: [number], uuids: string[]) => db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', uuids),
+  ROWS_PER_STATEMENT,
+);
 
 /** The events table's columns as the worker writes them (addEvent's values, in this order). */
 const EVENT_COLUMNS = ['team_id', 'uuid', 'event', 'distinct_id', 'person_id', 'properties', 'timestamp', 'created_at', 'session_id', 'elements_chain'] as const;
@@ -65,12 +71,7 @@ export class BatchContext {
     const unchecked = [...new Set(uuids)].filter((u) => !known.has(u));
     for (let i = 0; i < unchecked.length; i += ROWS_PER_STATEMENT) {
       const chunk = unchecked.slice(i, i + ROWS_PER_STATEMENT);
-      const rows = await this.db
-        .selectFrom('events')
-        .select('uuid')
-        .where('team_id', '=', teamId)
-        .where('uuid', 'in', padInList(chunk, ROWS_PER_STATEMENT))
-        .execute();
+      const rows = await STORED_UUIDS.execute(this.db, [teamId], chunk);
       for (const u of chunk) known.set(u, false);
       for (const row of rows) known.set(row.uuid, true);
     }

@@ -5,7 +5,7 @@ import type { Team } from '../../tenancy/models.js';
 import { getTeam } from '../../tenancy/store.js';
 import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
-import { padInList } from '../multi-row-insert.js';
+import { InListQuery } from '../multi-row-insert.js';
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
@@ -33,6 +33,9 @@ export interface BatchOutcome {
   /** Call once the batch's transaction has committed. */
   committed(): void;
 }
+
+/** The processed rows leave the queue (in the batch's transaction). */
+const DELETE_QUEUE_ROWS = new InListQuery((db: Db, _: [], ids: number[]) => db.deleteFrom('ingestion_queue').where('id', 'in', ids), 1000);
 
 interface Parsed {
   teamId: number;
@@ -111,6 +114,6 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   for (const teamId of firstEventTeams) {
     await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
   }
-  await trx.deleteFrom('ingestion_queue').where('id', 'in', padInList(rows.map((r) => r.id), rows.length > 1000 ? rows.length : 1000)).execute();
+  await DELETE_QUEUE_ROWS.execute(trx, [], rows.map((r) => r.id));
   return { firstEventTeams, committed: () => batch.committed() };
 }

@@ -11,6 +11,12 @@ import { PersonPropertiesCache } from './person-unit.js';
 import { SpikeDetector } from './spike-detector.js';
 
 export interface WorkerOptions {
+  /**
+   * Most queue rows per batch (1000 by default). A quiet stream's batches are small whatever this
+   * is: a batch takes what is queued. Under a backlog, 1000 gave ~8% more events per CPU second
+   * than 500 on capture's queue (2000: ~10%, 5000: less), for a write transaction of ~20 ms
+   * instead of ~10 ms that capture's commits may wait behind.
+   */
   batchSize?: number;
   /** How long to sleep when every lane is empty (a commit in this process wakes it sooner). */
   idleMs?: number;
@@ -55,7 +61,7 @@ export class IngestionWorker {
     private readonly log: Logger,
     options: WorkerOptions = {},
   ) {
-    this.options = { batchSize: 500, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, ...options };
+    this.options = { batchSize: 1000, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, ...options };
     this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
     options.wakeUp?.on('committed', () => this.wake());
   }

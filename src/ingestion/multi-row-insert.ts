@@ -20,18 +20,24 @@ export class MultiRowInsert {
   constructor(
     private readonly table: keyof Schema & string,
     private readonly columns: readonly string[],
-    private readonly options: { ignoreConflicts?: boolean } = {},
+    private readonly options: { ignoreConflicts?: boolean; returning?: readonly string[] } = {},
   ) {}
 
-  /** Inserts `rows`, each an array of values in `columns` order, in statements of ROWS_PER_INSERT. */
-  async execute(db: Db, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  /**
+   * Inserts `rows`, each an array of values in `columns` order, in statements of ROWS_PER_INSERT;
+   * returns the `returning` columns of the inserted rows (none without that option).
+   */
+  async execute(db: Db, rows: ReadonlyArray<readonly unknown[]>): Promise<Array<Record<string, unknown>>> {
+    const returned: Array<Record<string, unknown>> = [];
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const end = Math.min(rows.length, i + ROWS_PER_INSERT);
       // A plain loop: Array.prototype.flat showed in the profile.
       const values: unknown[] = [];
       for (let r = i; r < end; r++) for (const value of rows[r]!) values.push(value);
-      await db.executeQuery(CompiledQuery.raw(this.sql(db, end - i), values));
+      const result = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(this.sql(db, end - i), values));
+      if (this.options.returning) for (const row of result.rows) returned.push(row);
     }
+    return returned;
   }
 
   /** Inserts `count` rows given as one flat array of values, row after row in `columns` order. */
@@ -53,7 +59,8 @@ export class MultiRowInsert {
       const placeholder = Object.fromEntries(this.columns.map((c) => [c, null]));
       // The builder is typed per table; the column list is checked by the callers' row shapes.
       const query = db.insertInto(this.table).values(Array.from({ length: count }, () => placeholder) as never);
-      text = (this.options.ignoreConflicts ? query.onConflict((oc) => oc.doNothing()) : query).compile().sql;
+      const conflicts = this.options.ignoreConflicts ? query.onConflict((oc) => oc.doNothing()) : query;
+      text = (this.options.returning ? conflicts.returning(this.options.returning as never) : conflicts).compile().sql;
       byCount.set(count, text);
     }
     return text;

@@ -1,7 +1,7 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
-import { InListQuery } from '../ingestion/multi-row-insert.js';
+import { InListQuery, MultiRowInsert } from '../ingestion/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
@@ -162,38 +162,29 @@ const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
 );
 const PERSON_PROPERTIES = new InListQuery((db: Db, _: [], ids: number[]) => db.selectFrom('persons').select(['id', 'properties']).where('id', 'in', ids), BATCH_ROWS);
 
-/** Inserts many persons (with their version); returns the new ids by person uuid. */
+const PERSON_INSERT = new MultiRowInsert('persons', ['uuid', 'team_id', 'properties', 'is_identified', 'created_at', 'version'], { returning: ['id', 'uuid'] });
+const DISTINCT_ID_INSERT = new MultiRowInsert('person_distinct_ids', ['team_id', 'distinct_id', 'person_id']);
+
+/**
+ * Inserts many persons (with their version); returns the new ids by person uuid. The statement
+ * is compiled once per row count (MultiRowInsert), not built through the query builder per batch.
+ */
 export async function insertPersons(db: Db, persons: Array<NewPerson & { version: number }>): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  for (let i = 0; i < persons.length; i += BATCH_ROWS) {
-    const rows = await db
-      .insertInto('persons')
-      .values(
-        persons.slice(i, i + BATCH_ROWS).map((p) => ({
-          uuid: p.uuid,
-          team_id: p.teamId,
-          properties: toJson(p.properties),
-          is_identified: p.isIdentified,
-          created_at: p.createdAt,
-          version: p.version,
-        })),
-      )
-      .returning(['id', 'uuid'])
-      .execute();
-    for (const row of rows) ids.set(row.uuid, Number(row.id));
-  }
+  const rows = await PERSON_INSERT.execute(
+    db,
+    persons.map((p) => [p.uuid, p.teamId, toJson(p.properties), p.isIdentified, p.createdAt, p.version]),
+  );
+  for (const row of rows) ids.set(row.uuid as string, Number(row.id));
   return ids;
 }
 
 export async function insertDistinctIds(db: Db, rows: Array<{ teamId: number; distinctId: string; personId: number }>): Promise<void> {
-  for (let i = 0; i < rows.length; i += BATCH_ROWS) {
-    await db
-      .insertInto('person_distinct_ids')
-      .values(rows.slice(i, i + BATCH_ROWS).map((r) => ({ team_id: r.teamId, distinct_id: r.distinctId, person_id: r.personId })))
-      .execute();
-  }
+  await DISTINCT_ID_INSERT.execute(
+    db,
+    rows.map((r) => [r.teamId, r.distinctId, r.personId]),
+  );
 }
-
 
 /**
  * Writes many persons' changed fields (the ingestion worker's write-back at the end of a batch).

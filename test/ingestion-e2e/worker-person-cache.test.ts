@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deletePersonRow, getPersonByDistinctId } from '../../src/persons/store.js';
+import { deletePersonRow, getPersonByDistinctId, getPersonsByDistinctIds } from '../../src/persons/store.js';
 import { PersonPropertiesCache } from '../../src/ingestion/worker/person-unit.js';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
@@ -57,6 +57,33 @@ describe('worker person cache', () => {
     expect(fresh.id).not.toBe(old.id);
     expect(fresh.properties).toEqual({ plan: 'pro' });
     await worker.stop();
+  }, 60_000);
+
+  it('reads persons by distinct id alike with and without cached properties', async () => {
+    const server = await startTestServer({ INGESTION_WORKER: 'off' });
+    servers.push(server);
+    const { database, ingestionQueue } = server.running.ctx;
+    const teamId = server.bootstrap.team.id;
+    await ingestionQueue.enqueue([
+      row(teamId, 'p-a', 'clicked', { $set: { a: 1 } }),
+      row(teamId, 'p-b', 'clicked', { $set: { b: 2 } }),
+      row(teamId, 'p-c', '$identify', { $anon_distinct_id: 'p-d', $set: { c: 3 } }),
+    ]);
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), {});
+    await worker.drain();
+    await worker.stop();
+    // Three ids with persons (two of them one person) and one without: an odd count, padded.
+    const ids = ['p-a', 'p-b', 'p-c', 'p-d', 'p-none'];
+    const plain = await getPersonsByDistinctIds(database.db, teamId, ids);
+    expect([...plain.keys()].sort()).toEqual(['p-a', 'p-b', 'p-c', 'p-d']);
+    expect(plain.get('p-c')!.id).toBe(plain.get('p-d')!.id);
+    const a = plain.get('p-a')!;
+    // Only p-a's properties are "cached" (at its version): the others are read from the table.
+    const cached = await getPersonsByDistinctIds(database.db, teamId, ids, (id, version) => (id === a.id && version === a.version ? { from: 'cache' } : undefined));
+    expect(cached.get('p-a')).toEqual({ ...a, properties: { from: 'cache' } });
+    for (const id of ['p-b', 'p-c', 'p-d']) expect(cached.get(id)).toEqual(plain.get(id));
+    expect(cached.has('p-none')).toBe(false);
+    expect(plain.get('p-c')!.properties).toEqual({ c: 3 });
   }, 60_000);
 
   it('answers only for the version it holds and drops the oldest entries when full', () => {

@@ -98,7 +98,8 @@ export async function processQueuedEvent(
     if (outcome.warnings.length > 0) warnings.push(...outcome.warnings);
     personUuid = outcome.personUuid;
   } else {
-    const existing = await batch.persons.get(team.id, queued.distinct_id);
+    const loaded = batch.persons.loaded(team.id, queued.distinct_id);
+    const existing = loaded === undefined ? await batch.persons.get(team.id, queued.distinct_id) : loaded;
     personUuid = existing?.uuid ?? personlessPersonUuid(team.id, queued.distinct_id);
   }
 

@@ -56,9 +56,12 @@ function createPerson(persons: PersonUnitOfWork, event: PersonEvent, properties:
  * `$merge_dangerously`), following PostHog's merge rules in core/merge-rules.ts. Returns the
  * person the merge step created or chose, if any.
  */
-async function handleMerge(persons: PersonUnitOfWork, event: PersonEvent, warnings: IngestionWarning[]): Promise<PersonState | undefined> {
-  const request = detectMergeRequest({ event: event.event, distinctId: event.distinctId, properties: event.properties });
-  if (!request) return undefined;
+async function handleMerge(
+  persons: PersonUnitOfWork,
+  event: PersonEvent,
+  request: NonNullable<ReturnType<typeof detectMergeRequest>>,
+  warnings: IngestionWarning[],
+): Promise<PersonState | undefined> {
   const into = await persons.get(event.teamId, request.intoDistinctId);
   const other = await persons.get(event.teamId, request.otherDistinctId);
   const decision = decideMerge({
@@ -109,9 +112,11 @@ async function handleMerge(persons: PersonUnitOfWork, event: PersonEvent, warnin
  */
 export async function processPerson(persons: PersonUnitOfWork, event: PersonEvent): Promise<PersonOutcome> {
   const warnings: IngestionWarning[] = [];
-  await handleMerge(persons, event, warnings);
+  const request = detectMergeRequest({ event: event.event, distinctId: event.distinctId, properties: event.properties });
+  if (request) await handleMerge(persons, event, request, warnings);
   // Whatever the merge did, the event belongs to the person owning its distinct id now.
-  let person = await persons.get(event.teamId, event.distinctId);
+  const loaded = persons.loaded(event.teamId, event.distinctId);
+  let person = loaded === undefined ? await persons.get(event.teamId, event.distinctId) : (loaded ?? undefined);
   const update = extractPersonPropertyUpdate({ event: event.event, properties: event.properties });
   if (!person) {
     person = createPerson(persons, event, propertiesForNewPerson(update), false, [event.distinctId]);

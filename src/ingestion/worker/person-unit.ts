@@ -81,8 +81,11 @@ function alive(state: PersonState): PersonState {
  * changed.
  */
 export class PersonUnitOfWork {
-  /** Distinct id → its person (null: known to have none). Merged-away persons resolve via `alive`. */
-  private readonly byDistinctId = new Map<string, PersonState | null>();
+  /**
+   * Per team, distinct id → its person (null: known to have none). Merged-away persons resolve via
+   * `alive`. Nested maps: a `team:id` key string per lookup was a visible cost per event.
+   */
+  private readonly byDistinctId = new Map<number, Map<string, PersonState | null>>();
   /** Stored persons by id, so two distinct ids of one person share one object. */
   private readonly stored = new Map<number, PersonState>();
   private readonly created: PersonState[] = [];
@@ -102,13 +105,20 @@ export class PersonUnitOfWork {
 
   /** Loads the persons of these distinct ids, skipping the ones already known to the batch. */
   async preload(teamId: number, distinctIds: Iterable<string>): Promise<void> {
-    const missing = [...new Set(distinctIds)].filter((d) => !this.byDistinctId.has(key(teamId, d)));
+    const team = this.team(teamId);
+    const missing = [...new Set(distinctIds)].filter((d) => !team.has(d));
     if (missing.length === 0) return;
     const found = await getPersonsByDistinctIds(this.db, teamId, missing, this.known);
     for (const distinctId of missing) {
       const row = found.get(distinctId);
-      this.byDistinctId.set(key(teamId, distinctId), row ? this.adopt(row) : null);
+      team.set(distinctId, row ? this.adopt(row) : null);
     }
+  }
+
+  private team(teamId: number): Map<string, PersonState | null> {
+    let team = this.byDistinctId.get(teamId);
+    if (!team) this.byDistinctId.set(teamId, (team = new Map()));
+    return team;
   }
 
   /** One object per stored person: a row read later must not shadow changes made in memory. */
@@ -133,10 +143,21 @@ export class PersonUnitOfWork {
 
   /** The person owning a distinct id now (loaded on first use when the preload missed it). */
   async get(teamId: number, distinctId: string): Promise<PersonState | undefined> {
-    const k = key(teamId, distinctId);
-    if (!this.byDistinctId.has(k)) await this.preload(teamId, [distinctId]);
-    const state = this.byDistinctId.get(k);
+    const loaded = this.loaded(teamId, distinctId);
+    if (loaded !== undefined) return loaded ?? undefined;
+    await this.preload(teamId, [distinctId]);
+    const state = this.byDistinctId.get(teamId)?.get(distinctId);
     return state ? alive(state) : undefined;
+  }
+
+  /**
+   * Without waiting: the person owning a distinct id when the batch has loaded it (null: it has
+   * none), undefined when it is not loaded yet (then use `get`). The batch's preload loads almost
+   * every id, so the pipeline rarely needs a promise per lookup.
+   */
+  loaded(teamId: number, distinctId: string): PersonState | null | undefined {
+    const state = this.byDistinctId.get(teamId)?.get(distinctId);
+    return state ? alive(state) : state;
   }
 
   create(person: { uuid: string; teamId: number; properties: Properties; isIdentified: boolean; createdAt: string }, distinctIds: string[]): PersonState {
@@ -148,9 +169,8 @@ export class PersonUnitOfWork {
 
   /** Gives a distinct id that has no person yet to `person`. */
   addDistinctId(teamId: number, distinctId: string, person: PersonState): void {
-    const k = key(teamId, distinctId);
-    this.byDistinctId.set(k, person);
-    this.addedIds.set(k, { teamId, distinctId, person });
+    this.team(teamId).set(distinctId, person);
+    this.addedIds.set(key(teamId, distinctId), { teamId, distinctId, person });
   }
 
   update(person: PersonState, changes: PersonChanges): void {

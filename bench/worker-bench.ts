@@ -30,7 +30,8 @@ export interface WorkerFigure {
 /** Times a worker draining whatever `database` has queued, for at most `maxSeconds`. */
 async function timeWorker(database: Database, maxSeconds: number, batchSize: number): Promise<Omit<WorkerFigure, 'queued'>> {
   const log = pino({ level: 'silent' });
-  const worker = new IngestionWorker(database, log, { batchSize, spikeEventsPerSecond: 0 });
+  // Spike detection is off unless BENCH_SPIKE_EVENTS_PER_SECOND says otherwise (the server's default is 1000).
+  const worker = new IngestionWorker(database, log, { batchSize, spikeEventsPerSecond: Number(process.env.BENCH_SPIKE_EVENTS_PER_SECOND ?? 0) });
   let processed = 0;
   // BENCH_CPU_PROFILE=file.cpuprofile profiles the timed part only (not the set-up).
   const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;

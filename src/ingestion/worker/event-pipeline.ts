@@ -94,7 +94,8 @@ export async function processQueuedEvent(
 
   let personUuid: string;
   if (mode.kind === 'process' && !options.deferPerson) {
-    const outcome = await processPerson(batch.persons, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
+    const pending = processPerson(batch.persons, { teamId: team.id, uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties, timestamp });
+    const outcome = pending instanceof Promise ? await pending : pending;
     if (outcome.warnings.length > 0) warnings.push(...outcome.warnings);
     personUuid = outcome.personUuid;
   } else {

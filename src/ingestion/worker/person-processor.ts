@@ -56,14 +56,14 @@ function createPerson(persons: PersonUnitOfWork, event: PersonEvent, properties:
  * `$merge_dangerously`), following PostHog's merge rules in core/merge-rules.ts. Returns the
  * person the merge step created or chose, if any.
  */
-async function handleMerge(
+function handleMerge(
   persons: PersonUnitOfWork,
   event: PersonEvent,
-  request: NonNullable<ReturnType<typeof detectMergeRequest>>,
+  request: MergeRequest,
   warnings: IngestionWarning[],
-): Promise<PersonState | undefined> {
-  const into = await persons.get(event.teamId, request.intoDistinctId);
-  const other = await persons.get(event.teamId, request.otherDistinctId);
+): PersonState | undefined {
+  const into = persons.loaded(event.teamId, request.intoDistinctId) ?? undefined;
+  const other = persons.loaded(event.teamId, request.otherDistinctId) ?? undefined;
   const decision = decideMerge({
     request,
     intoPerson: into && { id: String(into.id), isIdentified: into.isIdentified },
@@ -106,17 +106,27 @@ async function handleMerge(
   }
 }
 
+type MergeRequest = NonNullable<ReturnType<typeof detectMergeRequest>>;
+
 /**
  * Everything an event does to persons: merges first, then the property update on the person
  * owning the event's distinct id (created on first sight). Changes go to the batch's unit of work.
+ * Synchronous when the batch has loaded every distinct id the event names (its preload loads
+ * almost all of them); otherwise they are loaded first and a promise is returned.
  */
-export async function processPerson(persons: PersonUnitOfWork, event: PersonEvent): Promise<PersonOutcome> {
+export function processPerson(persons: PersonUnitOfWork, event: PersonEvent): PersonOutcome | Promise<PersonOutcome> {
+  const request = detectMergeRequest({ event: event.event, distinctId: event.distinctId, properties: event.properties }) ?? undefined;
+  const ids = request ? [request.intoDistinctId, request.otherDistinctId, event.distinctId] : [event.distinctId];
+  if (ids.every((id) => persons.loaded(event.teamId, id) !== undefined)) return processLoaded(persons, event, request);
+  return persons.preload(event.teamId, ids).then(() => processLoaded(persons, event, request));
+}
+
+/** processPerson once every distinct id the event names is loaded. */
+function processLoaded(persons: PersonUnitOfWork, event: PersonEvent, request: MergeRequest | undefined): PersonOutcome {
   const warnings: IngestionWarning[] = [];
-  const request = detectMergeRequest({ event: event.event, distinctId: event.distinctId, properties: event.properties });
-  if (request) await handleMerge(persons, event, request, warnings);
+  if (request) handleMerge(persons, event, request, warnings);
   // Whatever the merge did, the event belongs to the person owning its distinct id now.
-  const loaded = persons.loaded(event.teamId, event.distinctId);
-  let person = loaded === undefined ? await persons.get(event.teamId, event.distinctId) : (loaded ?? undefined);
+  let person = persons.loaded(event.teamId, event.distinctId) ?? undefined;
   const update = extractPersonPropertyUpdate({ event: event.event, properties: event.properties });
   if (!person) {
     person = createPerson(persons, event, propertiesForNewPerson(update), false, [event.distinctId]);

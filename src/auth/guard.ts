@@ -9,8 +9,8 @@ import {
   type KeySource,
 } from '../http/errors.js';
 import type { Team, User } from '../tenancy/models.js';
-import { getMemberships, getTeam, getUser } from '../tenancy/store.js';
-import { findActiveKeyByRawValue, touchKey, type PersonalApiKey } from './keys-store.js';
+import { getMemberships, getTeam } from '../tenancy/store.js';
+import { findActiveKeyHolder, touchKey, type PersonalApiKey } from './keys-store.js';
 import { keyGrantsScope } from './scopes.js';
 
 /** What an /api route declares about who may call it. Every /api route must declare one. */
@@ -67,9 +67,9 @@ export function findPersonalApiKey(request: FastifyRequest): { value: string; so
 async function authenticate(database: Database, request: FastifyRequest): Promise<Principal> {
   const found = findPersonalApiKey(request);
   if (!found) throw notAuthenticated();
-  const key = await findActiveKeyByRawValue(database.db, found.value);
-  const user = key && (await getUser(database.db, key.userId));
-  if (!key || !user || !user.isActive) throw invalidPersonalApiKey(found.source);
+  const holder = await findActiveKeyHolder(database.db, found.value);
+  if (!holder) throw invalidPersonalApiKey(found.source);
+  const { key, user } = holder;
   await touchKey(database.db, key);
   return { user, key, memberships: await getMemberships(database.db, user.id) };
 }

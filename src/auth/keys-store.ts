@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import { toUser } from '../tenancy/store.js';
+import type { User } from '../tenancy/models.js';
 import { generatePersonalApiKey, generateRandomToken, hashPersonalApiKey, maskKey } from './tokens.js';
 
 type Db = Kysely<Schema>;
@@ -88,19 +90,30 @@ function toKey(row: {
 }
 
 /**
- * Finds the key whose hash matches, belonging to an active user. The lookup is by hash, so the
- * time it takes says nothing about how close a guess was to a real key.
+ * The key whose hash matches and the active user holding it, in one read. The lookup is by hash,
+ * so the time it takes says nothing about how close a guess was to a real key.
  */
-export async function findActiveKeyByRawValue(db: Db, rawValue: string): Promise<PersonalApiKey | undefined> {
+export async function findActiveKeyHolder(db: Db, rawValue: string): Promise<{ key: PersonalApiKey; user: User } | undefined> {
+  // The two tables share only the column `id`: the user's keeps the name, the key's is renamed.
   const row = await db
     .selectFrom('personal_api_keys')
     .innerJoin('users', 'users.id', 'personal_api_keys.user_id')
-    .selectAll('personal_api_keys')
-    .select('users.is_active')
+    .selectAll('users')
+    .select([
+      'personal_api_keys.id as key_id',
+      'personal_api_keys.user_id',
+      'personal_api_keys.label',
+      'personal_api_keys.mask_value',
+      'personal_api_keys.scopes',
+      'personal_api_keys.scoped_teams',
+      'personal_api_keys.scoped_organizations',
+      'personal_api_keys.created_at',
+      'personal_api_keys.last_used_at',
+    ])
     .where('personal_api_keys.secure_value', '=', hashPersonalApiKey(rawValue))
     .executeTakeFirst();
   if (!row || !fromBool(row.is_active)) return undefined;
-  return toKey(row);
+  return { key: toKey({ ...row, id: row.key_id }), user: toUser(row) };
 }
 
 export async function listKeysOfUser(db: Db, userId: number): Promise<PersonalApiKey[]> {

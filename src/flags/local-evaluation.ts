@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { findPersonalApiKey } from '../auth/guard.js';
-import { findActiveKeyByRawValue, touchKey } from '../auth/keys-store.js';
+import { findActiveKeyHolder, touchKey } from '../auth/keys-store.js';
 import { keyGrantsScope } from '../auth/scopes.js';
 import { listGroupTypes } from '../groups/store.js';
 import {
@@ -18,7 +18,7 @@ import {
   permissionDenied,
 } from '../http/errors.js';
 import type { Team } from '../tenancy/models.js';
-import { getMemberships, getUser } from '../tenancy/store.js';
+import { getMemberships } from '../tenancy/store.js';
 import { cohortDefinition, flagDefinitionsCache } from './definitions-cache.js';
 import { effectiveFilters, minimalFlag } from './serializers.js';
 import type { FeatureFlag } from './store.js';
@@ -157,9 +157,9 @@ export async function authorizeFeedRequest(ctx: AppContext, request: FastifyRequ
   const { db } = ctx.database;
   const found = findPersonalApiKey(request);
   if (!found) throw notAuthenticated();
-  const key = await findActiveKeyByRawValue(db, found.value);
-  const user = key && (await getUser(db, key.userId));
-  if (!key || !user || !user.isActive) throw invalidPersonalApiKey(found.source);
+  const holder = await findActiveKeyHolder(db, found.value);
+  if (!holder) throw invalidPersonalApiKey(found.source);
+  const { key, user } = holder;
   await touchKey(db, key);
   const team = await teamForFeed(ctx, (request.query as Json).token, user.currentTeamId);
   checkKeyReachesTeam(key, await getMemberships(db, user.id), team);

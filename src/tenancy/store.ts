@@ -24,7 +24,7 @@ function toTeam(row: Selectable<TeamsTable>): Team {
   };
 }
 
-function toUser(row: Selectable<UsersTable>): User {
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: Number(row.id),
     uuid: row.uuid,

@@ -13,6 +13,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
 const profile = process.env.BENCH_CPU_PROFILE;
+// Here it names the server's profile directory; worker-bench (drainExisting, below) reads the same
+// variable as a file for its own profile, which is not wanted here.
+delete process.env.BENCH_CPU_PROFILE;
 const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
 const args = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'src/cli/main.ts', 'serve'];
 const hoglet = await spawnServer(args, env, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);

@@ -4,6 +4,7 @@ import { appendBatch, encodeChunk } from '../recordings/store.js';
 import { buildDemoRecording } from './demo-recording.js';
 import { getUser } from '../tenancy/store.js';
 import type { QueueRow } from '../ingestion/queue.js';
+import { MAX_PROCESSING_ATTEMPTS } from '../ingestion/worker/worker.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../tenancy/models.js';
 
@@ -108,7 +109,12 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     }
     const deadline = Date.now() + 10 * 60_000;
     for (;;) {
-      const left = await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', team.id).executeTakeFirst();
+      const left = await db
+        .selectFrom('ingestion_queue')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('team_id', '=', team.id)
+        .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
+        .executeTakeFirst();
       if (Number(left?.n ?? 0) === 0 || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import type { BootstrapResult } from '../../src/tenancy/bootstrap.js';
 import { freshStorage, type TestStorage } from './backend.js';
 
@@ -81,7 +82,12 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       const { db } = running.ctx.database;
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const row = await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+        // Parked rows (events that failed every attempt) stay in the table but are not work.
+        const row = await db
+          .selectFrom('ingestion_queue')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
+          .executeTakeFirst();
         if (Number(row?.n ?? 0) === 0) return;
         if (Date.now() > deadline) throw new Error(`ingestion queue still has ${row?.n} rows after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));

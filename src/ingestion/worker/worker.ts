@@ -35,6 +35,13 @@ const LEASE = 'ingestion-worker';
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
 /**
+ * Rounds an event may fail even when stored personless before the worker parks it: it stays in
+ * the queue table (kept, never dropped; `attempts` says why it is not picked up) with an
+ * `event_processing_failed` warning, and the events behind it go on.
+ */
+export const MAX_PROCESSING_ATTEMPTS = 3;
+
+/**
  * Turns queued events into stored events, persons and groups. One process at a time holds the
  * worker lease and processes the queue in id order, so each distinct id's events are handled in
  * the order they arrived; the others wait and take over if the holder dies. Each batch is one
@@ -137,6 +144,7 @@ export class IngestionWorker {
       .selectFrom('ingestion_queue')
       .select(['id', 'team_id', 'payload'])
       .where('lane', '=', lane)
+      .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
       .orderBy('id')
       .limit(this.options.batchSize)
       .execute();
@@ -171,21 +179,55 @@ export class IngestionWorker {
       outcome.committed();
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
-      this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; stored without person processing');
-      // Last resort: the same batch step, with the event made personless (what failed is almost
-      // always person processing), so it is stored, counted and dequeued like any other.
-      const queued = JSON.parse(row.payload) as QueuedEvent;
-      const personless = { ...row, payload: JSON.stringify({ ...queued, properties: { ...queued.properties, $process_person_profile: false } }) };
-      const outcome = await this.database.db.transaction().execute(async (trx) => {
-        const result = await processBatch(trx, lane, [personless], this.batchDeps());
-        await insertWarnings(trx, [
-          { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
-        ]);
-        return result;
-      });
-      outcome.committed();
-      for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
+      this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
+      try {
+        await this.processPersonless(lane, row, error);
+      } catch (personlessError) {
+        await this.recordFailedAttempt(row, personlessError);
+      }
     }
+  }
+
+  /**
+   * Last resort: the same batch step, with the event made personless (what failed is almost
+   * always person processing), so it is stored, counted and dequeued like any other.
+   */
+  private async processPersonless(lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
+    const queued = JSON.parse(row.payload) as QueuedEvent;
+    const personless = { ...row, payload: JSON.stringify({ ...queued, properties: { ...queued.properties, $process_person_profile: false } }) };
+    const outcome = await this.database.db.transaction().execute(async (trx) => {
+      const result = await processBatch(trx, lane, [personless], this.batchDeps());
+      await insertWarnings(trx, [
+        { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
+      ]);
+      return result;
+    });
+    outcome.committed();
+    for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
+  }
+
+  /**
+   * An event that cannot be stored at all counts an attempt; at the last one it is parked (see
+   * MAX_PROCESSING_ATTEMPTS) with a warning. If even this write fails, the database itself is
+   * failing: the error goes up and the batch is retried later as it stands.
+   */
+  private async recordFailedAttempt(row: QueueRecord, error: unknown): Promise<void> {
+    const parked = await this.database.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('ingestion_queue')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', row.id)
+        .returning('attempts')
+        .executeTakeFirst();
+      const isParked = Number(updated?.attempts ?? 0) >= MAX_PROCESSING_ATTEMPTS;
+      if (isParked) {
+        await insertWarnings(trx, [
+          { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(row.id), error: String(error), parked: true }, timestamp: new Date().toISOString() },
+        ]);
+      }
+      return isParked;
+    });
+    this.log.error({ err: error, queueId: row.id, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
   }
 
   /** One warning per hot distinct id per minute, not one per event. */

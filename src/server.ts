@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { apiGuard } from './auth/guard.js';
 import type { AppContext } from './context.js';
 import { healthRoutes } from './health/routes.js';
-import { clientAddressResolver } from './http/client-address.js';
+import { clientAddressResolver, trustProxyOption } from './http/client-address.js';
 import { installPublicCors } from './http/cors.js';
 import { FastLane } from './http/fast-lane.js';
 import { installErrorHandling } from './http/error-handler.js';
@@ -55,11 +55,6 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(sessionRoutes, { ctx });
   await app.register(webVitalsRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
-}
-
-/** fastify's `trustProxy` for TRUST_PROXY: a hop count trusts that many proxies in front of Hoglet. */
-export function trustProxyOption(value: boolean | number | string) {
-  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
 }
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {

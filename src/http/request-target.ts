@@ -5,6 +5,7 @@
  * (`ignoreTrailingSlash`), and an absolute-form target (`POST http://host/capture/`) counts by
  * its path.
  */
+import querystring from 'fast-querystring';
 import type { QueryParams } from '../ingestion/core/decode-body.js';
 
 export interface RequestTarget {
@@ -40,32 +41,10 @@ export function readRequestTarget(url: string): RequestTarget | undefined {
 }
 
 /**
- * A query string as fastify parses it (fast-querystring): `+` is a space, values are
- * percent-decoded (kept as sent when the escapes are malformed), a repeated key gives an array,
- * and a key without `=` has the empty value.
+ * A query string as fastify parses it, with the parser its router uses (fast-querystring): `+` is
+ * a space, values are percent-decoded (kept as sent when the escapes are malformed), a repeated
+ * key gives an array, and a key without `=` has the empty value.
  */
 export function parseQuery(text: string): QueryParams {
-  const result: QueryParams = Object.create(null) as QueryParams;
-  if (text === '') return result;
-  for (const pair of text.split('&')) {
-    if (pair === '') continue;
-    const equals = pair.indexOf('=');
-    const key = decodeComponent(equals === -1 ? pair : pair.slice(0, equals));
-    const value = equals === -1 ? '' : decodeComponent(pair.slice(equals + 1));
-    const current = result[key];
-    if (current === undefined) result[key] = value;
-    else if (Array.isArray(current)) current.push(value);
-    else result[key] = [current, value];
-  }
-  return result;
-}
-
-function decodeComponent(text: string): string {
-  const spaced = text.includes('+') ? text.replace(/\+/g, ' ') : text;
-  if (!spaced.includes('%')) return spaced;
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced;
-  }
+  return querystring.parse(text) as QueryParams;
 }

@@ -19,17 +19,20 @@ export interface Person {
 /** Properties already parsed for a person at a version (the worker's cache; see getPersonsByDistinctIds). */
 export type KnownProperties = (personId: number, version: number) => Record<string, unknown> | undefined;
 
-function toPerson(row: Selectable<PersonsTable>, known?: KnownProperties): Person {
-  const id = Number(row.id);
-  const version = Number(row.version);
+function toPerson(row: Selectable<PersonsTable>): Person {
+  return withProperties(row, fromJson<Record<string, unknown>>(row.properties) ?? {});
+}
+
+/** A person from a row's other columns and properties obtained elsewhere. */
+function withProperties(row: Omit<Selectable<PersonsTable>, 'properties'>, properties: Record<string, unknown>): Person {
   return {
-    id,
+    id: Number(row.id),
     uuid: row.uuid,
     teamId: Number(row.team_id),
-    properties: known?.(id, version) ?? fromJson<Record<string, unknown>>(row.properties) ?? {},
+    properties,
     isIdentified: fromBool(row.is_identified),
     createdAt: row.created_at,
-    version,
+    version: Number(row.version),
   };
 }
 
@@ -112,17 +115,8 @@ export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctId
   const missing = new Map<number, Person[]>();
   for (const row of await PERSON_FIELDS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) {
     const id = Number(row.id);
-    const version = Number(row.version);
-    const properties = known(id, version);
-    const person: Person = {
-      id,
-      uuid: row.uuid,
-      teamId: Number(row.team_id),
-      properties: properties ?? {},
-      isIdentified: fromBool(row.is_identified),
-      createdAt: row.created_at,
-      version,
-    };
+    const properties = known(id, Number(row.version));
+    const person = withProperties(row, properties ?? {});
     found.set(row.distinct_id, person);
     if (properties === undefined) {
       const waiting = missing.get(id);
@@ -301,7 +295,7 @@ export async function listPersons(
   }
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const rows = await query.selectAll('p').orderBy('p.id', 'desc').limit(page.limit).offset(page.offset).execute();
-  return { count: Number(total?.n ?? 0), persons: rows.map((r) => toPerson(r)) };
+  return { count: Number(total?.n ?? 0), persons: rows.map(toPerson) };
 }
 
 /** Persons by uuid with their distinct ids, for embedding in event lists. */
@@ -313,7 +307,7 @@ export async function getPersonsByUuids(
   const result = new Map<string, Person & { distinctIds: string[] }>();
   if (uuids.length === 0) return result;
   const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', 'in', uuids).execute();
-  const persons = rows.map((r) => toPerson(r));
+  const persons = rows.map(toPerson);
   const ids = await distinctIdsOf(db, persons.map((p) => p.id));
   for (const p of persons) result.set(p.uuid, { ...p, distinctIds: ids.get(p.id) ?? [] });
   return result;

@@ -69,12 +69,11 @@ export class BatchContext {
   async preloadStored(teamId: number, uuids: string[]): Promise<void> {
     const known = this.teamUuids(teamId);
     const unchecked = [...new Set(uuids)].filter((u) => !known.has(u));
-    for (let i = 0; i < unchecked.length; i += ROWS_PER_STATEMENT) {
-      const chunk = unchecked.slice(i, i + ROWS_PER_STATEMENT);
-      const rows = await STORED_UUIDS.execute(this.db, [teamId], chunk);
-      for (const u of chunk) known.set(u, false);
-      for (const row of rows) known.set(row.uuid, true);
-    }
+    if (unchecked.length === 0) return;
+    // STORED_UUIDS reads them ROWS_PER_STATEMENT at a time.
+    const rows = await STORED_UUIDS.execute(this.db, [teamId], unchecked);
+    for (const u of unchecked) known.set(u, false);
+    for (const row of rows) known.set(row.uuid, true);
   }
 
   /** Whether an event with this uuid is stored already; undefined when that is not known yet. */

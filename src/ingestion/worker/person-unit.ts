@@ -21,8 +21,6 @@ export interface PersonState extends Person {
   dirty: boolean;
   /** Folded into another person by this batch (the row is deleted at write-back). */
   mergedInto?: PersonState;
-  /** What the batch read from the database (stored persons only). */
-  read?: { version: number; properties: Properties };
 }
 
 export type PersonChanges = Partial<Pick<Person, 'properties' | 'isIdentified' | 'version' | 'createdAt'>>;
@@ -135,7 +133,6 @@ export class PersonUnitOfWork {
       version: row.version,
       isNew: false,
       dirty: false,
-      read: { version: row.version, properties: row.properties },
     };
     this.stored.set(row.id, state);
     return state;
@@ -208,15 +205,12 @@ export class PersonUnitOfWork {
 
   /**
    * After the batch's transaction committed: what it read and wrote is now the stored state, for
-   * the next batches' cache (after `flush`, new persons have their real ids).
+   * the next batches' cache (after `flush`, new persons have their real ids). A person that is not
+   * dirty still has the version and properties the batch read (only `update` changes them).
    */
   committed(): void {
     if (!this.cache) return;
-    for (const person of this.stored.values()) {
-      if (person.mergedInto) continue;
-      if (person.dirty) this.cache.set(person.id, person.version, person.properties);
-      else if (person.read) this.cache.set(person.id, person.read.version, person.read.properties);
-    }
+    for (const person of this.stored.values()) if (!person.mergedInto) this.cache.set(person.id, person.version, person.properties);
     for (const person of this.created) if (!person.mergedInto && person.id > 0) this.cache.set(person.id, person.version, person.properties);
   }
 }

@@ -62,12 +62,11 @@ async function flagsResponseText(ctx: AppContext, team: Team, endpoint: FlagsEnd
   const extras = endpoint === 'flags' && detailed ? { requestId: uuidv7(), evaluatedAt: Date.now() } : {};
   const withConfig =
     endpoint === 'decide' || firstQuery(query, 'config') === 'true' || (version === undefined && firstQuery(query, 'config') === undefined);
-  // Written as text so the unchanging config part is not serialised again on every request.
-  const config = withConfig ? configFieldsJson(team, await hasActiveFlags(ctx, team)) : '{}';
+  const head = withConfig ? configHead(team, await hasActiveFlags(ctx, team)) : '{';
   // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly,
   // after the config members; the other versions are small and go through the projection.
-  const head = config === '{}' ? '{' : `${config.slice(0, -1)},`;
-  return flagsResponseJson(evaluation, protocol, extras, head) ?? mergedJson(config, JSON.stringify(projectFlagsResponse(evaluation, protocol, extras)));
+  // decide v1/v2 bodies always hold `featureFlags`, so their text never is the empty `{}`.
+  return flagsResponseJson(evaluation, protocol, extras, head) ?? head + JSON.stringify(projectFlagsResponse(evaluation, protocol, extras)).slice(1);
 }
 
 /** `/decide` and `/flags` as fast-lane routes. */
@@ -93,21 +92,20 @@ function firstQuery(query: QueryParams, name: string): string | undefined {
 }
 
 /**
- * The config fields as JSON text, per cached environment object (a settings change replaces the
- * object in the team cache) and per answer of hasActiveFlags: they are the same on every request.
+ * The answer's opening with the config fields, `{` + their members + `,`, as text made once per
+ * cached environment object (a settings change replaces the object in the team cache) and per
+ * answer of hasActiveFlags: it is the same on every request.
  */
-const configJson = new WeakMap<Team, [string | undefined, string | undefined]>();
+const configHeads = new WeakMap<Team, [string | undefined, string | undefined]>();
 
-function configFieldsJson(team: Team, hasFlags: boolean): string {
-  let texts = configJson.get(team);
-  if (!texts) configJson.set(team, (texts = [undefined, undefined]));
+function configHead(team: Team, hasFlags: boolean): string {
+  let heads = configHeads.get(team);
+  if (!heads) configHeads.set(team, (heads = [undefined, undefined]));
   const slot = hasFlags ? 1 : 0;
-  return (texts[slot] ??= JSON.stringify(decideConfigFields(team, hasFlags)));
+  return (heads[slot] ??= objectHead(JSON.stringify(decideConfigFields(team, hasFlags))));
 }
 
-/** JSON of `{...a, ...b}` for two objects with no key in common, from their JSON texts. */
-function mergedJson(a: string, b: string): string {
-  if (a === '{}') return b;
-  if (b === '{}') return a;
-  return `${a.slice(0, -1)},${b.slice(1)}`;
+/** `{"a":1}` → `{"a":1,` (ready for more members); `{}` → `{`. */
+function objectHead(json: string): string {
+  return json === '{}' ? '{' : `${json.slice(0, -1)},`;
 }

@@ -116,7 +116,7 @@ function uniformFilter(filter: PropertyFilter): PropertyFilter {
   return uniform;
 }
 
-export function compileCondition(condition: FlagCondition, filters: NormalizedFlagFilters): CompiledCondition {
+function compileCondition(condition: FlagCondition, filters: NormalizedFlagFilters): CompiledCondition {
   const direct: PropertyFilter[] = [];
   const cohorts: PropertyFilter[] = [];
   const properties: unknown = condition.properties ?? [];
@@ -136,7 +136,7 @@ export function compileCondition(condition: FlagCondition, filters: NormalizedFl
   );
 }
 
-export function compileFlag(flag: FlagDefinition, filters: NormalizedFlagFilters = normalizeFlagFilters(flag)): CompiledFlag {
+function compileFlag(flag: FlagDefinition, filters: NormalizedFlagFilters = normalizeFlagFilters(flag)): CompiledFlag {
   return new CompiledFlag(
     flag,
     flag.key,

@@ -12,6 +12,7 @@ import { matchCohortFilter } from './cohorts.js';
 import type { CompiledCondition, CompiledFlag } from './compiled-definitions.js';
 import { matchesFlagValue, resolveDependencyTarget } from './dependencies.js';
 import {
+  isHashInRollout,
   isHoldoutMember,
   PACKED_ROLLOUT_SALT,
   PACKED_VARIANT_SALT,
@@ -115,8 +116,7 @@ export function matchConditionProperties(condition: CompiledCondition, aggregati
 
 /** Rollout check of a matched condition: 100 (the default) passes without computing a hash. */
 export function passesConditionRollout(flag: CompiledFlag, percentage: number, identifier: string): boolean {
-  if (percentage >= 100) return true;
-  return prefixedFlagHash(flag.hashPrefix, identifier, PACKED_ROLLOUT_SALT) <= percentage / 100;
+  return percentage >= 100 || isHashInRollout(prefixedFlagHash(flag.hashPrefix, identifier, PACKED_ROLLOUT_SALT), percentage);
 }
 
 /** The variant from the variant hash, or null for boolean flags / hashes past the last boundary. */

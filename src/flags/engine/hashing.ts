@@ -27,7 +27,7 @@ const RECENT_LIMIT = 8;
 let nextRecent = 0;
 
 /** The packed form of a text hashed often, from the recent memo. */
-export function packedIdentifier(text: string): PackedText {
+function packedIdentifier(text: string): PackedText {
   for (let i = 0; i < recentlyPacked.length; i++) {
     const packed = recentlyPacked[i]!;
     if (packed.text === text) return packed;
@@ -41,7 +41,7 @@ export function packedIdentifier(text: string): PackedText {
 /** Prefixes and salts are few and fixed: kept for good (bounded, in case of unbounded keys). */
 const fixedTexts = new Map<string, PackedText>();
 
-export function packedFixedText(text: string): PackedText {
+function packedFixedText(text: string): PackedText {
   let packed = fixedTexts.get(text);
   if (packed === undefined) {
     if (fixedTexts.size >= 10_000) fixedTexts.clear();

@@ -5,7 +5,7 @@
 export type * from './types.js';
 export { evaluateFlags, evaluateFlag, flagSetEvaluation, toFlagEvaluation, failedFlagEvaluation, type EvaluateFlagsOptions } from './evaluate-flags.js';
 export { createEvaluationState, type EvaluationState } from './evaluation-state.js';
-export { compileDefinitions, compileFlag, isCompiled, CompiledFlag, CompiledCondition, type CompiledDefinitions } from './compiled-definitions.js';
+export { compileDefinitions, isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
 export {
   checkEnrollment,
   checkHoldout,
@@ -32,9 +32,6 @@ export {
   isHashInRollout,
   isHoldoutMember,
   selectVariantForHash,
-  variantForHash,
-  variantBoundaries,
-  prefixedFlagHash,
   truncateIdentifier,
   identifierToString,
   LONG_SCALE,

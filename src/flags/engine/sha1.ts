@@ -18,10 +18,6 @@ export class PackedText {
     /** `atOffset[k]`: the words of the text when its first byte is byte k of a word. */
     readonly atOffset: readonly [Int32Array, Int32Array, Int32Array, Int32Array],
   ) {}
-
-  get byteLength(): number {
-    return this.bytes.length;
-  }
 }
 
 const encoder = new TextEncoder();

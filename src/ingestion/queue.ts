@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { toJson } from '../db/values.js';
 import type { Properties } from './core/types.js';
-import { MultiRowInsert } from './multi-row-insert.js';
+import { MultiRowInsert } from '../db/multi-row-insert.js';
 
 /** What capture commits for one accepted event: the event as sent plus its request context. */
 export interface QueuedEvent {

@@ -1,7 +1,7 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
-import { InListQuery, MultiRowInsert } from '../ingestion/multi-row-insert.js';
+import { InListQuery, MultiRowInsert } from '../db/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
 
 type Db = Kysely<Schema>;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { InListQuery, padInList } from '../../src/ingestion/multi-row-insert.js';
+import { InListQuery, padInList } from '../../src/db/multi-row-insert.js';
 import { insertPersons } from '../../src/persons/store.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
-import { InListQuery, MultiRowInsert } from '../multi-row-insert.js';
+import { InListQuery, MultiRowInsert } from '../../db/multi-row-insert.js';
 import { GroupTypeCache } from './groups-step.js';
 import { PersonUnitOfWork, type PersonPropertiesCache } from './person-unit.js';
 

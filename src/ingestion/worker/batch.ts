@@ -5,7 +5,7 @@ import type { Team } from '../../tenancy/models.js';
 import { getTeam } from '../../tenancy/store.js';
 import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
-import { InListQuery } from '../multi-row-insert.js';
+import { InListQuery } from '../../db/multi-row-insert.js';
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';

@@ -14,7 +14,7 @@ import {
 } from '../core/index.js';
 import type { QueuedEvent } from '../queue.js';
 import type { BatchContext } from './batch-context.js';
-import { processGroups } from './groups-step.js';
+import { processGroups, touchesGroups } from './groups-step.js';
 import { personlessPersonUuid, processPerson } from './person-processor.js';
 
 export interface PipelineDeps {
@@ -88,7 +88,8 @@ export async function processQueuedEvent(
   let properties = normalizePersonProperties(source);
   properties = enrichWithIp(properties, queued, team, deps);
   if (mode.kind === 'personless') properties = stripPersonUpdateFields(properties);
-  if (queued.event === '$groupidentify' || properties.$groups !== undefined) {
+  // Checked first so that events without groups (most) do not pay for an await.
+  if (touchesGroups(queued.event, properties)) {
     warnings.push(...(await processGroups(batch.db, batch.groupTypes, team.id, queued.event, properties, timestamp)));
   }
 

@@ -38,6 +38,11 @@ export class GroupTypeCache {
  * type gets an index on first use, at most five per project); `$groupidentify` creates or updates
  * the group itself with `$group_set`.
  */
+/** Whether the event creates or updates a group, or attaches groups: else processGroups has nothing to do. */
+export function touchesGroups(event: string, properties: Properties): boolean {
+  return event === '$groupidentify' || isPlainObject(properties.$groups);
+}
+
 export async function processGroups(
   db: Db,
   types: GroupTypeCache,

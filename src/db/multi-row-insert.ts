@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from './schema.js';
 
 type Db = Kysely<Schema>;
 

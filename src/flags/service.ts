@@ -80,8 +80,8 @@ async function announce(ctx: AppContext, projectId: number): Promise<void> {
   await ctx.changes.publish({ topic: FLAGS_TOPIC, id: projectId });
 }
 
-/** The fields of a flag the activity log compares. */
-function loggedFlag(flag: FeatureFlag): Record<string, unknown> {
+/** A flag's stored values under their serializer (API) field names. */
+function serializerFields(flag: FeatureFlag): Record<string, unknown> {
   return {
     key: flag.key,
     name: flag.name,
@@ -90,8 +90,18 @@ function loggedFlag(flag: FeatureFlag): Record<string, unknown> {
     deleted: flag.deleted,
     ensure_experience_continuity: flag.ensureExperienceContinuity,
     evaluation_runtime: flag.evaluationRuntime,
+    bucketing_identifier: flag.bucketingIdentifier,
+    is_remote_configuration: flag.isRemoteConfiguration,
     tags: flag.tags,
   };
+}
+
+/** The fields of a flag the activity log compares, in the order its changes are listed. */
+const LOGGED_FIELDS = ['key', 'name', 'filters', 'active', 'deleted', 'ensure_experience_continuity', 'evaluation_runtime', 'tags'] as const;
+
+function loggedFlag(flag: FeatureFlag): Record<string, unknown> {
+  const fields = serializerFields(flag);
+  return Object.fromEntries(LOGGED_FIELDS.map((field) => [field, fields[field]]));
 }
 
 async function logFlagActivity(ctx: AppContext, team: Team, user: User, flag: FeatureFlag, before?: FeatureFlag): Promise<void> {
@@ -147,19 +157,7 @@ function timezoneOf(team: Team): string {
 
 /** The stored value of a serializer field, for comparing against `original_flag`. */
 function storedField(flag: FeatureFlag, field: string): unknown {
-  const map: Record<string, unknown> = {
-    key: flag.key,
-    name: flag.name,
-    filters: flag.filters,
-    active: flag.active,
-    deleted: flag.deleted,
-    ensure_experience_continuity: flag.ensureExperienceContinuity,
-    evaluation_runtime: flag.evaluationRuntime,
-    bucketing_identifier: flag.bucketingIdentifier,
-    is_remote_configuration: flag.isRemoteConfiguration,
-    tags: flag.tags,
-  };
-  return map[field];
+  return serializerFields(flag)[field];
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

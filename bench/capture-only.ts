@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fmt, load, spawnServer, type LoadResult } from './harness.js';
+import { fmt, load, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
@@ -20,9 +20,8 @@ const captureBody = (token: string) =>
 
 async function measureHoglet(cwd: string | undefined, withProfile: boolean): Promise<{ result: LoadResult; token: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
-  const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
-  const args = [...(withProfile && profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'src/cli/main.ts', 'serve'];
-  const hoglet = await spawnServer(args, env, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/, cwd);
+  const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, HTTP_PROCESSES: process.env.HTTP_PROCESSES ?? '1' };
+  const hoglet = await spawnHoglet(withProfile && profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [], env, cwd);
   try {
     const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ api_token: string }> };
     const token = projects.results[0]!.api_token;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, load, spawnServer } from './harness.js';
+import { fmt, load, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -16,9 +16,9 @@ const profile = process.env.BENCH_CPU_PROFILE;
 // Here it names the server's profile directory; worker-bench (drainExisting, below) reads the same
 // variable as a file for its own profile, which is not wanted here.
 delete process.env.BENCH_CPU_PROFILE;
-const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
-const args = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), 'src/cli/main.ts', 'serve'];
-const hoglet = await spawnServer(args, env, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
+const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, HTTP_PROCESSES: process.env.HTTP_PROCESSES ?? '1' };
+const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])];
+const hoglet = await spawnHoglet(nodeArgs, env);
 try {
   const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
   const token = projects.results[0]!.api_token;

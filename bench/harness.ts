@@ -42,11 +42,43 @@ export async function spawnServer(args: string[], env: Record<string, string>, p
   };
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-export function cpuSecondsOf(pid: number | undefined): number {
+/**
+ * Starts `hoglet serve` (args may add node options before the entry point) and waits until it
+ * serves: with HTTP_PROCESSES > 1, until the cluster supervisor says all its processes are ready.
+ */
+export function spawnHoglet(nodeArgs: string[], env: Record<string, string>, cwd = ROOT): Promise<Child> {
+  const ready = (env.HTTP_PROCESSES ?? '1') === '1' ? /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/ : /"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/;
+  return spawnServer([...nodeArgs, 'src/cli/main.ts', 'serve'], env, ready, cwd);
+}
+
+function ownCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+/** The ids of a process's living children (Linux). */
+function childrenOf(pid: number): number[] {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+    return fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * CPU seconds (user + system) a process and its living children have used so far, from /proc
+ * (Linux); NaN elsewhere. The children count for HTTP_PROCESSES > 1, where the server processes
+ * are children of a supervisor.
+ */
+export function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    return ownCpuSeconds(pid) + childrenOf(pid).reduce((sum, child) => sum + cpuSecondsOf(child), 0);
   } catch {
     return NaN;
   }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, load, report, spawnServer } from './harness.js';
+import { fmt, load, report, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -59,17 +59,25 @@ async function main() {
     const raw = { name: 'raw SQLite insert loop', value: rawInserts, unit: 'rows/s' };
 
     const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
-    const hoglet = await spawnServer(['src/cli/main.ts', 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
+    const hoglet = await spawnHoglet([], { ...env, LOG_LEVEL: 'info' });
     const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
     const token = projects.results[0]!.api_token;
     await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
     // The server runs no worker here (capture's queue is drained and timed below): process the
     // $groupidentify that creates the group type now, so the group flags really evaluate.
     await drainExisting(env.DATA_DIR, 10);
+    await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
     const decide = await loadDecide(hoglet.url, token, CONNECTIONS, SECONDS, hoglet.child.pid);
     const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
     const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
     await hoglet.stop();
+
+    // Decide again with one server process per core (HTTP_PROCESSES), on the same database.
+    const processes = String(os.availableParallelism());
+    const cluster = await spawnHoglet([], { ...env, LOG_LEVEL: 'info', HTTP_PROCESSES: processes });
+    await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches
+    const clusterDecide = await loadDecide(cluster.url, token, CONNECTIONS, SECONDS, cluster.child.pid);
+    await cluster.stop();
 
     // Measured after Hoglet, so a neighbour's load spike hits both sides more evenly than before.
     const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
@@ -89,6 +97,8 @@ async function main() {
     report('decide v3, 50 flags of mixed kinds', decide.requestsPerSecond, 'req/s', { name: 'bare fastify', value: bareDecide.requestsPerSecond, unit: 'req/s' }, '>= 0.5, p99 < 5 ms');
     process.stdout.write(`${''.padEnd(44)} p99 ${decide.p99} ms (bare ${bareDecide.p99} ms), non-2xx ${decide.non2xx}\n`);
     process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(decide.requestsPerCpuSecond ?? 0)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${((decide.requestsPerCpuSecond ?? 0) / bareDecide.requestsPerCpuSecond).toFixed(2)}\n`);
+    report(`decide v3, HTTP_PROCESSES=${processes}`, clusterDecide.requestsPerSecond, 'req/s', { name: 'bare fastify (1 process)', value: bareDecide.requestsPerSecond, unit: 'req/s' }, '>= 0.5, p99 < 5 ms');
+    process.stdout.write(`${''.padEnd(44)} p99 ${clusterDecide.p99} ms, non-2xx ${clusterDecide.non2xx}; per server CPU second: ${fmt(clusterDecide.requestsPerCpuSecond ?? 0)}\n`);
 
     // The worker on what capture queued above (comparable with earlier runs of this bench).
     const leftovers = await drainExisting(env.DATA_DIR, Math.max(SECONDS * 2, 10));

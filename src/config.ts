@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -35,6 +36,8 @@ export interface Config {
   emailFrom: string;
   /** How often the subscription scheduler looks for due deliveries, in milliseconds. */
   subscriptionPollMs: number;
+  /** Server processes sharing the port (`auto`: one per core); 1 serves from this process alone. */
+  httpProcesses: number;
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +68,14 @@ function parseNonNegative(name: string, value: string | undefined, fallback: num
   if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name} must be a number >= 0, got "${value}"`);
+  return n;
+}
+
+function parseProcesses(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  if (value === 'auto') return os.availableParallelism();
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new ConfigError(`HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`);
   return n;
 }
 
@@ -101,5 +112,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),
+    httpProcesses: parseProcesses(env.HTTP_PROCESSES?.trim()),
   };
 }

@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import { startApp, startWorker, createLogger, type RunningApp, type RunningWorker } from '../app.js';
 import { loadConfig } from '../config.js';
+import { joinCluster, runSupervisor } from './serve-cluster.js';
 import type { BootstrapResult } from '../tenancy/bootstrap.js';
 
 function printFirstStart(bootstrap: BootstrapResult, url: string): void {
@@ -24,10 +26,14 @@ function describeStartFailure(error: unknown, port: number, host: string): strin
   return err?.message ?? String(error);
 }
 
-/** Runs the server until SIGTERM or SIGINT, then shuts down gracefully. */
+/**
+ * Runs the server until SIGTERM or SIGINT, then shuts down gracefully; with HTTP_PROCESSES > 1 this
+ * process supervises that many server processes instead (serve-cluster.ts).
+ */
 export async function runServe(): Promise<number> {
   const config = loadConfig();
   const log = createLogger(config);
+  if (config.httpProcesses > 1 && cluster.isPrimary) return runSupervisor(config, log);
   let running: RunningApp;
   try {
     running = await startApp(config, { log });
@@ -35,9 +41,12 @@ export async function runServe(): Promise<number> {
     const message = describeStartFailure(error, config.port, config.host);
     log.error({ err: error }, `hoglet could not start: ${message}`);
     process.stderr.write(`hoglet: could not start: ${message}\n`);
+    // A cluster's server process would be kept alive by its channel to the supervisor.
+    if (cluster.isWorker) process.exit(1);
     return 1;
   }
   if (running.bootstrap) printFirstStart(running.bootstrap, running.url);
+  if (cluster.isWorker) joinCluster(running);
 
   stopOnSignals(log, running, 'shutting down: no new connections, finishing requests in flight');
   return -1;

@@ -89,7 +89,8 @@ export class IngestionWorker {
     this.log.info({ owner: this.owner }, 'ingestion worker stopped');
   }
 
-  private wake(): void {
+  /** New work may be queued (another process committed to the queue): stop waiting for the next poll. */
+  wake(): void {
     if (!this.sleeper) return;
     clearTimeout(this.sleeper.timer);
     this.sleeper.resolve();

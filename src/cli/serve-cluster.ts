@@ -1,0 +1,142 @@
+/**
+ * `HTTP_PROCESSES=N hoglet serve`: N server processes share one port through node's cluster
+ * module, so requests use every core. Node 20 has no `reusePort`; the cluster primary accepts
+ * connections and hands each one to a server process in turn, and keep-alive connections then stay
+ * with their process.
+ *
+ * The primary is only a supervisor: it serves nothing and opens no database. Slot 0 starts first
+ * and alone, so migrations and the first-start bootstrap run once; it also runs the ingestion
+ * worker and the subscription scheduler (when INGESTION_WORKER is `inline`). The other slots serve
+ * HTTP only. Their capture commits wake slot 0's worker through the primary. Caches stay right
+ * across the processes through the change bus, as they do for separate `hoglet serve` processes.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { RunningApp } from '../app.js';
+import type { Config } from '../config.js';
+
+type ClusterMessage = { hoglet: 'ready'; url: string } | { hoglet: 'queue-committed' };
+
+const SLOT_VARIABLE = 'HOGLET_PROCESS_SLOT';
+/** A server process that dies after it started is replaced after this pause (no tight crash loop). */
+const RESTART_DELAY_MS = 1000;
+/** Capture commits wake the worker at most this often from each process (plus one trailing wake). */
+const WAKE_INTERVAL_MS = 20;
+
+function isClusterMessage(message: unknown): message is ClusterMessage {
+  return typeof message === 'object' && message !== null && typeof (message as { hoglet?: unknown }).hoglet === 'string';
+}
+
+/** Which slot this server process fills, when it is one of a cluster's. */
+export function clusterSlot(): number | undefined {
+  if (!cluster.isWorker) return undefined;
+  return Number(process.env[SLOT_VARIABLE] ?? 0);
+}
+
+/** The supervisor: starts the server processes, replaces any that die, stops them all on a signal. */
+export function runSupervisor(config: Config, log: Logger): Promise<number> {
+  const slots = new Map<Worker, number>();
+  const workers: Array<Worker | undefined> = [];
+  let started = false;
+  let stopping = false;
+  let exitCode = 0;
+  let resolveDone: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => (resolveDone = resolve));
+
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    for (const worker of slots.keys()) worker.process.kill('SIGTERM');
+    if (slots.size === 0) resolveDone(exitCode);
+  };
+
+  const fork = (slot: number): Promise<string> => {
+    // Only slot 0 may run the ingestion worker; the others would only wait for its lease.
+    const env: Record<string, string> = { [SLOT_VARIABLE]: String(slot) };
+    if (slot > 0) env.INGESTION_WORKER = 'off';
+    const worker = cluster.fork(env);
+    slots.set(worker, slot);
+    workers[slot] = worker;
+    return new Promise<string>((resolve, reject) => {
+      worker.on('message', (message: unknown) => {
+        if (!isClusterMessage(message)) return;
+        if (message.hoglet === 'ready') resolve(message.url);
+        else if (message.hoglet === 'queue-committed') workers[0]?.send(message);
+      });
+      worker.on('exit', (code, signal) => {
+        slots.delete(worker);
+        if (workers[slot] === worker) workers[slot] = undefined;
+        reject(new Error(`server process ${slot} exited (${signal ?? code}) before it was ready`));
+        if (stopping) {
+          if (slots.size === 0) resolveDone(exitCode);
+          return;
+        }
+        if (!started) return; // the start below fails and stops the rest
+        log.error({ slot, pid: worker.process.pid, code, signal }, 'server process died; starting another');
+        setTimeout(() => {
+          if (!stopping) fork(slot).catch((error: unknown) => log.error({ err: error, slot }, 'replacement server process failed'));
+        }, RESTART_DELAY_MS).unref();
+      });
+    });
+  };
+
+  const start = async () => {
+    const url = await fork(0);
+    await Promise.all(Array.from({ length: config.httpProcesses - 1 }, (_, i) => fork(i + 1)));
+    started = true;
+    log.info({ url, processes: config.httpProcesses, pid: process.pid }, 'hoglet cluster ready');
+  };
+  start().catch((error: unknown) => {
+    log.error({ err: error }, 'hoglet cluster could not start');
+    stopAll(1);
+  });
+
+  let signalled = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (signalled) return;
+      signalled = true;
+      log.info({ signal }, 'shutting down the server processes');
+      stopAll(0);
+    });
+  }
+  return done.then((code) => {
+    log.info('shutdown complete');
+    return code;
+  });
+}
+
+/**
+ * In a server process of a cluster: tells the supervisor it is ready, and passes capture's queue
+ * commits to the ingestion worker in slot 0 (which wakes at once instead of at its next poll).
+ */
+export function joinCluster(running: RunningApp): void {
+  const slot = clusterSlot() ?? 0;
+  process.send?.({ hoglet: 'ready', url: running.url } satisfies ClusterMessage);
+  if (running.worker) {
+    const worker = running.worker;
+    process.on('message', (message: unknown) => {
+      if (isClusterMessage(message) && message.hoglet === 'queue-committed') worker.wake();
+    });
+  }
+  if (slot === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  let pending = false;
+  const announce = () => {
+    if (timer) {
+      pending = true;
+      return;
+    }
+    process.send?.({ hoglet: 'queue-committed' } satisfies ClusterMessage);
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (pending) {
+        pending = false;
+        announce();
+      }
+    }, WAKE_INTERVAL_MS);
+    timer.unref();
+  };
+  running.ctx.ingestionQueue.events.on('committed', announce);
+}

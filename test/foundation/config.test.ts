@@ -1,0 +1,20 @@
+import os from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('HTTP_PROCESSES', () => {
+  it('defaults to serving from one process', () => {
+    expect(loadConfig({}).httpProcesses).toBe(1);
+    expect(loadConfig({ HTTP_PROCESSES: ' ' }).httpProcesses).toBe(1);
+  });
+
+  it('takes a count, or auto for one process per core', () => {
+    expect(loadConfig({ HTTP_PROCESSES: '3' }).httpProcesses).toBe(3);
+    expect(loadConfig({ HTTP_PROCESSES: 'auto' }).httpProcesses).toBe(os.availableParallelism());
+  });
+
+  it.each(['0', '-1', '1.5', 'two', '257'])('refuses %s with a message naming the setting', (value) => {
+    expect(() => loadConfig({ HTTP_PROCESSES: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ HTTP_PROCESSES: value })).toThrow(`HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`);
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * `HTTP_PROCESSES=2 hoglet serve`: a supervisor and two server processes on one port, against the
+ * test backend. Every request below opens its own connection, so the supervisor hands them to
+ * both processes in turn.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshStorage, type TestStorage } from '../helpers/backend.js';
+import { runHoglet, type HogletProcess } from '../helpers/process.js';
+
+const KEY = 'phx_cluster0123456789abcdefghijklmnopqrstuvwxyzA';
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+/** One request on a connection of its own (no keep-alive agent). */
+function request(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(`${url}${path}`, { method, agent: false, headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (data += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+const api = (url: string, method: string, path: string, body?: unknown) => request(url, method, path, body, { authorization: `Bearer ${KEY}` });
+
+function childrenOf(pid: number): number[] {
+  const text = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text ? text.split(/\s+/).map(Number) : [];
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function startCluster(): Promise<{ p: HogletProcess; url: string; storage: TestStorage }> {
+  const storage = await freshStorage();
+  cleanups.push(() => storage.dispose());
+  const p = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1', HTTP_PROCESSES: '2', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY });
+  cleanups.push(async () => {
+    if (p.child.exitCode !== null) return;
+    const children = childrenOf(p.child.pid!);
+    p.child.kill('SIGKILL');
+    for (const child of children) process.kill(child, 'SIGKILL');
+    await p.exited;
+  });
+  const [, url] = await p.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/, 60_000);
+  return { p, url: url!, storage };
+}
+
+describe('HTTP_PROCESSES=2', () => {
+  it('serves from two processes that share data, caches and the ingestion worker, and stops them all', async () => {
+    const { p, url } = await startCluster();
+    const servers = childrenOf(p.child.pid!);
+    expect(servers).toHaveLength(2);
+    // Migrations and the first-start bootstrap ran once, in the first process.
+    expect(p.output().match(/Project API key \(for SDKs\)/g)).toHaveLength(1);
+    expect(p.output().match(/hoglet listening/g)).toHaveLength(2);
+
+    const projects = await api(url, 'GET', '/api/projects/');
+    expect(projects.status).toBe(200);
+    const { id: projectId, api_token: token } = projects.body.results[0];
+
+    // Events captured through both processes are processed by the one ingestion worker.
+    const captures = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => request(url, 'POST', '/capture/', { api_key: token, event: 'clustered', distinct_id: `user-${i}`, properties: { n: i } })),
+    );
+    expect(captures.map((c) => c.status)).toEqual(Array(20).fill(200));
+    const events = await eventually(
+      () => api(url, 'GET', `/api/environments/${projectId}/events/?event=clustered&limit=100`),
+      (res) => res.body?.results?.length === 20,
+    );
+    expect(events.body.results.map((e: any) => e.properties.n).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+
+    // Flag definitions cached in both processes follow an edit made through either.
+    const decide = () => request(url, 'POST', '/decide/?v=3', { api_key: token, distinct_id: 'someone' });
+    const everyAnswer = async () => (await Promise.all(Array.from({ length: 8 }, decide))).map((a) => a.body.featureFlags['cluster-flag']);
+    expect(await everyAnswer()).toEqual(Array(8).fill(undefined)); // both caches now hold "no flags"
+    const created = await api(url, 'POST', `/api/projects/${projectId}/feature_flags/`, { key: 'cluster-flag', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+    expect(created.status).toBe(201);
+    expect(await eventually(everyAnswer, (values) => values.every((v) => v === true))).toEqual(Array(8).fill(true));
+
+    // A server process that dies is replaced; the others go on serving meanwhile.
+    process.kill(servers[1]!, 'SIGKILL');
+    await p.waitFor(/server process died; starting another/);
+    expect((await request(url, 'POST', '/capture/', { api_key: token, event: 'after-crash', distinct_id: 'x' })).status).toBe(200);
+    const replaced = await eventually(
+      async () => childrenOf(p.child.pid!),
+      (pids) => pids.length === 2 && !pids.includes(servers[1]!) && p.output().match(/hoglet listening/g)!.length === 3,
+    );
+    expect(replaced).toContain(servers[0]);
+    expect(replaced).toHaveLength(2);
+    expect(await everyAnswer()).toEqual(Array(8).fill(true));
+
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(p.output()).toContain('shutdown complete');
+    for (const pid of replaced) expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
+  }, 120_000);
+
+  it('fails to start, with the reason, when the port is taken', async () => {
+    const { url, storage } = await startCluster();
+    const port = new URL(url).port;
+    const second = runHoglet(['serve'], { ...storage.env, PORT: port, HOST: '127.0.0.1', HTTP_PROCESSES: '2' });
+    cleanups.push(async () => {
+      if (second.child.exitCode === null) second.child.kill('SIGKILL');
+      await second.exited;
+    });
+    // The supervisor's cluster shares its own listening socket between its processes, but another
+    // program's port stays another program's.
+    expect((await second.exited).code).toBe(1);
+    expect(second.output()).toContain('is already in use');
+  }, 120_000);
+});

@@ -42,6 +42,15 @@ function toSqliteValue(value: unknown): unknown {
   return value;
 }
 
+/** The parameters as SQLite binds them; the same array when none needs converting (the usual case). */
+function sqliteParameters(params: ReadonlyArray<unknown>): unknown[] {
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i];
+    if (typeof value === 'boolean' || value instanceof Date) return params.map(toSqliteValue);
+  }
+  return params as unknown[];
+}
+
 /**
  * Kysely opens transactions with a plain (deferred) `begin`. Between processes that is a trap: two
  * deferred transactions that both read and then write deadlock, and SQLite fails one at once
@@ -73,12 +82,13 @@ function wrapSqlite(raw: BetterSqlite3.Database) {
     close: () => raw.close(),
     prepare(text: string) {
       const statement = statementFor(text);
+      // better-sqlite3 binds an array argument as the anonymous parameters: no spread of the
+      // thousands of values a multi-row insert carries.
       return {
         reader: statement.reader,
-        all: (params: ReadonlyArray<unknown>) => statement.all(...params.map(toSqliteValue)),
-        run: (params: ReadonlyArray<unknown>) => statement.run(...params.map(toSqliteValue)),
-        iterate: (params: ReadonlyArray<unknown>) =>
-          statement.iterate(...params.map(toSqliteValue)) as IterableIterator<unknown>,
+        all: (params: ReadonlyArray<unknown>) => statement.all(sqliteParameters(params)),
+        run: (params: ReadonlyArray<unknown>) => statement.run(sqliteParameters(params)),
+        iterate: (params: ReadonlyArray<unknown>) => statement.iterate(sqliteParameters(params)) as IterableIterator<unknown>,
       };
     },
   };

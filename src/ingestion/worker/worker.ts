@@ -3,7 +3,7 @@ import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import type { IngestionWarning } from '../core/index.js';
+import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
@@ -35,9 +35,10 @@ const LEASE = 'ingestion-worker';
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
 /**
- * Rounds an event may fail even when stored personless before the worker parks it: it stays in
- * the queue table (kept, never dropped; `attempts` says why it is not picked up) with an
- * `event_processing_failed` warning, and the events behind it go on.
+ * Rounds an event may fail even when stored personless (or, for an identity event, which has no
+ * personless form, at all) before the worker parks it: it stays in the queue table (kept, never
+ * dropped; `attempts` says why it is not picked up) with an `event_processing_failed` warning, and
+ * the events behind it go on.
  */
 export const MAX_PROCESSING_ATTEMPTS = 3;
 
@@ -192,10 +193,14 @@ export class IngestionWorker {
   /**
    * Last resort: the same batch step, with the event made personless (what failed is almost
    * always person processing), so it is stored, counted and dequeued like any other.
+   * Identity events (`$identify`, `$create_alias`, …) have no personless form: the pipeline would
+   * drop them, so the original error goes up instead and they are retried, then parked.
    */
   private async processPersonless(lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
     const queued = JSON.parse(row.payload) as QueuedEvent;
-    const personless = { ...row, payload: JSON.stringify({ ...queued, properties: { ...queued.properties, $process_person_profile: false } }) };
+    const properties = { ...queued.properties, $process_person_profile: false };
+    if (!queued.person_only && decidePersonProcessing({ event: queued.event, properties }).kind === 'drop') throw error;
+    const personless = { ...row, payload: JSON.stringify({ ...queued, properties }) };
     const outcome = await this.database.db.transaction().execute(async (trx) => {
       const result = await processBatch(trx, lane, [personless], this.batchDeps());
       await insertWarnings(trx, [

@@ -1,0 +1,204 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromJson } from '../../src/db/values.js';
+import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
+import { personlessPersonUuid } from '../../src/ingestion/worker/person-processor.js';
+import { BACKEND } from '../helpers/backend.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The worker's last resort: when an event's batch fails and the event fails again on its own, it
+ * is stored without person processing (`$process_person_profile: false`) with an
+ * `event_processing_failed` warning, instead of stalling its lane or being lost. The events behind
+ * it are processed normally. Identity events have no personless form: they are parked instead.
+ *
+ * Real triggers (person processing fails, the personless event can be stored):
+ * - a distinct id with a lone UTF-16 surrogate, once it has a person: both drivers store it as
+ *   U+FFFD, so the person lookup by the JavaScript string finds no match and the worker inserts the
+ *   id a second time (primary key of person_distinct_ids), on either backend;
+ * - PostgreSQL only: a NUL character in a `$set` value, which jsonb refuses (the personless event
+ *   has its `$set` stripped);
+ * - PostgreSQL only, for identity events: a `$anon_distinct_id` over the btree row limit (~2.7 KB)
+ *   of person_distinct_ids' primary key.
+ */
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+interface SentEvent {
+  event: string;
+  distinct_id: string;
+  uuid?: string;
+  properties?: Record<string, unknown>;
+}
+
+async function send(batch: SentEvent[]): Promise<void> {
+  const res = await fetch(`${server.url}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: server.bootstrap.team.apiToken, batch }),
+  });
+  expect(res.status).toBe(200);
+  await server.settle();
+}
+
+const db = () => server.running.ctx.database.db;
+
+async function eventsWithUuid(uuid: string) {
+  const rows = await db().selectFrom('events').select(['distinct_id', 'person_id', 'properties']).where('uuid', '=', uuid).execute();
+  return rows.map((r) => ({ ...r, properties: fromJson<Record<string, unknown>>(r.properties) }));
+}
+
+async function warningsFor(key: 'eventUuid' | 'queueId', value: string) {
+  const rows = await db().selectFrom('ingestion_warnings').select(['type', 'details']).execute();
+  return rows
+    .map((r) => ({ type: r.type, details: fromJson<Record<string, unknown>>(r.details) }))
+    .filter((w) => w.details[key] === value);
+}
+
+async function personCount(): Promise<number> {
+  const row = await db().selectFrom('persons').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** The healthy events behind the failing one: each stored once, on the person of its distinct id. */
+async function expectProcessedNormally(behind: SentEvent[]): Promise<void> {
+  for (const sent of behind) {
+    const [stored, ...more] = await eventsWithUuid(sent.uuid!);
+    expect(more).toEqual([]);
+    const owner = await db()
+      .selectFrom('person_distinct_ids as d')
+      .innerJoin('persons as p', 'p.id', 'd.person_id')
+      .select('p.uuid')
+      .where('d.team_id', '=', server.bootstrap.team.id)
+      .where('d.distinct_id', '=', sent.distinct_id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ distinct_id: sent.distinct_id, person_id: owner.uuid });
+    expect(stored!.properties.$process_person_profile).toBeUndefined();
+  }
+}
+
+function healthy(label: string): SentEvent[] {
+  return [1, 2].map((n) => ({ event: 'behind it', distinct_id: `${label}-healthy-${n}`, uuid: randomUUID() }));
+}
+
+interface Trigger {
+  name: string;
+  backends: Array<typeof BACKEND>;
+  /** Sent and processed first (what makes the failing event fail). */
+  before: (label: string) => SentEvent[];
+  failing: (label: string) => SentEvent;
+  error: RegExp;
+}
+
+const LONE_SURROGATE = '\uD800';
+const DUPLICATE_KEY = /UNIQUE constraint failed: person_distinct_ids|duplicate key value violates unique constraint "person_distinct_ids_pkey"/;
+
+const STORABLE_PERSONLESS: Trigger[] = [
+  {
+    name: 'a distinct id with a lone surrogate that already has a person',
+    backends: ['sqlite', 'postgres'],
+    before: (label) => [{ event: 'first sight', distinct_id: `${label}${LONE_SURROGATE}` }],
+    failing: (label) => ({ event: 'seen again', distinct_id: `${label}${LONE_SURROGATE}`, properties: { plan: 'pro' } }),
+    error: DUPLICATE_KEY,
+  },
+  {
+    name: 'a NUL character in a $set value',
+    backends: ['postgres'],
+    before: () => [],
+    failing: (label) => ({ event: 'signed up', distinct_id: `${label}-nul`, properties: { plan: 'pro', $set: { name: 'a\u0000b' } } }),
+    error: /unsupported Unicode escape sequence/,
+  },
+];
+
+const IDENTITY: Trigger[] = [
+  {
+    name: '$identify of a distinct id with a lone surrogate that already has a person',
+    backends: ['sqlite', 'postgres'],
+    before: (label) => [{ event: 'first sight', distinct_id: `${label}${LONE_SURROGATE}` }],
+    failing: (label) => ({ event: '$identify', distinct_id: `${label}${LONE_SURROGATE}`, properties: { $anon_distinct_id: `${label}-anon` } }),
+    error: DUPLICATE_KEY,
+  },
+  {
+    name: '$identify with a $anon_distinct_id over the btree index row limit',
+    backends: ['postgres'],
+    before: () => [],
+    // Random base64 does not compress: the index entry stays over 2704 bytes.
+    failing: (label) => ({ event: '$identify', distinct_id: `${label}-user`, properties: { $anon_distinct_id: randomBytes(3000).toString('base64') } }),
+    error: /index row size \d+ exceeds btree version 4 maximum 2704/,
+  },
+];
+
+const forBackend = (triggers: Trigger[]) => triggers.filter((t) => t.backends.includes(BACKEND)).map((t, i) => ({ ...t, label: `case${i}` }));
+
+describe('an event whose person processing fails', () => {
+  it.each(forBackend(STORABLE_PERSONLESS))('is stored once, personless, with a warning: $name', async (trigger) => {
+    const label = `stored-${trigger.label}`;
+    const before = trigger.before(label);
+    if (before.length > 0) await send(before);
+    const personsBefore = await personCount();
+
+    const failing = { ...trigger.failing(label), uuid: randomUUID() };
+    const behind = healthy(label);
+    // One request: the failing event and the ones behind it are in the same lane and batch.
+    await send([failing, ...behind]);
+
+    const stored = await eventsWithUuid(failing.uuid);
+    expect(stored).toHaveLength(1);
+    // Personless: attributed to the id's derived person uuid, which no person row has.
+    expect(stored[0]!.person_id).toBe(personlessPersonUuid(server.bootstrap.team.id, failing.distinct_id));
+    const person = await db().selectFrom('persons').select('id').where('uuid', '=', stored[0]!.person_id!).executeTakeFirst();
+    expect(person).toBeUndefined();
+    expect(stored[0]!.properties).toMatchObject({ plan: 'pro', $process_person_profile: false });
+    expect(stored[0]!.properties.$set).toBeUndefined();
+
+    // No person for the failing event; one for each healthy distinct id behind it.
+    expect(await personCount()).toBe(personsBefore + behind.length);
+    await expectProcessedNormally(behind);
+
+    const warnings = await warningsFor('eventUuid', failing.uuid);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.type).toBe('event_processing_failed');
+    expect(warnings[0]!.details.error).toMatch(trigger.error);
+    expect(warnings[0]!.details.parked).toBeUndefined();
+
+    const left = await db().selectFrom('ingestion_queue').select(['id']).execute();
+    expect(left).toEqual([]);
+  });
+});
+
+describe('an identity event whose person processing fails', () => {
+  it.each(forBackend(IDENTITY))('is parked, not dropped, and the events behind it go on: $name', async (trigger) => {
+    const label = `identity-${trigger.label}`;
+    const before = trigger.before(label);
+    if (before.length > 0) await send(before);
+    const personsBefore = await personCount();
+
+    const failing = { ...trigger.failing(label), uuid: randomUUID() };
+    const behind = healthy(label);
+    await send([failing, ...behind]);
+
+    expect(await eventsWithUuid(failing.uuid)).toEqual([]);
+    expect(await personCount()).toBe(personsBefore + behind.length);
+    await expectProcessedNormally(behind);
+
+    const left = await db().selectFrom('ingestion_queue').select(['id', 'payload', 'attempts']).execute();
+    expect(left).toHaveLength(1);
+    expect(JSON.parse(left[0]!.payload)).toMatchObject({ uuid: failing.uuid, event: '$identify' });
+    expect(left[0]!.attempts).toBe(MAX_PROCESSING_ATTEMPTS);
+
+    const warnings = await warningsFor('queueId', String(left[0]!.id));
+    expect(warnings.map((w) => w.type)).toEqual(['event_processing_failed']);
+    expect(warnings[0]!.details).toMatchObject({ parked: true, error: expect.stringMatching(trigger.error) });
+    // Not run through the pipeline as a personless $identify (which it would drop with this warning).
+    const dropped = await db().selectFrom('ingestion_warnings').select('id').where('type', '=', 'invalid_event_when_process_person_profile_is_false').execute();
+    expect(dropped).toEqual([]);
+
+    // Parked for good: out of the way of the next case.
+    await db().deleteFrom('ingestion_queue').where('id', '=', left[0]!.id).execute();
+  });
+});

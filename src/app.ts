@@ -87,6 +87,7 @@ function createWorker(ctx: AppContext): IngestionWorker {
   return new IngestionWorker(ctx.database, ctx.log, {
     geoip: ctx.geoip,
     spikeEventsPerSecond: ctx.config.spikeEventsPerSecond,
+    idleMs: ctx.config.ingestionPollMs,
     wakeUp: ctx.ingestionQueue.events,
     onTeamChanged: (teamId) => ctx.teams.invalidate(teamId),
   });

@@ -28,6 +28,8 @@ export interface Config {
   spikeEventsPerSecond: number;
   /** How long capture gathers requests into one queue commit, in milliseconds. */
   ingestionCommitDelayMs: number;
+  /** How often an idle ingestion worker looks for events other processes queued, in milliseconds. */
+  ingestionPollMs: number;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;
   /** SMTP server for subscription e-mails (`smtp://user:pass@host:port`, `smtps://…`); unset: e-mail deliveries fail. */
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestionWorker: parseWorkerMode(env.INGESTION_WORKER?.trim()),
     spikeEventsPerSecond: parseNonNegative('INGESTION_SPIKE_EVENTS_PER_SECOND', env.INGESTION_SPIKE_EVENTS_PER_SECOND, 1000),
     ingestionCommitDelayMs: parseNonNegative('INGESTION_COMMIT_DELAY_MS', env.INGESTION_COMMIT_DELAY_MS, 2),
+    ingestionPollMs: parseNonNegative('INGESTION_POLL_MS', env.INGESTION_POLL_MS, 200),
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),

@@ -18,3 +18,11 @@ describe('HTTP_PROCESSES', () => {
     expect(() => loadConfig({ HTTP_PROCESSES: value })).toThrow(`HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`);
   });
 });
+
+describe('INGESTION_POLL_MS', () => {
+  it('defaults to 200 ms and takes a number of milliseconds', () => {
+    expect(loadConfig({}).ingestionPollMs).toBe(200);
+    expect(loadConfig({ INGESTION_POLL_MS: '1500' }).ingestionPollMs).toBe(1500);
+    expect(() => loadConfig({ INGESTION_POLL_MS: 'soon' })).toThrow('INGESTION_POLL_MS must be a number >= 0, got "soon"');
+  });
+});

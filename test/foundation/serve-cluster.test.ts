@@ -51,10 +51,10 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   }
 }
 
-async function startCluster(): Promise<{ p: HogletProcess; url: string; storage: TestStorage }> {
+async function startCluster(env: Record<string, string> = {}): Promise<{ p: HogletProcess; url: string; storage: TestStorage }> {
   const storage = await freshStorage();
   cleanups.push(() => storage.dispose());
-  const p = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1', HTTP_PROCESSES: '2', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY });
+  const p = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1', HTTP_PROCESSES: '2', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, ...env });
   cleanups.push(async () => {
     if (p.child.exitCode !== null) return;
     const children = childrenOf(p.child.pid!);
@@ -115,6 +115,25 @@ describe('HTTP_PROCESSES=2', () => {
     expect(p.output()).toContain('shutdown complete');
     for (const pid of replaced) expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
   }, 120_000);
+
+  it("wakes the first process's ingestion worker when another process commits events", async () => {
+    // An idle worker would look for other processes' events only once a minute: every event below
+    // is processed at once only if the commit of the process that took it woke the worker.
+    const { url } = await startCluster({ INGESTION_POLL_MS: '60000' });
+    const projects = await api(url, 'GET', '/api/projects/');
+    const { id: projectId, api_token: token } = projects.body.results[0];
+    // One capture at a time, each on a new connection: the supervisor hands connections to the
+    // two processes in turn, so both take some of them.
+    for (let i = 0; i < 6; i++) {
+      expect((await request(url, 'POST', '/capture/', { api_key: token, event: 'woken', distinct_id: `user-${i}` })).status).toBe(200);
+      const events = await eventually(
+        () => api(url, 'GET', `/api/environments/${projectId}/events/?event=woken&limit=100`),
+        (res) => res.body?.results?.length === i + 1,
+        20_000,
+      );
+      expect(events.body.results).toHaveLength(i + 1);
+    }
+  }, 180_000);
 
   it('fails to start, with the reason, when the port is taken', async () => {
     const { url, storage } = await startCluster();

@@ -31,7 +31,7 @@ try {
   const bareDecide = await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), seconds: SECONDS, serverPid: bare.child.pid });
   await bare.stop();
   process.stdout.write(
-    `decide ${fmt(decide.requestsPerSecond)} req/s p99 ${decide.p99} ms, ${fmt(decide.requestsPerCpuSecond ?? 0)}/cpu-s | bare ${fmt(bareDecide.requestsPerSecond)} req/s p99 ${bareDecide.p99} ms, ${fmt(bareDecide.requestsPerCpuSecond)}/cpu-s | ratio ${(decide.requestsPerSecond / bareDecide.requestsPerSecond).toFixed(2)}, non-2xx ${decide.non2xx}\n`,
+    `decide ${fmt(decide.requestsPerSecond)} req/s p99 ${decide.p99} ms, ${fmt(decide.requestsPerCpuSecond)}/cpu-s | bare ${fmt(bareDecide.requestsPerSecond)} req/s p99 ${bareDecide.p99} ms, ${fmt(bareDecide.requestsPerCpuSecond)}/cpu-s | ratio ${(decide.requestsPerSecond / bareDecide.requestsPerSecond).toFixed(2)}, non-2xx ${decide.non2xx}\n`,
   );
 } finally {
   await hoglet.stop();

@@ -3,8 +3,7 @@
  * multivariate with payloads, cohort, group), with varying distinct ids and properties, beside a
  * bare fastify endpoint measured in the same run.
  */
-import autocannon from 'autocannon';
-import { cpuSecondsOf } from './harness.js';
+import { load, type LoadResult } from './harness.js';
 
 const KINDS = ['rollout', 'properties', 'multivariate', 'cohort', 'group'] as const;
 
@@ -58,32 +57,7 @@ function decideBodies(token: string): string[] {
   );
 }
 
-export interface DecideLoad {
-  requestsPerSecond: number;
-  p99: number;
-  non2xx: number;
-  /** Requests per CPU second of the server process, when its pid was given (steadier than req/s on a busy machine). */
-  requestsPerCpuSecond?: number;
-}
-
 /** Drives POST /decide/?v=3 with 200 rotating request bodies. */
-export async function loadDecide(url: string, token: string, connections: number, seconds: number, serverPid?: number): Promise<DecideLoad> {
-  const bodies = decideBodies(token);
-  const cpuBefore = cpuSecondsOf(serverPid);
-  let n = 0;
-  const result = await autocannon({
-    url: `${url}/decide/?v=3`,
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }),
-      },
-    ],
-  });
-  const load: DecideLoad = { requestsPerSecond: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
-  if (serverPid !== undefined) load.requestsPerCpuSecond = result.requests.total / (cpuSecondsOf(serverPid) - cpuBefore);
-  return load;
+export function loadDecide(url: string, token: string, connections: number, seconds: number, serverPid?: number): Promise<LoadResult> {
+  return load({ url: `${url}/decide/?v=3`, bodies: decideBodies(token), connections, seconds, serverPid });
 }

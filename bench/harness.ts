@@ -1,7 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+
+const execFileAsync = promisify(execFile);
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -97,35 +102,71 @@ export interface LoadResult {
   errors: number;
 }
 
-/** Drives one URL with autocannon; returns mean requests/s and latency percentiles in ms. */
-export async function load(options: {
+export interface LoadOptions {
   url: string;
   method?: 'POST' | 'GET';
-  body?: string | Buffer;
-  headers?: Record<string, string>;
+  /** One body for every request, or `bodies`, sent in turn. */
+  body?: string;
+  bodies?: readonly string[];
   connections?: number;
   seconds?: number;
   serverPid?: number | undefined;
-}): Promise<LoadResult> {
+}
+
+export type LoadClient = 'wrk' | 'autocannon';
+
+/**
+ * The load generator: wrk when it is installed (`apt-get install wrk`), else autocannon;
+ * BENCH_CLIENT=wrk|autocannon chooses. On a two-core machine the client shares the cores with the
+ * server, and wrk (C, one thread) costs a fraction of autocannon's CPU per request, so the server's
+ * figure depends less on the client. Both sides of a ratio are always measured with the same one.
+ */
+export const LOAD_CLIENT: LoadClient = (() => {
+  const chosen = process.env.BENCH_CLIENT;
+  if (chosen === 'wrk' || chosen === 'autocannon') return chosen;
+  return spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error ? 'autocannon' : 'wrk';
+})();
+
+const WRK_SCRIPT = fileURLToPath(new URL('./wrk-requests.lua', import.meta.url));
+
+/** Drives one URL with the load client; returns mean requests/s and latency percentiles in ms. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
   const cpuBefore = cpuSecondsOf(options.serverPid);
+  const measured = LOAD_CLIENT === 'wrk' ? await loadWithWrk(options) : await loadWithAutocannon(options);
+  const cpu = cpuSecondsOf(options.serverPid) - cpuBefore;
+  return { ...measured, requestsPerCpuSecond: measured.total / cpu };
+}
+
+type Measured = Omit<LoadResult, 'requestsPerCpuSecond'> & { total: number };
+
+async function loadWithAutocannon(options: LoadOptions): Promise<Measured> {
+  const bodies = options.bodies;
+  let n = 0;
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'POST',
-    body: options.body,
-    headers: options.headers ?? { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json' },
     connections: options.connections ?? 50,
     duration: options.seconds ?? 5,
     pipelining: 1,
+    ...(bodies ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }) }] } : { body: options.body }),
   });
-  const cpu = cpuSecondsOf(options.serverPid) - cpuBefore;
-  return {
-    requestsPerSecond: result.requests.average,
-    requestsPerCpuSecond: result.requests.total / cpu,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
+  return { requestsPerSecond: result.requests.average, total: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+async function loadWithWrk(options: LoadOptions): Promise<Measured> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-wrk-'));
+  try {
+    const file = path.join(dir, 'bodies.txt');
+    fs.writeFileSync(file, `${(options.bodies ?? [options.body ?? '']).join('\n')}\n`);
+    const args = ['-t1', `-c${options.connections ?? 50}`, `-d${options.seconds ?? 5}s`, '--timeout', '10s', '-s', WRK_SCRIPT, options.url, '--', file, options.method ?? 'POST'];
+    const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
+    const line = stdout.trim().split('\n').at(-1)!;
+    const r = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; non2xx: number; errors: number };
+    return { requestsPerSecond: r.requests / (r.micros / 1e6), total: r.requests, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function fmt(n: number): string {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, load, report, spawnHoglet, spawnServer } from './harness.js';
+import { fmt, load, LOAD_CLIENT, report, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,7 +53,7 @@ function batchBody(token: string) {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
-  process.stdout.write(`Hoglet bench: ${SECONDS}s per HTTP figure, ${CONNECTIONS} connections, ${os.cpus().length} cores, SQLite\n\n`);
+  process.stdout.write(`Hoglet bench: ${SECONDS}s per HTTP figure, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`);
   try {
     const rawInserts = rawSqliteInsertsPerSecond(dir);
     const raw = { name: 'raw SQLite insert loop', value: rawInserts, unit: 'rows/s' };
@@ -96,9 +96,9 @@ async function main() {
 
     report('decide v3, 50 flags of mixed kinds', decide.requestsPerSecond, 'req/s', { name: 'bare fastify', value: bareDecide.requestsPerSecond, unit: 'req/s' }, '>= 0.5, p99 < 5 ms');
     process.stdout.write(`${''.padEnd(44)} p99 ${decide.p99} ms (bare ${bareDecide.p99} ms), non-2xx ${decide.non2xx}\n`);
-    process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(decide.requestsPerCpuSecond ?? 0)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${((decide.requestsPerCpuSecond ?? 0) / bareDecide.requestsPerCpuSecond).toFixed(2)}\n`);
+    process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(decide.requestsPerCpuSecond)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${((decide.requestsPerCpuSecond) / bareDecide.requestsPerCpuSecond).toFixed(2)}\n`);
     report(`decide v3, HTTP_PROCESSES=${processes}`, clusterDecide.requestsPerSecond, 'req/s', { name: 'bare fastify (1 process)', value: bareDecide.requestsPerSecond, unit: 'req/s' }, '>= 0.5, p99 < 5 ms');
-    process.stdout.write(`${''.padEnd(44)} p99 ${clusterDecide.p99} ms, non-2xx ${clusterDecide.non2xx}; per server CPU second: ${fmt(clusterDecide.requestsPerCpuSecond ?? 0)}\n`);
+    process.stdout.write(`${''.padEnd(44)} p99 ${clusterDecide.p99} ms, non-2xx ${clusterDecide.non2xx}; per server CPU second: ${fmt(clusterDecide.requestsPerCpuSecond)}\n`);
 
     // The worker on what capture queued above (comparable with earlier runs of this bench).
     const leftovers = await drainExisting(env.DATA_DIR, Math.max(SECONDS * 2, 10));

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { InListQuery, padInList } from '../../src/db/multi-row-insert.js';
+import { InListQuery, MultiRowInsert, ROWS_PER_INSERT, padInList } from '../../src/db/multi-row-insert.js';
 import { insertPersons } from '../../src/persons/store.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -45,5 +45,36 @@ describe('InListQuery and MultiRowInsert with returning', () => {
       expect(rows.map((r) => Number(r.id)).sort((x, y) => x - y)).toEqual([...list].sort((x, y) => x - y));
     }
     expect(await byIds.execute(db, [teamId + 1000], wanted)).toEqual([]);
+  }, 60_000);
+});
+
+describe('MultiRowInsert without returning', () => {
+  it('inserts flat values in one statement or several, and row arrays, leaving the caller\'s arrays as they were', async () => {
+    const server = await startTestServer({ INGESTION_WORKER: 'off' });
+    servers.push(server);
+    const { db } = server.running.ctx.database;
+    const teamId = server.bootstrap.team.id;
+    const insert = new MultiRowInsert('ingestion_warnings', ['team_id', 'type', 'source', 'details', 'timestamp']);
+    const flat = (type: string, n: number) =>
+      Array.from({ length: n }, (_, i) => [teamId, type, 'test', JSON.stringify({ i }), '2026-01-01T00:00:00.000Z']).flat();
+    const stored = async (type: string) =>
+      (await db.selectFrom('ingestion_warnings').select('details').where('type', '=', type).orderBy('id').execute()).map((r) =>
+        typeof r.details === 'string' ? JSON.parse(r.details) : r.details,
+      );
+
+    for (const [type, n] of [['one statement', 3], ['several statements', ROWS_PER_INSERT * 2 + 5]] as const) {
+      const values = flat(type, n);
+      await insert.executeFlat(db, values, n);
+      expect(await stored(type)).toEqual(Array.from({ length: n }, (_, i) => ({ i })));
+      expect(Object.isFrozen(values)).toBe(false);
+      values.length = 0; // the worker reuses its array this way after each batch
+    }
+    await expect(insert.executeFlat(db, flat('short', 2), 3)).rejects.toThrow('expected 15 values, got 10');
+
+    const rows = Array.from({ length: ROWS_PER_INSERT + 1 }, (_, i) => [teamId, 'rows', 'test', JSON.stringify({ i }), '2026-01-01T00:00:00.000Z']);
+    expect(await insert.execute(db, rows)).toEqual([]);
+    expect(await stored('rows')).toEqual(rows.map((_, i) => ({ i })));
+    expect(rows.every((r) => !Object.isFrozen(r) && r.length === 5)).toBe(true);
+    await expect(insert.execute(db, [[teamId, 'bad', 'test', '{}']])).rejects.toThrow('expected 5 values in row 0, got 4');
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { askFlags, cohortsPath, createFlag, personFilter, storePerson } from './flag-helpers.js';
+import { askFlags, cohortsPath, createFlag, createNestedCohort, personFilter, storePerson } from './flag-helpers.js';
 
 let server: TestServer;
 
@@ -55,23 +55,9 @@ describe('cohorts API', () => {
 
 describe('cohorts in flags', () => {
   it('evaluates nested AND/OR groups with negation', async () => {
-    const cohort = await server.request(cohortsPath(server), {
-      method: 'POST',
-      body: {
-        name: 'Enterprise or real Germans',
-        filters: {
-          properties: {
-            type: 'OR',
-            values: [
-              { type: 'AND', values: [personFilter('plan', 'enterprise')] },
-              { type: 'AND', values: [personFilter('country', 'DE'), { ...personFilter('email', 'test.io', 'icontains'), negation: true }] },
-            ],
-          },
-        },
-      },
-    });
-    await cohortFlag('nested-cohort', cohort.body.id);
-    await cohortFlag('not-in-cohort', cohort.body.id, 'not_in');
+    const cohort = await createNestedCohort(server);
+    await cohortFlag('nested-cohort', cohort.id);
+    await cohortFlag('not-in-cohort', cohort.id, 'not_in');
     expect((await flagsFor('a', { plan: 'enterprise' }))['nested-cohort']).toBe(true);
     expect((await flagsFor('b', { country: 'DE', email: 'x@example.com' }))['nested-cohort']).toBe(true);
     expect((await flagsFor('c', { country: 'DE', email: 'x@test.io' }))['nested-cohort']).toBe(false);

@@ -19,6 +19,31 @@ export async function createFlag(server: TestServer, body: Record<string, unknow
   return res.body;
 }
 
+/**
+ * Creates, through the API, the cohort "Enterprise or real Germans": plan `enterprise`, or country
+ * `DE` with an e-mail not containing `test.io` (nested AND/OR groups with a negation). Returns its
+ * body (fails the test on anything but 201).
+ */
+export async function createNestedCohort(server: TestServer): Promise<any> {
+  const res = await server.request(cohortsPath(server), {
+    method: 'POST',
+    body: {
+      name: 'Enterprise or real Germans',
+      filters: {
+        properties: {
+          type: 'OR',
+          values: [
+            { type: 'AND', values: [personFilter('plan', 'enterprise')] },
+            { type: 'AND', values: [personFilter('country', 'DE'), { ...personFilter('email', 'test.io', 'icontains'), negation: true }] },
+          ],
+        },
+      },
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
 /** A person stored as ingestion would have left it. */
 export async function storePerson(server: TestServer, distinctIds: string[], properties: Record<string, unknown> = {}) {
   return insertPerson(

@@ -1,7 +1,7 @@
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { askFlags, cohortsPath, createFlag, personFilter, storeGroup } from './flag-helpers.js';
+import { askFlags, createFlag, createNestedCohort, personFilter, storeGroup } from './flag-helpers.js';
 
 /**
  * Flags created through the API must evaluate the same through `/decide?v=3`, `/flags?v=2`, the
@@ -33,22 +33,7 @@ function subject(i: number) {
 beforeAll(async () => {
   server = await startTestServer();
   await storeGroup(server, 'company', 'company-0', { tier: 'gold' });
-  const cohort = await server.request(cohortsPath(server), {
-    method: 'POST',
-    body: {
-      name: 'Enterprise or real Germans',
-      filters: {
-        properties: {
-          type: 'OR',
-          values: [
-            { type: 'AND', values: [personFilter('plan', 'enterprise')] },
-            { type: 'AND', values: [personFilter('country', 'DE'), { ...personFilter('email', 'test.io', 'icontains'), negation: true }] },
-          ],
-        },
-      },
-    },
-  });
-  expect(cohort.status).toBe(201);
+  const cohort = await createNestedCohort(server);
 
   const rollout = await createFlag(server, { key: 'rollout-45', filters: { groups: [{ properties: [], rollout_percentage: 45 }] } });
   await createFlag(server, {
@@ -82,7 +67,7 @@ beforeAll(async () => {
       multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] },
     },
   });
-  await createFlag(server, { key: 'cohort-flag', filters: { groups: [{ properties: [{ key: 'id', value: cohort.body.id, type: 'cohort' }], rollout_percentage: 100 }] } });
+  await createFlag(server, { key: 'cohort-flag', filters: { groups: [{ properties: [{ key: 'id', value: cohort.id, type: 'cohort' }], rollout_percentage: 100 }] } });
   await createFlag(server, {
     key: 'dependent',
     filters: {

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
@@ -97,5 +98,53 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await running.close();
       await storage.dispose();
     },
+  };
+}
+
+/** The file's test server (see useTestServer), with its project API key at hand. */
+export interface SharedTestServer extends TestServer {
+  /** The bootstrap environment's project API key (`phc_…`), what SDKs send. */
+  readonly token: string;
+}
+
+/**
+ * One test server for the whole file: started in `beforeAll`, closed in `afterAll`. Call it at the
+ * top level of a test file; the object it returns stands for the running server inside tests and
+ * hooks (and throws if used before `beforeAll` has started it).
+ */
+export function useTestServer(env: Record<string, string> = {}): SharedTestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(env);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const current = (): TestServer => {
+    if (!started) throw new Error('the test server is started in beforeAll: use it inside tests and hooks');
+    return started;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get running() {
+      return current().running;
+    },
+    get bootstrap() {
+      return current().bootstrap;
+    },
+    get key() {
+      return current().key;
+    },
+    get storage() {
+      return current().storage;
+    },
+    get token() {
+      return current().bootstrap.team.apiToken;
+    },
+    request: (path, options) => current().request(path, options),
+    settle: (timeoutMs) => current().settle(timeoutMs),
+    close: () => current().close(),
   };
 }

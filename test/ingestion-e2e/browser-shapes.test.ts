@@ -1,18 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
 /** The request shapes posthog-js sends (posthog-ingestion.md 3.2 and 7), built byte for byte. */
-let server: TestServer;
-let token: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  token = server.bootstrap.team.apiToken;
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer();
 
 const env = () => `/api/environments/${server.bootstrap.team.id}`;
 
@@ -20,7 +12,7 @@ function webEvent(event: string, distinctId: string, extra: Record<string, unkno
   return {
     uuid: crypto.randomUUID(),
     event,
-    properties: { token, distinct_id: distinctId, $lib: 'web', $lib_version: '1.434.18', $session_id: 's-1', ...extra },
+    properties: { token: server.token, distinct_id: distinctId, $lib: 'web', $lib_version: '1.434.18', $session_id: 's-1', ...extra },
     timestamp: new Date().toISOString(),
   };
 }
@@ -36,7 +28,7 @@ async function eventsOf(distinctId: string) {
 
 describe('posthog-js request shapes', () => {
   it('newest: gzip envelope with no hint, as text/plain', async () => {
-    const body = gzipSync(JSON.stringify({ api_key: token, batch: [webEvent('$pageview', 'js-1'), webEvent('clicked', 'js-1')], sent_at: new Date().toISOString() }));
+    const body = gzipSync(JSON.stringify({ api_key: server.token, batch: [webEvent('$pageview', 'js-1'), webEvent('clicked', 'js-1')], sent_at: new Date().toISOString() }));
     const res = await post('/e/', body, 'text/plain');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 1 });
@@ -81,10 +73,10 @@ describe('posthog-js request shapes', () => {
     const data = Buffer.from(JSON.stringify(webEvent('via-get', 'js-5'))).toString('base64');
     expect((await fetch(`${server.url}/e?data=${encodeURIComponent(data)}`)).status).toBe(200);
     for (const path of ['/capture/', '/track', '/i/v0/e/', '/capture']) {
-      const res = await post(path, JSON.stringify({ api_key: token, event: `path ${path}`, distinct_id: 'js-5' }), 'application/json');
+      const res = await post(path, JSON.stringify({ api_key: server.token, event: `path ${path}`, distinct_id: 'js-5' }), 'application/json');
       expect(res.status, path).toBe(200);
     }
-    const engage = await post('/engage/', JSON.stringify({ token, $distinct_id: 'js-5', $set: { plan: 'team' } }), 'application/json');
+    const engage = await post('/engage/', JSON.stringify({ token: server.token, $distinct_id: 'js-5', $set: { plan: 'team' } }), 'application/json');
     expect(engage.status).toBe(200);
     const stored = await eventsOf('js-5');
     expect(stored.map((e) => e.event)).toContain('via-get');
@@ -105,7 +97,7 @@ describe('posthog-js request shapes', () => {
   it('drops only the bad events of a batch, with ingestion warnings', async () => {
     const res = await post(
       '/batch/',
-      JSON.stringify({ api_key: token, batch: [{ event: 'kept', properties: { distinct_id: 'js-6' } }, { event: 'no id' }, { properties: { distinct_id: 'js-6' } }, { event: 'empty', distinct_id: '' }] }),
+      JSON.stringify({ api_key: server.token, batch: [{ event: 'kept', properties: { distinct_id: 'js-6' } }, { event: 'no id' }, { properties: { distinct_id: 'js-6' } }, { event: 'empty', distinct_id: '' }] }),
       'application/json',
     );
     expect(res.status).toBe(200);

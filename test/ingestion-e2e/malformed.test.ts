@@ -1,16 +1,8 @@
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let token: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  token = server.bootstrap.team.apiToken;
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer();
 
 async function post(path: string, body: string | Buffer, contentType = 'application/json') {
   const res = await fetch(server.url + path, { method: 'POST', body, headers: { 'content-type': contentType } });
@@ -24,20 +16,20 @@ function gzipBomb(totalMiB: number): Buffer {
 }
 
 describe('malformed input gets 4xx and the server keeps serving', () => {
-  const valid = () => JSON.stringify({ api_key: token, event: 'ok', distinct_id: 'still-serving' });
+  const valid = () => JSON.stringify({ api_key: server.token, event: 'ok', distinct_id: 'still-serving' });
 
   const cases: Array<[string, () => [string, string | Buffer, string?]]> = [
     ['truncated gzip', () => ['/batch/', gzipSync(valid()).subarray(0, 20), 'text/plain']],
     ['invalid UTF-8', () => ['/capture/', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]],
     ['not JSON at all', () => ['/capture/', 'this is not json {']],
-    ['batch is an object', () => ['/batch/', JSON.stringify({ api_key: token, batch: { a: 1 } })]],
-    ['properties is a string', () => ['/capture/', JSON.stringify({ api_key: token, event: 'e', distinct_id: 'x', properties: 'nope' })]],
+    ['batch is an object', () => ['/batch/', JSON.stringify({ api_key: server.token, batch: { a: 1 } })]],
+    ['properties is a string', () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', properties: 'nope' })]],
     ['api_key is a number', () => ['/capture/', JSON.stringify({ api_key: 12, event: 'e', distinct_id: 'x' })]],
-    ['uuid is malformed', () => ['/capture/', JSON.stringify({ api_key: token, event: 'e', distinct_id: 'x', uuid: 'not-a-uuid' })]],
+    ['uuid is malformed', () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', uuid: 'not-a-uuid' })]],
     ['deep nesting', () => ['/capture/', '['.repeat(200_000) + ']'.repeat(200_000)]],
     ['empty body', () => ['/capture/', '']],
     ['gzip bomb', () => ['/batch/', gzipBomb(300), 'text/plain']],
-    ['over the single-event limit', () => ['/capture/', JSON.stringify({ api_key: token, event: 'e', distinct_id: 'x', properties: { s: 'x'.repeat(3 * 1024 * 1024) } })]],
+    ['over the single-event limit', () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', properties: { s: 'x'.repeat(3 * 1024 * 1024) } })]],
   ];
 
   for (const [name, build] of cases) {
@@ -54,7 +46,7 @@ describe('malformed input gets 4xx and the server keeps serving', () => {
   }
 
   it('stores an event whose name is not a string under its JSON text, as PostHog sanitizes it', async () => {
-    const res = await post('/capture/', JSON.stringify({ api_key: token, event: 42, distinct_id: 'typed-1' }));
+    const res = await post('/capture/', JSON.stringify({ api_key: server.token, event: 42, distinct_id: 'typed-1' }));
     expect(res.status).toBe(200);
     await server.settle();
     const events = await server.request(`/api/environments/${server.bootstrap.team.id}/events/?distinct_id=typed-1`);
@@ -62,7 +54,7 @@ describe('malformed input gets 4xx and the server keeps serving', () => {
   });
 
   it('takes a 10 MB string on the batch endpoint', async () => {
-    const res = await post('/batch/', JSON.stringify({ api_key: token, batch: [{ event: 'big', properties: { distinct_id: 'big-1', blob: 'y'.repeat(10 * 1024 * 1024) } }] }));
+    const res = await post('/batch/', JSON.stringify({ api_key: server.token, batch: [{ event: 'big', properties: { distinct_id: 'big-1', blob: 'y'.repeat(10 * 1024 * 1024) } }] }));
     expect(res.status).toBe(200);
     await server.settle();
     const events = await server.request(`/api/environments/${server.bootstrap.team.id}/events/?event=big`);

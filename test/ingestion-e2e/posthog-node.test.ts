@@ -1,20 +1,12 @@
 import { PostHog } from 'posthog-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let token: string;
-beforeAll(async () => {
-  server = await startTestServer();
-  token = server.bootstrap.team.apiToken;
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer();
 
 function client() {
   // flushAt 1000 with a manual flush: the requests are real gzip batches of several events.
-  return new PostHog(token, { host: server.url, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 });
+  return new PostHog(server.token, { host: server.url, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 });
 }
 
 const env = () => `/api/environments/${server.bootstrap.team.id}`;

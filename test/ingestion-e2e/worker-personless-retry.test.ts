@@ -133,19 +133,25 @@ const IDENTITY: Trigger[] = [
   },
 ];
 
+/**
+ * Sends what the trigger needs first, then the failing event followed by healthy events in one
+ * request (so in the same lane and batch), and waits until the worker is done with them.
+ */
+async function sendWithEventsBehind(trigger: Trigger, label: string) {
+  const before = trigger.before(label);
+  if (before.length > 0) await send(before);
+  const personsBefore = await personCount();
+  const failing = { ...trigger.failing(label), uuid: randomUUID() };
+  const behind = healthy(label);
+  await send([failing, ...behind]);
+  return { failing, behind, personsBefore };
+}
+
 const forBackend = (triggers: Trigger[]) => triggers.filter((t) => t.backends.includes(BACKEND)).map((t, i) => ({ ...t, label: `case${i}` }));
 
 describe('an event whose person processing fails', () => {
   it.each(forBackend(STORABLE_PERSONLESS))('is stored once, personless, with a warning: $name', async (trigger) => {
-    const label = `stored-${trigger.label}`;
-    const before = trigger.before(label);
-    if (before.length > 0) await send(before);
-    const personsBefore = await personCount();
-
-    const failing = { ...trigger.failing(label), uuid: randomUUID() };
-    const behind = healthy(label);
-    // One request: the failing event and the ones behind it are in the same lane and batch.
-    await send([failing, ...behind]);
+    const { failing, behind, personsBefore } = await sendWithEventsBehind(trigger, `stored-${trigger.label}`);
 
     const stored = await eventsWithUuid(failing.uuid);
     expect(stored).toHaveLength(1);
@@ -173,14 +179,7 @@ describe('an event whose person processing fails', () => {
 
 describe('an identity event whose person processing fails', () => {
   it.each(forBackend(IDENTITY))('is parked, not dropped, and the events behind it go on: $name', async (trigger) => {
-    const label = `identity-${trigger.label}`;
-    const before = trigger.before(label);
-    if (before.length > 0) await send(before);
-    const personsBefore = await personCount();
-
-    const failing = { ...trigger.failing(label), uuid: randomUUID() };
-    const behind = healthy(label);
-    await send([failing, ...behind]);
+    const { failing, behind, personsBefore } = await sendWithEventsBehind(trigger, `identity-${trigger.label}`);
 
     expect(await eventsWithUuid(failing.uuid)).toEqual([]);
     expect(await personCount()).toBe(personsBefore + behind.length);

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromJson } from '../../src/db/values.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
@@ -12,22 +13,46 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * `event_processing_failed` warning, instead of stalling its lane or being lost. The events behind
  * it are processed normally. Identity events have no personless form: they are parked instead.
  *
- * Real triggers (person processing fails, the personless event can be stored):
- * - a distinct id with a lone UTF-16 surrogate, once it has a person: both drivers store it as
- *   U+FFFD, so the person lookup by the JavaScript string finds no match and the worker inserts the
- *   id a second time (primary key of person_distinct_ids), on either backend;
- * - PostgreSQL only: a NUL character in a `$set` value, which jsonb refuses (the personless event
- *   has its `$set` stripped);
+ * Real database faults, no mocking (person processing fails, the personless event can be stored):
+ * - on both backends, a trigger in this test's own database refuses to insert a distinct id
+ *   ending in "-boom" into person_distinct_ids: only person processing of such an id fails (the
+ *   personless event inserts no distinct id);
  * - PostgreSQL only, for identity events: a `$anon_distinct_id` over the btree row limit (~2.7 KB)
  *   of person_distinct_ids' primary key.
+ * (Ill-formed text, a lone surrogate or NUL, no longer makes anything fail: see ill-formed-text.)
  */
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
+  await refuseBoomDistinctIds();
 });
 afterAll(async () => {
   await server.close();
 });
+
+const BOOM = /boom: person_distinct_ids refuses/;
+
+/** The fault: inserting a distinct id that ends in "-boom" fails, in this server's database only. */
+async function refuseBoomDistinctIds(): Promise<void> {
+  const statements =
+    BACKEND === 'sqlite'
+      ? [
+          `CREATE TRIGGER refuse_boom BEFORE INSERT ON person_distinct_ids WHEN NEW.distinct_id LIKE '%-boom'
+           BEGIN SELECT RAISE(ABORT, 'boom: person_distinct_ids refuses this distinct id'); END`,
+        ]
+      : [
+          // Unqualified names land in the test's schema (first on the search path), dropped with it.
+          `CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN
+             IF NEW.distinct_id LIKE '%-boom' THEN
+               RAISE EXCEPTION 'boom: person_distinct_ids refuses this distinct id';
+             END IF;
+             RETURN NEW;
+           END $$`,
+          `CREATE TRIGGER refuse_boom BEFORE INSERT ON person_distinct_ids FOR EACH ROW EXECUTE FUNCTION refuse_boom()`,
+        ];
+  for (const statement of statements) await sql.raw(statement).execute(db());
+}
 
 interface SentEvent {
   event: string;
@@ -89,44 +114,29 @@ function healthy(label: string): SentEvent[] {
 interface Trigger {
   name: string;
   backends: Array<typeof BACKEND>;
-  /** Sent and processed first (what makes the failing event fail). */
-  before: (label: string) => SentEvent[];
   failing: (label: string) => SentEvent;
   error: RegExp;
 }
 
-const LONE_SURROGATE = '\uD800';
-const DUPLICATE_KEY = /UNIQUE constraint failed: person_distinct_ids|duplicate key value violates unique constraint "person_distinct_ids_pkey"/;
-
 const STORABLE_PERSONLESS: Trigger[] = [
   {
-    name: 'a distinct id with a lone surrogate that already has a person',
+    name: 'a new distinct id the database refuses in person_distinct_ids',
     backends: ['sqlite', 'postgres'],
-    before: (label) => [{ event: 'first sight', distinct_id: `${label}${LONE_SURROGATE}` }],
-    failing: (label) => ({ event: 'seen again', distinct_id: `${label}${LONE_SURROGATE}`, properties: { plan: 'pro' } }),
-    error: DUPLICATE_KEY,
-  },
-  {
-    name: 'a NUL character in a $set value',
-    backends: ['postgres'],
-    before: () => [],
-    failing: (label) => ({ event: 'signed up', distinct_id: `${label}-nul`, properties: { plan: 'pro', $set: { name: 'a\u0000b' } } }),
-    error: /unsupported Unicode escape sequence/,
+    failing: (label) => ({ event: 'signed up', distinct_id: `${label}-boom`, properties: { plan: 'pro', $set: { name: 'Ada' } } }),
+    error: BOOM,
   },
 ];
 
 const IDENTITY: Trigger[] = [
   {
-    name: '$identify of a distinct id with a lone surrogate that already has a person',
+    name: '$identify whose $anon_distinct_id the database refuses in person_distinct_ids',
     backends: ['sqlite', 'postgres'],
-    before: (label) => [{ event: 'first sight', distinct_id: `${label}${LONE_SURROGATE}` }],
-    failing: (label) => ({ event: '$identify', distinct_id: `${label}${LONE_SURROGATE}`, properties: { $anon_distinct_id: `${label}-anon` } }),
-    error: DUPLICATE_KEY,
+    failing: (label) => ({ event: '$identify', distinct_id: `${label}-user`, properties: { $anon_distinct_id: `${label}-boom` } }),
+    error: BOOM,
   },
   {
     name: '$identify with a $anon_distinct_id over the btree index row limit',
     backends: ['postgres'],
-    before: () => [],
     // Random base64 does not compress: the index entry stays over 2704 bytes.
     failing: (label) => ({ event: '$identify', distinct_id: `${label}-user`, properties: { $anon_distinct_id: randomBytes(3000).toString('base64') } }),
     error: /index row size \d+ exceeds btree version 4 maximum 2704/,
@@ -134,12 +144,10 @@ const IDENTITY: Trigger[] = [
 ];
 
 /**
- * Sends what the trigger needs first, then the failing event followed by healthy events in one
- * request (so in the same lane and batch), and waits until the worker is done with them.
+ * Sends the failing event followed by healthy events in one request (so in the same lane and
+ * batch), and waits until the worker is done with them.
  */
 async function sendWithEventsBehind(trigger: Trigger, label: string) {
-  const before = trigger.before(label);
-  if (before.length > 0) await send(before);
   const personsBefore = await personCount();
   const failing = { ...trigger.failing(label), uuid: randomUUID() };
   const behind = healthy(label);

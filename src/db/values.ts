@@ -2,10 +2,15 @@
  * The two backends hand back some values differently: PostgreSQL gives booleans and parsed JSONB,
  * SQLite gives 0/1 and text. Stores read every such column through these helpers.
  */
+import { wellFormedJson } from '../lib/well-formed.js';
 
-/** A value for a JSON column, written identically on both backends. */
+/**
+ * A value for a JSON column, written identically on both backends: NUL and lone surrogates in its
+ * strings (keys too) become U+FFFD (PostgreSQL's jsonb refuses them, SQLite would keep them; see
+ * lib/well-formed). One extra scan of the text when there are none.
+ */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value ?? null);
+  return wellFormedJson(JSON.stringify(value ?? null));
 }
 
 /** A JSON column read back: PostgreSQL has parsed it already, SQLite returns the text. */

@@ -286,6 +286,32 @@ describe('distinct_id', () => {
     expect(emoji.kind === 'ok' && emoji.value).toBe('😀'.repeat(200));
   });
 
+  it('replaces lone UTF-16 surrogates with U+FFFD, as NUL, and keeps valid pairs', () => {
+    const id = (distinct_id: unknown) => extractDistinctId({ distinct_id }, {});
+    expect(id('user-\uD800')).toEqual({ kind: 'ok', value: 'user-\uFFFD' });
+    expect(id('\uDC00user')).toEqual({ kind: 'ok', value: '\uFFFDuser' });
+    // Reversed pair: both halves are lone.
+    expect(id('a\uDC00\uD800b')).toEqual({ kind: 'ok', value: 'a\uFFFD\uFFFDb' });
+    expect(id('a\uD83D\uDE00b')).toEqual({ kind: 'ok', value: 'a😀b' });
+    expect(id('\uD800\uD83D\uDE00\u0000')).toEqual({ kind: 'ok', value: '\uFFFD😀\uFFFD' });
+    // Every source, and non-strings JSON-encoded first (JSON.stringify escapes a lone surrogate).
+    expect(extractDistinctId({ $distinct_id: 'x\uD800' }, {})).toEqual({ kind: 'ok', value: 'x\uFFFD' });
+    expect(extractDistinctId({}, { distinct_id: 'x\uDFFF' })).toEqual({ kind: 'ok', value: 'x\uFFFD' });
+    expect(id(['\uD800'])).toEqual({ kind: 'ok', value: '["\\ud800"]' });
+    // Text that only looks like an escape is kept.
+    expect(id('user-\\u0000-\\ud800')).toEqual({ kind: 'ok', value: 'user-\\u0000-\\ud800' });
+  });
+
+  it('replaces before truncating: the 200 characters are well-formed', () => {
+    const value = 'x'.repeat(199) + '\uD800\uD800';
+    expect(extractDistinctId({ distinct_id: value }, {})).toEqual({ kind: 'ok', value: 'x'.repeat(199) + '\uFFFD' });
+  });
+
+  it('gives the event a well-formed distinct_id through extractEvents', () => {
+    const result = ok(extract({ api_key: T, event: 'e', distinct_id: 'u\u0000\uD800' }));
+    expect(result.events[0]!.distinctId).toBe('u\uFFFD\uFFFD');
+  });
+
   it('handles a 10 MB distinct_id cheaply', () => {
     const result = ok(extract({ api_key: T, event: 'e', distinct_id: 'd'.repeat(10 * 1024 * 1024) }));
     expect(result.events[0]!.distinctId).toHaveLength(200);
@@ -299,6 +325,9 @@ describe('event names', () => {
     expect(eventName(false)).toBe('false');
     expect(eventName({ a: 1 })).toBe('{"a":1}');
     expect(eventName('n'.repeat(500))).toBe('n'.repeat(200));
+    // Stored in a text column like distinct ids: NUL and lone surrogates become U+FFFD.
+    expect(eventName('sign\u0000up\uD800')).toBe('sign\uFFFDup\uFFFD');
+    expect(eventName('ok 😀')).toBe('ok 😀');
     expect(eventName('')).toBeUndefined();
     expect(eventName(null)).toBeUndefined();
     expect(eventName(undefined)).toBeUndefined();

@@ -43,6 +43,16 @@ describe('detectMergeRequest', () => {
     expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: {} } })?.otherDistinctId).toBe('[object Object]');
   });
 
+  it('makes the other id well-formed like the event distinct_id: NUL and lone surrogates become U+FFFD', () => {
+    const other = (properties: Record<string, unknown>, event = '$identify') =>
+      detectMergeRequest({ event, distinctId: 'u', properties })?.otherDistinctId;
+    expect(other({ $anon_distinct_id: 'anon-\uD800\u0000' })).toBe('anon-\uFFFD\uFFFD');
+    expect(other({ alias: '\uDC00alias\uD83D\uDE00' }, '$create_alias')).toBe('\uFFFDalias😀');
+    expect(other({ alias: 'a\u0000' }, '$merge_dangerously')).toBe('a\uFFFD');
+    // Not truncated: PostHog keeps $anon_distinct_id as sent.
+    expect(other({ $anon_distinct_id: 'x'.repeat(300) })).toBe('x'.repeat(300));
+  });
+
   it('treats a plain $identify as no merge', () => {
     expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $set: { a: 1 } } })).toBeUndefined();
   });

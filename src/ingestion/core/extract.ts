@@ -24,6 +24,7 @@ import {
   isPlainObject,
   validationFailure,
 } from './types.js';
+import { wellFormedText } from '../../lib/well-formed.js';
 import { normalizeUuid } from './uuid.js';
 
 export type IngestEndpoint = 'capture' | 'batch' | 'engage';
@@ -193,21 +194,24 @@ function extractOne(raw: unknown, index: number, endpoint: IngestEndpoint): OneO
 
 /**
  * PostHog's name rules: strings are kept; other non-null values are JSON-encoded
- * (plugin-server `sanitizeEventName`); truncated to 200 characters. Missing, null or empty →
+ * (plugin-server `sanitizeEventName`); NUL and lone surrogates become U+FFFD (as in distinct ids:
+ * the name is stored in a text column); truncated to 200 characters. Missing, null or empty →
  * undefined (the caller drops the event, contract "the event has no name").
  */
 export function eventName(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   const name = typeof raw === 'string' ? raw : safeStringify(raw);
   if (name === '') return undefined;
-  return truncateCodePoints(name, MAX_EVENT_NAME_LENGTH);
+  return truncateCodePoints(wellFormedText(name), MAX_EVENT_NAME_LENGTH);
 }
 
 export type DistinctIdOutcome = { kind: 'ok'; value: string } | { kind: 'missing' } | { kind: 'empty' };
 
 /**
  * distinct_id sources in capture-rs order: top-level `distinct_id`, its alias `$distinct_id`, then
- * `properties.distinct_id`. Non-strings are JSON-encoded (`123` → `"123"`), NUL becomes U+FFFD, and
+ * `properties.distinct_id`. Non-strings are JSON-encoded (`123` → `"123"`), NUL and lone UTF-16
+ * surrogates become U+FFFD (`wellFormedText`: both databases would store a lone surrogate as U+FFFD,
+ * and a lookup by the original string would then miss the stored id; PostgreSQL refuses NUL), and
  * the id is cut to 200 characters (PostHog truncates rather than rejects long ids). An empty string
  * counts as absent and the next source is tried, so a blank top-level id never hides a real one.
  */
@@ -220,7 +224,7 @@ export function extractDistinctId(raw: Record<string, unknown>, properties: Prop
       sawEmpty = true;
       continue;
     }
-    return { kind: 'ok', value: truncateCodePoints(text.replace(/\u0000/g, '\uFFFD'), MAX_DISTINCT_ID_LENGTH) };
+    return { kind: 'ok', value: truncateCodePoints(wellFormedText(text), MAX_DISTINCT_ID_LENGTH) };
   }
   return sawEmpty ? { kind: 'empty' } : { kind: 'missing' };
 }

@@ -7,6 +7,7 @@
  * survives; `$anon_distinct_id` (identify) or `alias` (alias, merge) is the *other* (source) id,
  * whose person is folded in and deleted.
  */
+import { wellFormedText } from '../../lib/well-formed.js';
 import type { IngestionWarning, Properties } from './types.js';
 
 // Ids that come from bugs (`String(undefined)`, template placeholders, …). Merging on one of
@@ -180,7 +181,11 @@ export function mergePersonProperties(target: Properties, source: Properties): P
   return { ...source, ...target };
 }
 
-/** PostHog calls `String()`: null becomes "null" and objects "[object Object]", both illegal ids. */
+/**
+ * PostHog calls `String()`: null becomes "null" and objects "[object Object]", both illegal ids.
+ * NUL and lone surrogates become U+FFFD, as in the event's own distinct id (`extractDistinctId`):
+ * the id is stored and looked up in person_distinct_ids.
+ */
 function stringify(value: unknown): string {
-  return String(value);
+  return wellFormedText(String(value));
 }

@@ -1,4 +1,5 @@
 import { toJson } from '../../db/values.js';
+import { wellFormedText } from '../../lib/well-formed.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../tenancy/models.js';
 import {
@@ -113,10 +114,15 @@ export async function processQueuedEvent(
     personUuid,
     toJson(properties),
     timestamp,
-    typeof properties.$session_id === 'string' ? properties.$session_id : null,
-    typeof properties.$elements_chain === 'string' ? properties.$elements_chain : null,
+    textColumn(properties.$session_id),
+    textColumn(properties.$elements_chain),
   );
   return { stored: true, warnings };
+}
+
+/** A string property copied to a text column, well-formed like the JSON it comes from (toJson). */
+function textColumn(value: unknown): string | null {
+  return typeof value === 'string' ? wellFormedText(value) : null;
 }
 
 /** Only the person part of an event whose person processing spike detection deferred. */

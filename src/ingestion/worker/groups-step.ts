@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 import { ensureGroupTypeIndex, getGroup, insertGroup, updateGroup } from '../../groups/store.js';
+import { toJson } from '../../db/values.js';
+import { wellFormedText } from '../../lib/well-formed.js';
 import { isPlainObject, type IngestionWarning, type Properties } from '../core/index.js';
 
 type Db = Kysely<Schema>;
@@ -33,16 +35,19 @@ export class GroupTypeCache {
   }
 }
 
-/**
- * `$groups: {type: key}` on any event attaches it to groups as `$group_<index>` properties (the
- * type gets an index on first use, at most five per project); `$groupidentify` creates or updates
- * the group itself with `$group_set`.
- */
 /** Whether the event creates or updates a group, or attaches groups: else processGroups has nothing to do. */
 export function touchesGroups(event: string, properties: Properties): boolean {
   return event === '$groupidentify' || isPlainObject(properties.$groups);
 }
 
+/**
+ * `$groups: {type: key}` on any event attaches it to groups as `$group_<index>` properties (the
+ * type gets an index on first use, at most five per project); `$groupidentify` creates or updates
+ * the group itself with `$group_set`.
+ *
+ * Group types and keys are stored in text columns (and looked up by them): NUL and lone surrogates
+ * in them become U+FFFD, as in distinct ids.
+ */
 export async function processGroups(
   db: Db,
   types: GroupTypeCache,
@@ -53,36 +58,40 @@ export async function processGroups(
 ): Promise<IngestionWarning[]> {
   const warnings: IngestionWarning[] = [];
   if (event === '$groupidentify') {
-    const type = properties.$group_type;
-    const key = properties.$group_key;
-    if (typeof type === 'string' && type && (typeof key === 'string' || typeof key === 'number') && String(key)) {
+    const rawType = properties.$group_type;
+    const rawKey = properties.$group_key;
+    if (typeof rawType === 'string' && rawType && (typeof rawKey === 'string' || typeof rawKey === 'number') && String(rawKey)) {
+      const type = wellFormedText(rawType);
+      const key = wellFormedText(String(rawKey));
       const index = await types.index(db, teamId, type);
       if (index === undefined) {
         warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
       } else {
         const set = isPlainObject(properties.$group_set) ? properties.$group_set : {};
-        const existing = await getGroup(db, teamId, index, String(key));
+        const existing = await getGroup(db, teamId, index, key);
         if (!existing) {
-          await insertGroup(db, { teamId, groupTypeIndex: index, groupKey: String(key), properties: { ...set }, createdAt: timestamp });
+          await insertGroup(db, { teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
         } else {
           const merged = { ...existing.properties, ...set };
-          if (JSON.stringify(merged) !== JSON.stringify(existing.properties)) {
+          // As stored (well-formed): a `$group_set` value with NUL equals its stored U+FFFD form.
+          if (toJson(merged) !== toJson(existing.properties)) {
             await updateGroup(db, { ...existing, properties: merged, version: existing.version + 1 });
           }
         }
-        properties[`$group_${index}`] = String(key);
+        properties[`$group_${index}`] = key;
       }
     }
   }
   if (isPlainObject(properties.$groups)) {
-    for (const [type, key] of Object.entries(properties.$groups)) {
+    for (const [rawType, key] of Object.entries(properties.$groups)) {
       if (key === null || key === undefined || key === '') continue;
+      const type = wellFormedText(rawType);
       const index = await types.index(db, teamId, type);
       if (index === undefined) {
         warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
         continue;
       }
-      properties[`$group_${index}`] = typeof key === 'string' ? key : JSON.stringify(key);
+      properties[`$group_${index}`] = wellFormedText(typeof key === 'string' ? key : JSON.stringify(key));
     }
   }
   return warnings;

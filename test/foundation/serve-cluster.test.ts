@@ -73,6 +73,9 @@ describe('HTTP_PROCESSES=2', () => {
     expect(servers).toHaveLength(2);
     // Migrations and the first-start bootstrap ran once, in the first process.
     expect(p.output().match(/Project API key \(for SDKs\)/g)).toHaveLength(1);
+    // Each server process logs its own line (the lines of separate processes may reach the pipe
+    // in any order, so the second may come after the supervisor's).
+    await p.waitFor(/hoglet listening[\s\S]*hoglet listening/);
     expect(p.output().match(/hoglet listening/g)).toHaveLength(2);
 
     const projects = await api(url, 'GET', '/api/projects/');

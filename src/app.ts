@@ -23,6 +23,7 @@ export async function openAndMigrate(config: Config, log: Logger): Promise<Datab
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'hoglet.db'),
+    backgroundCheckpoints: { log },
     ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}),
   });
   try {

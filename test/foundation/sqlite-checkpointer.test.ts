@@ -1,0 +1,71 @@
+/**
+ * The SQLite checkpoint thread (src/db/sqlite-checkpointer.ts), on a SQLite file of its own (it
+ * runs in both CI passes). The thresholds are made small, and the main connection's own automatic
+ * checkpoint (the fallback) is moved out of reach, so every restart here is the thread's.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+
+const FRAME_BYTES = 4096 + 24;
+const cleanups: Array<() => Promise<unknown> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+  return check();
+}
+
+it('restarts the WAL from a thread of its own, so the file stops growing, and loses nothing', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-checkpointer-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'test.db');
+  const lines: Array<{ level: string; msg: string }> = [];
+  const log = {
+    debug: (_: unknown, msg: string) => void lines.push({ level: 'debug', msg }),
+    warn: (_: unknown, msg: string) => void lines.push({ level: 'warn', msg }),
+  };
+  const database = await openDatabase({
+    sqliteFile: file,
+    backgroundCheckpoints: { log: log as never, restartFrames: 64, intervalMs: 10, fallbackFrames: 1_000_000 },
+  });
+  let closed = false;
+  cleanups.push(async () => {
+    if (!closed) await database.close();
+  });
+  await sql`create table filler (id integer primary key, payload text not null)`.execute(database.db);
+  const restarts = () => lines.filter((l) => l.msg === 'sqlite wal restarted').length;
+
+  // About a thousand frames in small transactions, with pauses in which the thread can work.
+  let rows = 0;
+  for (let t = 0; t < 80; t++) {
+    await database.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 50; i++) await sql`insert into filler (id, payload) values (${rows++}, ${'x'.repeat(1000)})`.execute(trx);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  const written = fs.statSync(`${file}-wal`).size;
+  // Restarted WALs are written again from their beginning: the file stays far shorter than what
+  // went through it (without restarts it would hold every frame, ~1000).
+  expect(await until(() => restarts() >= 2)).toBe(true);
+  expect(written).toBeLessThan(500 * FRAME_BYTES);
+  expect(lines.filter((l) => l.level === 'warn')).toEqual([]);
+
+  // Closing stops the thread (the test would hang otherwise); every row is in the file.
+  await database.close();
+  closed = true;
+  const check = new BetterSqlite3(file, { readonly: true });
+  try {
+    expect(check.prepare('select count(*) as n from filler').get()).toEqual({ n: rows });
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+  } finally {
+    check.close();
+  }
+}, 60_000);

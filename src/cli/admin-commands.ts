@@ -5,7 +5,7 @@ import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { getUserByEmail, listProjects } from '../tenancy/store.js';
 
-async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = await openAndMigrate(config, createLogger({ logLevel: 'warn' }));
   try {
@@ -15,10 +15,10 @@ async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<
   }
 }
 
-function parseIdList(text: string | undefined): number[] | undefined {
+export function parseIdList(text: string | undefined, option = '--projects'): number[] | undefined {
   if (!text) return undefined;
   const ids = text.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const id of ids) if (!/^\d+$/.test(id)) throw new Error(`--projects takes comma-separated ids, got "${id}"`);
+  for (const id of ids) if (!/^\d+$/.test(id)) throw new Error(`${option} takes comma-separated ids, got "${id}"`);
   return ids.map(Number);
 }
 

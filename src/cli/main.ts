@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { runKeysCommand, runProjectsCommand } from './admin-commands.js';
+import { runQueueCommand } from './queue-commands.js';
 import { runServe, runWorker } from './serve.js';
 
 const USAGE = `Usage: hoglet <command> [options]
@@ -13,6 +14,9 @@ Commands:
                                 scopes ("*" for all, or e.g. "project:read,feature_flag:write")
   keys list [--email E]         list a user's personal API keys (masked)
   projects list                 list projects with their project API keys
+  queue status                  events waiting in the ingestion queue, and parked ones, per lane
+  queue parked [--limit N]      list parked events (they failed processing repeatedly; kept)
+  queue retry [--ids IDS]       put parked events (all, or these queue ids) back in line
 
 Configuration comes from the environment; see the README.`;
 
@@ -25,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
       projects: { type: 'string' },
       label: { type: 'string' },
       email: { type: 'string' },
+      limit: { type: 'string' },
+      ids: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -42,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
       return runKeysCommand(sub, values);
     case 'projects':
       return runProjectsCommand(sub);
+    case 'queue':
+      return runQueueCommand(sub, values);
     default:
       process.stderr.write(`hoglet: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;

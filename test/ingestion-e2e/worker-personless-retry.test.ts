@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromJson } from '../../src/db/values.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import { personlessPersonUuid } from '../../src/ingestion/worker/person-processor.js';
 import { BACKEND } from '../helpers/backend.js';
+import { BOOM, refuseBoomDistinctIds } from '../helpers/faults.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -24,35 +24,11 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
-  await refuseBoomDistinctIds();
+  await refuseBoomDistinctIds(db());
 });
 afterAll(async () => {
   await server.close();
 });
-
-const BOOM = /boom: person_distinct_ids refuses/;
-
-/** The fault: inserting a distinct id that ends in "-boom" fails, in this server's database only. */
-async function refuseBoomDistinctIds(): Promise<void> {
-  const statements =
-    BACKEND === 'sqlite'
-      ? [
-          `CREATE TRIGGER refuse_boom BEFORE INSERT ON person_distinct_ids WHEN NEW.distinct_id LIKE '%-boom'
-           BEGIN SELECT RAISE(ABORT, 'boom: person_distinct_ids refuses this distinct id'); END`,
-        ]
-      : [
-          // Unqualified names land in the test's schema (first on the search path), dropped with it.
-          `CREATE FUNCTION refuse_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-           BEGIN
-             IF NEW.distinct_id LIKE '%-boom' THEN
-               RAISE EXCEPTION 'boom: person_distinct_ids refuses this distinct id';
-             END IF;
-             RETURN NEW;
-           END $$`,
-          `CREATE TRIGGER refuse_boom BEFORE INSERT ON person_distinct_ids FOR EACH ROW EXECUTE FUNCTION refuse_boom()`,
-        ];
-  for (const statement of statements) await sql.raw(statement).execute(db());
-}
 
 interface SentEvent {
   event: string;

@@ -7,9 +7,11 @@ import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../d
 import { validationError } from '../http/errors.js';
 import type { Team, User } from '../tenancy/models.js';
 import { serializeUserBasic } from '../tenancy/serializers.js';
-import { getUser } from '../tenancy/store.js';
+import { getTeam, getUser } from '../tenancy/store.js';
 import { insertInsight, readTrendsEvents, updateInsight, type Insight, type InsightFields } from './store.js';
-import { computeTrends, readTrendsQuery, trendsWindow, TrendsQueryError, type TrendsResult } from './trends.js';
+import { computeTrends, readTrendsQuery, TrendsQueryError, type TrendsResult } from './trends.js';
+import { trendsWindow, type TrendsZone } from './trends-window.js';
+import { effectiveTimezone } from './zoned-time.js';
 import { readNameAndDescription } from '../http/fields.js';
 
 type Db = Kysely<Schema>;
@@ -94,23 +96,42 @@ export async function editInsight(ctx: AppContext, team: Team, user: User, insig
   });
 }
 
-/** The insight's trends result now (UTC), or null when its query cannot run. */
-export async function insightResult(database: Database, insight: Insight, now = new Date()): Promise<TrendsResult[] | null> {
+/** Where an environment's trends are computed: its `timezone` and `week_start_day` settings. */
+export function zoneOfTeam(team: Team | undefined): TrendsZone {
+  return { timezone: team?.settings.timezone, weekStartDay: team?.settings.week_start_day };
+}
+
+/**
+ * The insight's trends result now, in its environment's time zone (read when `zone` is not given),
+ * or null when its query cannot run.
+ */
+export async function insightResult(
+  database: Database,
+  insight: Insight,
+  now = new Date(),
+  zone?: TrendsZone,
+): Promise<TrendsResult[] | null> {
   let query;
   try {
     query = readTrendsQuery(insight.query);
   } catch {
     return null;
   }
-  const window = trendsWindow(query, now);
+  const window = trendsWindow(query, now, zone ?? zoneOfTeam(await getTeam(database.db, insight.teamId)));
   const events = await readTrendsEvents(database, insight.teamId, query, window);
   return computeTrends(query, events, window);
 }
 
-/** Users mentioned by a page of objects, read once each. */
+/** Users (and environments' trends zones) mentioned by a page of objects, read once each. */
 export class UserSummaries {
   private readonly cache = new Map<number, Promise<ReturnType<typeof serializeUserBasic> | null>>();
+  private readonly zones = new Map<number, Promise<TrendsZone>>();
   constructor(private readonly db: Db) {}
+  zone(teamId: number): Promise<TrendsZone> {
+    let found = this.zones.get(teamId);
+    if (!found) this.zones.set(teamId, (found = getTeam(this.db, teamId).then(zoneOfTeam)));
+    return found;
+  }
   get(id: number | null): Promise<ReturnType<typeof serializeUserBasic> | null> {
     if (id === null) return Promise.resolve(null);
     let found = this.cache.get(id);
@@ -121,11 +142,12 @@ export class UserSummaries {
 
 /** PostHog's InsightSerializer (the fields Hoglet has), with the computed result. */
 export async function serializeInsight(ctx: AppContext, insight: Insight, users: UserSummaries, now = new Date()) {
+  const zone = await users.zone(insight.teamId);
   const [tiles, createdBy, modifiedBy, result] = await Promise.all([
     dashboardsOfInsight(ctx.database.db, insight.id),
     users.get(insight.createdById),
     users.get(insight.lastModifiedById),
-    insightResult(ctx.database, insight, now),
+    insightResult(ctx.database, insight, now, zone),
   ]);
   return {
     id: insight.id,
@@ -149,7 +171,7 @@ export async function serializeInsight(ctx: AppContext, insight: Insight, users:
     last_modified_at: insight.lastModifiedAt,
     last_modified_by: modifiedBy,
     is_sample: false,
-    timezone: 'UTC',
+    timezone: effectiveTimezone(zone.timezone),
     is_cached: false,
     query_status: null,
   };

@@ -1,15 +1,14 @@
 /**
- * The trends insight, as a pure core: reading a PostHog TrendsQuery, resolving its date range
- * into interval buckets, matching event properties and shaping PostHog's result series. The
- * store hands in the events of the range; nothing here touches storage. All dates are UTC.
+ * The trends insight, as a pure core: reading a PostHog TrendsQuery, matching event properties,
+ * counting per bucket and shaping PostHog's result series. The store hands in the events of the
+ * range; nothing here touches storage. The range and its buckets, in the environment's time
+ * zone, come from trends-window.ts.
  */
 import { matchesProperties, readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
+import { bucketIndex, INTERVALS, parseTrendsDate, type Interval, type TrendsWindow } from './trends-window.js';
 
-export { TrendsQueryError };
-
-export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
-export type Interval = (typeof INTERVALS)[number];
+export { TrendsQueryError, INTERVALS, type Interval, type TrendsWindow };
 
 /** PostHog's math names: `total` counts events, `dau` counts unique persons. */
 export const MATHS = ['total', 'dau'] as const;
@@ -90,10 +89,10 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const range = isObject(source.dateRange) ? source.dateRange : {};
   const dateFrom = range.date_from ?? '-7d';
   const dateTo = range.date_to ?? null;
-  if (typeof dateFrom !== 'string' || parseRelativeDate(dateFrom, new Date()) === null) {
+  if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
     throw new TrendsQueryError(`Unreadable date_from "${String(dateFrom)}".`, attr('dateRange__date_from'));
   }
-  if (dateTo !== null && (typeof dateTo !== 'string' || parseRelativeDate(dateTo, new Date()) === null)) {
+  if (dateTo !== null && (typeof dateTo !== 'string' || parseTrendsDate(dateTo, new Date()) === null)) {
     throw new TrendsQueryError(`Unreadable date_to "${String(dateTo)}".`, attr('dateRange__date_to'));
   }
   const breakdownFilter = isObject(source.breakdownFilter) ? source.breakdownFilter : {};
@@ -114,90 +113,6 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   };
 }
 
-const UNIT_MS = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 } as const;
-
-/**
- * PostHog's relative dates (`-7d`, `-24h`, `-2w`, `-3m`, `-1y`, `dStart`, `mStart`, `yStart`,
- * `all`) and absolute ones (`2026-11-01`, ISO date-times). Relative day/week/month/year ranges
- * start at the beginning of that day, as PostHog's do. `all` goes back to the epoch.
- */
-export function parseRelativeDate(value: string, now: Date): Date | null {
-  const text = value.trim();
-  const startOfDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-  if (text === 'all') return new Date(0);
-  if (text === 'dStart') return startOfDay(now);
-  if (text === 'mStart') return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  if (text === 'yStart') return new Date(Date.UTC(now.getUTCFullYear(), 0, 1));
-  const relative = /^-(\d{1,5})([hdwmy])$/.exec(text);
-  if (relative) {
-    const n = Number(relative[1]);
-    const unit = relative[2] as 'h' | 'd' | 'w' | 'm' | 'y';
-    if (unit === 'h') return new Date(Math.floor((now.getTime() - n * UNIT_MS.h) / UNIT_MS.h) * UNIT_MS.h);
-    if (unit === 'd' || unit === 'w') return startOfDay(new Date(now.getTime() - n * UNIT_MS[unit]));
-    const d = startOfDay(now);
-    if (unit === 'm') d.setUTCMonth(d.getUTCMonth() - n);
-    else d.setUTCFullYear(d.getUTCFullYear() - n);
-    return d;
-  }
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) {
-    const d = new Date(text.length === 10 ? `${text}T00:00:00Z` : /Z|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text}Z`);
-    return Number.isNaN(d.getTime()) ? null : d;
-  }
-  return null;
-}
-
-/** The start of the interval bucket holding `d` (weeks start on Sunday, PostHog's default). */
-export function bucketStart(d: Date, interval: Interval): Date {
-  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-  switch (interval) {
-    case 'hour':
-      return new Date(Math.floor(d.getTime() / UNIT_MS.h) * UNIT_MS.h);
-    case 'day':
-      return new Date(day);
-    case 'week':
-      return new Date(day - d.getUTCDay() * UNIT_MS.d);
-    case 'month':
-      return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
-  }
-}
-
-function nextBucket(d: Date, interval: Interval): Date {
-  if (interval === 'hour') return new Date(d.getTime() + UNIT_MS.h);
-  if (interval === 'day') return new Date(d.getTime() + UNIT_MS.d);
-  if (interval === 'week') return new Date(d.getTime() + UNIT_MS.w);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** PostHog's `days` (machine) and `labels` (human) for a bucket. */
-function bucketNames(d: Date, interval: Interval): { day: string; label: string } {
-  const iso = d.toISOString();
-  const human = `${d.getUTCDate()}-${MONTHS[d.getUTCMonth()]}-${d.getUTCFullYear()}`;
-  if (interval === 'hour') return { day: `${iso.slice(0, 10)} ${iso.slice(11, 19)}`, label: `${human} ${iso.slice(11, 16)}` };
-  return { day: iso.slice(0, 10), label: human };
-}
-
-export interface TrendsWindow {
-  /** Inclusive lower bound of the events to read. */
-  from: Date;
-  /** Exclusive upper bound. */
-  to: Date;
-  buckets: Date[];
-}
-
-/** The range the query covers at `now`, cut into interval buckets. */
-export function trendsWindow(query: TrendsQuery, now: Date): TrendsWindow {
-  const from = bucketStart(parseRelativeDate(query.dateFrom, now) ?? now, query.interval);
-  const toDate = query.dateTo === null ? now : (parseRelativeDate(query.dateTo, now) ?? now);
-  // A bare date as date_to means "through that day".
-  const to = query.dateTo !== null && /^\d{4}-\d{2}-\d{2}$/.test(query.dateTo.trim()) ? new Date(toDate.getTime() + UNIT_MS.d) : toDate;
-  const buckets: Date[] = [];
-  for (let b = from; b.getTime() < to.getTime() && buckets.length < 5000; b = nextBucket(b, query.interval)) buckets.push(b);
-  const end = query.dateTo === null ? nextBucket(bucketStart(now, query.interval), query.interval) : to;
-  return { from, to: end, buckets };
-}
-
 /** Event names the store must read; null when a series counts all events. */
 export function eventNamesOf(query: TrendsQuery): string[] | null {
   if (query.series.some((s) => s.event === null)) return null;
@@ -215,13 +130,12 @@ function breakdownValue(event: TrendsEvent, key: string): string {
 }
 
 /** Counts per bucket (events, or distinct persons for `dau`). */
-function countSeries(events: TrendsEvent[], series: TrendsSeries, window: TrendsWindow, interval: Interval): number[] {
-  const index = new Map(window.buckets.map((b, i) => [b.getTime(), i]));
+function countSeries(events: TrendsEvent[], series: TrendsSeries, window: TrendsWindow): number[] {
   const totals = new Array<number>(window.buckets.length).fill(0);
   const persons = window.buckets.map(() => new Set<string>());
   for (const event of events) {
-    const i = index.get(bucketStart(new Date(event.timestamp), interval).getTime());
-    if (i === undefined) continue;
+    const i = bucketIndex(window, new Date(event.timestamp).getTime());
+    if (i < 0) continue;
     if (series.math === 'dau') persons[i]!.add(event.personId ?? event.distinctId);
     else totals[i]! += 1;
   }
@@ -230,7 +144,6 @@ function countSeries(events: TrendsEvent[], series: TrendsSeries, window: Trends
 
 /** PostHog's trends result: one entry per series (per breakdown value when broken down). */
 export function computeTrends(query: TrendsQuery, events: readonly TrendsEvent[], window: TrendsWindow): TrendsResult[] {
-  const names = window.buckets.map((b) => bucketNames(b, query.interval));
   const inRange = events.filter((e) => {
     const t = new Date(e.timestamp).getTime();
     return t >= window.from.getTime() && t < window.to.getTime() && matchesProperties(e.properties, query.properties);
@@ -250,10 +163,10 @@ export function computeTrends(query: TrendsQuery, events: readonly TrendsEvent[]
       math_property: null,
       properties: series.properties,
     };
-    const base = { action, labels: names.map((n) => n.label), days: names.map((n) => n.day) };
+    const base = { action, labels: window.labels, days: window.days };
     const label = series.customName ?? series.name;
     if (query.breakdown === null) {
-      const data = countSeries(matching, series, window, query.interval);
+      const data = countSeries(matching, series, window);
       results.push({ ...base, label, count: data.reduce((a, b) => a + b, 0), data });
       return;
     }
@@ -267,7 +180,7 @@ export function computeTrends(query: TrendsQuery, events: readonly TrendsEvent[]
     const rest = ranked.slice(BREAKDOWN_LIMIT).flatMap(([, list]) => list);
     if (rest.length) kept.push([BREAKDOWN_OTHER, rest]);
     for (const [value, list] of kept) {
-      const data = countSeries(list, series, window, query.interval);
+      const data = countSeries(list, series, window);
       results.push({ ...base, label: `${label} - ${value}`, count: data.reduce((a, b) => a + b, 0), data, breakdown_value: value });
     }
   });

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchesFilter } from '../../src/insights/properties.js';
-import {
-  BREAKDOWN_NULL,
-  bucketStart,
-  computeTrends,
-  parseRelativeDate,
-  readTrendsQuery,
-  trendsWindow,
-  TrendsQueryError,
-  type TrendsEvent,
-} from '../../src/insights/trends.js';
+import { BREAKDOWN_NULL, computeTrends, readTrendsQuery, TrendsQueryError, type TrendsEvent } from '../../src/insights/trends.js';
+import { bucketStart, parseTrendsDate as parseRelativeDate, trendsWindow } from '../../src/insights/trends-window.js';
 
 const NOW = new Date('2026-11-21T10:30:00Z'); // a Saturday
 

@@ -1,0 +1,77 @@
+/**
+ * Wall-clock arithmetic in an IANA time zone with Intl (the zone data shipped with Node), for
+ * trends buckets. A "wall" time is the zone's local date and time held as milliseconds on a
+ * UTC-like timeline (Date.UTC of the local fields), so calendar steps are plain UTC arithmetic.
+ */
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+
+function formatterFor(timezone: string): Intl.DateTimeFormat | null {
+  let formatter = formatters.get(timezone);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-US', {
+        timeZone: timezone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
+    } catch {
+      formatter = null;
+    }
+    formatters.set(timezone, formatter);
+  }
+  return formatter;
+}
+
+/**
+ * The zone trends are computed in: the environment's `timezone` when the runtime knows it, else
+ * UTC (missing, not a string, or unknown), as PostHog falls back to UTC.
+ */
+export function effectiveTimezone(timezone: unknown): string {
+  if (typeof timezone !== 'string' || timezone.trim() === '') return 'UTC';
+  return formatterFor(timezone) ? timezone : 'UTC';
+}
+
+/** The wall clock an instant shows in `timezone`. */
+export function toWall(instant: number, timezone: string): number {
+  const formatter = timezone === 'UTC' ? null : formatterFor(timezone);
+  if (!formatter) return instant;
+  const whole = Math.floor(instant / 1000) * 1000;
+  const p: Record<string, number> = {};
+  for (const part of formatter.formatToParts(new Date(whole))) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + (instant - whole);
+}
+
+/**
+ * The instant at which `timezone`'s clock shows `wall`. When the clock shows it twice (the hour
+ * repeated when DST ends) the earlier instant; when never (skipped by DST, e.g. a midnight some
+ * zones jump over) the instant the gap ends, which is the first instant of that local day.
+ */
+export function fromWall(wall: number, timezone: string): number {
+  if (timezone === 'UTC' || !formatterFor(timezone)) return wall;
+  const offsets = new Set([-DAY_MS, 0, DAY_MS].map((shift) => toWall(wall + shift, timezone) - (wall + shift)));
+  const exact = [...offsets].map((o) => wall - o).filter((t) => toWall(t, timezone) === wall);
+  if (exact.length) return Math.min(...exact);
+  return Math.max(...[...offsets].map((o) => wall - o));
+}
+
+/** Wall-clock midnight of the day holding `wall`. */
+export const wallDay = (wall: number): number => Math.floor(wall / DAY_MS) * DAY_MS;
+
+/** `wall` moved by whole calendar months, the day clamped to the month's length (31 Mar - 1 month = 28/29 Feb). */
+export function addMonths(wall: number, months: number): number {
+  const d = new Date(wall);
+  const target = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
+  const year = Math.floor(target / 12);
+  const month = target - year * 12;
+  const day = Math.min(d.getUTCDate(), new Date(Date.UTC(year, month + 1, 0)).getUTCDate());
+  return Date.UTC(year, month, day) + (wall - wallDay(wall));
+}

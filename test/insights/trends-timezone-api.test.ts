@@ -3,6 +3,8 @@
  * midnight, counted in their local days; the serializer reports the environment's zone.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { insightResult } from '../../src/insights/service.js';
+import { getInsight } from '../../src/insights/store.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -79,6 +81,16 @@ describe('trends in the environment time zone', () => {
 
     const list = await server.request(`${env()}/insights/`);
     expect(list.body.results.find((i: any) => i.id === insight.id)).toMatchObject({ timezone: 'America/New_York' });
+  });
+
+  it('subscription reports read the environment zone too (insightResult without a zone)', async () => {
+    await setZone({ timezone: 'America/New_York' });
+    const created = await createInsight(trends('2025-11-18', '2025-11-20'));
+    const { database } = server.running.ctx;
+    const insight = await getInsight(database.db, server.bootstrap.team.id, created.id);
+    const [r] = (await insightResult(database, insight!, new Date()))!;
+    expect(r!.data).toEqual([1, 3, 0]);
+    expect(r!.labels).toEqual(['18-Nov-2025', '19-Nov-2025', '20-Nov-2025']);
   });
 
   it('gives the day DST ends its 25 hours', async () => {

@@ -11,7 +11,7 @@ import { getTeam, getUser } from '../tenancy/store.js';
 import { insertInsight, readTrendsEvents, updateInsight, type Insight, type InsightFields } from './store.js';
 import { computeTrends, readTrendsQuery, TrendsQueryError, type TrendsResult } from './trends.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
-import { effectiveTimezone } from './zoned-time.js';
+import { effectiveTimezone } from '../lib/zoned-time.js';
 import { readNameAndDescription } from '../http/fields.js';
 
 type Db = Kysely<Schema>;

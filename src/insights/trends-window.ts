@@ -7,7 +7,7 @@
  * name the buckets by their local date. Boundaries come out as UTC instants, so the store reads
  * with plain range conditions on both backends; DST days are simply 23 or 25 hours long.
  */
-import { addMonths, DAY_MS, effectiveTimezone, fromWall, HOUR_MS, toWall, wallDay } from './zoned-time.js';
+import { addMonths, DAY_MS, effectiveTimezone, fromWall, HOUR_MS, toWall, wallDay } from '../lib/zoned-time.js';
 
 export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bucketIndex, bucketStart, parseTrendsDate, trendsWindow, type TrendsRange, type TrendsZone } from '../../src/insights/trends-window.js';
-import { effectiveTimezone, fromWall, toWall } from '../../src/insights/zoned-time.js';
+import { effectiveTimezone, fromWall, toWall } from '../../src/lib/zoned-time.js';
 
 const NOW = new Date('2026-11-21T10:30:00Z'); // a Saturday; 05:30 in New York (EST), 16:00 in Kolkata
 

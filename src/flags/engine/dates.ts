@@ -6,6 +6,10 @@
  * wall clock "now" in that timezone. Timezone arithmetic uses Intl (IANA data shipped with Node).
  */
 
+import { DAY_MS, fromWallExact, HOUR_MS, toWall } from '../../lib/zoned-time.js';
+
+export { isValidTimezone } from '../../lib/zoned-time.js';
+
 /** A wall-clock time with no zone, held as milliseconds of a UTC-epoch-like timeline. */
 type NaiveMillis = number;
 
@@ -13,65 +17,15 @@ const RELATIVE_DATE = /^-?(\d+)([hdwmy])$/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const BARE_DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
 const NAIVE_DATETIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
-const formatterCache = new Map<string, Intl.DateTimeFormat | null>();
-
-function formatterFor(timezone: string): Intl.DateTimeFormat | null {
-  let formatter = formatterCache.get(timezone);
-  if (formatter === undefined) {
-    try {
-      formatter = new Intl.DateTimeFormat('en-US', {
-        timeZone: timezone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      });
-    } catch {
-      formatter = null; // unknown zone: callers fall back to UTC, like an unparsable team timezone
-    }
-    formatterCache.set(timezone, formatter);
-  }
-  return formatter;
-}
-
-/** Whether Intl knows this IANA name. */
-export function isValidTimezone(timezone: string): boolean {
-  return formatterFor(timezone) !== null;
-}
 
 /** Wall clock of an instant in a timezone. */
-export function toWallClock(instantMs: number, timezone: string): NaiveMillis {
-  const formatter = timezone === 'UTC' ? null : formatterFor(timezone);
-  if (!formatter) return instantMs;
-  const wholeSecond = Math.floor(instantMs / 1000) * 1000;
-  const parts: Record<string, number> = {};
-  for (const part of formatter.formatToParts(new Date(wholeSecond))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-  return wall + (instantMs - wholeSecond);
-}
+export const toWallClock: (instantMs: number, timezone: string) => NaiveMillis = toWall;
 
 /**
  * The instant at which the timezone's wall clock shows `naive`. In a DST overlap the earliest
  * instant wins; in a spring-forward gap there is none (null), as in the reference.
  */
-export function fromWallClock(naive: NaiveMillis, timezone: string): number | null {
-  if (timezone === 'UTC' || !formatterFor(timezone)) return naive;
-  const offsets = new Set([
-    toWallClock(naive - DAY_MS, timezone) - (naive - DAY_MS),
-    toWallClock(naive, timezone) - naive,
-    toWallClock(naive + DAY_MS, timezone) - (naive + DAY_MS),
-  ]);
-  const candidates = [...offsets].map((offset) => naive - offset).filter((t) => toWallClock(t, timezone) === naive);
-  return candidates.length === 0 ? null : Math.min(...candidates);
-}
+export const fromWallClock: (naive: NaiveMillis, timezone: string) => number | null = fromWallExact;
 
 function daysInMonth(year: number, monthIndex: number): number {
   return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();

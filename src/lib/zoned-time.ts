@@ -1,7 +1,8 @@
 /**
  * Wall-clock arithmetic in an IANA time zone with Intl (the zone data shipped with Node), for
- * trends buckets. A "wall" time is the zone's local date and time held as milliseconds on a
- * UTC-like timeline (Date.UTC of the local fields), so calendar steps are plain UTC arithmetic.
+ * trends buckets and the flag engine's date operators. A "wall" time is the zone's local date and
+ * time held as milliseconds on a UTC-like timeline (Date.UTC of the local fields), so calendar
+ * steps are plain UTC arithmetic.
  */
 
 export const HOUR_MS = 3_600_000;
@@ -31,6 +32,11 @@ function formatterFor(timezone: string): Intl.DateTimeFormat | null {
   return formatter;
 }
 
+/** Whether Intl knows this IANA name. */
+export function isValidTimezone(timezone: string): boolean {
+  return formatterFor(timezone) !== null;
+}
+
 /**
  * The zone trends are computed in: the environment's `timezone` when the runtime knows it, else
  * UTC (missing, not a string, or unknown), as PostHog falls back to UTC.
@@ -50,6 +56,12 @@ export function toWall(instant: number, timezone: string): number {
   return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + (instant - whole);
 }
 
+/** The instants at which `timezone`'s clock shows `wall`: two in a DST overlap, none in a gap. */
+function wallInstants(wall: number, timezone: string): { exact: number[]; offsets: number[] } {
+  const offsets = [...new Set([-DAY_MS, 0, DAY_MS].map((shift) => toWall(wall + shift, timezone) - (wall + shift)))];
+  return { exact: offsets.map((o) => wall - o).filter((t) => toWall(t, timezone) === wall), offsets };
+}
+
 /**
  * The instant at which `timezone`'s clock shows `wall`. When the clock shows it twice (the hour
  * repeated when DST ends) the earlier instant; when never (skipped by DST, e.g. a midnight some
@@ -57,10 +69,16 @@ export function toWall(instant: number, timezone: string): number {
  */
 export function fromWall(wall: number, timezone: string): number {
   if (timezone === 'UTC' || !formatterFor(timezone)) return wall;
-  const offsets = new Set([-DAY_MS, 0, DAY_MS].map((shift) => toWall(wall + shift, timezone) - (wall + shift)));
-  const exact = [...offsets].map((o) => wall - o).filter((t) => toWall(t, timezone) === wall);
+  const { exact, offsets } = wallInstants(wall, timezone);
   if (exact.length) return Math.min(...exact);
-  return Math.max(...[...offsets].map((o) => wall - o));
+  return Math.max(...offsets.map((o) => wall - o));
+}
+
+/** As fromWall, but a wall time skipped by DST has no instant (null), as in PostHog's flag reference. */
+export function fromWallExact(wall: number, timezone: string): number | null {
+  if (timezone === 'UTC' || !formatterFor(timezone)) return wall;
+  const { exact } = wallInstants(wall, timezone);
+  return exact.length ? Math.min(...exact) : null;
 }
 
 /** Wall-clock midnight of the day holding `wall`. */

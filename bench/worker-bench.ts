@@ -62,7 +62,8 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
 
 /** The worker on what an existing SQLite data folder has queued (bench/run.ts: capture's leftovers). */
 export async function drainExisting(dataDir: string, maxSeconds: number): Promise<WorkerFigure> {
-  const database = await openAndMigrate(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' }), pino({ level: 'silent' }));
+  // As `hoglet worker` opens it (long-running: WAL checkpoints on their own thread).
+  const database = await openAndMigrate(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' }), pino({ level: 'silent' }), true);
   try {
     const queued = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     return { ...(await timeWorker(database, maxSeconds, 1000)), queued: Number(queued.n) };
@@ -96,7 +97,7 @@ async function workerBenchOnce(options: {
   const schema = options.databaseUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
   const env = { DATA_DIR: dir, DATABASE_URL: options.databaseUrl ?? '', ...(schema ? { DATABASE_SCHEMA: schema } : {}) };
   const log = pino({ level: 'silent' });
-  const database = await openAndMigrate(loadConfig(env), log);
+  const database = await openAndMigrate(loadConfig(env), log, true);
   try {
     const boot = await bootstrapIfEmpty(database, { email: 'bench@hoglet.local', personalApiKey: undefined });
     const queue = new IngestionQueueWriter(database, log, 0);

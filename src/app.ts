@@ -18,12 +18,15 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'hoglet' } });
 }
 
-/** Opens the configured database and brings its schema up to date. */
-export async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
+/**
+ * Opens the configured database and brings its schema up to date. `longRunning` (the server and
+ * the worker, not one-shot commands) moves SQLite's WAL checkpoints to a thread of their own.
+ */
+export async function openAndMigrate(config: Config, log: Logger, longRunning = false): Promise<Database> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'hoglet.db'),
-    backgroundCheckpoints: { log },
+    ...(longRunning ? { backgroundCheckpoints: { log } } : {}),
     ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}),
   });
   try {
@@ -74,7 +77,7 @@ class Resources {
 
 /** Storage, caches and services shared by the server and the worker. */
 async function openContext(config: Config, log: Logger, resources: Resources): Promise<AppContext> {
-  const database = await openAndMigrate(config, log);
+  const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());

@@ -66,6 +66,9 @@ function rewriteSql(text: string): string {
   return /^\s*begin\s*;?\s*$/i.test(text) ? 'begin immediate' : text;
 }
 
+/** The main connection's automatic checkpoint when no background thread checkpoints (64 MB of WAL). */
+const AUTOCHECKPOINT_FRAMES = 16384;
+
 /** Statements kept compiled: Kysely asks for a fresh one per query, and compiling is not free. */
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -101,7 +104,8 @@ function wrapSqlite(raw: BetterSqlite3.Database) {
 }
 
 function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
-  let raw: BetterSqlite3.Database;
+  let raw: BetterSqlite3.Database | undefined;
+  let checkpointer: Checkpointer | undefined;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     raw = new BetterSqlite3(file);
@@ -112,12 +116,14 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
     // Fewer, larger checkpoints: under sustained ingestion the default (every 4 MB of WAL) spends
     // a sixth of the worker's time checkpointing. With background checkpoints this is only the
     // fallback. 64 MB of page cache keeps hot indexes in memory.
-    raw.pragma(`wal_autocheckpoint = ${checkpoints ? fallbackAutocheckpointFrames(checkpoints) : 16384}`);
+    raw.pragma(`wal_autocheckpoint = ${checkpoints ? fallbackAutocheckpointFrames(checkpoints) : AUTOCHECKPOINT_FRAMES}`);
     raw.pragma('cache_size = -65536');
+    const connection = raw;
+    if (checkpoints) checkpointer = startCheckpointer(file, checkpoints, () => connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_FRAMES}`));
   } catch (error) {
+    raw?.close();
     throw new DatabaseOpenError(`cannot open the SQLite database at ${file}: ${(error as Error).message}`);
   }
-  const checkpointer: Checkpointer | undefined = checkpoints && startCheckpointer(file, checkpoints);
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: wrapSqlite(raw) }) });
   return {
     db,

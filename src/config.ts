@@ -81,6 +81,14 @@ function parseProcesses(value: string | undefined): number {
   return n;
 }
 
+/** A timer's period: at least 1 ms (0 would spin), at most what setTimeout takes (2^31 - 1). */
+function parseMilliseconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 2_147_483_647) throw new ConfigError(`${name} must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`);
+  return n;
+}
+
 function parseSchema(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
@@ -111,7 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestionWorker: parseWorkerMode(env.INGESTION_WORKER?.trim()),
     spikeEventsPerSecond: parseNonNegative('INGESTION_SPIKE_EVENTS_PER_SECOND', env.INGESTION_SPIKE_EVENTS_PER_SECOND, 1000),
     ingestionCommitDelayMs: parseNonNegative('INGESTION_COMMIT_DELAY_MS', env.INGESTION_COMMIT_DELAY_MS, 2),
-    ingestionPollMs: parseNonNegative('INGESTION_POLL_MS', env.INGESTION_POLL_MS, 200),
+    ingestionPollMs: parseMilliseconds('INGESTION_POLL_MS', env.INGESTION_POLL_MS, 200),
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),

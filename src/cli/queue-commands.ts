@@ -29,6 +29,8 @@ export async function runQueueCommand(sub: string | undefined, options: { limit?
   }
   if (sub === 'retry') {
     const ids = parseIdList(options.ids, '--ids');
+    // An empty list (say, an empty shell variable) must not widen into "all".
+    if (options.ids !== undefined && (ids === undefined || ids.length === 0)) throw new Error('--ids needs at least one queue id; leave it out to retry every parked event');
     return withDatabase(async (database) => {
       const count = await retryParked(database, ids);
       process.stdout.write(`${count} parked event${count === 1 ? '' : 's'} put back in the queue; the ingestion worker takes them in order\n`);

@@ -51,6 +51,13 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
     if (slots.size === 0) resolveDone(exitCode);
   };
 
+  const relayWake = (message: ClusterMessage) => {
+    // Slot 0 may be on its way out (its channel closes before its exit is seen): a wake for it
+    // then has no one to wake, and sending on a closed channel would be an error.
+    const first = workers[0];
+    if (!stopping && first?.isConnected()) first.send(message, () => undefined);
+  };
+
   const fork = (slot: number): Promise<string> => {
     // Only slot 0 may run the ingestion worker; the others would only wait for its lease.
     const env: Record<string, string> = { [SLOT_VARIABLE]: String(slot) };
@@ -59,10 +66,11 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
     slots.set(worker, slot);
     workers[slot] = worker;
     return new Promise<string>((resolve, reject) => {
+      worker.on('error', (error) => log.warn({ err: error, slot }, 'server process channel error'));
       worker.on('message', (message: unknown) => {
         if (!isClusterMessage(message)) return;
         if (message.hoglet === 'ready') resolve(message.url);
-        else if (message.hoglet === 'queue-committed') workers[0]?.send(message);
+        else if (message.hoglet === 'queue-committed') relayWake(message);
       });
       worker.on('exit', (code, signal) => {
         slots.delete(worker);
@@ -72,7 +80,13 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
           if (slots.size === 0) resolveDone(exitCode);
           return;
         }
-        if (!started) return; // the start below fails and stops the rest
+        if (!started) {
+          // Any process lost while the cluster starts fails the start (slot 0 is the one that
+          // runs the worker: a cluster without it must not report itself ready).
+          log.error({ slot, code, signal }, 'server process exited while the cluster was starting');
+          stopAll(1);
+          return;
+        }
         log.error({ slot, pid: worker.process.pid, code, signal }, 'server process died; starting another');
         setTimeout(() => {
           if (!stopping) fork(slot).catch((error: unknown) => log.error({ err: error, slot }, 'replacement server process failed'));
@@ -84,21 +98,28 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
   const start = async () => {
     const url = await fork(0);
     await Promise.all(Array.from({ length: config.httpProcesses - 1 }, (_, i) => fork(i + 1)));
+    if (stopping) return;
     started = true;
     log.info({ url, processes: config.httpProcesses, pid: process.pid }, 'hoglet cluster ready');
   };
   start().catch((error: unknown) => {
+    if (stopping) return;
     log.error({ err: error }, 'hoglet cluster could not start');
     stopAll(1);
   });
 
-  let signalled = false;
+  let signals = 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (signalled) return;
-      signalled = true;
-      log.info({ signal }, 'shutting down the server processes');
-      stopAll(0);
+      signals++;
+      if (signals === 1) {
+        log.info({ signal }, 'shutting down the server processes');
+        stopAll(0);
+        return;
+      }
+      // A second signal: whoever is still finishing is killed (as an operator would, by hand).
+      log.warn({ signal, remaining: slots.size }, 'second signal: killing the server processes still running');
+      for (const worker of slots.keys()) worker.process.kill('SIGKILL');
     });
   }
   return done.then((code) => {

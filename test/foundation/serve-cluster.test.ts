@@ -20,11 +20,11 @@ interface Answer {
   body: any;
 }
 
-/** One request on a connection of its own (no keep-alive agent). */
-function request(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+/** One request on a connection of its own (no keep-alive agent), unless an agent is given. */
+function request(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, agent: http.Agent | false = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${url}${path}`, { method, agent: false, headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
+    const req = http.request(`${url}${path}`, { method, agent, headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
       let data = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (data += chunk));
@@ -125,15 +125,17 @@ describe('HTTP_PROCESSES=2', () => {
     const { url } = await startCluster({ INGESTION_POLL_MS: '60000' });
     const projects = await api(url, 'GET', '/api/projects/');
     const { id: projectId, api_token: token } = projects.body.results[0];
-    // One capture at a time, each on a new connection: the supervisor hands connections to the
-    // two processes in turn, so both take some of them.
-    for (let i = 0; i < 6; i++) {
+    // The events are read over one kept-alive connection, so that only the captures open new
+    // connections: the supervisor hands those to the two processes in turn, and consecutive
+    // captures alternate between them. Each capture is sent alone and must be processed (long
+    // before the worker's next poll) before the next is sent.
+    const reads = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    cleanups.push(async () => reads.destroy());
+    const read = () => request(url, 'GET', `/api/environments/${projectId}/events/?event=woken&limit=100`, undefined, { authorization: `Bearer ${KEY}` }, reads);
+    await read();
+    for (let i = 0; i < 4; i++) {
       expect((await request(url, 'POST', '/capture/', { api_key: token, event: 'woken', distinct_id: `user-${i}` })).status).toBe(200);
-      const events = await eventually(
-        () => api(url, 'GET', `/api/environments/${projectId}/events/?event=woken&limit=100`),
-        (res) => res.body?.results?.length === i + 1,
-        20_000,
-      );
+      const events = await eventually(read, (res) => res.body?.results?.length === i + 1, 20_000);
       expect(events.body.results).toHaveLength(i + 1);
     }
   }, 180_000);

@@ -55,6 +55,10 @@ describe('hoglet queue', () => {
     const refused = await hoglet('retry', '--ids', `${queueId},x`);
     expect(refused.code).not.toBe(0);
     expect(refused.output).toContain('--ids takes comma-separated ids, got "x"');
+    const empty = await hoglet('retry', '--ids', '');
+    expect(empty.code).not.toBe(0);
+    expect(empty.output).toContain('--ids needs at least one queue id');
+    expect(await hoglet('status')).toEqual({ code: 0, output: 'realtime  waiting=0  parked=1\n' });
 
     await acceptBoomDistinctIds(db);
     expect(await hoglet('retry', '--ids', queueId)).toEqual({ code: 0, output: '1 parked event put back in the queue; the ingestion worker takes them in order\n' });

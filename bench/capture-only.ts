@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { fmt, load, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -15,8 +16,10 @@ const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const profile = process.env.BENCH_CPU_PROFILE;
 const baselineRoot = process.env.BENCH_BASELINE_ROOT;
 
-const captureBody = (token: string) =>
-  JSON.stringify({ api_key: token, event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } });
+// BENCH_PATH=batch measures /batch/ with 100 events a request instead.
+const batch = process.env.BENCH_PATH === 'batch';
+const endpoint = batch ? '/batch/' : '/capture/';
+const body = batch ? batchBody : captureBody;
 
 async function measureHoglet(cwd: string | undefined, withProfile: boolean): Promise<{ result: LoadResult; token: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
@@ -25,7 +28,7 @@ async function measureHoglet(cwd: string | undefined, withProfile: boolean): Pro
   try {
     const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ api_token: string }> };
     const token = projects.results[0]!.api_token;
-    const options = { url: `${hoglet.url}/capture/`, body: captureBody(token), serverPid: hoglet.child.pid };
+    const options = { url: `${hoglet.url}${endpoint}`, body: body(token), serverPid: hoglet.child.pid };
     await load({ ...options, seconds: 1 }); // warm-up
     return { result: await load({ ...options, seconds: SECONDS }), token };
   } finally {
@@ -44,7 +47,7 @@ function line(name: string, r: LoadResult, bare: LoadResult) {
 const current = await measureHoglet(undefined, true);
 const baseline = baselineRoot ? await measureHoglet(baselineRoot, false) : undefined;
 const bareServer = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
-const bareOptions = { url: `${bareServer.url}/capture/`, body: captureBody(`phc_${'x'.repeat(current.token.length - 4)}`), serverPid: bareServer.child.pid };
+const bareOptions = { url: `${bareServer.url}${endpoint}`, body: body(sameLengthToken(current.token)), serverPid: bareServer.child.pid };
 await load({ ...bareOptions, seconds: 1 });
 const bare = await load({ ...bareOptions, seconds: SECONDS });
 await bareServer.stop();

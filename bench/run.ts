@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, load, LOAD_CLIENT, report, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
@@ -34,21 +35,6 @@ function rawSqliteInsertsPerSecond(dir: string): number {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   db.close();
   return rows / seconds;
-}
-
-/** The bare server gets a token of the same length, so both read bodies of the same size. */
-const sameLengthToken = (token: string) => `phc_${'x'.repeat(Math.max(0, token.length - 4))}`;
-
-function captureBody(token: string) {
-  return JSON.stringify({ api_key: token, event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } });
-}
-
-function batchBody(token: string) {
-  const batch = Array.from({ length: 100 }, (_, i) => ({
-    event: i % 10 === 0 ? '$identify' : 'bench event',
-    properties: { distinct_id: `user-${i % 100}`, n: i, $set: { plan: i % 2 ? 'pro' : 'free' }, $current_url: 'https://example.com/pricing' },
-  }));
-  return JSON.stringify({ api_key: token, batch });
 }
 
 async function main() {

@@ -1,4 +1,5 @@
 import { uuidv7 } from '../src/lib/uuid.js';
+import { batchEvents, captureEvent } from './bodies.js';
 import { extractEvents } from '../src/ingestion/core/index.js';
 import type { QueueRow } from '../src/ingestion/queue.js';
 
@@ -87,14 +88,11 @@ export function realisticWorkload(teamId: number, count: number, visitors = 5000
  */
 export function captureWorkload(teamId: number, count: number): QueueRow[] {
   const start = Date.parse('2026-01-01T00:00:00Z');
-  const batchBody = Array.from({ length: 100 }, (_, i) => ({
-    event: i % 10 === 0 ? '$identify' : 'bench event',
-    properties: { distinct_id: `user-${i % 100}`, n: i, $set: { plan: i % 2 ? 'pro' : 'free' }, $current_url: 'https://example.com/pricing' },
-  }));
-  const single = { api_key: 'phc_bench', event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } };
+  const batch = batchEvents('phc_bench');
+  const single = captureEvent('phc_bench');
   const rows: QueueRow[] = [];
   for (let n = 0; rows.length < count; n++) {
-    const bodies = n % 4 === 3 ? [{ value: single, endpoint: 'capture' as const }] : [{ value: { api_key: 'phc_bench', batch: batchBody }, endpoint: 'batch' as const }];
+    const bodies = n % 4 === 3 ? [{ value: single, endpoint: 'capture' as const }] : [{ value: batch, endpoint: 'batch' as const }];
     for (const body of bodies) {
       const extracted = extractEvents({ value: body.value as never, endpoint: body.endpoint });
       if (!extracted.ok) throw new Error('bench body rejected');

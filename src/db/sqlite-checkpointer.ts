@@ -8,7 +8,7 @@
  * - every INTERVAL_MS a PASSIVE checkpoint copies what was committed since the last one, while
  *   writers go on (PASSIVE never waits for anyone);
  * - once the WAL holds RESTART_FRAMES frames and a PASSIVE checkpoint just left only a few
- *   behind, a RESTART checkpoint copies those few and makes the next writer start the WAL from its
+ *   behind (under heavy writing, after a few more PASSIVE rounds), a RESTART checkpoint copies those few and makes the next writer start the WAL from its
  *   beginning, so the file stops growing. RESTART holds the write lock while it copies and while
  *   it waits for readers still using the WAL, so the thread gives it at most BUSY_TIMEOUT_MS:
  *   writers wait at most that long; when readers are still there it gives up and tries again at
@@ -52,7 +52,12 @@ function checkpoint(mode) {
 }
 function tick() {
   try {
-    const passive = checkpoint('PASSIVE');
+    let passive = checkpoint('PASSIVE');
+    // Under heavy writing more arrives while a PASSIVE round copies: a few more rounds, each
+    // copying only what came during the last, bring the remainder down to what a RESTART may copy.
+    for (let round = 0; round < 4 && passive.log >= workerData.restartFrames && passive.log - passive.done > workerData.restartGap; round++) {
+      passive = checkpoint('PASSIVE');
+    }
     const due = passive.log >= workerData.restartFrames && passive.log - passive.done <= workerData.restartGap;
     if (due && !(passive.log === passive.done && passive.log === restartedAt)) {
       const started = Date.now();

@@ -23,7 +23,8 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<boolean>
   return check();
 }
 
-it('restarts the WAL from a thread of its own, so the file stops growing, and loses nothing', async () => {
+/** A fresh SQLite file opened with a checkpoint thread set small, and the lines it logged. */
+async function openWithThread() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-checkpointer-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'test.db');
@@ -42,16 +43,32 @@ it('restarts the WAL from a thread of its own, so the file stops growing, and lo
     if (!closed) await database.close();
   });
   await sql`create table filler (id integer primary key, payload text not null)`.execute(database.db);
-  const restarts = () => lines.filter((l) => l.msg === 'sqlite wal restarted').length;
-
-  // About a thousand frames in small transactions, with pauses in which the thread can work.
   let rows = 0;
-  for (let t = 0; t < 80; t++) {
-    await database.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 50; i++) await sql`insert into filler (id, payload) values (${rows++}, ${'x'.repeat(1000)})`.execute(trx);
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+  return {
+    file,
+    database,
+    lines,
+    rows: () => rows,
+    /** Transactions of fifty 1 KB rows (about 13 frames each), with pauses in which the thread can work. */
+    write: async (transactions: number) => {
+      for (let t = 0; t < transactions; t++) {
+        await database.db.transaction().execute(async (trx) => {
+          for (let i = 0; i < 50; i++) await sql`insert into filler (id, payload) values (${rows++}, ${'x'.repeat(1000)})`.execute(trx);
+        });
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    },
+    restarts: () => lines.filter((l) => l.msg === 'sqlite wal restarted').length,
+    close: async () => {
+      closed = true;
+      await database.close();
+    },
+  };
+}
+
+it('restarts the WAL from a thread of its own, so the file stops growing, and loses nothing', async () => {
+  const { file, lines, rows, write, restarts, close } = await openWithThread();
+  await write(80); // about a thousand frames
   const written = fs.statSync(`${file}-wal`).size;
   // Restarted WALs are written again from their beginning: the file stays far shorter than what
   // went through it (without restarts it would hold every frame, ~1000).
@@ -60,11 +77,10 @@ it('restarts the WAL from a thread of its own, so the file stops growing, and lo
   expect(lines.filter((l) => l.level !== 'debug')).toEqual([]);
 
   // Closing stops the thread (the test would hang otherwise); every row is in the file.
-  await database.close();
-  closed = true;
+  await close();
   const check = new BetterSqlite3(file, { readonly: true });
   try {
-    expect(check.prepare('select count(*) as n from filler').get()).toEqual({ n: rows });
+    expect(check.prepare('select count(*) as n from filler').get()).toEqual({ n: rows() });
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
   } finally {
     check.close();
@@ -72,31 +88,7 @@ it('restarts the WAL from a thread of its own, so the file stops growing, and lo
 }, 60_000);
 
 it('leaves the WAL to a reader still using it (giving up at once, writes go on) and restarts it after', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-checkpointer-'));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'test.db');
-  const lines: Array<{ level: string; msg: string }> = [];
-  const log = {
-    debug: (_: unknown, msg: string) => void lines.push({ level: 'debug', msg }),
-    warn: (_: unknown, msg: string) => void lines.push({ level: 'warn', msg }),
-    error: (_: unknown, msg: string) => void lines.push({ level: 'error', msg }),
-  };
-  const database = await openDatabase({
-    sqliteFile: file,
-    backgroundCheckpoints: { log: log as never, restartFrames: 64, intervalMs: 10, fallbackFrames: 1_000_000 },
-  });
-  cleanups.push(() => database.close());
-  const restarts = () => lines.filter((l) => l.msg === 'sqlite wal restarted').length;
-  let rows = 0;
-  const write = async (transactions: number) => {
-    for (let t = 0; t < transactions; t++) {
-      await database.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < 50; i++) await sql`insert into filler (id, payload) values (${rows++}, ${'x'.repeat(1000)})`.execute(trx);
-      });
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  };
-  await sql`create table filler (id integer primary key, payload text not null)`.execute(database.db);
+  const { file, database, lines, rows, write, restarts } = await openWithThread();
   await write(2);
 
   // Another connection (as another process would) reads a snapshot that includes WAL frames,
@@ -105,7 +97,7 @@ it('leaves the WAL to a reader still using it (giving up at once, writes go on) 
   cleanups.push(() => void reader.close());
   reader.exec('begin');
   const seen = (reader.prepare('select count(*) as n from filler').get() as { n: number }).n;
-  expect(seen).toBe(rows);
+  expect(seen).toBe(rows());
 
   // The WAL passes the threshold many times over: the thread cannot restart it under the reader
   // (it gives up at once), and the writes go through.
@@ -120,5 +112,5 @@ it('leaves the WAL to a reader still using it (giving up at once, writes go on) 
   expect(await until(() => restarts() > before)).toBe(true);
   expect(lines.filter((l) => l.level !== 'debug')).toEqual([]);
   const check = (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!;
-  expect(Number(check.n)).toBe(rows);
+  expect(Number(check.n)).toBe(rows());
 }, 60_000);

@@ -35,7 +35,8 @@ export function clusterSlot(): number | undefined {
 
 /** The supervisor: starts the server processes, replaces any that die, stops them all on a signal. */
 export function runSupervisor(config: Config, log: Logger): Promise<number> {
-  const slots = new Map<Worker, number>();
+  /** The server processes alive now. */
+  const slots = new Set<Worker>();
   const workers: Array<Worker | undefined> = [];
   let started = false;
   let stopping = false;
@@ -47,7 +48,7 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
     if (stopping) return;
     stopping = true;
     exitCode = code;
-    for (const worker of slots.keys()) worker.process.kill('SIGTERM');
+    for (const worker of slots) worker.process.kill('SIGTERM');
     if (slots.size === 0) resolveDone(exitCode);
   };
 
@@ -63,7 +64,7 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
     const env: Record<string, string> = { [SLOT_VARIABLE]: String(slot) };
     if (slot > 0) env.INGESTION_WORKER = 'off';
     const worker = cluster.fork(env);
-    slots.set(worker, slot);
+    slots.add(worker);
     workers[slot] = worker;
     return new Promise<string>((resolve, reject) => {
       worker.on('error', (error) => log.warn({ err: error, slot }, 'server process channel error'));
@@ -119,7 +120,7 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
       }
       // A second signal: whoever is still finishing is killed (as an operator would, by hand).
       log.warn({ signal, remaining: slots.size }, 'second signal: killing the server processes still running');
-      for (const worker of slots.keys()) worker.process.kill('SIGKILL');
+      for (const worker of slots) worker.process.kill('SIGKILL');
     });
   }
   return done.then((code) => {
@@ -149,7 +150,8 @@ export function joinCluster(running: RunningApp): void {
       pending = true;
       return;
     }
-    process.send?.({ hoglet: 'queue-committed' } satisfies ClusterMessage);
+    // Not once the channel to the supervisor is closing (the process is on its way out then).
+    if (process.connected) process.send?.({ hoglet: 'queue-committed' } satisfies ClusterMessage, undefined, undefined, () => undefined);
     timer = setTimeout(() => {
       timer = undefined;
       if (pending) {

@@ -28,7 +28,7 @@ function isClusterMessage(message: unknown): message is ClusterMessage {
 }
 
 /** Which slot this server process fills, when it is one of a cluster's. */
-export function clusterSlot(): number | undefined {
+function clusterSlot(): number | undefined {
   if (!cluster.isWorker) return undefined;
   return Number(process.env[SLOT_VARIABLE] ?? 0);
 }

@@ -1,13 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InListQuery, MultiRowInsert, ROWS_PER_INSERT, padInList } from '../../src/db/multi-row-insert.js';
 import { insertPersons } from '../../src/persons/store.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 /** The worker's precompiled statements, on whichever backend the suite runs. */
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
+const server = useTestServer({ INGESTION_WORKER: 'off' });
 
 describe('padInList', () => {
   it('pads to the next power of two (at most max) with the first value, and leaves other lists alone', () => {
@@ -22,8 +19,6 @@ describe('padInList', () => {
 
 describe('InListQuery and MultiRowInsert with returning', () => {
   it('inserts 250 persons in several statements and reads exactly the asked ones back in chunks', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
     const { db } = server.running.ctx.database;
     const teamId = server.bootstrap.team.id;
     const persons = Array.from({ length: 250 }, (_, i) => ({
@@ -50,8 +45,6 @@ describe('InListQuery and MultiRowInsert with returning', () => {
 
 describe('MultiRowInsert without returning', () => {
   it('inserts flat values in one statement or several, and row arrays, leaving the caller\'s arrays as they were', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
     const { db } = server.running.ctx.database;
     const teamId = server.bootstrap.team.id;
     const insert = new MultiRowInsert('ingestion_warnings', ['team_id', 'type', 'source', 'details', 'timestamp']);

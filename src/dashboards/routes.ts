@@ -4,7 +4,7 @@ import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { pathId } from '../insights/routes.js';
-import { UserSummaries } from '../insights/service.js';
+import { PageLookups } from '../insights/service.js';
 import { createDashboard, editDashboard, serializeDashboard, serializeDashboardBasic } from './service.js';
 import { getDashboard, listDashboards, type Dashboard } from './store.js';
 
@@ -26,21 +26,21 @@ export const dashboardRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
       const page = readPage(request.query);
       const includeDeleted = (request.query as Record<string, string | undefined>).deleted === 'true';
       const { count, dashboards } = await listDashboards(db, request.team!.id, { includeDeleted, ...page });
-      const users = new UserSummaries(db);
+      const users = new PageLookups(db);
       return paginate(request, page, count, await Promise.all(dashboards.map((d) => serializeDashboardBasic(d, users))));
     });
 
     app.post(`${url}/`, write, async (request, reply) => {
       const dashboard = await createDashboard(ctx, request.team!, request.principal!.user, request.body);
       reply.code(201);
-      return serializeDashboard(ctx, dashboard, new UserSummaries(db));
+      return serializeDashboard(ctx, dashboard, new PageLookups(db));
     });
 
-    app.get(`${url}/:id/`, read, async (request) => serializeDashboard(ctx, await load(request), new UserSummaries(db)));
+    app.get(`${url}/:id/`, read, async (request) => serializeDashboard(ctx, await load(request), new PageLookups(db)));
 
     app.patch(`${url}/:id/`, write, async (request) => {
       const updated = await editDashboard(ctx, request.team!, request.principal!.user, await load(request), request.body);
-      return serializeDashboard(ctx, updated, new UserSummaries(db));
+      return serializeDashboard(ctx, updated, new PageLookups(db));
     });
 
     // PostHog's ForbidDestroyModel: hard deletes are refused; PATCH `deleted: true` instead.

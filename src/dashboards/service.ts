@@ -1,7 +1,7 @@
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
 import { validationError } from '../http/errors.js';
-import { serializeInsight, type UserSummaries } from '../insights/service.js';
+import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
 import type { Team, User } from '../tenancy/models.js';
 import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
@@ -87,12 +87,12 @@ function basic(dashboard: Dashboard, createdBy: unknown) {
 }
 
 /** DashboardBasicSerializer: what the list answers. */
-export async function serializeDashboardBasic(dashboard: Dashboard, users: UserSummaries) {
+export async function serializeDashboardBasic(dashboard: Dashboard, users: PageLookups) {
   return basic(dashboard, await users.get(dashboard.createdById));
 }
 
 /** DashboardSerializer: with its tiles and their insights' results. */
-export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, users: UserSummaries) {
+export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, users: PageLookups) {
   const tiles = await dashboardInsights(ctx, dashboard);
   return {
     ...basic(dashboard, await users.get(dashboard.createdById)),

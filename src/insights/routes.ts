@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { createInsight, editInsight, serializeInsight, UserSummaries } from './service.js';
+import { createInsight, editInsight, serializeInsight, PageLookups } from './service.js';
 import { getInsight, listInsights, type Insight } from './store.js';
 
 /** A positive integer path id, else 404 (as DRF's lookup would find nothing). */
@@ -35,21 +35,21 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         search: query.search,
         ...page,
       });
-      const users = new UserSummaries(db);
+      const users = new PageLookups(db);
       return paginate(request, page, count, await Promise.all(insights.map((i) => serializeInsight(ctx, i, users))));
     });
 
     app.post(`${url}/`, write, async (request, reply) => {
       const insight = await createInsight(ctx, request.team!, request.principal!.user, request.body);
       reply.code(201);
-      return serializeInsight(ctx, insight, new UserSummaries(db));
+      return serializeInsight(ctx, insight, new PageLookups(db));
     });
 
-    app.get(`${url}/:id/`, read, async (request) => serializeInsight(ctx, await load(request), new UserSummaries(db)));
+    app.get(`${url}/:id/`, read, async (request) => serializeInsight(ctx, await load(request), new PageLookups(db)));
 
     app.patch(`${url}/:id/`, write, async (request) => {
       const updated = await editInsight(ctx, request.team!, request.principal!.user, await load(request), request.body);
-      return serializeInsight(ctx, updated, new UserSummaries(db));
+      return serializeInsight(ctx, updated, new PageLookups(db));
     });
 
     // PostHog's ForbidDestroyModel: hard deletes are refused; PATCH `deleted: true` instead.

@@ -122,8 +122,8 @@ export async function insightResult(
   return computeTrends(query, events, window);
 }
 
-/** Users (and environments' trends zones) mentioned by a page of objects, read once each. */
-export class UserSummaries {
+/** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */
+export class PageLookups {
   private readonly cache = new Map<number, Promise<ReturnType<typeof serializeUserBasic> | null>>();
   private readonly zones = new Map<number, Promise<TrendsZone>>();
   constructor(private readonly db: Db) {}
@@ -141,7 +141,7 @@ export class UserSummaries {
 }
 
 /** PostHog's InsightSerializer (the fields Hoglet has), with the computed result. */
-export async function serializeInsight(ctx: AppContext, insight: Insight, users: UserSummaries, now = new Date()) {
+export async function serializeInsight(ctx: AppContext, insight: Insight, users: PageLookups, now = new Date()) {
   const zone = await users.zone(insight.teamId);
   const [tiles, createdBy, modifiedBy, result] = await Promise.all([
     dashboardsOfInsight(ctx.database.db, insight.id),

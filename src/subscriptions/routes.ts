@@ -4,7 +4,7 @@ import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { pathId } from '../insights/routes.js';
-import { UserSummaries } from '../insights/service.js';
+import { PageLookups } from '../insights/service.js';
 import { serializeSubscription } from './serializers.js';
 import { createSubscription, editSubscription } from './service.js';
 import { getSubscription, listSubscriptions, type Subscription, type SubscriptionListFilter } from './store.js';
@@ -29,7 +29,7 @@ export const subscriptionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
     return subscription;
   }
 
-  async function respond(subscription: Subscription, users = new UserSummaries(db)) {
+  async function respond(subscription: Subscription, users = new PageLookups(db)) {
     return serializeSubscription(subscription, await users.get(subscription.createdById));
   }
 
@@ -47,7 +47,7 @@ export const subscriptionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
         dashboardId: idFilter(query.dashboard),
       };
       const { count, subscriptions } = await listSubscriptions(db, request.team!.id, filter, page);
-      const users = new UserSummaries(db);
+      const users = new PageLookups(db);
       return paginate(request, page, count, await Promise.all(subscriptions.map((s) => respond(s, users))));
     });
 

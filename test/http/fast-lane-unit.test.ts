@@ -113,6 +113,34 @@ describe('the fast lane in front of fastify', () => {
     expect(await (await fetch(`${url}/lane`, { method: 'POST', body: 'x' })).json()).toEqual({ calls: 1 });
   });
 
+  it('writes answers finished together, each to its own client, though one client left meanwhile', async () => {
+    // Three requests held until all have arrived, then finished in one turn of the event loop:
+    // their answers are written together at its end (FastLane.finished). The client of the first
+    // is gone by then; the others still get their own answers, and the lane goes on serving.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let arrive!: () => void;
+    let arrived = 0;
+    const allArrived = new Promise<void>((resolve) => (arrive = () => void (++arrived === 3 && resolve())));
+    const { port, url } = await laneInFront({
+      handle: async (request) => {
+        arrive();
+        await gate;
+        return { status: 200, body: { echo: request.body.toString() } };
+      },
+    });
+    const leaving = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => leaving.once('connect', resolve));
+    leaving.write('POST /lane HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\ngone');
+    const answers = Promise.all(['one', 'two'].map(async (body) => (await fetch(`${url}/lane`, { method: 'POST', body })).json()));
+    await allArrived;
+    leaving.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    expect(await answers).toEqual([{ echo: 'one' }, { echo: 'two' }]);
+    expect(await (await fetch(`${url}/lane`, { method: 'POST', body: 'after' })).json()).toEqual({ echo: 'after' });
+  });
+
   it('turns a thrown error into the envelope: an ApiError its own, anything else a 500 logged once', async () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });

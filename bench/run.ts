@@ -71,6 +71,11 @@ async function main() {
     const bareDecide = await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
     const bareBatch = await load({ url: `${bare.url}/batch/`, body: batchBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
     await bare.stop();
+    // The same bare endpoint served from as many processes as the cluster figure used: with both
+    // cores serving, the like-for-like baseline for that figure.
+    const bareCluster = await spawnServer(['bench/bare-server.ts'], { BARE_PROCESSES: processes }, /listening (http:\/\/\S+)/);
+    const bareClusterDecide = await load({ url: `${bareCluster.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bareCluster.child.pid });
+    await bareCluster.stop();
 
     const bareLine = { name: 'bare fastify', value: bareCapture.requestsPerSecond, unit: 'req/s' };
     report('capture, single event', capture.requestsPerSecond, 'req/s', bareLine, '>= 0.75');
@@ -85,6 +90,9 @@ async function main() {
     process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(decide.requestsPerCpuSecond)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${((decide.requestsPerCpuSecond) / bareDecide.requestsPerCpuSecond).toFixed(2)}\n`);
     report(`decide v3, HTTP_PROCESSES=${processes}`, clusterDecide.requestsPerSecond, 'req/s', { name: 'bare fastify (1 process)', value: bareDecide.requestsPerSecond, unit: 'req/s' }, '>= 0.5, p99 < 5 ms');
     process.stdout.write(`${''.padEnd(44)} p99 ${clusterDecide.p99} ms, non-2xx ${clusterDecide.non2xx}; per server CPU second: ${fmt(clusterDecide.requestsPerCpuSecond)}\n`);
+    process.stdout.write(
+      `${''.padEnd(44)} like for like, bare fastify with ${processes} processes: ${fmt(bareClusterDecide.requestsPerSecond)} req/s (p99 ${bareClusterDecide.p99} ms), ratio ${(clusterDecide.requestsPerSecond / bareClusterDecide.requestsPerSecond).toFixed(2)}\n`,
+    );
 
     // The worker on what capture queued above (comparable with earlier runs of this bench).
     const leftovers = await drainExisting(env.DATA_DIR, Math.max(SECONDS * 2, 10));

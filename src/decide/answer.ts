@@ -75,6 +75,7 @@ export function flagsRoutes(ctx: AppContext): PublicRoute[] {
     path: `/${endpoint}`,
     maxBodyBytes: DECIDE_LIMITS.maxBodyBytes,
     handle: (request: PublicRequest) => answerFlagsRequest(ctx, endpoint, request),
+    gatherAnswers: true,
   }));
 }
 

@@ -18,10 +18,17 @@ afterEach(async () => {
   for (const app of opened.splice(0)) await app.close();
 });
 
-async function laneInFront(options: { handle?: PublicHandler; trustProxy?: boolean | number | string; log?: pino.Logger } = {}) {
+async function laneInFront(options: { handle?: PublicHandler; trustProxy?: boolean | number | string; log?: pino.Logger; gatherAnswers?: boolean } = {}) {
   const trustProxy = options.trustProxy ?? false;
   const lane = new FastLane({
-    routes: [{ path: '/lane', maxBodyBytes: 64, handle: options.handle ?? (async (request) => ({ status: 200, body: { ip: request.ip, query: request.query, body: request.body.toString() } })) }],
+    routes: [
+      {
+        path: '/lane',
+        maxBodyBytes: 64,
+        handle: options.handle ?? (async (request) => ({ status: 200, body: { ip: request.ip, query: request.query, body: request.body.toString() } })),
+        gatherAnswers: options.gatherAnswers ?? false,
+      },
+    ],
     clientAddress: clientAddressResolver(trustProxy),
     log: options.log ?? pino({ level: 'silent' }),
   });
@@ -76,13 +83,15 @@ describe('the fast lane in front of fastify', () => {
     expect((await fetch(`${url}/lane`, { method: 'PUT', body: 'x' })).status).toBe(404);
   });
 
-  it('answers HEAD as GET without a body', async () => {
-    const { port } = await laneInFront();
-    const head = await rawRequest(port, 'HEAD /lane?a=b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    expect(head).toMatch(/^HTTP\/1.1 200 OK\r\n/);
-    expect(head).toMatch(/content-length: \d+\r\n/i);
-    expect(head.endsWith('\r\n\r\n')).toBe(true);
-  });
+  for (const gatherAnswers of [false, true]) {
+    it(`answers HEAD as GET without a body${gatherAnswers ? ', also when answers are gathered' : ''}`, async () => {
+      const { port } = await laneInFront({ gatherAnswers });
+      const head = await rawRequest(port, 'HEAD /lane?a=b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1.1 200 OK\r\n/);
+      expect(head).toMatch(/content-length: \d+\r\n/i);
+      expect(head.endsWith('\r\n\r\n')).toBe(true);
+    });
+  }
 
   it('refuses a body over the limit with 413 and closes the connection, declared or chunked', async () => {
     const { port } = await laneInFront();
@@ -123,6 +132,7 @@ describe('the fast lane in front of fastify', () => {
     let arrived = 0;
     const allArrived = new Promise<void>((resolve) => (arrive = () => void (++arrived === 3 && resolve())));
     const { port, url } = await laneInFront({
+      gatherAnswers: true,
       handle: async (request) => {
         arrive();
         await gate;

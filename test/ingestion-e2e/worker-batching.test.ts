@@ -118,6 +118,7 @@ async function runWith(batchSize: number, spikeEventsPerSecond = 0) {
     key: g.group_key,
     properties: parse(g.group_properties),
     version: Number(g.version),
+    createdAt: g.created_at,
   }));
   const types = (await db.selectFrom('group_type_mappings').select(['group_type', 'group_type_index']).orderBy('group_type_index').execute()).map(
     (t) => [t.group_type, Number(t.group_type_index)],

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 import { InListQuery, MultiRowInsert } from '../../db/multi-row-insert.js';
+import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import { PersonUnitOfWork, type PersonPropertiesCache } from './person-unit.js';
 
@@ -21,12 +22,14 @@ const EVENT_COLUMNS = ['team_id', 'uuid', 'event', 'distinct_id', 'person_id', '
 const EVENT_INSERT = new MultiRowInsert('events', EVENT_COLUMNS, { ignoreConflicts: true });
 
 /**
- * What one worker batch shares while it runs inside its transaction: the persons unit of work,
- * the group type indexes, which event uuids are already stored, and the event rows to insert.
+ * What one worker batch shares while it runs inside its transaction: the persons and groups units
+ * of work, the group type indexes, which event uuids are already stored, and the event rows to
+ * insert.
  * Everything is written by `flush`, at the end of the batch, in multi-row statements.
  */
 export class BatchContext {
   readonly persons: PersonUnitOfWork;
+  readonly groups: GroupUnitOfWork;
   readonly groupTypes: GroupTypeCache;
   /** When this batch stores its events (`created_at`), one value for the whole batch. */
   readonly createdAt = new Date().toISOString();
@@ -42,6 +45,7 @@ export class BatchContext {
     personCache?: PersonPropertiesCache,
   ) {
     this.persons = new PersonUnitOfWork(db, personCache);
+    this.groups = new GroupUnitOfWork(db);
     this.groupTypes = new GroupTypeCache(committedGroupTypes);
   }
 
@@ -106,9 +110,10 @@ export class BatchContext {
     this.eventCount++;
   }
 
-  /** Persons first, then the events (which only refer to persons by uuid). */
+  /** Persons and groups first, then the events (which only refer to persons by uuid). */
   async flush(): Promise<void> {
     await this.persons.flush();
+    await this.groups.flush();
     await EVENT_INSERT.executeFlat(this.db, this.eventValues, this.eventCount);
     this.eventValues.length = 0;
     this.eventCount = 0;

@@ -6,6 +6,7 @@ import { getTeam } from '../../tenancy/store.js';
 import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
 import { InListQuery } from '../../db/multi-row-insert.js';
+import { wellFormedText } from '../../lib/well-formed.js';
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
@@ -43,20 +44,22 @@ interface Parsed {
 }
 
 /**
- * Before the first event: the batch's teams, which of its uuids are stored already, and the
- * persons of every distinct id it names (including the other side of each merge), one query per
- * team for each, instead of several queries per event.
+ * Before the first event: the batch's teams, which of its uuids are stored already, the persons
+ * of every distinct id it names (including the other side of each merge), and the groups its
+ * `$groupidentify`s name (of types whose index is known), one query per team (and group type)
+ * for each, instead of several queries per event.
  */
 async function preload(trx: Db, batch: BatchContext, parsed: Parsed[]): Promise<Map<number, Team | null>> {
   const teams = new Map<number, Team | null>();
-  const byTeam = new Map<number, { uuids: string[]; distinctIds: string[] }>();
+  const byTeam = new Map<number, { uuids: string[]; distinctIds: string[]; groupKeys: Map<number, string[]> }>();
   for (const { teamId, queued } of parsed) {
     let entry = byTeam.get(teamId);
-    if (!entry) byTeam.set(teamId, (entry = { uuids: [], distinctIds: [] }));
+    if (!entry) byTeam.set(teamId, (entry = { uuids: [], distinctIds: [], groupKeys: new Map() }));
     if (!queued.person_only) entry.uuids.push(queued.uuid);
     entry.distinctIds.push(queued.distinct_id);
     const merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties: queued.properties ?? {} });
     if (merge) entry.distinctIds.push(merge.otherDistinctId);
+    if (queued.event === '$groupidentify' && !queued.person_only) addIdentifiedGroup(batch, teamId, queued.properties ?? {}, entry.groupKeys);
   }
   for (const [teamId, entry] of byTeam) {
     const team = (await getTeam(trx, teamId)) ?? null;
@@ -64,8 +67,21 @@ async function preload(trx: Db, batch: BatchContext, parsed: Parsed[]): Promise<
     if (!team) continue;
     await batch.preloadStored(teamId, entry.uuids);
     await batch.persons.preload(teamId, entry.distinctIds);
+    for (const [groupTypeIndex, keys] of entry.groupKeys) await batch.groups.preload(teamId, groupTypeIndex, keys);
   }
   return teams;
+}
+
+/** The group a `$groupidentify` names, by type index, when the type is known and the key usable (as processGroups reads them). */
+function addIdentifiedGroup(batch: BatchContext, teamId: number, properties: Record<string, unknown>, groupKeys: Map<number, string[]>): void {
+  const type = properties.$group_type;
+  const key = properties.$group_key;
+  if (typeof type !== 'string' || !type || (typeof key !== 'string' && typeof key !== 'number') || !String(key)) return;
+  const index = batch.groupTypes.known(teamId, wellFormedText(type));
+  if (index === undefined) return;
+  let keys = groupKeys.get(index);
+  if (!keys) groupKeys.set(index, (keys = []));
+  keys.push(wellFormedText(String(key)));
 }
 
 /**

@@ -91,7 +91,7 @@ export async function processQueuedEvent(
   if (mode.kind === 'personless') properties = stripPersonUpdateFields(properties);
   // Checked first so that events without groups (most) do not pay for an await.
   if (touchesGroups(queued.event, properties)) {
-    warnings.push(...(await processGroups(batch.db, batch.groupTypes, team.id, queued.event, properties, timestamp)));
+    warnings.push(...(await processGroups(batch.db, batch.groupTypes, batch.groups, team.id, queued.event, properties, timestamp)));
   }
 
   let personUuid: string;

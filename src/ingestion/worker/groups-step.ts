@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
-import { ensureGroupTypeIndex, getGroup, insertGroup, updateGroup } from '../../groups/store.js';
+import { ensureGroupTypeIndex } from '../../groups/store.js';
 import { toJson } from '../../db/values.js';
 import { wellFormedText } from '../../lib/well-formed.js';
 import { isPlainObject, type IngestionWarning, type Properties } from '../core/index.js';
+import type { GroupUnitOfWork } from './group-unit.js';
 
 type Db = Kysely<Schema>;
 
@@ -26,6 +27,16 @@ export class GroupTypeCache {
     const index = await ensureGroupTypeIndex(db, teamId, groupType);
     this.local.set(key, index);
     return index;
+  }
+
+  /**
+   * The index when this worker knows it without asking the database (assigned in a committed
+   * batch, or earlier in this one); undefined otherwise. Never assigns one: the batch's preload
+   * uses it, and indexes must be assigned in the order the events first use the types.
+   */
+  known(teamId: number, groupType: string): number | undefined {
+    const key = `${teamId}\u0000${groupType}`;
+    return this.committed.get(key) ?? this.local.get(key);
   }
 
   /** After the batch's transaction committed: its assigned indexes are now durable. */
@@ -51,6 +62,7 @@ export function touchesGroups(event: string, properties: Properties): boolean {
 export async function processGroups(
   db: Db,
   types: GroupTypeCache,
+  groups: GroupUnitOfWork,
   teamId: number,
   event: string,
   properties: Properties,
@@ -68,15 +80,13 @@ export async function processGroups(
         warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
       } else {
         const set = isPlainObject(properties.$group_set) ? properties.$group_set : {};
-        const existing = await getGroup(db, teamId, index, key);
+        const existing = await groups.get(teamId, index, key);
         if (!existing) {
-          await insertGroup(db, { teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
+          groups.create({ teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
         } else {
           const merged = { ...existing.properties, ...set };
           // As stored (well-formed): a `$group_set` value with NUL equals its stored U+FFFD form.
-          if (toJson(merged) !== toJson(existing.properties)) {
-            await updateGroup(db, { ...existing, properties: merged, version: existing.version + 1 });
-          }
+          if (toJson(merged) !== toJson(existing.properties)) groups.update(existing, merged);
         }
         properties[`$group_${index}`] = key;
       }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../../db/database.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
-import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
+import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { PersonPropertiesCache } from './person-unit.js';
@@ -142,14 +142,7 @@ export class IngestionWorker {
   }
 
   private async processLane(lane: Lane): Promise<number> {
-    const rows = await this.database.db
-      .selectFrom('ingestion_queue')
-      .select(['id', 'team_id', 'payload'])
-      .where('lane', '=', lane)
-      .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
-      .orderBy('id')
-      .limit(this.options.batchSize)
-      .execute();
+    const rows = await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS);
     if (rows.length === 0) return 0;
     const started = Date.now();
     try {

@@ -151,6 +151,34 @@ describe('the fast lane in front of fastify', () => {
     expect(await (await fetch(`${url}/lane`, { method: 'POST', body: 'after' })).json()).toEqual({ echo: 'after' });
   });
 
+  it('closes a keep-alive connection whose gathered answer waited while the server began to close', async () => {
+    // The handler starts the shutdown in the very turn its answer is finished: the answer is
+    // written at the turn's end, after `markClosing`, so it must say `connection: close` and the
+    // server must end the socket. Otherwise the keep-alive client would hold the closing server
+    // open until its keep-alive timeout (72 s), longer than this test may run.
+    let app!: FastifyInstance;
+    let closed: Promise<void> | undefined;
+    ({ app } = await laneInFront({
+      gatherAnswers: true,
+      handle: async () => {
+        queueMicrotask(() => (closed = app.close()));
+        return { status: 200, body: { ok: 1 } };
+      },
+    }));
+    const { port } = app.server.address() as net.AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (data) => (received += data.toString('latin1')));
+    const ended = new Promise<void>((resolve) => socket.on('end', resolve));
+    socket.write('GET /lane HTTP/1.1\r\nHost: x\r\n\r\n');
+    await ended;
+    await closed;
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1.1 200 OK\r\n/);
+    expect(received).toMatch(/connection: close/i);
+    expect(bodyOf(received)).toEqual({ ok: 1 });
+  });
+
   it('turns a thrown error into the envelope: an ApiError its own, anything else a 500 logged once', async () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });

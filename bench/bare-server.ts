@@ -25,7 +25,20 @@ if (processes === 1) {
   process.stdout.write(`listening ${await serve()}\n`);
 } else if (cluster.isPrimary) {
   const workers = Array.from({ length: processes }, () => cluster.fork());
-  const urls = await Promise.all(workers.map((w) => new Promise<string>((resolve) => w.once('message', resolve))));
+  // A worker that dies before it listens fails the start (the bench would otherwise wait forever).
+  const urls = await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<string>((resolve, reject) => {
+          w.once('message', resolve);
+          w.once('exit', (code) => reject(new Error(`bare server process exited with ${code} before listening`)));
+        }),
+    ),
+  ).catch((error: Error) => {
+    process.stderr.write(`${error.message}\n`);
+    for (const worker of workers) worker.kill('SIGTERM');
+    process.exit(1);
+  });
   process.stdout.write(`listening ${urls[0]}\n`);
   process.on('SIGTERM', () => {
     for (const worker of workers) worker.kill('SIGTERM');

@@ -37,6 +37,15 @@ function rawSqliteInsertsPerSecond(dir: string): number {
   return rows / seconds;
 }
 
+/** Runs `measure` against a started server and stops the server afterwards, also when measuring fails. */
+async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Promise<T>): Promise<T> {
+  try {
+    return await measure();
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
   process.stdout.write(`Hoglet bench: ${SECONDS}s per HTTP figure, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`);
@@ -46,36 +55,41 @@ async function main() {
 
     const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
     const hoglet = await spawnHoglet([], { ...env, LOG_LEVEL: 'info' });
-    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
-    const token = projects.results[0]!.api_token;
-    await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
-    // The server runs no worker here (capture's queue is drained and timed below): process the
-    // $groupidentify that creates the group type now, so the group flags really evaluate.
-    await drainExisting(env.DATA_DIR, 10);
-    await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
-    const decide = await loadDecide(hoglet.url, token, CONNECTIONS, SECONDS, hoglet.child.pid);
-    const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
-    const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
-    await hoglet.stop();
+    const { token, decide, capture, batch } = await stopAfter(hoglet, async () => {
+      const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
+      const token = projects.results[0]!.api_token;
+      await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
+      // The server runs no worker here (capture's queue is drained and timed below): process the
+      // $groupidentify that creates the group type now, so the group flags really evaluate.
+      await drainExisting(env.DATA_DIR, 10);
+      await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
+      const decide = await loadDecide(hoglet.url, token, CONNECTIONS, SECONDS, hoglet.child.pid);
+      const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
+      const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
+      return { token, decide, capture, batch };
+    });
 
     // Decide again with one server process per core (HTTP_PROCESSES), on the same database.
     const processes = String(os.availableParallelism());
     const cluster = await spawnHoglet([], { ...env, LOG_LEVEL: 'info', HTTP_PROCESSES: processes });
-    await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches
-    const clusterDecide = await loadDecide(cluster.url, token, CONNECTIONS, SECONDS, cluster.child.pid);
-    await cluster.stop();
+    const clusterDecide = await stopAfter(cluster, async () => {
+      await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches
+      return loadDecide(cluster.url, token, CONNECTIONS, SECONDS, cluster.child.pid);
+    });
 
     // Measured after Hoglet, so a neighbour's load spike hits both sides more evenly than before.
     const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
-    const bareCapture = await load({ url: `${bare.url}/capture/`, body: captureBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
-    const bareDecide = await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
-    const bareBatch = await load({ url: `${bare.url}/batch/`, body: batchBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid });
-    await bare.stop();
+    const { bareCapture, bareDecide, bareBatch } = await stopAfter(bare, async () => ({
+      bareCapture: await load({ url: `${bare.url}/capture/`, body: captureBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid }),
+      bareDecide: await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid }),
+      bareBatch: await load({ url: `${bare.url}/batch/`, body: batchBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid }),
+    }));
     // The same bare endpoint served from as many processes as the cluster figure used: with both
     // cores serving, the like-for-like baseline for that figure.
     const bareCluster = await spawnServer(['bench/bare-server.ts'], { BARE_PROCESSES: processes }, /listening (http:\/\/\S+)/);
-    const bareClusterDecide = await load({ url: `${bareCluster.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bareCluster.child.pid });
-    await bareCluster.stop();
+    const bareClusterDecide = await stopAfter(bareCluster, () =>
+      load({ url: `${bareCluster.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bareCluster.child.pid }),
+    );
 
     const bareLine = { name: 'bare fastify', value: bareCapture.requestsPerSecond, unit: 'req/s' };
     report('capture, single event', capture.requestsPerSecond, 'req/s', bareLine, '>= 0.75');

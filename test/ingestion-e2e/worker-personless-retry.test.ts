@@ -11,7 +11,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * The worker's last resort: when an event's batch fails and the event fails again on its own, it
  * is stored without person processing (`$process_person_profile: false`) with an
  * `event_processing_failed` warning, instead of stalling its lane or being lost. The events behind
- * it are processed normally. Identity events have no personless form: they are parked instead.
+ * it are processed normally. Identity events and deferred person updates have no personless form:
+ * they are parked instead.
  *
  * Real database faults, no mocking (person processing fails, the personless event can be stored):
  * - on both backends, a trigger in this test's own database refuses to insert a distinct id
@@ -182,6 +183,41 @@ describe('an identity event whose person processing fails', () => {
     expect(dropped).toEqual([]);
 
     // Parked for good: out of the way of the next case.
+    await db().deleteFrom('ingestion_queue').where('id', '=', left[0]!.id).execute();
+  });
+});
+
+describe('a deferred person update whose person processing fails', () => {
+  it('is parked, not dropped, and the events behind it go on', async () => {
+    // What spike detection leaves in the overflow lane: the event is stored already, this row
+    // carries only its person update. Queued directly, as the worker itself queues it.
+    const teamId = server.bootstrap.team.id;
+    const now = new Date().toISOString();
+    const uuid = randomUUID();
+    await db()
+      .insertInto('ingestion_queue')
+      .values({
+        team_id: teamId,
+        lane: 'overflow',
+        distinct_id: 'deferred-boom',
+        payload: JSON.stringify({ uuid, event: 'signed up', distinct_id: 'deferred-boom', properties: { $set: { name: 'Ada' } }, now, ip: null, person_only: true }),
+        received_at: now,
+      })
+      .execute();
+    const behind = healthy('deferred');
+    await send(behind);
+    await expectProcessedNormally(behind);
+
+    const left = await db().selectFrom('ingestion_queue').select(['id', 'payload', 'attempts']).execute();
+    expect(left).toHaveLength(1);
+    expect(JSON.parse(left[0]!.payload)).toMatchObject({ uuid, person_only: true });
+    expect(left[0]!.attempts).toBe(MAX_PROCESSING_ATTEMPTS);
+    const warnings = await warningsFor('queueId', String(left[0]!.id));
+    expect(warnings.map((w) => w.type)).toEqual(['event_processing_failed']);
+    expect(warnings[0]!.details).toMatchObject({ parked: true, error: expect.stringMatching(BOOM) });
+    const person = await db().selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'deferred-boom').executeTakeFirst();
+    expect(person).toBeUndefined();
+
     await db().deleteFrom('ingestion_queue').where('id', '=', left[0]!.id).execute();
   });
 });

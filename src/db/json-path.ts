@@ -2,13 +2,22 @@ import { sql, type RawBuilder } from 'kysely';
 import type { DialectName } from './database.js';
 
 /**
- * Reading one key of a JSON column is where the dialects truly differ. Both helpers give the
+ * SQLite's JSON path to an object key: quoted, so dots, brackets and `$` in the key are the key's
+ * own; inside the quotes a backslash escapes `"` and `\` (doubled quotes, as in SQL, are not
+ * understood: a key with a `"` was never found).
+ */
+function sqlitePath(key: string): string {
+  return `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * Reading one key of a JSON column is where the dialects truly differ. These helpers give the
  * same answers on both backends: text as the SDKs sent it (`true`/`false` for booleans, digits for
  * numbers), and SQL NULL when the key is missing or null.
  */
 export function jsonText(dialect: DialectName, column: string, key: string): RawBuilder<string | null> {
   if (dialect === 'postgres') return sql<string | null>`(${sql.ref(column)} ->> ${key})`;
-  const path = `$."${key.replace(/"/g, '""')}"`;
+  const path = sqlitePath(key);
   return sql<string | null>`(case json_type(${sql.ref(column)}, ${path})
     when 'true' then 'true' when 'false' then 'false' when 'null' then null
     when 'object' then json_extract(${sql.ref(column)}, ${path}) when 'array' then json_extract(${sql.ref(column)}, ${path})
@@ -21,7 +30,7 @@ export function jsonNumber(dialect: DialectName, column: string, key: string): R
     return sql<number | null>`(case when jsonb_typeof(${sql.ref(column)} -> ${key}) = 'number' then (${sql.ref(column)} ->> ${key})::double precision
       when (${sql.ref(column)} ->> ${key}) ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' then (${sql.ref(column)} ->> ${key})::double precision end)`;
   }
-  const path = `$."${key.replace(/"/g, '""')}"`;
+  const path = sqlitePath(key);
   const value = sql`json_extract(${sql.ref(column)}, ${path})`;
   return sql<number | null>`(case when json_type(${sql.ref(column)}, ${path}) in ('integer', 'real') then ${value}
     when json_type(${sql.ref(column)}, ${path}) = 'text' and trim(${value}) <> '' and trim(${value}) not glob '*[^0-9.eE+-]*'
@@ -31,6 +40,16 @@ export function jsonNumber(dialect: DialectName, column: string, key: string): R
 /** Whether the key is present with a non-null value. */
 export function jsonHasValue(dialect: DialectName, column: string, key: string): RawBuilder<boolean> {
   if (dialect === 'postgres') return sql<boolean>`(${sql.ref(column)} -> ${key} is not null and jsonb_typeof(${sql.ref(column)} -> ${key}) <> 'null')`;
-  const path = `$."${key.replace(/"/g, '""')}"`;
+  const path = sqlitePath(key);
   return sql<boolean>`(coalesce(json_type(${sql.ref(column)}, ${path}), 'null') <> 'null')`;
+}
+
+/**
+ * The key's value as JSON text (`"a"`, `5`, `true`, `{…}`, `null` for a JSON null), SQL NULL when
+ * the key is missing: JSON.parse gives back the value exactly as the SDK sent it, without reading
+ * the rest of the column into the process.
+ */
+export function jsonValueText(dialect: DialectName, column: string, key: string): RawBuilder<string | null> {
+  if (dialect === 'postgres') return sql<string | null>`((${sql.ref(column)} -> ${key})::text)`;
+  return sql<string | null>`(${sql.ref(column)} -> ${sqlitePath(key)})`;
 }

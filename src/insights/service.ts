@@ -8,8 +8,8 @@ import { validationError } from '../http/errors.js';
 import type { Team, User } from '../tenancy/models.js';
 import { serializeUserBasic } from '../tenancy/serializers.js';
 import { getTeam, getUser } from '../tenancy/store.js';
-import { insertInsight, readTrendsEvents, updateInsight, type Insight, type InsightFields } from './store.js';
-import { computeTrends, readTrendsQuery, TrendsQueryError, type TrendsResult } from './trends.js';
+import { forEachTrendsEvent, insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
+import { readTrendsQuery, TrendsCounter, TrendsQueryError, type TrendsResult } from './trends.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { readNameAndDescription } from '../http/fields.js';
@@ -118,8 +118,9 @@ export async function insightResult(
     return null;
   }
   const window = trendsWindow(query, now, zone ?? zoneOfTeam(await getTeam(database.db, insight.teamId)));
-  const events = await readTrendsEvents(database, insight.teamId, query, window);
-  return computeTrends(query, events, window);
+  const counter = new TrendsCounter(query, window);
+  await forEachTrendsEvent(database, insight.teamId, query, window, (event) => counter.add(event));
+  return counter.results();
 }
 
 /** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */

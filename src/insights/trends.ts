@@ -1,14 +1,15 @@
 /**
- * The trends insight, as a pure core: reading a PostHog TrendsQuery, matching event properties,
- * counting per bucket and shaping PostHog's result series. The store hands in the events of the
- * range; nothing here touches storage. The range and its buckets, in the environment's time
+ * The trends insight, as a pure core: reading a PostHog TrendsQuery, then counting its events
+ * per bucket into PostHog's result series (trends-counter.ts). The store feeds the events of the
+ * range in pages; nothing here touches storage. The range and its buckets, in the environment's time
  * zone, come from trends-window.ts.
  */
-import { matchesProperties, readPropertyFilters, type PropertyFilterInput } from './properties.js';
+import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { bucketIndex, INTERVALS, parseTrendsDate, type Interval, type TrendsWindow } from './trends-window.js';
+import { TrendsCounter, BREAKDOWN_NULL, BREAKDOWN_OTHER } from './trends-counter.js';
+import { INTERVALS, parseTrendsDate, type Interval, type TrendsWindow } from './trends-window.js';
 
-export { TrendsQueryError, INTERVALS, type Interval, type TrendsWindow };
+export { TrendsQueryError, INTERVALS, TrendsCounter, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow };
 
 /** PostHog's math names: `total` counts events, `dau` counts unique persons. */
 export const MATHS = ['total', 'dau'] as const;
@@ -119,70 +120,18 @@ export function eventNamesOf(query: TrendsQuery): string[] | null {
   return [...new Set(query.series.map((s) => s.event as string))];
 }
 
-export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
-export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
-const BREAKDOWN_LIMIT = 25;
-
-function breakdownValue(event: TrendsEvent, key: string): string {
-  const value = event.properties[key];
-  if (value === undefined || value === null || value === '') return BREAKDOWN_NULL;
-  return typeof value === 'string' ? value : JSON.stringify(value);
+/** The event property keys a query reads (filters and breakdown): the store reads only these. */
+export function propertyKeysOf(query: TrendsQuery): string[] {
+  const keys = new Set<string>();
+  for (const filter of query.properties) keys.add(filter.key);
+  for (const series of query.series) for (const filter of series.properties) keys.add(filter.key);
+  if (query.breakdown !== null) keys.add(query.breakdown);
+  return [...keys];
 }
 
-/** Counts per bucket (events, or distinct persons for `dau`). */
-function countSeries(events: TrendsEvent[], series: TrendsSeries, window: TrendsWindow): number[] {
-  const totals = new Array<number>(window.buckets.length).fill(0);
-  const persons = window.buckets.map(() => new Set<string>());
-  for (const event of events) {
-    const i = bucketIndex(window, new Date(event.timestamp).getTime());
-    if (i < 0) continue;
-    if (series.math === 'dau') persons[i]!.add(event.personId ?? event.distinctId);
-    else totals[i]! += 1;
-  }
-  return series.math === 'dau' ? persons.map((s) => s.size) : totals;
-}
-
-/** PostHog's trends result: one entry per series (per breakdown value when broken down). */
+/** PostHog's trends result of these events: one entry per series (per breakdown value when broken down). */
 export function computeTrends(query: TrendsQuery, events: readonly TrendsEvent[], window: TrendsWindow): TrendsResult[] {
-  const inRange = events.filter((e) => {
-    const t = new Date(e.timestamp).getTime();
-    return t >= window.from.getTime() && t < window.to.getTime() && matchesProperties(e.properties, query.properties);
-  });
-  const results: TrendsResult[] = [];
-  query.series.forEach((series, order) => {
-    const matching = inRange.filter(
-      (e) => (series.event === null || e.event === series.event) && matchesProperties(e.properties, series.properties),
-    );
-    const action = {
-      id: series.event,
-      type: 'events',
-      order,
-      name: series.name,
-      custom_name: series.customName,
-      math: series.math,
-      math_property: null,
-      properties: series.properties,
-    };
-    const base = { action, labels: window.labels, days: window.days };
-    const label = series.customName ?? series.name;
-    if (query.breakdown === null) {
-      const data = countSeries(matching, series, window);
-      results.push({ ...base, label, count: data.reduce((a, b) => a + b, 0), data });
-      return;
-    }
-    const groups = new Map<string, TrendsEvent[]>();
-    for (const e of matching) {
-      const value = breakdownValue(e, query.breakdown);
-      groups.set(value, [...(groups.get(value) ?? []), e]);
-    }
-    const ranked = [...groups.entries()].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
-    const kept = ranked.slice(0, BREAKDOWN_LIMIT);
-    const rest = ranked.slice(BREAKDOWN_LIMIT).flatMap(([, list]) => list);
-    if (rest.length) kept.push([BREAKDOWN_OTHER, rest]);
-    for (const [value, list] of kept) {
-      const data = countSeries(list, series, window);
-      results.push({ ...base, label: `${label} - ${value}`, count: data.reduce((a, b) => a + b, 0), data, breakdown_value: value });
-    }
-  });
-  return results;
+  const counter = new TrendsCounter(query, window);
+  for (const event of events) counter.add(event);
+  return counter.results();
 }

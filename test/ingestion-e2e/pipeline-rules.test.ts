@@ -136,4 +136,15 @@ describe('ingestion pipeline rules', () => {
     expect((await q([{ key: '$survey_response', value: 'yes' }])).body.results.map((e: any) => e.event)).toEqual(['survey sent']);
     expect((await q([{ key: '$current_url', value: 'x.io/a', operator: 'icontains' }])).body.results.map((e: any) => e.event)).toEqual(['$pageview']);
   });
+
+  it('finds events by property keys holding quotes, backslashes, dots and brackets', async () => {
+    const keys = ['say "hi"', 'back\\slash', 'a.b', 'list[0]', '$x'];
+    await batch(keys.map((key, i) => ({ event: `odd key ${i}`, properties: { distinct_id: 'keys', [key]: `v${i}`, n: i } })));
+    await server.settle();
+    const q = (filters: unknown) => server.request(`${env()}/events/?properties=${encodeURIComponent(JSON.stringify(filters))}`);
+    for (const [i, key] of keys.entries()) {
+      expect((await q([{ key, value: `v${i}` }])).body.results.map((e: any) => e.event), key).toEqual([`odd key ${i}`]);
+      expect((await q([{ key, operator: 'is_set' }])).body.results.map((e: any) => e.event), key).toEqual([`odd key ${i}`]);
+    }
+  });
 });

@@ -4,22 +4,12 @@ import type { Database } from '../db/database.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
 import type { InsightsTable } from './tables.js';
-import { sql, type RawBuilder } from 'kysely';
-import type { DialectName } from '../db/database.js';
 import { jsonValueText } from '../db/json-path.js';
+import { forEachEventPage } from '../events/event-pages.js';
 import { eventNamesOf, propertyKeysOf, type TrendsEvent, type TrendsQuery, type TrendsWindow } from './trends.js';
 
 type Db = Kysely<Schema>;
 
-/**
- * An event's timestamp as a page cursor, to the stored precision: SQLite keeps the ISO text as
- * written; PostgreSQL reads timestamps back to the millisecond (database.ts), which would not
- * be exact for a value stored with microseconds.
- */
-function exactTimestamp(dialect: DialectName): RawBuilder<string> {
-  if (dialect === 'postgres') return sql<string>`to_char(${sql.ref('timestamp')} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-  return sql<string>`${sql.ref('timestamp')}`;
-}
 
 export interface Insight {
   id: number;
@@ -154,9 +144,8 @@ const TRENDS_PAGE = 10_000;
 
 /**
  * The events a trends query reads (the environment's, in the window, of the series' events), handed
- * to `visit` a page at a time in (timestamp, uuid) order, each with only the properties the query
- * looks at. Pages are read by key (after the last one's timestamp and uuid), so each is one index
- * range read and the connection is free between pages.
+ * to `visit` one at a time, each with only the properties the query looks at, read a page at a
+ * time (forEachEventPage).
  */
 export async function forEachTrendsEvent(
   database: Database,
@@ -169,23 +158,18 @@ export async function forEachTrendsEvent(
   const { db, dialect } = database;
   const keys = propertyKeysOf(query);
   const names = eventNamesOf(query);
-  let after: { timestamp: string; uuid: string } | undefined;
-  for (;;) {
+  const select = () => {
     let q = db
       .selectFrom('events')
-      .select(['event', 'distinct_id', 'person_id', 'timestamp', 'uuid'])
-      .select(exactTimestamp(dialect).as('cursor_timestamp'))
+      .select(['event', 'distinct_id', 'person_id', 'timestamp'])
       .select(keys.map((key, i) => jsonValueText(dialect, 'properties', key).as(`p${i}`)))
       .where('team_id', '=', teamId)
       .where('timestamp', '>=', window.from.toISOString())
       .where('timestamp', '<', window.to.toISOString());
     if (names) q = q.where('event', 'in', names);
-    if (after) {
-      const { timestamp, uuid } = after;
-      // `>=` bounds the index range; the rest leaves out what the last page had at that instant.
-      q = q.where('timestamp', '>=', timestamp).where((eb) => eb.or([eb('timestamp', '>', timestamp), eb('uuid', '>', uuid)]));
-    }
-    const rows = (await q.orderBy('timestamp').orderBy('uuid').limit(pageSize).execute()) as Array<Record<string, unknown>>;
+    return q;
+  };
+  await forEachEventPage<Record<string, unknown>>(database, select, { pageSize }, (rows) => {
     for (const row of rows) {
       const properties: Record<string, unknown> = {};
       keys.forEach((key, i) => {
@@ -194,8 +178,5 @@ export async function forEachTrendsEvent(
       });
       visit({ event: row.event as string, distinctId: row.distinct_id as string, personId: row.person_id as string | null, properties, timestamp: row.timestamp as string });
     }
-    if (rows.length < pageSize) return;
-    const last = rows[rows.length - 1]!;
-    after = { timestamp: last.cursor_timestamp as string, uuid: last.uuid as string };
-  }
+  });
 }

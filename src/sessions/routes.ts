@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
+import { forEachEventPage } from '../events/event-pages.js';
 import { fromJson } from '../db/values.js';
 import { ApiError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
@@ -33,29 +34,20 @@ function customChannelRules(team: Team): CustomChannelRule[] {
  */
 async function latestSessions(database: Database, team: Team): Promise<SessionProperties[]> {
   const sessions = new Map<string, SessionAccumulator>();
-  let before: { timestamp: string; uuid: string } | undefined;
-  for (let read = 0; read < SESSION_EVENTS_SCAN_LIMIT; ) {
-    let query = database.db
+  const select = () =>
+    database.db
       .selectFrom('events')
       .select(['uuid', 'event', 'timestamp', 'session_id', 'properties'])
       .where('team_id', '=', team.id)
       .where('session_id', 'is not', null);
-    if (before) {
-      const { timestamp, uuid } = before;
-      query = query.where((eb) => eb.or([eb('timestamp', '<', timestamp), eb.and([eb('timestamp', '=', timestamp), eb('uuid', '<', uuid)])]));
-    }
-    const rows = await query.orderBy('timestamp', 'desc').orderBy('uuid', 'desc').limit(PAGE_SIZE).execute();
+  type Row = { uuid: string; event: string; timestamp: string; session_id: string; properties: unknown };
+  await forEachEventPage<Row>(database, select, { newestFirst: true, pageSize: PAGE_SIZE, maxRows: SESSION_EVENTS_SCAN_LIMIT }, (rows) => {
     for (const row of rows) {
-      const id = row.session_id!;
-      let acc = sessions.get(id);
-      if (!acc) sessions.set(id, (acc = new SessionAccumulator(id)));
+      let acc = sessions.get(row.session_id);
+      if (!acc) sessions.set(row.session_id, (acc = new SessionAccumulator(row.session_id)));
       acc.add({ event: row.event, timestamp: row.timestamp, uuid: row.uuid, properties: fromJson(row.properties) ?? {} });
     }
-    read += rows.length;
-    if (rows.length < PAGE_SIZE) break;
-    const last = rows[rows.length - 1]!;
-    before = { timestamp: last.timestamp, uuid: last.uuid };
-  }
+  });
   const rules = customChannelRules(team);
   const out: SessionProperties[] = [];
   for (const acc of sessions.values()) {

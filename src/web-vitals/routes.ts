@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { jsonText } from '../db/json-path.js';
-import { fromJson } from '../db/values.js';
+import { jsonText, jsonValueText } from '../db/json-path.js';
+import { forEachEventPage } from '../events/event-pages.js';
 import { ApiError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { checkWebVitalsQuery, computeWebVitals, WEB_VITALS_EVENT, type PathCleaningFilter } from '../recordings/core/index.js';
+import { checkWebVitalsQuery, WEB_VITALS_EVENT, WEB_VITALS_PROPERTY_KEYS, WebVitalsSamples, type PathCleaningFilter } from '../recordings/core/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -29,21 +29,33 @@ export const webVitalsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
       const filters = Array.isArray(team.settings.path_cleaning_filters)
         ? (team.settings.path_cleaning_filters as PathCleaningFilter[])
         : [];
-      const pathname = jsonText(ctx.database.dialect, 'properties', '$pathname');
-      const rows = await ctx.database.db
-        .selectFrom('events')
-        .select(['timestamp', 'properties'])
-        .where('team_id', '=', team.id)
-        .where('event', '=', WEB_VITALS_EVENT)
-        .where('timestamp', '>=', since)
-        // Without cleaning rules the path compares as sent, so other pages' events need not be read
-        // (events without `$pathname` are kept: the core falls back to `$current_url`).
-        .$if(filters.length === 0, (q) => q.where((eb) => eb.or([eb(pathname, '=', check.pathname), eb(pathname, 'is', null)])))
-        .execute();
-      return computeWebVitals(
-        rows.map((r) => ({ event: WEB_VITALS_EVENT, timestamp: r.timestamp, properties: fromJson(r.properties) ?? {} })),
-        { pathname: check.pathname, now, weekStartDay: weekStart, pathCleaningFilters: filters },
-      );
+      const { dialect } = ctx.database;
+      const pathname = jsonText(dialect, 'properties', '$pathname');
+      const select = () =>
+        ctx.database.db
+          .selectFrom('events')
+          .select('timestamp')
+          .select(WEB_VITALS_PROPERTY_KEYS.map((key, i) => jsonValueText(dialect, 'properties', key).as(`p${i}`)))
+          .where('team_id', '=', team.id)
+          .where('event', '=', WEB_VITALS_EVENT)
+          .where('timestamp', '>=', since)
+          // Without cleaning rules the path compares as sent, so other pages' events need not be read
+          // (events without `$pathname` are kept: the core falls back to `$current_url`).
+          .$if(filters.length === 0, (q) => q.where((eb) => eb.or([eb(pathname, '=', check.pathname), eb(pathname, 'is', null)])));
+      // A page of events at a time, each with only the properties the core reads: a busy site
+      // sends one for most page views, more than the process should hold at once.
+      const samples = new WebVitalsSamples({ pathname: check.pathname, now, weekStartDay: weekStart, pathCleaningFilters: filters });
+      await forEachEventPage<Record<string, unknown>>(ctx.database, select, { pageSize: 10_000 }, (rows) => {
+        for (const row of rows) {
+          const properties: Record<string, unknown> = {};
+          WEB_VITALS_PROPERTY_KEYS.forEach((key, i) => {
+            const text = row[`p${i}`];
+            if (typeof text === 'string') properties[key] = JSON.parse(text);
+          });
+          samples.add({ event: WEB_VITALS_EVENT, timestamp: row.timestamp as string, properties });
+        }
+      });
+      return samples.response();
     });
   }
 };

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toJson } from '../../src/db/values.js';
+import { forEachEventPage } from '../../src/events/event-pages.js';
 import { forEachTrendsEvent } from '../../src/insights/store.js';
 import { computeTrends, readTrendsQuery, TrendsCounter, type TrendsEvent } from '../../src/insights/trends.js';
 import { trendsWindow } from '../../src/insights/trends-window.js';
@@ -18,6 +19,8 @@ const NOW = new Date('2025-11-21T12:00:00Z');
 
 /** The events as stored, and what the in-memory core is given for them. */
 const events: TrendsEvent[] = [];
+/** Their uuids and timestamps as stored, in the same order. */
+const keys: Array<{ uuid: string; timestamp: string }> = [];
 
 function plan(n: number): unknown {
   // Strings, numbers, booleans, null, objects, arrays, a missing key, an empty string.
@@ -41,9 +44,11 @@ beforeAll(async () => {
     const personId = n % 6 === 0 ? null : `person-${n % 13}`;
     const distinctId = `user-${n % 17}`;
     events.push({ event, distinctId, personId, properties, timestamp });
+    const uuid = randomUUID();
+    keys.push({ uuid, timestamp });
     rows.push({
       team_id: server.bootstrap.team.id,
-      uuid: randomUUID(),
+      uuid,
       event,
       distinct_id: distinctId,
       person_id: personId,
@@ -104,5 +109,28 @@ describe('trends read in pages', () => {
       // Every stored event of the range once: none skipped or read twice at a page boundary.
       expect(read, `page size ${pageSize}`).toBe(inRange.length);
     }
+  });
+});
+
+describe('event pages', () => {
+  // Microsecond text sorts as its instant here: every fraction has six digits or none.
+  const instant = (t: string) => t.replace(/\.(\d{3})Z$/, '.$1000Z');
+  const ordered = () => [...keys].sort((a, b) => (instant(a.timestamp) < instant(b.timestamp) ? -1 : instant(a.timestamp) > instant(b.timestamp) ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  const select = () => server.running.ctx.database.db.selectFrom('events').select('uuid').where('team_id', '=', server.bootstrap.team.id);
+
+  it.each([
+    ['oldest first', false],
+    ['newest first', true],
+  ])('read every event once, %s, across runs of equal timestamps', async (_, newestFirst) => {
+    const read: string[] = [];
+    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst, pageSize: 7 }, (rows) => read.push(...rows.map((r) => r.uuid)));
+    const expected = ordered().map((k) => k.uuid);
+    expect(read).toEqual(newestFirst ? expected.reverse() : expected);
+  });
+
+  it('stop after the page that reaches maxRows', async () => {
+    const pages: number[] = [];
+    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst: true, pageSize: 7, maxRows: 20 }, (rows) => pages.push(rows.length));
+    expect(pages).toEqual([7, 7, 7]);
   });
 });

@@ -176,73 +176,94 @@ function isoDay(ms: number): string {
  * Computes the web vitals response from `$web_vitals` events (events with another `event` name are
  * ignored; events without `event` are assumed to be `$web_vitals`). UTC only.
  */
-export function computeWebVitals(
-  events: Iterable<WebVitalsEventInput>,
-  options: WebVitalsOptions,
-): WebVitalsResponse {
-  const now = (options.now ?? new Date()).getTime();
-  const weekStartDay = options.weekStartDay ?? 0;
-  const filters = options.pathCleaningFilters ?? [];
-  const dateFrom = startOfDayUtc(now - 7 * DAY_MS);
-  const dateTo = startOfDayUtc(now) + DAY_MS - 1;
-  const target = cleanPath(options.pathname, filters);
+export function computeWebVitals(events: Iterable<WebVitalsEventInput>, options: WebVitalsOptions): WebVitalsResponse {
+  const samples = new WebVitalsSamples(options);
+  for (const event of events) samples.add(event);
+  return samples.response();
+}
 
-  const firstWeek = startOfWeekUtc(dateFrom, weekStartDay);
-  const weeks: number[] = [];
-  for (let w = firstWeek; w <= dateTo; w += 7 * DAY_MS) weeks.push(w);
+/** The event property keys the computation reads (a store reads only these). */
+export const WEB_VITALS_PROPERTY_KEYS: readonly string[] = ['$pathname', '$current_url', ...WEB_VITALS_METRICS.map((m) => `$web_vitals_${m}_value`)];
 
-  const samples = new Map<WebVitalsMetric, number[][]>();
-  for (const metric of WEB_VITALS_METRICS) samples.set(metric, weeks.map(() => []));
+/**
+ * computeWebVitals fed an event at a time (a store reads them in pages): only each metric's values
+ * per week are kept, never the events.
+ */
+export class WebVitalsSamples {
+  private readonly now: number;
+  private readonly weekStartDay: 0 | 1;
+  private readonly filters: readonly PathCleaningFilter[];
+  private readonly dateFrom: number;
+  private readonly dateTo: number;
+  private readonly target: string;
+  private readonly firstWeek: number;
+  private readonly weeks: number[] = [];
+  private readonly samples = new Map<WebVitalsMetric, number[][]>();
 
-  for (const event of events) {
-    if (event.event !== undefined && event.event !== WEB_VITALS_EVENT) continue;
-    if (!isRecord(event.properties)) continue;
+  constructor(options: WebVitalsOptions) {
+    this.now = (options.now ?? new Date()).getTime();
+    this.weekStartDay = options.weekStartDay ?? 0;
+    this.filters = options.pathCleaningFilters ?? [];
+    this.dateFrom = startOfDayUtc(this.now - 7 * DAY_MS);
+    this.dateTo = startOfDayUtc(this.now) + DAY_MS - 1;
+    this.target = cleanPath(options.pathname, this.filters);
+    this.firstWeek = startOfWeekUtc(this.dateFrom, this.weekStartDay);
+    for (let w = this.firstWeek; w <= this.dateTo; w += 7 * DAY_MS) this.weeks.push(w);
+    for (const metric of WEB_VITALS_METRICS) this.samples.set(metric, this.weeks.map(() => []));
+  }
+
+  add(event: WebVitalsEventInput): void {
+    if (event.event !== undefined && event.event !== WEB_VITALS_EVENT) return;
+    if (!isRecord(event.properties)) return;
     const ts = toMillis(event.timestamp);
-    if (!Number.isFinite(ts) || ts < dateFrom || ts > dateTo) continue;
+    if (!Number.isFinite(ts) || ts < this.dateFrom || ts > this.dateTo) return;
     const path = pathnameOf(event.properties);
-    if (path === undefined || cleanPath(path, filters) !== target) continue;
-    const bucket = Math.floor((startOfWeekUtc(ts, weekStartDay) - firstWeek) / (7 * DAY_MS));
+    if (path === undefined || cleanPath(path, this.filters) !== this.target) return;
+    const bucket = Math.floor((startOfWeekUtc(ts, this.weekStartDay) - this.firstWeek) / (7 * DAY_MS));
     for (const metric of WEB_VITALS_METRICS) {
       const value = numericValue(event.properties[`$web_vitals_${metric}_value`]);
-      if (value !== undefined) samples.get(metric)![bucket]!.push(value);
+      if (value !== undefined) this.samples.get(metric)![bucket]!.push(value);
     }
   }
 
-  const results: WebVitalsSeries[] = WEB_VITALS_METRICS.map((metric, order) => {
-    const data = samples.get(metric)!.map((values) => quantileLinear(values, WEB_VITALS_QUANTILE));
-    return {
-      action: {
-        id: WEB_VITALS_EVENT,
-        type: 'events',
-        order,
-        name: metric,
-        custom_name: metric,
-        math: 'p90',
-        math_property: `$web_vitals_${metric}_value`,
-        math_hogql: null,
-        math_group_type_index: null,
-        properties: {},
-      },
-      label: metric,
-      count: data.reduce((a, b) => a + b, 0),
-      data,
-      labels: weeks.map(label),
-      days: weeks.map(isoDay),
-    };
-  });
+  response(): WebVitalsResponse {
+    const { now, dateFrom, dateTo, target, weeks, samples } = this;
+    const results: WebVitalsSeries[] = WEB_VITALS_METRICS.map((metric, order) => {
+      const data = samples.get(metric)!.map((values) => quantileLinear(values, WEB_VITALS_QUANTILE));
+      return {
+        action: {
+          id: WEB_VITALS_EVENT,
+          type: 'events',
+          order,
+          name: metric,
+          custom_name: metric,
+          math: 'p90',
+          math_property: `$web_vitals_${metric}_value`,
+          math_hogql: null,
+          math_group_type_index: null,
+          properties: {},
+        },
+        label: metric,
+        count: data.reduce((a, b) => a + b, 0),
+        data,
+        labels: weeks.map(label),
+        days: weeks.map(isoDay),
+      };
+    });
 
-  const nowIso = new Date(now).toISOString();
-  return {
-    results,
-    is_cached: false,
-    last_refresh: nowIso,
-    next_allowed_client_refresh: new Date(now + 60_000).toISOString(),
-    cache_key: `web_vitals_${target}_${isoDay(now)}`,
-    timezone: 'UTC',
-    hogql: '',
-    timings: [],
-    modifiers: {},
-    resolved_date_range: { date_from: new Date(dateFrom).toISOString(), date_to: new Date(dateTo).toISOString() },
-    query_status: null,
-  };
+    const nowIso = new Date(now).toISOString();
+    return {
+      results,
+      is_cached: false,
+      last_refresh: nowIso,
+      next_allowed_client_refresh: new Date(now + 60_000).toISOString(),
+      cache_key: `web_vitals_${target}_${isoDay(now)}`,
+      timezone: 'UTC',
+      hogql: '',
+      timings: [],
+      modifiers: {},
+      resolved_date_range: { date_from: new Date(dateFrom).toISOString(), date_to: new Date(dateTo).toISOString() },
+      query_status: null,
+    };
+  }
 }

@@ -1,0 +1,52 @@
+import type { SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/database.js';
+import { exactTimestamp } from '../db/exact-timestamp.js';
+import type { Schema } from '../db/schema.js';
+
+/** A select from `events` with the caller's selection, whatever it is. */
+type EventsQuery = SelectQueryBuilder<Schema, 'events', any>;
+
+export interface EventPagesOptions {
+  /** Newest first (default: oldest first). */
+  newestFirst?: boolean;
+  /** Rows per query: what is held in memory at once. */
+  pageSize: number;
+  /** Stop after about this many rows (the page that reaches it is still handed over whole). */
+  maxRows?: number;
+}
+
+/**
+ * Reads the events a query selects a page at a time, in (timestamp, uuid) order, handing each page
+ * to `visit`: for reads whose ranges may hold more events than the process should hold at once
+ * (trends, sessions, web vitals). Pages are read by key, after the last one's timestamp and uuid
+ * (exact, see exact-timestamp.ts): each is one index range read that starts where the last one
+ * ended, and the connection is free between pages.
+ */
+export async function forEachEventPage<R>(
+  database: Database,
+  query: () => EventsQuery,
+  options: EventPagesOptions,
+  visit: (rows: R[]) => void,
+): Promise<void> {
+  const direction = options.newestFirst ? 'desc' : 'asc';
+  let after: { timestamp: string; uuid: string } | undefined;
+  for (let read = 0; options.maxRows === undefined || read < options.maxRows; ) {
+    let q = query().select(['uuid as page_uuid']).select(exactTimestamp(database.dialect).as('page_timestamp'));
+    if (after) {
+      const { timestamp, uuid } = after;
+      // The timestamp bound starts the index range at the cursor; the rest leaves out what the
+      // last page had at that very instant.
+      q = options.newestFirst
+        ? q.where('timestamp', '<=', timestamp).where((eb) => eb.or([eb('timestamp', '<', timestamp), eb('uuid', '<', uuid)]))
+        : q.where('timestamp', '>=', timestamp).where((eb) => eb.or([eb('timestamp', '>', timestamp), eb('uuid', '>', uuid)]));
+    }
+    const rows = (await q.orderBy('timestamp', direction).orderBy('uuid', direction).limit(options.pageSize).execute()) as Array<
+      R & { page_uuid: string; page_timestamp: string }
+    >;
+    if (rows.length > 0) visit(rows);
+    read += rows.length;
+    if (rows.length < options.pageSize) return;
+    const last = rows[rows.length - 1]!;
+    after = { timestamp: last.page_timestamp, uuid: last.page_uuid };
+  }
+}

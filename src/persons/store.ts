@@ -245,19 +245,23 @@ export async function deletePersonRow(db: Db, teamId: number, personId: number):
   await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', '=', personId).execute();
 }
 
-/** Distinct ids per person, oldest first. */
+/**
+ * Distinct ids per person, oldest first; persons asked for BATCH_ROWS at a time, so a page of any
+ * size (list endpoints have no maximum `limit`) stays under both backends' parameter limits.
+ */
 export async function distinctIdsOf(db: Db, personIds: number[]): Promise<Map<number, string[]>> {
   const map = new Map<number, string[]>();
-  if (personIds.length === 0) return map;
-  const rows = await db
-    .selectFrom('person_distinct_ids')
-    .select(['person_id', 'distinct_id'])
-    .where('person_id', 'in', personIds)
-    .execute();
-  for (const row of rows) {
-    const list = map.get(Number(row.person_id)) ?? [];
-    list.push(row.distinct_id);
-    map.set(Number(row.person_id), list);
+  for (let i = 0; i < personIds.length; i += BATCH_ROWS) {
+    const rows = await db
+      .selectFrom('person_distinct_ids')
+      .select(['person_id', 'distinct_id'])
+      .where('person_id', 'in', personIds.slice(i, i + BATCH_ROWS))
+      .execute();
+    for (const row of rows) {
+      const list = map.get(Number(row.person_id)) ?? [];
+      list.push(row.distinct_id);
+      map.set(Number(row.person_id), list);
+    }
   }
   return map;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InListQuery, MultiRowInsert, ROWS_PER_INSERT, padInList } from '../../src/db/multi-row-insert.js';
-import { insertPersons } from '../../src/persons/store.js';
+import { distinctIdsOf, insertDistinctIds, insertPersons } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
 
 /** The worker's precompiled statements, on whichever backend the suite runs. */
@@ -70,4 +70,23 @@ describe('MultiRowInsert without returning', () => {
     expect(rows.every((r) => !Object.isFrozen(r) && r.length === 5)).toBe(true);
     await expect(insert.execute(db, [[teamId, 'bad', 'test', '{}']])).rejects.toThrow('expected 5 values in row 0, got 4');
   }, 60_000);
+});
+
+describe('distinctIdsOf', () => {
+  it('reads the distinct ids of more persons than either backend takes parameters in one statement', async () => {
+    // A persons page of any size (list endpoints have no maximum limit) asks for all its persons.
+    const { db } = server.running.ctx.database;
+    const teamId = server.bootstrap.team.id;
+    const ids = await insertPersons(db, [0, 1, 2].map((i) => ({ uuid: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`, teamId, properties: {}, isIdentified: false, createdAt: '2026-01-01T00:00:00.000Z', version: 0 })));
+    const [a, b, c] = [...ids.values()];
+    await insertDistinctIds(db, [
+      { teamId, distinctId: 'many-a1', personId: a! },
+      { teamId, distinctId: 'many-a2', personId: a! },
+      { teamId, distinctId: 'many-c', personId: c! },
+    ]);
+    // 70,000 ids, most of them no person's: over SQLite's 32,766 and PostgreSQL's 65,535.
+    const asked = [a!, ...Array.from({ length: 70_000 }, (_, i) => 10_000_000 + i), b!, c!];
+    const found = await distinctIdsOf(db, asked);
+    expect(Object.fromEntries([...found].map(([id, list]) => [id, [...list].sort()]))).toEqual({ [a!]: ['many-a1', 'many-a2'], [c!]: ['many-c'] });
+  });
 });

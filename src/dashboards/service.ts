@@ -1,3 +1,4 @@
+import { mapInOrder } from '../lib/map-in-order.js';
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
 import { validationError } from '../http/errors.js';
@@ -98,16 +99,14 @@ export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, 
     ...basic(dashboard, await users.get(dashboard.createdById)),
     filters: {},
     variables: {},
-    tiles: await Promise.all(
-      tiles.map(async ({ tile, insight }) => ({
-        id: tile.id,
-        layouts: tile.layouts,
-        color: tile.color,
-        insight: await serializeInsight(ctx, insight, users),
-        text: null,
-        deleted: false,
-        is_cached: false,
-      })),
-    ),
+    tiles: await mapInOrder(tiles, async ({ tile, insight }) => ({
+      id: tile.id,
+      layouts: tile.layouts,
+      color: tile.color,
+      insight: await serializeInsight(ctx, insight, users),
+      text: null,
+      deleted: false,
+      is_cached: false,
+    })),
   };
 }

@@ -1,3 +1,4 @@
+import { mapInOrder } from '../lib/map-in-order.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../http/errors.js';
@@ -36,7 +37,7 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         ...page,
       });
       const users = new PageLookups(db);
-      return paginate(request, page, count, await Promise.all(insights.map((i) => serializeInsight(ctx, i, users))));
+      return paginate(request, page, count, await mapInOrder(insights, (i) => serializeInsight(ctx, i, users)));
     });
 
     app.post(`${url}/`, write, async (request, reply) => {

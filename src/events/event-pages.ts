@@ -1,6 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, DialectName } from '../db/database.js';
 import { exactTimestamp } from '../db/exact-timestamp.js';
+import { jsonValueText } from '../db/json-path.js';
 import type { Schema } from '../db/schema.js';
 
 /** A select from `events` with the caller's selection, whatever it is. */
@@ -34,11 +35,14 @@ export async function forEachEventPage<R>(
     let q = query().select(['uuid as page_uuid']).select(exactTimestamp(database.dialect).as('page_timestamp'));
     if (after) {
       const { timestamp, uuid } = after;
-      // The timestamp bound starts the index range at the cursor; the rest leaves out what the
-      // last page had at that very instant.
+      // The plain timestamp bound starts the index range at the cursor; the row value leaves out
+      // what the last page had at that very instant. (Written as `timestamp > c or uuid > u`
+      // instead, SQLite left the (team, event, timestamp) index for (team, timestamp) and read
+      // every event of the range.) A run of one instant longer than a page is read again from
+      // its start on each page: cheap unless thousands of events share one timestamp.
       q = options.newestFirst
-        ? q.where('timestamp', '<=', timestamp).where((eb) => eb.or([eb('timestamp', '<', timestamp), eb('uuid', '<', uuid)]))
-        : q.where('timestamp', '>=', timestamp).where((eb) => eb.or([eb('timestamp', '>', timestamp), eb('uuid', '>', uuid)]));
+        ? q.where('timestamp', '<=', timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '<', eb.tuple(timestamp, uuid)))
+        : q.where('timestamp', '>=', timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '>', eb.tuple(timestamp, uuid)));
     }
     const rows = (await q.orderBy('timestamp', direction).orderBy('uuid', direction).limit(options.pageSize).execute()) as Array<
       R & { page_uuid: string; page_timestamp: string }
@@ -49,4 +53,22 @@ export async function forEachEventPage<R>(
     const last = rows[rows.length - 1]!;
     after = { timestamp: last.page_timestamp, uuid: last.page_uuid };
   }
+}
+
+/** The selections reading only these keys of `properties`, as `p0`, `p1`, … (JSON text). */
+export function propertyColumns(dialect: DialectName, keys: readonly string[]) {
+  return keys.map((key, i) => jsonValueText(dialect, 'properties', key).as(`p${i}`));
+}
+
+/**
+ * The keys read by propertyColumns back into their values (missing keys stay absent). A
+ * null-prototype bag: a key `__proto__` is a property like any other, as in the stored JSON.
+ */
+export function readPropertyColumns(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const properties = Object.create(null) as Record<string, unknown>;
+  keys.forEach((key, i) => {
+    const text = row[`p${i}`];
+    if (typeof text === 'string') properties[key] = JSON.parse(text);
+  });
+  return properties;
 }

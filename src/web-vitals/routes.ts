@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { jsonText, jsonValueText } from '../db/json-path.js';
-import { forEachEventPage } from '../events/event-pages.js';
+import { jsonText } from '../db/json-path.js';
+import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
 import { ApiError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { checkWebVitalsQuery, WEB_VITALS_EVENT, WEB_VITALS_PROPERTY_KEYS, WebVitalsSamples, type PathCleaningFilter } from '../recordings/core/index.js';
@@ -35,7 +35,7 @@ export const webVitalsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
         ctx.database.db
           .selectFrom('events')
           .select('timestamp')
-          .select(WEB_VITALS_PROPERTY_KEYS.map((key, i) => jsonValueText(dialect, 'properties', key).as(`p${i}`)))
+          .select(propertyColumns(dialect, WEB_VITALS_PROPERTY_KEYS))
           .where('team_id', '=', team.id)
           .where('event', '=', WEB_VITALS_EVENT)
           .where('timestamp', '>=', since)
@@ -46,14 +46,7 @@ export const webVitalsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
       // sends one for most page views, more than the process should hold at once.
       const samples = new WebVitalsSamples({ pathname: check.pathname, now, weekStartDay: weekStart, pathCleaningFilters: filters });
       await forEachEventPage<Record<string, unknown>>(ctx.database, select, { pageSize: 10_000 }, (rows) => {
-        for (const row of rows) {
-          const properties: Record<string, unknown> = {};
-          WEB_VITALS_PROPERTY_KEYS.forEach((key, i) => {
-            const text = row[`p${i}`];
-            if (typeof text === 'string') properties[key] = JSON.parse(text);
-          });
-          samples.add({ event: WEB_VITALS_EVENT, timestamp: row.timestamp as string, properties });
-        }
+        for (const row of rows) samples.add({ event: WEB_VITALS_EVENT, timestamp: row.timestamp as string, properties: readPropertyColumns(row, WEB_VITALS_PROPERTY_KEYS) });
       });
       return samples.response();
     });

@@ -36,10 +36,13 @@ beforeAll(async () => {
     let timestamp = new Date(base).toISOString();
     // PostgreSQL stores microseconds; the cursor must not lose them (SQLite keeps the worker's text).
     if (BACKEND === 'postgres' && n % 10 >= 8) timestamp = timestamp.replace('.000Z', `.000${n % 10}5${n % 10}Z`);
-    const properties: Record<string, unknown> = { n, 'odd "key".x': n % 3 === 0 ? 'quoted' : null };
+    // Null-prototype bags, as the read gives: a missing `__proto__` key is missing, not Object.prototype.
+    const properties: Record<string, unknown> = Object.assign(Object.create(null), { n, 'odd "key".x': n % 3 === 0 ? 'quoted' : null });
     const value = plan(n);
     if (value !== undefined) properties.plan = value;
     if (n % 4 === 0) properties.amount = n;
+    // A key like any other in the stored JSON (an own property, not the prototype).
+    if (n % 3 === 1) Object.defineProperty(properties, '__proto__', { value: `proto-${n % 2}`, enumerable: true, writable: true, configurable: true });
     const event = n % 5 === 0 ? 'view' : 'buy';
     const personId = n % 6 === 0 ? null : `person-${n % 13}`;
     const distinctId = `user-${n % 17}`;
@@ -77,6 +80,7 @@ const QUERIES: Array<[string, Record<string, unknown>]> = [
     series: [{ kind: 'EventsNode', event: null, math: 'dau' }],
     breakdownFilter: { breakdown: 'n', breakdown_type: 'event' },
   }],
+  ['breakdown by a key named __proto__', { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: '__proto__', breakdown_type: 'event' } }],
   ['filters on text operators', { series: [{ kind: 'EventsNode', event: null }], properties: [{ key: 'plan', operator: 'icontains', value: 'R' }] }],
 ];
 

@@ -6,7 +6,6 @@ import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
 import { readBoolean, readString } from '../flags/validation.js';
 import { validationError } from '../http/errors.js';
-import { getPersonByUuid } from '../persons/store.js';
 import type { Team, User } from '../tenancy/models.js';
 import { serializeUserBasic } from '../tenancy/serializers.js';
 import { getUser } from '../tenancy/store.js';
@@ -15,6 +14,7 @@ import {
   getCohort,
   insertCohort,
   personIdsForDistinctIds,
+  personIdsForUuids,
   updateCohort,
   type Cohort,
 } from './store.js';
@@ -74,11 +74,10 @@ async function validateCohortFilters(ctx: AppContext, projectId: number, raw: un
 
 async function addMembers(ctx: AppContext, team: Team, cohort: Cohort, input: StaticMembersInput): Promise<Cohort> {
   const { db } = ctx.database;
-  const personIds = await personIdsForDistinctIds(db, team.id, input.distinctIds ?? []);
-  for (const uuid of input.personUuids ?? []) {
-    const person = await getPersonByUuid(db, team.id, uuid);
-    if (person) personIds.push(person.id);
-  }
+  const personIds = [
+    ...(await personIdsForDistinctIds(db, team.id, input.distinctIds ?? [])),
+    ...(await personIdsForUuids(db, team.id, input.personUuids ?? [])),
+  ];
   const count = await addCohortMembers(db, cohort.id, personIds);
   return updateCohort(db, cohort, { count });
 }

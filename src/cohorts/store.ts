@@ -150,6 +150,16 @@ export async function staticMembershipsOf(db: Db, personId: number, cohortIds: n
 }
 
 /** Persons ids behind distinct ids of an environment (unknown ids are skipped, as PostHog's import does). */
+/** The ids of the team's persons with these uuids (unknown uuids are left out), 500 per query. */
+export async function personIdsForUuids(db: Db, teamId: number, uuids: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < uuids.length; i += 500) {
+    const rows = await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', 'in', uuids.slice(i, i + 500)).execute();
+    ids.push(...rows.map((r) => Number(r.id)));
+  }
+  return ids;
+}
+
 export async function personIdsForDistinctIds(db: Db, teamId: number, distinctIds: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < distinctIds.length; i += 500) {

@@ -67,8 +67,8 @@ export async function personsOf(db: Db, teamId: number, distinctIds: string[]): 
   return out;
 }
 
-/** Person uuid → distinct ids, for the list's person filter. Undefined when there is no such person. */
-export async function distinctIdsOfPerson(db: Db, teamId: number, person: string): Promise<string[] | undefined> {
+/** The id of a person named by uuid (or id), for the list's person filter; undefined when there is no such person. */
+export async function personIdOf(db: Db, teamId: number, person: string): Promise<number | undefined> {
   const byId = /^\d{1,15}$/.test(person);
   const row = await db
     .selectFrom('persons')
@@ -76,8 +76,7 @@ export async function distinctIdsOfPerson(db: Db, teamId: number, person: string
     .where('team_id', '=', teamId)
     .where(byId ? 'id' : 'uuid', '=', byId ? Number(person) : person.toLowerCase())
     .executeTakeFirst();
-  if (!row) return undefined;
-  return (await distinctIdsOf(db, [Number(row.id)])).get(Number(row.id)) ?? [];
+  return row ? Number(row.id) : undefined;
 }
 
 /** The session recording object of the contract (PostHog's SessionRecordingSerializer fields). */

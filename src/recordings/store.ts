@@ -139,8 +139,13 @@ export async function getRecording(db: Db, teamId: number, sessionId: string): P
 export interface RecordingFilter {
   dateFrom?: string | undefined;
   dateTo?: string | undefined;
-  /** Recordings of any of these distinct ids (a person's ids, or the `distinct_id(s)` filter). */
+  /** Recordings of any of these distinct ids (the `distinct_id(s)` filter). */
   distinctIds?: string[] | undefined;
+  /**
+   * Recordings of any distinct id of this person (the `person_uuid` filter), read in the query
+   * itself: a merged person may have more ids than a statement takes parameters.
+   */
+  personId?: number | undefined;
   sessionIds?: string[] | undefined;
   /** Whole seconds, inclusive. */
   minDuration?: number | undefined;
@@ -161,6 +166,12 @@ export async function listRecordings(
   if (filter.distinctIds) {
     if (filter.distinctIds.length === 0) return { count: 0, rows: [] };
     query = query.where('distinct_id', 'in', filter.distinctIds);
+  }
+  if (filter.personId !== undefined) {
+    const personId = filter.personId;
+    query = query.where('distinct_id', 'in', (eb) =>
+      eb.selectFrom('person_distinct_ids').select('distinct_id').where('team_id', '=', teamId).where('person_id', '=', personId),
+    );
   }
   if (filter.sessionIds) {
     if (filter.sessionIds.length === 0) return { count: 0, rows: [] };

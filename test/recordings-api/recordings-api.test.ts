@@ -69,10 +69,26 @@ describe('session recordings API', () => {
     const person = (await server.request(`${env}/persons/?distinct_id=alice@x`)).body.results[0];
     expect(await ids(`person_uuid=${person.uuid}`)).toEqual([alice]);
     expect(await ids(`person_uuid=01890000-0000-7000-8000-000000000000`)).toEqual([]);
+    expect(await ids(`person_uuid=${person.uuid}&distinct_id=bob`)).toEqual([]);
+    expect(await ids(`person_uuid=${person.uuid}&distinct_id=anon-a`)).toEqual([alice]);
     expect(await ids('date_from=-7d&min_duration=30')).toEqual([alice, old]);
     expect(await ids(`date_from=-7d&having_predicates=${encodeURIComponent('[{"key":"duration","operator":"gt","value":60,"type":"recording"}]')}`)).toEqual([old]);
     expect(await ids('date_from=-7d&order=duration&order_direction=ASC')).toEqual([bob, alice, old]);
     expect((await server.request(`${env}/session_recordings/?date_from=yesterday-ish`)).status).toBe(400);
+  });
+
+  it('filters by a person with more distinct ids than a statement takes parameters', async () => {
+    // A catch-all person merged from 70,000 ids (over SQLite's 32,766 and PostgreSQL's 65,535).
+    const { db } = server.running.ctx.database;
+    const teamId = server.bootstrap.team.id;
+    const person = (await server.request(`${env}/persons/?distinct_id=alice@x`)).body.results[0];
+    const personRow = await db.selectFrom('persons').select('id').where('uuid', '=', person.uuid).executeTakeFirstOrThrow();
+    const extra = Array.from({ length: 70_000 }, (_, i) => ({ team_id: teamId, distinct_id: `alias-${i}`, person_id: personRow.id }));
+    for (let i = 0; i < extra.length; i += 5000) await db.insertInto('person_distinct_ids').values(extra.slice(i, i + 5000)).execute();
+    const res = await server.request(`${env}/session_recordings/?person_uuid=${person.uuid}`);
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: any) => r.id)).toEqual([alice]);
+    await db.deleteFrom('person_distinct_ids').where('distinct_id', 'like', 'alias-%').execute();
   });
 
   it('retrieves a recording with its person', async () => {

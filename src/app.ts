@@ -10,6 +10,7 @@ import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
 import { ChangeBus } from './lib/change-bus.js';
 import { buildServer } from './server.js';
+import { DeletionRunner } from './deletions/runner.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
 import { TeamCache } from './tenancy/team-cache.js';
@@ -87,6 +88,14 @@ async function openContext(config: Config, log: Logger, resources: Resources): P
   return { config, database, log, changes, teams: new TeamCache(database, changes), geoip, ingestionQueue };
 }
 
+/** The background deletions runner, stopped with the other resources. */
+function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
+  const runner = new DeletionRunner(ctx.database, ctx.log);
+  runner.start();
+  resources.add(() => runner.stop());
+  return runner;
+}
+
 function createWorker(ctx: AppContext): IngestionWorker {
   return new IngestionWorker(ctx.database, ctx.log, {
     geoip: ctx.geoip,
@@ -104,6 +113,8 @@ export interface RunningApp {
   bootstrap: BootstrapResult | null;
   /** The in-process ingestion worker, unless INGESTION_WORKER=off. */
   worker: IngestionWorker | undefined;
+  /** Background deletions, run wherever the worker runs. */
+  deletions: DeletionRunner | undefined;
   close(): Promise<void>;
 }
 
@@ -122,6 +133,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       personalApiKey: config.bootstrapPersonalApiKey,
     });
     let worker: IngestionWorker | undefined;
+    let deletions: DeletionRunner | undefined;
     if (config.ingestionWorker === 'inline') {
       const inline = createWorker(ctx);
       worker = inline;
@@ -131,6 +143,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       const subscriptions = createSubscriptionScheduler(ctx);
       subscriptions.start();
       resources.add(() => subscriptions.stop());
+      deletions = startDeletions(ctx, resources);
     }
     const app = await buildServer(ctx);
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
@@ -141,7 +154,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const url = config.siteUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     log.info({ url, database: ctx.database.dialect, worker: config.ingestionWorker }, 'hoglet listening');
-    return { app, ctx, url, bootstrap, worker, close: () => resources.closeAll(log) };
+    return { app, ctx, url, bootstrap, worker, deletions, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);
     throw error;
@@ -166,6 +179,7 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
     const subscriptions = createSubscriptionScheduler(ctx);
     subscriptions.start();
     resources.add(() => subscriptions.stop());
+    startDeletions(ctx, resources);
     return { ctx, worker, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);

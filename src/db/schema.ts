@@ -2,6 +2,7 @@ import type { Generated } from 'kysely';
 import type { ActivityTables } from '../activity/tables.js';
 import type { AuthTables } from '../auth/tables.js';
 import type { CohortsTables } from '../cohorts/tables.js';
+import type { DeletionsTables } from '../deletions/tables.js';
 import type { DashboardsTables } from '../dashboards/tables.js';
 import type { FlagsTables } from '../flags/tables.js';
 import type { EventsTables } from '../events/tables.js';
@@ -31,7 +32,7 @@ export interface ChangeNoticesTable {
 /** Every table Hoglet has, for Kysely's typing. Each feature declares its own tables. */
 export interface Schema extends TenancyTables, AuthTables, IngestionTables, EventsTables, PersonsTables, GroupsTables,
     FlagsTables, CohortsTables, ActivityTables, InsightsTables, DashboardsTables, SubscriptionsTables,
-    RecordingsTables {
+    RecordingsTables, DeletionsTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

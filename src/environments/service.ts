@@ -158,7 +158,7 @@ export async function productIntent(
 }
 
 export async function deleteEnvironment(ctx: AppContext, principal: Principal, team: Team): Promise<void> {
-  const removed = await purgeTeam(ctx.database, team);
+  await purgeTeam(ctx.database, team);
   // The history outlives the environment: kept by organization, with no team id.
   await recordActivity(ctx.database.db, {
     organizationId: team.organizationId,
@@ -171,5 +171,5 @@ export async function deleteEnvironment(ctx: AppContext, principal: Principal, t
   });
   await ctx.teams.invalidate(team.id);
   await ctx.changes.publish({ topic: 'feature_flags', id: team.id });
-  ctx.log.info({ team: team.id, removed }, 'environment deleted');
+  ctx.log.info({ team: team.id }, 'environment deleted; its data is deleted in the background');
 }

@@ -1,3 +1,4 @@
+import { queueDeletion } from '../deletions/store.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Schema } from '../db/schema.js';
@@ -90,15 +91,16 @@ export async function teamOwnedTables(database: Database): Promise<string[]> {
   return [...new Set(rows.rows.map((r) => r.name))].filter((name) => name !== 'teams').sort();
 }
 
-/** Removes an environment and everything of it, in one transaction (so a retry starts clean). */
-export async function purgeTeam(database: Database, team: Team): Promise<Record<string, number>> {
-  const tables = await teamOwnedTables(database);
-  return database.db.transaction().execute(async (trx) => {
-    const removed: Record<string, number> = {};
-    for (const table of tables) {
-      const result = await (trx as Kysely<any>).deleteFrom(table).where('team_id', '=', team.id).executeTakeFirst();
-      removed[table] = Number(result.numDeletedRows ?? 0);
-    }
+/**
+ * Removes an environment: at once (one short transaction) the environment itself, its keys' access
+ * and users' pointers to it, and its project when it was the last; its data, every row of every
+ * table with its `team_id`, in the background (deletions/runner.ts), queued in the same
+ * transaction. A busy environment's data is millions of rows: deleted in the request, it held
+ * SQLite's write lock (and the process) for minutes.
+ */
+export async function purgeTeam(database: Database, team: Team): Promise<void> {
+  await database.db.transaction().execute(async (trx) => {
+    await queueDeletion(trx, { teamId: team.id, kind: 'environment' });
     // Keys limited to this environment lose it; a key limited to nothing else goes with it.
     const keys = await trx.selectFrom('personal_api_keys').select(['id', 'scoped_teams']).where('scoped_teams', 'is not', null).execute();
     for (const key of keys) {
@@ -112,6 +114,5 @@ export async function purgeTeam(database: Database, team: Team): Promise<Record<
     await trx.deleteFrom('teams').where('id', '=', team.id).execute();
     const remaining = await trx.selectFrom('teams').select('id').where('project_id', '=', team.projectId).executeTakeFirst();
     if (!remaining) await trx.deleteFrom('projects').where('id', '=', team.projectId).execute();
-    return removed;
   });
 }

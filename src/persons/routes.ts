@@ -1,3 +1,4 @@
+import { queueDeletion } from '../deletions/store.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../http/errors.js';
@@ -62,8 +63,10 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       const team = request.team!;
       const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
       const deleteEvents = (request.query as { delete_events?: string }).delete_events === 'true';
+      // Its events (not indexed by person: a walk through all of the environment's) are deleted in
+      // the background, queued in the same transaction (deletions/runner.ts), as PostHog does.
       await ctx.database.db.transaction().execute(async (trx) => {
-        if (deleteEvents) await trx.deleteFrom('events').where('team_id', '=', team.id).where('person_id', '=', person.uuid).execute();
+        if (deleteEvents) await queueDeletion(trx, { teamId: team.id, kind: 'person_events', target: person.uuid });
         await deletePersonRow(trx, team.id, person.id);
       });
       request.log.info({ team: team.id, person: person.uuid, deleteEvents }, 'person deleted');

@@ -61,6 +61,10 @@ describe('deleting an environment', () => {
     const res = await server.request(`/api/projects/${projectId}/environments/${doomed.id}/`, { method: 'DELETE' });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
+    // The environment is gone at once; its data goes in the background (deletions/runner.ts).
+    expect(await database.db.selectFrom('teams').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined();
+    await server.running.deletions!.drain();
+    expect(await database.db.selectFrom('pending_deletions').selectAll().execute()).toEqual([]);
 
     const doomedAfter = await countsByTable(doomed.id);
     expect(Object.values(doomedAfter).every((n) => n === 0), JSON.stringify(doomedAfter)).toBe(true);

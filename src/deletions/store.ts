@@ -1,0 +1,80 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from '../db/database.js';
+import { exactTimestamp } from '../db/exact-timestamp.js';
+import type { Schema } from '../db/schema.js';
+import { nowIso } from '../db/values.js';
+import type { PendingDeletionsTable } from './tables.js';
+
+type Db = Kysely<Schema>;
+
+export type DeletionKind = 'environment' | 'person_events';
+export type PendingDeletion = Selectable<PendingDeletionsTable>;
+
+/** Records a deletion for the background runner; in the caller's transaction, with what it deletes at once. */
+export async function queueDeletion(db: Db, deletion: { teamId: number; kind: DeletionKind; target?: string }): Promise<void> {
+  await db
+    .insertInto('pending_deletions')
+    .values({ owner_team_id: deletion.teamId, kind: deletion.kind, target: deletion.target ?? null, cursor_timestamp: null, cursor_uuid: null, created_at: nowIso() })
+    .execute();
+}
+
+export async function nextPendingDeletion(db: Db): Promise<PendingDeletion | undefined> {
+  return db.selectFrom('pending_deletions').selectAll().orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function pendingDeletionsOf(db: Db, teamId: number): Promise<PendingDeletion[]> {
+  return db.selectFrom('pending_deletions').selectAll().where('owner_team_id', '=', teamId).orderBy('id').execute();
+}
+
+export async function finishDeletion(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('pending_deletions').where('id', '=', id).execute();
+}
+
+/**
+ * Deletes up to `limit` rows of `table` that belong to the team, in one short statement (on
+ * SQLite the write lock is held only for it); returns how many it deleted.
+ */
+export async function deleteTeamRowsBatch(database: Database, table: string, teamId: number, limit: number): Promise<number> {
+  const id = database.dialect === 'postgres' ? sql.raw('ctid') : sql.raw('rowid');
+  const result = await sql`delete from ${sql.table(table)} where ${id} in (select ${id} from ${sql.table(table)} where team_id = ${teamId} limit ${limit})`.execute(
+    database.db,
+  );
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * One page of a person's events deletion: the team's next `limit` events after the cursor, in
+ * (timestamp, uuid) order, and of those the person's are deleted. Events are not indexed by
+ * person, so the team's events are walked page by page instead of one statement scanning them
+ * all (which on SQLite would hold the write lock, and the process, for as long). Returns the new
+ * cursor, or null when the walk is done.
+ */
+export async function deletePersonEventsPage(
+  database: Database,
+  teamId: number,
+  personUuid: string,
+  after: { timestamp: string; uuid: string } | null,
+  limit: number,
+): Promise<{ timestamp: string; uuid: string } | null> {
+  const { db } = database;
+  let query = db
+    .selectFrom('events')
+    .select(['uuid', 'person_id'])
+    .select(exactTimestamp(database.dialect).as('cursor_timestamp'))
+    .where('team_id', '=', teamId);
+  if (after) {
+    query = query.where('timestamp', '>=', after.timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '>', eb.tuple(after.timestamp, after.uuid)));
+  }
+  const rows = await query.orderBy('timestamp').orderBy('uuid').limit(limit).execute();
+  const doomed = rows.filter((r) => r.person_id === personUuid).map((r) => r.uuid);
+  for (let i = 0; i < doomed.length; i += 500) {
+    await db.deleteFrom('events').where('team_id', '=', teamId).where('uuid', 'in', doomed.slice(i, i + 500)).execute();
+  }
+  if (rows.length < limit) return null;
+  const last = rows[rows.length - 1]!;
+  return { timestamp: last.cursor_timestamp, uuid: last.uuid };
+}
+
+export async function saveDeletionCursor(db: Db, id: number, cursor: { timestamp: string; uuid: string }): Promise<void> {
+  await db.updateTable('pending_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', '=', id).execute();
+}

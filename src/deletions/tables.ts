@@ -1,0 +1,17 @@
+import type { Generated } from 'kysely';
+
+export interface PendingDeletionsTable {
+  id: Generated<number>;
+  owner_team_id: number;
+  /** `environment` (all its data) or `person_events` (the events of the person `target`, a uuid). */
+  kind: string;
+  target: string | null;
+  /** How far a paged deletion got: the last event it looked at. */
+  cursor_timestamp: string | null;
+  cursor_uuid: string | null;
+  created_at: string;
+}
+
+export interface DeletionsTables {
+  pending_deletions: PendingDeletionsTable;
+}

@@ -1,0 +1,100 @@
+/**
+ * Deletions carried out in the background a batch at a time (src/deletions/): they finish
+ * whatever the batch size, touch nothing else, and a runner that stops half-way (a restart) is
+ * resumed by the next from where it got. Real storage, both backends; small batches so that every
+ * walk crosses many of them, including runs of equal timestamps.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { toJson } from '../../src/db/values.js';
+import { DeletionRunner } from '../../src/deletions/runner.js';
+import { pendingDeletionsOf, queueDeletion } from '../../src/deletions/store.js';
+import { teamOwnedTables } from '../../src/environments/store.js';
+import { useTestServer } from '../helpers/server.js';
+
+// No inline worker, so no runner of the server's own: the tests drive theirs.
+const server = useTestServer({ INGESTION_WORKER: 'off' });
+const log = pino({ level: 'silent' });
+const database = () => server.running.ctx.database;
+
+async function insertEvents(teamId: number, personOf: (n: number) => string, count: number): Promise<void> {
+  const rows = Array.from({ length: count }, (_, n) => {
+    // Four events per instant: batches of 3 end inside runs of equal timestamps.
+    const timestamp = new Date(Date.parse('2025-11-01T00:00:00Z') + Math.floor(n / 4) * 60_000).toISOString();
+    return {
+      team_id: teamId,
+      uuid: randomUUID(),
+      event: 'e',
+      distinct_id: `d-${n}`,
+      person_id: personOf(n),
+      properties: toJson({ n }),
+      timestamp,
+      created_at: timestamp,
+      session_id: null,
+      elements_chain: null,
+    };
+  });
+  await database().db.insertInto('events').values(rows).execute();
+}
+
+async function eventsOf(teamId: number): Promise<Array<{ person_id: string | null; n: number }>> {
+  const rows = await database().db.selectFrom('events').select(['person_id', 'properties']).where('team_id', '=', teamId).execute();
+  return rows.map((r) => ({ person_id: r.person_id, n: (typeof r.properties === 'string' ? JSON.parse(r.properties) : r.properties).n as number }));
+}
+
+describe('background deletions', () => {
+  it("delete a person's events across many pages, resumed after a stop half-way", async () => {
+    const teamId = server.bootstrap.team.id;
+    const doomed = randomUUID();
+    const kept = randomUUID();
+    await insertEvents(teamId, (n) => (n % 3 === 0 ? doomed : kept), 40);
+    await queueDeletion(database().db, { teamId, kind: 'person_events', target: doomed });
+
+    const first = new DeletionRunner(database(), log, { batchSize: 3 });
+    for (let i = 0; i < 4; i++) expect(await first.step()).toBe(true);
+    // Stopped here (as by a restart): the deletion is still pending, with how far it got.
+    const [pending] = await pendingDeletionsOf(database().db, teamId);
+    expect(pending).toMatchObject({ kind: 'person_events', target: doomed });
+    expect(pending!.cursor_uuid).not.toBeNull();
+    const partly = await eventsOf(teamId);
+    expect(partly.filter((e) => e.person_id === doomed).length).toBeGreaterThan(0);
+    expect(partly.filter((e) => e.person_id === doomed).length).toBeLessThan(14);
+
+    await new DeletionRunner(database(), log, { batchSize: 3 }).drain();
+    const left = await eventsOf(teamId);
+    expect(left.filter((e) => e.person_id === doomed)).toEqual([]);
+    expect(left.map((e) => e.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, n) => n).filter((n) => n % 3 !== 0));
+    expect(await pendingDeletionsOf(database().db, teamId)).toEqual([]);
+  });
+
+  it("delete every row of an environment's tables in batches, and nothing of another", async () => {
+    const { db } = database();
+    const gone = 900_001;
+    const other = server.bootstrap.team.id;
+    await insertEvents(gone, () => randomUUID(), 11);
+    const now = new Date().toISOString();
+    for (const teamId of [gone, other]) {
+      await db
+        .insertInto('ingestion_warnings')
+        .values(Array.from({ length: 7 }, () => ({ team_id: teamId, type: 'probe', source: 'test', details: toJson({}), timestamp: now })))
+        .execute();
+    }
+    const count = async (teamId: number) => {
+      const counts: Record<string, number> = {};
+      for (const table of await teamOwnedTables(database())) {
+        const row = await (db as Kysely<any>).selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+        counts[table] = Number(row.n);
+      }
+      return counts;
+    };
+    const otherBefore = await count(other);
+    expect((await count(gone)).events).toBe(11);
+    await queueDeletion(db, { teamId: gone, kind: 'environment' });
+    await new DeletionRunner(database(), log, { batchSize: 3 }).drain();
+    expect(Object.values(await count(gone)).every((n) => n === 0)).toBe(true);
+    expect(await count(other)).toEqual(otherBefore);
+    expect(await pendingDeletionsOf(db, gone)).toEqual([]);
+  });
+});

@@ -149,7 +149,6 @@ export async function staticMembershipsOf(db: Db, personId: number, cohortIds: n
   return rows.map((r) => Number(r.cohort_id));
 }
 
-/** Persons ids behind distinct ids of an environment (unknown ids are skipped, as PostHog's import does). */
 /** The ids of the team's persons with these uuids (unknown uuids are left out), 500 per query. */
 export async function personIdsForUuids(db: Db, teamId: number, uuids: string[]): Promise<number[]> {
   const ids: number[] = [];
@@ -160,6 +159,7 @@ export async function personIdsForUuids(db: Db, teamId: number, uuids: string[])
   return ids;
 }
 
+/** Persons ids behind distinct ids of an environment (unknown ids are skipped, as PostHog's import does). */
 export async function personIdsForDistinctIds(db: Db, teamId: number, distinctIds: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < distinctIds.length; i += 500) {

@@ -1,14 +1,23 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { teamOwnedTables } from '../environments/store.js';
+import { acquireLease, releaseLease } from '../ingestion/worker/lease.js';
 import {
+  BULK_TEAM_TABLES,
+  countFailedAttempt,
   deletePersonEventsPage,
   deleteTeamRowsBatch,
   finishDeletion,
+  MAX_DELETION_ATTEMPTS,
   nextPendingDeletion,
   saveDeletionCursor,
+  teamHasRows,
   type PendingDeletion,
 } from './store.js';
+
+const LEASE = 'background-deletions';
+const LEASE_TTL_MS = 60_000;
 
 export interface DeletionRunnerOptions {
   /** Rows per statement (and events looked at per page of a person's events). */
@@ -22,10 +31,13 @@ export interface DeletionRunnerOptions {
  * transaction, yielding to the event loop between batches: an environment's data and a person's
  * events may be millions of rows, which in one transaction would hold SQLite's write lock (and
  * the process) until done, and make one huge transaction on PostgreSQL. A deletion's row stays
- * until it is complete, with its progress, so a restart resumes it. Batches are idempotent, so
- * several processes running this at once only repeat work.
+ * until it is complete, with its progress, so a restart resumes it. One process at a time works
+ * (a lease, as the ingestion worker's); a deletion is complete only once no row of it is left.
+ * A deletion whose batches keep failing is parked after MAX_DELETION_ATTEMPTS and the others go on.
  */
 export class DeletionRunner {
+  private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  private leaseRenewedAt = 0;
   private running = false;
   private loop: Promise<void> | undefined;
   private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
@@ -47,15 +59,19 @@ export class DeletionRunner {
     this.loop = this.run();
   }
 
+  /** Stops after the batch in progress, and hands the lease on. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake();
-    await this.loop;
+    if (this.running) {
+      this.running = false;
+      this.wake();
+      await this.loop;
+    }
+    if (this.leaseRenewedAt > 0) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
+    this.leaseRenewedAt = 0;
   }
 
-  /** A deletion was queued: look now rather than at the next poll. */
-  wake(): void {
+  /** Ends a pause at once (on stop). */
+  private wake(): void {
     if (!this.sleeper) return;
     clearTimeout(this.sleeper.timer);
     this.sleeper.resolve();
@@ -74,33 +90,58 @@ export class DeletionRunner {
       try {
         worked = await this.step();
       } catch (error) {
-        this.log.error({ err: error }, 'background deletion failed; retrying');
-        await this.sleep(this.idleMs * 5);
-        continue;
+        // Reading the next deletion or the lease failed: the database itself is in trouble.
+        this.log.error({ err: error }, 'background deletions could not run; retrying');
       }
+      if (!this.running) break;
       if (worked) await new Promise((resolve) => setImmediate(resolve));
       else await this.sleep(this.idleMs);
     }
   }
 
-  /** One batch of the oldest pending deletion; false when there is none. */
+  /** Whether this process may work now; renews the lease a few times per TTL. */
+  private async holdLease(): Promise<boolean> {
+    const now = Date.now();
+    if (now - this.leaseRenewedAt < LEASE_TTL_MS / 3) return true;
+    const held = await acquireLease(this.database.db, LEASE, this.owner, LEASE_TTL_MS);
+    this.leaseRenewedAt = held ? now : 0;
+    return held;
+  }
+
+  /** One batch of the oldest pending deletion; false when there is none (or another process works). */
   async step(): Promise<boolean> {
+    if (!(await this.holdLease())) return false;
     const deletion = await nextPendingDeletion(this.database.db);
     if (!deletion) return false;
-    const done = deletion.kind === 'person_events' ? await this.personEventsStep(deletion) : await this.environmentStep(deletion);
+    const id = Number(deletion.id);
+    let done: boolean;
+    try {
+      done = deletion.kind === 'person_events' ? await this.personEventsStep(deletion) : await this.environmentStep(deletion);
+    } catch (error) {
+      const attempts = await countFailedAttempt(this.database.db, id);
+      const parked = attempts >= MAX_DELETION_ATTEMPTS;
+      this.log.error({ err: error, team: Number(deletion.owner_team_id), kind: deletion.kind, attempts, parked }, parked ? 'background deletion parked after repeated failures' : 'background deletion batch failed; it will be retried');
+      return true;
+    }
     if (done) {
-      await finishDeletion(this.database.db, Number(deletion.id));
+      await finishDeletion(this.database.db, id);
       this.log.info({ team: Number(deletion.owner_team_id), kind: deletion.kind, target: deletion.target }, 'background deletion complete');
     }
     return true;
   }
 
-  /** Until done: one batch of the first team-owned table that still has rows of the team. */
+  /**
+   * One batch of the first bulk table (BULK_TEAM_TABLES) that still has rows of the team; done
+   * only when a read finds none left in any (on PostgreSQL a batch can delete nothing while rows
+   * remain: rows another transaction changed meanwhile are skipped).
+   */
   private async environmentStep(deletion: PendingDeletion): Promise<boolean> {
     const teamId = Number(deletion.owner_team_id);
-    for (const table of await teamOwnedTables(this.database)) {
+    const tables = (await teamOwnedTables(this.database)).filter((t) => BULK_TEAM_TABLES.has(t));
+    for (const table of tables) {
       if ((await deleteTeamRowsBatch(this.database, table, teamId, this.batchSize)) > 0) return false;
     }
+    for (const table of tables) if (await teamHasRows(this.database, table, teamId)) return false;
     return true;
   }
 
@@ -112,7 +153,7 @@ export class DeletionRunner {
     return false;
   }
 
-  /** Runs every pending deletion to the end (for tests and one-shot use). */
+  /** Runs every pending deletion to the end, or until all that are left are parked (for tests and one-shot use). */
   async drain(): Promise<void> {
     while (await this.step()) {
       // keep going

@@ -18,8 +18,49 @@ export async function queueDeletion(db: Db, deletion: { teamId: number; kind: De
     .execute();
 }
 
+/** Failed batches after which a deletion is left alone (it stays listed, with its attempts). */
+export const MAX_DELETION_ATTEMPTS = 10;
+
+/**
+ * The tables whose rows an environment's deletion leaves to the background: the ones that grow
+ * with traffic, each indexed by team first. The others (flags, cohorts, insights, dashboards,
+ * subscriptions, sharing, the queue…) are small and go in the request's transaction, so nothing
+ * keeps acting on the environment's definitions (a subscription sending, a flag evaluating) while
+ * its data is being deleted.
+ */
+export const BULK_TEAM_TABLES: ReadonlySet<string> = new Set([
+  'events',
+  'persons',
+  'person_distinct_ids',
+  'groups',
+  'ingestion_warnings',
+  'activity_log',
+  'session_recordings',
+  'recording_chunks',
+  'recording_views',
+  'flag_hash_key_overrides',
+]);
+
+/** The oldest deletion that is not parked. */
 export async function nextPendingDeletion(db: Db): Promise<PendingDeletion | undefined> {
-  return db.selectFrom('pending_deletions').selectAll().orderBy('id').limit(1).executeTakeFirst();
+  return db.selectFrom('pending_deletions').selectAll().where('attempts', '<', MAX_DELETION_ATTEMPTS).orderBy('id').limit(1).executeTakeFirst();
+}
+
+/** A batch of this deletion failed; returns its attempts so far. */
+export async function countFailedAttempt(db: Db, id: number): Promise<number> {
+  const row = await db
+    .updateTable('pending_deletions')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .returning('attempts')
+    .executeTakeFirst();
+  return Number(row?.attempts ?? 0);
+}
+
+/** Whether any row of the table still belongs to the team (a read: no write lock). */
+export async function teamHasRows(database: Database, table: string, teamId: number): Promise<boolean> {
+  const row = await sql`select 1 as one from ${sql.table(table)} where team_id = ${teamId} limit 1`.execute(database.db);
+  return row.rows.length > 0;
 }
 
 export async function pendingDeletionsOf(db: Db, teamId: number): Promise<PendingDeletion[]> {

@@ -1,4 +1,4 @@
-import { queueDeletion } from '../deletions/store.js';
+import { BULK_TEAM_TABLES, queueDeletion } from '../deletions/store.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Schema } from '../db/schema.js';
@@ -92,14 +92,19 @@ export async function teamOwnedTables(database: Database): Promise<string[]> {
 }
 
 /**
- * Removes an environment: at once (one short transaction) the environment itself, its keys' access
- * and users' pointers to it, and its project when it was the last; its data, every row of every
- * table with its `team_id`, in the background (deletions/runner.ts), queued in the same
- * transaction. A busy environment's data is millions of rows: deleted in the request, it held
- * SQLite's write lock (and the process) for minutes.
+ * Removes an environment. At once, in one transaction: the environment, its definitions (the rows
+ * of every table with its `team_id` but the bulk ones: flags, cohorts, insights, dashboards,
+ * subscriptions, sharing, the queue…), its keys' access, users' pointers to it, and its project
+ * when it was the last. Its bulk data (events, persons, recordings…: BULK_TEAM_TABLES) in the
+ * background (deletions/runner.ts), queued in the same transaction: millions of rows deleted in
+ * the request held SQLite's write lock (and the process) for minutes.
  */
 export async function purgeTeam(database: Database, team: Team): Promise<void> {
+  const tables = await teamOwnedTables(database);
   await database.db.transaction().execute(async (trx) => {
+    for (const table of tables) {
+      if (!BULK_TEAM_TABLES.has(table)) await (trx as Kysely<any>).deleteFrom(table).where('team_id', '=', team.id).execute();
+    }
     await queueDeletion(trx, { teamId: team.id, kind: 'environment' });
     // Keys limited to this environment lose it; a key limited to nothing else goes with it.
     const keys = await trx.selectFrom('personal_api_keys').select(['id', 'scoped_teams']).where('scoped_teams', 'is not', null).execute();

@@ -10,8 +10,10 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/db/values.js';
 import { DeletionRunner } from '../../src/deletions/runner.js';
-import { pendingDeletionsOf, queueDeletion } from '../../src/deletions/store.js';
+import { sql } from 'kysely';
+import { MAX_DELETION_ATTEMPTS, pendingDeletionsOf, queueDeletion } from '../../src/deletions/store.js';
 import { teamOwnedTables } from '../../src/environments/store.js';
+import { BACKEND } from '../helpers/backend.js';
 import { useTestServer } from '../helpers/server.js';
 
 // No inline worker, so no runner of the server's own: the tests drive theirs.
@@ -54,6 +56,9 @@ describe('background deletions', () => {
 
     const first = new DeletionRunner(database(), log, { batchSize: 3 });
     for (let i = 0; i < 4; i++) expect(await first.step()).toBe(true);
+    // A second runner waits while the first holds the lease.
+    expect(await new DeletionRunner(database(), log, { batchSize: 3 }).step()).toBe(false);
+    await first.stop();
     // Stopped here (as by a restart): the deletion is still pending, with how far it got.
     const [pending] = await pendingDeletionsOf(database().db, teamId);
     expect(pending).toMatchObject({ kind: 'person_events', target: doomed });
@@ -62,7 +67,9 @@ describe('background deletions', () => {
     expect(partly.filter((e) => e.person_id === doomed).length).toBeGreaterThan(0);
     expect(partly.filter((e) => e.person_id === doomed).length).toBeLessThan(14);
 
-    await new DeletionRunner(database(), log, { batchSize: 3 }).drain();
+    const second = new DeletionRunner(database(), log, { batchSize: 3 });
+    await second.drain();
+    await second.stop();
     const left = await eventsOf(teamId);
     expect(left.filter((e) => e.person_id === doomed)).toEqual([]);
     expect(left.map((e) => e.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, n) => n).filter((n) => n % 3 !== 0));
@@ -92,9 +99,45 @@ describe('background deletions', () => {
     const otherBefore = await count(other);
     expect((await count(gone)).events).toBe(11);
     await queueDeletion(db, { teamId: gone, kind: 'environment' });
-    await new DeletionRunner(database(), log, { batchSize: 3 }).drain();
+    const runner = new DeletionRunner(database(), log, { batchSize: 3 });
+    await runner.drain();
+    await runner.stop();
     expect(Object.values(await count(gone)).every((n) => n === 0)).toBe(true);
     expect(await count(other)).toEqual(otherBefore);
     expect(await pendingDeletionsOf(db, gone)).toEqual([]);
+  });
+
+  it('park a deletion whose batches keep failing, and go on with the others', async () => {
+    const { db } = database();
+    const stuck = 900_002;
+    const fine = 900_003;
+    await insertEvents(stuck, () => randomUUID(), 5);
+    await insertEvents(fine, () => randomUUID(), 5);
+    // A real fault: the database refuses to delete the stuck environment's events.
+    const fault =
+      BACKEND === 'sqlite'
+        ? [`CREATE TRIGGER refuse_stuck BEFORE DELETE ON events WHEN OLD.team_id = ${stuck} BEGIN SELECT RAISE(ABORT, 'refused'); END`]
+        : [
+            `CREATE FUNCTION refuse_stuck() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF OLD.team_id = ${stuck} THEN RAISE EXCEPTION 'refused'; END IF; RETURN OLD; END $$`,
+            'CREATE TRIGGER refuse_stuck BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION refuse_stuck()',
+          ];
+    for (const statement of fault) await sql.raw(statement).execute(db);
+    try {
+      await queueDeletion(db, { teamId: stuck, kind: 'environment' });
+      await queueDeletion(db, { teamId: fine, kind: 'environment' });
+      const runner = new DeletionRunner(database(), log, { batchSize: 3 });
+      await runner.drain();
+      await runner.stop();
+      expect((await eventsOf(fine)).length).toBe(0);
+      expect(await pendingDeletionsOf(db, fine)).toEqual([]);
+      const [parked] = await pendingDeletionsOf(db, stuck);
+      expect(parked).toMatchObject({ kind: 'environment' });
+      expect(Number(parked!.attempts)).toBe(MAX_DELETION_ATTEMPTS);
+      expect((await eventsOf(stuck)).length).toBe(5);
+    } finally {
+      const mend = BACKEND === 'sqlite' ? ['DROP TRIGGER refuse_stuck'] : ['DROP TRIGGER refuse_stuck ON events', 'DROP FUNCTION refuse_stuck()'];
+      for (const statement of mend) await sql.raw(statement).execute(db);
+      await db.deleteFrom('pending_deletions').execute();
+    }
   });
 });

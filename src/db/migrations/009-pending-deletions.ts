@@ -16,6 +16,7 @@ export const pendingDeletions: HogletMigration = {
       .addColumn('target', 'text')
       .addColumn('cursor_timestamp', 'text')
       .addColumn('cursor_uuid', 'text')
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('created_at', t.timestamp, (c) => c.notNull())
       .execute();
   },

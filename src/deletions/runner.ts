@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { WakeableSleep } from '../lib/wakeable-sleep.js';
 import type { Database } from '../db/database.js';
 import { teamOwnedTables } from '../environments/store.js';
 import { acquireLease, releaseLease } from '../ingestion/worker/lease.js';
@@ -40,7 +41,7 @@ export class DeletionRunner {
   private leaseRenewedAt = 0;
   private running = false;
   private loop: Promise<void> | undefined;
-  private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  private readonly pause = new WakeableSleep();
   private readonly batchSize: number;
   private readonly idleMs: number;
 
@@ -63,25 +64,11 @@ export class DeletionRunner {
   async stop(): Promise<void> {
     if (this.running) {
       this.running = false;
-      this.wake();
+      this.pause.wake();
       await this.loop;
     }
     if (this.leaseRenewedAt > 0) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.leaseRenewedAt = 0;
-  }
-
-  /** Ends a pause at once (on stop). */
-  private wake(): void {
-    if (!this.sleeper) return;
-    clearTimeout(this.sleeper.timer);
-    this.sleeper.resolve();
-    this.sleeper = undefined;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.sleeper = { timer: setTimeout(() => ((this.sleeper = undefined), resolve()), ms), resolve };
-    });
   }
 
   private async run(): Promise<void> {
@@ -95,7 +82,7 @@ export class DeletionRunner {
       }
       if (!this.running) break;
       if (worked) await new Promise((resolve) => setImmediate(resolve));
-      else await this.sleep(this.idleMs);
+      else await this.pause.sleep(this.idleMs);
     }
   }
 

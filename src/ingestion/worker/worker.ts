@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { WakeableSleep } from '../../lib/wakeable-sleep.js';
 import type { Database } from '../../db/database.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
@@ -59,7 +60,7 @@ export class IngestionWorker {
   private readonly personCache = new PersonPropertiesCache();
   private running = false;
   private loop: Promise<void> | undefined;
-  private sleeper: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  private readonly pause = new WakeableSleep();
   private leaseRenewedAt = 0;
   private hasLease = false;
   private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged'>> & WorkerOptions;
@@ -92,16 +93,7 @@ export class IngestionWorker {
 
   /** New work may be queued (another process committed to the queue): stop waiting for the next poll. */
   wake(): void {
-    if (!this.sleeper) return;
-    clearTimeout(this.sleeper.timer);
-    this.sleeper.resolve();
-    this.sleeper = undefined;
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.sleeper = { timer: setTimeout(() => ((this.sleeper = undefined), resolve()), ms), resolve };
-    });
+    this.pause.wake();
   }
 
   private async run(): Promise<void> {
@@ -111,9 +103,9 @@ export class IngestionWorker {
         processed = await this.runOnce();
       } catch (error) {
         this.log.error({ err: error }, 'ingestion worker batch failed; retrying');
-        await this.sleep(1000);
+        await this.pause.sleep(1000);
       }
-      if (processed === 0 && this.running) await this.sleep(this.options.idleMs);
+      if (processed === 0 && this.running) await this.pause.sleep(this.options.idleMs);
     }
   }
 

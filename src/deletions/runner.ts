@@ -12,12 +12,16 @@ import {
   finishDeletion,
   MAX_DELETION_ATTEMPTS,
   nextPendingDeletion,
+  resetParkedDeletions,
   saveDeletionCursor,
   teamHasRows,
   type PendingDeletion,
 } from './store.js';
 
 const LEASE = 'background-deletions';
+
+/** What a step did: a batch (go on at once), nothing to do (poll later), or a batch to retry later. */
+type StepOutcome = 'progress' | 'none' | 'retry';
 const LEASE_TTL_MS = 60_000;
 
 export interface DeletionRunnerOptions {
@@ -34,7 +38,8 @@ export interface DeletionRunnerOptions {
  * the process) until done, and make one huge transaction on PostgreSQL. A deletion's row stays
  * until it is complete, with its progress, so a restart resumes it. One process at a time works
  * (a lease, as the ingestion worker's); a deletion is complete only once no row of it is left.
- * A deletion whose batches keep failing is parked after MAX_DELETION_ATTEMPTS and the others go on.
+ * A failing batch is retried with a growing pause; a deletion whose batches keep failing is parked
+ * after MAX_DELETION_ATTEMPTS, the others go on, and a restart gives it another round.
  */
 export class DeletionRunner {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -44,6 +49,10 @@ export class DeletionRunner {
   private readonly pause = new WakeableSleep();
   private readonly batchSize: number;
   private readonly idleMs: number;
+  /** The last step asked for; the next one starts after it (see nextStep). */
+  private stepping: Promise<unknown> = Promise.resolve();
+  /** The bulk tables that exist (the schema does not change while the process runs). */
+  private bulkTables: Promise<string[]> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -72,17 +81,24 @@ export class DeletionRunner {
   }
 
   private async run(): Promise<void> {
+    // Deletions parked before (after repeated failures) get another round after a restart: the
+    // cause may be mended by then.
+    await resetParkedDeletions(this.database.db).catch((error: unknown) => this.log.error({ err: error }, 'could not reset parked deletions'));
+    let retries = 0;
     while (this.running) {
-      let worked = false;
+      let outcome: StepOutcome = 'none';
       try {
-        worked = await this.step();
+        outcome = await this.nextStep();
       } catch (error) {
         // Reading the next deletion or the lease failed: the database itself is in trouble.
         this.log.error({ err: error }, 'background deletions could not run; retrying');
+        outcome = 'retry';
       }
       if (!this.running) break;
-      if (worked) await new Promise((resolve) => setImmediate(resolve));
-      else await this.pause.sleep(this.idleMs);
+      retries = outcome === 'retry' ? retries + 1 : 0;
+      if (outcome === 'progress') await new Promise((resolve) => setImmediate(resolve));
+      // A failing batch is retried after 1, 2, 4 … up to 60 s, so a passing fault does not use up its attempts at once.
+      else await this.pause.sleep(outcome === 'retry' ? Math.min(60_000, this.idleMs * 2 ** (retries - 1)) : this.idleMs);
     }
   }
 
@@ -97,24 +113,35 @@ export class DeletionRunner {
 
   /** One batch of the oldest pending deletion; false when there is none (or another process works). */
   async step(): Promise<boolean> {
-    if (!(await this.holdLease())) return false;
+    return (await this.nextStep()) !== 'none';
+  }
+
+  /** Steps one at a time, whoever asks (the loop, or `drain`). */
+  private nextStep(): Promise<StepOutcome> {
+    const next = this.stepping.then(() => this.stepOnce());
+    this.stepping = next.catch(() => undefined);
+    return next;
+  }
+
+  private async stepOnce(): Promise<StepOutcome> {
     const deletion = await nextPendingDeletion(this.database.db);
-    if (!deletion) return false;
+    if (!deletion || !(await this.holdLease())) return 'none';
     const id = Number(deletion.id);
-    let done: boolean;
+    let outcome: StepOutcome | 'done';
     try {
-      done = deletion.kind === 'person_events' ? await this.personEventsStep(deletion) : await this.environmentStep(deletion);
+      outcome = deletion.kind === 'person_events' ? await this.personEventsStep(deletion) : await this.environmentStep(deletion);
     } catch (error) {
       const attempts = await countFailedAttempt(this.database.db, id);
       const parked = attempts >= MAX_DELETION_ATTEMPTS;
       this.log.error({ err: error, team: Number(deletion.owner_team_id), kind: deletion.kind, attempts, parked }, parked ? 'background deletion parked after repeated failures' : 'background deletion batch failed; it will be retried');
-      return true;
+      return 'retry';
     }
-    if (done) {
+    if (outcome === 'done') {
       await finishDeletion(this.database.db, id);
       this.log.info({ team: Number(deletion.owner_team_id), kind: deletion.kind, target: deletion.target }, 'background deletion complete');
+      return 'progress';
     }
-    return true;
+    return outcome;
   }
 
   /**
@@ -122,22 +149,24 @@ export class DeletionRunner {
    * only when a read finds none left in any (on PostgreSQL a batch can delete nothing while rows
    * remain: rows another transaction changed meanwhile are skipped).
    */
-  private async environmentStep(deletion: PendingDeletion): Promise<boolean> {
+  private async environmentStep(deletion: PendingDeletion): Promise<StepOutcome | 'done'> {
     const teamId = Number(deletion.owner_team_id);
-    const tables = (await teamOwnedTables(this.database)).filter((t) => BULK_TEAM_TABLES.has(t));
+    this.bulkTables ??= teamOwnedTables(this.database).then((tables) => tables.filter((t) => BULK_TEAM_TABLES.has(t)));
+    const tables = await this.bulkTables;
     for (const table of tables) {
-      if ((await deleteTeamRowsBatch(this.database, table, teamId, this.batchSize)) > 0) return false;
+      if ((await deleteTeamRowsBatch(this.database, table, teamId, this.batchSize)) > 0) return 'progress';
     }
-    for (const table of tables) if (await teamHasRows(this.database, table, teamId)) return false;
-    return true;
+    // Nothing deleted but rows left: rows another transaction holds; try again a little later.
+    for (const table of tables) if (await teamHasRows(this.database, table, teamId)) return 'retry';
+    return 'done';
   }
 
-  private async personEventsStep(deletion: PendingDeletion): Promise<boolean> {
+  private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | 'done'> {
     const after = deletion.cursor_timestamp !== null && deletion.cursor_uuid !== null ? { timestamp: deletion.cursor_timestamp, uuid: deletion.cursor_uuid } : null;
     const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), deletion.target ?? '', after, this.batchSize);
-    if (next === null) return true;
+    if (next === null) return 'done';
     await saveDeletionCursor(this.database.db, Number(deletion.id), next);
-    return false;
+    return 'progress';
   }
 
   /** Runs every pending deletion to the end, or until all that are left are parked (for tests and one-shot use). */

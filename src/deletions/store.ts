@@ -46,6 +46,11 @@ export async function nextPendingDeletion(db: Db): Promise<PendingDeletion | und
   return db.selectFrom('pending_deletions').selectAll().where('attempts', '<', MAX_DELETION_ATTEMPTS).orderBy('id').limit(1).executeTakeFirst();
 }
 
+/** Parked deletions start over (at start-up: their cause may be mended). */
+export async function resetParkedDeletions(db: Db): Promise<void> {
+  await db.updateTable('pending_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS).execute();
+}
+
 /** A batch of this deletion failed; returns its attempts so far. */
 export async function countFailedAttempt(db: Db, id: number): Promise<number> {
   const row = await db

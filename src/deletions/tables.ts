@@ -9,7 +9,7 @@ export interface PendingDeletionsTable {
   /** How far a paged deletion got: the last event it looked at. */
   cursor_timestamp: string | null;
   cursor_uuid: string | null;
-  /** Batches that failed; at MAX_DELETION_ATTEMPTS the deletion is parked (left for an operator). */
+  /** Batches that failed; at MAX_DELETION_ATTEMPTS the deletion is parked until the next start. */
   attempts: Generated<number>;
   created_at: string;
 }

@@ -98,20 +98,6 @@ export async function getGroup(db: Db, teamId: number, groupTypeIndex: number, g
   return row && toGroup(row);
 }
 
-export async function insertGroup(db: Db, group: Omit<Group, 'version'>): Promise<void> {
-  await db
-    .insertInto('groups')
-    .values({
-      team_id: group.teamId,
-      group_type_index: group.groupTypeIndex,
-      group_key: group.groupKey,
-      group_properties: toJson(group.properties),
-      created_at: group.createdAt,
-      version: 0,
-    })
-    .execute();
-}
-
 export async function updateGroup(db: Db, group: Group): Promise<void> {
   await db
     .updateTable('groups')

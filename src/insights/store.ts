@@ -9,7 +9,6 @@ import { eventNamesOf, propertyKeysOf, type TrendsEvent, type TrendsQuery, type 
 
 type Db = Kysely<Schema>;
 
-
 export interface Insight {
   id: number;
   teamId: number;

@@ -137,7 +137,18 @@ describe('background deletions', () => {
     } finally {
       const mend = BACKEND === 'sqlite' ? ['DROP TRIGGER refuse_stuck'] : ['DROP TRIGGER refuse_stuck ON events', 'DROP FUNCTION refuse_stuck()'];
       for (const statement of mend) await sql.raw(statement).execute(db);
-      await db.deleteFrom('pending_deletions').execute();
     }
+    // The fault mended, a restarted runner gives the parked deletion another round and finishes it.
+    const restarted = new DeletionRunner(database(), log, { batchSize: 3, idleMs: 10 });
+    restarted.start();
+    try {
+      for (let waited = 0; (await pendingDeletionsOf(db, stuck)).length > 0; waited += 20) {
+        if (waited > 10_000) throw new Error('the parked deletion was not resumed');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      await restarted.stop();
+    }
+    expect(await eventsOf(stuck)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { ensureGroupTypeIndex, insertGroup } from '../../src/groups/store.js';
+import { toJson } from '../../src/db/values.js';
+import { ensureGroupTypeIndex } from '../../src/groups/store.js';
 import { insertPerson } from '../../src/persons/store.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -57,7 +58,10 @@ export async function storeGroup(server: TestServer, groupType: string, groupKey
   const { db } = server.running.ctx.database;
   const teamId = server.bootstrap.team.id;
   const index = await ensureGroupTypeIndex(db, teamId, groupType);
-  await insertGroup(db, { teamId, groupTypeIndex: index!, groupKey, properties, createdAt: new Date().toISOString() });
+  await db
+    .insertInto('groups')
+    .values({ team_id: teamId, group_type_index: index!, group_key: groupKey, group_properties: toJson(properties), created_at: new Date().toISOString(), version: 0 })
+    .execute();
   return index!;
 }
 

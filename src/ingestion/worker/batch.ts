@@ -6,10 +6,10 @@ import { getTeam } from '../../tenancy/store.js';
 import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
 import { InListQuery } from '../../db/multi-row-insert.js';
-import { wellFormedText } from '../../lib/well-formed.js';
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
+import { identifiedGroup } from './groups-step.js';
 import type { PersonPropertiesCache } from './person-unit.js';
 import type { SpikeDetector } from './spike-detector.js';
 
@@ -72,16 +72,14 @@ async function preload(trx: Db, batch: BatchContext, parsed: Parsed[]): Promise<
   return teams;
 }
 
-/** The group a `$groupidentify` names, by type index, when the type is known and the key usable (as processGroups reads them). */
+/** The group a `$groupidentify` names, by type index, when the type's index is known already. */
 function addIdentifiedGroup(batch: BatchContext, teamId: number, properties: Record<string, unknown>, groupKeys: Map<number, string[]>): void {
-  const type = properties.$group_type;
-  const key = properties.$group_key;
-  if (typeof type !== 'string' || !type || (typeof key !== 'string' && typeof key !== 'number') || !String(key)) return;
-  const index = batch.groupTypes.known(teamId, wellFormedText(type));
+  const group = identifiedGroup(properties);
+  const index = group && batch.groupTypes.known(teamId, group.type);
   if (index === undefined) return;
   let keys = groupKeys.get(index);
   if (!keys) groupKeys.set(index, (keys = []));
-  keys.push(wellFormedText(String(key)));
+  keys.push(group!.key);
 }
 
 /**

@@ -46,6 +46,17 @@ export class GroupTypeCache {
   }
 }
 
+/**
+ * The group a `$groupidentify` names (type and key as stored: well-formed text), or undefined when
+ * its `$group_type` / `$group_key` are not usable.
+ */
+export function identifiedGroup(properties: Properties): { type: string; key: string } | undefined {
+  const type = properties.$group_type;
+  const key = properties.$group_key;
+  if (typeof type !== 'string' || !type || (typeof key !== 'string' && typeof key !== 'number') || !String(key)) return undefined;
+  return { type: wellFormedText(type), key: wellFormedText(String(key)) };
+}
+
 /** Whether the event creates or updates a group, or attaches groups: else processGroups has nothing to do. */
 export function touchesGroups(event: string, properties: Properties): boolean {
   return event === '$groupidentify' || isPlainObject(properties.$groups);
@@ -69,27 +80,23 @@ export async function processGroups(
   timestamp: string,
 ): Promise<IngestionWarning[]> {
   const warnings: IngestionWarning[] = [];
-  if (event === '$groupidentify') {
-    const rawType = properties.$group_type;
-    const rawKey = properties.$group_key;
-    if (typeof rawType === 'string' && rawType && (typeof rawKey === 'string' || typeof rawKey === 'number') && String(rawKey)) {
-      const type = wellFormedText(rawType);
-      const key = wellFormedText(String(rawKey));
-      const index = await types.index(db, teamId, type);
-      if (index === undefined) {
-        warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
+  const identified = event === '$groupidentify' ? identifiedGroup(properties) : undefined;
+  if (identified) {
+    const { type, key } = identified;
+    const index = await types.index(db, teamId, type);
+    if (index === undefined) {
+      warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
+    } else {
+      const set = isPlainObject(properties.$group_set) ? properties.$group_set : {};
+      const existing = await groups.get(teamId, index, key);
+      if (!existing) {
+        groups.create({ teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
       } else {
-        const set = isPlainObject(properties.$group_set) ? properties.$group_set : {};
-        const existing = await groups.get(teamId, index, key);
-        if (!existing) {
-          groups.create({ teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
-        } else {
-          const merged = { ...existing.properties, ...set };
-          // As stored (well-formed): a `$group_set` value with NUL equals its stored U+FFFD form.
-          if (toJson(merged) !== toJson(existing.properties)) groups.update(existing, merged);
-        }
-        properties[`$group_${index}`] = key;
+        const merged = { ...existing.properties, ...set };
+        // As stored (well-formed): a `$group_set` value with NUL equals its stored U+FFFD form.
+        if (toJson(merged) !== toJson(existing.properties)) groups.update(existing, merged);
       }
+      properties[`$group_${index}`] = key;
     }
   }
   if (isPlainObject(properties.$groups)) {

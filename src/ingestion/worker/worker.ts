@@ -179,9 +179,9 @@ export class IngestionWorker {
    * Last resort: the same batch step, with the event made personless (what failed is almost
    * always person processing), so it is stored, counted and dequeued like any other.
    * Identity events (`$identify`, `$create_alias`, …) have no personless form: the pipeline would
-   * drop them, so the original error goes up instead and they are retried, then parked. Neither
-   * has a deferred person update (a `person_only` row of the overflow lane): its event is stored
-   * already and the update is all it carries, so made personless it would just be deleted.
+   * drop them, so the original error goes up instead and they are retried, then parked. Nor has a
+   * deferred person update (a `person_only` row of the overflow lane): its event is stored already
+   * and the update is all it carries, so made personless it would just be deleted.
    */
   private async processPersonless(lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
     const queued = JSON.parse(row.payload) as QueuedEvent;

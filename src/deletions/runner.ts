@@ -9,9 +9,10 @@ import {
   countFailedAttempt,
   deletePersonEventsPage,
   deleteTeamRowsBatch,
-  finishDeletion,
+  finishDeletions,
   MAX_DELETION_ATTEMPTS,
   nextPendingDeletion,
+  personEventsWalkGroup,
   resetParkedDeletions,
   saveDeletionCursor,
   teamHasRows,
@@ -22,6 +23,8 @@ const LEASE = 'background-deletions';
 
 /** What a step did: a batch (go on at once), nothing to do (poll later), or a batch to retry later. */
 type StepOutcome = 'progress' | 'none' | 'retry';
+/** A step that completed these deletions. */
+type Done = { done: number[] };
 const LEASE_TTL_MS = 60_000;
 
 export interface DeletionRunnerOptions {
@@ -127,7 +130,7 @@ export class DeletionRunner {
     const deletion = await nextPendingDeletion(this.database.db);
     if (!deletion || !(await this.holdLease())) return 'none';
     const id = Number(deletion.id);
-    let outcome: StepOutcome | 'done';
+    let outcome: StepOutcome | Done;
     try {
       outcome = deletion.kind === 'person_events' ? await this.personEventsStep(deletion) : await this.environmentStep(deletion);
     } catch (error) {
@@ -136,9 +139,9 @@ export class DeletionRunner {
       this.log.error({ err: error, team: Number(deletion.owner_team_id), kind: deletion.kind, attempts, parked }, parked ? 'background deletion parked after repeated failures' : 'background deletion batch failed; it will be retried');
       return 'retry';
     }
-    if (outcome === 'done') {
-      await finishDeletion(this.database.db, id);
-      this.log.info({ team: Number(deletion.owner_team_id), kind: deletion.kind, target: deletion.target }, 'background deletion complete');
+    if (typeof outcome === 'object') {
+      await finishDeletions(this.database.db, outcome.done);
+      this.log.info({ team: Number(deletion.owner_team_id), kind: deletion.kind, deletions: outcome.done.length }, 'background deletion complete');
       return 'progress';
     }
     return outcome;
@@ -149,7 +152,7 @@ export class DeletionRunner {
    * only when a read finds none left in any (on PostgreSQL a batch can delete nothing while rows
    * remain: rows another transaction changed meanwhile are skipped).
    */
-  private async environmentStep(deletion: PendingDeletion): Promise<StepOutcome | 'done'> {
+  private async environmentStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const teamId = Number(deletion.owner_team_id);
     this.bulkTables ??= teamOwnedTables(this.database).then((tables) => tables.filter((t) => BULK_TEAM_TABLES.has(t)));
     const tables = await this.bulkTables;
@@ -158,14 +161,18 @@ export class DeletionRunner {
     }
     // Nothing deleted but rows left: rows another transaction holds; try again a little later.
     for (const table of tables) if (await teamHasRows(this.database, table, teamId)) return 'retry';
-    return 'done';
+    return { done: [Number(deletion.id)] };
   }
 
-  private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | 'done'> {
+  /** One page of the walk shared by the deletions at the same point (personEventsWalkGroup). */
+  private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
+    const group = await personEventsWalkGroup(this.database.db, deletion);
+    const ids = group.map((d) => Number(d.id));
     const after = deletion.cursor_timestamp !== null && deletion.cursor_uuid !== null ? { timestamp: deletion.cursor_timestamp, uuid: deletion.cursor_uuid } : null;
-    const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), deletion.target ?? '', after, this.batchSize);
-    if (next === null) return 'done';
-    await saveDeletionCursor(this.database.db, Number(deletion.id), next);
+    const persons = new Set(group.map((d) => d.target ?? ''));
+    const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), persons, after, this.batchSize);
+    if (next === null) return { done: ids };
+    await saveDeletionCursor(this.database.db, ids, next);
     return 'progress';
   }
 

@@ -72,8 +72,31 @@ export async function pendingDeletionsOf(db: Db, teamId: number): Promise<Pendin
   return db.selectFrom('pending_deletions').selectAll().where('owner_team_id', '=', teamId).orderBy('id').execute();
 }
 
-export async function finishDeletion(db: Db, id: number): Promise<void> {
-  await db.deleteFrom('pending_deletions').where('id', '=', id).execute();
+export async function finishDeletions(db: Db, ids: number[]): Promise<void> {
+  await db.deleteFrom('pending_deletions').where('id', 'in', ids).execute();
+}
+
+/** Person-events deletions walked together per page: at most this many persons per walk. */
+const PERSONS_PER_WALK = 500;
+
+/**
+ * The pending person-events deletions of the team at the same point of the walk as `deletion`
+ * (it among them): one walk of the team's events serves them all, so deleting many persons
+ * walks the events once, not once per person. Those queued later start their own walk.
+ */
+export async function personEventsWalkGroup(db: Db, deletion: PendingDeletion): Promise<PendingDeletion[]> {
+  let query = db
+    .selectFrom('pending_deletions')
+    .selectAll()
+    .where('kind', '=', 'person_events')
+    .where('owner_team_id', '=', deletion.owner_team_id)
+    .where('attempts', '<', MAX_DELETION_ATTEMPTS);
+  query =
+    deletion.cursor_timestamp === null || deletion.cursor_uuid === null
+      ? query.where('cursor_timestamp', 'is', null).where('cursor_uuid', 'is', null)
+      : query.where('cursor_timestamp', '=', deletion.cursor_timestamp).where('cursor_uuid', '=', deletion.cursor_uuid);
+  const group = await query.orderBy('id').limit(PERSONS_PER_WALK).execute();
+  return group.some((d) => d.id === deletion.id) ? group : [deletion, ...group.slice(0, PERSONS_PER_WALK - 1)];
 }
 
 /**
@@ -89,8 +112,8 @@ export async function deleteTeamRowsBatch(database: Database, table: string, tea
 }
 
 /**
- * One page of a person's events deletion: the team's next `limit` events after the cursor, in
- * (timestamp, uuid) order, and of those the person's are deleted. Events are not indexed by
+ * One page of a walk deleting persons' events: the team's next `limit` events after the cursor, in
+ * (timestamp, uuid) order, and of those the persons' are deleted. Events are not indexed by
  * person, so the team's events are walked page by page instead of one statement scanning them
  * all (which on SQLite would hold the write lock, and the process, for as long). Returns the new
  * cursor, or null when the walk is done.
@@ -98,7 +121,7 @@ export async function deleteTeamRowsBatch(database: Database, table: string, tea
 export async function deletePersonEventsPage(
   database: Database,
   teamId: number,
-  personUuid: string,
+  personUuids: ReadonlySet<string>,
   after: { timestamp: string; uuid: string } | null,
   limit: number,
 ): Promise<{ timestamp: string; uuid: string } | null> {
@@ -112,7 +135,7 @@ export async function deletePersonEventsPage(
     query = query.where('timestamp', '>=', after.timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '>', eb.tuple(after.timestamp, after.uuid)));
   }
   const rows = await query.orderBy('timestamp').orderBy('uuid').limit(limit).execute();
-  const doomed = rows.filter((r) => r.person_id === personUuid).map((r) => r.uuid);
+  const doomed = rows.filter((r) => r.person_id !== null && personUuids.has(r.person_id)).map((r) => r.uuid);
   for (let i = 0; i < doomed.length; i += 500) {
     await db.deleteFrom('events').where('team_id', '=', teamId).where('uuid', 'in', doomed.slice(i, i + 500)).execute();
   }
@@ -121,6 +144,6 @@ export async function deletePersonEventsPage(
   return { timestamp: last.cursor_timestamp, uuid: last.uuid };
 }
 
-export async function saveDeletionCursor(db: Db, id: number, cursor: { timestamp: string; uuid: string }): Promise<void> {
-  await db.updateTable('pending_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', '=', id).execute();
+export async function saveDeletionCursor(db: Db, ids: number[], cursor: { timestamp: string; uuid: string }): Promise<void> {
+  await db.updateTable('pending_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', 'in', ids).execute();
 }

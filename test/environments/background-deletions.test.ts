@@ -151,4 +151,26 @@ describe('background deletions', () => {
     }
     expect(await eventsOf(stuck)).toEqual([]);
   });
+
+  it("delete several persons' events in one walk of the environment's events", async () => {
+    const { db } = database();
+    const teamId = 900_004;
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await insertEvents(teamId, (n) => [a, b, c, randomUUID()][n % 4]!, 24);
+    await queueDeletion(db, { teamId, kind: 'person_events', target: a });
+    await queueDeletion(db, { teamId, kind: 'person_events', target: b });
+    const runner = new DeletionRunner(database(), log, { batchSize: 5 });
+    // One walk of 24 events by pages of 5: five steps finish both deletions together.
+    let steps = 0;
+    while ((await pendingDeletionsOf(db, teamId)).length > 0) {
+      expect(await runner.step()).toBe(true);
+      steps++;
+    }
+    await runner.stop();
+    expect(steps).toBe(5);
+    const left = await eventsOf(teamId);
+    expect(left.filter((e) => e.person_id === a || e.person_id === b)).toEqual([]);
+    expect(left.filter((e) => e.person_id === c)).toHaveLength(6);
+    expect(left).toHaveLength(12);
+  });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { runKeysCommand, runProjectsCommand } from './admin-commands.js';
+import { runDeletionsCommand } from './deletions-commands.js';
 import { runQueueCommand } from './queue-commands.js';
 import { runServe, runWorker } from './serve.js';
 
@@ -8,7 +9,8 @@ const USAGE = `Usage: hoglet <command> [options]
 
 Commands:
   serve                         start the server (the default)
-  worker                        run only the workers: ingestion and subscription deliveries
+  worker                        run only the workers: ingestion, subscription deliveries and
+                                background deletions
   keys create --scopes S [--projects IDS] [--label L] [--email E]
                                 create a personal API key; S is a comma-separated list of
                                 scopes ("*" for all, or e.g. "project:read,feature_flag:write")
@@ -17,6 +19,9 @@ Commands:
   queue status                  events waiting in the ingestion queue, and parked ones, per lane
   queue parked [--limit N]      list parked events (they failed processing repeatedly; kept)
   queue retry [--ids IDS]       put parked events (all, or these queue ids) back in line
+  deletions list                background deletions still running (environments' data, persons'
+                                events), with their progress; parked ones failed repeatedly
+  deletions retry [--ids IDS]   give parked deletions (all, or these ids) another round
 
 Configuration comes from the environment; see the README.`;
 
@@ -50,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
       return runProjectsCommand(sub);
     case 'queue':
       return runQueueCommand(sub, values);
+    case 'deletions':
+      return runDeletionsCommand(sub, values);
     default:
       process.stderr.write(`hoglet: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;

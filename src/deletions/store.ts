@@ -51,6 +51,18 @@ export async function resetParkedDeletions(db: Db): Promise<void> {
   await db.updateTable('pending_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS).execute();
 }
 
+/** Parked deletions (all, or these ids) start over; returns how many. */
+export async function retryParkedDeletions(db: Db, ids?: number[]): Promise<number> {
+  let query = db.updateTable('pending_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS);
+  if (ids) query = query.where('id', 'in', ids.length > 0 ? ids : [-1]);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows ?? 0);
+}
+
+export async function listPendingDeletions(db: Db): Promise<PendingDeletion[]> {
+  return db.selectFrom('pending_deletions').selectAll().orderBy('id').execute();
+}
+
 /** A batch of this deletion failed; returns its attempts so far. */
 export async function countFailedAttempt(db: Db, id: number): Promise<number> {
   const row = await db

@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { MAX_DELETION_ATTEMPTS, pendingDeletionsOf, queueDeletion } from '../../src/deletions/store.js';
 import { teamOwnedTables } from '../../src/environments/store.js';
 import { BACKEND } from '../helpers/backend.js';
+import { runHoglet } from '../helpers/process.js';
 import { useTestServer } from '../helpers/server.js';
 
 // No inline worker, so no runner of the server's own: the tests drive theirs.
@@ -172,5 +173,29 @@ describe('background deletions', () => {
     expect(left.filter((e) => e.person_id === a || e.person_id === b)).toEqual([]);
     expect(left.filter((e) => e.person_id === c)).toHaveLength(6);
     expect(left).toHaveLength(12);
+  });
+});
+
+describe('hoglet deletions', () => {
+  it('lists a parked deletion and gives it another round', async () => {
+    const { db } = database();
+    const teamId = 900_005;
+    await queueDeletion(db, { teamId, kind: 'person_events', target: 'a-person' });
+    const [row] = await pendingDeletionsOf(db, teamId);
+    await db.updateTable('pending_deletions').set({ attempts: MAX_DELETION_ATTEMPTS }).where('id', '=', row!.id).execute();
+    const run = async (...args: string[]) => {
+      const child = runHoglet(['deletions', ...args], { ...server.storage.env, LOG_LEVEL: 'warn' });
+      const { code } = await child.exited;
+      return { code, output: child.output() };
+    };
+    const listed = await run('list');
+    expect(listed.code).toBe(0);
+    expect(listed.output).toMatch(new RegExp(`^${row!.id} {2}project=${teamId} {2}kind=person_events {2}target=a-person {2}not started {2}attempts=${MAX_DELETION_ATTEMPTS} {2}parked {2}queued=\\S+\\n$`));
+    expect(await run('retry', '--ids', '')).toMatchObject({ code: 1 });
+    expect(await run('retry', '--ids', String(row!.id))).toEqual({ code: 0, output: "1 parked deletion given another round; the worker's runner takes them in order\n" });
+    const [after] = await pendingDeletionsOf(db, teamId);
+    expect(Number(after!.attempts)).toBe(0);
+    await db.deleteFrom('pending_deletions').execute();
+    expect(await run('list')).toEqual({ code: 0, output: 'no background deletions pending\n' });
   });
 });

@@ -22,6 +22,16 @@ export function parseIdList(text: string | undefined, option = '--projects'): nu
   return ids.map(Number);
 }
 
+/**
+ * The `--ids` of a retry command: undefined (retry everything) when the option is absent, else at
+ * least one id. An empty list (say, an empty shell variable) must not widen into "all".
+ */
+export function parseRetryIds(text: string | undefined, what: string): number[] | undefined {
+  const ids = parseIdList(text, '--ids');
+  if (text !== undefined && (ids === undefined || ids.length === 0)) throw new Error(`--ids needs at least one ${what} id; leave it out to retry every parked one`);
+  return ids;
+}
+
 async function findUser(database: Database, email: string | undefined) {
   const address = email ?? loadConfig().bootstrapEmail;
   const user = await getUserByEmail(database.db, address);

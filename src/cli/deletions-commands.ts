@@ -1,5 +1,5 @@
 import { listPendingDeletions, MAX_DELETION_ATTEMPTS, retryParkedDeletions } from '../deletions/store.js';
-import { parseIdList, withDatabase } from './admin-commands.js';
+import { parseRetryIds, withDatabase } from './admin-commands.js';
 
 const USAGE = 'usage: hoglet deletions list | hoglet deletions retry [--ids 1,2,…]';
 
@@ -24,9 +24,7 @@ export async function runDeletionsCommand(sub: string | undefined, options: { id
     });
   }
   if (sub === 'retry') {
-    const ids = parseIdList(options.ids, '--ids');
-    // An empty list (say, an empty shell variable) must not widen into "all".
-    if (options.ids !== undefined && (ids === undefined || ids.length === 0)) throw new Error('--ids needs at least one deletion id; leave it out to retry every parked deletion');
+    const ids = parseRetryIds(options.ids, 'deletion');
     return withDatabase(async (database) => {
       const count = await retryParkedDeletions(database.db, ids);
       process.stdout.write(`${count} parked deletion${count === 1 ? '' : 's'} given another round; the worker's runner takes them in order\n`);

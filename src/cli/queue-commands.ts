@@ -1,5 +1,5 @@
 import { listParked, queueCounts, retryParked } from '../ingestion/queue-admin.js';
-import { parseIdList, withDatabase } from './admin-commands.js';
+import { parseRetryIds, withDatabase } from './admin-commands.js';
 
 const USAGE = 'usage: hoglet queue status | hoglet queue parked [--limit N] | hoglet queue retry [--ids 1,2,…]';
 
@@ -28,9 +28,7 @@ export async function runQueueCommand(sub: string | undefined, options: { limit?
     });
   }
   if (sub === 'retry') {
-    const ids = parseIdList(options.ids, '--ids');
-    // An empty list (say, an empty shell variable) must not widen into "all".
-    if (options.ids !== undefined && (ids === undefined || ids.length === 0)) throw new Error('--ids needs at least one queue id; leave it out to retry every parked event');
+    const ids = parseRetryIds(options.ids, 'queue');
     return withDatabase(async (database) => {
       const count = await retryParked(database, ids);
       process.stdout.write(`${count} parked event${count === 1 ? '' : 's'} put back in the queue; the ingestion worker takes them in order\n`);

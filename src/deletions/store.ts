@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/database.js';
-import { exactTimestamp } from '../db/exact-timestamp.js';
 import type { Schema } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
+import { readEventPage, type EventCursor } from '../events/event-pages.js';
 import type { PendingDeletionsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
@@ -80,10 +80,6 @@ export async function teamHasRows(database: Database, table: string, teamId: num
   return row.rows.length > 0;
 }
 
-export async function pendingDeletionsOf(db: Db, teamId: number): Promise<PendingDeletion[]> {
-  return db.selectFrom('pending_deletions').selectAll().where('owner_team_id', '=', teamId).orderBy('id').execute();
-}
-
 export async function finishDeletions(db: Db, ids: number[]): Promise<void> {
   await db.deleteFrom('pending_deletions').where('id', 'in', ids).execute();
 }
@@ -134,28 +130,19 @@ export async function deletePersonEventsPage(
   database: Database,
   teamId: number,
   personUuids: ReadonlySet<string>,
-  after: { timestamp: string; uuid: string } | null,
+  after: EventCursor | null,
   limit: number,
-): Promise<{ timestamp: string; uuid: string } | null> {
+): Promise<EventCursor | null> {
   const { db } = database;
-  let query = db
-    .selectFrom('events')
-    .select(['uuid', 'person_id'])
-    .select(exactTimestamp(database.dialect).as('cursor_timestamp'))
-    .where('team_id', '=', teamId);
-  if (after) {
-    query = query.where('timestamp', '>=', after.timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '>', eb.tuple(after.timestamp, after.uuid)));
-  }
-  const rows = await query.orderBy('timestamp').orderBy('uuid').limit(limit).execute();
+  const select = () => db.selectFrom('events').select(['uuid', 'person_id']).where('team_id', '=', teamId);
+  const { rows, next } = await readEventPage<{ uuid: string; person_id: string | null }>(database, select, after, { pageSize: limit });
   const doomed = rows.filter((r) => r.person_id !== null && personUuids.has(r.person_id)).map((r) => r.uuid);
   for (let i = 0; i < doomed.length; i += 500) {
     await db.deleteFrom('events').where('team_id', '=', teamId).where('uuid', 'in', doomed.slice(i, i + 500)).execute();
   }
-  if (rows.length < limit) return null;
-  const last = rows[rows.length - 1]!;
-  return { timestamp: last.cursor_timestamp, uuid: last.uuid };
+  return next;
 }
 
-export async function saveDeletionCursor(db: Db, ids: number[], cursor: { timestamp: string; uuid: string }): Promise<void> {
+export async function saveDeletionCursor(db: Db, ids: number[], cursor: EventCursor): Promise<void> {
   await db.updateTable('pending_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', 'in', ids).execute();
 }

@@ -16,12 +16,48 @@ export interface EventPagesOptions {
   maxRows?: number;
 }
 
+/** Where a page of events ended: the last event's exact timestamp and uuid. */
+export interface EventCursor {
+  timestamp: string;
+  uuid: string;
+}
+
 /**
- * Reads the events a query selects a page at a time, in (timestamp, uuid) order, handing each page
- * to `visit`: for reads whose ranges may hold more events than the process should hold at once
- * (trends, sessions, web vitals). Pages are read by key, after the last one's timestamp and uuid
- * (exact, see exact-timestamp.ts): each is one index range read that starts where the last one
- * ended, and the connection is free between pages.
+ * One page of the events a query selects, in (timestamp, uuid) order, after `after` (all from the
+ * start when null): the rows, and the cursor to read the next page from, or null when this page
+ * was the last. Read by key (exact, see exact-timestamp.ts): one index range read that starts
+ * where the last page ended.
+ */
+export async function readEventPage<R>(
+  database: Database,
+  query: () => EventsQuery,
+  after: EventCursor | null,
+  options: Pick<EventPagesOptions, 'newestFirst' | 'pageSize'>,
+): Promise<{ rows: R[]; next: EventCursor | null }> {
+  const direction = options.newestFirst ? 'desc' : 'asc';
+  let q = query().select(['uuid as page_uuid']).select(exactTimestamp(database.dialect).as('page_timestamp'));
+  if (after) {
+    const { timestamp, uuid } = after;
+    // The plain timestamp bound starts the index range at the cursor; the row value leaves out
+    // what the last page had at that very instant. (Written as `timestamp > c or uuid > u`
+    // instead, SQLite left the (team, event, timestamp) index for (team, timestamp) and read
+    // every event of the range.) A run of one instant longer than a page is read again from its
+    // start on each page: cheap unless thousands of events share one timestamp.
+    q = options.newestFirst
+      ? q.where('timestamp', '<=', timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '<', eb.tuple(timestamp, uuid)))
+      : q.where('timestamp', '>=', timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '>', eb.tuple(timestamp, uuid)));
+  }
+  const rows = (await q.orderBy('timestamp', direction).orderBy('uuid', direction).limit(options.pageSize).execute()) as Array<
+    R & { page_uuid: string; page_timestamp: string }
+  >;
+  const last = rows.length < options.pageSize ? undefined : rows[rows.length - 1]!;
+  return { rows, next: last ? { timestamp: last.page_timestamp, uuid: last.page_uuid } : null };
+}
+
+/**
+ * Reads the events a query selects a page at a time (readEventPage), handing each page to
+ * `visit`: for reads whose ranges may hold more events than the process should hold at once
+ * (trends, sessions, web vitals). The connection is free between pages.
  */
 export async function forEachEventPage<R>(
   database: Database,
@@ -29,29 +65,13 @@ export async function forEachEventPage<R>(
   options: EventPagesOptions,
   visit: (rows: R[]) => void,
 ): Promise<void> {
-  const direction = options.newestFirst ? 'desc' : 'asc';
-  let after: { timestamp: string; uuid: string } | undefined;
+  let after: EventCursor | null = null;
   for (let read = 0; options.maxRows === undefined || read < options.maxRows; ) {
-    let q = query().select(['uuid as page_uuid']).select(exactTimestamp(database.dialect).as('page_timestamp'));
-    if (after) {
-      const { timestamp, uuid } = after;
-      // The plain timestamp bound starts the index range at the cursor; the row value leaves out
-      // what the last page had at that very instant. (Written as `timestamp > c or uuid > u`
-      // instead, SQLite left the (team, event, timestamp) index for (team, timestamp) and read
-      // every event of the range.) A run of one instant longer than a page is read again from
-      // its start on each page: cheap unless thousands of events share one timestamp.
-      q = options.newestFirst
-        ? q.where('timestamp', '<=', timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '<', eb.tuple(timestamp, uuid)))
-        : q.where('timestamp', '>=', timestamp).where((eb) => eb(eb.refTuple('timestamp', 'uuid'), '>', eb.tuple(timestamp, uuid)));
-    }
-    const rows = (await q.orderBy('timestamp', direction).orderBy('uuid', direction).limit(options.pageSize).execute()) as Array<
-      R & { page_uuid: string; page_timestamp: string }
-    >;
-    if (rows.length > 0) visit(rows);
-    read += rows.length;
-    if (rows.length < options.pageSize) return;
-    const last = rows[rows.length - 1]!;
-    after = { timestamp: last.page_timestamp, uuid: last.page_uuid };
+    const page: { rows: R[]; next: EventCursor | null } = await readEventPage<R>(database, query, after, options);
+    if (page.rows.length > 0) visit(page.rows);
+    read += page.rows.length;
+    if (page.next === null) return;
+    after = page.next;
   }
 }
 

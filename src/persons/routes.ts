@@ -5,7 +5,7 @@ import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import type { Team } from '../tenancy/models.js';
-import { deletePersonRow, distinctIdsOf, getPersonById, getPersonByUuid, listPersons, type Person } from './store.js';
+import { deletePersonRow, distinctIdsOf, getPersonByRef, listPersons, type Person } from './store.js';
 
 const DEFAULT_DISPLAY_PROPERTIES = ['email', 'name', 'username'];
 
@@ -33,9 +33,7 @@ export function serializePerson(team: Team, person: Person, distinctIds: string[
 }
 
 async function findPerson(ctx: AppContext, teamId: number, id: string): Promise<Person> {
-  const person = /^\d+$/.test(id)
-    ? await getPersonById(ctx.database.db, teamId, Number(id))
-    : await getPersonByUuid(ctx.database.db, teamId, id.toLowerCase());
+  const person = await getPersonByRef(ctx.database.db, teamId, id);
   if (!person) throw notFound();
   return person;
 }

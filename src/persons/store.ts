@@ -63,6 +63,11 @@ export async function getPersonByUuid(db: Db, teamId: number, uuid: string): Pro
   return row && toPerson(row);
 }
 
+/** A person as the API names one: by its numeric id, or by its uuid (any case). */
+export async function getPersonByRef(db: Db, teamId: number, ref: string): Promise<Person | undefined> {
+  return /^\d{1,15}$/.test(ref) ? getPersonById(db, teamId, Number(ref)) : getPersonByUuid(db, teamId, ref.toLowerCase());
+}
+
 export interface NewPerson {
   uuid: string;
   teamId: number;

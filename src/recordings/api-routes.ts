@@ -5,7 +5,8 @@ import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { readRecordingListQuery } from './list-query.js';
-import { personIdOf, serializeRecordings } from './serialize.js';
+import { serializeRecordings } from './serialize.js';
+import { getPersonByRef } from '../persons/store.js';
 import { sharingRoutes } from './sharing-routes.js';
 import { loadRecording, readBoolean } from './route-helpers.js';
 import { deleteRecording, listChunks, listRecordings, readChunks, setViewed, type RecordingRow } from './store.js';
@@ -42,10 +43,10 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
       const { filter, person } = readRecordingListQuery(query);
       const teamId = request.team!.id;
       if (person !== undefined) {
-        const personId = await personIdOf(db, teamId, person);
+        const found = await getPersonByRef(db, teamId, person);
         // No such person: no recordings (an empty id list matches none).
-        if (personId === undefined) filter.distinctIds = [];
-        else filter.personId = personId;
+        if (!found) filter.distinctIds = [];
+        else filter.personId = found.id;
       }
       const { count, rows } = await listRecordings(db, teamId, filter, page);
       const results = await serializeRecordings(db, teamId, request.principal!.user.id, rows);

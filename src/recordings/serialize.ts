@@ -67,18 +67,6 @@ export async function personsOf(db: Db, teamId: number, distinctIds: string[]): 
   return out;
 }
 
-/** The id of a person named by uuid (or id), for the list's person filter; undefined when there is no such person. */
-export async function personIdOf(db: Db, teamId: number, person: string): Promise<number | undefined> {
-  const byId = /^\d{1,15}$/.test(person);
-  const row = await db
-    .selectFrom('persons')
-    .select('id')
-    .where('team_id', '=', teamId)
-    .where(byId ? 'id' : 'uuid', '=', byId ? Number(person) : person.toLowerCase())
-    .executeTakeFirst();
-  return row ? Number(row.id) : undefined;
-}
-
 /** The session recording object of the contract (PostHog's SessionRecordingSerializer fields). */
 export function recordingObject(row: RecordingRow, person: RecordingPerson | undefined, viewed: boolean, now = Date.now()) {
   const s = summarizeMetadata(row.meta);

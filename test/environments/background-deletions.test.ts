@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/db/values.js';
 import { DeletionRunner } from '../../src/deletions/runner.js';
 import { sql } from 'kysely';
-import { MAX_DELETION_ATTEMPTS, pendingDeletionsOf, queueDeletion } from '../../src/deletions/store.js';
+import { listPendingDeletions, MAX_DELETION_ATTEMPTS, queueDeletion } from '../../src/deletions/store.js';
 import { teamOwnedTables } from '../../src/environments/store.js';
 import { BACKEND } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
@@ -21,6 +21,7 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer({ INGESTION_WORKER: 'off' });
 const log = pino({ level: 'silent' });
 const database = () => server.running.ctx.database;
+const pendingDeletionsOf = async (db: Kysely<any>, teamId: number) => (await listPendingDeletions(db)).filter((d) => Number(d.owner_team_id) === teamId);
 
 async function insertEvents(teamId: number, personOf: (n: number) => string, count: number): Promise<void> {
   const rows = Array.from({ length: count }, (_, n) => {

@@ -31,7 +31,12 @@ export interface WorkerFigure {
 async function timeWorker(database: Database, maxSeconds: number, batchSize: number): Promise<Omit<WorkerFigure, 'queued'>> {
   const log = pino({ level: 'silent' });
   // Spike detection is off unless BENCH_SPIKE_EVENTS_PER_SECOND says otherwise (the server's default is 1000).
-  const worker = new IngestionWorker(database, log, { batchSize, spikeEventsPerSecond: Number(process.env.BENCH_SPIKE_EVENTS_PER_SECOND ?? 0) });
+  const worker = new IngestionWorker(database, log, {
+    batchSize,
+    spikeEventsPerSecond: Number(process.env.BENCH_SPIKE_EVENTS_PER_SECOND ?? 0),
+    // BENCH_PREPARE_AHEAD=0: every batch prepared in the worker's own thread (to compare).
+    prepareAhead: process.env.BENCH_PREPARE_AHEAD !== '0',
+  });
   let processed = 0;
   // BENCH_CPU_PROFILE=file.cpuprofile profiles the timed part only (not the set-up).
   const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;

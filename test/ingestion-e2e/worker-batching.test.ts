@@ -8,8 +8,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /**
  * The worker applies a whole batch in memory and writes it back at the end. Whatever the batch
  * size, the stored result must be the one of handling the events one at a time: this feeds the
- * same identity-heavy stream (merges, aliases, refusals, personless events, groups, resent uuids)
- * through batches of 1, 7 and 1000 events and compares what ends up in the database.
+ * same identity-heavy stream (merges, aliases, refusals, personless events, groups, resent uuids,
+ * client addresses for GeoIP) through batches of 1, 7 and 1000 events and compares what ends up
+ * in the database. Full batches are prepared ahead on the prepare thread (a backlog); the
+ * reference prepares every event in the worker's own thread.
  */
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -60,8 +62,11 @@ function stream(teamId: number): QueueRow[] {
     } else if (roll < 0.73) {
       event = '$groupidentify';
       properties = { n, $group_type: pick(['company', 'team']), $group_key: pick(['acme', 'globex']), $group_set: { seen: n } };
-    } else if (roll < 0.8) {
+    } else if (roll < 0.77) {
       properties = { n, $groups: { company: pick(['acme', 'initech']), project: `p-${n % 4}` } };
+    } else if (roll < 0.8) {
+      // Its own `$group_<n>` keys, which the groups step overwrites or keeps.
+      properties = { n, $group_0: 'typed-by-hand', $group_3: 'kept', $groups: { company: pick(['acme', 'initech']) } };
     } else if (roll < 0.85 && sent.length > 0) {
       // A resend: same uuid, so it must be stored (and processed) once.
       const again = pick(sent);
@@ -69,21 +74,27 @@ function stream(teamId: number): QueueRow[] {
       continue;
     }
     const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-    const payload = { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null };
+    const ip = pick([null, '80.156.0.1', '203.0.113.8']);
+    const payload = { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip };
     sent.push(payload);
     rows.push({ teamId, lane: 'realtime', distinctId, payload });
   }
   return rows;
 }
 
-async function runWith(batchSize: number, spikeEventsPerSecond = 0) {
+async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhead = true } = {}) {
   const server = await startTestServer({ INGESTION_WORKER: 'off' });
   servers.push(server);
   const { database, ingestionQueue } = server.running.ctx;
   const teamId = server.bootstrap.team.id;
   await ingestionQueue.enqueue(stream(teamId));
-  const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize, spikeEventsPerSecond });
+  const geoip = server.running.ctx.geoip;
+  expect(geoip).toBeDefined();
+  const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize, spikeEventsPerSecond, prepareAhead, geoip });
   await worker.drain();
+  await worker.stop();
+  // Every full batch but the first is read and prepared ahead (this stream has 700 events).
+  expect(worker.batchesPreparedAhead > 0).toBe(prepareAhead && batchSize < 700);
   const { db } = database;
   const persons = await db.selectFrom('persons').selectAll().execute();
   const ids = await db.selectFrom('person_distinct_ids').selectAll().execute();
@@ -130,26 +141,29 @@ async function runWith(batchSize: number, spikeEventsPerSecond = 0) {
 
 describe('worker batches', () => {
   it('store the same events, persons and groups as one event at a time', async () => {
-    const one = await runWith(1);
+    const one = await runWith(1, { prepareAhead: false });
     expect(one.left).toBe(0);
     expect(one.events.length).toBeGreaterThan(500);
     expect(one.persons.some((p) => p.ids.includes(',') && p.identified)).toBe(true);
     expect(one.events.some((e) => e.person === 'personless')).toBe(true);
     expect(one.warnings).toContain('cannot_merge_already_identified');
-    for (const size of [7, 1000]) {
-      const batched = await runWith(size);
+    expect(one.events.some((e) => e.properties.$geoip_country_code === 'DE')).toBe(true);
+    expect(one.events.some((e) => e.properties.$group_3 === 'kept' && e.properties.$group_0 !== 'typed-by-hand')).toBe(true);
+    for (const [size, prepareAhead] of [[1, true], [7, true], [7, false], [1000, true]] as const) {
+      const label = `batch size ${size}${prepareAhead ? ', prepared ahead' : ''}`;
+      const batched = await runWith(size, { prepareAhead });
       expect(batched.left).toBe(0);
-      expect(batched.persons, `persons, batch size ${size}`).toEqual(one.persons);
-      expect(batched.events, `events, batch size ${size}`).toEqual(one.events);
-      expect(batched.groups, `groups, batch size ${size}`).toEqual(one.groups);
+      expect(batched.persons, `persons, ${label}`).toEqual(one.persons);
+      expect(batched.events, `events, ${label}`).toEqual(one.events);
+      expect(batched.groups, `groups, ${label}`).toEqual(one.groups);
       expect(batched.types).toEqual(one.types);
       expect(batched.warnings).toEqual(one.warnings);
     }
-  }, 120_000);
+  }, 180_000);
 
   it('store every event once when spike detection defers person updates to the overflow lane', async () => {
-    const one = await runWith(1);
-    const spiky = await runWith(1000, 1);
+    const one = await runWith(1, { prepareAhead: false });
+    const spiky = await runWith(7, { spikeEventsPerSecond: 1 });
     expect(spiky.left).toBe(0);
     expect(spiky.events.map((e) => e.uuid)).toEqual(one.events.map((e) => e.uuid));
     expect(spiky.warnings).toContain('person_processing_deferred');

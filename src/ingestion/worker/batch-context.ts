@@ -69,20 +69,6 @@ export class BatchContext {
     this.groupTypes = new GroupTypeCache(committedGroupTypes);
   }
 
-  private lastReceived: { now: string; date: Date; iso: string } | undefined;
-
-  /**
-   * A queued event's receipt time (`now`), parsed once per run of equal values: the events of one
-   * request are queued together and share it. (A map of every value seen cost more than it saved
-   * on streams of single-event requests.)
-   */
-  receivedAt(now: string): { now: string; date: Date; iso: string } {
-    const last = this.lastReceived;
-    if (last !== undefined && last.now === now) return last;
-    const date = new Date(now);
-    return (this.lastReceived = { now, date, iso: date.toISOString() });
-  }
-
   private teamUuids(teamId: number): Map<string, boolean> {
     let uuids = this.stored.get(teamId);
     if (!uuids) this.stored.set(teamId, (uuids = new Map()));

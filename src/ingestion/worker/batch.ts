@@ -3,13 +3,13 @@ import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../tenancy/models.js';
 import { getTeam } from '../../tenancy/store.js';
-import { detectMergeRequest, type IngestionWarning } from '../core/index.js';
+import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
 import { InListQuery } from '../../db/multi-row-insert.js';
 import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
-import { processDeferredPerson, processQueuedEvent } from './event-pipeline.js';
-import { identifiedGroup } from './groups-step.js';
+import { processDeferredPerson, processPreparedEvent } from './event-pipeline.js';
+import { isUnprepared, prepareQueuedEvent, ReceiptClock, type PreparedEvent, type PreparedRow } from './prepare.js';
 import type { PersonPropertiesCache } from './person-unit.js';
 import type { SpikeDetector } from './spike-detector.js';
 
@@ -38,59 +38,77 @@ export interface BatchOutcome {
 /** The processed rows leave the queue (in the batch's transaction). */
 const DELETE_QUEUE_ROWS = new InListQuery((db: Db, _: [], ids: number[]) => db.deleteFrom('ingestion_queue').where('id', 'in', ids), 1000);
 
-interface Parsed {
-  teamId: number;
-  queued: QueuedEvent;
+/**
+ * The batch's rows prepared (prepare.ts): as prepared ahead on the prepare thread where that is
+ * still good, else here. A row prepared with another `anonymize_ips` than its environment has now
+ * is prepared again; a row that could not be prepared is tried here, so its error is the batch's.
+ * Rows of environments deleted since capture are undefined: their events go with them.
+ */
+function prepareBatch(rows: QueueRecord[], teams: Map<number, Team | null>, geoip: GeoipService | undefined, ahead: PreparedRow[] | undefined): Array<PreparedEvent | undefined> {
+  const clock = new ReceiptClock();
+  return rows.map((row, i) => {
+    const team = teams.get(Number(row.team_id));
+    if (!team) return undefined;
+    const anonymizeIps = team.settings.anonymize_ips === true;
+    const early = ahead?.[i];
+    if (early && !isUnprepared(early) && early.anonymizeIps === anonymizeIps) return early;
+    return prepareQueuedEvent(JSON.parse(row.payload) as QueuedEvent, { geoip, anonymizeIps, clock });
+  });
 }
 
 /**
- * Before the first event: the batch's teams, which of its uuids are stored already, the persons
- * of every distinct id it names (including the other side of each merge), and the groups its
+ * Before the first event: which of the batch's uuids are stored already, the persons of every
+ * distinct id it names (including the other side of each merge), and the groups its
  * `$groupidentify`s name (of types whose index is known), one query per team (and group type)
  * for each, instead of several queries per event.
  */
-async function preload(trx: Db, batch: BatchContext, parsed: Parsed[]): Promise<Map<number, Team | null>> {
-  const teams = new Map<number, Team | null>();
+async function preload(batch: BatchContext, rows: QueueRecord[], prepared: Array<PreparedEvent | undefined>): Promise<void> {
   const byTeam = new Map<number, { uuids: string[]; distinctIds: string[]; groupKeys: Map<number, string[]> }>();
-  for (const { teamId, queued } of parsed) {
+  for (let i = 0; i < rows.length; i++) {
+    const event = prepared[i];
+    if (!event) continue;
+    const teamId = Number(rows[i]!.team_id);
     let entry = byTeam.get(teamId);
     if (!entry) byTeam.set(teamId, (entry = { uuids: [], distinctIds: [], groupKeys: new Map() }));
-    if (!queued.person_only) entry.uuids.push(queued.uuid);
-    entry.distinctIds.push(queued.distinct_id);
-    const merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties: queued.properties ?? {} });
-    if (merge) entry.distinctIds.push(merge.otherDistinctId);
-    if (queued.event === '$groupidentify' && !queued.person_only) addIdentifiedGroup(batch, teamId, queued.properties ?? {}, entry.groupKeys);
+    if (!event.personOnly) entry.uuids.push(event.uuid);
+    entry.distinctIds.push(event.distinctId);
+    if (event.merge) entry.distinctIds.push(event.merge.otherDistinctId);
+    const group = event.groups?.identified;
+    const index = group && batch.groupTypes.known(teamId, group.type);
+    if (index !== undefined) {
+      let keys = entry.groupKeys.get(index);
+      if (!keys) entry.groupKeys.set(index, (keys = []));
+      keys.push(group!.key);
+    }
   }
   for (const [teamId, entry] of byTeam) {
-    const team = (await getTeam(trx, teamId)) ?? null;
-    teams.set(teamId, team);
-    if (!team) continue;
     await batch.preloadStored(teamId, entry.uuids);
     await batch.persons.preload(teamId, entry.distinctIds);
     for (const [groupTypeIndex, keys] of entry.groupKeys) await batch.groups.preload(teamId, groupTypeIndex, keys);
   }
-  return teams;
 }
 
-/** The group a `$groupidentify` names, by type index, when the type's index is known already. */
-function addIdentifiedGroup(batch: BatchContext, teamId: number, properties: Record<string, unknown>, groupKeys: Map<number, string[]>): void {
-  const group = identifiedGroup(properties);
-  const index = group && batch.groupTypes.known(teamId, group.type);
-  if (index === undefined) return;
-  let keys = groupKeys.get(index);
-  if (!keys) groupKeys.set(index, (keys = []));
-  keys.push(group!.key);
+/** The environments of the batch's rows (null: deleted since capture). */
+async function loadTeams(trx: Db, rows: QueueRecord[]): Promise<Map<number, Team | null>> {
+  const teams = new Map<number, Team | null>();
+  for (const row of rows) {
+    const teamId = Number(row.team_id);
+    if (!teams.has(teamId)) teams.set(teamId, (await getTeam(trx, teamId)) ?? null);
+  }
+  return teams;
 }
 
 /**
  * Processes queue rows inside the caller's transaction, in queue order: every event is applied to
  * the batch's in-memory state, then everything is written in a few multi-row statements, and the
- * queue rows are deleted in the same transaction.
+ * queue rows are deleted in the same transaction. `ahead`: the rows as the prepare thread
+ * prepared them, in the same order.
  */
-export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps): Promise<BatchOutcome> {
+export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps, ahead?: PreparedRow[]): Promise<BatchOutcome> {
   const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
-  const parsed: Parsed[] = rows.map((row) => ({ teamId: Number(row.team_id), queued: JSON.parse(row.payload) as QueuedEvent }));
-  const teams = await preload(trx, batch, parsed);
+  const teams = await loadTeams(trx, rows);
+  const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
+  await preload(batch, rows, prepared);
   const warnings: WarningRow[] = [];
   const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string }> = [];
   const firstEventTeams = new Set<number>();
@@ -100,23 +118,25 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   const record = (teamId: number, list: IngestionWarning[]) => {
     for (const w of list) warnings.push({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: nowIso });
   };
-  const pipelineDeps = { geoip: deps.geoip };
   const personNow = { deferPerson: false };
   const personDeferred = { deferPerson: true };
-  for (const { teamId, queued } of parsed) {
-    const team = teams.get(teamId);
-    if (!team) continue; // the environment was deleted after capture: its events go with it
+  for (let i = 0; i < rows.length; i++) {
+    const event = prepared[i];
+    if (!event) continue; // the environment was deleted after capture: its events go with it
+    const team = teams.get(Number(rows[i]!.team_id))!;
+    const teamId = team.id;
 
-    if (queued.person_only) {
-      record(teamId, await processDeferredPerson(batch, team, queued));
+    if (event.personOnly) {
+      record(teamId, await processDeferredPerson(batch, team, event));
       continue;
     }
-    const deferPerson = lane === 'realtime' && !deps.spikes.allow(`${teamId}:${queued.distinct_id}`, now);
-    const result = await processQueuedEvent(batch, team, queued, pipelineDeps, deferPerson ? personDeferred : personNow);
+    const deferPerson = lane === 'realtime' && !deps.spikes.allow(`${teamId}:${event.distinctId}`, now);
+    const result = await processPreparedEvent(batch, team, event, deferPerson ? personDeferred : personNow);
     if (result.warnings.length > 0) record(teamId, result.warnings);
     if (deferPerson && result.stored) {
-      overflow.push({ team_id: teamId, lane: 'overflow', distinct_id: queued.distinct_id, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now });
-      deps.warnHot(teamId, queued.distinct_id, now, (list) => record(teamId, list));
+      const queued = JSON.parse(rows[i]!.payload) as QueuedEvent;
+      overflow.push({ team_id: teamId, lane: 'overflow', distinct_id: event.distinctId, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now });
+      deps.warnHot(teamId, event.distinctId, now, (list) => record(teamId, list));
     }
     if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
   }

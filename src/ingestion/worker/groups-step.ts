@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 import { ensureGroupTypeIndex } from '../../groups/store.js';
 import { toJson } from '../../db/values.js';
-import { wellFormedText } from '../../lib/well-formed.js';
-import { isPlainObject, type IngestionWarning, type Properties } from '../core/index.js';
+import type { IngestionWarning } from '../core/index.js';
 import type { GroupUnitOfWork } from './group-unit.js';
+import type { PreparedGroups } from './prepare.js';
 
 type Db = Kysely<Schema>;
 
@@ -47,47 +47,30 @@ export class GroupTypeCache {
 }
 
 /**
- * The group a `$groupidentify` names (type and key as stored: well-formed text), or undefined when
- * its `$group_type` / `$group_key` are not usable.
- */
-export function identifiedGroup(properties: Properties): { type: string; key: string } | undefined {
-  const type = properties.$group_type;
-  const key = properties.$group_key;
-  if (typeof type !== 'string' || !type || (typeof key !== 'string' && typeof key !== 'number') || !String(key)) return undefined;
-  return { type: wellFormedText(type), key: wellFormedText(String(key)) };
-}
-
-/** Whether the event creates or updates a group, or attaches groups: else processGroups has nothing to do. */
-export function touchesGroups(event: string, properties: Properties): boolean {
-  return event === '$groupidentify' || isPlainObject(properties.$groups);
-}
-
-/**
  * `$groups: {type: key}` on any event attaches it to groups as `$group_<index>` properties (the
  * type gets an index on first use, at most five per project); `$groupidentify` creates or updates
- * the group itself with `$group_set`.
+ * the group itself with `$group_set`. Returns the `$group_<index>` properties to add to the event
+ * (in the order they are set; a later one of the same index replaces the value in place).
  *
- * Group types and keys are stored in text columns (and looked up by them): NUL and lone surrogates
- * in them become U+FFFD, as in distinct ids.
+ * Group types and keys come well-formed from the prepare step (NUL and lone surrogates become
+ * U+FFFD, as in distinct ids): they are stored in text columns and looked up by them.
  */
 export async function processGroups(
   db: Db,
   types: GroupTypeCache,
   groups: GroupUnitOfWork,
   teamId: number,
-  event: string,
-  properties: Properties,
+  named: PreparedGroups,
   timestamp: string,
-): Promise<IngestionWarning[]> {
-  const warnings: IngestionWarning[] = [];
-  const identified = event === '$groupidentify' ? identifiedGroup(properties) : undefined;
-  if (identified) {
-    const { type, key } = identified;
+  warnings: IngestionWarning[],
+): Promise<Map<string, string>> {
+  const added = new Map<string, string>();
+  if (named.identified) {
+    const { type, key, set } = named.identified;
     const index = await types.index(db, teamId, type);
     if (index === undefined) {
       warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
     } else {
-      const set = isPlainObject(properties.$group_set) ? properties.$group_set : {};
       const existing = await groups.get(teamId, index, key);
       if (!existing) {
         groups.create({ teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
@@ -96,20 +79,16 @@ export async function processGroups(
         // As stored (well-formed): a `$group_set` value with NUL equals its stored U+FFFD form.
         if (toJson(merged) !== toJson(existing.properties)) groups.update(existing, merged);
       }
-      properties[`$group_${index}`] = key;
+      added.set(`$group_${index}`, key);
     }
   }
-  if (isPlainObject(properties.$groups)) {
-    for (const [rawType, key] of Object.entries(properties.$groups)) {
-      if (key === null || key === undefined || key === '') continue;
-      const type = wellFormedText(rawType);
-      const index = await types.index(db, teamId, type);
-      if (index === undefined) {
-        warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
-        continue;
-      }
-      properties[`$group_${index}`] = wellFormedText(typeof key === 'string' ? key : JSON.stringify(key));
+  for (const [type, key] of named.attached) {
+    const index = await types.index(db, teamId, type);
+    if (index === undefined) {
+      warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
+      continue;
     }
+    added.set(`$group_${index}`, key);
   }
-  return warnings;
+  return added;
 }

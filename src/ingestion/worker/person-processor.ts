@@ -3,11 +3,11 @@ import { uuidv7 } from '../../lib/uuid.js';
 import {
   computePersonPropertyChanges,
   decideMerge,
-  detectMergeRequest,
-  extractPersonPropertyUpdate,
   mergePersons,
   propertiesForNewPerson,
   type IngestionWarning,
+  type MergeRequest,
+  type PersonPropertyUpdate,
   withPersonPropertyChanges,
   type Properties,
 } from '../core/index.js';
@@ -18,8 +18,10 @@ export interface PersonEvent {
   uuid: string;
   event: string;
   distinctId: string;
-  /** Normalised properties: `$set`/`$set_once`/`$unset` folded in. */
-  properties: Properties;
+  /** The event's `$set` / `$set_once` / `$unset`, top-level ones and lifted properties folded in. */
+  update: PersonPropertyUpdate;
+  /** The merge the event asks for (`$identify` with `$anon_distinct_id`, `$create_alias`, …). */
+  merge: MergeRequest | undefined;
   timestamp: string;
 }
 
@@ -75,10 +77,8 @@ function handleMerge(
     case 'noop':
     case 'skip_illegal':
       return undefined;
-    case 'create': {
-      const update = extractPersonPropertyUpdate({ event: event.event, properties: event.properties });
-      return createPerson(persons, event, propertiesForNewPerson(update), true, decision.distinctIds);
-    }
+    case 'create':
+      return createPerson(persons, event, propertiesForNewPerson(event.update), true, decision.distinctIds);
     case 'add_distinct_id': {
       const owner = (into ?? other)!;
       persons.addDistinctId(event.teamId, decision.distinctId, owner);
@@ -106,8 +106,6 @@ function handleMerge(
   }
 }
 
-type MergeRequest = NonNullable<ReturnType<typeof detectMergeRequest>>;
-
 /**
  * Everything an event does to persons: merges first, then the property update on the person
  * owning the event's distinct id (created on first sight). Changes go to the batch's unit of work.
@@ -115,7 +113,7 @@ type MergeRequest = NonNullable<ReturnType<typeof detectMergeRequest>>;
  * almost all of them); otherwise they are loaded first and a promise is returned.
  */
 export function processPerson(persons: PersonUnitOfWork, event: PersonEvent): PersonOutcome | Promise<PersonOutcome> {
-  const request = detectMergeRequest({ event: event.event, distinctId: event.distinctId, properties: event.properties }) ?? undefined;
+  const request = event.merge;
   const ids = request ? [request.intoDistinctId, request.otherDistinctId, event.distinctId] : [event.distinctId];
   if (ids.every((id) => persons.loaded(event.teamId, id) !== undefined)) return processLoaded(persons, event, request);
   return persons.preload(event.teamId, ids).then(() => processLoaded(persons, event, request));
@@ -127,7 +125,7 @@ function processLoaded(persons: PersonUnitOfWork, event: PersonEvent, request: M
   if (request) handleMerge(persons, event, request, warnings);
   // Whatever the merge did, the event belongs to the person owning its distinct id now.
   let person = persons.loaded(event.teamId, event.distinctId) ?? undefined;
-  const update = extractPersonPropertyUpdate({ event: event.event, properties: event.properties });
+  const update = event.update;
   if (!person) {
     person = createPerson(persons, event, propertiesForNewPerson(update), false, [event.distinctId]);
     return { personUuid: person.uuid, warnings };

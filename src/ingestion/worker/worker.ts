@@ -9,6 +9,9 @@ import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../q
 import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { PersonPropertiesCache } from './person-unit.js';
+import type { PreparedRow } from './prepare.js';
+import { PrepareThread } from './prepare-thread-client.js';
+import { getTeam } from '../../tenancy/store.js';
 import { SpikeDetector } from './spike-detector.js';
 
 export interface WorkerOptions {
@@ -29,6 +32,17 @@ export interface WorkerOptions {
   wakeUp?: EventEmitter | undefined;
   /** Called after each team's first event is stored (to drop cached copies of the team). */
   onTeamChanged?: (teamId: number) => Promise<void>;
+  /**
+   * Under a backlog, prepare the next batch on a second thread while this one is written (on by
+   * default; off, every batch is prepared in the worker's own thread, with the same results).
+   */
+  prepareAhead?: boolean;
+}
+
+/** A batch read, and being prepared on the prepare thread, while the batch before it is written. */
+interface Lookahead {
+  rows: QueueRecord[];
+  prepared: Promise<PreparedRow[] | undefined>;
 }
 
 const LEASE = 'ingestion-worker';
@@ -42,6 +56,13 @@ const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
  * the events behind it go on.
  */
 export const MAX_PROCESSING_ATTEMPTS = 3;
+
+/**
+ * Batches in a row a lane reads ahead (each after the last id of the one before) before it reads
+ * from the head of the lane again. On PostgreSQL a row may become visible after rows with higher
+ * ids (ids are taken before commit): reading from the head now and then takes it in soon.
+ */
+const MAX_LOOKAHEAD_CHAIN = 16;
 
 /**
  * Turns queued events into stored events, persons and groups. One process at a time holds the
@@ -64,13 +85,21 @@ export class IngestionWorker {
   private leaseRenewedAt = 0;
   private hasLease = false;
   private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged'>> & WorkerOptions;
+  private readonly prepareThread: PrepareThread | undefined;
+  /** Per lane: the next batch, read and being prepared while the current one is written. */
+  private readonly ahead = new Map<Lane, Lookahead>();
+  /** Per lane: batches in a row taken from a lookahead (see MAX_LOOKAHEAD_CHAIN). */
+  private readonly chain = new Map<Lane, number>();
+  /** Batches written with rows the prepare thread prepared (for logs and tests). */
+  batchesPreparedAhead = 0;
 
   constructor(
     private readonly database: Database,
     private readonly log: Logger,
     options: WorkerOptions = {},
   ) {
-    this.options = { batchSize: 1000, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, ...options };
+    this.options = { batchSize: 1000, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, prepareAhead: true, ...options };
+    this.prepareThread = this.options.prepareAhead ? new PrepareThread(options.geoip, log) : undefined;
     this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
     options.wakeUp?.on('committed', () => this.wake());
   }
@@ -87,6 +116,8 @@ export class IngestionWorker {
     this.running = false;
     this.wake();
     await this.loop;
+    this.ahead.clear();
+    await this.prepareThread?.close();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.log.info({ owner: this.owner }, 'ingestion worker stopped');
   }
@@ -120,7 +151,10 @@ export class IngestionWorker {
 
   /** One batch from each lane that has work; returns how many queue rows were processed. */
   async runOnce(): Promise<number> {
-    if (!(await this.holdLease())) return 0;
+    if (!(await this.holdLease())) {
+      this.ahead.clear(); // another process may take those rows now
+      return 0;
+    }
     let total = 0;
     for (const lane of LANES) total += await this.processLane(lane);
     return total;
@@ -134,20 +168,41 @@ export class IngestionWorker {
   }
 
   private async processLane(lane: Lane): Promise<number> {
-    const rows = await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS);
+    const ahead = this.ahead.get(lane);
+    this.ahead.delete(lane);
+    const rows = ahead?.rows ?? (await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS));
     if (rows.length === 0) return 0;
+    const chain = ahead ? (this.chain.get(lane) ?? 0) + 1 : 0;
+    this.chain.set(lane, chain);
+    // A full batch means a backlog: read the next one and have it prepared while this one is written.
+    if (this.prepareThread && rows.length === this.options.batchSize && chain < MAX_LOOKAHEAD_CHAIN) await this.lookAhead(lane, rows);
     const started = Date.now();
     try {
-      const outcome = await this.database.db.transaction().execute((trx) => processBatch(trx, lane, rows, this.batchDeps()));
+      const prepared = ahead && (await ahead.prepared);
+      if (prepared) this.batchesPreparedAhead++;
+      const outcome = await this.database.db.transaction().execute((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
       outcome.committed();
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
-      // One bad event must not stall the queue: retry the batch one event per transaction.
+      // One bad event must not stall the queue: retry the batch one event per transaction. The
+      // batch read ahead goes too: events left in the queue by this one must come before it.
+      this.ahead.delete(lane);
       this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
       for (const row of rows) await this.processAlone(lane, row);
     }
     this.log.debug({ lane, events: rows.length, ms: Date.now() - started }, 'ingestion batch processed');
     return rows.length;
+  }
+
+  /** Reads the batch after `rows` and sends it to the prepare thread. */
+  private async lookAhead(lane: Lane, rows: QueueRecord[]): Promise<void> {
+    const next = await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS, Number(rows[rows.length - 1]!.id));
+    if (next.length === 0) return;
+    const anonymized: number[] = [];
+    for (const teamId of new Set(next.map((row) => Number(row.team_id)))) {
+      if ((await getTeam(this.database.db, teamId))?.settings.anonymize_ips === true) anonymized.push(teamId);
+    }
+    this.ahead.set(lane, { rows: next, prepared: this.prepareThread!.prepare(next, anonymized) });
   }
 
   private batchDeps(): BatchDeps {

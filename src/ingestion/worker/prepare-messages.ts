@@ -1,0 +1,51 @@
+/** What the worker and its prepare thread (prepare-thread.ts) send each other. */
+import { isUnprepared, type PreparedRow } from './prepare.js';
+
+export interface PrepareRequest {
+  id: number;
+  /** Team id and payload of each row, in queue order. */
+  rows: Array<[teamId: number, payload: string]>;
+  /** The teams whose environment has `anonymize_ips`. */
+  anonymized: number[];
+}
+
+/**
+ * The prepared rows, packed to be cheap to receive: structured cloning the objects cost the
+ * worker's thread about a third of what preparing them saved it (measured: ~6.5 µs an event
+ * against ~4.5 µs as JSON plus one long string). `meta` is the rows as JSON without their
+ * properties' JSON, which is `properties` cut at `ends`.
+ */
+export interface PrepareReply {
+  id: number;
+  meta: string;
+  properties: string;
+  ends: Int32Array;
+}
+
+/** The other side of the packing. */
+export function unpackReply(reply: PrepareReply): PreparedRow[] {
+  const rows = JSON.parse(reply.meta) as PreparedRow[];
+  let start = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const end = reply.ends[i]!;
+    const row = rows[i]!;
+    if (!isUnprepared(row)) row.propertiesJson = reply.properties.slice(start, end);
+    start = end;
+  }
+  return rows;
+}
+
+export function packReply(id: number, prepared: PreparedRow[]): PrepareReply {
+  let properties = '';
+  const ends = new Int32Array(prepared.length);
+  const meta = prepared.map((row, i) => {
+    if (isUnprepared(row)) {
+      ends[i] = properties.length;
+      return row;
+    }
+    properties += row.propertiesJson;
+    ends[i] = properties.length;
+    return { ...row, propertiesJson: '' };
+  });
+  return { id, meta: JSON.stringify(meta), properties, ends };
+}

@@ -1,0 +1,105 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { GeoipService } from '../../geoip/geoip-service.js';
+import type { QueueRecord } from './batch.js';
+import type { PreparedRow } from './prepare.js';
+import { unpackReply, type PrepareReply, type PrepareRequest } from './prepare-messages.js';
+
+/** Run as TypeScript (tsx) or compiled: the thread's entry is the same kind of file as this one. */
+const RUNNING_TYPESCRIPT = import.meta.url.endsWith('.ts');
+const ENTRY = new URL(RUNNING_TYPESCRIPT ? './prepare-thread.ts' : './prepare-thread.js', import.meta.url);
+
+/**
+ * The thread's code. Compiled, the entry itself; as TypeScript, a script that registers tsx in the
+ * thread first (a loader given to the parent with `--import` does not reach a thread on Node 20).
+ */
+function threadSource(): { source: string | URL; eval: boolean } {
+  if (!RUNNING_TYPESCRIPT) return { source: ENTRY, eval: false };
+  // tsx's ESM API by its package's own exports map (its CommonJS build cannot register from here).
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('tsx/package.json');
+  const manifest = require(manifestPath) as { exports: Record<string, { import: { default: string } }> };
+  const api = pathToFileURL(join(dirname(manifestPath), manifest.exports['./esm/api']!.import.default)).href;
+  const source = `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
+  return { source, eval: true };
+}
+
+/**
+ * The worker's second thread: prepares the next batch (prepare.ts, no database) while the worker
+ * writes the current one, so a backlog is worked on both cores. Started on first use. If it
+ * fails or exits, it is not used again and batches are prepared in the worker's own thread, as
+ * they are when nothing is prepared ahead: no event depends on it.
+ */
+export class PrepareThread {
+  private thread: Worker | undefined;
+  private failed = false;
+  private nextId = 1;
+  private readonly waiting = new Map<number, (prepared: PreparedRow[] | undefined) => void>();
+
+  constructor(
+    private readonly geoip: GeoipService | undefined,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * The rows prepared on the thread (in order), or undefined when the thread is unavailable.
+   * `anonymized`: the teams whose environment has `anonymize_ips` now.
+   */
+  prepare(rows: QueueRecord[], anonymized: number[]): Promise<PreparedRow[] | undefined> {
+    const thread = this.started();
+    if (!thread) return Promise.resolve(undefined);
+    const id = this.nextId++;
+    const request: PrepareRequest = { id, rows: rows.map((row) => [Number(row.team_id), row.payload]), anonymized };
+    return new Promise((resolve) => {
+      // Kept alive only while it owes an answer (an idle thread must not hold the process open).
+      if (this.waiting.size === 0) thread.ref();
+      this.waiting.set(id, resolve);
+      thread.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    const thread = this.thread;
+    this.thread = undefined;
+    this.answerAll(undefined);
+    if (thread) await thread.terminate();
+  }
+
+  private started(): Worker | undefined {
+    if (this.thread || this.failed) return this.thread;
+    try {
+      const { source, eval: isScript } = threadSource();
+      const thread = new Worker(source, { eval: isScript, workerData: { geoip: this.geoip?.shared } });
+      thread.unref();
+      thread.on('message', (reply: PrepareReply) => {
+        const resolve = this.waiting.get(reply.id);
+        this.waiting.delete(reply.id);
+        if (this.waiting.size === 0) thread.unref();
+        resolve?.(unpackReply(reply));
+      });
+      thread.on('error', (error) => this.stopUsing(thread, error));
+      thread.on('exit', (code) => this.stopUsing(thread, new Error(`prepare thread exited with code ${code}`)));
+      this.thread = thread;
+    } catch (error) {
+      this.stopUsing(undefined, error);
+    }
+    return this.thread;
+  }
+
+  private stopUsing(thread: Worker | undefined, error: unknown): void {
+    if (thread !== this.thread) return; // closed on purpose
+    this.failed = true;
+    this.thread = undefined;
+    this.log.warn({ err: error }, 'prepare thread unavailable; the worker prepares batches itself');
+    this.answerAll(undefined);
+    void thread?.terminate();
+  }
+
+  private answerAll(prepared: undefined): void {
+    for (const resolve of this.waiting.values()) resolve(prepared);
+    this.waiting.clear();
+  }
+}

@@ -1,0 +1,267 @@
+import { toJson } from '../../db/values.js';
+import { wellFormedText } from '../../lib/well-formed.js';
+import type { GeoipService } from '../../geoip/geoip-service.js';
+import {
+  applyGeoipProperties,
+  computeEventTimestamp,
+  decidePersonProcessing,
+  detectMergeRequest,
+  extractPersonPropertyUpdate,
+  geoipLookupTarget,
+  isPlainObject,
+  normalizePersonProperties,
+  stripPersonUpdateFields,
+  withoutIp,
+  type IngestionWarning,
+  type MergeRequest,
+  type PersonPropertyUpdate,
+  type Properties,
+} from '../core/index.js';
+import type { QueuedEvent } from '../queue.js';
+
+/**
+ * The steps of an event's processing that read nothing stored (posthog-ingestion.md section 4):
+ * timestamp, person mode, normalised properties, `$ip` and GeoIP, the properties' JSON, and what
+ * the person and group steps will need of them. What is left (dedupe, groups, persons, the
+ * writes) needs the database and runs in the batch's transaction (event-pipeline.ts).
+ *
+ * Because it reads nothing stored, a batch can be prepared ahead, on another thread, while the
+ * batch before it is written (prepare-thread.ts): this is half of the worker's JavaScript.
+ */
+
+/** The groups an event names, as the groups step needs them (types and keys as stored). */
+export interface PreparedGroups {
+  /** `$groupidentify`: the group it creates or updates, and its `$group_set`. */
+  identified: { type: string; key: string; set: Properties } | undefined;
+  /** `$groups: {type: key}`, in order: attached as `$group_<index>` properties. */
+  attached: Array<[type: string, key: string]>;
+}
+
+export interface PreparedEvent {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  /** A deferred person update (`person_only` row of the overflow lane): no event to store. */
+  personOnly: boolean;
+  /** `drop`: nothing to store or apply (for a person-only row: no person update to make). */
+  mode: 'process' | 'personless' | 'drop';
+  timestamp: string;
+  /** Recorded unless the event turns out to be a duplicate. */
+  warnings: IngestionWarning[];
+  /** `$set` / `$set_once` / `$unset` for the person. */
+  update: PersonPropertyUpdate;
+  merge: MergeRequest | undefined;
+  groups: PreparedGroups | undefined;
+  /** The properties as stored (JSON, well-formed), before the groups step adds `$group_<n>`. */
+  propertiesJson: string;
+  /** The properties have `$group_<n>` keys of their own (the groups step then rewrites them). */
+  ownGroupKeys: boolean;
+  sessionId: string | null;
+  elementsChain: string | null;
+  /** The environment's `anonymize_ips` this was prepared with (a batch re-prepares on a change). */
+  anonymizeIps: boolean;
+}
+
+/** A row that could not be prepared: its batch fails and is retried one event at a time. */
+export interface UnpreparedRow {
+  failed: string;
+}
+
+export type PreparedRow = PreparedEvent | UnpreparedRow;
+
+export function isUnprepared(row: PreparedRow): row is UnpreparedRow {
+  return (row as UnpreparedRow).failed !== undefined;
+}
+
+/**
+ * A queued event's receipt time (`now`), parsed once per run of equal values: the events of one
+ * request are queued together and share it. (A map of every value seen cost more than it saved
+ * on streams of single-event requests.)
+ */
+export class ReceiptClock {
+  private last: { now: string; date: Date; iso: string } | undefined = undefined;
+
+  at(now: string): { date: Date; iso: string } {
+    const last = this.last;
+    if (last !== undefined && last.now === now) return last;
+    const date = new Date(now);
+    const parsed = { now, date, iso: date.toISOString() };
+    this.last = parsed;
+    return parsed;
+  }
+}
+
+export interface PrepareOptions {
+  geoip?: GeoipService | undefined;
+  /** The environment's `anonymize_ips` setting. */
+  anonymizeIps: boolean;
+  clock: ReceiptClock;
+}
+
+const NO_UPDATE: PersonPropertyUpdate = Object.freeze({ set: {}, setOnce: {}, unset: [] }) as PersonPropertyUpdate;
+const GROUP_KEYS = ['$group_0', '$group_1', '$group_2', '$group_3', '$group_4'];
+
+/** Step: the event's timestamp from timestamp, sent_at and offset (clock skew, future clamp). */
+function resolveTimestamp(queued: QueuedEvent, clock: ReceiptClock, warnings: IngestionWarning[]): string {
+  const received = clock.at(queued.now);
+  const result = computeEventTimestamp({
+    now: received.date,
+    timestamp: queued.timestamp,
+    sentAt: queued.sent_at ?? undefined,
+    offset: queued.offset,
+    properties: queued.properties,
+  });
+  if (result.warnings.length > 0) warnings.push(...result.warnings);
+  const ms = result.timestamp.getTime();
+  return ms === received.date.getTime() ? received.iso : result.timestamp.toISOString();
+}
+
+/**
+ * Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation.
+ * (`$ip` goes into a copy: measured, a copy made whole is cheaper to stringify later than an
+ * object grown by one key in place.)
+ */
+function enrichWithIp(properties: Properties, queued: QueuedEvent, options: { geoip?: GeoipService | undefined; anonymizeIps: boolean }): Properties {
+  let enriched = properties;
+  if (queued.ip && enriched.$ip === undefined) enriched = { ...enriched, $ip: queued.ip };
+  if (options.geoip) {
+    const target = geoipLookupTarget(enriched);
+    if ('ip' in target) enriched = applyGeoipProperties(enriched, options.geoip.lookup(target.ip));
+  }
+  if (options.anonymizeIps) enriched = withoutIp(enriched);
+  return enriched;
+}
+
+/** Step: the groups the event names (`$groupidentify`, `$groups`), or undefined when none. */
+function prepareGroups(event: string, properties: Properties): PreparedGroups | undefined {
+  const groupsProperty = properties.$groups;
+  if (event !== '$groupidentify' && !isPlainObject(groupsProperty)) return undefined;
+  let identified: PreparedGroups['identified'];
+  if (event === '$groupidentify') {
+    const group = identifiedGroup(properties);
+    if (group) identified = { ...group, set: isPlainObject(properties.$group_set) ? properties.$group_set : {} };
+  }
+  const attached: Array<[string, string]> = [];
+  if (isPlainObject(groupsProperty)) {
+    for (const [rawType, key] of Object.entries(groupsProperty)) {
+      if (key === null || key === undefined || key === '') continue;
+      attached.push([wellFormedText(rawType), wellFormedText(typeof key === 'string' ? key : JSON.stringify(key))]);
+    }
+  }
+  return { identified, attached };
+}
+
+/**
+ * The group a `$groupidentify` names (type and key as stored: well-formed text), or undefined when
+ * its `$group_type` / `$group_key` are not usable.
+ */
+export function identifiedGroup(properties: Properties): { type: string; key: string } | undefined {
+  const type = properties.$group_type;
+  const key = properties.$group_key;
+  if (typeof type !== 'string' || !type || (typeof key !== 'string' && typeof key !== 'number') || !String(key)) return undefined;
+  return { type: wellFormedText(type), key: wellFormedText(String(key)) };
+}
+
+/** A string property copied to a text column, well-formed like the JSON it comes from (toJson). */
+function textColumn(value: unknown): string | null {
+  return typeof value === 'string' ? wellFormedText(value) : null;
+}
+
+/**
+ * One queued event through the steps that read nothing stored:
+ * timestamp → person mode → properties → IP and GeoIP → groups named → person update → JSON.
+ */
+export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions): PreparedEvent {
+  if (queued.person_only) return prepareDeferredPerson(queued, options);
+  const warnings: IngestionWarning[] = [];
+  const timestamp = resolveTimestamp(queued, options.clock, warnings);
+  const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
+  const decision = decidePersonProcessing(source);
+  if (decision.warnings.length > 0) warnings.push(...decision.warnings);
+  const prepared: PreparedEvent = {
+    uuid: queued.uuid,
+    event: queued.event,
+    distinctId: queued.distinct_id,
+    personOnly: false,
+    mode: decision.kind,
+    timestamp,
+    warnings,
+    update: NO_UPDATE,
+    merge: undefined,
+    groups: undefined,
+    propertiesJson: '',
+    ownGroupKeys: false,
+    sessionId: null,
+    elementsChain: null,
+    anonymizeIps: options.anonymizeIps,
+  };
+  if (decision.kind === 'drop') return prepared;
+
+  let properties = enrichWithIp(normalizePersonProperties(source), queued, options);
+  if (decision.kind === 'personless') properties = stripPersonUpdateFields(properties);
+  else {
+    prepared.update = extractPersonPropertyUpdate({ event: queued.event, properties });
+    prepared.merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties });
+  }
+  prepared.groups = prepareGroups(queued.event, properties);
+  if (prepared.groups) prepared.ownGroupKeys = GROUP_KEYS.some((key) => Object.hasOwn(properties, key));
+  prepared.propertiesJson = toJson(properties);
+  prepared.sessionId = textColumn(properties.$session_id);
+  prepared.elementsChain = textColumn(properties.$elements_chain);
+  return prepared;
+}
+
+/**
+ * A deferred person update: the person part of an event stored earlier. Its mode's warnings were
+ * recorded when the event was; GeoIP is not looked up again (its `$set`s came with the event).
+ */
+function prepareDeferredPerson(queued: QueuedEvent, options: PrepareOptions): PreparedEvent {
+  const warnings: IngestionWarning[] = [];
+  const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
+  const process = decidePersonProcessing(source).kind === 'process';
+  const timestamp = process ? resolveTimestamp(queued, options.clock, warnings) : '';
+  const properties = process ? enrichWithIp(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }) : undefined;
+  return {
+    uuid: queued.uuid,
+    event: queued.event,
+    distinctId: queued.distinct_id,
+    personOnly: true,
+    mode: process ? 'process' : 'drop',
+    timestamp,
+    warnings,
+    update: properties ? extractPersonPropertyUpdate({ event: queued.event, properties }) : NO_UPDATE,
+    merge: properties && detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties }),
+    groups: undefined,
+    propertiesJson: '',
+    ownGroupKeys: false,
+    sessionId: null,
+    elementsChain: null,
+    anonymizeIps: options.anonymizeIps,
+  };
+}
+
+/** prepareQueuedEvent for a queue row's payload; a row that fails says why instead of throwing. */
+export function prepareRow(payload: string, options: PrepareOptions): PreparedRow {
+  try {
+    return prepareQueuedEvent(JSON.parse(payload) as QueuedEvent, options);
+  } catch (error) {
+    return { failed: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The stored properties' JSON with the `$group_<index>` properties the groups step found, as if
+ * they had been set on the object before it was written: appended in order, or, when the
+ * properties have such keys of their own, set over them.
+ */
+export function withGroupProperties(propertiesJson: string, ownGroupKeys: boolean, added: Map<string, string>): string {
+  if (added.size === 0) return propertiesJson;
+  if (ownGroupKeys) {
+    const properties = JSON.parse(propertiesJson) as Properties;
+    for (const [key, value] of added) properties[key] = value;
+    return toJson(properties);
+  }
+  let members = '';
+  for (const [key, value] of added) members += `${members ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  return propertiesJson === '{}' ? `{${members}}` : `${propertiesJson.slice(0, -1)},${members}}`;
+}

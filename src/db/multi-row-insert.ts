@@ -131,6 +131,18 @@ export class InListQuery<F extends unknown[], V, R> {
     return rows;
   }
 
+  /** For a write (update or delete): how many rows it changed, over all its statements. */
+  async executeCountingRows(db: Db, fixed: F, values: V[]): Promise<number> {
+    let changed = 0;
+    for (let i = 0; i < values.length; i += this.maxList) {
+      const list = padInList(values.slice(i, i + this.maxList), this.maxList);
+      const parameters = [...fixed, ...list];
+      const result = await db.executeQuery(CompiledQuery.raw(this.sql(db, fixed, list, parameters), parameters));
+      changed += Number(result.numAffectedRows ?? 0n);
+    }
+    return changed;
+  }
+
   private sql(db: Db, fixed: F, list: V[], parameters: unknown[]): string {
     const adapter = db.getExecutor().adapter;
     let byLength = this.cache.get(adapter);

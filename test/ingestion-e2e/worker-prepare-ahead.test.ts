@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readQueueRows, type QueueRow } from '../../src/ingestion/queue.js';
-import { processBatch } from '../../src/ingestion/worker/batch.js';
+import { processBatch, QueueRowsGone } from '../../src/ingestion/worker/batch.js';
 import { prepareRow, ReceiptClock } from '../../src/ingestion/worker/prepare.js';
 import { SpikeDetector } from '../../src/ingestion/worker/spike-detector.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
@@ -24,10 +24,21 @@ afterAll(async () => {
 
 const UNREADABLE = '{"event": "truncated in the queue", "distinct_id": ';
 
-function row(teamId: number, n: number, distinctId: string): QueueRow {
+function row(teamId: number, n: number, distinctId: string, set: Record<string, unknown> = { step: n }): QueueRow {
   const now = new Date(Date.parse('2026-02-01T00:00:00.000Z') + n * 1000).toISOString();
   const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return { teamId, lane: 'realtime', distinctId, payload: { uuid, event: 'step', distinct_id: distinctId, properties: { n, $set: { step: n } }, timestamp: now, now, sent_at: null, ip: null } };
+  return { teamId, lane: 'realtime', distinctId, payload: { uuid, event: 'step', distinct_id: distinctId, properties: { n, $set: set }, timestamp: now, now, sent_at: null, ip: null } };
+}
+
+async function personProperties(distinctId: string): Promise<Record<string, unknown>> {
+  const { db } = server.running.ctx.database;
+  const person = await db
+    .selectFrom('persons')
+    .innerJoin('person_distinct_ids', 'persons.id', 'person_distinct_ids.person_id')
+    .select('persons.properties')
+    .where('person_distinct_ids.distinct_id', '=', distinctId)
+    .executeTakeFirstOrThrow();
+  return (typeof person.properties === 'string' ? JSON.parse(person.properties) : person.properties) as Record<string, unknown>;
 }
 
 describe('batches prepared ahead', () => {
@@ -96,5 +107,56 @@ describe('batches prepared ahead', () => {
     expect(again.prepared).toBeUndefined();
     expect(again.$ip).toBeUndefined();
     expect(await sendAndProcess(3, true)).toMatchObject({ prepared: 'ahead' });
+  });
+
+  it('give way to a row before them that is back in line: a distinct id keeps its order', async () => {
+    const team = server.bootstrap.team;
+    const { database, ingestionQueue } = server.running.ctx;
+    const { db } = database;
+    await db.deleteFrom('ingestion_queue').execute();
+    // A parked event of D (its cause since mended), then 16 events; D's newer one is the 10th.
+    await ingestionQueue.enqueue([row(team.id, 200, 'D', { plan: 'old' })]);
+    await db.updateTable('ingestion_queue').set({ attempts: MAX_PROCESSING_ATTEMPTS }).execute();
+    await ingestionQueue.enqueue(Array.from({ length: 16 }, (_, i) => row(team.id, 201 + i, i === 9 ? 'D' : `other-${i}`, i === 9 ? { plan: 'new' } : { step: i })));
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4 });
+    await worker.runOnce(); // the first 4, with the next 4 read ahead
+    // `hoglet queue retry`: the parked event is back in line, before the batch read ahead.
+    await db.updateTable('ingestion_queue').set({ attempts: 0 }).where('distinct_id', '=', 'D').execute();
+    await worker.drain();
+    await worker.stop();
+    expect(worker.batchesPreparedAhead).toBeGreaterThan(0);
+    expect((await personProperties('D')).plan).toBe('new');
+  });
+
+  it('give up the lease when the worker stops after draining, so another takes over at once', async () => {
+    const team = server.bootstrap.team;
+    const { database, ingestionQueue } = server.running.ctx;
+    const { db } = database;
+    await ingestionQueue.enqueue(Array.from({ length: 6 }, (_, i) => row(team.id, 300 + i, 'lease-1')));
+    const first = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
+    await first.drain();
+    await first.stop();
+    await ingestionQueue.enqueue([row(team.id, 310, 'lease-2')]);
+    const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
+    await second.drain();
+    await second.stop();
+    expect(await db.selectFrom('events').select('uuid').where('uuid', '=', row(team.id, 310, '').payload.uuid).execute()).toHaveLength(1);
+  });
+
+  it('are rolled back when their queue rows were processed by another worker meanwhile', async () => {
+    const team = server.bootstrap.team;
+    const { database, ingestionQueue } = server.running.ctx;
+    const { db } = database;
+    await db.deleteFrom('ingestion_queue').execute();
+    await ingestionQueue.enqueue([row(team.id, 400, 'gone-1'), row(team.id, 401, 'gone-2')]);
+    const rows = await readQueueRows(db, 'realtime', 10, MAX_PROCESSING_ATTEMPTS);
+    expect(rows).toHaveLength(2);
+    // Another worker (which held the lease meanwhile) took the second row.
+    await db.deleteFrom('ingestion_queue').where('id', '=', rows[1]!.id).execute();
+    const deps = { spikes: new SpikeDetector(0), groupTypes: new Map<string, number>(), warnHot: () => undefined };
+    await expect(db.transaction().execute((trx) => processBatch(trx, 'realtime', rows, deps))).rejects.toBeInstanceOf(QueueRowsGone);
+    const stored = await db.selectFrom('events').select('uuid').where('distinct_id', 'in', ['gone-1', 'gone-2']).execute();
+    expect(stored).toEqual([]);
+    expect(await db.selectFrom('ingestion_queue').select('id').execute()).toEqual([{ id: rows[0]!.id }]);
   });
 });

@@ -35,6 +35,13 @@ export interface BatchOutcome {
   committed(): void;
 }
 
+/** The batch's rows were no longer all in the queue: the batch is rolled back and dropped. */
+export class QueueRowsGone extends Error {
+  constructor(readonly missing: number) {
+    super(`${missing} queue rows of the batch were processed by another worker`);
+  }
+}
+
 /** The processed rows leave the queue (in the batch's transaction). */
 const DELETE_QUEUE_ROWS = new InListQuery((db: Db, _: [], ids: number[]) => db.deleteFrom('ingestion_queue').where('id', 'in', ids), 1000);
 
@@ -148,6 +155,9 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   for (const teamId of firstEventTeams) {
     await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
   }
-  await DELETE_QUEUE_ROWS.execute(trx, [], rows.map((r) => r.id));
+  const removed = await DELETE_QUEUE_ROWS.executeCountingRows(trx, [], rows.map((r) => r.id));
+  // Another worker processed some of these rows meanwhile (this one lost its lease while it
+  // worked): applying them again would repeat what is not idempotent (deferred person updates).
+  if (removed !== rows.length) throw new QueueRowsGone(rows.length - removed);
   return { firstEventTeams, committed: () => batch.committed() };
 }

@@ -15,15 +15,27 @@ export interface PrepareRequest {
  * against ~4.5 µs as JSON plus one long string). `meta` is the rows as JSON without their
  * properties' JSON, which is `properties` cut at `ends`.
  */
-export interface PrepareReply {
+export interface PackedRows {
   id: number;
   meta: string;
   properties: string;
   ends: Int32Array;
 }
 
+/** The thread could not prepare this batch (it is prepared by the worker instead). */
+export interface PrepareFailure {
+  id: number;
+  error: string;
+}
+
+export type PrepareReply = PackedRows | PrepareFailure;
+
+export function isPrepareFailure(reply: PrepareReply): reply is PrepareFailure {
+  return (reply as PrepareFailure).error !== undefined;
+}
+
 /** The other side of the packing. */
-export function unpackReply(reply: PrepareReply): PreparedRow[] {
+export function unpackReply(reply: PackedRows): PreparedRow[] {
   const rows = JSON.parse(reply.meta) as PreparedRow[];
   let start = 0;
   for (let i = 0; i < rows.length; i++) {
@@ -35,7 +47,7 @@ export function unpackReply(reply: PrepareReply): PreparedRow[] {
   return rows;
 }
 
-export function packReply(id: number, prepared: PreparedRow[]): PrepareReply {
+export function packReply(id: number, prepared: PreparedRow[]): PackedRows {
   let properties = '';
   const ends = new Int32Array(prepared.length);
   const meta = prepared.map((row, i) => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { QueueRecord } from './batch.js';
 import type { PreparedRow } from './prepare.js';
-import { unpackReply, type PrepareReply, type PrepareRequest } from './prepare-messages.js';
+import { isPrepareFailure, unpackReply, type PrepareReply, type PrepareRequest } from './prepare-messages.js';
 
 /** Run as TypeScript (tsx) or compiled: the thread's entry is the same kind of file as this one. */
 const RUNNING_TYPESCRIPT = import.meta.url.endsWith('.ts');
@@ -27,15 +27,19 @@ function threadSource(): { source: string | URL; eval: boolean } {
   return { source, eval: true };
 }
 
+/** How long after a failed or exited thread the next one is tried. */
+const RETRY_AFTER_MS = 60_000;
+
 /**
  * The worker's second thread: prepares the next batch (prepare.ts, no database) while the worker
  * writes the current one, so a backlog is worked on both cores. Started on first use. If it
- * fails or exits, it is not used again and batches are prepared in the worker's own thread, as
- * they are when nothing is prepared ahead: no event depends on it.
+ * fails or exits, batches are prepared in the worker's own thread, as they are when nothing is
+ * prepared ahead (no event depends on the thread), and a new thread is tried a minute later.
  */
 export class PrepareThread {
   private thread: Worker | undefined;
-  private failed = false;
+  /** After a failure: no new thread before this time (ms). */
+  private retryAt = 0;
   private nextId = 1;
   private readonly waiting = new Map<number, (prepared: PreparedRow[] | undefined) => void>();
 
@@ -69,7 +73,7 @@ export class PrepareThread {
   }
 
   private started(): Worker | undefined {
-    if (this.thread || this.failed) return this.thread;
+    if (this.thread || Date.now() < this.retryAt) return this.thread;
     try {
       const { source, eval: isScript } = threadSource();
       const thread = new Worker(source, { eval: isScript, workerData: { geoip: this.geoip?.shared } });
@@ -78,7 +82,10 @@ export class PrepareThread {
         const resolve = this.waiting.get(reply.id);
         this.waiting.delete(reply.id);
         if (this.waiting.size === 0) thread.unref();
-        resolve?.(unpackReply(reply));
+        if (isPrepareFailure(reply)) {
+          this.log.warn({ error: reply.error }, 'prepare thread could not prepare a batch; the worker prepares it');
+          resolve?.(undefined);
+        } else resolve?.(unpackReply(reply));
       });
       thread.on('error', (error) => this.stopUsing(thread, error));
       thread.on('exit', (code) => this.stopUsing(thread, new Error(`prepare thread exited with code ${code}`)));
@@ -91,7 +98,7 @@ export class PrepareThread {
 
   private stopUsing(thread: Worker | undefined, error: unknown): void {
     if (thread !== this.thread) return; // closed on purpose
-    this.failed = true;
+    this.retryAt = Date.now() + RETRY_AFTER_MS;
     this.thread = undefined;
     this.log.warn({ err: error }, 'prepare thread unavailable; the worker prepares batches itself');
     this.answerAll(undefined);

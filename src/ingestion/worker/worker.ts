@@ -5,8 +5,8 @@ import { WakeableSleep } from '../../lib/wakeable-sleep.js';
 import type { Database } from '../../db/database.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
-import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
-import { processBatch, type BatchDeps, type QueueRecord } from './batch.js';
+import { hasQueueRowsBefore, insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
+import { processBatch, QueueRowsGone, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { PersonPropertiesCache } from './person-unit.js';
 import type { PreparedRow } from './prepare.js';
@@ -58,13 +58,6 @@ const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 export const MAX_PROCESSING_ATTEMPTS = 3;
 
 /**
- * Batches in a row a lane reads ahead (each after the last id of the one before) before it reads
- * from the head of the lane again. On PostgreSQL a row may become visible after rows with higher
- * ids (ids are taken before commit): reading from the head now and then takes it in soon.
- */
-const MAX_LOOKAHEAD_CHAIN = 16;
-
-/**
  * Turns queued events into stored events, persons and groups. One process at a time holds the
  * worker lease and processes the queue in id order, so each distinct id's events are handled in
  * the order they arrived; the others wait and take over if the holder dies. Each batch is one
@@ -88,8 +81,6 @@ export class IngestionWorker {
   private readonly prepareThread: PrepareThread | undefined;
   /** Per lane: the next batch, read and being prepared while the current one is written. */
   private readonly ahead = new Map<Lane, Lookahead>();
-  /** Per lane: batches in a row taken from a lookahead (see MAX_LOOKAHEAD_CHAIN). */
-  private readonly chain = new Map<Lane, number>();
   /** Batches written with rows the prepare thread prepared (for logs and tests). */
   batchesPreparedAhead = 0;
 
@@ -111,15 +102,19 @@ export class IngestionWorker {
     this.loop = this.run();
   }
 
+  /** Stops the loop (if started), the prepare thread, and gives up the lease (also after `drain`). */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake();
-    await this.loop;
+    const wasRunning = this.running;
+    if (wasRunning) {
+      this.running = false;
+      this.wake();
+      await this.loop;
+    }
     this.ahead.clear();
     await this.prepareThread?.close();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
-    this.log.info({ owner: this.owner }, 'ingestion worker stopped');
+    this.hasLease = false;
+    if (wasRunning) this.log.info({ owner: this.owner }, 'ingestion worker stopped');
   }
 
   /** New work may be queued (another process committed to the queue): stop waiting for the next poll. */
@@ -144,6 +139,8 @@ export class IngestionWorker {
   private async holdLease(): Promise<boolean> {
     const now = Date.now();
     if (this.hasLease && now - this.leaseRenewedAt < this.options.leaseTtlMs / 3) return true;
+    // The lease may have lapsed meanwhile, and another worker taken the rows read ahead.
+    if (now - this.leaseRenewedAt >= this.options.leaseTtlMs) this.ahead.clear();
     this.hasLease = await acquireLease(this.database.db, LEASE, this.owner, this.options.leaseTtlMs);
     if (this.hasLease) this.leaseRenewedAt = now;
     return this.hasLease;
@@ -168,14 +165,11 @@ export class IngestionWorker {
   }
 
   private async processLane(lane: Lane): Promise<number> {
-    const ahead = this.ahead.get(lane);
-    this.ahead.delete(lane);
+    const ahead = await this.takeLookahead(lane);
     const rows = ahead?.rows ?? (await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS));
     if (rows.length === 0) return 0;
-    const chain = ahead ? (this.chain.get(lane) ?? 0) + 1 : 0;
-    this.chain.set(lane, chain);
     // A full batch means a backlog: read the next one and have it prepared while this one is written.
-    if (this.prepareThread && rows.length === this.options.batchSize && chain < MAX_LOOKAHEAD_CHAIN) await this.lookAhead(lane, rows);
+    if (this.prepareThread && rows.length === this.options.batchSize) await this.lookAhead(lane, rows);
     const started = Date.now();
     try {
       const prepared = ahead && (await ahead.prepared);
@@ -184,14 +178,31 @@ export class IngestionWorker {
       outcome.committed();
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
-      // One bad event must not stall the queue: retry the batch one event per transaction. The
-      // batch read ahead goes too: events left in the queue by this one must come before it.
+      // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
+      if (error instanceof QueueRowsGone) {
+        this.log.warn({ lane, rows: rows.length, missing: error.missing }, 'batch dropped: another worker processed its events');
+        return rows.length;
+      }
+      // One bad event must not stall the queue: retry the batch one event per transaction.
       this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
       for (const row of rows) await this.processAlone(lane, row);
     }
     this.log.debug({ lane, events: rows.length, ms: Date.now() - started }, 'ingestion batch processed');
     return rows.length;
+  }
+
+  /**
+   * The lane's batch read ahead, unless a row before it is waiting (one that became visible late
+   * on PostgreSQL, or a parked row put back in line): then the lane is read from its head again,
+   * so each distinct id's events are still processed in queue order.
+   */
+  private async takeLookahead(lane: Lane): Promise<Lookahead | undefined> {
+    const ahead = this.ahead.get(lane);
+    this.ahead.delete(lane);
+    if (!ahead) return undefined;
+    if (await hasQueueRowsBefore(this.database.db, lane, Number(ahead.rows[0]!.id), MAX_PROCESSING_ATTEMPTS)) return undefined;
+    return ahead;
   }
 
   /** Reads the batch after `rows` and sends it to the prepare thread. */
@@ -221,10 +232,12 @@ export class IngestionWorker {
       outcome.committed();
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
+      if (error instanceof QueueRowsGone) return; // another worker processed it
       this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
       try {
         await this.processPersonless(lane, row, error);
       } catch (personlessError) {
+        if (personlessError instanceof QueueRowsGone) return;
         await this.recordFailedAttempt(row, personlessError);
       }
     }

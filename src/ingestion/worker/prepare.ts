@@ -178,23 +178,8 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
   const decision = decidePersonProcessing(source);
   if (decision.warnings.length > 0) warnings.push(...decision.warnings);
-  const prepared: PreparedEvent = {
-    uuid: queued.uuid,
-    event: queued.event,
-    distinctId: queued.distinct_id,
-    personOnly: false,
-    mode: decision.kind,
-    timestamp,
-    warnings,
-    update: NO_UPDATE,
-    merge: undefined,
-    groups: undefined,
-    propertiesJson: '',
-    ownGroupKeys: false,
-    sessionId: null,
-    elementsChain: null,
-    anonymizeIps: options.anonymizeIps,
-  };
+  const prepared = nothingFound(queued, options.anonymizeIps, timestamp, warnings);
+  prepared.mode = decision.kind;
   if (decision.kind === 'drop') return prepared;
 
   let properties = enrichWithIp(normalizePersonProperties(source), queued, options);
@@ -221,22 +206,34 @@ function prepareDeferredPerson(queued: QueuedEvent, options: PrepareOptions): Pr
   const process = decidePersonProcessing(source).kind === 'process';
   const timestamp = process ? resolveTimestamp(queued, options.clock, warnings) : '';
   const properties = process ? enrichWithIp(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }) : undefined;
+  const prepared = nothingFound(queued, options.anonymizeIps, timestamp, warnings);
+  prepared.personOnly = true;
+  prepared.mode = properties ? 'process' : 'drop';
+  if (properties) {
+    prepared.update = extractPersonPropertyUpdate({ event: queued.event, properties });
+    prepared.merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties });
+  }
+  return prepared;
+}
+
+/** A prepared event before its steps found anything: no update, merge, groups or properties. */
+function nothingFound(queued: QueuedEvent, anonymizeIps: boolean, timestamp: string, warnings: IngestionWarning[]): PreparedEvent {
   return {
     uuid: queued.uuid,
     event: queued.event,
     distinctId: queued.distinct_id,
-    personOnly: true,
-    mode: process ? 'process' : 'drop',
+    personOnly: false,
+    mode: 'drop',
     timestamp,
     warnings,
-    update: properties ? extractPersonPropertyUpdate({ event: queued.event, properties }) : NO_UPDATE,
-    merge: properties && detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties }),
+    update: NO_UPDATE,
+    merge: undefined,
     groups: undefined,
     propertiesJson: '',
     ownGroupKeys: false,
     sessionId: null,
     elementsChain: null,
-    anonymizeIps: options.anonymizeIps,
+    anonymizeIps,
   };
 }
 

@@ -79,23 +79,6 @@ export async function readQueueRows(db: Database['db'], lane: Lane, limit: numbe
   });
 }
 
-/**
- * Whether the lane has a row to process before `id`: one the batches read ahead of it would pass
- * (on PostgreSQL a row can become visible after rows with higher ids; a parked row can be put
- * back in line).
- */
-export async function hasQueueRowsBefore(db: Database['db'], lane: Lane, id: number, maxAttempts: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('ingestion_queue')
-    .select('id')
-    .where('lane', '=', lane)
-    .where('id', '<', id)
-    .where('attempts', '<', maxAttempts)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function insertWarnings(db: Database['db'], warnings: WarningRow[]): Promise<void> {
   for (let i = 0; i < warnings.length; i += ROWS_PER_STATEMENT) {
     await db

@@ -143,6 +143,24 @@ describe('batches prepared ahead', () => {
     expect(await db.selectFrom('events').select('uuid').where('uuid', '=', row(team.id, 310, '').payload.uuid).execute()).toHaveLength(1);
   });
 
+  it('stop with the worker: a stop during a drain lets its batch finish, then gives up the lease for good', async () => {
+    const team = server.bootstrap.team;
+    const { database, ingestionQueue } = server.running.ctx;
+    const { db } = database;
+    await ingestionQueue.enqueue(Array.from({ length: 40 }, (_, i) => row(team.id, 500 + i, `stop-${i % 4}`)));
+    const first = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4 });
+    const draining = first.drain();
+    await first.stop();
+    await draining; // ends: no new round after stop()
+    expect(await db.selectFrom('worker_leases').selectAll().where('name', '=', 'ingestion-worker').execute()).toEqual([]);
+    // Nothing half done: whatever the first worker did not process, another takes over at once.
+    const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4 });
+    await second.drain();
+    await second.stop();
+    const stored = await db.selectFrom('events').select('uuid').where('distinct_id', 'like', 'stop-%').execute();
+    expect(stored).toHaveLength(40);
+  });
+
   it('are rolled back when their queue rows were processed by another worker meanwhile', async () => {
     const team = server.bootstrap.team;
     const { database, ingestionQueue } = server.running.ctx;

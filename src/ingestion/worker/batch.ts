@@ -35,10 +35,10 @@ export interface BatchOutcome {
   committed(): void;
 }
 
-/** The batch's rows were no longer all in the queue: the batch is rolled back and dropped. */
+/** The batch's rows were no longer all in the queue: the batch is rolled back and read again. */
 export class QueueRowsGone extends Error {
   constructor(readonly missing: number) {
-    super(`${missing} queue rows of the batch were processed by another worker`);
+    super(`${missing} queue rows of the batch were deleted meanwhile`);
   }
 }
 
@@ -156,8 +156,9 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
     await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
   }
   const removed = await DELETE_QUEUE_ROWS.executeCountingRows(trx, [], rows.map((r) => r.id));
-  // Another worker processed some of these rows meanwhile (this one lost its lease while it
-  // worked): applying them again would repeat what is not idempotent (deferred person updates).
+  // Some of these rows were deleted meanwhile: by another worker that processed them (this one
+  // lost its lease while it worked; applying them again would repeat what is not idempotent,
+  // deferred person updates), or with their environment. Either way the batch is read again.
   if (removed !== rows.length) throw new QueueRowsGone(rows.length - removed);
   return { firstEventTeams, committed: () => batch.committed() };
 }

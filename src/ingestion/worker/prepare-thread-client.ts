@@ -29,6 +29,8 @@ function threadSource(): { source: string | URL; eval: boolean } {
 
 /** How long after a failed or exited thread the next one is tried. */
 const RETRY_AFTER_MS = 60_000;
+/** A batch takes the thread well under a second; one not answered by then is given up. */
+const ANSWER_TIMEOUT_MS = 30_000;
 
 /**
  * The worker's second thread: prepares the next batch (prepare.ts, no database) while the worker
@@ -60,7 +62,13 @@ export class PrepareThread {
     return new Promise((resolve) => {
       // Kept alive only while it owes an answer (an idle thread must not hold the process open).
       if (this.waiting.size === 0) thread.ref();
-      this.waiting.set(id, resolve);
+      // A thread that stops answering must not hold the worker up: it is replaced.
+      const deadline = setTimeout(() => this.stopUsing(thread, new Error(`prepare thread did not answer in ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS);
+      deadline.unref();
+      this.waiting.set(id, (prepared) => {
+        clearTimeout(deadline);
+        resolve(prepared);
+      });
       thread.postMessage(request);
     });
   }
@@ -73,7 +81,7 @@ export class PrepareThread {
   }
 
   private started(): Worker | undefined {
-    if (this.thread || Date.now() < this.retryAt) return this.thread;
+    if (this.thread || performance.now() < this.retryAt) return this.thread;
     try {
       const { source, eval: isScript } = threadSource();
       const thread = new Worker(source, { eval: isScript, workerData: { geoip: this.geoip?.shared } });
@@ -98,7 +106,7 @@ export class PrepareThread {
 
   private stopUsing(thread: Worker | undefined, error: unknown): void {
     if (thread !== this.thread) return; // closed on purpose
-    this.retryAt = Date.now() + RETRY_AFTER_MS;
+    this.retryAt = performance.now() + RETRY_AFTER_MS;
     this.thread = undefined;
     this.log.warn({ err: error }, 'prepare thread unavailable; the worker prepares batches itself');
     this.answerAll(undefined);

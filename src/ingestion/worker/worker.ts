@@ -5,7 +5,7 @@ import { WakeableSleep } from '../../lib/wakeable-sleep.js';
 import type { Database } from '../../db/database.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
-import { hasQueueRowsBefore, insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
+import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { PersonPropertiesCache } from './person-unit.js';
@@ -81,6 +81,10 @@ export class IngestionWorker {
   private readonly prepareThread: PrepareThread | undefined;
   /** Per lane: the next batch, read and being prepared while the current one is written. */
   private readonly ahead = new Map<Lane, Lookahead>();
+  /** Set by stop() (until start()): no new rounds, so the lease once given up stays given up. */
+  private stopped = false;
+  /** The last round of runOnce(), which stop() waits for. */
+  private round: Promise<void> = Promise.resolve();
   /** Batches written with rows the prepare thread prepared (for logs and tests). */
   batchesPreparedAhead = 0;
 
@@ -98,6 +102,7 @@ export class IngestionWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopped = false;
     this.log.info({ owner: this.owner }, 'ingestion worker started');
     this.loop = this.run();
   }
@@ -105,11 +110,14 @@ export class IngestionWorker {
   /** Stops the loop (if started), the prepare thread, and gives up the lease (also after `drain`). */
   async stop(): Promise<void> {
     const wasRunning = this.running;
+    this.stopped = true;
     if (wasRunning) {
       this.running = false;
       this.wake();
       await this.loop;
     }
+    // A round started by drain() or runOnce() finishes (its batch commits) before the lease goes.
+    await this.round;
     this.ahead.clear();
     await this.prepareThread?.close();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
@@ -148,6 +156,16 @@ export class IngestionWorker {
 
   /** One batch from each lane that has work; returns how many queue rows were processed. */
   async runOnce(): Promise<number> {
+    if (this.stopped) return 0;
+    const round = this.runRound();
+    this.round = round.then(
+      () => undefined,
+      () => undefined,
+    );
+    return round;
+  }
+
+  private async runRound(): Promise<number> {
     if (!(await this.holdLease())) {
       this.ahead.clear(); // another process may take those rows now
       return 0;
@@ -157,7 +175,7 @@ export class IngestionWorker {
     return total;
   }
 
-  /** Processes until the queue is empty (for tests and `hoglet worker --drain`). */
+  /** Processes until the queue is empty (for tests). */
   async drain(): Promise<void> {
     while ((await this.runOnce()) > 0) {
       // keep going
@@ -181,7 +199,10 @@ export class IngestionWorker {
       // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
       if (error instanceof QueueRowsGone) {
-        this.log.warn({ lane, rows: rows.length, missing: error.missing }, 'batch dropped: another worker processed its events');
+        // Deleted meanwhile: by an environment's deletion (its queue rows go with it), or by another
+        // worker that held the lease. The rest of the batch is read again; the lease is checked now.
+        this.log.warn({ lane, rows: rows.length, missing: error.missing }, 'batch rolled back: some of its queue rows were deleted meanwhile');
+        this.leaseRenewedAt = 0;
         return rows.length;
       }
       // One bad event must not stall the queue: retry the batch one event per transaction.
@@ -201,7 +222,9 @@ export class IngestionWorker {
     const ahead = this.ahead.get(lane);
     this.ahead.delete(lane);
     if (!ahead) return undefined;
-    if (await hasQueueRowsBefore(this.database.db, lane, Number(ahead.rows[0]!.id), MAX_PROCESSING_ATTEMPTS)) return undefined;
+    // The head of the lane, read as every batch is (the one query shape tuned for the queue).
+    const [head] = await readQueueRows(this.database.db, lane, 1, MAX_PROCESSING_ATTEMPTS);
+    if (head && Number(head.id) < Number(ahead.rows[0]!.id)) return undefined;
     return ahead;
   }
 

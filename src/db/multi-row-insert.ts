@@ -122,25 +122,24 @@ export class InListQuery<F extends unknown[], V, R> {
 
   async execute(db: Db, fixed: F, values: V[]): Promise<R[]> {
     const rows: R[] = [];
-    for (let i = 0; i < values.length; i += this.maxList) {
-      const list = padInList(values.slice(i, i + this.maxList), this.maxList);
-      const parameters = [...fixed, ...list];
-      const result = await db.executeQuery<R>(CompiledQuery.raw(this.sql(db, fixed, list, parameters), parameters));
-      for (const row of result.rows) rows.push(row);
-    }
+    for await (const result of this.statements(db, fixed, values)) for (const row of result.rows) rows.push(row);
     return rows;
   }
 
   /** For a write (update or delete): how many rows it changed, over all its statements. */
   async executeCountingRows(db: Db, fixed: F, values: V[]): Promise<number> {
     let changed = 0;
+    for await (const result of this.statements(db, fixed, values)) changed += Number(result.numAffectedRows ?? 0n);
+    return changed;
+  }
+
+  /** One statement per `maxList` values, executed in turn. */
+  private async *statements(db: Db, fixed: F, values: V[]) {
     for (let i = 0; i < values.length; i += this.maxList) {
       const list = padInList(values.slice(i, i + this.maxList), this.maxList);
       const parameters = [...fixed, ...list];
-      const result = await db.executeQuery(CompiledQuery.raw(this.sql(db, fixed, list, parameters), parameters));
-      changed += Number(result.numAffectedRows ?? 0n);
+      yield await db.executeQuery<R>(CompiledQuery.raw(this.sql(db, fixed, list, parameters), parameters));
     }
-    return changed;
   }
 
   private sql(db: Db, fixed: F, list: V[], parameters: unknown[]): string {

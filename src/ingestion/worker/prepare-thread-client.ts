@@ -76,7 +76,7 @@ export class PrepareThread {
   async close(): Promise<void> {
     const thread = this.thread;
     this.thread = undefined;
-    this.answerAll(undefined);
+    this.answerAll();
     if (thread) await thread.terminate();
   }
 
@@ -109,12 +109,13 @@ export class PrepareThread {
     this.retryAt = performance.now() + RETRY_AFTER_MS;
     this.thread = undefined;
     this.log.warn({ err: error }, 'prepare thread unavailable; the worker prepares batches itself');
-    this.answerAll(undefined);
+    this.answerAll();
     void thread?.terminate();
   }
 
-  private answerAll(prepared: undefined): void {
-    for (const resolve of this.waiting.values()) resolve(prepared);
+  /** Requests still waiting get no rows: their batches are prepared by the worker. */
+  private answerAll(): void {
+    for (const resolve of this.waiting.values()) resolve(undefined);
     this.waiting.clear();
   }
 }

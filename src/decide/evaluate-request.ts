@@ -12,6 +12,7 @@ import { getHashKeyOverrides, insertHashKeyOverrides } from '../flags/store.js';
 import { evaluateFlags, failedFlagEvaluation, flagSetEvaluation, type EvaluationContext, type FlagSetEvaluation } from '../flags/engine/index.js';
 import { getGroup } from '../groups/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../ingestion/core/geoip-properties.js';
+import { growableCopy } from '../lib/growable-copy.js';
 import { getPersonByDistinctId, type Person } from '../persons/store.js';
 import type { Team } from '../tenancy/models.js';
 import type { EvaluationRuntime } from './evaluation-runtime.js';
@@ -60,7 +61,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
 
   // Request overrides, with GeoIP filled in where the request gave no value (looked up only when
   // some flag reads a GeoIP property: the engine reads no other key of these maps).
-  const overrides: Json = { ...request.personProperties };
+  // Copies that may grow go through growableCopy (a spread copy that grows is slow: see there).
+  const overrides: Json = growableCopy(request.personProperties);
   if (plan.readsGeoip && !request.geoipDisable && input.ip && ctx.geoip) {
     const located = geoipFlagProperties(ctx.geoip.lookup(input.ip));
     for (const key of GEOIP_FLAG_PROPERTY_KEYS) if (!hasValue(overrides, key) && key in located) overrides[key] = located[key];
@@ -84,7 +86,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
       failedData.add('person');
     }
   }
-  const personProperties: Json = wantsPerson ? { ...(person?.properties ?? {}), ...overrides } : overrides;
+  const personProperties: Json = wantsPerson ? growableCopy(person?.properties, overrides) : overrides;
   if (wantsPerson && !('distinct_id' in personProperties)) personProperties.distinct_id = distinctId;
 
   let staticCohortIds: number[] = [];
@@ -99,7 +101,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
 
   // Stored group properties are read only for groups whose read keys the request did not all give.
   let groupTypeMapping: Record<string, string> = {};
-  const groupProperties: Record<string, Json> = { ...request.groupProperties };
+  const groupProperties: Record<string, Json> = growableCopy(request.groupProperties);
   if (plan.anyGroups) {
     try {
       const types = await groupTypeCache(db).get(team.id, plan.groupIndexes);

@@ -74,6 +74,14 @@ describe('variants and payloads', () => {
     expect(evaluateOne(partial, { distinct_id: 'a' })).toMatchObject({ enabled: true, value: true, variant: null, payload: 'p' });
   });
 
+  it('finds only stored payloads: a variant named like an Object method has none of its own', () => {
+    const variants = { variants: [{ key: 'constructor', rollout_percentage: 50 }, { key: 'toString', rollout_percentage: 50 }] };
+    const named = flag('f', { groups: [condition()], multivariate: variants, payloads: { toString: 'stored' } });
+    const results = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => evaluateOne(named, { distinct_id: id }));
+    expect(new Set(results.map((r) => r.variant))).toEqual(new Set(['constructor', 'toString']));
+    for (const result of results) expect(result.payload).toBe(result.variant === 'toString' ? 'stored' : null);
+  });
+
   it('ignores a variant override on a boolean flag, and overrides never bypass rollout', () => {
     const boolean = flag('f', { groups: [condition([], 100, { variant: 'test' })] });
     expect(evaluateOne(boolean, { distinct_id: 'a' })).toMatchObject({ value: true, variant: null });

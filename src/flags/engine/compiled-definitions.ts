@@ -12,7 +12,7 @@
  */
 import { normalizeCohortDefinition } from './cohorts.js';
 import { buildFlagLookup, isEvaluable, planEvaluationOrder, type EvaluationPlan, type FlagLookup } from './dependencies.js';
-import { normalizeFlagFilters, type NormalizedFlagFilters } from './flag-filters.js';
+import { normalizeFlagFilters, payloadsByKey, type NormalizedFlagFilters } from './flag-filters.js';
 import { variantBoundaries } from './hashing.js';
 import { packText, type PackedText } from './sha1.js';
 import type { FlagCondition, FlagDefinition, FlagDefinitions, FlagEvaluation, PropertyFilter, PropertyGroup } from './types.js';
@@ -43,6 +43,8 @@ export class CompiledCondition {
 export class CompiledFlag {
   /** `<key>.`, packed: what every rollout and variant hash of this flag starts with. */
   readonly hashPrefix: PackedText;
+  /** The stored payloads by variant key or "true" (flag-filters.ts payloadsByKey). */
+  readonly payloads: ReadonlyMap<string, unknown>;
 
   constructor(
     readonly definition: FlagDefinition,
@@ -65,6 +67,7 @@ export class CompiledFlag {
     readonly metadata: FlagEvaluation['metadata'],
   ) {
     this.hashPrefix = packText(`${key}.`);
+    this.payloads = payloadsByKey(filters);
   }
 }
 

@@ -8,7 +8,6 @@ import { FlagEvaluationError } from './cohorts.js';
 import { compileDefinitions, isCompiled, type CompiledDefinitions, type CompiledFlag } from './compiled-definitions.js';
 import { planEvaluationOrder, resolveDependencyTarget } from './dependencies.js';
 import { createEvaluationState, type EvaluationState } from './evaluation-state.js';
-import { payloadFor } from './flag-filters.js';
 import { matchFlag, type FlagOutcome } from './flag-matching.js';
 import { makeReason } from './reasons.js';
 import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagSetEvaluation } from './types.js';
@@ -29,7 +28,7 @@ export function toFlagEvaluation(flag: CompiledFlag, outcome: FlagOutcome): Flag
     enabled,
     variant,
     value: enabled ? (variant ?? true) : false,
-    payload: enabled ? payloadFor(flag.filters, variant ?? 'true') : null,
+    payload: enabled ? (flag.payloads.get(variant ?? 'true') ?? null) : null,
     reason: makeReason(outcome.code, outcome.conditionIndex, outcome.groupsNotEvaluated),
     metadata: flag.metadata,
   };

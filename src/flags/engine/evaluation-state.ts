@@ -7,6 +7,7 @@ import type { CohortResolver } from './cohorts.js';
 import type { CompiledDefinitions } from './compiled-definitions.js';
 import { isValidTimezone } from './dates.js';
 import type { FlagLookup } from './dependencies.js';
+import { growableCopy } from '../../lib/growable-copy.js';
 import { identifierToString, truncateIdentifier } from './hashing.js';
 import type { MatchEnvironment } from './property-matching.js';
 import type { EvaluationContext, PropertyMap } from './types.js';
@@ -43,6 +44,13 @@ function nonEmptyString(value: unknown): string | null {
 const INDEX = /^\d+$/;
 
 const NO_GROUP_TYPES: ReadonlyMap<number, string> = new Map();
+const NO_STATIC_MEMBERSHIPS: ReadonlySet<string> = new Set();
+
+/** The ids as strings; the usual empty list shares one empty set (read only: `has`). */
+function staticMembershipsOf(ids: EvaluationContext['staticCohortIds']): ReadonlySet<string> {
+  if (!ids || (Array.isArray(ids) && ids.length === 0)) return NO_STATIC_MEMBERSHIPS;
+  return new Set(Array.from(ids, String));
+}
 
 /**
  * Index → name of each mapping object seen: a server passes the same cached mapping object on
@@ -88,7 +96,9 @@ export function createEvaluationState(
     // Keys that are not strings/numbers, or empty, are unusable: conditions on them are skipped.
     if (key === null || key === '') continue;
     groupKeys.set(typeName, truncateIdentifier(key));
-    groupProperties.set(typeName, { ...(givenGroupProperties[typeName] ?? {}), $group_key: key });
+    const properties = growableCopy(givenGroupProperties[typeName]);
+    properties.$group_key = key;
+    groupProperties.set(typeName, properties);
   }
   for (const typeName in givenGroupProperties) {
     if (!groupProperties.has(typeName)) groupProperties.set(typeName, givenGroupProperties[typeName] ?? {});
@@ -111,7 +121,7 @@ export function createEvaluationState(
     cohorts: {
       definitions: compiled.cohortDefinitions,
       staticIds: compiled.staticCohortIds,
-      staticMemberships: new Set(Array.from(context.staticCohortIds ?? [], String)),
+      staticMemberships: staticMembershipsOf(context.staticCohortIds),
       memberships: new Map(),
       validated: new Set(),
     },

@@ -48,8 +48,20 @@ export function normalizeFlagFilters(flag: FlagDefinition): NormalizedFlagFilter
   };
 }
 
-/** The stored payload for a variant key or "true", verbatim; null when none is stored. */
+/**
+ * The stored payload for a variant key or "true", verbatim; null when none is stored. Own keys
+ * only: a variant named `constructor` has no payload unless one is stored for it.
+ */
 export function payloadFor(filters: NormalizedFlagFilters, payloadKey: string): unknown {
+  if (!Object.hasOwn(filters.payloads, payloadKey)) return null;
   const payload = filters.payloads[payloadKey];
   return payload === undefined ? null : payload;
+}
+
+/**
+ * Every stored payload by key, as payloadFor reads them: compiled flags look payloads up here (a
+ * map read, where each flag's own payloads object made the lookup megamorphic).
+ */
+export function payloadsByKey(filters: NormalizedFlagFilters): ReadonlyMap<string, unknown> {
+  return new Map(Object.keys(filters.payloads).map((key) => [key, payloadFor(filters, key)]));
 }

@@ -6,6 +6,7 @@
  * maps a lookup result to properties. Both the `@maxmind/geoip2-node` shape (camelCase:
  * `isoCode`, `accuracyRadius`, `timeZone`) and the raw `maxmind` reader shape (snake_case) are read.
  */
+import { growableCopy } from '../../lib/growable-copy.js';
 import { type Properties, isPlainObject } from './types.js';
 
 type Names = { en?: string | null | undefined } & Record<string, unknown>;
@@ -119,9 +120,9 @@ export function geoipLocationFields(lookup: GeoipLookupResult): Record<string, u
 export function applyGeoipProperties(properties: Properties, lookup: GeoipLookupResult | null | undefined): Properties {
   if ('skip' in geoipLookupTarget(properties) || !lookup) return properties;
   const location = geoipLocationFields(lookup);
-  const set: Properties = { ...(isPlainObject(properties.$set) ? properties.$set : {}) };
-  const setOnce: Properties = { ...(isPlainObject(properties.$set_once) ? properties.$set_once : {}) };
-  const result: Properties = { ...properties };
+  const set: Properties = growableCopy(isPlainObject(properties.$set) ? properties.$set : undefined);
+  const setOnce: Properties = growableCopy(isPlainObject(properties.$set_once) ? properties.$set_once : undefined);
+  const result: Properties = growableCopy(properties);
   for (const key of GEOIP_PERSON_KEYS) {
     set[`$geoip_${key}`] = null;
     setOnce[`$initial_geoip_${key}`] = null;

@@ -8,6 +8,7 @@
  * initial/UTM properties (`normalizePersonProperties`) → GeoIP adds its own `$set`/`$set_once`
  * (geoip-properties.ts) → `extractPersonPropertyUpdate` → `applyPersonPropertyUpdate`.
  */
+import { growableCopy } from '../../lib/growable-copy.js';
 import { type IngestionWarning, type Properties, isPlainObject } from './types.js';
 
 export interface PersonPropertyUpdate {
@@ -103,7 +104,7 @@ export function stripPersonUpdateFields(properties: Properties): Properties {
  * lifted initial/UTM properties. The input is not modified.
  */
 export function normalizePersonProperties(source: PersonPropertySource): Properties {
-  const properties: Properties = { ...source.properties };
+  const properties: Properties = growableCopy(source.properties);
   if (source.set) properties.$set = { ...asObject(properties.$set), ...source.set };
   if (source.setOnce) properties.$set_once = { ...asObject(properties.$set_once), ...source.setOnce };
   if (source.unset !== undefined && source.unset !== null) {
@@ -163,8 +164,10 @@ export function liftInitialAndCampaignProperties(properties: Properties): Proper
     if (!('$initial_os' in setOnce)) setOnce.$initial_os = properties.$os_name;
   }
   if (set === undefined && setOnce === undefined) return properties;
-  // One spread: an object built whole stringifies faster than one grown key by key.
-  return { ...properties, ...(set && { $set: set }), ...(setOnce && { $set_once: setOnce }) };
+  const lifted = growableCopy(properties);
+  if (set) lifted.$set = set;
+  if (setOnce) lifted.$set_once = setOnce;
+  return lifted;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { toJson } from '../../db/values.js';
+import { growableCopy } from '../../lib/growable-copy.js';
 import { wellFormedText } from '../../lib/well-formed.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import {
@@ -118,12 +119,14 @@ function resolveTimestamp(queued: QueuedEvent, clock: ReceiptClock, warnings: In
 
 /**
  * Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation.
- * (`$ip` goes into a copy: measured, a copy made whole is cheaper to stringify later than an
- * object grown by one key in place.)
+ * (`$ip` goes into a copy: a JSON-parsed object grown in place stringifies slower than a copy.)
  */
 function enrichWithIp(properties: Properties, queued: QueuedEvent, options: { geoip?: GeoipService | undefined; anonymizeIps: boolean }): Properties {
   let enriched = properties;
-  if (queued.ip && enriched.$ip === undefined) enriched = { ...enriched, $ip: queued.ip };
+  if (queued.ip && enriched.$ip === undefined) {
+    enriched = growableCopy(enriched);
+    enriched.$ip = queued.ip;
+  }
   if (options.geoip) {
     const target = geoipLookupTarget(enriched);
     if ('ip' in target) enriched = applyGeoipProperties(enriched, options.geoip.lookup(target.ip));

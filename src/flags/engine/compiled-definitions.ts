@@ -45,6 +45,8 @@ export class CompiledFlag {
   readonly hashPrefix: PackedText;
   /** The stored payloads by variant key or "true" (flag-filters.ts payloadsByKey). */
   readonly payloads: ReadonlyMap<string, unknown>;
+  /** Results this flag gave, by outcome (evaluate-flags.ts toFlagEvaluation); frozen, shared. */
+  readonly results = new Map<number, FlagEvaluation>();
 
   constructor(
     readonly definition: FlagDefinition,

@@ -10,7 +10,7 @@ import { planEvaluationOrder, resolveDependencyTarget } from './dependencies.js'
 import { createEvaluationState, type EvaluationState } from './evaluation-state.js';
 import { matchFlag, type FlagOutcome } from './flag-matching.js';
 import { makeReason } from './reasons.js';
-import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagSetEvaluation } from './types.js';
+import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagReasonCode, FlagSetEvaluation } from './types.js';
 
 export interface EvaluateFlagsOptions {
   /** Evaluate only these keys (their dependencies are still evaluated, but not returned). */
@@ -19,11 +19,19 @@ export interface EvaluateFlagsOptions {
   groupTypeMapping?: Record<string, string> | null;
 }
 
-/** Turns a step outcome into the public result, attaching the payload for its value. */
+/**
+ * Turns a step outcome into the public result, attaching the payload for its value. A result is
+ * fully decided by its flag and outcome, so each flag keeps the results it gave (frozen, shared by
+ * every request that gets the same outcome): fifty flags per request made this the largest
+ * allocation of an evaluation.
+ */
 export function toFlagEvaluation(flag: CompiledFlag, outcome: FlagOutcome): FlagEvaluation {
+  const slot = resultSlot(flag, outcome);
+  const known = slot === NOT_KEPT ? undefined : flag.results.get(slot);
+  if (known !== undefined) return known;
   const enabled = outcome.enabled;
   const variant = enabled ? outcome.variant : null;
-  return {
+  const result: FlagEvaluation = Object.freeze({
     key: flag.key,
     enabled,
     variant,
@@ -31,7 +39,40 @@ export function toFlagEvaluation(flag: CompiledFlag, outcome: FlagOutcome): Flag
     payload: enabled ? (flag.payloads.get(variant ?? 'true') ?? null) : null,
     reason: makeReason(outcome.code, outcome.conditionIndex, outcome.groupsNotEvaluated),
     metadata: flag.metadata,
-  };
+  });
+  if (slot !== NOT_KEPT) flag.results.set(slot, result);
+  return result;
+}
+
+const NOT_KEPT = -1;
+/** Outcome codes that name a kept result (errors are rare and built each time). */
+const KEPT_CODES: readonly FlagReasonCode[] = [
+  'condition_match',
+  'no_condition_match',
+  'out_of_rollout_bound',
+  'no_group_type',
+  'super_condition_value',
+  'holdout_condition_value',
+  'flag_disabled',
+  'missing_dependency',
+];
+const CONDITION_SLOTS = 65; // no index, or 0-63
+const VARIANT_SLOTS = 33; // no variant, or one of the first 32 declared
+
+/**
+ * A number naming the outcome within its flag (code, condition index, declared variant, whether
+ * group conditions were skipped), or NOT_KEPT for outcomes outside those bounds (such as a
+ * holdout's own variant).
+ */
+function resultSlot(flag: CompiledFlag, outcome: FlagOutcome): number {
+  const code = KEPT_CODES.indexOf(outcome.code);
+  const index = outcome.conditionIndex;
+  if (code === -1 || (index !== null && (index < 0 || index >= CONDITION_SLOTS - 1))) return NOT_KEPT;
+  const variant = outcome.enabled ? outcome.variant : null;
+  const variantIndex = variant === null ? -1 : flag.variantKeys.indexOf(variant);
+  if (variant !== null && (variantIndex === -1 || variantIndex >= VARIANT_SLOTS - 1)) return NOT_KEPT;
+  const conditionSlot = index === null ? 0 : index + 1;
+  return ((code * CONDITION_SLOTS + conditionSlot) * VARIANT_SLOTS + variantIndex + 1) * 2 + (outcome.groupsNotEvaluated ? 1 : 0);
 }
 
 /** A flag that could not be evaluated: false, marked failed, with an error reason code. */

@@ -79,17 +79,41 @@ function checkedHead(head: string): string {
   return head;
 }
 
+/**
+ * A result's legacy members, `"key":value` and `"key":"payload text"` ('' when it has none), each
+ * also with the comma that joins it to the one before.
+ */
+interface V1Members {
+  value: string;
+  joinedValue: string;
+  payload: string;
+  joinedPayload: string;
+}
+
+/** The members of frozen results: evaluation shares them between requests (toFlagEvaluation). */
+const v1MemberTexts = new WeakMap<FlagEvaluation, V1Members>();
+
+function v1Members(flag: FlagEvaluation): V1Members {
+  let members = v1MemberTexts.get(flag);
+  if (members === undefined) {
+    const value = projectedValue(flag);
+    const key = quote(flag.key);
+    const valueText = `${key}:${value === true ? 'true' : value === false ? 'false' : quote(value)}`;
+    const payloadText = value !== false && flag.payload !== null && flag.payload !== undefined ? `${key}:${payloadAsText(flag.payload)}` : '';
+    members = { value: valueText, joinedValue: `,${valueText}`, payload: payloadText, joinedPayload: `,${payloadText}` };
+    if (Object.isFrozen(flag)) v1MemberTexts.set(flag, members);
+  }
+  return members;
+}
+
 /** `{"featureFlags":{…},"featureFlagPayloads":{…},"errorsWhileComputingFlags":…}` (+ extras). */
 export function flagsV1Json(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}, head = '{'): string {
   let values = '';
   let payloads = '';
   for (const flag of evaluation.results) {
-    const value = projectedValue(flag);
-    const key = quote(flag.key);
-    values += `${values === '' ? '' : ','}${key}:${value === true ? 'true' : value === false ? 'false' : quote(value)}`;
-    if (value !== false && flag.payload !== null && flag.payload !== undefined) {
-      payloads += `${payloads === '' ? '' : ','}${key}:${payloadAsText(flag.payload)}`;
-    }
+    const members = v1Members(flag);
+    values += values === '' ? members.value : members.joinedValue;
+    if (members.payload !== '') payloads += payloads === '' ? members.payload : members.joinedPayload;
   }
   return `${checkedHead(head)}"featureFlags":{${values}},"featureFlagPayloads":{${payloads}},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags}${extrasJson(extras)}}`;
 }

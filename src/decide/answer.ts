@@ -81,7 +81,7 @@ export function flagsRoutes(ctx: AppContext): PublicRoute[] {
 
 export async function hasActiveFlags(ctx: AppContext, team: Team): Promise<boolean> {
   try {
-    return (await flagDefinitionsCache(ctx).get(team.projectId)).flags.some((f) => f.active);
+    return (await flagDefinitionsCache(ctx).get(team.projectId)).hasActiveFlags;
   } catch {
     return true; // let the SDK ask /flags; it will learn about the failure there
   }

@@ -24,6 +24,8 @@ export interface ProjectFlags {
   staticCohortIds: number[];
   /** Any active flag with ensure_experience_continuity. */
   hasContinuityFlags: boolean;
+  /** Any active flag (the config's `hasFeatureFlags`, read on every decide request). */
+  hasActiveFlags: boolean;
 }
 
 /** A cohort as the engine reads it: its property group, or null (matches nobody). */
@@ -49,6 +51,7 @@ export async function loadProjectFlags(ctx: AppContext, projectId: number): Prom
     },
     staticCohortIds,
     hasContinuityFlags: flags.some((f) => f.active && f.ensureExperienceContinuity),
+    hasActiveFlags: flags.some((f) => f.active),
   };
 }
 

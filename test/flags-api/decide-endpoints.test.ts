@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { askFlags, createFlag, flagsPath, personFilter, storeGroup, storePerson } from './flag-helpers.js';
 
@@ -238,6 +239,23 @@ describe('properties used for evaluation', () => {
 });
 
 describe('remote config', () => {
+  it('says hasFeatureFlags only while the project has an active flag', async () => {
+    const { project, team } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Flagless');
+    const hasFlags = async () => {
+      const config = await server.request(`/array/${team.apiToken}/config`, { key: null });
+      const decide = await server.request('/decide/?v=3', { method: 'POST', key: null, body: { api_key: team.apiToken, distinct_id: 'someone' } });
+      expect(decide.body.hasFeatureFlags).toBe(config.body.hasFeatureFlags);
+      return config.body.hasFeatureFlags;
+    };
+    expect(await hasFlags()).toBe(false);
+    const created = await server.request(`/api/projects/${project.id}/feature_flags/`, { method: 'POST', body: { key: 'later', active: false } });
+    expect(created.status, created.text).toBe(201);
+    expect(await hasFlags()).toBe(false);
+    const activated = await server.request(`/api/projects/${project.id}/feature_flags/${created.body.id}/`, { method: 'PATCH', body: { active: true } });
+    expect(activated.status, activated.text).toBe(200);
+    expect(await hasFlags()).toBe(true);
+  });
+
   it('serves /array/<token>/config and config.js from the environment settings', async () => {
     const token = server.bootstrap.team.apiToken;
     const json = await server.request(`/array/${token}/config`, { key: null });

@@ -22,8 +22,10 @@ export function growableCopy<T extends object>(...sources: ReadonlyArray<T | nul
   return copy;
 }
 
+/** What a spread copies (own enumerable keys, symbols too), each defined as an own data property. */
 function copyKeyByKey(copy: object, source: object): void {
-  for (const key of Object.keys(source)) {
-    Object.defineProperty(copy, key, { value: (source as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+  for (const key of Reflect.ownKeys(source)) {
+    if (!Object.prototype.propertyIsEnumerable.call(source, key)) continue;
+    Object.defineProperty(copy, key, { value: (source as Record<string | symbol, unknown>)[key], enumerable: true, writable: true, configurable: true });
   }
 }

@@ -28,4 +28,17 @@ describe('growableCopy', () => {
     copy.extra = 3;
     expect(copy.extra).toBe(3);
   });
+
+  it('copies enumerable symbol keys on either path, as a spread does', () => {
+    const tag = Symbol('tag');
+    const hidden = Symbol('hidden');
+    for (const source of [{ a: 1 }, JSON.parse('{"a": 1, "__proto__": null}') as Record<string, unknown>]) {
+      Object.defineProperty(source, tag, { value: 'kept', enumerable: true });
+      Object.defineProperty(source, hidden, { value: 'left', enumerable: false });
+      const copy = growableCopy<Record<string | symbol, unknown>>(source);
+      expect(copy[tag]).toBe('kept');
+      expect(hidden in copy).toBe(false);
+      expect(Reflect.ownKeys(copy)).toEqual(Reflect.ownKeys({ ...source }));
+    }
+  });
 });

@@ -60,9 +60,9 @@ const CONDITION_SLOTS = 65; // no index, or 0-63
 const VARIANT_SLOTS = 33; // no variant, or one of the first 32 declared
 
 /**
- * A number naming the outcome within its flag (code, condition index, declared variant, whether
- * group conditions were skipped), or NOT_KEPT for outcomes outside those bounds (such as a
- * holdout's own variant).
+ * A number naming the outcome within its flag (code, condition index, declared variant, enabled,
+ * whether group conditions were skipped), or NOT_KEPT for outcomes outside those bounds (such as
+ * a holdout's own variant).
  */
 function resultSlot(flag: CompiledFlag, outcome: FlagOutcome): number {
   const code = KEPT_CODES.indexOf(outcome.code);
@@ -72,7 +72,8 @@ function resultSlot(flag: CompiledFlag, outcome: FlagOutcome): number {
   const variantIndex = variant === null ? -1 : flag.variantKeys.indexOf(variant);
   if (variant !== null && (variantIndex === -1 || variantIndex >= VARIANT_SLOTS - 1)) return NOT_KEPT;
   const conditionSlot = index === null ? 0 : index + 1;
-  return ((code * CONDITION_SLOTS + conditionSlot) * VARIANT_SLOTS + variantIndex + 1) * 2 + (outcome.groupsNotEvaluated ? 1 : 0);
+  // enabled is not implied by the code: early-access enrollment answers both ways with index 0.
+  return ((code * CONDITION_SLOTS + conditionSlot) * VARIANT_SLOTS + variantIndex + 1) * 4 + (outcome.enabled ? 2 : 0) + (outcome.groupsNotEvaluated ? 1 : 0);
 }
 
 /** A flag that could not be evaluated: false, marked failed, with an error reason code. */

@@ -10,43 +10,33 @@
  */
 import { compressBlock } from './sha1-compress.js';
 
-/**
- * A text's UTF-8 bytes as big-endian words, laid out four times: once for each byte offset (0-3)
- * at which the text may start within a word. One typed array holds all four layouts (`stride`
- * words each): a request packs its distinct id, and each typed array is an allocation.
- */
+/** A text's UTF-8 bytes as big-endian words, laid out for each byte offset (0-3) within a word. */
 export class PackedText {
   constructor(
     readonly text: string,
-    readonly byteLength: number,
-    /** Layout k (the text's first byte is byte k of a word) is words[k * stride, (k + 1) * stride). */
-    readonly words: Int32Array,
-    readonly stride: number,
+    readonly bytes: Uint8Array,
+    /** `atOffset[k]`: the words of the text when its first byte is byte k of a word. */
+    readonly atOffset: readonly [Int32Array, Int32Array, Int32Array, Int32Array],
   ) {}
-
-  /** The UTF-8 bytes (only messages longer than one block need them). */
-  bytes(): Uint8Array {
-    return encoder.encode(this.text);
-  }
 }
 
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(256);
 
+function wordsAt(bytes: Uint8Array, offset: number): Int32Array {
+  const words = new Int32Array((offset + bytes.length + 3) >> 2);
+  for (let i = 0; i < bytes.length; i++) {
+    const at = offset + i;
+    words[at >> 2]! |= bytes[i]! << ((3 - (at & 3)) << 3);
+  }
+  return words;
+}
+
 /** Encodes and packs a text. Lone surrogates become U+FFFD, as node:crypto hashes strings. */
 export function packText(text: string): PackedText {
   if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
-  const length = encoder.encodeInto(text, scratch).written;
-  const stride = (length + 6) >> 2; // enough words for the text starting at byte 3 of a word
-  const words = new Int32Array(stride * 4);
-  for (let offset = 0; offset < 4; offset++) {
-    const base = offset * stride;
-    for (let i = 0; i < length; i++) {
-      const at = offset + i;
-      words[base + (at >> 2)]! |= scratch[i]! << ((3 - (at & 3)) << 3);
-    }
-  }
-  return new PackedText(text, length, words, stride);
+  const bytes = scratch.slice(0, encoder.encodeInto(text, scratch).written);
+  return new PackedText(text, bytes, [wordsAt(bytes, 0), wordsAt(bytes, 1), wordsAt(bytes, 2), wordsAt(bytes, 3)]);
 }
 
 const block = new Int32Array(16);
@@ -62,13 +52,9 @@ function resetState(): void {
 
 /** ORs a packed text into `block` starting at byte `at` (the caller guarantees it fits). */
 function place(text: PackedText, at: number): void {
-  const { words, stride } = text;
-  const base = (at & 3) * stride;
+  const words = text.atOffset[at & 3]!;
   const first = at >> 2;
-  // The layout's last words may be zero padding past the block's end: only words that hold bytes
-  // of the text are OR-ed in.
-  const used = ((at & 3) + text.byteLength + 3) >> 2;
-  for (let i = 0; i < used; i++) block[first + i]! |= words[base + i]!;
+  for (let i = 0; i < words.length; i++) block[first + i]! |= words[i]!;
 }
 
 /** Messages longer than one block (long identifiers): the bytes in order, padded, block by block. */
@@ -77,8 +63,8 @@ function hashLongMessage(parts: readonly PackedText[], length: number): void {
   const padded = new Uint8Array(blocks * 64);
   let at = 0;
   for (const part of parts) {
-    padded.set(part.bytes(), at);
-    at += part.byteLength;
+    padded.set(part.bytes, at);
+    at += part.bytes.length;
   }
   padded[length] = 0x80;
   const view = new DataView(padded.buffer);
@@ -95,18 +81,18 @@ function hashLongMessage(parts: readonly PackedText[], length: number): void {
  * allocated per hash: this runs dozens of times per request).
  */
 export function sha1Head(a: PackedText, b: PackedText, c: PackedText, out: Uint32Array): void {
-  const length = a.byteLength + b.byteLength + c.byteLength;
+  const length = a.bytes.length + b.bytes.length + c.bytes.length;
   resetState();
   if (length > 55) {
     hashLongMessage([a, b, c], length);
   } else {
-    // The first text starts the block (layout 0): copied, not OR-ed; the words after it are cleared.
-    const firstWords = (a.byteLength + 3) >> 2;
+    // The first text starts the block: copied, not OR-ed; the words after it are cleared.
+    const first = a.atOffset[0];
     let word = 0;
-    for (; word < firstWords; word++) block[word] = a.words[word]!;
+    for (; word < first.length; word++) block[word] = first[word]!;
     for (; word < 16; word++) block[word] = 0;
-    place(b, a.byteLength);
-    place(c, a.byteLength + b.byteLength);
+    place(b, a.bytes.length);
+    place(c, a.bytes.length + b.bytes.length);
     // Padding: a 1 bit right after the message, then the bit length in the last word (< 2^32 here).
     block[length >> 2]! |= 0x80 << ((3 - (length & 3)) << 3);
     block[15] = length * 8;

@@ -3,11 +3,11 @@
  * property maps, group type names, cohort data, the clock/timezone, and the values of flags
  * already evaluated (read by flag dependencies).
  */
+import { growableCopy } from '../../lib/growable-copy.js';
 import type { CohortResolver } from './cohorts.js';
 import type { CompiledDefinitions } from './compiled-definitions.js';
 import { isValidTimezone } from './dates.js';
 import type { FlagLookup } from './dependencies.js';
-import { growableCopy } from '../../lib/growable-copy.js';
 import { identifierToString, truncateIdentifier } from './hashing.js';
 import type { MatchEnvironment } from './property-matching.js';
 import type { EvaluationContext, PropertyMap } from './types.js';

@@ -137,6 +137,51 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   return { ...measured, requestsPerCpuSecond: measured.total / cpu };
 }
 
+/** How many slices each side of an interleaved figure is measured in (BENCH_SLICES). */
+export const SLICES = Math.max(1, Number(process.env.BENCH_SLICES ?? 3));
+
+/**
+ * A figure and its baseline measured in alternating slices (Hoglet, bare, Hoglet, bare, …), each
+ * side about `seconds` in all (whole seconds per slice: wrk takes no fractions). The machines are shared, and a neighbour's load comes and goes over
+ * minutes: measured one after the other, the two sides of a ratio met different machines (seen:
+ * a capture ratio of 1.35 when the load rose between them). Each side's slices are then combined:
+ * requests/s and requests per CPU second over all its slices, p99 the median of the slices' p99.
+ */
+export async function interleaved(
+  seconds: number,
+  measured: (seconds: number) => Promise<LoadResult>,
+  baseline: (seconds: number) => Promise<LoadResult>,
+): Promise<{ measured: LoadResult; baseline: LoadResult }> {
+  const slice = Math.max(1, Math.round(seconds / SLICES));
+  const sides: [LoadResult[], LoadResult[]] = [[], []];
+  for (let i = 0; i < SLICES; i++) {
+    sides[0].push(await measured(slice));
+    sides[1].push(await baseline(slice));
+  }
+  return { measured: combined(sides[0]), baseline: combined(sides[1]) };
+}
+
+/** Slices of equal length as one result (see interleaved). */
+function combined(slices: LoadResult[]): LoadResult {
+  const sum = (pick: (r: LoadResult) => number) => slices.reduce((total, r) => total + pick(r), 0);
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const requestsPerSecond = sum((r) => r.requestsPerSecond) / slices.length;
+  // Each slice's requests over its CPU seconds; a slice's requests are its rate times its (equal) length.
+  const cpuPerRequestTotal = sum((r) => r.requestsPerSecond / r.requestsPerCpuSecond);
+  return {
+    requestsPerSecond,
+    requestsPerCpuSecond: sum((r) => r.requestsPerSecond) / cpuPerRequestTotal,
+    p50: median(slices.map((r) => r.p50)),
+    p99: median(slices.map((r) => r.p99)),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+  };
+}
+
 type Measured = Omit<LoadResult, 'requestsPerCpuSecond'> & { total: number };
 
 async function loadWithAutocannon(options: LoadOptions): Promise<Measured> {

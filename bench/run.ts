@@ -9,7 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, load, LOAD_CLIENT, report, spawnHoglet, spawnServer } from './harness.js';
+import { fmt, interleaved, load, LOAD_CLIENT, report, SLICES, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -37,6 +37,16 @@ function rawSqliteInsertsPerSecond(dir: string): number {
   return rows / seconds;
 }
 
+/** Starts a second server; when that fails, the first is stopped before the error goes on. */
+async function stopOnFailure<T>(first: { stop(): Promise<void> }, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    await first.stop();
+    throw error;
+  }
+}
+
 /** Runs `measure` against a started server and stops the server afterwards, also when measuring fails. */
 async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Promise<T>): Promise<T> {
   try {
@@ -48,47 +58,73 @@ async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Pr
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
-  process.stdout.write(`Hoglet bench: ${SECONDS}s per HTTP figure, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`);
+  const slice = Math.max(1, Math.round(SECONDS / SLICES));
+  process.stdout.write(
+    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${slice}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`,
+  );
   try {
     const rawInserts = rawSqliteInsertsPerSecond(dir);
     const raw = { name: 'raw SQLite insert loop', value: rawInserts, unit: 'rows/s' };
 
     const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
     const hoglet = await spawnHoglet([], { ...env, LOG_LEVEL: 'info' });
-    const { token, decide, capture, batch } = await stopAfter(hoglet, async () => {
-      const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
-      const token = projects.results[0]!.api_token;
-      await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
-      // The server runs no worker here (capture's queue is drained and timed below): process the
-      // $groupidentify that creates the group type now, so the group flags really evaluate.
-      await drainExisting(env.DATA_DIR, 10);
-      await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
-      const decide = await loadDecide(hoglet.url, token, CONNECTIONS, SECONDS, hoglet.child.pid);
-      const capture = await load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
-      const batch = await load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds: SECONDS, serverPid: hoglet.child.pid });
-      return { token, decide, capture, batch };
-    });
+    const bare = await stopOnFailure(hoglet, () => spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/));
+    const { token, decide, bareDecide, capture, bareCapture, batch, bareBatch } = await stopAfter(hoglet, () =>
+      stopAfter(bare, async () => {
+        const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
+        const token = projects.results[0]!.api_token;
+        await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
+        // The server runs no worker here (capture's queue is drained and timed below): process the
+        // $groupidentify that creates the group type now, so the group flags really evaluate.
+        await drainExisting(env.DATA_DIR, 10);
+        await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
+        // Each figure and its bare baseline in alternating slices (harness.ts interleaved).
+        const bareLoad = (route: string, body: string) => (seconds: number) =>
+          load({ url: `${bare.url}${route}`, body, connections: CONNECTIONS, seconds, serverPid: bare.child.pid });
+        const decideFigure = await interleaved(
+          SECONDS,
+          (seconds) => loadDecide(hoglet.url, token, CONNECTIONS, seconds, hoglet.child.pid),
+          bareLoad('/decide/', JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' })),
+        );
+        const captureFigure = await interleaved(
+          SECONDS,
+          (seconds) => load({ url: `${hoglet.url}/capture/`, body: captureBody(token), connections: CONNECTIONS, seconds, serverPid: hoglet.child.pid }),
+          bareLoad('/capture/', captureBody(sameLengthToken(token))),
+        );
+        const batchFigure = await interleaved(
+          SECONDS,
+          (seconds) => load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds, serverPid: hoglet.child.pid }),
+          bareLoad('/batch/', batchBody(sameLengthToken(token))),
+        );
+        return {
+          token,
+          decide: decideFigure.measured,
+          bareDecide: decideFigure.baseline,
+          capture: captureFigure.measured,
+          bareCapture: captureFigure.baseline,
+          batch: batchFigure.measured,
+          bareBatch: batchFigure.baseline,
+        };
+      }),
+    );
 
-    // Decide again with one server process per core (HTTP_PROCESSES), on the same database.
+    // Decide again with one server process per core (HTTP_PROCESSES), on the same database, beside
+    // the bare endpoint served from as many processes (node's cluster module): the like-for-like
+    // baseline for that figure.
     const processes = String(os.availableParallelism());
     const cluster = await spawnHoglet([], { ...env, LOG_LEVEL: 'info', HTTP_PROCESSES: processes });
-    const clusterDecide = await stopAfter(cluster, async () => {
-      await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches
-      return loadDecide(cluster.url, token, CONNECTIONS, SECONDS, cluster.child.pid);
-    });
-
-    // Measured after Hoglet, so a neighbour's load spike hits both sides more evenly than before.
-    const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
-    const { bareCapture, bareDecide, bareBatch } = await stopAfter(bare, async () => ({
-      bareCapture: await load({ url: `${bare.url}/capture/`, body: captureBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid }),
-      bareDecide: await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid }),
-      bareBatch: await load({ url: `${bare.url}/batch/`, body: batchBody(sameLengthToken(token)), connections: CONNECTIONS, seconds: SECONDS, serverPid: bare.child.pid }),
-    }));
-    // The same bare endpoint served from as many processes as the cluster figure used: with both
-    // cores serving, the like-for-like baseline for that figure.
-    const bareCluster = await spawnServer(['bench/bare-server.ts'], { BARE_PROCESSES: processes }, /listening (http:\/\/\S+)/);
-    const bareClusterDecide = await stopAfter(bareCluster, () =>
-      load({ url: `${bareCluster.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds: SECONDS, serverPid: bareCluster.child.pid }),
+    const bareCluster = await stopOnFailure(cluster, () => spawnServer(['bench/bare-server.ts'], { BARE_PROCESSES: processes }, /listening (http:\/\/\S+)/));
+    const { clusterDecide, bareClusterDecide } = await stopAfter(cluster, () =>
+      stopAfter(bareCluster, async () => {
+        await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches
+        const figure = await interleaved(
+          SECONDS,
+          (seconds) => loadDecide(cluster.url, token, CONNECTIONS, seconds, cluster.child.pid),
+          (seconds) =>
+            load({ url: `${bareCluster.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), connections: CONNECTIONS, seconds, serverPid: bareCluster.child.pid }),
+        );
+        return { clusterDecide: figure.measured, bareClusterDecide: figure.baseline };
+      }),
     );
 
     const bareLine = { name: 'bare fastify', value: bareCapture.requestsPerSecond, unit: 'req/s' };

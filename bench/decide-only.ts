@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, load, spawnHoglet, spawnServer } from './harness.js';
+import { fmt, interleaved, load, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -25,11 +25,13 @@ try {
   if (process.env.BENCH_NO_FLAGS !== '1') await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
   await drainExisting(env.DATA_DIR, 10); // the $groupidentify creating the group type, so group flags evaluate
   await loadDecide(hoglet.url, token, 50, 1, hoglet.child.pid); // warm-up
-  const decide = await loadDecide(hoglet.url, token, 50, SECONDS, hoglet.child.pid);
-  await hoglet.stop();
   const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
-  const bareDecide = await load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), seconds: SECONDS, serverPid: bare.child.pid });
-  await bare.stop();
+  // In alternating slices, as npm run bench measures it (harness.ts interleaved).
+  const { measured: decide, baseline: bareDecide } = await interleaved(
+    SECONDS,
+    (seconds) => loadDecide(hoglet.url, token, 50, seconds, hoglet.child.pid),
+    (seconds) => load({ url: `${bare.url}/decide/`, body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }), seconds, serverPid: bare.child.pid }),
+  ).finally(() => bare.stop());
   process.stdout.write(
     `decide ${fmt(decide.requestsPerSecond)} req/s p99 ${decide.p99} ms, ${fmt(decide.requestsPerCpuSecond)}/cpu-s | bare ${fmt(bareDecide.requestsPerSecond)} req/s p99 ${bareDecide.p99} ms, ${fmt(bareDecide.requestsPerCpuSecond)}/cpu-s | ratio ${(decide.requestsPerSecond / bareDecide.requestsPerSecond).toFixed(2)}, non-2xx ${decide.non2xx}\n`,
   );

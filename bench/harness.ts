@@ -140,19 +140,25 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 /** How many slices each side of an interleaved figure is measured in (BENCH_SLICES). */
 export const SLICES = Math.max(1, Number(process.env.BENCH_SLICES ?? 3));
 
+/** The length of one slice when a side is measured for `seconds` in all: whole seconds (wrk takes no fractions). */
+export function sliceSeconds(seconds: number): number {
+  return Math.max(1, Math.round(seconds / SLICES));
+}
+
 /**
  * A figure and its baseline measured in alternating slices (Hoglet, bare, Hoglet, bare, …), each
- * side about `seconds` in all (whole seconds per slice: wrk takes no fractions). The machines are shared, and a neighbour's load comes and goes over
- * minutes: measured one after the other, the two sides of a ratio met different machines (seen:
- * a capture ratio of 1.35 when the load rose between them). Each side's slices are then combined:
- * requests/s and requests per CPU second over all its slices, p99 the median of the slices' p99.
+ * side about `seconds` in all. The machines are shared, and a neighbour's load comes and goes
+ * over minutes: measured one after the other, the two sides of a ratio met different machines
+ * (seen: a capture ratio of 1.35 when the load rose between them). Each side's slices are then
+ * combined: requests/s and requests per CPU second over all its slices, p99 the median of the
+ * slices' p99.
  */
 export async function interleaved(
   seconds: number,
   measured: (seconds: number) => Promise<LoadResult>,
   baseline: (seconds: number) => Promise<LoadResult>,
 ): Promise<{ measured: LoadResult; baseline: LoadResult }> {
-  const slice = Math.max(1, Math.round(seconds / SLICES));
+  const slice = sliceSeconds(seconds);
   const sides: [LoadResult[], LoadResult[]] = [[], []];
   for (let i = 0; i < SLICES; i++) {
     sides[0].push(await measured(slice));

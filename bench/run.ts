@@ -9,7 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, interleaved, load, LOAD_CLIENT, report, SLICES, spawnHoglet, spawnServer } from './harness.js';
+import { fmt, interleaved, load, LOAD_CLIENT, report, SLICES, sliceSeconds, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -58,9 +58,8 @@ async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Pr
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
-  const slice = Math.max(1, Math.round(SECONDS / SLICES));
   process.stdout.write(
-    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${slice}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`,
+    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`,
   );
   try {
     const rawInserts = rawSqliteInsertsPerSecond(dir);

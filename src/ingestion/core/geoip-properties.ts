@@ -119,10 +119,19 @@ export function geoipLocationFields(lookup: GeoipLookupResult): Record<string, u
  */
 export function applyGeoipProperties(properties: Properties, lookup: GeoipLookupResult | null | undefined): Properties {
   if ('skip' in geoipLookupTarget(properties) || !lookup) return properties;
-  const location = geoipLocationFields(lookup);
-  const set: Properties = growableCopy(isPlainObject(properties.$set) ? properties.$set : undefined);
-  const setOnce: Properties = growableCopy(isPlainObject(properties.$set_once) ? properties.$set_once : undefined);
   const result: Properties = growableCopy(properties);
+  addGeoipProperties(result, lookup);
+  return result;
+}
+
+/**
+ * applyGeoipProperties on properties the caller owns (their `$set` and `$set_once` are still
+ * copied: they may be the client's objects). The caller has checked geoipLookupTarget.
+ */
+export function addGeoipProperties(result: Properties, lookup: GeoipLookupResult): void {
+  const location = geoipLocationFields(lookup);
+  const set: Properties = growableCopy(isPlainObject(result.$set) ? result.$set : undefined);
+  const setOnce: Properties = growableCopy(isPlainObject(result.$set_once) ? result.$set_once : undefined);
   for (const key of GEOIP_PERSON_KEYS) {
     set[`$geoip_${key}`] = null;
     setOnce[`$initial_geoip_${key}`] = null;
@@ -134,7 +143,6 @@ export function applyGeoipProperties(properties: Properties, lookup: GeoipLookup
   }
   result.$set = set;
   result.$set_once = setOnce;
-  return result;
 }
 
 /**

@@ -111,7 +111,8 @@ export function normalizePersonProperties(source: PersonPropertySource): Propert
     properties.$unset = [...unsetKeys(properties.$unset), ...unsetKeys(source.unset)];
   }
   // `properties` is this function's own copy: the lifted fields go straight into it.
-  return NO_LIFT_EVENTS.has(source.event) ? properties : liftInitialAndCampaignProperties(properties);
+  if (!NO_LIFT_EVENTS.has(source.event)) liftInto(properties);
+  return properties;
 }
 
 /**
@@ -123,6 +124,12 @@ export function normalizePersonProperties(source: PersonPropertySource): Propert
  * `$os_name` (some SDKs) is an alias of `$os`.
  */
 export function liftInitialAndCampaignProperties(properties: Properties): Properties {
+  const lifted = growableCopy(properties);
+  return liftInto(lifted) ? lifted : properties;
+}
+
+/** liftInitialAndCampaignProperties on properties the caller owns; false when nothing was lifted. */
+function liftInto(properties: Properties): boolean {
   // The event's keys are looked up in LIFTED_INDEX (a dozen map reads) rather than each of the 43
   // lifted names in the event; the found ones are taken in LIFTED_PROPERTIES order, so `$set` and
   // `$set_once` get their keys in that order, as when every name was tried in turn.
@@ -163,11 +170,9 @@ export function liftInitialAndCampaignProperties(properties: Properties): Proper
     setOnce ??= { ...asObject(properties.$set_once) };
     if (!('$initial_os' in setOnce)) setOnce.$initial_os = properties.$os_name;
   }
-  if (set === undefined && setOnce === undefined) return properties;
-  const lifted = growableCopy(properties);
-  if (set) lifted.$set = set;
-  if (setOnce) lifted.$set_once = setOnce;
-  return lifted;
+  if (set) properties.$set = set;
+  if (setOnce) properties.$set_once = setOnce;
+  return set !== undefined || setOnce !== undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { nextCounterValue } from '../db/counters.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
 import { InListQuery, MultiRowInsert } from '../db/multi-row-insert.js';
@@ -245,9 +246,27 @@ export async function addDistinctId(db: Db, teamId: number, distinctId: string, 
 }
 
 
+/**
+ * Deletes a person and its distinct ids, and counts the deletion (`person_deletions`) in the same
+ * transaction: the ingestion worker keeps persons between batches and drops them when it sees
+ * the count change (ingestion/worker/person-cache.ts).
+ */
 export async function deletePersonRow(db: Db, teamId: number, personId: number): Promise<void> {
-  await db.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('person_id', '=', personId).execute();
-  await db.deleteFrom('persons').where('team_id', '=', teamId).where('id', '=', personId).execute();
+  const run = async (trx: Db) => {
+    await trx.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('person_id', '=', personId).execute();
+    await trx.deleteFrom('persons').where('team_id', '=', teamId).where('id', '=', personId).execute();
+    await nextCounterValue(trx, PERSON_DELETIONS);
+  };
+  if (db.isTransaction) await run(db);
+  else await db.transaction().execute(run);
+}
+
+const PERSON_DELETIONS = 'person_deletions';
+
+/** How many persons were deleted by `deletePersonRow` so far (0 before the first). */
+export async function countPersonDeletions(db: Db): Promise<number> {
+  const row = await db.selectFrom('counters').select('value').where('name', '=', PERSON_DELETIONS).executeTakeFirst();
+  return Number(row?.value ?? 0);
 }
 
 /**

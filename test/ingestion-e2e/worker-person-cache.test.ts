@@ -1,15 +1,17 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deletePersonRow, getPersonByDistinctId, getPersonsByDistinctIds } from '../../src/persons/store.js';
-import { PersonPropertiesCache } from '../../src/ingestion/worker/person-unit.js';
+import { PersonCache } from '../../src/ingestion/worker/person-cache.js';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
- * The worker keeps persons' parsed properties across batches, keyed by person id and version.
- * What a later batch sees must still be what is stored: after updates in earlier batches, after
- * a merge, and after the person was deleted behind the worker's back (by the persons API).
+ * The worker keeps persons across batches (PersonCache): by id and version, and which person owns
+ * a distinct id. What a later batch sees must still be what is stored: after updates in earlier
+ * batches, after a merge (also for the merged-away person's distinct ids the merging batch did
+ * not name), after the person was deleted behind the worker's back (by the persons API), and after
+ * another worker held the lease.
  */
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -86,16 +88,129 @@ describe('worker person cache', () => {
     expect(plain.get('p-c')!.properties).toEqual({ c: 3 });
   }, 60_000);
 
-  it('answers only for the version it holds and drops the oldest entries when full', () => {
-    const cache = new PersonPropertiesCache(10);
-    cache.set(1, 3, { a: 1 });
-    expect(cache.get(1, 3)).toEqual({ a: 1 });
-    expect(cache.get(1, 4)).toBeUndefined();
-    cache.set(1, 4, { a: 2 });
-    expect(cache.get(1, 3)).toBeUndefined();
-    for (let id = 2; id <= 11; id++) cache.set(id, 0, { id });
+  it('moves the merged-away person\'s other distinct ids to the survivor', async () => {
+    const server = await startTestServer({ INGESTION_WORKER: 'off' });
+    servers.push(server);
+    const { database, ingestionQueue } = server.running.ctx;
+    const teamId = server.bootstrap.team.id;
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 1 });
+    const run = async (rows: QueueRow[]) => {
+      await ingestionQueue.enqueue(rows);
+      await worker.drain();
+    };
+    // m-b joins m-a's person; m-c has its own. Every batch is one event, so the cache carries them.
+    await run([row(teamId, 'm-a', 'clicked', { $set: { from: 'a' } }), row(teamId, 'm-b', '$identify', { $anon_distinct_id: 'm-a' })]);
+    await run([row(teamId, 'm-c', 'clicked', { $set: { from: 'c' } })]);
+    const first = (await getPersonByDistinctId(database.db, teamId, 'm-b'))!;
+    // Named by m-a only: m-a's person, and with it m-b, is folded into m-c's.
+    await run([row(teamId, 'm-c', '$merge_dangerously', { alias: 'm-a' })]);
+    const survivor = (await getPersonByDistinctId(database.db, teamId, 'm-c'))!;
+    expect(survivor.id).not.toBe(first.id);
+    await run([row(teamId, 'm-b', 'clicked', { $set: { later: true } })]);
+    expect((await getPersonByDistinctId(database.db, teamId, 'm-b'))!.id).toBe(survivor.id);
+    expect((await getPersonByDistinctId(database.db, teamId, 'm-c'))!.properties).toMatchObject({ later: true });
+    const stored = await database.db.selectFrom('events').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'm-b').where('event', '=', 'clicked').executeTakeFirstOrThrow();
+    expect(stored.person_id).toBe(survivor.uuid);
+    await worker.stop();
+  }, 60_000);
+
+  it('forgets what it kept when another worker held the lease', async () => {
+    const server = await startTestServer({ INGESTION_WORKER: 'off' });
+    servers.push(server);
+    const { database, ingestionQueue } = server.running.ctx;
+    const teamId = server.bootstrap.team.id;
+    const log = pino({ level: 'silent' });
+    const first = new IngestionWorker(database, log, { batchSize: 1, leaseTtlMs: 300 });
+    await ingestionQueue.enqueue([
+      row(teamId, 'l-a', 'clicked', { $set: { from: 'a' } }),
+      row(teamId, 'l-b', '$identify', { $anon_distinct_id: 'l-a' }),
+      row(teamId, 'l-c', 'clicked', { $set: { from: 'c' } }),
+    ]);
+    await first.drain();
+    // The first worker's lease lapses; a second one takes it and folds l-a's person (l-b's too) into l-c's.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const second = new IngestionWorker(database, log, { batchSize: 1, leaseTtlMs: 300 });
+    await ingestionQueue.enqueue([row(teamId, 'l-c', '$merge_dangerously', { alias: 'l-a' })]);
+    await second.drain();
+    await second.stop();
+    const survivor = (await getPersonByDistinctId(database.db, teamId, 'l-c'))!;
+    // Back to the first worker: what it kept of l-b's person is gone.
+    await ingestionQueue.enqueue([row(teamId, 'l-b', 'clicked', { $set: { later: true } })]);
+    await first.drain();
+    await first.stop();
+    expect((await getPersonByDistinctId(database.db, teamId, 'l-b'))!.id).toBe(survivor.id);
+    expect(survivor.id).toBe((await getPersonByDistinctId(database.db, teamId, 'l-a'))!.id);
+    const stored = await database.db.selectFrom('events').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'l-b').where('event', '=', 'clicked').executeTakeFirstOrThrow();
+    expect(stored.person_id).toBe(survivor.uuid);
+  }, 60_000);
+});
+
+describe('PersonCache', () => {
+  const person = (id: number, version: number, properties: Record<string, unknown> = { id }) => ({
+    id,
+    uuid: `uuid-${id}`,
+    teamId: 1,
+    properties,
+    isIdentified: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    version,
+  });
+
+  it('answers properties only for the version it holds', () => {
+    const cache = new PersonCache();
+    cache.remember(person(1, 3, { a: 1 }));
+    expect(cache.properties(1, 3)).toEqual({ a: 1 });
+    expect(cache.properties(1, 4)).toBeUndefined();
+    cache.remember(person(1, 4, { a: 2 }));
+    expect(cache.properties(1, 3)).toBeUndefined();
+    expect(cache.properties(1, 4)).toEqual({ a: 2 });
+  });
+
+  it('finds owners by team and distinct id, and keeps a copy of what it is given', () => {
+    const cache = new PersonCache();
+    const given = person(7, 0);
+    cache.remember(given);
+    cache.rememberOwner(1, 'd-1', 7);
+    given.version = 99;
+    expect(cache.owner(1, 'd-1')).toEqual(person(7, 0));
+    expect(cache.owner(2, 'd-1')).toBeUndefined();
+    expect(cache.owner(1, 'd-2')).toBeUndefined();
+    // An owner whose person is forgotten (merged away) is a miss, not a stale answer.
+    cache.forget(7);
+    expect(cache.owner(1, 'd-1')).toBeUndefined();
+  });
+
+  it('empties itself when the deletion count changes, not on the first count', () => {
+    const cache = new PersonCache();
+    cache.remember(person(1, 0));
+    cache.rememberOwner(1, 'd', 1);
+    cache.checkDeletions(5);
+    expect(cache.owner(1, 'd')).toBeDefined();
+    cache.checkDeletions(5);
+    expect(cache.size).toBe(1);
+    cache.checkDeletions(6);
+    expect(cache.size).toBe(0);
+    expect(cache.owner(1, 'd')).toBeUndefined();
+  });
+
+  it('drops the oldest persons when full', () => {
+    const cache = new PersonCache(10);
+    for (let id = 1; id <= 11; id++) cache.remember(person(id, 0));
     expect(cache.size).toBeLessThanOrEqual(10);
-    expect(cache.get(1, 4)).toBeUndefined();
-    expect(cache.get(11, 0)).toEqual({ id: 11 });
+    expect(cache.properties(1, 0)).toBeUndefined();
+    expect(cache.properties(11, 0)).toEqual({ id: 11 });
+    // Owners are kept up to twice as many as persons, the oldest dropped first.
+    cache.remember(person(11, 1));
+    for (let n = 0; n < 25; n++) cache.rememberOwner(1 + (n % 2), `o-${n}`, 11);
+    expect(cache.ownersKept).toBeLessThanOrEqual(20);
+    expect(cache.owner(1, 'o-0')).toBeUndefined();
+    expect(cache.owner(1, 'o-24')).toEqual(person(11, 1));
+    expect(cache.owner(2, 'o-23')).toEqual(person(11, 1));
+    cache.rememberOwner(2, 'o-23', 11);
+    expect(cache.ownersKept).toBeLessThanOrEqual(20);
+    // Remembering again makes a person the newest.
+    cache.remember(person(2, 1));
+    for (let id = 12; id <= 13; id++) cache.remember(person(id, 0));
+    expect(cache.properties(2, 1)).toEqual({ id: 2 });
   });
 });

@@ -3,7 +3,8 @@ import type { Schema } from '../../db/schema.js';
 import { InListQuery, MultiRowInsert } from '../../db/multi-row-insert.js';
 import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
-import { PersonUnitOfWork, type PersonPropertiesCache } from './person-unit.js';
+import type { PersonCache } from './person-cache.js';
+import { PersonUnitOfWork } from './person-unit.js';
 
 type Db = Kysely<Schema>;
 
@@ -62,7 +63,7 @@ export class BatchContext {
   constructor(
     readonly db: Db,
     committedGroupTypes?: Map<string, number>,
-    personCache?: PersonPropertiesCache,
+    personCache?: PersonCache,
   ) {
     this.persons = new PersonUnitOfWork(db, personCache);
     this.groups = new GroupUnitOfWork(db);

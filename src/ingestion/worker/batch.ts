@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../tenancy/models.js';
+import { countPersonDeletions } from '../../persons/store.js';
 import { getTeam } from '../../tenancy/store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
@@ -10,7 +11,7 @@ import type { IngestionQueueTable } from '../tables.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processPreparedEvent } from './event-pipeline.js';
 import { isUnprepared, prepareQueuedEvent, ReceiptClock, type PreparedEvent, type PreparedRow } from './prepare.js';
-import type { PersonPropertiesCache } from './person-unit.js';
+import type { PersonCache } from './person-cache.js';
 import type { SpikeDetector } from './spike-detector.js';
 
 type Db = Kysely<Schema>;
@@ -22,8 +23,8 @@ export interface BatchDeps {
   geoip?: GeoipService | undefined;
   /** Group type indexes known to be committed, shared by all batches of the worker. */
   groupTypes: Map<string, number>;
-  /** Parsed person properties of committed batches, shared by all batches of the worker. */
-  personCache?: PersonPropertiesCache | undefined;
+  /** Persons of committed batches, shared by all batches of the worker. */
+  personCache?: PersonCache | undefined;
   /** Records a `person_processing_deferred` warning, at most once a minute per distinct id. */
   warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void;
 }
@@ -115,6 +116,8 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
   const teams = await loadTeams(trx, rows);
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
+  // Persons deleted by others since the last batch make the worker's cache of persons unsafe.
+  deps.personCache?.checkDeletions(await countPersonDeletions(trx));
   await preload(batch, rows, prepared);
   const warnings: WarningRow[] = [];
   const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string }> = [];

@@ -10,6 +10,7 @@ import {
   type Person,
 } from '../../persons/store.js';
 import type { Properties } from '../core/index.js';
+import type { PersonCache } from './person-cache.js';
 
 type Db = Kysely<Schema>;
 
@@ -26,41 +27,6 @@ export interface PersonState extends Person {
 export type PersonChanges = Partial<Pick<Person, 'properties' | 'isIdentified' | 'version' | 'createdAt'>>;
 
 const key = (teamId: number, distinctId: string) => `${teamId}\u0000${distinctId}`;
-
-/**
- * Parsed person properties by person id and version, kept by the worker across batches: parsing
- * each batch's persons' JSON again was a tenth of the worker's CPU on a stream of thousands of
- * visitors. Sound because every write of a person's properties raises its version (the worker's
- * updates and merges do; other writers only insert new ids or delete), so a row read back at a
- * cached version has exactly the cached properties. Filled only with what committed batches read
- * or wrote. The property objects are never modified in place (updates build new objects).
- */
-export class PersonPropertiesCache {
-  private readonly entries = new Map<number, { version: number; properties: Properties }>();
-
-  constructor(private readonly limit = 50_000) {}
-
-  get(personId: number, version: number): Properties | undefined {
-    const entry = this.entries.get(personId);
-    return entry && entry.version === version ? entry.properties : undefined;
-  }
-
-  /** Newest last, so the oldest entries go first when the cache is full. */
-  set(personId: number, version: number, properties: Properties): void {
-    this.entries.delete(personId);
-    this.entries.set(personId, { version, properties });
-    if (this.entries.size > this.limit) {
-      for (const id of this.entries.keys()) {
-        this.entries.delete(id);
-        if (this.entries.size <= this.limit * 0.9) break;
-      }
-    }
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
 
 /** The person a state stands for now: merges within the batch redirect to the surviving person. */
 function alive(state: PersonState): PersonState {
@@ -96,15 +62,24 @@ export class PersonUnitOfWork {
 
   constructor(
     private readonly db: Db,
-    private readonly cache?: PersonPropertiesCache,
+    private readonly cache?: PersonCache,
   ) {
-    this.known = cache && ((id, version) => cache.get(id, version));
+    this.known = cache && ((id, version) => cache.properties(id, version));
   }
 
-  /** Loads the persons of these distinct ids, skipping the ones already known to the batch. */
+  /**
+   * Loads the persons of these distinct ids, skipping the ones already known to the batch; those
+   * the worker's cache holds (see PersonCache) are taken from it, the others read in one query.
+   */
   async preload(teamId: number, distinctIds: Iterable<string>): Promise<void> {
     const team = this.team(teamId);
-    const missing = [...new Set(distinctIds)].filter((d) => !team.has(d));
+    const missing: string[] = [];
+    for (const distinctId of new Set(distinctIds)) {
+      if (team.has(distinctId)) continue;
+      const cached = this.cache?.owner(teamId, distinctId);
+      if (cached) team.set(distinctId, this.adopt(cached));
+      else missing.push(distinctId);
+    }
     if (missing.length === 0) return;
     const found = await getPersonsByDistinctIds(this.db, teamId, missing, this.known);
     for (const distinctId of missing) {
@@ -207,10 +182,21 @@ export class PersonUnitOfWork {
    * After the batch's transaction committed: what it read and wrote is now the stored state, for
    * the next batches' cache (after `flush`, new persons have their real ids). A person that is not
    * dirty still has the version and properties the batch read (only `update` changes them).
+   * Merged-away persons are forgotten, so their distinct ids the batch did not see are read again.
    */
   committed(): void {
-    if (!this.cache) return;
-    for (const person of this.stored.values()) if (!person.mergedInto) this.cache.set(person.id, person.version, person.properties);
-    for (const person of this.created) if (!person.mergedInto && person.id > 0) this.cache.set(person.id, person.version, person.properties);
+    const cache = this.cache;
+    if (!cache) return;
+    for (const person of this.stored.values()) {
+      if (person.mergedInto) cache.forget(person.id);
+      else cache.remember(person);
+    }
+    for (const person of this.created) if (!person.mergedInto && person.id > 0) cache.remember(person);
+    for (const [teamId, owners] of this.byDistinctId) {
+      for (const [distinctId, state] of owners) {
+        const owner = state && alive(state);
+        if (owner && owner.id > 0) cache.rememberOwner(teamId, distinctId, owner.id);
+      }
+    }
   }
 }

@@ -8,7 +8,7 @@ import { decidePersonProcessing, type IngestionWarning } from '../core/index.js'
 import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type QueueRecord } from './batch.js';
 import { acquireLease, releaseLease } from './lease.js';
-import { PersonPropertiesCache } from './person-unit.js';
+import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
 import { getTeam } from '../../tenancy/store.js';
@@ -70,8 +70,8 @@ export class IngestionWorker {
   private readonly hotWarned = new Map<string, number>();
   /** Group type indexes of committed batches (see GroupTypeCache). */
   private readonly groupTypes = new Map<string, number>();
-  /** Parsed properties of the persons recent batches read or wrote (see PersonPropertiesCache). */
-  private readonly personCache = new PersonPropertiesCache();
+  /** The persons recent batches read or wrote (see PersonCache). */
+  private readonly personCache = new PersonCache();
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly pause = new WakeableSleep();
@@ -147,8 +147,12 @@ export class IngestionWorker {
   private async holdLease(): Promise<boolean> {
     const now = Date.now();
     if (this.hasLease && now - this.leaseRenewedAt < this.options.leaseTtlMs / 3) return true;
-    // The lease may have lapsed meanwhile, and another worker taken the rows read ahead.
-    if (now - this.leaseRenewedAt >= this.options.leaseTtlMs) this.ahead.clear();
+    // The lease may have lapsed meanwhile, and another worker taken the rows read ahead (and
+    // written persons this one keeps).
+    if (now - this.leaseRenewedAt >= this.options.leaseTtlMs) {
+      this.ahead.clear();
+      this.personCache.clear();
+    }
     this.hasLease = await acquireLease(this.database.db, LEASE, this.owner, this.options.leaseTtlMs);
     if (this.hasLease) this.leaseRenewedAt = now;
     return this.hasLease;
@@ -168,6 +172,7 @@ export class IngestionWorker {
   private async runRound(): Promise<number> {
     if (!(await this.holdLease())) {
       this.ahead.clear(); // another process may take those rows now
+      this.personCache.clear(); // and write those persons
       return 0;
     }
     let total = 0;

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { deletePersonRow, getPersonByDistinctId, getPersonsByDistinctIds } from '../../src/persons/store.js';
 import { PersonCache } from '../../src/ingestion/worker/person-cache.js';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
-import type { QueueRow } from '../../src/ingestion/queue.js';
+import type { Lane, QueueRow } from '../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -142,6 +142,40 @@ describe('worker person cache', () => {
     expect(survivor.id).toBe((await getPersonByDistinctId(database.db, teamId, 'l-a'))!.id);
     const stored = await database.db.selectFrom('events').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'l-b').where('event', '=', 'clicked').executeTakeFirstOrThrow();
     expect(stored.person_id).toBe(survivor.uuid);
+  }, 60_000);
+
+  it('stops writing when another worker took the lease during its round, and goes on with fresh persons', async () => {
+    const server = await startTestServer({ INGESTION_WORKER: 'off' });
+    servers.push(server);
+    const { database, ingestionQueue } = server.running.ctx;
+    const teamId = server.bootstrap.team.id;
+    const log = pino({ level: 'silent' });
+    const first = new IngestionWorker(database, log, { batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
+    const second = new IngestionWorker(database, log, { batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
+    await ingestionQueue.enqueue([row(teamId, 'r-x', 'clicked', { $set: { a: 1 } })]);
+    await first.drain();
+    // The first worker's round outlives its lease before its historical lane (a slow batch, say):
+    // meanwhile the second takes the lease, updates r-x's person, and gives the lease up.
+    const lanes = first as unknown as { processLane(lane: Lane): Promise<number> };
+    const processLane = lanes.processLane.bind(first);
+    lanes.processLane = async (lane: Lane) => {
+      if (lane === 'historical') {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        await ingestionQueue.enqueue([row(teamId, 'r-x', 'clicked', { $set: { b: 2 } })]);
+        await second.drain();
+        await second.stop();
+        await ingestionQueue.enqueue([{ ...row(teamId, 'r-x', 'clicked', { $set: { c: 3 } }), lane: 'historical' }]);
+      }
+      return processLane(lane);
+    };
+    expect(await first.runOnce()).toBe(0); // its historical batch rolled back
+    expect(await database.db.selectFrom('ingestion_queue').select('lane').execute()).toEqual([{ lane: 'historical' }]);
+    lanes.processLane = processLane;
+    await first.drain();
+    await first.stop();
+    const person = (await getPersonByDistinctId(database.db, teamId, 'r-x'))!;
+    expect(person.properties).toEqual({ a: 1, b: 2, c: 3 });
+    expect(person.version).toBe(2);
   }, 60_000);
 });
 

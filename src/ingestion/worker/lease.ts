@@ -24,6 +24,12 @@ export async function acquireLease(db: Kysely<Schema>, name: string, owner: stri
   return row?.owner === owner;
 }
 
+/** Who holds the lease now (read in the caller's transaction), or undefined when nobody does. */
+export async function leaseHolder(db: Kysely<Schema>, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom('worker_leases').select('owner').where('name', '=', name).executeTakeFirst();
+  return row?.owner;
+}
+
 export async function releaseLease(db: Kysely<Schema>, name: string, owner: string): Promise<void> {
   await db.deleteFrom('worker_leases').where('name', '=', name).where('owner', '=', owner).execute();
 }

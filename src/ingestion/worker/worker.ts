@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
+import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { WakeableSleep } from '../../lib/wakeable-sleep.js';
 import type { Database } from '../../db/database.js';
+import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
 import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type QueueRecord } from './batch.js';
-import { acquireLease, releaseLease } from './lease.js';
+import { acquireLease, leaseHolder, releaseLease } from './lease.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
@@ -46,6 +48,13 @@ interface Lookahead {
 }
 
 const LEASE = 'ingestion-worker';
+
+/** Another worker holds the lease now: this one stops writing (its batch is rolled back). */
+class LeaseLost extends Error {
+  constructor() {
+    super('another worker holds the ingestion lease');
+  }
+}
 /** The realtime lane first; history and deferred person updates when they are due. */
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
@@ -176,7 +185,10 @@ export class IngestionWorker {
       return 0;
     }
     let total = 0;
-    for (const lane of LANES) total += await this.processLane(lane);
+    for (const lane of LANES) {
+      total += await this.processLane(lane);
+      if (!this.hasLease) break; // lost during the lane: another worker goes on
+    }
     return total;
   }
 
@@ -197,12 +209,19 @@ export class IngestionWorker {
     try {
       const prepared = ahead && (await ahead.prepared);
       if (prepared) this.batchesPreparedAhead++;
-      const outcome = await this.database.db.transaction().execute((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
+      const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
       outcome.committed();
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
       // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
+      // A failed commit may have committed all the same (a connection lost during COMMIT): the
+      // persons kept from before the batch may be stale.
+      this.personCache.clear();
+      if (error instanceof LeaseLost) {
+        this.lostLease(lane, rows.length);
+        return 0;
+      }
       if (error instanceof QueueRowsGone) {
         // Deleted meanwhile: by an environment's deletion (its queue rows go with it), or by another
         // worker that held the lease. The rest of the batch is read again; the lease is checked now.
@@ -212,10 +231,39 @@ export class IngestionWorker {
       }
       // One bad event must not stall the queue: retry the batch one event per transaction.
       this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
-      for (const row of rows) await this.processAlone(lane, row);
+      try {
+        for (const row of rows) await this.processAlone(lane, row);
+      } catch (aloneError) {
+        if (!(aloneError instanceof LeaseLost)) throw aloneError;
+        this.lostLease(lane, rows.length);
+        return 0;
+      }
     }
     this.log.debug({ lane, events: rows.length, ms: Date.now() - started }, 'ingestion batch processed');
     return rows.length;
+  }
+
+  /**
+   * A transaction that first checks that this worker still holds the lease. The lease is renewed
+   * once per round, and a round can outlast it (a slow batch, a failed one retried event by
+   * event): another worker may have taken over and written persons this one keeps (PersonCache).
+   * On SQLite the check is a fence (the write lock is held from `begin`); on PostgreSQL it narrows
+   * the window to the transaction, as for every read of the batch.
+   */
+  private inFencedTransaction<T>(work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+    return this.database.db.transaction().execute(async (trx) => {
+      if ((await leaseHolder(trx, LEASE)) !== this.owner) throw new LeaseLost();
+      return work(trx);
+    });
+  }
+
+  /** Found in a batch's transaction: another worker holds the lease. Nothing kept is trusted. */
+  private lostLease(lane: Lane, rows: number): void {
+    this.hasLease = false;
+    this.leaseRenewedAt = 0;
+    this.ahead.clear();
+    this.personCache.clear();
+    this.log.warn({ lane, rows }, 'ingestion lease taken by another worker; batch rolled back');
   }
 
   /**
@@ -256,15 +304,19 @@ export class IngestionWorker {
 
   private async processAlone(lane: Lane, row: QueueRecord): Promise<void> {
     try {
-      const outcome = await this.database.db.transaction().execute((trx) => processBatch(trx, lane, [row], this.batchDeps()));
+      const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, [row], this.batchDeps()));
       outcome.committed();
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
+      if (error instanceof LeaseLost) throw error;
+      this.personCache.clear(); // as after a failed batch
       if (error instanceof QueueRowsGone) return; // another worker processed it
       this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
       try {
         await this.processPersonless(lane, row, error);
       } catch (personlessError) {
+        if (personlessError instanceof LeaseLost) throw personlessError;
+        this.personCache.clear();
         if (personlessError instanceof QueueRowsGone) return;
         await this.recordFailedAttempt(row, personlessError);
       }
@@ -284,7 +336,7 @@ export class IngestionWorker {
     const properties = { ...queued.properties, $process_person_profile: false };
     if (queued.person_only || decidePersonProcessing({ event: queued.event, properties }).kind === 'drop') throw error;
     const personless = { ...row, payload: JSON.stringify({ ...queued, properties }) };
-    const outcome = await this.database.db.transaction().execute(async (trx) => {
+    const outcome = await this.inFencedTransaction(async (trx) => {
       const result = await processBatch(trx, lane, [personless], this.batchDeps());
       await insertWarnings(trx, [
         { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },

@@ -18,7 +18,10 @@ import type { Properties } from '../core/index.js';
  *   (`deletePersonRow`) raises the `person_deletions` counter in its transaction, and each batch
  *   compares that counter first (`checkDeletions`): any change empties the cache. An environment's
  *   persons are not counted: its id is never used again, so nothing asks for them.
- * The worker empties it too whenever it takes the lease (another worker may have written meanwhile).
+ * The worker empties it too whenever it takes the lease (another worker may have written meanwhile)
+ * and after any failed batch (a failed commit may have committed). Each batch's transaction first
+ * checks that the worker still holds the lease (worker.ts, inFencedTransaction): a round can
+ * outlast the lease, and another worker take over in its middle.
  * "No person" is never kept: other writers may insert persons.
  */
 export class PersonCache {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { deletePersonRow, getPersonByDistinctId, getPersonsByDistinctIds } from '../../src/persons/store.js';
 import { PersonCache } from '../../src/ingestion/worker/person-cache.js';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
-import type { Lane, QueueRow } from '../../src/ingestion/queue.js';
+import type { IngestionQueueWriter, Lane, QueueRow } from '../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -26,18 +26,28 @@ function row(teamId: number, distinctId: string, event: string, properties: Reco
   return { teamId, lane: 'realtime', distinctId, payload: { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null } };
 }
 
+/** A server of its own (no worker of its own: each test runs its workers). */
+async function setUp() {
+  const server = await startTestServer({ INGESTION_WORKER: 'off' });
+  servers.push(server);
+  const { database, ingestionQueue } = server.running.ctx;
+  return { database, ingestionQueue, teamId: server.bootstrap.team.id };
+}
+
+/** Queues rows, then lets the worker process all that is queued. */
+function runner(queue: IngestionQueueWriter, worker: IngestionWorker) {
+  return async (rows: QueueRow[]) => {
+    await queue.enqueue(rows);
+    await worker.drain();
+  };
+}
+
 describe('worker person cache', () => {
   it('keeps later batches in step with what is stored', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
-    const { database, ingestionQueue } = server.running.ctx;
-    const teamId = server.bootstrap.team.id;
+    const { database, ingestionQueue, teamId } = await setUp();
     // One worker for every step: its cache outlives each batch.
     const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
-    const run = async (rows: QueueRow[]) => {
-      await ingestionQueue.enqueue(rows);
-      await worker.drain();
-    };
+    const run = runner(ingestionQueue, worker);
     const props = async (distinctId: string) => (await getPersonByDistinctId(database.db, teamId, distinctId))?.properties;
 
     await run([row(teamId, 'anon-1', 'clicked', { $set: { plan: 'free', step: 1 } }), row(teamId, 'user-1', 'clicked', { $set: { email: 'u@example.com' } })]);
@@ -62,10 +72,7 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it('reads persons by distinct id alike with and without cached properties', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
-    const { database, ingestionQueue } = server.running.ctx;
-    const teamId = server.bootstrap.team.id;
+    const { database, ingestionQueue, teamId } = await setUp();
     await ingestionQueue.enqueue([
       row(teamId, 'p-a', 'clicked', { $set: { a: 1 } }),
       row(teamId, 'p-b', 'clicked', { $set: { b: 2 } }),
@@ -89,15 +96,9 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it('moves the merged-away person\'s other distinct ids to the survivor', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
-    const { database, ingestionQueue } = server.running.ctx;
-    const teamId = server.bootstrap.team.id;
+    const { database, ingestionQueue, teamId } = await setUp();
     const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 1 });
-    const run = async (rows: QueueRow[]) => {
-      await ingestionQueue.enqueue(rows);
-      await worker.drain();
-    };
+    const run = runner(ingestionQueue, worker);
     // m-b joins m-a's person; m-c has its own. Every batch is one event, so the cache carries them.
     await run([row(teamId, 'm-a', 'clicked', { $set: { from: 'a' } }), row(teamId, 'm-b', '$identify', { $anon_distinct_id: 'm-a' })]);
     await run([row(teamId, 'm-c', 'clicked', { $set: { from: 'c' } })]);
@@ -115,10 +116,7 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it('forgets what it kept when another worker held the lease', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
-    const { database, ingestionQueue } = server.running.ctx;
-    const teamId = server.bootstrap.team.id;
+    const { database, ingestionQueue, teamId } = await setUp();
     const log = pino({ level: 'silent' });
     const first = new IngestionWorker(database, log, { batchSize: 1, leaseTtlMs: 300 });
     await ingestionQueue.enqueue([
@@ -145,10 +143,7 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it('stops writing when another worker took the lease during its round, and goes on with fresh persons', async () => {
-    const server = await startTestServer({ INGESTION_WORKER: 'off' });
-    servers.push(server);
-    const { database, ingestionQueue } = server.running.ctx;
-    const teamId = server.bootstrap.team.id;
+    const { database, ingestionQueue, teamId } = await setUp();
     const log = pino({ level: 'silent' });
     const first = new IngestionWorker(database, log, { batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
     const second = new IngestionWorker(database, log, { batchSize: 10, leaseTtlMs: 300, prepareAhead: false });

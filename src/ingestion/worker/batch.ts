@@ -117,7 +117,7 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   const teams = await loadTeams(trx, rows);
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
   // Persons deleted by others since the last batch make the worker's cache of persons unsafe.
-  deps.personCache?.checkDeletions(await countPersonDeletions(trx));
+  if (deps.personCache) deps.personCache.checkDeletions(await countPersonDeletions(trx));
   await preload(batch, rows, prepared);
   const warnings: WarningRow[] = [];
   const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string }> = [];

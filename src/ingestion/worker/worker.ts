@@ -55,6 +55,7 @@ class LeaseLost extends Error {
     super('another worker holds the ingestion lease');
   }
 }
+
 /** The realtime lane first; history and deferred person updates when they are due. */
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
@@ -215,9 +216,6 @@ export class IngestionWorker {
     } catch (error) {
       // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
-      // A failed commit may have committed all the same (a connection lost during COMMIT): the
-      // persons kept from before the batch may be stale.
-      this.personCache.clear();
       if (error instanceof LeaseLost) {
         this.lostLease(lane, rows.length);
         return 0;
@@ -249,12 +247,19 @@ export class IngestionWorker {
    * event): another worker may have taken over and written persons this one keeps (PersonCache).
    * On SQLite the check is a fence (the write lock is held from `begin`); on PostgreSQL it narrows
    * the window to the transaction, as for every read of the batch.
+   * A transaction that fails empties the cache of persons: a failed commit may have committed all
+   * the same (a connection lost during COMMIT), so what was kept from before it may be stale.
    */
-  private inFencedTransaction<T>(work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
-    return this.database.db.transaction().execute(async (trx) => {
-      if ((await leaseHolder(trx, LEASE)) !== this.owner) throw new LeaseLost();
-      return work(trx);
-    });
+  private async inFencedTransaction<T>(work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+    try {
+      return await this.database.db.transaction().execute(async (trx) => {
+        if ((await leaseHolder(trx, LEASE)) !== this.owner) throw new LeaseLost();
+        return work(trx);
+      });
+    } catch (error) {
+      this.personCache.clear();
+      throw error;
+    }
   }
 
   /** Found in a batch's transaction: another worker holds the lease. Nothing kept is trusted. */
@@ -309,14 +314,12 @@ export class IngestionWorker {
       for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
     } catch (error) {
       if (error instanceof LeaseLost) throw error;
-      this.personCache.clear(); // as after a failed batch
       if (error instanceof QueueRowsGone) return; // another worker processed it
       this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
       try {
         await this.processPersonless(lane, row, error);
       } catch (personlessError) {
         if (personlessError instanceof LeaseLost) throw personlessError;
-        this.personCache.clear();
         if (personlessError instanceof QueueRowsGone) return;
         await this.recordFailedAttempt(row, personlessError);
       }

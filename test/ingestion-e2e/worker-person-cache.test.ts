@@ -31,7 +31,7 @@ async function setUp() {
   const server = await startTestServer({ INGESTION_WORKER: 'off' });
   servers.push(server);
   const { database, ingestionQueue } = server.running.ctx;
-  return { database, ingestionQueue, teamId: server.bootstrap.team.id };
+  return { database, ingestionQueue, teamId: server.bootstrap.team.id, settle: () => server.settle() };
 }
 
 /** Queues rows, then lets the worker process all that is queued. */
@@ -169,6 +169,25 @@ describe('worker person cache', () => {
     await first.drain();
     await first.stop();
     const person = (await getPersonByDistinctId(database.db, teamId, 'r-x'))!;
+    expect(person.properties).toEqual({ a: 1, b: 2, c: 3 });
+    expect(person.version).toBe(2);
+  }, 60_000);
+
+  it('starts afresh when a stopped worker is started again', async () => {
+    const { database, ingestionQueue, teamId, settle } = await setUp();
+    const log = pino({ level: 'silent' });
+    const first = new IngestionWorker(database, log, { idleMs: 20 });
+    await runner(ingestionQueue, first)([row(teamId, 's-x', 'clicked', { $set: { a: 1 } })]);
+    await first.stop();
+    // Another worker writes s-x's person while the first is stopped.
+    const second = new IngestionWorker(database, log, {});
+    await runner(ingestionQueue, second)([row(teamId, 's-x', 'clicked', { $set: { b: 2 } })]);
+    await second.stop();
+    first.start();
+    await ingestionQueue.enqueue([row(teamId, 's-x', 'clicked', { $set: { c: 3 } })]);
+    await settle();
+    await first.stop();
+    const person = (await getPersonByDistinctId(database.db, teamId, 's-x'))!;
     expect(person.properties).toEqual({ a: 1, b: 2, c: 3 });
     expect(person.version).toBe(2);
   }, 60_000);

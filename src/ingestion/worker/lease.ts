@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 
 /**
@@ -24,9 +24,16 @@ export async function acquireLease(db: Kysely<Schema>, name: string, owner: stri
   return row?.owner === owner;
 }
 
-/** Who holds the lease now (read in the caller's transaction), or undefined when nobody does. */
+/**
+ * Who holds the lease now, or undefined when nobody does; read in the caller's transaction as a
+ * fence. On PostgreSQL the row is read FOR SHARE: another process taking the lease over (an
+ * update of that row) waits until the caller's transaction ends. (SQLite has no row locks and
+ * needs none: a transaction begun with `begin immediate` holds the write lock.)
+ */
 export async function leaseHolder(db: Kysely<Schema>, name: string): Promise<string | undefined> {
-  const row = await db.selectFrom('worker_leases').select('owner').where('name', '=', name).executeTakeFirst();
+  let query = db.selectFrom('worker_leases').select('owner').where('name', '=', name);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
+  const row = await query.executeTakeFirst();
   return row?.owner;
 }
 

@@ -132,6 +132,9 @@ export class IngestionWorker {
     await this.prepareThread?.close();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.hasLease = false;
+    // Started again, it takes the lease afresh: others may have written persons in between.
+    this.leaseRenewedAt = 0;
+    this.personCache.clear();
     if (wasRunning) this.log.info({ owner: this.owner }, 'ingestion worker stopped');
   }
 
@@ -245,8 +248,8 @@ export class IngestionWorker {
    * A transaction that first checks that this worker still holds the lease. The lease is renewed
    * once per round, and a round can outlast it (a slow batch, a failed one retried event by
    * event): another worker may have taken over and written persons this one keeps (PersonCache).
-   * On SQLite the check is a fence (the write lock is held from `begin`); on PostgreSQL it narrows
-   * the window to the transaction, as for every read of the batch.
+   * It is a fence: on SQLite the write lock is held from `begin`; on PostgreSQL the lease row is
+   * read FOR SHARE, so a takeover (which updates that row) waits for this transaction to end.
    * A transaction that fails empties the cache of persons: a failed commit may have committed all
    * the same (a connection lost during COMMIT), so what was kept from before it may be stale.
    */
@@ -321,7 +324,7 @@ export class IngestionWorker {
       } catch (personlessError) {
         if (personlessError instanceof LeaseLost) throw personlessError;
         if (personlessError instanceof QueueRowsGone) return;
-        await this.recordFailedAttempt(row, personlessError);
+        await this.recordFailedAttempt(row, personlessError); // LeaseLost goes up from here too
       }
     }
   }
@@ -356,7 +359,7 @@ export class IngestionWorker {
    * failing: the error goes up and the batch is retried later as it stands.
    */
   private async recordFailedAttempt(row: QueueRecord, error: unknown): Promise<void> {
-    const parked = await this.database.db.transaction().execute(async (trx) => {
+    const parked = await this.inFencedTransaction(async (trx) => {
       const updated = await trx
         .updateTable('ingestion_queue')
         .set((eb) => ({ attempts: eb('attempts', '+', 1) }))

@@ -2,7 +2,6 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../tenancy/models.js';
-import { countPersonDeletions } from '../../persons/store.js';
 import { getTeam } from '../../tenancy/store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
@@ -116,8 +115,6 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
   const teams = await loadTeams(trx, rows);
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
-  // Persons deleted by others since the last batch make the worker's cache of persons unsafe.
-  if (deps.personCache) deps.personCache.checkDeletions(await countPersonDeletions(trx));
   await preload(batch, rows, prepared);
   const warnings: WarningRow[] = [];
   const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string }> = [];

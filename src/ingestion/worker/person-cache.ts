@@ -15,8 +15,9 @@ import type { Properties } from '../core/index.js';
  * - distinct ids move between persons only in the worker's merges, whose merged-away persons the
  *   cache forgets (their other distinct ids then find no person here and are read again);
  * - other writers only insert rows the cache has never seen or delete. Deleting a person
- *   (`deletePersonRow`) raises the `person_deletions` counter in its transaction, and each batch
- *   compares that counter first (`checkDeletions`): any change empties the cache. An environment's
+ *   (`deletePersonRow`) raises the `person_deletions` counter in its transaction, and each batch's
+ *   transaction compares that counter first (`checkDeletions`, from worker.ts's
+ *   inFencedTransaction): any change empties the cache. An environment's
  *   persons are not counted: its id is never used again, so nothing asks for them.
  * The worker empties it too whenever it takes the lease (another worker may have written meanwhile)
  * and after any failed batch (a failed commit may have committed). Each batch's transaction first

@@ -13,6 +13,7 @@ import { acquireLease, leaseHolder, releaseLease } from './lease.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
+import { countPersonDeletions } from '../../persons/store.js';
 import { getTeam } from '../../tenancy/store.js';
 import { SpikeDetector } from './spike-detector.js';
 
@@ -250,6 +251,7 @@ export class IngestionWorker {
    * event): another worker may have taken over and written persons this one keeps (PersonCache).
    * It is a fence: on SQLite the write lock is held from `begin`; on PostgreSQL the lease row is
    * read FOR SHARE, so a takeover (which updates that row) waits for this transaction to end.
+   * Persons deleted by others since the last batch empty the cache too (PersonCache).
    * A transaction that fails empties the cache of persons: a failed commit may have committed all
    * the same (a connection lost during COMMIT), so what was kept from before it may be stale.
    */
@@ -257,6 +259,7 @@ export class IngestionWorker {
     try {
       return await this.database.db.transaction().execute(async (trx) => {
         if ((await leaseHolder(trx, LEASE)) !== this.owner) throw new LeaseLost();
+        this.personCache.checkDeletions(await countPersonDeletions(trx));
         return work(trx);
       });
     } catch (error) {

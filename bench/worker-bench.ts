@@ -37,6 +37,7 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
     // BENCH_PREPARE_AHEAD=0: every batch prepared in the worker's own thread (to compare).
     prepareAhead: process.env.BENCH_PREPARE_AHEAD !== '0',
   });
+  await worker.warmUp();
   let processed = 0;
   // BENCH_CPU_PROFILE=file.cpuprofile profiles the timed part only (not the set-up).
   const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;

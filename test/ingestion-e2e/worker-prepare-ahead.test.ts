@@ -128,6 +128,19 @@ describe('batches prepared ahead', () => {
     expect((await personProperties('D')).plan).toBe('new');
   });
 
+  it('can have their thread started before the first batch (warmUp), unless the worker prepares none ahead', async () => {
+    const { database } = server.running.ctx;
+    const ahead = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
+    const inline = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2, prepareAhead: false });
+    try {
+      expect(await ahead.warmUp()).toBe(true);
+      expect(await inline.warmUp()).toBe(false);
+    } finally {
+      await ahead.stop();
+      await inline.stop();
+    }
+  });
+
   it('give up the lease when the worker stops after draining, so another takes over at once', async () => {
     const team = server.bootstrap.team;
     const { database, ingestionQueue } = server.running.ctx;

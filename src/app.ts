@@ -9,6 +9,7 @@ import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
 import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
 import { ChangeBus } from './lib/change-bus.js';
+import { closeWithGrace } from './http/graceful-close.js';
 import { buildServer } from './server.js';
 import { DeletionRunner } from './deletions/runner.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
@@ -147,7 +148,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     }
     const app = await buildServer(ctx);
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
-    resources.add(() => app.close());
+    resources.add(() => closeWithGrace(app, config.shutdownGraceMs, log));
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

@@ -40,6 +40,8 @@ export interface Config {
   subscriptionPollMs: number;
   /** Server processes sharing the port (`auto`: one per core); 1 serves from this process alone. */
   httpProcesses: number;
+  /** On shutdown, how long requests in flight may take before their connections are cut, in milliseconds. */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -124,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),
     httpProcesses: parseProcesses(env.HTTP_PROCESSES?.trim()),
+    shutdownGraceMs: parseMilliseconds('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
   };
 }

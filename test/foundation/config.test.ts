@@ -28,3 +28,13 @@ describe('INGESTION_POLL_MS', () => {
     }
   });
 });
+
+describe('SHUTDOWN_GRACE_MS', () => {
+  it('defaults to 10 s and takes a number of milliseconds', () => {
+    expect(loadConfig({}).shutdownGraceMs).toBe(10_000);
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '2500' }).shutdownGraceMs).toBe(2500);
+    for (const value of ['later', '0', '-1', '0.5']) {
+      expect(() => loadConfig({ SHUTDOWN_GRACE_MS: value })).toThrow(`SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`);
+    }
+  });
+});

@@ -124,4 +124,23 @@ describe('closing', () => {
     expect([...queued, ...events].map((r) => r.distinct_id)).toContain('lane-5');
     await own.close();
   });
+
+  it('cuts the connection of a client that stopped reading once the grace period is over', async () => {
+    const own = await startTestServer({ SHUTDOWN_GRACE_MS: '300' });
+    const { port, hostname } = new URL(own.url);
+    // A client that asks for a large file twenty times over one connection and reads none of it:
+    // the answers (13 MB) overflow the sockets' buffers, the server's writes never finish, and the
+    // connection never becomes idle.
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.pause();
+    socket.write(`GET /static/array.full.js HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`.repeat(20));
+    const ended = new Promise((resolve) => socket.once('close', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Without the cut this waited for the client (over a minute in a test): past the test's timeout.
+    await own.close();
+    socket.resume();
+    await ended;
+    expect(socket.destroyed).toBe(true);
+  }, 30_000);
 });

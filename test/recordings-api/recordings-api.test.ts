@@ -197,7 +197,10 @@ describe('sharing a recording', () => {
     const feed = await fetch(`${server.url}/shared/${shared}/snapshots`);
     expect(feed.status).toBe(200);
     expect((await feed.text()).trim().split('\n').map((l) => JSON.parse(l).type)).toEqual([4, 2, 3]);
-    expect((await fetch(`${server.url}/static/rrweb-player/rrweb-player.js`)).status).toBe(200);
+    const player = await fetch(`${server.url}/static/rrweb-player/rrweb-player.js`);
+    expect(player.status).toBe(200);
+    // Read to the end: an unread answer keeps its connection busy, and the server's close waits for it.
+    expect((await player.text()).length).toBeGreaterThan(0);
 
     // The token opens nothing else.
     expect((await server.request(`${env}/session_recordings/${id}/?sharing_access_token=${shared}`, { key: null })).status).toBe(401);
@@ -228,6 +231,7 @@ describe('sharing a recording', () => {
       expect(res.status, file).toBe(200);
       expect(res.headers.get('content-type')).toContain('javascript');
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+      expect((await res.text()).length, file).toBeGreaterThan(0);
     }
     expect((await fetch(`${server.url}/static/..%2Fpackage.json`)).status).toBe(404);
     expect((await fetch(`${server.url}/static/nope.js`)).status).toBe(404);

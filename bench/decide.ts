@@ -45,7 +45,7 @@ export async function createMixedFlags(url: string, key: string, projectId: numb
   }
 }
 
-function decideBodies(token: string): string[] {
+export function decideBodies(token: string): string[] {
   return Array.from({ length: 200 }, (_, i) =>
     JSON.stringify({
       api_key: token,

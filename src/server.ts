@@ -82,9 +82,18 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // New lane requests get 503 from here on, as fastify's own routes do (return503OnClosing).
+  let closing = false;
   app.addHook('preClose', (done) => {
+    closing = true;
     lane.markClosing();
     done();
+  });
+  // A request fastify was already serving when closing began ends its connection with its answer,
+  // as the lane's do: node closes only the connections idle at that moment, and a keep-alive one
+  // would otherwise stay open until the client's next request or the keep-alive timeout (72 s),
+  // holding the shutdown for as long (closeWithGrace then cut it only after its grace period).
+  app.addHook('onSend', async (request, reply) => {
+    if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
   });
   installRouteRegistry(app);
   installErrorHandling(app);

@@ -139,6 +139,8 @@ describe('batches prepared ahead', () => {
       await ahead.stop();
       await inline.stop();
     }
+    // A stopped worker starts no thread (stop() has closed it; nothing would close a new one).
+    expect(await ahead.warmUp()).toBe(false);
   });
 
   it('give up the lease when the worker stops after draining, so another takes over at once', async () => {

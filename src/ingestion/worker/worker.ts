@@ -202,6 +202,7 @@ export class IngestionWorker {
    * the thread's start-up, which is paid once). True when the thread is ready.
    */
   async warmUp(): Promise<boolean> {
+    if (this.stopped) return false; // stop() closed the thread; none is started after it
     return (await this.prepareThread?.warmUp()) ?? false;
   }
 

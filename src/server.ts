@@ -82,9 +82,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // New lane requests get 503 from here on, as fastify's own routes do (return503OnClosing).
-  let closing = false;
   app.addHook('preClose', (done) => {
-    closing = true;
     lane.markClosing();
     done();
   });
@@ -93,7 +91,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // would otherwise stay open until the client's next request or the keep-alive timeout (72 s),
   // holding the shutdown for as long (closeWithGrace then cut it only after its grace period).
   app.addHook('onSend', async (request, reply) => {
-    if (closing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
+    if (lane.isClosing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
   });
   installRouteRegistry(app);
   installErrorHandling(app);

@@ -96,6 +96,11 @@ export class FastLane {
     this.closing = true;
   }
 
+  /** Whether the server has begun to close (markClosing). */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
   /** Takes the request when it is one of the lane's; false leaves it to fastify. */
   private dispatch(request: IncomingMessage, response: ServerResponse): boolean {
     const method = request.method;

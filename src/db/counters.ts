@@ -24,3 +24,9 @@ export async function nextCounterValue(trx: Kysely<Schema>, name: string): Promi
     .execute();
   return nextCounterValue(trx, name);
 }
+
+/** A named counter's current value (0 before its first use). */
+export async function counterValue(db: Kysely<Schema>, name: string): Promise<number> {
+  const row = await db.selectFrom('counters').select('value').where('name', '=', name).executeTakeFirst();
+  return Number(row?.value ?? 0);
+}

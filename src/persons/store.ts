@@ -1,5 +1,5 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
-import { nextCounterValue } from '../db/counters.js';
+import { counterValue, nextCounterValue } from '../db/counters.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
 import { InListQuery, MultiRowInsert } from '../db/multi-row-insert.js';
@@ -264,9 +264,8 @@ export async function deletePersonRow(db: Db, teamId: number, personId: number):
 const PERSON_DELETIONS = 'person_deletions';
 
 /** How many persons were deleted by `deletePersonRow` so far (0 before the first). */
-export async function countPersonDeletions(db: Db): Promise<number> {
-  const row = await db.selectFrom('counters').select('value').where('name', '=', PERSON_DELETIONS).executeTakeFirst();
-  return Number(row?.value ?? 0);
+export function countPersonDeletions(db: Db): Promise<number> {
+  return counterValue(db, PERSON_DELETIONS);
 }
 
 /**

@@ -129,13 +129,12 @@ export class IngestionWorker {
     }
     // A round started by drain() or runOnce() finishes (its batch commits) before the lease goes.
     await this.round;
-    this.ahead.clear();
     await this.prepareThread?.close();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.hasLease = false;
     // Started again, it takes the lease afresh: others may have written persons in between.
     this.leaseRenewedAt = 0;
-    this.personCache.clear();
+    this.forgetWhatOthersMayChange();
     if (wasRunning) this.log.info({ owner: this.owner }, 'ingestion worker stopped');
   }
 
@@ -163,10 +162,7 @@ export class IngestionWorker {
     if (this.hasLease && now - this.leaseRenewedAt < this.options.leaseTtlMs / 3) return true;
     // The lease may have lapsed meanwhile, and another worker taken the rows read ahead (and
     // written persons this one keeps).
-    if (now - this.leaseRenewedAt >= this.options.leaseTtlMs) {
-      this.ahead.clear();
-      this.personCache.clear();
-    }
+    if (now - this.leaseRenewedAt >= this.options.leaseTtlMs) this.forgetWhatOthersMayChange();
     this.hasLease = await acquireLease(this.database.db, LEASE, this.owner, this.options.leaseTtlMs);
     if (this.hasLease) this.leaseRenewedAt = now;
     return this.hasLease;
@@ -185,8 +181,7 @@ export class IngestionWorker {
 
   private async runRound(): Promise<number> {
     if (!(await this.holdLease())) {
-      this.ahead.clear(); // another process may take those rows now
-      this.personCache.clear(); // and write those persons
+      this.forgetWhatOthersMayChange();
       return 0;
     }
     let total = 0;
@@ -281,9 +276,17 @@ export class IngestionWorker {
   private lostLease(lane: Lane, rows: number): void {
     this.hasLease = false;
     this.leaseRenewedAt = 0;
+    this.forgetWhatOthersMayChange();
+    this.log.warn({ lane, rows }, 'ingestion lease taken by another worker; batch rolled back');
+  }
+
+  /**
+   * Without the lease, another worker may take the rows read ahead and write the persons kept:
+   * neither is trusted once this worker holds the lease again.
+   */
+  private forgetWhatOthersMayChange(): void {
     this.ahead.clear();
     this.personCache.clear();
-    this.log.warn({ lane, rows }, 'ingestion lease taken by another worker; batch rolled back');
   }
 
   /**

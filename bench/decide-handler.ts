@@ -1,5 +1,6 @@
 /**
- * Decide's own work without HTTP, for working on it: `node --import tsx bench/decide-handler.ts`.
+ * Decide's own work without HTTP, for working on it:
+ * `node --max-semi-space-size=64 --import tsx bench/decide-handler.ts` (the server's node options).
  * The /decide?v=3 handler (decode, evaluate the 50 flags of bench/decide.ts, write the answer) is
  * called in a loop in this process with the same 200 request bodies; it prints microseconds per
  * request for each round. On a shared machine this moves far less than the HTTP figure, whose
@@ -14,7 +15,9 @@ import { loadConfig } from '../src/config.js';
 import { flagsRoutes } from '../src/decide/answer.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
 import { createMixedFlags, decideBodies } from './decide.js';
+import { noteUnlessServerNodeOptions } from './harness.js';
 
+noteUnlessServerNodeOptions();
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -18,11 +18,32 @@ export interface Child {
 }
 
 /**
- * Starts a TypeScript entry point as a child process and waits for the URL it prints. `cwd` runs
- * another checkout's code (bench/capture-only.ts compares against one).
+ * The node options `npm start` runs the server with (package.json's start script, before
+ * `--import`), so that a benchmarked server runs as it is deployed. Bare baselines get them too:
+ * a ratio compares the code, not the settings.
+ */
+export const SERVER_NODE_OPTIONS: readonly string[] = (() => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf('--import'));
+})();
+
+/**
+ * Figures measured in this process (the worker's, decide's handler) run with this process's node
+ * options: started without the server's (`node --import tsx bench/…` by hand), they measure
+ * another setting than the deployed one. Says so on stderr.
+ */
+export function noteUnlessServerNodeOptions(): void {
+  const missing = SERVER_NODE_OPTIONS.filter((option) => !process.execArgv.includes(option));
+  if (missing.length > 0) process.stderr.write(`note: this process runs without the server's node options (${missing.join(' ')}); its in-process figures differ from a deployed server's\n`);
+}
+
+/**
+ * Starts a TypeScript entry point as a child process (with SERVER_NODE_OPTIONS) and waits for the
+ * URL it prints. `cwd` runs another checkout's code (bench/capture-only.ts compares against one).
  */
 export async function spawnServer(args: string[], env: Record<string, string>, pattern: RegExp, cwd = ROOT): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, '--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {

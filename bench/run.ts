@@ -9,7 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, interleaved, load, LOAD_CLIENT, report, SLICES, sliceSeconds, spawnHoglet, spawnServer } from './harness.js';
+import { fmt, interleaved, load, LOAD_CLIENT, noteUnlessServerNodeOptions, report, SLICES, sliceSeconds, spawnHoglet, spawnServer } from './harness.js';
 import { drainExisting, workerBench } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -159,4 +159,5 @@ async function main() {
   }
 }
 
+noteUnlessServerNodeOptions();
 await main();

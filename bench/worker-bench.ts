@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
 import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
+import { noteUnlessServerNodeOptions } from './harness.js';
 import { captureWorkload, realisticWorkload } from './workload.js';
 
 export interface WorkerFigure {
@@ -121,11 +122,13 @@ async function workerBenchOnce(options: {
   }
 }
 
-// `node --import tsx bench/worker-bench.ts [events]`: this figure alone (BENCH_DATABASE_URL for
+// `node --max-semi-space-size=64 --import tsx bench/worker-bench.ts [events]` (the server's node
+// options, package.json): this figure alone (BENCH_DATABASE_URL for
 // PostgreSQL, BENCH_WORKLOAD=capture for capture's queue, BENCH_BATCH_SIZE for the batch size).
 // The capture workload runs 200,000 events by default (50,000 took one second: too short to be
 // steady); the realistic one keeps 50,000, as more events of its 5,000 visitors would flatter it.
 if (import.meta.url === `file://${process.argv[1]}`) {
+  noteUnlessServerNodeOptions();
   const capture = process.env.BENCH_WORKLOAD === 'capture';
   const figure = await workerBench({
     events: Number(process.argv[2] ?? (capture ? 200_000 : 50_000)),

@@ -1,5 +1,6 @@
-#!/usr/bin/env node
-// Runs the TypeScript sources through tsx, so `npx hoglet …` works without a build step.
+#!/usr/bin/env -S node --max-semi-space-size=64
+// Runs the TypeScript sources through tsx, so `npx hoglet …` works without a build step, with
+// the V8 setting package.json's scripts give the server (see the README, "Memory").
 import { register } from 'tsx/esm/api';
 
 register();

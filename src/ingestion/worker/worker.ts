@@ -6,9 +6,10 @@ import { WakeableSleep } from '../../lib/wakeable-sleep.js';
 import type { Database } from '../../db/database.js';
 import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import { decidePersonProcessing, type IngestionWarning } from '../core/index.js';
-import { insertWarnings, readQueueRows, type Lane, type QueuedEvent } from '../queue.js';
-import { processBatch, QueueRowsGone, type BatchDeps, type QueueRecord } from './batch.js';
+import type { IngestionWarning } from '../core/index.js';
+import { readQueueRows, type Lane } from '../queue.js';
+import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
+import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
 import { acquireLease, leaseHolder, releaseLease } from './lease.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
@@ -50,23 +51,10 @@ interface Lookahead {
 
 const LEASE = 'ingestion-worker';
 
-/** Another worker holds the lease now: this one stops writing (its batch is rolled back). */
-class LeaseLost extends Error {
-  constructor() {
-    super('another worker holds the ingestion lease');
-  }
-}
-
 /** The realtime lane first; history and deferred person updates when they are due. */
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
-/**
- * Rounds an event may fail even when stored personless (or, for an identity event, which has no
- * personless form, at all) before the worker parks it: it stays in the queue table (kept, never
- * dropped; `attempts` says why it is not picked up) with an `event_processing_failed` warning, and
- * the events behind it go on.
- */
-export const MAX_PROCESSING_ATTEMPTS = 3;
+export { MAX_PROCESSING_ATTEMPTS };
 
 /**
  * Turns queued events into stored events, persons and groups. One process at a time holds the
@@ -218,9 +206,7 @@ export class IngestionWorker {
     try {
       const prepared = ahead && (await ahead.prepared);
       if (prepared) this.batchesPreparedAhead++;
-      const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
-      outcome.committed();
-      for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
+      await this.afterCommit(await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)));
     } catch (error) {
       // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
@@ -238,7 +224,7 @@ export class IngestionWorker {
       // One bad event must not stall the queue: retry the batch one event per transaction.
       this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
       try {
-        for (const row of rows) await this.processAlone(lane, row);
+        await processOneByOne(this.oneByOne, lane, rows);
       } catch (aloneError) {
         if (!(aloneError instanceof LeaseLost)) throw aloneError;
         this.lostLease(lane, rows.length);
@@ -325,71 +311,20 @@ export class IngestionWorker {
     };
   }
 
-  private async processAlone(lane: Lane, row: QueueRecord): Promise<void> {
-    try {
-      const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, [row], this.batchDeps()));
-      outcome.committed();
-      for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
-    } catch (error) {
-      if (error instanceof LeaseLost) throw error;
-      if (error instanceof QueueRowsGone) return; // another worker processed it
-      this.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
-      try {
-        await this.processPersonless(lane, row, error);
-      } catch (personlessError) {
-        if (personlessError instanceof LeaseLost) throw personlessError;
-        if (personlessError instanceof QueueRowsGone) return;
-        await this.recordFailedAttempt(row, personlessError); // LeaseLost goes up from here too
-      }
-    }
-  }
-
-  /**
-   * Last resort: the same batch step, with the event made personless (what failed is almost
-   * always person processing), so it is stored, counted and dequeued like any other.
-   * Identity events (`$identify`, `$create_alias`, …) have no personless form: the pipeline would
-   * drop them, so the original error goes up instead and they are retried, then parked. Nor has a
-   * deferred person update (a `person_only` row of the overflow lane): its event is stored already
-   * and the update is all it carries, so made personless it would just be deleted.
-   */
-  private async processPersonless(lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
-    const queued = JSON.parse(row.payload) as QueuedEvent;
-    const properties = { ...queued.properties, $process_person_profile: false };
-    if (queued.person_only || decidePersonProcessing({ event: queued.event, properties }).kind === 'drop') throw error;
-    const personless = { ...row, payload: JSON.stringify({ ...queued, properties }) };
-    const outcome = await this.inFencedTransaction(async (trx) => {
-      const result = await processBatch(trx, lane, [personless], this.batchDeps());
-      await insertWarnings(trx, [
-        { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
-      ]);
-      return result;
-    });
+  /** After a batch's transaction committed: the batch's own bookkeeping, then teams that got their first event. */
+  private async afterCommit(outcome: BatchOutcome): Promise<void> {
     outcome.committed();
     for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
   }
 
-  /**
-   * An event that cannot be stored at all counts an attempt; at the last one it is parked (see
-   * MAX_PROCESSING_ATTEMPTS) with a warning. If even this write fails, the database itself is
-   * failing: the error goes up and the batch is retried later as it stands.
-   */
-  private async recordFailedAttempt(row: QueueRecord, error: unknown): Promise<void> {
-    const parked = await this.inFencedTransaction(async (trx) => {
-      const updated = await trx
-        .updateTable('ingestion_queue')
-        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', row.id)
-        .returning('attempts')
-        .executeTakeFirst();
-      const isParked = Number(updated?.attempts ?? 0) >= MAX_PROCESSING_ATTEMPTS;
-      if (isParked) {
-        await insertWarnings(trx, [
-          { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(row.id), error: String(error), parked: true }, timestamp: new Date().toISOString() },
-        ]);
-      }
-      return isParked;
-    });
-    this.log.error({ err: error, queueId: row.id, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+  /** What the one-by-one retry of a failed batch uses (one-by-one.ts). */
+  private get oneByOne(): OneByOneContext {
+    return {
+      inFencedTransaction: (work) => this.inFencedTransaction(work),
+      batchDeps: () => this.batchDeps(),
+      afterCommit: (outcome) => this.afterCommit(outcome),
+      log: this.log,
+    };
   }
 
   /** One warning per hot distinct id per minute, not one per event. */

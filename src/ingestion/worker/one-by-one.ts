@@ -1,0 +1,109 @@
+import type { Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { Schema } from '../../db/schema.js';
+import { decidePersonProcessing } from '../core/index.js';
+import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
+import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
+
+/**
+ * A batch that failed as a whole is retried one event per transaction, so one bad event does not
+ * stall the queue. What each event gets, in turn:
+ * 1. processed alone, as in any batch;
+ * 2. failing that, stored personless (what fails is almost always person processing), with an
+ *    `event_processing_failed` warning;
+ * 3. failing that too, an attempt is counted; at the last one the event is parked: it stays in
+ *    the queue table (kept, never dropped; `attempts` says why it is not picked up) with a
+ *    warning, and the events behind it go on.
+ */
+
+/**
+ * Rounds an event may fail even when stored personless (or, for an identity event, which has no
+ * personless form, at all) before the worker parks it.
+ */
+export const MAX_PROCESSING_ATTEMPTS = 3;
+
+/** Another worker holds the lease now: this one stops writing (its batch is rolled back). */
+export class LeaseLost extends Error {
+  constructor() {
+    super('another worker holds the ingestion lease');
+  }
+}
+
+/** What the retry needs of the worker. */
+export interface OneByOneContext {
+  /** A transaction that first checks the worker still holds the lease (LeaseLost otherwise). */
+  inFencedTransaction<T>(work: (trx: Transaction<Schema>) => Promise<T>): Promise<T>;
+  batchDeps(): BatchDeps;
+  /** After a batch's transaction committed. */
+  afterCommit(outcome: BatchOutcome): Promise<void>;
+  log: Logger;
+}
+
+/** Retries a failed batch's rows one by one; LeaseLost goes up (the caller stops). */
+export async function processOneByOne(ctx: OneByOneContext, lane: Lane, rows: QueueRecord[]): Promise<void> {
+  for (const row of rows) await processAlone(ctx, lane, row);
+}
+
+async function processAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord): Promise<void> {
+  try {
+    await ctx.afterCommit(await ctx.inFencedTransaction((trx) => processBatch(trx, lane, [row], ctx.batchDeps())));
+  } catch (error) {
+    if (error instanceof LeaseLost) throw error;
+    if (error instanceof QueueRowsGone) return; // another worker processed it
+    ctx.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
+    try {
+      await processPersonless(ctx, lane, row, error);
+    } catch (personlessError) {
+      if (personlessError instanceof LeaseLost) throw personlessError;
+      if (personlessError instanceof QueueRowsGone) return;
+      await recordFailedAttempt(ctx, row, personlessError); // LeaseLost goes up from here too
+    }
+  }
+}
+
+/**
+ * Last resort: the same batch step, with the event made personless, so it is stored, counted and
+ * dequeued like any other.
+ * Identity events (`$identify`, `$create_alias`, …) have no personless form: the pipeline would
+ * drop them, so the original error goes up instead and they are retried, then parked. Nor has a
+ * deferred person update (a `person_only` row of the overflow lane): its event is stored already
+ * and the update is all it carries, so made personless it would just be deleted.
+ */
+async function processPersonless(ctx: OneByOneContext, lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
+  const queued = JSON.parse(row.payload) as QueuedEvent;
+  const properties = { ...queued.properties, $process_person_profile: false };
+  if (queued.person_only || decidePersonProcessing({ event: queued.event, properties }).kind === 'drop') throw error;
+  const personless = { ...row, payload: JSON.stringify({ ...queued, properties }) };
+  const outcome = await ctx.inFencedTransaction(async (trx) => {
+    const result = await processBatch(trx, lane, [personless], ctx.batchDeps());
+    await insertWarnings(trx, [
+      { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
+    ]);
+    return result;
+  });
+  await ctx.afterCommit(outcome);
+}
+
+/**
+ * An event that cannot be stored at all counts an attempt; at the last one it is parked (see
+ * MAX_PROCESSING_ATTEMPTS) with a warning. If even this write fails, the database itself is
+ * failing: the error goes up and the batch is retried later as it stands.
+ */
+async function recordFailedAttempt(ctx: OneByOneContext, row: QueueRecord, error: unknown): Promise<void> {
+  const parked = await ctx.inFencedTransaction(async (trx) => {
+    const updated = await trx
+      .updateTable('ingestion_queue')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', row.id)
+      .returning('attempts')
+      .executeTakeFirst();
+    const isParked = Number(updated?.attempts ?? 0) >= MAX_PROCESSING_ATTEMPTS;
+    if (isParked) {
+      await insertWarnings(trx, [
+        { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(row.id), error: String(error), parked: true }, timestamp: new Date().toISOString() },
+      ]);
+    }
+    return isParked;
+  });
+  ctx.log.error({ err: error, queueId: row.id, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+}

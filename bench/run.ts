@@ -10,7 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, interleaved, load, LOAD_CLIENT, noteUnlessServerNodeOptions, report, SLICES, sliceSeconds, spawnHoglet, spawnServer } from './harness.js';
-import { drainExisting, workerBench } from './worker-bench.js';
+import { cpuPerEventText, drainExisting, workerBench } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
@@ -146,14 +146,14 @@ async function main() {
     // The worker on what capture queued above (comparable with earlier runs of this bench).
     const leftovers = await drainExisting(env.DATA_DIR, Math.max(SECONDS * 2, 10));
     report("worker, capture's queue", leftovers.eventsPerSecond, 'events/s', raw, '50,000 events/s');
-    process.stdout.write(`${''.padEnd(44)} ${fmt(leftovers.processed)} of ${fmt(leftovers.queued)} queued events in ${leftovers.seconds.toFixed(1)} s; ${fmt(leftovers.eventsPerCpuSecond)} per CPU second\n`);
+    process.stdout.write(`${''.padEnd(44)} ${fmt(leftovers.processed)} of ${fmt(leftovers.queued)} queued events in ${leftovers.seconds.toFixed(1)} s; ${fmt(leftovers.eventsPerCpuSecond)} per CPU second${cpuPerEventText(leftovers)}\n`);
 
     // The worker on a realistic stream (bench/workload.ts): browsing, sign-ups that merge persons,
     // $set, groups and personless events over thousands of visitors, on fresh storage. The
     // capture figures above queue only a hundred repeating users, which flatters person caching.
     const figure = await workerBench({ events: Number(process.env.BENCH_WORKER_EVENTS ?? 50_000), maxSeconds: Math.max(SECONDS * 2, 10) });
     report('worker, realistic workload', figure.eventsPerSecond, 'events/s', raw, '50,000 events/s');
-    process.stdout.write(`${''.padEnd(44)} ${fmt(figure.processed)} of ${fmt(figure.queued)} queued events in ${figure.seconds.toFixed(1)} s; ${fmt(figure.eventsPerCpuSecond)} per CPU second\n`);
+    process.stdout.write(`${''.padEnd(44)} ${fmt(figure.processed)} of ${fmt(figure.queued)} queued events in ${figure.seconds.toFixed(1)} s; ${fmt(figure.eventsPerCpuSecond)} per CPU second${cpuPerEventText(figure)}\n`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { nodeOptionsOf } from './node-options.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -24,8 +25,7 @@ export interface Child {
  */
 export const SERVER_NODE_OPTIONS: readonly string[] = (() => {
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const words = manifest.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf('--import'));
+  return nodeOptionsOf(manifest.scripts.start);
 })();
 
 /**
@@ -34,7 +34,8 @@ export const SERVER_NODE_OPTIONS: readonly string[] = (() => {
  * another setting than the deployed one. Says so on stderr.
  */
 export function noteUnlessServerNodeOptions(): void {
-  const missing = SERVER_NODE_OPTIONS.filter((option) => !process.execArgv.includes(option));
+  const given = [...(process.env.NODE_OPTIONS?.split(/\s+/) ?? []), ...process.execArgv];
+  const missing = SERVER_NODE_OPTIONS.filter((option) => !given.includes(option));
   if (missing.length > 0) process.stderr.write(`note: this process runs without the server's node options (${missing.join(' ')}); its in-process figures differ from a deployed server's\n`);
 }
 

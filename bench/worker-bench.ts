@@ -54,7 +54,7 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
     await profiler.post('Profiler.start');
   }
   const cpu = process.cpuUsage();
-  const threadsBefore = threadCpuSeconds();
+  const mainBefore = mainThreadCpuSeconds();
   const started = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
   while (elapsed() < maxSeconds) {
@@ -64,7 +64,7 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
   }
   const seconds = elapsed();
   const used = process.cpuUsage(cpu);
-  const threads = threadCpuSeconds();
+  const mainSpent = mainThreadCpuSeconds() - mainBefore;
   if (profiler) {
     const { profile } = await profiler.post('Profiler.stop');
     fs.writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(profile));
@@ -72,46 +72,30 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
   }
   await worker.stop();
   const cpuSeconds = (used.user + used.system) / 1e6;
-  let workerThread = 0;
-  let otherThreads = 0;
-  for (const [tid, total] of threads) {
-    const spent = total - (threadsBefore.get(tid) ?? 0);
-    if (tid === process.pid) workerThread += spent;
-    else otherThreads += spent;
-  }
-  const perEvent = (spent: number) => (threads.size === 0 ? NaN : (spent * 1e6) / processed);
+  // The process's CPU (process.cpuUsage) counts threads that ended meanwhile too: the others'
+  // share is what the main thread did not use.
+  const perEvent = (spent: number) => (processed === 0 ? NaN : (spent * 1e6) / processed);
   return {
     eventsPerSecond: processed / seconds,
     eventsPerCpuSecond: processed / cpuSeconds,
-    cpuMicrosPerEvent: { workerThread: perEvent(workerThread), otherThreads: perEvent(otherThreads) },
+    cpuMicrosPerEvent: { workerThread: perEvent(mainSpent), otherThreads: perEvent(cpuSeconds - mainSpent) },
     processed,
     seconds,
   };
 }
 
 /**
- * CPU seconds (user + system) of each living thread of this process, by thread id (Linux /proc;
- * empty elsewhere). The main thread's id is the process id. A thread that ended in between is not
- * counted: the worker's threads live as long as it.
+ * CPU seconds (user + system) of the main thread, whose thread id is the process id (Linux /proc,
+ * in 10 ms ticks; NaN elsewhere).
  */
-function threadCpuSeconds(): Map<number, number> {
-  const threads = new Map<number, number>();
-  let tids: string[];
+function mainThreadCpuSeconds(): number {
   try {
-    tids = fs.readdirSync('/proc/self/task');
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
   } catch {
-    return threads;
+    return NaN;
   }
-  for (const tid of tids) {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100); // utime, stime in clock ticks (USER_HZ 100)
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return threads;
 }
 
 /** `CPU per event: 31 µs on the worker's thread, 34 µs on its other threads`, for the figure's line. */

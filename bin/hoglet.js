@@ -1,6 +1,7 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
-// Runs the TypeScript sources through tsx, so `npx hoglet …` works without a build step, with
-// the V8 setting package.json's scripts give the server (see the README, "Memory").
+#!/usr/bin/env node
+// Runs the TypeScript sources through tsx, so `npx hoglet …` works without a build step. It runs
+// with node's defaults: `env -S`, which a shebang would need for the server's V8 setting, is not
+// in every `env` (BusyBox's, say); see the README, "Memory".
 import { register } from 'tsx/esm/api';
 
 register();

@@ -98,7 +98,7 @@ function mainThreadCpuSeconds(): number {
   }
 }
 
-/** `CPU per event: 31 µs on the worker's thread, 34 µs on its other threads`, for the figure's line. */
+/** `; CPU per event: 31 µs on the worker's thread, 34 µs on the others`, for the figure's line. */
 export function cpuPerEventText(figure: Pick<WorkerFigure, 'cpuMicrosPerEvent'>): string {
   const { workerThread, otherThreads } = figure.cpuMicrosPerEvent;
   if (Number.isNaN(workerThread)) return '';
@@ -170,9 +170,9 @@ async function workerBenchOnce(options: {
   }
 }
 
-// `node --max-semi-space-size=64 --import tsx bench/worker-bench.ts [events]` (the server's node
-// options, package.json): this figure alone (BENCH_DATABASE_URL for
-// PostgreSQL, BENCH_WORKLOAD=capture for capture's queue, BENCH_BATCH_SIZE for the batch size).
+// `node --max-semi-space-size=64 --import tsx bench/worker-bench.ts [events]` (with the server's
+// node options, package.json): this figure alone (BENCH_DATABASE_URL for PostgreSQL,
+// BENCH_WORKLOAD=capture for capture's queue, BENCH_BATCH_SIZE for the batch size).
 // The capture workload runs 200,000 events by default (50,000 took one second: too short to be
 // steady); the realistic one keeps 50,000, as more events of its 5,000 visitors would flatter it.
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -18,24 +18,32 @@
  *   - slack targets need the environment to have Slack configured.
  * Existence/ownership of dashboards and insights needs storage: it comes in through `lookup*`.
  */
-import { domainToASCII } from 'node:url';
-import { isIP } from 'node:net';
-
-import { parseDrfDateTime } from './datetime.js';
+import {
+  fail,
+  FieldError,
+  MESSAGES,
+  parseBoolean,
+  parseChoice,
+  parseDateTime,
+  parseInteger,
+  parsePk,
+  parseString,
+  parseWeekdays,
+  pyInt,
+  type ResourceStatus,
+} from './drf-fields.js';
+import { isValidEmail, webhookUrlError } from './targets.js';
 import {
   FREQUENCIES,
   TARGET_TYPES,
-  WEEKDAYS,
   type Frequency,
   type TargetType,
   type ValidationErrorBody,
   type Weekday,
 } from './types.js';
-import { pyTypeName, pythonStr } from '../../lib/python-text.js';
+import { pyTypeName } from '../../lib/python-text.js';
 
-export { pyTypeName };
-
-export type ResourceStatus = 'ok' | 'other_team' | 'missing';
+export { pyTypeName, MESSAGES, isValidEmail, webhookUrlError, type ResourceStatus };
 
 /** The stored subscription a PATCH applies to (only the fields the invariants need). */
 export interface ExistingSubscription {
@@ -81,200 +89,7 @@ export type ValidationResult = { ok: true; data: SubscriptionWrite } | { ok: fal
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
 
-export const MESSAGES = {
-  required: 'This field is required.',
-  null: 'This field may not be null.',
-  blank: 'This field may not be blank.',
-  noData: 'No data provided',
-  notAString: 'Not a valid string.',
-  notAnInteger: 'A valid integer is required.',
-  stringTooLarge: 'String value too large.',
-  notABoolean: 'Must be a valid boolean.',
-  nullCharacters: 'Null characters are not allowed.',
-  dashboardOtherTeam: 'This dashboard does not belong to your team.',
-  insightOtherTeam: 'This insight does not belong to your team.',
-  neitherResource: 'Either dashboard or insight is required for an export.',
-  bothResources: 'A subscription can have either a dashboard or an insight, not both.',
-  bysetposRange: 'bysetpos must be between 1 and 366, or between -366 and -1.',
-  invalidEmail: 'Enter a valid email address.',
-  webhookScheme: 'Invalid webhook URL: URL must start with http:// or https://',
-  webhookHost: 'Invalid webhook URL: Missing host',
-  webhookInvalid: 'Invalid webhook URL: Invalid URL',
-  slackNotConfigured: 'A Slack integration is required for Slack subscriptions.',
-  invalidChoice: (input: unknown) => `"${pythonStr(input)}" is not a valid choice.`,
-  maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
-  minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
-  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
-  incorrectPkType: (data: unknown) => `Incorrect type. Expected pk value, received ${pyTypeName(data)}.`,
-  doesNotExist: (data: unknown) => `Invalid pk "${pythonStr(data)}" - object does not exist.`,
-  notAList: (data: unknown) => `Expected a list of items but got type "${pyTypeName(data)}".`,
-  notADict: (data: unknown) => `Invalid data. Expected a dictionary, but got ${pyTypeName(data)}.`,
-  surrogate: (codePoint: number) =>
-    `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
-} as const;
-
-// ---------------------------------------------------------------------------------------------
-// Field-level parsing (DRF fields)
-
-class FieldError extends Error {
-  constructor(
-    readonly code: string,
-    readonly detail: string,
-    readonly subKey: string | null = null,
-  ) {
-    super(detail);
-  }
-}
-
-function fail(code: string, detail: string): never {
-  throw new FieldError(code, detail);
-}
-
-/** Python int(str) (after DRF strips a trailing ".0*"). */
-const PY_INT_RE = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
-
-function pyInt(s: string): number | null {
-  if (!PY_INT_RE.test(s)) return null;
-  return Number(s.replace(/_/g, '').trim());
-}
-
-/** DRF IntegerField.to_internal_value + min/max validators. */
-function parseInteger(data: unknown, min: number, max: number): number {
-  if (typeof data === 'string' && data.length > 1000) fail('max_string_length', MESSAGES.stringTooLarge);
-  let n: number | null = null;
-  if (typeof data === 'number') n = Number.isInteger(data) ? data : null;
-  else if (typeof data === 'string') n = pyInt(data.replace(/\.0*\s*$/, ''));
-  if (n === null) fail('invalid', MESSAGES.notAnInteger);
-  if (n > max) fail('max_value', MESSAGES.maxValue(max));
-  if (n < min) fail('min_value', MESSAGES.minValue(min));
-  return n;
-}
-
-/** DRF CharField (trim_whitespace) with optional max_length. */
-function parseString(data: unknown, opts: { allowBlank: boolean; maxLength?: number }): string {
-  // DRF checks blankness on str(data) first, but only a string can be blank; other types are invalid.
-  if (typeof data === 'boolean' || !(typeof data === 'string' || typeof data === 'number')) {
-    fail('invalid', MESSAGES.notAString);
-  }
-  const value = (typeof data === 'string' ? data : pythonStr(data)).trim();
-  if (value === '') {
-    if (!opts.allowBlank) fail('blank', MESSAGES.blank);
-    return '';
-  }
-  if (opts.maxLength !== undefined && [...value].length > opts.maxLength) {
-    fail('max_length', MESSAGES.maxLength(opts.maxLength));
-  }
-  if (value.includes('\u0000')) fail('null_characters_not_allowed', MESSAGES.nullCharacters);
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) {
-      const next = value.charCodeAt(i + 1);
-      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        i++; // a valid pair: one astral code point
-        continue;
-      }
-      fail('surrogate_characters_not_allowed', MESSAGES.surrogate(c));
-    }
-  }
-  return value;
-}
-
-/** DRF ChoiceField: the choice is looked up by str(data). */
-function parseChoice<T extends string>(data: unknown, choices: readonly T[]): T {
-  const key = pythonStr(data);
-  if (typeof data === 'object' || !(choices as readonly string[]).includes(key)) {
-    fail('invalid_choice', MESSAGES.invalidChoice(data));
-  }
-  return key as T;
-}
-
-/** DRF BooleanField. */
-function parseBoolean(data: unknown): boolean {
-  const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
-  const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
-  if (TRUE.has(data)) return true;
-  if (FALSE.has(data)) return false;
-  return fail('invalid', MESSAGES.notABoolean);
-}
-
-/** DRF PrimaryKeyRelatedField over integer pks, existence via `lookup`. Returns the pk. */
-function parsePk(data: unknown, lookup: (id: number) => ResourceStatus): { id: number; status: ResourceStatus } {
-  let id: number | null = null;
-  if (typeof data === 'number') id = Math.trunc(data); // Django's int() on the lookup value
-  else if (typeof data === 'string') id = pyInt(data);
-  if (id === null) fail('incorrect_type', MESSAGES.incorrectPkType(data));
-  const status = Number.isSafeInteger(id) ? lookup(id) : 'missing';
-  if (status === 'missing') fail('does_not_exist', MESSAGES.doesNotExist(data));
-  return { id, status };
-}
-
-function parseDateTime(data: unknown): string {
-  const parsed = parseDrfDateTime(data);
-  if (!parsed.ok) fail(parsed.code, parsed.detail);
-  return parsed.iso;
-}
-
-function parseWeekdays(data: unknown): Weekday[] {
-  if (typeof data === 'string' || data === null || typeof data !== 'object' || !Array.isArray(data)) {
-    fail('not_a_list', MESSAGES.notAList(data));
-  }
-  const out: Weekday[] = [];
-  for (let i = 0; i < data.length; i++) {
-    const item: unknown = data[i];
-    try {
-      if (item === null || item === undefined) fail('null', MESSAGES.null);
-      out.push(parseChoice(item, WEEKDAYS));
-    } catch (e) {
-      if (e instanceof FieldError) throw new FieldError(e.code, e.detail, String(i));
-      throw e;
-    }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Object-level checks
-
-// Django's EmailValidator (ASCII after IDNA encoding of the domain).
-const EMAIL_USER_RE =
-  /^(?:[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$/i;
-const EMAIL_DOMAIN_RE = /^(?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+(?:[A-Z0-9-]{2,63})$/i;
-const EMAIL_LITERAL_RE = /^\[([A-F0-9:.]+)\]$/i;
-
-/** Django's EmailValidator semantics. */
-export function isValidEmail(value: string): boolean {
-  if (!value || !value.includes('@') || value.length > 320) return false;
-  const at = value.lastIndexOf('@');
-  const user = value.slice(0, at);
-  const domain = value.slice(at + 1);
-  if (!EMAIL_USER_RE.test(user)) return false;
-  if (domain === 'localhost') return true;
-  const validDomain = (d: string): boolean => {
-    if (EMAIL_DOMAIN_RE.test(d) && !d.endsWith('-')) return true;
-    const lit = EMAIL_LITERAL_RE.exec(d);
-    return lit !== null && isIP(lit[1] ?? '') !== 0;
-  };
-  if (validDomain(domain)) return true;
-  const ascii = domainToASCII(domain);
-  return ascii !== '' && ascii !== domain && validDomain(ascii);
-}
-
-/** Returns the error message for a webhook URL, or null when acceptable. */
-export function webhookUrlError(value: string): string | null {
-  if (value.includes('\\') || value.toLowerCase().includes('%5c')) return MESSAGES.webhookInvalid;
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') return MESSAGES.webhookScheme;
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]/.test(value)) return MESSAGES.webhookHost;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return MESSAGES.webhookInvalid;
-  }
-  if (!url.hostname) return MESSAGES.webhookHost;
-  return null;
-}
-
+/** drf-exceptions-hog's envelope for the first error (`invalid` is answered as `invalid_input`). */
 function envelope(code: string, detail: string, attr: string | null): ValidationErrorBody {
   return { type: 'validation_error', code: code === 'invalid' ? 'invalid_input' : code, detail, attr };
 }

@@ -1,0 +1,158 @@
+/**
+ * Django REST framework's field parsing, as PostHog's `SubscriptionSerializer` fields run it
+ * (validate.ts declares which field uses which): the value DRF would store, or a FieldError with
+ * DRF's code and message. MESSAGES holds DRF's messages and the subscription checks' own.
+ */
+import { parseDrfDateTime } from './datetime.js';
+import { WEEKDAYS, type Weekday } from './types.js';
+import { pyTypeName, pythonStr } from '../../lib/python-text.js';
+
+export type ResourceStatus = 'ok' | 'other_team' | 'missing';
+
+export const MESSAGES = {
+  required: 'This field is required.',
+  null: 'This field may not be null.',
+  blank: 'This field may not be blank.',
+  noData: 'No data provided',
+  notAString: 'Not a valid string.',
+  notAnInteger: 'A valid integer is required.',
+  stringTooLarge: 'String value too large.',
+  notABoolean: 'Must be a valid boolean.',
+  nullCharacters: 'Null characters are not allowed.',
+  dashboardOtherTeam: 'This dashboard does not belong to your team.',
+  insightOtherTeam: 'This insight does not belong to your team.',
+  neitherResource: 'Either dashboard or insight is required for an export.',
+  bothResources: 'A subscription can have either a dashboard or an insight, not both.',
+  bysetposRange: 'bysetpos must be between 1 and 366, or between -366 and -1.',
+  invalidEmail: 'Enter a valid email address.',
+  webhookScheme: 'Invalid webhook URL: URL must start with http:// or https://',
+  webhookHost: 'Invalid webhook URL: Missing host',
+  webhookInvalid: 'Invalid webhook URL: Invalid URL',
+  slackNotConfigured: 'A Slack integration is required for Slack subscriptions.',
+  invalidChoice: (input: unknown) => `"${pythonStr(input)}" is not a valid choice.`,
+  maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
+  minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
+  maxLength: (n: number) => `Ensure this field has no more than ${n} characters.`,
+  incorrectPkType: (data: unknown) => `Incorrect type. Expected pk value, received ${pyTypeName(data)}.`,
+  doesNotExist: (data: unknown) => `Invalid pk "${pythonStr(data)}" - object does not exist.`,
+  notAList: (data: unknown) => `Expected a list of items but got type "${pyTypeName(data)}".`,
+  notADict: (data: unknown) => `Invalid data. Expected a dictionary, but got ${pyTypeName(data)}.`,
+  surrogate: (codePoint: number) =>
+    `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
+} as const;
+
+export class FieldError extends Error {
+  constructor(
+    readonly code: string,
+    readonly detail: string,
+    readonly subKey: string | null = null,
+  ) {
+    super(detail);
+  }
+}
+
+export function fail(code: string, detail: string): never {
+  throw new FieldError(code, detail);
+}
+
+/** Python int(str) (after DRF strips a trailing ".0*"). */
+const PY_INT_RE = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
+
+export function pyInt(s: string): number | null {
+  if (!PY_INT_RE.test(s)) return null;
+  return Number(s.replace(/_/g, '').trim());
+}
+
+/** DRF IntegerField.to_internal_value + min/max validators. */
+export function parseInteger(data: unknown, min: number, max: number): number {
+  if (typeof data === 'string' && data.length > 1000) fail('max_string_length', MESSAGES.stringTooLarge);
+  let n: number | null = null;
+  if (typeof data === 'number') n = Number.isInteger(data) ? data : null;
+  else if (typeof data === 'string') n = pyInt(data.replace(/\.0*\s*$/, ''));
+  if (n === null) fail('invalid', MESSAGES.notAnInteger);
+  if (n > max) fail('max_value', MESSAGES.maxValue(max));
+  if (n < min) fail('min_value', MESSAGES.minValue(min));
+  return n;
+}
+
+/** DRF CharField (trim_whitespace) with optional max_length. */
+export function parseString(data: unknown, opts: { allowBlank: boolean; maxLength?: number }): string {
+  // DRF checks blankness on str(data) first, but only a string can be blank; other types are invalid.
+  if (typeof data === 'boolean' || !(typeof data === 'string' || typeof data === 'number')) {
+    fail('invalid', MESSAGES.notAString);
+  }
+  const value = (typeof data === 'string' ? data : pythonStr(data)).trim();
+  if (value === '') {
+    if (!opts.allowBlank) fail('blank', MESSAGES.blank);
+    return '';
+  }
+  if (opts.maxLength !== undefined && [...value].length > opts.maxLength) {
+    fail('max_length', MESSAGES.maxLength(opts.maxLength));
+  }
+  if (value.includes('\u0000')) fail('null_characters_not_allowed', MESSAGES.nullCharacters);
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = value.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i++; // a valid pair: one astral code point
+        continue;
+      }
+      fail('surrogate_characters_not_allowed', MESSAGES.surrogate(c));
+    }
+  }
+  return value;
+}
+
+/** DRF ChoiceField: the choice is looked up by str(data). */
+export function parseChoice<T extends string>(data: unknown, choices: readonly T[]): T {
+  const key = pythonStr(data);
+  if (typeof data === 'object' || !(choices as readonly string[]).includes(key)) {
+    fail('invalid_choice', MESSAGES.invalidChoice(data));
+  }
+  return key as T;
+}
+
+/** DRF BooleanField. */
+export function parseBoolean(data: unknown): boolean {
+  const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
+  const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
+  if (TRUE.has(data)) return true;
+  if (FALSE.has(data)) return false;
+  return fail('invalid', MESSAGES.notABoolean);
+}
+
+/** DRF PrimaryKeyRelatedField over integer pks, existence via `lookup`. Returns the pk. */
+export function parsePk(data: unknown, lookup: (id: number) => ResourceStatus): { id: number; status: ResourceStatus } {
+  let id: number | null = null;
+  if (typeof data === 'number') id = Math.trunc(data); // Django's int() on the lookup value
+  else if (typeof data === 'string') id = pyInt(data);
+  if (id === null) fail('incorrect_type', MESSAGES.incorrectPkType(data));
+  const status = Number.isSafeInteger(id) ? lookup(id) : 'missing';
+  if (status === 'missing') fail('does_not_exist', MESSAGES.doesNotExist(data));
+  return { id, status };
+}
+
+export function parseDateTime(data: unknown): string {
+  const parsed = parseDrfDateTime(data);
+  if (!parsed.ok) fail(parsed.code, parsed.detail);
+  return parsed.iso;
+}
+
+export function parseWeekdays(data: unknown): Weekday[] {
+  if (typeof data === 'string' || data === null || typeof data !== 'object' || !Array.isArray(data)) {
+    fail('not_a_list', MESSAGES.notAList(data));
+  }
+  const out: Weekday[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const item: unknown = data[i];
+    try {
+      if (item === null || item === undefined) fail('null', MESSAGES.null);
+      out.push(parseChoice(item, WEEKDAYS));
+    } catch (e) {
+      if (e instanceof FieldError) throw new FieldError(e.code, e.detail, String(i));
+      throw e;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+/**
+ * Checks of a subscription's target value (Hoglet's additions to PostHog's baseline serializer):
+ * e-mail addresses as Django's EmailValidator accepts them, and webhook URLs with the messages of
+ * PostHog's newer SSRF check.
+ */
+import { domainToASCII } from 'node:url';
+import { isIP } from 'node:net';
+import { MESSAGES } from './drf-fields.js';
+
+// Django's EmailValidator (ASCII after IDNA encoding of the domain).
+const EMAIL_USER_RE =
+  /^(?:[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$/i;
+const EMAIL_DOMAIN_RE = /^(?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+(?:[A-Z0-9-]{2,63})$/i;
+const EMAIL_LITERAL_RE = /^\[([A-F0-9:.]+)\]$/i;
+
+/** Django's EmailValidator semantics. */
+export function isValidEmail(value: string): boolean {
+  if (!value || !value.includes('@') || value.length > 320) return false;
+  const at = value.lastIndexOf('@');
+  const user = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  if (!EMAIL_USER_RE.test(user)) return false;
+  if (domain === 'localhost') return true;
+  const validDomain = (d: string): boolean => {
+    if (EMAIL_DOMAIN_RE.test(d) && !d.endsWith('-')) return true;
+    const lit = EMAIL_LITERAL_RE.exec(d);
+    return lit !== null && isIP(lit[1] ?? '') !== 0;
+  };
+  if (validDomain(domain)) return true;
+  const ascii = domainToASCII(domain);
+  return ascii !== '' && ascii !== domain && validDomain(ascii);
+}
+
+/** Returns the error message for a webhook URL, or null when acceptable. */
+export function webhookUrlError(value: string): string | null {
+  if (value.includes('\\') || value.toLowerCase().includes('%5c')) return MESSAGES.webhookInvalid;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') return MESSAGES.webhookScheme;
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]/.test(value)) return MESSAGES.webhookHost;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return MESSAGES.webhookInvalid;
+  }
+  if (!url.hostname) return MESSAGES.webhookHost;
+  return null;
+}

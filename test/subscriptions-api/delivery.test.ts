@@ -76,8 +76,13 @@ beforeAll(async () => {
   // The in-process scheduler runs too (on changes, and hourly here): claims keep it from doubling up.
   server = await startTestServer({ SMTP_URL: smtp.url, SUBSCRIPTION_POLL_MS: '3600000', EMAIL_FROM: 'reports@hoglet.test' });
   const ph = new PostHog(server.bootstrap.team.apiToken, { host: server.url, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 });
+  // Yesterday from 08:00 to 12:00 UTC: one day, so "Buyers" (daily unique users) counts 2 whatever
+  // the time the test runs (hours back from now crossed midnight when run before 04:00 UTC).
+  const noonYesterday = new Date();
+  noonYesterday.setUTCHours(0, 0, 0, 0);
+  noonYesterday.setTime(noonYesterday.getTime() - 12 * 3_600_000);
   for (let i = 0; i < 5; i++) {
-    ph.capture({ distinctId: `user-${i % 2}`, event: 'order placed', properties: { plan: i % 2 ? 'pro' : 'free' }, timestamp: new Date(Date.now() - i * 3_600_000) });
+    ph.capture({ distinctId: `user-${i % 2}`, event: 'order placed', properties: { plan: i % 2 ? 'pro' : 'free' }, timestamp: new Date(noonYesterday.getTime() - i * 3_600_000) });
   }
   await ph.shutdown();
   await server.settle();

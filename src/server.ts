@@ -90,8 +90,10 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // as the lane's do: node closes only the connections idle at that moment, and a keep-alive one
   // would otherwise stay open until the client's next request or the keep-alive timeout (72 s),
   // holding the shutdown for as long (closeWithGrace then cut it only after its grace period).
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every reply, and an async hook costs a promise each.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (lane.isClosing && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
+    done(null, payload);
   });
   installRouteRegistry(app);
   installErrorHandling(app);

@@ -113,12 +113,13 @@ export function parseChoice<T extends string>(data: unknown, choices: readonly T
   return key as T;
 }
 
+const DRF_TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
+const DRF_FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
+
 /** DRF BooleanField. */
 export function parseBoolean(data: unknown): boolean {
-  const TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
-  const FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
-  if (TRUE.has(data)) return true;
-  if (FALSE.has(data)) return false;
+  if (DRF_TRUE.has(data)) return true;
+  if (DRF_FALSE.has(data)) return false;
   return fail('invalid', MESSAGES.notABoolean);
 }
 

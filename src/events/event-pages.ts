@@ -63,12 +63,12 @@ export async function forEachEventPage<R>(
   database: Database,
   query: () => EventsQuery,
   options: EventPagesOptions,
-  visit: (rows: R[]) => void,
+  visit: (rows: R[]) => void | Promise<void>,
 ): Promise<void> {
   let after: EventCursor | null = null;
   for (let read = 0; options.maxRows === undefined || read < options.maxRows; ) {
     const page: { rows: R[]; next: EventCursor | null } = await readEventPage<R>(database, query, after, options);
-    if (page.rows.length > 0) visit(page.rows);
+    if (page.rows.length > 0) await visit(page.rows);
     read += page.rows.length;
     if (page.next === null) return;
     after = page.next;

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../http/errors.js';
 import { absoluteUrl } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { getPersonsByUuids } from '../persons/store.js';
+import { distinctIdsOf, getPersonsByDistinctIds } from '../persons/store.js';
 import { getEvent, listEvents, UnsupportedFilterError, type PropertyFilter, type StoredEvent } from './store.js';
 
 const DEFAULT_LIMIT = 100;
@@ -49,11 +49,18 @@ function parseTime(value: string | undefined, attr: string): string | undefined 
   return new Date(ms).toISOString();
 }
 
-/** PostHog's event shape (EventViewSet), with the person embedded when there is one. */
+/**
+ * PostHog's event shape (EventViewSet), with the person embedded when there is one: the person its
+ * distinct id belongs to now (PostHog's `_get_people`), so events from before a merge show the
+ * merged person.
+ */
 async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEvent[]) {
-  const persons = await getPersonsByUuids(ctx.database.db, teamId, [...new Set(events.map((e) => e.personId).filter((p): p is string => !!p))]);
+  const db = ctx.database.db;
+  const owners = await getPersonsByDistinctIds(db, teamId, [...new Set(events.map((e) => e.distinctId))]);
+  const distinctIds = await distinctIdsOf(db, [...new Set([...owners.values()].map((p) => p.id))]);
   return events.map((e) => {
-    const person = e.personId ? persons.get(e.personId) : undefined;
+    const owner = owners.get(e.distinctId);
+    const person = owner && { ...owner, distinctIds: distinctIds.get(owner.id) ?? [] };
     return {
       id: e.uuid,
       distinct_id: e.distinctId,

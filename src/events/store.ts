@@ -8,6 +8,7 @@ export interface StoredEvent {
   uuid: string;
   event: string;
   distinctId: string;
+  /** The person the event was processed with (persons merged since have other uuids: see listEvents). */
   personId: string | null;
   properties: Record<string, unknown>;
   timestamp: string;
@@ -85,14 +86,29 @@ export async function listEvents(
 ): Promise<StoredEvent[]> {
   const db = database.db as Kysely<Schema>;
   let query = db.selectFrom('events').where('events.team_id', '=', teamId) as EventQuery;
+  // An event's person is the one its distinct id belongs to now, as in PostHog (its events API
+  // resolves persons by distinct id): events sent before a merge, or personless before a sign-up,
+  // belong to the person their distinct id was merged into.
   if (filter.properties?.some((p) => p.type === 'person')) {
-    query = query.leftJoin('persons', (join) =>
-      join.onRef('persons.uuid', '=', 'events.person_id').on('persons.team_id', '=', teamId),
-    ) as unknown as EventQuery;
+    query = query
+      .leftJoin('person_distinct_ids as event_person', (join) =>
+        join.onRef('event_person.distinct_id', '=', 'events.distinct_id').on('event_person.team_id', '=', teamId),
+      )
+      .leftJoin('persons', 'persons.id', 'event_person.person_id') as unknown as EventQuery;
   }
   if (filter.event) query = query.where('events.event', '=', filter.event);
   if (filter.distinctId) query = query.where('events.distinct_id', '=', filter.distinctId);
-  if (filter.personUuid) query = query.where('events.person_id', '=', filter.personUuid);
+  if (filter.personUuid) {
+    const personUuid = filter.personUuid;
+    query = query.where('events.distinct_id', 'in', (eb) =>
+      eb
+        .selectFrom('person_distinct_ids as owned')
+        .innerJoin('persons as owner', 'owner.id', 'owned.person_id')
+        .select('owned.distinct_id')
+        .where('owner.team_id', '=', teamId)
+        .where('owner.uuid', '=', personUuid),
+    );
+  }
   if (filter.after) query = query.where('events.timestamp', '>', filter.after);
   if (filter.before) query = query.where('events.timestamp', '<', filter.before);
   for (const property of filter.properties ?? []) query = applyPropertyFilter(database, query, property);

@@ -5,6 +5,7 @@ import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
 import type { InsightsTable } from './tables.js';
 import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
+import { EventOwners } from './event-owners.js';
 import { eventNamesOf, propertyKeysOf, type TrendsEvent, type TrendsQuery, type TrendsWindow } from './trends.js';
 
 type Db = Kysely<Schema>;
@@ -166,12 +167,16 @@ export async function forEachTrendsEvent(
     if (event !== null) q = q.where('event', '=', event);
     return q;
   };
-  const visitRows = (rows: Array<Record<string, unknown>>) => {
+  // Unique users are counted by the person each distinct id belongs to now (event-owners.ts).
+  const owners = query.series.some((series) => series.math === 'dau') ? new EventOwners(db, teamId) : undefined;
+  const visitRows = async (rows: Array<Record<string, unknown>>) => {
+    if (owners) await owners.resolve(rows.map((row) => row.distinct_id as string));
     for (const row of rows) {
+      const processedWith = row.person_id as string | null;
       visit({
         event: row.event as string,
         distinctId: row.distinct_id as string,
-        personId: row.person_id as string | null,
+        personId: owners ? owners.ownerOf(row.distinct_id as string, processedWith) : processedWith,
         properties: readPropertyColumns(row, keys),
         timestamp: row.timestamp as string,
       });

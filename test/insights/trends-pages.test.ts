@@ -127,14 +127,18 @@ describe('event pages', () => {
     ['newest first', true],
   ])('read every event once, %s, across runs of equal timestamps', async (_, newestFirst) => {
     const read: string[] = [];
-    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst, pageSize: 7 }, (rows) => read.push(...rows.map((r) => r.uuid)));
+    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst, pageSize: 7 }, (rows) => {
+      read.push(...rows.map((r) => r.uuid));
+    });
     const expected = ordered().map((k) => k.uuid);
     expect(read).toEqual(newestFirst ? expected.reverse() : expected);
   });
 
   it('stop after the page that reaches maxRows', async () => {
     const pages: number[] = [];
-    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst: true, pageSize: 7, maxRows: 20 }, (rows) => pages.push(rows.length));
+    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst: true, pageSize: 7, maxRows: 20 }, (rows) => {
+      pages.push(rows.length);
+    });
     expect(pages).toEqual([7, 7, 7]);
   });
 });

@@ -1,0 +1,82 @@
+/**
+ * Events belong to the person their distinct id belongs to now, as in PostHog: events sent
+ * anonymously before a sign-up (with a person, or personless as posthog-js's `identified_only`
+ * sends them) show the identified person, are found by its `person_id`, match its person
+ * properties, and count once in unique users.
+ */
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
+
+const server = useTestServer();
+const env = () => `/api/environments/${server.bootstrap.team.id}`;
+
+async function send(events: unknown[]) {
+  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
+  expect(res.status).toBe(200);
+  await server.settle();
+}
+
+async function personOf(distinctId: string) {
+  const res = await server.request(`${env()}/persons/?distinct_id=${encodeURIComponent(distinctId)}`);
+  return res.body.results[0];
+}
+
+async function uniqueUsers(event: string, day: string): Promise<number[]> {
+  const query = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event, math: 'dau' }], interval: 'day', dateRange: { date_from: day, date_to: day } } };
+  const res = await server.request(`${env()}/insights/`, { method: 'POST', body: { name: `${event} users`, query } });
+  expect(res.status).toBe(201);
+  return res.body.result[0].data;
+}
+
+describe('reads after persons merge', () => {
+  it('attributes personless events sent before $identify to the identified person', async () => {
+    await send([
+      { event: 'docs read', distinct_id: 'anon-a', timestamp: '2025-11-19T10:00:00Z', properties: { $process_person_profile: false } },
+      { event: '$identify', distinct_id: 'user-a', timestamp: '2025-11-19T10:05:00Z', properties: { $anon_distinct_id: 'anon-a', $set: { plan: 'pro' } } },
+      { event: 'docs read', distinct_id: 'user-a', timestamp: '2025-11-19T10:06:00Z', properties: {} },
+    ]);
+    const person = await personOf('user-a');
+    expect(person.distinct_ids.sort()).toEqual(['anon-a', 'user-a']);
+
+    expect(await uniqueUsers('docs read', '2025-11-19')).toEqual([1]);
+
+    const byPerson = await server.request(`${env()}/events/?event=docs%20read&person_id=${person.uuid}&after=2025-11-01`);
+    expect(byPerson.body.results.map((e: any) => e.distinct_id).sort()).toEqual(['anon-a', 'user-a']);
+    for (const event of byPerson.body.results) {
+      expect(event.person).toMatchObject({ is_identified: true, properties: { plan: 'pro' } });
+      expect(event.person.distinct_ids.sort()).toEqual(['anon-a', 'user-a']);
+    }
+
+    const properties = encodeURIComponent(JSON.stringify([{ key: 'plan', value: 'pro', type: 'person' }]));
+    const byProperty = await server.request(`${env()}/events/?event=docs%20read&properties=${properties}&after=2025-11-01`);
+    expect(byProperty.body.results.map((e: any) => e.distinct_id).sort()).toEqual(['anon-a', 'user-a']);
+  });
+
+  it('attributes the events of a person merged into another to the one left', async () => {
+    await send([
+      { event: 'page seen', distinct_id: 'anon-b', timestamp: '2025-11-20T09:00:00Z', properties: {} },
+      { event: 'page seen', distinct_id: 'user-b', timestamp: '2025-11-20T09:01:00Z', properties: {} },
+    ]);
+    expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([2]);
+    await send([{ event: '$identify', distinct_id: 'user-b', timestamp: '2025-11-20T09:02:00Z', properties: { $anon_distinct_id: 'anon-b' } }]);
+    expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([1]);
+
+    const person = await personOf('anon-b');
+    const events = await server.request(`${env()}/events/?event=page%20seen&after=2025-11-01`);
+    expect(events.body.results).toHaveLength(2);
+    for (const event of events.body.results) expect(event.person.distinct_ids.sort()).toEqual(['anon-b', 'user-b']);
+    const byPerson = await server.request(`${env()}/events/?event=page%20seen&person_id=${person.uuid}&after=2025-11-01`);
+    expect(byPerson.body.results).toHaveLength(2);
+  });
+
+  it('keeps personless distinct ids that were never identified apart, and without a person', async () => {
+    await send([
+      { event: 'anon only', distinct_id: 'visitor-1', timestamp: '2025-11-21T08:00:00Z', properties: { $process_person_profile: false } },
+      { event: 'anon only', distinct_id: 'visitor-2', timestamp: '2025-11-21T08:01:00Z', properties: { $process_person_profile: false } },
+      { event: 'anon only', distinct_id: 'visitor-2', timestamp: '2025-11-21T08:02:00Z', properties: { $process_person_profile: false } },
+    ]);
+    expect(await uniqueUsers('anon only', '2025-11-21')).toEqual([2]);
+    const events = await server.request(`${env()}/events/?event=anon%20only&after=2025-11-01`);
+    expect(events.body.results.map((e: any) => e.person)).toEqual([null, null, null]);
+  });
+});

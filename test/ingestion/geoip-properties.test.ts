@@ -135,6 +135,29 @@ describe('applyGeoipProperties', () => {
   });
 });
 
+describe('applyGeoipProperties with one lookup answer for many events', () => {
+  it('gives each event its own equal additions, after the client\'s own $set / $set_once keys', () => {
+    const lookup = { ...linkoping };
+    const first = applyGeoipProperties({ $ip: '89.160.20.129', $set: { plan: 'pro' }, $set_once: { signup: 'a' } }, lookup);
+    const second = applyGeoipProperties({ $ip: '89.160.20.129', $set: { plan: 'free', $geoip_city_name: 'Mine' } }, lookup);
+    const firstSet = first.$set as Record<string, unknown>;
+    const secondSet = second.$set as Record<string, unknown>;
+    expect(Object.keys(firstSet)).toEqual(['plan', ...GEOIP_PERSON_KEYS.map((key) => `$geoip_${key}`)]);
+    expect(Object.keys(first.$set_once as object)).toEqual(['signup', ...GEOIP_PERSON_KEYS.map((key) => `$initial_geoip_${key}`)]);
+    // GeoIP's keys win over the client's, and the client's other keys stay its own.
+    expect(secondSet.$geoip_city_name).toBe('Linköping');
+    expect(secondSet.plan).toBe('free');
+    expect(Object.keys(secondSet)[0]).toBe('plan');
+    // Independent objects: changing one event's properties leaves the next event's alone.
+    firstSet.$geoip_city_name = 'Changed';
+    (first as Record<string, unknown>).$geoip_country_code = 'XX';
+    const third = applyGeoipProperties({ $ip: '89.160.20.129' }, lookup);
+    expect(third).toMatchObject(expectedLocation);
+    expect((third.$set as Record<string, unknown>).$geoip_city_name).toBe('Linköping');
+    expect(Object.isFrozen(third.$set)).toBe(false);
+  });
+});
+
 describe('geoipFlagProperties and withoutIp', () => {
   it('gives the seven flag-evaluation keys that are known', () => {
     expect(geoipFlagProperties(linkoping)).toEqual({

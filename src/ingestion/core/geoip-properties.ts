@@ -82,7 +82,7 @@ export function geoipLookupTarget(properties: Properties): { ip: string } | { sk
  * in the template's order. A level that is present but lacks a value gives null (Hog's missing
  * values are null); absent levels give nothing.
  */
-export function geoipLocationFields(lookup: GeoipLookupResult): Record<string, unknown> {
+export function geoipLocationFields(lookup: Readonly<GeoipLookupResult>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (lookup.city) fields.city_name = englishName(lookup.city.names);
   if (lookup.country) {
@@ -117,7 +117,7 @@ export function geoipLocationFields(lookup: GeoipLookupResult): Record<string, u
  * `$set`/`$set_once` entries for other keys are kept; GeoIP's own keys override the client's.
  * A null lookup (unknown IP) or a skip condition returns the properties unchanged.
  */
-export function applyGeoipProperties(properties: Properties, lookup: GeoipLookupResult | null | undefined): Properties {
+export function applyGeoipProperties(properties: Properties, lookup: Readonly<GeoipLookupResult> | null | undefined): Properties {
   if ('skip' in geoipLookupTarget(properties) || !lookup) return properties;
   const result: Properties = growableCopy(properties);
   addGeoipProperties(result, lookup);
@@ -128,21 +128,49 @@ export function applyGeoipProperties(properties: Properties, lookup: GeoipLookup
  * applyGeoipProperties on properties the caller owns (their `$set` and `$set_once` are still
  * copied: they may be the client's objects). The caller has checked geoipLookupTarget.
  */
-export function addGeoipProperties(result: Properties, lookup: GeoipLookupResult): void {
-  const location = geoipLocationFields(lookup);
-  const set: Properties = growableCopy(isPlainObject(result.$set) ? result.$set : undefined);
-  const setOnce: Properties = growableCopy(isPlainObject(result.$set_once) ? result.$set_once : undefined);
-  for (const key of GEOIP_PERSON_KEYS) {
-    set[`$geoip_${key}`] = null;
-    setOnce[`$initial_geoip_${key}`] = null;
+export function addGeoipProperties(result: Properties, lookup: Readonly<GeoipLookupResult>): void {
+  const additions = geoipAdditions(lookup);
+  result.$set = Object.assign(growableCopy(isPlainObject(result.$set) ? result.$set : undefined), additions.set);
+  result.$set_once = Object.assign(growableCopy(isPlainObject(result.$set_once) ? result.$set_once : undefined), additions.setOnce);
+  Object.assign(result, additions.event);
+}
+
+/** What a lookup adds to an event: its `$geoip_*` properties, and its keys of `$set` and `$set_once`. */
+interface GeoipAdditions {
+  event: Readonly<Properties>;
+  set: Readonly<Properties>;
+  setOnce: Readonly<Properties>;
+}
+
+const SET_KEYS = GEOIP_PERSON_KEYS.map((key) => `$geoip_${key}`);
+const SET_ONCE_KEYS = GEOIP_PERSON_KEYS.map((key) => `$initial_geoip_${key}`);
+/** Per lookup answer: the geoip service gives the same answer object for an address seen again. */
+const additionsByLookup = new WeakMap<Readonly<GeoipLookupResult>, GeoipAdditions>();
+
+/**
+ * The additions of a lookup, built once per answer: per event they are then three copies of a
+ * few dozen keys, not as many keys built from strings and set one by one (GeoIP was the largest
+ * part of an event's preparation). Every owned key is written as null first, in
+ * GEOIP_PERSON_KEYS order, then the known ones over them: the keys' order in `$set`/`$set_once`.
+ */
+function geoipAdditions(lookup: Readonly<GeoipLookupResult>): GeoipAdditions {
+  let additions = additionsByLookup.get(lookup);
+  if (additions) return additions;
+  const event: Properties = {};
+  const set: Properties = {};
+  const setOnce: Properties = {};
+  for (let i = 0; i < GEOIP_PERSON_KEYS.length; i++) {
+    set[SET_KEYS[i]!] = null;
+    setOnce[SET_ONCE_KEYS[i]!] = null;
   }
-  for (const [key, value] of Object.entries(location)) {
-    result[`$geoip_${key}`] = value;
+  for (const [key, value] of Object.entries(geoipLocationFields(lookup))) {
+    event[`$geoip_${key}`] = value;
     set[`$geoip_${key}`] = value;
     setOnce[`$initial_geoip_${key}`] = value;
   }
-  result.$set = set;
-  result.$set_once = setOnce;
+  additions = { event: Object.freeze(event), set: Object.freeze(set), setOnce: Object.freeze(setOnce) };
+  additionsByLookup.set(lookup, additions);
+  return additions;
 }
 
 /**
@@ -150,7 +178,7 @@ export function addGeoipProperties(result: Properties, lookup: GeoipLookupResult
  * adds, and only those the lookup knows (null values are left out so they never shadow supplied
  * properties with nothing).
  */
-export function geoipFlagProperties(lookup: GeoipLookupResult | null | undefined): Properties {
+export function geoipFlagProperties(lookup: Readonly<GeoipLookupResult> | null | undefined): Properties {
   if (!lookup) return {};
   const location = geoipLocationFields(lookup);
   const result: Properties = {};

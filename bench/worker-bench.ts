@@ -8,6 +8,7 @@ import pino from 'pino';
 import { openAndMigrate } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { loadConfig } from '../src/config.js';
+import { openGeoip, type GeoipService } from '../src/geoip/geoip-service.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
 import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
@@ -34,11 +35,18 @@ export interface WorkerFigure {
  * storage: SQLite by default, PostgreSQL when `databaseUrl` is given (in a throwaway schema).
  * Only processing is timed, not enqueueing.
  */
+/** The bundled GeoIP database, opened once per process (as the server opens it). */
+let bundledGeoip: Promise<GeoipService> | undefined;
+
 /** Times a worker draining whatever `database` has queued, for at most `maxSeconds`. */
 async function timeWorker(database: Database, maxSeconds: number, batchSize: number): Promise<Omit<WorkerFigure, 'queued'>> {
   const log = pino({ level: 'silent' });
+  // GeoIP enrichment as the server's worker does it (app.ts): every event with a public address
+  // is looked up, and its $geoip_* properties are stored and set on the person.
+  const geoip = await (bundledGeoip ??= openGeoip());
   // Spike detection is off unless BENCH_SPIKE_EVENTS_PER_SECOND says otherwise (the server's default is 1000).
   const worker = new IngestionWorker(database, log, {
+    geoip,
     batchSize,
     spikeEventsPerSecond: Number(process.env.BENCH_SPIKE_EVENTS_PER_SECOND ?? 0),
     // BENCH_PREPARE_AHEAD=0: every batch prepared in the worker's own thread (to compare).

@@ -13,6 +13,15 @@ function rng(seed: number) {
 }
 
 const PAGES = ['/', '/pricing', '/docs', '/blog/launch', '/signup', '/app/dashboard', '/app/settings'];
+/** First octets of widely allocated public IPv4 space: the GeoIP database places nearly all of it. */
+const PUBLIC_FIRST_OCTETS = [3, 5, 8, 13, 18, 23, 31, 34, 37, 45, 50, 52, 62, 66, 72, 77, 81, 85, 89, 91, 94, 98, 104, 109, 122, 142, 151, 176, 185, 188, 195, 212, 217];
+
+/** A visitor's own public address (stable per visitor, as a browser's is between page views). */
+function visitorAddress(visitor: number): string {
+  const random = rng(visitor + 1);
+  const octet = () => Math.floor(random() * 256);
+  return `${PUBLIC_FIRST_OCTETS[visitor % PUBLIC_FIRST_OCTETS.length]}.${octet()}.${octet()}.${1 + Math.floor(random() * 254)}`;
+}
 const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
 
 /**
@@ -20,7 +29,8 @@ const BROWSERS = ['Chrome', 'Firefox', 'Safari', 'Edge'];
  * properties PostHog lifts onto persons), a third of them sign up and are identified (a merge of
  * the anonymous person into the user's), users set person properties, some events attach to
  * groups, and a tenth come from `person_profiles: 'identified_only'` pages without a profile.
- * Visitors are interleaved, so a batch touches hundreds of persons, not one.
+ * Visitors are interleaved, so a batch touches hundreds of persons, not one. Each visitor comes
+ * from a public address of its own, so GeoIP finds a place for most events.
  */
 export function realisticWorkload(teamId: number, count: number, visitors = 5000): QueueRow[] {
   const random = rng(7);
@@ -74,7 +84,7 @@ export function realisticWorkload(teamId: number, count: number, visitors = 5000
       teamId,
       lane: 'realtime',
       distinctId,
-      payload: { uuid: uuidv7(start + n * 20), event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: '203.0.113.7' },
+      payload: { uuid: uuidv7(start + n * 20), event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: visitorAddress(visitor) },
     });
   }
   return rows;

@@ -7,17 +7,18 @@
 import type { AppContext } from '../context.js';
 import { flagDefinitionsCache } from '../flags/definitions-cache.js';
 import { invalidProjectApiKey } from '../flags/local-evaluation.js';
-import { projectFlagsResponse, selectResponseProtocol, type FlagSetEvaluation } from '../flags/engine/index.js';
+import { projectFlagsResponse, selectResponseProtocol, type FlagSetEvaluation, type ProjectionExtras } from '../flags/engine/index.js';
 import { flagsResponseJson } from '../flags/engine/response-json.js';
 import type { PublicRequest, PublicResponse, PublicRoute } from '../http/public-endpoint.js';
 import { decodePublicBody } from '../http/public-responses.js';
 import { DECIDE_LIMITS, type QueryParams } from '../ingestion/core/decode-body.js';
-import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../tenancy/models.js';
 import { evaluateFlagsRequest } from './evaluate-request.js';
 import { requestRuntime } from './evaluation-runtime.js';
 import { readFlagsRequest } from './flag-request.js';
+import { geoipAddress } from './geoip-address.js';
 import { decideConfigFields } from './remote-config.js';
+import { flagsRequestId } from './request-id.js';
 
 export type FlagsEndpoint = 'decide' | 'flags';
 
@@ -46,20 +47,29 @@ export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoin
   if (flagsRequest.distinctId === null) return { status: 400, body: MISSING_DISTINCT_ID };
 
   const runtime = requestRuntime(flagsRequest.evaluationRuntime, request.headers);
+  const ip = geoipAddress(request.headers['x-forwarded-for'], request.ip);
   // The public endpoints log through the root logger: they log nothing per request.
-  const evaluation = await evaluateFlagsRequest(ctx, team, { request: flagsRequest, ip: request.ip, runtime }, ctx.log);
-  return { status: 200, body: await flagsResponseText(ctx, team, endpoint, request.query, evaluation) };
+  const evaluation = await evaluateFlagsRequest(ctx, team, { request: flagsRequest, ip, runtime }, ctx.log);
+  // Every version of PostHog's answer carries both (api/types.rs: the decide v1/v2, legacy and
+  // detailed responses); SDKs put the id on `$feature_flag_called` events.
+  const extras = { requestId: flagsRequestId(request.headers['x-request-id']), evaluatedAt: Date.now() };
+  return { status: 200, body: await flagsResponseText(ctx, team, endpoint, request.query, evaluation, extras) };
 }
 
 /**
  * The answer's JSON text for an evaluation, in the endpoint's protocol, with the environment's
  * config fields first when the SDK asks for them.
  */
-async function flagsResponseText(ctx: AppContext, team: Team, endpoint: FlagsEndpoint, query: QueryParams, evaluation: FlagSetEvaluation): Promise<string> {
+async function flagsResponseText(
+  ctx: AppContext,
+  team: Team,
+  endpoint: FlagsEndpoint,
+  query: QueryParams,
+  evaluation: FlagSetEvaluation,
+  extras: ProjectionExtras,
+): Promise<string> {
   const version = firstQuery(query, 'v');
   const protocol = selectResponseProtocol(endpoint, version);
-  const detailed = protocol === 'flags_v2';
-  const extras = endpoint === 'flags' && detailed ? { requestId: uuidv7(), evaluatedAt: Date.now() } : {};
   const withConfig =
     endpoint === 'decide' || firstQuery(query, 'config') === 'true' || (version === undefined && firstQuery(query, 'config') === undefined);
   const head = withConfig ? configHead(team, await hasActiveFlags(ctx, team)) : '{';

@@ -19,6 +19,7 @@ import type { EvaluationRuntime } from './evaluation-runtime.js';
 import type { FlagsRequest } from './flag-request.js';
 import { requestPlan } from './flag-needs.js';
 import { groupTypeCache } from './group-type-cache.js';
+import { fillMissingInitialProperties } from './initial-properties.js';
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +40,7 @@ function lacksGroupKeys(keys: readonly string[] | undefined, given: Json | undef
 
 export interface EvaluationInput {
   request: FlagsRequest;
-  /** The client's address (X-Forwarded-For when trusted), for GeoIP. */
+  /** The address to locate for GeoIP targeting (geoip-address.ts). */
   ip: string | undefined;
   /** The caller's runtime: flags limited to the other runtime are left out. */
   runtime: EvaluationRuntime | null;
@@ -88,6 +89,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   }
   const personProperties: Json = wantsPerson ? growableCopy(person?.properties, overrides) : overrides;
   if (wantsPerson && !('distinct_id' in personProperties)) personProperties.distinct_id = distinctId;
+  // After the merge, so a stored `$initial_*` wins over the request's current value.
+  fillMissingInitialProperties(personProperties, plan.initialBackfills);
 
   let staticCohortIds: number[] = [];
   if (person && plan.anyCohorts && plan.anyStaticCohorts && project.staticCohortIds.length > 0) {

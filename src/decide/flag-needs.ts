@@ -12,6 +12,7 @@ import { effectiveFilters } from '../flags/serializers.js';
 import type { FeatureFlag } from '../flags/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS } from '../ingestion/core/geoip-properties.js';
 import { servesRuntime, type EvaluationRuntime } from './evaluation-runtime.js';
+import { initialBackfills } from './initial-properties.js';
 
 type Json = Record<string, unknown>;
 
@@ -41,6 +42,8 @@ export interface RequestPlan {
   groupKeys: Map<number, string[]>;
   /** Some flag reads a GeoIP person property (in any condition), so the lookup is worth doing. */
   readsGeoip: boolean;
+  /** [`$initial_` key, source key] of the `$initial_` keys some condition reads (initial-properties.ts). */
+  initialBackfills: Array<readonly [string, string]>;
   /** Keys of active experience-continuity flags. */
   continuityKeys: string[];
   /** The served flags, compiled for the engine (the group type mapping is added per request). */
@@ -170,6 +173,7 @@ function buildPlan(project: ProjectFlags, runtime: EvaluationRuntime | null): Re
     groupIndexes: [...shared.groupIndexes],
     groupKeys: new Map([...shared.groupKeys].map(([index, keys]) => [index, [...keys]])),
     readsGeoip: GEOIP_FLAG_PROPERTY_KEYS.some((key) => shared.anyPersonKeys.has(key)),
+    initialBackfills: initialBackfills(shared.anyPersonKeys),
     continuityKeys: active.filter((f) => f.ensureExperienceContinuity).map((f) => f.key),
     compiled: compileDefinitions(definitions),
     byKey: new Map(project.definitions.flags.map((f) => [f.key, f])),

@@ -5,10 +5,14 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { authorizeFeedRequest, invalidProjectApiKey, localEvaluationResponse } from '../flags/local-evaluation.js';
+import { authorizeFeedRequest, localEvaluationResponse } from '../flags/local-evaluation.js';
+import { notFound, validationError } from '../http/errors.js';
 import type { Team } from '../tenancy/models.js';
 import { hasActiveFlags } from './answer.js';
 import { buildRemoteConfig, remoteConfigScript } from './remote-config.js';
+
+/** PostHog's check_token: at most 200 characters, letters, digits, `_` and `-` (older tokens are no `phc_…`). */
+const REMOTE_CONFIG_TOKEN = /^[a-zA-Z0-9_-]{1,200}$/;
 
 export const decideRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get('/flags/definitions', async (request, reply) => {
@@ -16,9 +20,17 @@ export const decideRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     return localEvaluationResponse(ctx, team, request, reply);
   });
 
+  /**
+   * The environment of `/array/<token>/...`, answered as PostHog's RemoteConfig views answer
+   * (posthog/api/remote_config.py): a token that cannot be one is a 400 "Invalid token", an
+   * unknown one a plain 404, not the 401 of the key-checked endpoints. These views take no
+   * credentials: there is nothing to authenticate, only a config to find.
+   */
   async function teamOf(request: FastifyRequest): Promise<Team> {
-    const team = await ctx.teams.byApiToken((request.params as { token: string }).token);
-    if (!team) throw invalidProjectApiKey();
+    const token = (request.params as { token: string }).token;
+    if (!REMOTE_CONFIG_TOKEN.test(token)) throw validationError('Invalid token');
+    const team = await ctx.teams.byApiToken(token);
+    if (!team) throw notFound();
     return team;
   }
 

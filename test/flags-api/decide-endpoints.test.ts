@@ -266,6 +266,6 @@ describe('remote config', () => {
     expect(js.headers.get('content-type')).toContain('javascript');
     expect(js.text).toContain(`window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(token)}]`);
     const unknown = await server.request('/array/phc_unknown/config', { key: null });
-    expect(unknown.status).toBe(401);
+    expect(unknown.status).toBe(404);
   });
 });

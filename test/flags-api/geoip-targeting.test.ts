@@ -3,14 +3,15 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { askFlags, createFlag, personFilter } from './flag-helpers.js';
 
 /**
- * `$geoip_*` properties from the client address: X-Forwarded-For (trusted proxy) → GeoIP lookup.
+ * `$geoip_*` properties from the client address: X-Forwarded-For → GeoIP lookup (no TRUST_PROXY
+ * needed: /decide and /flags read the header for GeoIP whatever the proxy setting).
  * The first tests use the real GeoIP service the server opens (bundled GeoLite2 City); the last
  * one injects a fake lookup through the context.
  */
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ TRUST_PROXY: 'true' });
+  server = await startTestServer();
   await createFlag(server, { key: 'uk-only', filters: { groups: [{ properties: [personFilter('$geoip_country_code', 'GB')], rollout_percentage: 100 }] } });
   await createFlag(server, { key: 'in-london-tz', filters: { groups: [{ properties: [personFilter('$geoip_time_zone', 'Europe/London')], rollout_percentage: 100 }] } });
 });

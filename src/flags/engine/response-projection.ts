@@ -8,6 +8,9 @@
  *   decide v3, flags v1 → { featureFlags: { key: value }, featureFlagPayloads, errorsWhileComputingFlags }
  *   decide v4+, flags v2 → { flags: { key: details }, errorsWhileComputingFlags }
  *
+ * Every version also takes the request-level extras (requestId, evaluatedAt, quotaLimited), as
+ * every one of PostHog's response types carries them.
+ *
  * Failed flags are `false` in the legacy map and `failed: true` in the detailed one. Payloads
  * are passed through verbatim (usually JSON strings): no version parses them.
  */
@@ -18,7 +21,7 @@ export type FlagsResponseProtocol = 'decide_v1' | 'decide_v2' | 'flags_v1' | 'fl
 /** Also accepted by projectFlagsResponse: decide v3 is the legacy flags v1 body, decide v4 the detailed one. */
 export type FlagsResponseProtocolAlias = FlagsResponseProtocol | 'decide_v3' | 'decide_v4';
 
-/** Request-level fields the HTTP layer may want merged into the v1/v2 bodies. */
+/** Request-level fields the HTTP layer may want merged into a body. */
 export interface ProjectionExtras {
   requestId?: string;
   evaluatedAt?: number;
@@ -27,10 +30,16 @@ export interface ProjectionExtras {
 
 export interface DecideV1Body {
   featureFlags: string[];
+  quotaLimited?: string[];
+  requestId?: string;
+  evaluatedAt?: number;
 }
 
 export interface DecideV2Body {
   featureFlags: Record<string, boolean | string>;
+  quotaLimited?: string[];
+  requestId?: string;
+  evaluatedAt?: number;
 }
 
 export interface FlagsV1Body {
@@ -86,19 +95,19 @@ function enabledFlags(evaluation: FlagSetEvaluation): FlagEvaluation[] {
   return evaluation.results.filter((flag) => projectedValue(flag) !== false);
 }
 
-export function toDecideV1Body(evaluation: FlagSetEvaluation): DecideV1Body {
-  return { featureFlags: enabledFlags(evaluation).map((flag) => flag.key) };
-}
-
-export function toDecideV2Body(evaluation: FlagSetEvaluation): DecideV2Body {
-  return { featureFlags: Object.fromEntries(enabledFlags(evaluation).map((flag) => [flag.key, projectedValue(flag)])) };
-}
-
 function withExtras<T extends object>(body: T, extras: ProjectionExtras): T {
   if (extras.quotaLimited) Object.assign(body, { quotaLimited: extras.quotaLimited });
   if (extras.requestId !== undefined) Object.assign(body, { requestId: extras.requestId });
   if (extras.evaluatedAt !== undefined) Object.assign(body, { evaluatedAt: extras.evaluatedAt });
   return body;
+}
+
+export function toDecideV1Body(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): DecideV1Body {
+  return withExtras({ featureFlags: enabledFlags(evaluation).map((flag) => flag.key) }, extras);
+}
+
+export function toDecideV2Body(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): DecideV2Body {
+  return withExtras({ featureFlags: Object.fromEntries(enabledFlags(evaluation).map((flag) => [flag.key, projectedValue(flag)])) }, extras);
 }
 
 export function toFlagsV1Body(evaluation: FlagSetEvaluation, extras: ProjectionExtras = {}): FlagsV1Body {
@@ -143,9 +152,9 @@ export function projectFlagsResponse(
     case 'decide_v4':
       return toFlagsV2Body(evaluation, extras);
     case 'decide_v1':
-      return toDecideV1Body(evaluation);
+      return toDecideV1Body(evaluation, extras);
     case 'decide_v2':
-      return toDecideV2Body(evaluation);
+      return toDecideV2Body(evaluation, extras);
     case 'flags_v1':
       return toFlagsV1Body(evaluation, extras);
     case 'flags_v2':

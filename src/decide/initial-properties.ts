@@ -1,0 +1,87 @@
+/**
+ * `$initial_*` back-fill for server-side flag evaluation (spec posthog-flags.md §5.2), as PostHog's
+ * flags service does it (rust/feature-flags/src/flags/flag_matching_utils.rs,
+ * populate_missing_initial_properties, called from FeatureFlagMatcher::get_person_properties):
+ * after the stored person properties and the request's are merged, a missing `$initial_<x>` is
+ * set from `<x>`.
+ *
+ * Why: ingestion writes `$initial_<x>` a little after it first sees `<x>`, and an SDK only sends
+ * the current values; without the back-fill a flag on `$initial_utm_source` would be off for a
+ * brand-new visitor whose request says `utm_source`. A stored or supplied `$initial_<x>` (even a
+ * null one) is never replaced. Person properties only: group properties are not back-filled
+ * there. SDK local evaluation has no such step, so it stays out of the engine.
+ */
+type Json = Record<string, unknown>;
+
+/** PostHog's taxonomy PERSON_PROPERTIES_ADAPTED_FROM_EVENT: `$x` → `$initial_x`. */
+const FROM_EVENT = [
+  '$app_build',
+  '$app_name',
+  '$app_namespace',
+  '$app_version',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$current_url',
+  '$pathname',
+  '$os',
+  '$os_version',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$raw_user_agent',
+];
+
+/** PostHog's taxonomy CAMPAIGN_PROPERTIES: `x` → `$initial_x` (so `_kx` → `$initial__kx`). */
+const CAMPAIGN = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_term',
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  'rdt_cid',
+  'epik',
+  'qclid',
+  'sccid',
+  'irclid',
+  '_kx',
+];
+
+/** `$initial_` key → the key it is filled from. */
+export const INITIAL_PROPERTY_SOURCES: ReadonlyMap<string, string> = new Map([
+  ...FROM_EVENT.map((key) => [`$initial_${key.slice(1)}`, key] as const),
+  ...CAMPAIGN.map((key) => [`$initial_${key}`, key] as const),
+]);
+
+/** [`$initial_` key, source key] pairs for the `$initial_` keys among `readKeys`: only those can change an answer. */
+export function initialBackfills(readKeys: Iterable<string>): Array<readonly [string, string]> {
+  const pairs: Array<readonly [string, string]> = [];
+  for (const key of readKeys) {
+    const source = INITIAL_PROPERTY_SOURCES.get(key);
+    if (source !== undefined) pairs.push([key, source]);
+  }
+  return pairs;
+}
+
+/** Sets each missing `$initial_` key of `pairs` from its source key, when the properties hold that. */
+export function fillMissingInitialProperties(properties: Json, pairs: ReadonlyArray<readonly [string, string]>): void {
+  for (const [initial, source] of pairs) {
+    if (!Object.hasOwn(properties, initial) && Object.hasOwn(properties, source)) properties[initial] = properties[source];
+  }
+}

@@ -94,7 +94,7 @@ export async function listEvents(
       .leftJoin('person_distinct_ids as event_person', (join) =>
         join.onRef('event_person.distinct_id', '=', 'events.distinct_id').on('event_person.team_id', '=', teamId),
       )
-      .leftJoin('persons', 'persons.id', 'event_person.person_id') as unknown as EventQuery;
+      .leftJoin('persons', (join) => join.onRef('persons.id', '=', 'event_person.person_id').on('persons.team_id', '=', teamId)) as unknown as EventQuery;
   }
   if (filter.event) query = query.where('events.event', '=', filter.event);
   if (filter.distinctId) query = query.where('events.distinct_id', '=', filter.distinctId);

@@ -139,31 +139,28 @@ export function geoipFromShared(shared: SharedGeoip): GeoipService {
   const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), { cache: new LruCache(shared.cacheSize) });
   const ipv4Only = info.ipVersion === 4;
   let current: Reader<Record<string, unknown>> | null = reader;
-  // By the address as given (the same text comes again): answers, `NOT_FOUND` for none. The
-  // answers are shared between callers, who only read them.
+  // By address (normalised, so that a client's junk never becomes a key): the answers, and
+  // `NOT_FOUND` for none. Answers are shared between callers: frozen all the way down.
   const recent = new RecentLookups<Readonly<GeoipLookupResult> | typeof NOT_FOUND>(shared.cacheSize);
-
-  function find(ip: string): GeoipLookupResult | null {
-    const address = normalizeIpAddress(ip);
-    if (!address) return null;
-    // An IPv4-only tree is walked with the first 32 bits of an IPv6 address: wrong answers.
-    if (ipv4Only && address.includes(':')) return null;
-    try {
-      return normalizeGeoipRecord(current!.get(address));
-    } catch {
-      return null;
-    }
-  }
 
   return {
     info,
     shared,
     lookup(ip: string): Readonly<GeoipLookupResult> | null {
-      if (!current || typeof ip !== 'string') return null;
-      const known = recent.get(ip);
+      if (!current) return null;
+      const address = normalizeIpAddress(ip);
+      if (!address) return null;
+      // An IPv4-only tree is walked with the first 32 bits of an IPv6 address: wrong answers.
+      if (ipv4Only && address.includes(':')) return null;
+      const known = recent.get(address);
       if (known !== undefined) return known === NOT_FOUND ? null : known;
-      const found = find(ip);
-      recent.set(ip, found ? Object.freeze(found) : NOT_FOUND);
+      let found: GeoipLookupResult | null;
+      try {
+        found = normalizeGeoipRecord(current.get(address));
+      } catch {
+        found = null;
+      }
+      recent.set(address, found ? deepFreeze(found) : NOT_FOUND);
       return found;
     },
     describe(): string {
@@ -368,6 +365,12 @@ function nonEmpty(value: unknown): string | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Freezes an answer and everything in it (plain objects and arrays of a normalised record). */
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (typeof inner === 'object' && inner !== null) deepFreeze(inner);
+  return Object.freeze(value);
 }
 
 function isGzip(buffer: Buffer): boolean {

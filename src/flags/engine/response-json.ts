@@ -60,8 +60,9 @@ function metadataHead(metadata: FlagEvaluation['metadata']): string {
 function extrasJson(extras: ProjectionExtras): string {
   let text = '';
   if (extras.quotaLimited) text += `,"quotaLimited":${JSON.stringify(extras.quotaLimited)}`;
-  if (extras.requestId !== undefined) text += `,"requestId":${json(extras.requestId)}`;
-  if (extras.evaluatedAt !== undefined) text += `,"evaluatedAt":${json(extras.evaluatedAt)}`;
+  // New per request: written directly, past the memo of quoted texts (they would churn it).
+  if (extras.requestId !== undefined) text += `,"requestId":${JSON.stringify(extras.requestId)}`;
+  if (extras.evaluatedAt !== undefined) text += `,"evaluatedAt":${JSON.stringify(extras.evaluatedAt)}`;
   return text;
 }
 

@@ -2,8 +2,9 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
-import { distinctIdsFromCsv, parseMultipart } from './csv-members.js';
-import { addStaticMembers, createCohort, editCohort, membersFromBody, serializeCohort, type StaticMembersInput } from './service.js';
+import { parseMultipart } from './csv-members.js';
+import { createCohort, editCohort, serializeCohort } from './service.js';
+import { addPersonsToStaticCohort, removePersonFromStaticCohort } from './static-members.js';
 import { getCohort, listLiveCohorts, type Cohort } from './store.js';
 
 type Json = Record<string, unknown>;
@@ -12,25 +13,27 @@ const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'cohort:read', team: TEAM } };
 const WRITE = { access: { scope: 'cohort:write', team: TEAM } };
 
-/** A JSON body, or a multipart form whose `csv` file lists distinct ids (PostHog's upload). */
-function readBody(request: FastifyRequest): { body: Json; members: StaticMembersInput } {
+/**
+ * A JSON body, or a multipart form whose `csv` file part is an upload (as Django, only a part with
+ * a file name counts as a file). A JSON `csv` string is taken as an upload too (Hoglet's addition).
+ */
+function readBody(request: FastifyRequest): { body: Json; csv?: Buffer | string } {
   const raw = request.body;
   if (Buffer.isBuffer(raw)) {
     const body: Json = {};
-    const members: StaticMembersInput = {};
+    let csv: Buffer | undefined;
     for (const part of parseMultipart(raw, String(request.headers['content-type'] ?? ''))) {
-      if (part.name === 'csv') members.distinctIds = distinctIdsFromCsv(part.value.toString('utf8'));
-      else body[part.name] = part.value.toString('utf8');
+      if (part.filename !== undefined) {
+        if (part.name === 'csv' && part.filename !== '') csv = part.value;
+      } else body[part.name] = part.value.toString('utf8');
     }
-    return { body, members };
+    return { body, ...(csv ? { csv } : {}) };
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw validationError(`Invalid data. Expected a dictionary, but got ${Array.isArray(raw) ? 'list' : typeof raw}.`);
   }
   const body = raw as Json;
-  const members = membersFromBody(body);
-  if (typeof body.csv === 'string') members.distinctIds = [...(members.distinctIds ?? []), ...distinctIdsFromCsv(body.csv)];
-  return { body, members };
+  return { body, ...(typeof body.csv === 'string' ? { csv: body.csv } : {}) };
 }
 
 export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -52,8 +55,8 @@ export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   });
 
   app.post(`${base}/`, { config: WRITE }, async (request, reply) => {
-    const { body, members } = readBody(request);
-    const cohort = await createCohort(ctx, request.team!, request.principal!.user, body, members);
+    const { body, csv } = readBody(request);
+    const cohort = await createCohort(ctx, request.team!, request.principal!.user, body, csv);
     reply.code(201);
     return serializeCohort(ctx, cohort);
   });
@@ -66,15 +69,21 @@ export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       url: `${base}/:id/`,
       config: WRITE,
       handler: async (request) => {
-        const { body, members } = readBody(request);
-        return serializeCohort(ctx, await editCohort(ctx, request.team!, await loadCohort(request), body, members));
+        const { body, csv } = readBody(request);
+        return serializeCohort(ctx, await editCohort(ctx, request.team!, await loadCohort(request), body, method, csv));
       },
     });
   }
 
+  // PostHog's member actions answer `{"success": true}`, not the cohort.
   app.patch(`${base}/:id/add_persons_to_static_cohort/`, { config: WRITE }, async (request) => {
-    const { members } = readBody(request);
-    return serializeCohort(ctx, await addStaticMembers(ctx, request.team!, await loadCohort(request), members));
+    const cohort = await loadCohort(request);
+    return addPersonsToStaticCohort(ctx, request.team!, cohort, readBody(request).body);
+  });
+
+  app.patch(`${base}/:id/remove_person_from_static_cohort/`, { config: WRITE }, async (request) => {
+    const cohort = await loadCohort(request);
+    return removePersonFromStaticCohort(ctx, request.team!, cohort, readBody(request).body);
   });
   // DELETE answers 405: cohorts are soft-deleted with PATCH {"deleted": true}, as in PostHog.
 };

@@ -1,4 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { DialectName } from '../db/database.js';
+import { jsonText } from '../db/json-path.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
 import type { CohortsTable } from './tables.js';
@@ -137,6 +139,16 @@ export async function addCohortMembers(db: Db, cohortId: number, personIds: numb
 }
 
 
+/** Removes one person from a static cohort (nothing happens if they were not in it); returns the new size. */
+export async function removeCohortMember(db: Db, cohortId: number, personId: number): Promise<number> {
+  await db.deleteFrom('cohort_people').where('cohort_id', '=', cohortId).where('person_id', '=', personId).execute();
+  const row = await db
+    .selectFrom('cohort_people')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('cohort_id', '=', cohortId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
 /** Which of `cohortIds` (static cohorts) the person belongs to: one indexed read. */
 export async function staticMembershipsOf(db: Db, personId: number, cohortIds: number[]): Promise<number[]> {
   if (cohortIds.length === 0) return [];
@@ -170,6 +182,22 @@ export async function personIdsForDistinctIds(db: Db, teamId: number, distinctId
       .where('distinct_id', 'in', distinctIds.slice(i, i + 500))
       .execute();
     ids.push(...rows.map((r) => Number(r.person_id)));
+  }
+  return ids;
+}
+
+/** Persons whose `email` property is one of these addresses (a CSV upload's email column), 500 per query. */
+export async function personIdsForEmails(database: { db: Db; dialect: DialectName }, teamId: number, emails: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  const email = jsonText(database.dialect, 'properties', 'email');
+  for (let i = 0; i < emails.length; i += 500) {
+    const rows = await database.db
+      .selectFrom('persons')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .where(email, 'in', emails.slice(i, i + 500))
+      .execute();
+    ids.push(...rows.map((r) => Number(r.id)));
   }
   return ids;
 }

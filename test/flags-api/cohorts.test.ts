@@ -88,7 +88,8 @@ describe('cohorts in flags', () => {
       // An unknown uuid is left out; a repeated one and an existing member count once.
       body: { person_ids: [third.uuid, '00000000-0000-4000-8000-00000000dead', third.uuid] },
     });
-    expect(added.body.count).toBe(3);
+    expect(added.body).toEqual({ success: true });
+    expect((await server.request(cohortsPath(server, `${created.body.id}/`))).body.count).toBe(3);
     expect((await flagsFor('member-3'))['static-cohort']).toBe(true);
   });
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
+import { applyListQuery, type ListQuery } from './list-filters.js';
 import { checkKeyReachesTeam, localEvaluationResponse, teamForFeed } from './local-evaluation.js';
 import { serializeFlag, UserDirectory } from './serializers.js';
 import { cohortNamesOf, createFlag, editFlag } from './service.js';
@@ -10,45 +11,6 @@ import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
 const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'feature_flag:read', team: TEAM } };
 const WRITE = { access: { scope: 'feature_flag:write', team: TEAM } };
-
-type ListQuery = Record<string, string | undefined>;
-
-/** The list endpoint's filters (PostHog `_apply_filters`): active, search, type, created_by_id, evaluation_runtime. */
-function matchesListFilters(flag: FeatureFlag, query: ListQuery): boolean {
-  if (query.active === 'true' && !flag.active) return false;
-  if (query.active === 'false' && flag.active) return false;
-  if (query.search) {
-    const needle = query.search.toLowerCase();
-    if (!flag.key.toLowerCase().includes(needle) && !flag.name.toLowerCase().includes(needle)) return false;
-  }
-  const multivariate = flag.filters.multivariate;
-  switch (query.type) {
-    case 'boolean':
-      if (multivariate) return false;
-      break;
-    case 'multivariant':
-      if (!multivariate) return false;
-      break;
-    case 'experiment':
-      return false; // Hoglet has no experiments
-    case 'remote_config':
-      if (!flag.isRemoteConfiguration) return false;
-      break;
-  }
-  if (query.created_by_id && String(flag.createdById) !== query.created_by_id) return false;
-  if (query.evaluation_runtime && query.evaluation_runtime !== 'both' && flag.evaluationRuntime !== query.evaluation_runtime) {
-    return false;
-  }
-  if (query.excluded_properties) {
-    try {
-      const excluded = JSON.parse(query.excluded_properties) as unknown;
-      if (Array.isArray(excluded) && excluded.includes(flag.key)) return false;
-    } catch {
-      // unreadable: ignored, as PostHog does
-    }
-  }
-  return true;
-}
 
 function flagId(request: FastifyRequest): number {
   const raw = (request.params as { id: string }).id;
@@ -75,7 +37,7 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   app.get(`${base}/`, { config: READ }, async (request) => {
     const page = readPage(request.query);
     const query = request.query as ListQuery;
-    const flags = (await listProjectFlags(db, request.team!.projectId)).filter((flag) => matchesListFilters(flag, query));
+    const flags = applyListQuery(await listProjectFlags(db, request.team!.projectId), query);
     const slice = flags.slice(page.offset, page.offset + page.limit);
     return paginate(request, page, flags.length, await respond(slice, request.team!.projectId));
   });
@@ -111,7 +73,7 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   // The legacy feed address: the environment comes from `token` (else the user's current one).
   app.get('/feature_flag/local_evaluation/', { config: { access: { scope: 'feature_flag:read' } } }, async (request, reply) => {
     const principal = request.principal!;
-    const team = await teamForFeed(ctx, (request.query as ListQuery).token, principal.user.currentTeamId);
+    const team = await teamForFeed(ctx, (request.query as Record<string, string | undefined>).token, principal.user.currentTeamId);
     checkKeyReachesTeam(principal.key, principal.memberships, team);
     return localEvaluationResponse(ctx, team, request, reply);
   });

@@ -7,8 +7,10 @@ import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
 import { getCohort, listProjectCohorts } from '../cohorts/store.js';
 import { conflict, validationError } from '../http/errors.js';
+import { pyTypeName } from '../lib/python-text.js';
 import type { Team, User } from '../tenancy/models.js';
 import { getUser } from '../tenancy/store.js';
+import { conflictingFields, filtersForNewKey } from './edit-rules.js';
 import {
   describeFlags,
   dependentFlags,
@@ -52,7 +54,7 @@ function lookupsFor(ctx: AppContext, projectId: number): FlagValidationLookups {
 }
 
 function readTags(value: unknown): string[] {
-  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${typeof value}".`, 'tags', 'not_a_list');
+  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, 'tags', 'not_a_list');
   return [...new Set(value.map((tag) => String(tag).trim().toLowerCase()).filter(Boolean))];
 }
 
@@ -94,6 +96,27 @@ function serializerFields(flag: FeatureFlag): Record<string, unknown> {
     is_remote_configuration: flag.isRemoteConfiguration,
     tags: flag.tags,
   };
+}
+
+/** An edit's changes under their serializer field names (PostHog's `validated_data`). */
+function validatedFields(changes: FlagChanges): Json {
+  const fields: Record<keyof FlagChanges, string> = {
+    key: 'key',
+    name: 'name',
+    filters: 'filters',
+    active: 'active',
+    deleted: 'deleted',
+    ensureExperienceContinuity: 'ensure_experience_continuity',
+    isRemoteConfiguration: 'is_remote_configuration',
+    evaluationRuntime: 'evaluation_runtime',
+    bucketingIdentifier: 'bucketing_identifier',
+    tags: 'tags',
+  };
+  const validated: Json = {};
+  for (const [change, value] of Object.entries(changes)) {
+    if (value !== undefined) validated[fields[change as keyof FlagChanges]] = value;
+  }
+  return validated;
 }
 
 /** The fields of a flag the activity log compares, in the order its changes are listed. */
@@ -155,29 +178,6 @@ function timezoneOf(team: Team): string {
   return typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC';
 }
 
-/** The stored value of a serializer field, for comparing against `original_flag`. */
-function storedField(flag: FeatureFlag, field: string): unknown {
-  return serializerFields(flag)[field];
-}
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * PostHog's `_get_conflicting_changes`: fields this edit changes (relative to `original_flag`)
- * that someone else changed meanwhile, to a different value.
- */
-function conflictingFields(current: FeatureFlag, validated: Json, original: unknown): string[] {
-  if (!original || typeof original !== 'object' || Array.isArray(original)) return [];
-  const before = original as Json;
-  return Object.keys(validated).filter(
-    (field) =>
-      field in before &&
-      !same(validated[field], before[field]) &&
-      !same(before[field], storedField(current, field)) &&
-      !same(validated[field], storedField(current, field)),
-  );
-}
-
 export async function editFlag(
   ctx: AppContext,
   team: Team,
@@ -234,19 +234,16 @@ export async function editFlag(
     }
   }
 
-  const validated: Json = {};
-  if (changes.key !== undefined) validated.key = changes.key;
-  if (changes.name !== undefined) validated.name = changes.name;
-  if (changes.filters !== undefined) validated.filters = changes.filters;
-  if (changes.active !== undefined) validated.active = changes.active;
-  if (changes.deleted !== undefined) validated.deleted = changes.deleted;
-  if (changes.ensureExperienceContinuity !== undefined) validated.ensure_experience_continuity = changes.ensureExperienceContinuity;
+  // A rename re-points early-access conditions, which makes `filters` one of the edited fields.
+  const renamedFilters = changes.key !== undefined && changes.key !== flag.key ? filtersForNewKey(changes.filters ?? flag.filters, changes.key) : undefined;
+  if (renamedFilters) changes.filters = renamedFilters;
+  const validated = validatedFields(changes);
 
   // Optimistic concurrency: re-read, compare versions, then compare-and-set on the version.
   const version = 'version' in body ? Number(body.version) : -1;
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = (await getFlag(ctx.database.db, team.projectId, flag.id)) ?? flag;
-    if (version !== -1 && version !== current.version && conflictingFields(current, validated, body.original_flag).length > 0) {
+    if (version !== -1 && version !== current.version && conflictingFields(serializerFields(current), validated, body.original_flag).length > 0) {
       const editor = current.lastModifiedById === null ? undefined : await getUser(ctx.database.db, current.lastModifiedById);
       throw conflict(
         `The feature flag was updated by ${editor ? editor.email : 'another user'} since you started editing it. Please refresh and try again.`,

@@ -43,11 +43,20 @@ export function readBoolean(value: unknown, attr: string, nullable = false): boo
   throw validationError('Must be a valid boolean.', attr, 'invalid');
 }
 
+/** Python's whitespace (`str.strip()`): unlike JS `trim()`, it keeps U+FEFF and strips U+001C-U+001F and U+0085. */
+const PY_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PY_STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g');
+
+export function pythonStrip(text: string): string {
+  return text.replace(PY_STRIP, '');
+}
+
+/** DRF CharField: numbers become text, and surrounding whitespace is trimmed (`trim_whitespace`) before any check. */
 export function readString(value: unknown, attr: string, options: { allowBlank?: boolean; maxLength?: number } = {}): string {
   if (value === null) throw validationError('This field may not be null.', attr, 'null');
   if (typeof value === 'object' || typeof value === 'boolean') throw validationError('Not a valid string.', attr, 'invalid');
-  const text = String(value);
-  if (!options.allowBlank && text.trim() === '') throw validationError('This field may not be blank.', attr, 'blank');
+  const text = pythonStrip(String(value));
+  if (!options.allowBlank && text === '') throw validationError('This field may not be blank.', attr, 'blank');
   if (options.maxLength !== undefined && text.length > options.maxLength) {
     throw validationError(`Ensure this field has no more than ${options.maxLength} characters.`, attr, 'max_length');
   }
@@ -168,7 +177,8 @@ async function checkCohortReference(id: unknown, lookups: FlagValidationLookups)
 }
 
 function checkPayloads(filters: Json, variantKeys: Set<string>): void {
-  const payloads = filters.payloads ?? {};
+  // `filters.get("payloads", {})`: only a missing key defaults; an explicit null is refused.
+  const payloads = 'payloads' in filters ? filters.payloads : {};
   if (!isObject(payloads)) throw filtersError('Payloads must be passed as a dictionary');
   for (const [key, value] of Object.entries(payloads)) {
     // API callers may send objects; PostHog stores what the UI sends, a JSON string.

@@ -339,7 +339,7 @@ describe('flag validation (PostHog messages)', () => {
       method: 'POST',
       body: {
         name: 'Doers',
-        filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: '$pageview', type: 'behavioral', value: 'performed_event' }] }] } },
+        filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: '$pageview', type: 'behavioral', value: 'performed_event', event_type: 'events' }] }] } },
       },
     });
     expect(cohort.status).toBe(201);

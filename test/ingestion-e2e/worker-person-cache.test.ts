@@ -26,6 +26,9 @@ function row(teamId: number, distinctId: string, event: string, properties: Reco
   return { teamId, lane: 'realtime', distinctId, payload: { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null } };
 }
 
+/** Every person the worker creates records the event that created it (PostHog person-create-service.ts). */
+const CREATOR = expect.any(String);
+
 /** A server of its own (no worker of its own: each test runs its workers). */
 async function setUp() {
   const server = await startTestServer({ INGESTION_WORKER: 'off' });
@@ -53,12 +56,12 @@ describe('worker person cache', () => {
     await run([row(teamId, 'anon-1', 'clicked', { $set: { plan: 'free', step: 1 } }), row(teamId, 'user-1', 'clicked', { $set: { email: 'u@example.com' } })]);
     await run([row(teamId, 'anon-1', 'clicked', { $set: { step: 2 } })]);
     await run([row(teamId, 'anon-1', 'clicked', { $set_once: { first: 'a' }, $set: { step: 3 } })]);
-    expect(await props('anon-1')).toEqual({ plan: 'free', step: 3, first: 'a' });
+    expect(await props('anon-1')).toEqual({ plan: 'free', step: 3, first: 'a', $creator_event_uuid: CREATOR });
 
     // A merge folds anon-1 into user-1; the next batches read the survivor.
     await run([row(teamId, 'user-1', '$identify', { $anon_distinct_id: 'anon-1' })]);
     await run([row(teamId, 'anon-1', 'clicked', { $set: { step: 4 } })]);
-    expect(await props('user-1')).toEqual({ plan: 'free', step: 4, first: 'a', email: 'u@example.com' });
+    expect(await props('user-1')).toEqual({ plan: 'free', step: 4, first: 'a', email: 'u@example.com', $creator_event_uuid: CREATOR });
     expect((await getPersonByDistinctId(database.db, teamId, 'anon-1'))?.id).toBe((await getPersonByDistinctId(database.db, teamId, 'user-1'))?.id);
 
     // Deleted by the persons API: the next event creates a new person, without the old properties.
@@ -67,7 +70,7 @@ describe('worker person cache', () => {
     await run([row(teamId, 'user-1', 'clicked', { $set: { plan: 'pro' } })]);
     const fresh = (await getPersonByDistinctId(database.db, teamId, 'user-1'))!;
     expect(fresh.id).not.toBe(old.id);
-    expect(fresh.properties).toEqual({ plan: 'pro' });
+    expect(fresh.properties).toEqual({ plan: 'pro', $creator_event_uuid: CREATOR });
     await worker.stop();
   }, 60_000);
 
@@ -92,7 +95,7 @@ describe('worker person cache', () => {
     expect(cached.get('p-a')).toEqual({ ...a, properties: { from: 'cache' } });
     for (const id of ['p-b', 'p-c', 'p-d']) expect(cached.get(id)).toEqual(plain.get(id));
     expect(cached.has('p-none')).toBe(false);
-    expect(plain.get('p-c')!.properties).toEqual({ c: 3 });
+    expect(plain.get('p-c')!.properties).toEqual({ c: 3, $creator_event_uuid: CREATOR });
   }, 60_000);
 
   it('moves the merged-away person\'s other distinct ids to the survivor', async () => {
@@ -169,7 +172,7 @@ describe('worker person cache', () => {
     await first.drain();
     await first.stop();
     const person = (await getPersonByDistinctId(database.db, teamId, 'r-x'))!;
-    expect(person.properties).toEqual({ a: 1, b: 2, c: 3 });
+    expect(person.properties).toEqual({ a: 1, b: 2, c: 3, $creator_event_uuid: CREATOR });
     expect(person.version).toBe(2);
   }, 60_000);
 
@@ -188,7 +191,7 @@ describe('worker person cache', () => {
     await settle();
     await first.stop();
     const person = (await getPersonByDistinctId(database.db, teamId, 's-x'))!;
-    expect(person.properties).toEqual({ a: 1, b: 2, c: 3 });
+    expect(person.properties).toEqual({ a: 1, b: 2, c: 3, $creator_event_uuid: CREATOR });
     expect(person.version).toBe(2);
   }, 60_000);
 });

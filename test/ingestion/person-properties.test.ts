@@ -13,7 +13,6 @@ import {
   liftInitialAndCampaignProperties,
   normalizePersonProperties,
   propertiesForNewPerson,
-  stripPersonUpdateFields,
 } from '../../src/ingestion/core/person-properties.js';
 
 const update = (partial: Partial<PersonPropertyUpdate>): PersonPropertyUpdate => ({ set: {}, setOnce: {}, unset: [], ...partial });
@@ -30,19 +29,18 @@ describe('decidePersonProcessing', () => {
   });
 
   it.each([['$identify'], ['$create_alias'], ['$merge_dangerously'], ['$groupidentify']])('drops %s when personless', (event) => {
-    const decision = decidePersonProcessing({ event, properties: { $process_person_profile: false } });
+    const decision = decidePersonProcessing({ event, uuid: 'u-1', distinctId: 'd-1', properties: { $process_person_profile: false } });
     expect(decision.kind).toBe('drop');
-    expect(decision.warnings).toEqual([{ type: 'invalid_event_when_process_person_profile_is_false', details: { eventName: event } }]);
+    // PostHog normalizeProcessPersonFlagStep's details.
+    expect(decision.warnings).toEqual([
+      { type: 'invalid_event_when_process_person_profile_is_false', details: { eventUuid: 'u-1', event, distinctId: 'd-1' } },
+    ]);
   });
 
   it('ignores a non-boolean flag with a warning', () => {
     const decision = decidePersonProcessing({ event: 'e', properties: { $process_person_profile: 'false' } });
     expect(decision.kind).toBe('process');
     expect(decision.warnings[0]!.type).toBe('invalid_process_person_profile');
-  });
-
-  it('strips person update fields from personless events', () => {
-    expect(stripPersonUpdateFields({ a: 1, $set: { b: 1 }, $set_once: { c: 1 }, $unset: ['d'] })).toEqual({ a: 1 });
   });
 });
 
@@ -273,8 +271,14 @@ describe('applyPersonPropertyUpdate', () => {
 });
 
 describe('propertiesForNewPerson and jsonEqual', () => {
-  it('creates persons from $set_once overlaid by $set', () => {
-    expect(propertiesForNewPerson(update({ set: { a: 'set' }, setOnce: { a: 'once', b: 'once' }, unset: ['b'] }))).toEqual({ a: 'set', b: 'once' });
+  it('creates persons from $set_once overlaid by $set, with the uuid of the event that created them', () => {
+    // PostHog person-create-service.ts: {...propertiesOnce, ...properties, $creator_event_uuid}.
+    expect(propertiesForNewPerson(update({ set: { a: 'set' }, setOnce: { a: 'once', b: 'once' }, unset: ['b'] }), 'e-1')).toEqual({
+      a: 'set',
+      b: 'once',
+      $creator_event_uuid: 'e-1',
+    });
+    expect(propertiesForNewPerson(update({ set: { $creator_event_uuid: 'client' } }), 'e-2').$creator_event_uuid).toBe('e-2');
   });
 
   it('compares JSON values', () => {

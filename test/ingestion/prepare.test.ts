@@ -92,7 +92,11 @@ describe('prepareQueuedEvent', () => {
     const group = prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 42, $group_set: { name: 'Acme' } } }));
     expect(group.groups).toEqual({ identified: { type: 'company', key: '42', set: { name: 'Acme' } }, attached: [] });
     const attached = prepare(queued({ properties: { $groups: { company: 'acme', team: { id: 1 }, none: null, empty: '', 'bad\u0000': 'k\ud800' } } }));
-    expect(attached.groups).toEqual({ identified: undefined, attached: [['company', 'acme'], ['team', '{"id":1}'], ['bad\ufffd', 'k\ufffd']] });
+    // As PostHog's addGroupProperties: every type, its value copied as it is (made well-formed).
+    expect(attached.groups).toEqual({
+      identified: undefined,
+      attached: [['company', 'acme'], ['team', { id: 1 }], ['none', null], ['empty', ''], ['bad\ufffd', 'k\ufffd']],
+    });
     expect(attached.ownGroupKeys).toBe(false);
     expect(prepare(queued({ properties: { $group_2: 'x', $groups: { company: 'acme' } } })).ownGroupKeys).toBe(true);
   });

@@ -87,7 +87,7 @@ describe('computeEventTimestamp', () => {
   it('ignores an unparsable sent_at with a warning and uses the timestamp as sent', () => {
     const result = computeEventTimestamp({ now, timestamp: '2026-05-01T00:00:00Z', sentAt: 'invalid-date' });
     expect(iso(result.timestamp)).toBe('2026-05-01T00:00:00.000Z');
-    expect(result.warnings).toEqual([{ type: 'ignored_invalid_timestamp', details: { field: 'sent_at', value: 'invalid-date', reason: 'invalid format' } }]);
+    expect(result.warnings).toEqual([{ type: 'ignored_invalid_timestamp', details: { eventUuid: '', field: 'sent_at', value: 'invalid-date', reason: 'invalid format' } }]);
   });
 
   it('treats empty and null timestamp / sent_at as absent', () => {

@@ -1,9 +1,10 @@
 /**
  * Pure cores of event ingestion. Typical use by a capture route and the worker:
  *
- *   decodeBody → extractEvents → (per event) resolveSentAt + computeEventTimestamp,
- *   decidePersonProcessing → normalizePersonProperties → applyGeoipProperties
- *   → extractPersonPropertyUpdate → detectMergeRequest / decideMerge → applyPersonPropertyUpdate.
+ *   decodeBody → extractEvents → (per event) routeEvent → resolveSentAt + computeEventTimestamp,
+ *   decidePersonProcessing → normalizePersonProperties → addRequestContext → applyGeoipProperties
+ *   → extractPersonPropertyUpdate → detectMergeRequest / decideMerge → applyPersonPropertyUpdate,
+ *   and applyPersonModeToProperties for what is stored.
  */
 export * from './types.js';
 export * from './decode-body.js';
@@ -12,4 +13,5 @@ export * from './timestamps.js';
 export * from './person-properties.js';
 export * from './merge-rules.js';
 export * from './geoip-properties.js';
+export * from './event-normalization.js';
 export * from './uuid.js';

@@ -70,32 +70,42 @@ export type PersonProcessingDecision =
   | { kind: 'personless'; warnings: IngestionWarning[] }
   | { kind: 'drop'; warnings: IngestionWarning[] };
 
+/** The event as decidePersonProcessing reads it; uuid and distinct id name it in warnings. */
+export interface PersonProcessingSource extends Pick<PersonPropertySource, 'event' | 'properties'> {
+  uuid?: string | undefined;
+  distinctId?: string | undefined;
+}
+
 /**
  * `$process_person_profile: false` (posthog-js `person_profiles: 'identified_only'`) or a project
  * opt-out makes the event personless; identity events are then meaningless and are dropped.
  * A non-boolean flag is ignored with a warning (PostHog `invalid_process_person_profile`).
+ * Warning details as PostHog's `normalizeProcessPersonFlagStep` writes them.
  */
-export function decidePersonProcessing(
-  event: Pick<PersonPropertySource, 'event' | 'properties'>,
-  options: { projectOptOut?: boolean } = {},
-): PersonProcessingDecision {
+export function decidePersonProcessing(event: PersonProcessingSource, options: { projectOptOut?: boolean } = {}): PersonProcessingDecision {
   const flag = event.properties.$process_person_profile;
   const warnings: IngestionWarning[] = [];
   if (flag !== undefined && typeof flag !== 'boolean') {
-    warnings.push({ type: 'invalid_process_person_profile', details: { $process_person_profile: flag } });
+    warnings.push({
+      type: 'invalid_process_person_profile',
+      details: {
+        ...eventNamed(event),
+        $process_person_profile: flag,
+        message: 'Only a boolean value is valid for the $process_person_profile property',
+      },
+    });
   }
   if (flag !== false && !options.projectOptOut) return { kind: 'process', warnings };
   if (PERSON_ONLY_EVENTS.has(event.event)) {
-    warnings.push({ type: 'invalid_event_when_process_person_profile_is_false', details: { eventName: event.event } });
+    warnings.push({ type: 'invalid_event_when_process_person_profile_is_false', details: eventNamed(event) });
     return { kind: 'drop', warnings };
   }
   return { kind: 'personless', warnings };
 }
 
-/** A copy of `properties` without the person update fields, for personless events. */
-export function stripPersonUpdateFields(properties: Properties): Properties {
-  const { $set: _set, $set_once: _setOnce, $unset: _unset, ...rest } = properties;
-  return rest;
+/** How PostHog's warnings name the event they are about. */
+function eventNamed(event: PersonProcessingSource): Record<string, unknown> {
+  return { eventUuid: event.uuid, event: event.event, distinctId: event.distinctId };
 }
 
 /**
@@ -277,9 +287,13 @@ export function withPersonPropertyChanges(current: Properties, changes: Pick<Per
   return properties;
 }
 
-/** Properties of a person created by this event: `$set_once` first, `$set` over it. */
-export function propertiesForNewPerson(update: PersonPropertyUpdate): Properties {
-  return { ...update.setOnce, ...update.set };
+/**
+ * Properties of a person created by this event: `$set_once` first, `$set` over it, and the uuid of
+ * the event that created it (PostHog `person-create-service.ts`, for plain creations and for the
+ * person an identify or alias creates for two new distinct ids alike).
+ */
+export function propertiesForNewPerson(update: PersonPropertyUpdate, creatorEventUuid: string): Properties {
+  return { ...update.setOnce, ...update.set, $creator_event_uuid: creatorEventUuid };
 }
 
 /** Keys that change on every page view; PostHog does not write a person just for them. */

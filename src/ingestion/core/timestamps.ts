@@ -9,7 +9,9 @@
  *   4. ts more than 23 h after now → now, warning `event_timestamp_in_future`.
  *   5. ts outside years 0‥9999 → now, warning `ignored_invalid_timestamp`.
  * An unparsable `timestamp` or `sent_at` is ignored with warning `ignored_invalid_timestamp`
- * (plugin-server's behaviour; capture-rs falls back silently).
+ * (plugin-server's behaviour; capture-rs falls back silently). The warnings' details are
+ * plugin-server's (`worker/ingestion/timestamps.ts` `parseEventTimestamp`): they name the event by
+ * `eventUuid` (and `eventName` for a future timestamp) so a warning can be traced to its event.
  */
 import type { IngestionWarning, Properties } from './types.js';
 
@@ -26,6 +28,9 @@ export interface TimestampInput {
   offset?: unknown;
   /** Event properties, for `$ignore_sent_at`. */
   properties?: Properties | undefined;
+  /** The event's uuid and name, for the warnings' details. */
+  eventUuid?: string | undefined;
+  event?: string | undefined;
 }
 
 export interface TimestampResult {
@@ -42,14 +47,14 @@ export function computeEventTimestamp(input: TimestampInput): TimestampResult {
   const ignoreSentAt = input.properties?.$ignore_sent_at === true;
   if (!ignoreSentAt && input.sentAt !== undefined && input.sentAt !== null && input.sentAt !== '') {
     sentAt = input.sentAt instanceof Date ? validDate(input.sentAt) : parseTimestamp(input.sentAt);
-    if (sentAt === undefined) warnings.push(invalidWarning('sent_at', input.sentAt, 'invalid format'));
+    if (sentAt === undefined) warnings.push(invalidWarning(input, 'sent_at', input.sentAt, 'invalid format'));
   }
 
   let resultMs = nowMs;
   if (input.timestamp !== undefined && input.timestamp !== null && input.timestamp !== '') {
     const timestamp = parseTimestamp(input.timestamp);
     if (timestamp === undefined) {
-      warnings.push(invalidWarning('timestamp', input.timestamp, 'invalid format'));
+      warnings.push(invalidWarning(input, 'timestamp', input.timestamp, 'invalid format'));
     } else {
       resultMs = sentAt ? nowMs + (timestamp.getTime() - sentAt.getTime()) : timestamp.getTime();
     }
@@ -68,12 +73,17 @@ export function computeEventTimestamp(input: TimestampInput): TimestampResult {
         offset: input.offset ?? '',
         now: now.toISOString(),
         result: safeIso(resultMs),
+        eventUuid: input.eventUuid,
+        eventName: input.event,
       },
     });
     resultMs = nowMs;
   }
   if (!inSupportedRange(resultMs)) {
-    warnings.push(invalidWarning('timestamp', input.timestamp ?? input.offset ?? '', 'out of bounds'));
+    const warning = invalidWarning(input, 'timestamp', input.timestamp ?? input.offset ?? '', 'out of bounds');
+    warning.details.offset = input.offset;
+    warning.details.parsed_year = new Date(resultMs).getUTCFullYear();
+    warnings.push(warning);
     resultMs = nowMs;
   }
   return { timestamp: new Date(resultMs), warnings };
@@ -177,6 +187,6 @@ function safeIso(ms: number): string {
   return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
 }
 
-function invalidWarning(field: string, value: unknown, reason: string): IngestionWarning {
-  return { type: 'ignored_invalid_timestamp', details: { field, value, reason } };
+function invalidWarning(input: TimestampInput, field: string, value: unknown, reason: string): IngestionWarning {
+  return { type: 'ignored_invalid_timestamp', details: { eventUuid: input.eventUuid ?? '', field, value, reason } };
 }

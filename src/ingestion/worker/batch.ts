@@ -81,11 +81,12 @@ async function preload(batch: BatchContext, rows: QueueRecord[], prepared: Array
     entry.distinctIds.push(event.distinctId);
     if (event.merge) entry.distinctIds.push(event.merge.otherDistinctId);
     const group = event.groups?.identified;
-    const index = group && batch.groupTypes.known(teamId, group.type);
+    // A `$groupidentify` without a key makes sure of its type only: no group to load.
+    const index = group?.key === undefined ? undefined : batch.groupTypes.known(teamId, group.type);
     if (index !== undefined) {
       let keys = entry.groupKeys.get(index);
       if (!keys) entry.groupKeys.set(index, (keys = []));
-      keys.push(group!.key);
+      keys.push(group!.key!);
     }
   }
   for (const [teamId, entry] of byTeam) {

@@ -16,10 +16,10 @@ export type PipelineResult =
 
 /**
  * One event through PostHog's pipeline (posthog-ingestion.md section 4), as small steps:
- * dedupe → (prepared: timestamp → person mode → properties → IP and GeoIP) → groups → person →
- * store. The prepared steps read nothing stored and ran already (prepare.ts); these read and
- * change the batch's persons and groups. Person changes and the event row go to the batch
- * context, which writes them at the batch's end.
+ * dedupe → (prepared: route → timestamp → person mode → properties → IP and GeoIP) → groups →
+ * person → store. The prepared steps read nothing stored and ran already (prepare.ts); these
+ * read and change the batch's persons and groups. Person changes and the event row go to the
+ * batch context, which writes them at the batch's end.
  */
 export async function processPreparedEvent(batch: BatchContext, team: Team, prepared: PreparedEvent, options: PipelineOptions = {}): Promise<PipelineResult> {
   // Known for almost every event (the batch's preload), so usually no await.
@@ -32,7 +32,8 @@ export async function processPreparedEvent(batch: BatchContext, team: Team, prep
   let propertiesJson = prepared.propertiesJson;
   // Checked first so that events without groups (most) do not pay for an await.
   if (prepared.groups) {
-    const added = await processGroups(batch.db, batch.groupTypes, batch.groups, team.id, prepared.groups, prepared.timestamp, warnings);
+    const readOnly = prepared.mode === 'lookup';
+    const added = await processGroups(batch.db, batch.groupTypes, batch.groups, team.id, prepared.groups, prepared.timestamp, warnings, readOnly);
     propertiesJson = withGroupProperties(propertiesJson, prepared.ownGroupKeys, added);
   }
 
@@ -43,6 +44,7 @@ export async function processPreparedEvent(batch: BatchContext, team: Team, prep
     if (outcome.warnings.length > 0) warnings.push(...outcome.warnings);
     personUuid = outcome.personUuid;
   } else {
+    // Personless, `lookup` (read only) or deferred: attributed to the person the id has, if any.
     const loaded = batch.persons.loaded(team.id, prepared.distinctId);
     const existing = loaded === undefined ? await batch.persons.get(team.id, prepared.distinctId) : loaded;
     personUuid = existing?.uuid ?? personlessPersonUuid(team.id, prepared.distinctId);

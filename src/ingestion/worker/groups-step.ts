@@ -16,6 +16,8 @@ type Db = Kysely<Schema>;
  */
 export class GroupTypeCache {
   private readonly local = new Map<string, number | undefined>();
+  /** Types `existing` found without an index in this batch (asked once, not once per event). */
+  private readonly unassigned = new Set<string>();
 
   constructor(private readonly committed: Map<string, number> = new Map()) {}
 
@@ -25,6 +27,30 @@ export class GroupTypeCache {
     if (known !== undefined) return known;
     if (this.local.has(key)) return this.local.get(key);
     const index = await ensureGroupTypeIndex(db, teamId, groupType);
+    this.local.set(key, index);
+    return index;
+  }
+
+  /**
+   * The index when the type has one already; never assigns one (PostHog's error tracking maps
+   * `$groups` with a read-only group type manager). A type found without one is remembered apart
+   * from `local` (which says the limit is reached): a later event of the batch may still assign it.
+   */
+  async existing(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
+    const key = `${teamId}\u0000${groupType}`;
+    const known = this.committed.get(key) ?? this.local.get(key);
+    if (known !== undefined || this.unassigned.has(key)) return known;
+    const row = await db
+      .selectFrom('group_type_mappings')
+      .select('group_type_index')
+      .where('team_id', '=', teamId)
+      .where('group_type', '=', groupType)
+      .executeTakeFirst();
+    if (!row) {
+      this.unassigned.add(key);
+      return undefined;
+    }
+    const index = Number(row.group_type_index);
     this.local.set(key, index);
     return index;
   }
@@ -43,14 +69,20 @@ export class GroupTypeCache {
   commit(): void {
     for (const [key, index] of this.local) if (index !== undefined) this.committed.set(key, index);
     this.local.clear();
+    this.unassigned.clear();
   }
 }
 
 /**
- * `$groups: {type: key}` on any event attaches it to groups as `$group_<index>` properties (the
- * type gets an index on first use, at most five per project); `$groupidentify` creates or updates
- * the group itself with `$group_set`. Returns the `$group_<index>` properties to add to the event
- * (in the order they are set; a later one of the same index replaces the value in place).
+ * `$groups: {type: value}` on an event that processes its person attaches it to groups as
+ * `$group_<index>` properties (every type gets an index on first use, at most five per project;
+ * the value is copied as it is); `$groupidentify` makes sure of its type and creates or updates the
+ * group itself with `$group_set`. Its own group is not attached: PostHog's `addGroupProperties`
+ * reads `$groups` only. Returns the `$group_<index>` properties to add to the event (in the order
+ * they are set; a later one of the same index replaces the value in place).
+ *
+ * `readOnly` (error tracking's `$exception`): only types that have an index already are attached,
+ * and none is assigned.
  *
  * Group types and keys come well-formed from the prepare step (NUL and lone surrogates become
  * U+FFFD, as in distinct ids): they are stored in text columns and looked up by them.
@@ -63,14 +95,15 @@ export async function processGroups(
   named: PreparedGroups,
   timestamp: string,
   warnings: IngestionWarning[],
-): Promise<Map<string, string>> {
-  const added = new Map<string, string>();
+  readOnly = false,
+): Promise<Map<string, unknown>> {
+  const added = new Map<string, unknown>();
   if (named.identified) {
     const { type, key, set } = named.identified;
     const index = await types.index(db, teamId, type);
     if (index === undefined) {
       warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
-    } else {
+    } else if (key !== undefined) {
       const existing = await groups.get(teamId, index, key);
       if (!existing) {
         groups.create({ teamId, groupTypeIndex: index, groupKey: key, properties: { ...set }, createdAt: timestamp });
@@ -79,16 +112,15 @@ export async function processGroups(
         // As stored (well-formed): a `$group_set` value with NUL equals its stored U+FFFD form.
         if (toJson(merged) !== toJson(existing.properties)) groups.update(existing, merged);
       }
-      added.set(`$group_${index}`, key);
     }
   }
-  for (const [type, key] of named.attached) {
-    const index = await types.index(db, teamId, type);
+  for (const [type, value] of named.attached) {
+    const index = readOnly ? await types.existing(db, teamId, type) : await types.index(db, teamId, type);
     if (index === undefined) {
-      warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
+      if (!readOnly) warnings.push({ type: 'group_type_limit_reached', details: { groupType: type } });
       continue;
     }
-    added.set(`$group_${index}`, key);
+    added.set(`$group_${index}`, value);
   }
   return added;
 }

@@ -78,7 +78,7 @@ function handleMerge(
     case 'skip_illegal':
       return undefined;
     case 'create':
-      return createPerson(persons, event, propertiesForNewPerson(event.update), true, decision.distinctIds);
+      return createPerson(persons, event, propertiesForNewPerson(event.update, event.uuid), true, decision.distinctIds);
     case 'add_distinct_id': {
       const owner = (into ?? other)!;
       persons.addDistinctId(event.teamId, decision.distinctId, owner);
@@ -127,7 +127,7 @@ function processLoaded(persons: PersonUnitOfWork, event: PersonEvent, request: M
   let person = persons.loaded(event.teamId, event.distinctId) ?? undefined;
   const update = event.update;
   if (!person) {
-    person = createPerson(persons, event, propertiesForNewPerson(update), false, [event.distinctId]);
+    person = createPerson(persons, event, propertiesForNewPerson(update, event.uuid), false, [event.distinctId]);
     return { personUuid: person.uuid, warnings };
   }
   const changes = computePersonPropertyChanges(person.properties, update, event.event);

@@ -1,8 +1,11 @@
 import { toJson } from '../../db/values.js';
-import { wellFormedText } from '../../lib/well-formed.js';
+import { wellFormedJsonValue, wellFormedText } from '../../lib/well-formed.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import {
   addGeoipProperties,
+  addRequestContext,
+  applyPersonModeToProperties,
+  clientIngestionWarning,
   computeEventTimestamp,
   decidePersonProcessing,
   detectMergeRequest,
@@ -10,7 +13,7 @@ import {
   geoipLookupTarget,
   isPlainObject,
   normalizePersonProperties,
-  stripPersonUpdateFields,
+  routeEvent,
   withoutIp,
   type IngestionWarning,
   type MergeRequest,
@@ -21,8 +24,8 @@ import type { QueuedEvent } from '../queue.js';
 
 /**
  * The steps of an event's processing that read nothing stored (posthog-ingestion.md section 4):
- * timestamp, person mode, normalised properties, `$ip` and GeoIP, the properties' JSON, and what
- * the person and group steps will need of them. What is left (dedupe, groups, persons, the
+ * which pipeline it belongs to, timestamp, person mode, normalised properties, the request's
+ * context and GeoIP, the properties' JSON, and what the person and group steps will need of them. What is left (dedupe, groups, persons, the
  * writes) needs the database and runs in the batch's transaction (event-pipeline.ts).
  *
  * Because it reads nothing stored, a batch can be prepared ahead, on another thread, while the
@@ -31,10 +34,24 @@ import type { QueuedEvent } from '../queue.js';
 
 /** The groups an event names, as the groups step needs them (types and keys as stored). */
 export interface PreparedGroups {
-  /** `$groupidentify`: the group it creates or updates, and its `$group_set`. */
-  identified: { type: string; key: string; set: Properties } | undefined;
-  /** `$groups: {type: key}`, in order: attached as `$group_<index>` properties. */
-  attached: Array<[type: string, key: string]>;
+  /**
+   * `$groupidentify`: the group type it makes sure of and, when it has a key, the group it creates
+   * or updates with its `$group_set`.
+   */
+  identified: IdentifiedGroup | undefined;
+  /**
+   * `$groups: {type: value}`, in order: every type gets an index and the value, whatever it is
+   * (a number stays a number), becomes the `$group_<index>` property, as PostHog's
+   * `addGroupProperties` copies it.
+   */
+  attached: Array<[type: string, value: unknown]>;
+}
+
+export interface IdentifiedGroup {
+  type: string;
+  /** Undefined: no usable `$group_key`, so only the type is made sure of. */
+  key?: string | undefined;
+  set: Properties;
 }
 
 export interface PreparedEvent {
@@ -43,8 +60,13 @@ export interface PreparedEvent {
   distinctId: string;
   /** A deferred person update (`person_only` row of the overflow lane): no event to store. */
   personOnly: boolean;
-  /** `drop`: nothing to store or apply (for a person-only row: no person update to make). */
-  mode: 'process' | 'personless' | 'drop';
+  /**
+   * `process`: the person is created or updated. `personless`: no person profile (the event is
+   * attributed to the distinct id's person if there is one). `lookup`: the same attribution, but
+   * the event is not personless (error tracking's `$exception`: persons and group types are only
+   * read). `drop`: nothing to store or apply (for a person-only row: no person update to make).
+   */
+  mode: 'process' | 'personless' | 'lookup' | 'drop';
   timestamp: string;
   /** Recorded unless the event turns out to be a duplicate. */
   warnings: IngestionWarning[];
@@ -110,6 +132,8 @@ function resolveTimestamp(queued: QueuedEvent, clock: ReceiptClock, warnings: In
     sentAt: queued.sent_at ?? undefined,
     offset: queued.offset,
     properties: queued.properties,
+    eventUuid: queued.uuid,
+    event: queued.event,
   });
   if (result.warnings.length > 0) warnings.push(...result.warnings);
   const ms = result.timestamp.getTime();
@@ -117,12 +141,12 @@ function resolveTimestamp(queued: QueuedEvent, clock: ReceiptClock, warnings: In
 }
 
 /**
- * Step: `$ip` from the request, GeoIP enrichment, then the environment's IP anonymisation.
- * `properties` is the event's own copy (normalizePersonProperties made it): these grow it rather
- * than copy it again.
+ * Step: the request's context (`$ip` when the event has none, `$sent_at`, the session id's case),
+ * GeoIP enrichment, then the environment's IP anonymisation. `properties` is the event's own copy
+ * (normalizePersonProperties made it): these grow it rather than copy it again.
  */
-function enrichWithIp(properties: Properties, queued: QueuedEvent, options: { geoip?: GeoipService | undefined; anonymizeIps: boolean }): Properties {
-  if (queued.ip && properties.$ip === undefined) properties.$ip = queued.ip;
+function enrichWithRequest(properties: Properties, queued: QueuedEvent, options: { geoip?: GeoipService | undefined; anonymizeIps: boolean }): Properties {
+  addRequestContext(properties, queued.ip, queued.sent_at);
   if (options.geoip) {
     const target = geoipLookupTarget(properties);
     const lookup = 'ip' in target ? options.geoip.lookup(target.ip) : null;
@@ -131,34 +155,36 @@ function enrichWithIp(properties: Properties, queued: QueuedEvent, options: { ge
   return options.anonymizeIps ? withoutIp(properties) : properties;
 }
 
-/** Step: the groups the event names (`$groupidentify`, `$groups`), or undefined when none. */
+/**
+ * Step: the groups the event names (`$groupidentify`, `$groups`), or undefined when none. Only for
+ * events that process a person: PostHog adds `$group_<n>` and upserts groups only then.
+ */
 function prepareGroups(event: string, properties: Properties): PreparedGroups | undefined {
   const groupsProperty = properties.$groups;
-  if (event !== '$groupidentify' && !isPlainObject(groupsProperty)) return undefined;
-  let identified: PreparedGroups['identified'];
-  if (event === '$groupidentify') {
-    const group = identifiedGroup(properties);
-    if (group) identified = { ...group, set: isPlainObject(properties.$group_set) ? properties.$group_set : {} };
-  }
-  const attached: Array<[string, string]> = [];
+  const identify = event === '$groupidentify';
+  if (!identify && !isPlainObject(groupsProperty)) return undefined;
+  const identified = identify ? identifiedGroup(properties) : undefined;
+  const attached: Array<[string, unknown]> = [];
   if (isPlainObject(groupsProperty)) {
-    for (const [rawType, key] of Object.entries(groupsProperty)) {
-      if (key === null || key === undefined || key === '') continue;
-      attached.push([wellFormedText(rawType), wellFormedText(typeof key === 'string' ? key : JSON.stringify(key))]);
-    }
+    for (const [rawType, value] of Object.entries(groupsProperty)) attached.push([wellFormedText(rawType), wellFormedJsonValue(value)]);
   }
-  return { identified, attached };
+  return identified || attached.length > 0 ? { identified, attached } : undefined;
 }
 
 /**
- * The group a `$groupidentify` names (type and key as stored: well-formed text), or undefined when
- * its `$group_type` / `$group_key` are not usable.
+ * What a `$groupidentify` names (type and key as stored: well-formed text), as PostHog reads it:
+ * a falsy `$group_key` (missing, null, "", 0, false) upserts no group (`upsertGroup` returns early),
+ * but a `$group_set` still makes sure of the type (`updateGroupsAndFirstEvent`); any other key is
+ * its text (`toString`). Undefined when there is nothing to do (or no usable `$group_type`).
  */
-export function identifiedGroup(properties: Properties): { type: string; key: string } | undefined {
+export function identifiedGroup(properties: Properties): IdentifiedGroup | undefined {
   const type = properties.$group_type;
+  if (typeof type !== 'string' || !type) return undefined;
   const key = properties.$group_key;
-  if (typeof type !== 'string' || !type || (typeof key !== 'string' && typeof key !== 'number') || !String(key)) return undefined;
-  return { type: wellFormedText(type), key: wellFormedText(String(key)) };
+  const groupSet = properties.$group_set;
+  const set = isPlainObject(groupSet) ? groupSet : {};
+  if (key) return { type: wellFormedText(type), key: wellFormedText(String(key)), set };
+  return groupSet === undefined || groupSet === null ? undefined : { type: wellFormedText(type), set };
 }
 
 /** A string property copied to a text column, well-formed like the JSON it comes from (toJson). */
@@ -168,27 +194,41 @@ function textColumn(value: unknown): string | null {
 
 /**
  * One queued event through the steps that read nothing stored:
- * timestamp → person mode → properties → IP and GeoIP → groups named → person update → JSON.
+ * route → timestamp → person mode → properties → request context and GeoIP → person update →
+ * what the person mode removes → groups named → JSON.
  */
 export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions): PreparedEvent {
   if (queued.person_only) return prepareDeferredPerson(queued, options);
+  const route = routeEvent(queued.event);
+  if (route === 'client_ingestion_warning' || route === 'heatmap') return prepareNotStored(queued, route, options.anonymizeIps);
   const warnings: IngestionWarning[] = [];
   const timestamp = resolveTimestamp(queued, options.clock, warnings);
-  const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
+  const source = {
+    event: queued.event,
+    properties: queued.properties,
+    set: queued.set,
+    setOnce: queued.set_once,
+    unset: queued.unset,
+    uuid: queued.uuid,
+    distinctId: queued.distinct_id,
+  };
   const decision = decidePersonProcessing(source);
   if (decision.warnings.length > 0) warnings.push(...decision.warnings);
   const prepared = nothingFound(queued, options.anonymizeIps, timestamp, warnings);
-  prepared.mode = decision.kind;
-  if (decision.kind === 'drop') return prepared;
+  const mode = decision.kind === 'process' && route === 'exception' ? 'lookup' : decision.kind;
+  prepared.mode = mode;
+  if (mode === 'drop') return prepared;
 
-  let properties = enrichWithIp(normalizePersonProperties(source), queued, options);
-  if (decision.kind === 'personless') properties = stripPersonUpdateFields(properties);
-  else {
+  const properties = enrichWithRequest(normalizePersonProperties(source), queued, options);
+  if (mode === 'process') {
     prepared.update = extractPersonPropertyUpdate({ event: queued.event, properties });
     prepared.merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties });
   }
-  prepared.groups = prepareGroups(queued.event, properties);
-  if (prepared.groups) prepared.ownGroupKeys = GROUP_KEYS.some((key) => Object.hasOwn(properties, key));
+  applyPersonModeToProperties(properties, queued.event, mode);
+  if (mode !== 'personless') {
+    prepared.groups = prepareGroups(queued.event, properties);
+    if (prepared.groups) prepared.ownGroupKeys = GROUP_KEYS.some((key) => Object.hasOwn(properties, key));
+  }
   prepared.propertiesJson = toJson(properties);
   prepared.sessionId = textColumn(properties.$session_id);
   prepared.elementsChain = textColumn(properties.$elements_chain);
@@ -196,15 +236,29 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
 }
 
 /**
+ * Events PostHog's analytics pipeline does not store: a `$$client_ingestion_warning` becomes the
+ * ingestion warning it reports (with no timestamp or person step before it), a `$$heatmap` feeds
+ * only the heatmaps table, which Hoglet does not have (no event row, no person, no warning).
+ */
+function prepareNotStored(queued: QueuedEvent, route: 'client_ingestion_warning' | 'heatmap', anonymizeIps: boolean): PreparedEvent {
+  const warnings: IngestionWarning[] = [];
+  if (route === 'client_ingestion_warning') {
+    warnings.push(clientIngestionWarning({ uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties: queued.properties }));
+  }
+  return nothingFound(queued, anonymizeIps, '', warnings);
+}
+
+/**
  * A deferred person update: the person part of an event stored earlier. Its mode's warnings were
  * recorded when the event was; GeoIP is not looked up again (its `$set`s came with the event).
+ * Only events that process their person have one (not `$exception`: error tracking only reads it).
  */
 function prepareDeferredPerson(queued: QueuedEvent, options: PrepareOptions): PreparedEvent {
   const warnings: IngestionWarning[] = [];
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
-  const process = decidePersonProcessing(source).kind === 'process';
+  const process = routeEvent(queued.event) === 'analytics' && decidePersonProcessing(source).kind === 'process';
   const timestamp = process ? resolveTimestamp(queued, options.clock, warnings) : '';
-  const properties = process ? enrichWithIp(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }) : undefined;
+  const properties = process ? enrichWithRequest(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }) : undefined;
   const prepared = nothingFound(queued, options.anonymizeIps, timestamp, warnings);
   prepared.personOnly = true;
   prepared.mode = properties ? 'process' : 'drop';
@@ -248,9 +302,10 @@ export function prepareRow(payload: string, options: PrepareOptions): PreparedRo
 /**
  * The stored properties' JSON with the `$group_<index>` properties the groups step found, as if
  * they had been set on the object before it was written: appended in order, or, when the
- * properties have such keys of their own, set over them.
+ * properties have such keys of their own, set over them. The values are well-formed already
+ * (prepareGroups), so their JSON is too.
  */
-export function withGroupProperties(propertiesJson: string, ownGroupKeys: boolean, added: Map<string, string>): string {
+export function withGroupProperties(propertiesJson: string, ownGroupKeys: boolean, added: Map<string, unknown>): string {
   if (added.size === 0) return propertiesJson;
   if (ownGroupKeys) {
     const properties = JSON.parse(propertiesJson) as Properties;

@@ -40,8 +40,8 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
  */
 function missingKeys(leaf: Json): string | undefined {
   const kind = typeof leaf.type === 'string' ? leaf.type : '';
-  const required = REQUIRED_FIELDS[kind];
-  if (!required) return undefined;
+  if (!Object.hasOwn(REQUIRED_FIELDS, kind)) return undefined;
+  const required = REQUIRED_FIELDS[kind]!;
   const absent = required.find((field) => !(field in leaf));
   if (absent) return `Missing required keys for ${kind} filter: ${absent}`;
   if (kind !== 'person') return undefined;

@@ -3,6 +3,7 @@ import type { DialectName } from '../db/database.js';
 import { jsonText } from '../db/json-path.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import { wellFormedText } from '../lib/well-formed.js';
 import type { CohortsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
@@ -172,8 +173,10 @@ export async function personIdsForUuids(db: Db, teamId: number, uuids: string[])
 }
 
 /** Persons ids behind distinct ids of an environment (unknown ids are skipped, as PostHog's import does). */
-export async function personIdsForDistinctIds(db: Db, teamId: number, distinctIds: string[]): Promise<number[]> {
+export async function personIdsForDistinctIds(db: Db, teamId: number, given: string[]): Promise<number[]> {
   const ids: number[] = [];
+  // As stored: ingestion makes text well-formed (a NUL, which PostgreSQL refuses, is U+FFFD there).
+  const distinctIds = given.map(wellFormedText);
   for (let i = 0; i < distinctIds.length; i += 500) {
     const rows = await db
       .selectFrom('person_distinct_ids')
@@ -187,8 +190,9 @@ export async function personIdsForDistinctIds(db: Db, teamId: number, distinctId
 }
 
 /** Persons whose `email` property is one of these addresses (a CSV upload's email column), 500 per query. */
-export async function personIdsForEmails(database: { db: Db; dialect: DialectName }, teamId: number, emails: string[]): Promise<number[]> {
+export async function personIdsForEmails(database: { db: Db; dialect: DialectName }, teamId: number, given: string[]): Promise<number[]> {
   const ids: number[] = [];
+  const emails = given.map(wellFormedText); // as stored (see personIdsForDistinctIds)
   const email = jsonText(database.dialect, 'properties', 'email');
   for (let i = 0; i < emails.length; i += 500) {
     const rows = await database.db

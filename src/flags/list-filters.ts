@@ -102,13 +102,43 @@ function isMultivariant(flag: FeatureFlag): boolean {
   return !(Array.isArray(multivariate.variants) && multivariate.variants.length === 0);
 }
 
-/** Search is a case-insensitive regex on key and name in which a space also matches "-", "_" or nothing. */
-function searchPattern(raw: string): RegExp | undefined {
+/**
+ * PostHog's search: a case-insensitive regex on key and name in which each space of the term
+ * becomes `[\s\-_]*` (so a space also matches "-", "_" or nothing). The term's words, lower-cased.
+ */
+function searchWords(raw: string): string[] | undefined {
   const text = pythonStrip(raw);
   if (text === '') return undefined;
   if (text.length > MAX_SEARCH_LENGTH) throw validationError('Search term cannot exceed 200 characters');
-  const parts = text.split(' ').map((part) => part.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'));
-  return new RegExp(parts.join('[\\s\\-_]*'), 'i');
+  return text.toLowerCase().split(/ +/);
+}
+
+const GAP = /[\s\-_]/;
+
+/**
+ * Whether `words`, separated by runs of gap characters (or nothing), occur in `text`. Matched
+ * without a regex: a pattern of starred gaps between words that are themselves gap characters
+ * ("a - - b") backtracks exponentially, and the term comes from the client.
+ */
+export function matchesSearch(text: string, words: readonly string[]): boolean {
+  const haystack = text.toLowerCase();
+  // Where the words so far can end; each next word may start after any run of gap characters.
+  let ends: number[] = [];
+  for (let at = haystack.indexOf(words[0]!); at !== -1; at = haystack.indexOf(words[0]!, at + 1)) ends.push(at + words[0]!.length);
+  for (let w = 1; w < words.length && ends.length > 0; w++) {
+    const word = words[w]!;
+    const next = new Set<number>();
+    const tried = new Set<number>();
+    for (const end of ends) {
+      for (let start = end; start <= haystack.length && !tried.has(start); start++) {
+        tried.add(start);
+        if (haystack.startsWith(word, start)) next.add(start + word.length);
+        if (start === haystack.length || !GAP.test(haystack[start]!)) break;
+      }
+    }
+    ends = [...next];
+  }
+  return ends.length > 0;
 }
 
 type Predicate = (flag: FeatureFlag) => boolean;
@@ -126,8 +156,8 @@ function predicates(query: ListQuery): Predicate[] {
   const creators = createdBy === undefined ? [] : createdByIds(createdBy);
   if (creators.length > 0) checks.push((flag) => flag.createdById !== null && creators.includes(flag.createdById));
   const search = param(query, 'search');
-  const pattern = search === undefined ? undefined : searchPattern(search);
-  if (pattern) checks.push((flag) => pattern.test(flag.key) || pattern.test(flag.name));
+  const words = search === undefined ? undefined : searchWords(search);
+  if (words) checks.push((flag) => matchesSearch(flag.key, words) || matchesSearch(flag.name, words));
   const type = param(query, 'type');
   if (type === 'boolean') checks.push((flag) => !isMultivariant(flag));
   if (type === 'multivariant') checks.push(isMultivariant);
@@ -169,8 +199,9 @@ const ORDER_FIELDS: Record<string, (flag: FeatureFlag) => string | number | bool
 function ordered(flags: FeatureFlag[], order: string | undefined): FeatureFlag[] {
   if (!order) return flags;
   const descending = order.startsWith('-');
-  const read = ORDER_FIELDS[descending ? order.slice(1) : order];
-  if (!read) return flags;
+  const field = descending ? order.slice(1) : order;
+  if (!Object.hasOwn(ORDER_FIELDS, field)) return flags;
+  const read = ORDER_FIELDS[field]!;
   const sign = descending ? -1 : 1;
   return [...flags].sort((a, b) => {
     const [x, y] = [read(a), read(b)];

@@ -44,11 +44,15 @@ export function readBoolean(value: unknown, attr: string, nullable = false): boo
 }
 
 /** Python's whitespace (`str.strip()`): unlike JS `trim()`, it keeps U+FEFF and strips U+001C-U+001F and U+0085. */
-const PY_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const PY_STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g');
+const PY_SPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
 
+/** `str.strip()`, walking in from both ends (a regex anchored at the end rescans every inner run of spaces: quadratic). */
 export function pythonStrip(text: string): string {
-  return text.replace(PY_STRIP, '');
+  let start = 0;
+  let end = text.length;
+  while (start < end && PY_SPACE.test(text[start]!)) start++;
+  while (end > start && PY_SPACE.test(text[end - 1]!)) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 /** DRF CharField: numbers become text, and surrounding whitespace is trimmed (`trim_whitespace`) before any check. */

@@ -105,6 +105,24 @@ describe('POST /s/', () => {
     expect(b.console_warn_count).toBe(1);
   });
 
+  it('files a recording sent with an upper-case UUID session id under the id its events are stored with', async () => {
+    const upper = newSessionId().toUpperCase();
+    const t = Date.parse('2025-11-21T06:00:00Z');
+    const res = await postSnapshots(server, JSON.stringify([snapshotEvent(token, upper, [meta(t, 'https://a.example/'), fullSnapshot(t + 1)])]));
+    expect(res.status).toBe(200);
+    const capture = await server.request('/capture/', {
+      method: 'POST',
+      key: null,
+      body: { api_key: token, event: '$pageview', distinct_id: 'user-1', timestamp: '2025-11-21T06:00:01Z', properties: { $session_id: upper } },
+    });
+    expect(capture.status).toBe(200);
+    await server.settle();
+    const events = await server.request(`${env}/events/?event=%24pageview&distinct_id=user-1&after=2025-11-21T05:59:00Z`);
+    const stored = events.body.results[0].properties.$session_id;
+    expect(stored).toBe(upper.toLowerCase());
+    expect((await server.request(`${env}/session_recordings/${stored}/`)).status).toBe(200);
+  });
+
   it('answers 400 without a valid $session_id or $snapshot_data', async () => {
     const t = Date.now();
     const cases: Array<[unknown, string]> = [

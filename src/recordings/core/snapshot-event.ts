@@ -25,6 +25,7 @@
  * per (session, window), so a mixed body is never misfiled. Event names other than `$snapshot` are refused.
  */
 import { asRRWebEvent, isRecord, type RRWebEvent } from './rrweb.js';
+import { normalizeSessionId } from '../../ingestion/core/event-normalization.js';
 
 export const SNAPSHOT_EVENT_NAME = '$snapshot';
 export const MAX_SESSION_ID_LENGTH = 70;
@@ -127,7 +128,9 @@ export function parseSnapshotPayload(body: unknown): SnapshotParseResult {
       return fail(`Event ${index}: distinct_id is required.`, 'distinct_id', index);
     }
 
-    const sessionId = properties['$session_id'];
+    // A UUID in upper case (some mobile SDKs) is lower-cased, as ingestion stores events' session
+    // ids: a recording and its events meet on the same id (PostHog does both, #49489).
+    const sessionId = normalizeSessionId(properties['$session_id']);
     if (sessionId === undefined || sessionId === null) {
       return fail(`Event ${index}: $session_id is required.`, '$session_id', index);
     }

@@ -1,0 +1,95 @@
+/**
+ * Client text that once crashed or stalled the flag and cohort APIs: whitespace runs (quadratic
+ * trimming, exponential search), names of Object.prototype's members as lookup keys, NUL in CSV
+ * cells (PostgreSQL refuses it in text).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchesSearch } from '../../src/flags/list-filters.js';
+import { pythonStrip } from '../../src/flags/validation.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { cohortsPath, createFlag, flagsPath, storePerson } from './flag-helpers.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('pythonStrip', () => {
+  it("strips Python's whitespace at both ends only", () => {
+    expect(pythonStrip(' \u0085\t x y \u3000\u001f')).toBe('x y');
+    expect(pythonStrip('\ufeffx\ufeff')).toBe('\ufeffx\ufeff');
+    expect(pythonStrip('   ')).toBe('');
+    const inner = `a${' '.repeat(200_000)}a`;
+    expect(pythonStrip(inner)).toBe(inner);
+    expect(pythonStrip(`  ${inner}  `)).toBe(inner);
+  });
+});
+
+describe('matchesSearch', () => {
+  it('lets a gap between words match runs of spaces, dashes and underscores, or nothing', () => {
+    expect(matchesSearch('new-checkout-flow', ['checkout', 'flow'])).toBe(true);
+    expect(matchesSearch('new_checkout__ -flow', ['checkout', 'flow'])).toBe(true);
+    expect(matchesSearch('checkoutflow', ['checkout', 'flow'])).toBe(true);
+    expect(matchesSearch('Checkout.Flow', ['checkout', 'flow'])).toBe(false);
+    expect(matchesSearch('flow checkout', ['checkout', 'flow'])).toBe(false);
+    expect(matchesSearch('ab-ab-c', ['ab', 'c'])).toBe(true); // not the first occurrence of "ab"
+  });
+
+  it('answers at once for words that are gap characters themselves', () => {
+    const words = ['a', ...Array<string>(90).fill('-'), 'b'];
+    expect(matchesSearch(`a${'-'.repeat(200)}c`, words)).toBe(false);
+    expect(matchesSearch(`a${'-'.repeat(200)}b`, words)).toBe(true);
+  });
+});
+
+describe('the API with hostile text', () => {
+  it('lists flags searched with long whitespace runs and ordered by prototype member names', async () => {
+    await createFlag(server, { key: `a${'-'.repeat(30)}c` });
+    await createFlag(server, { key: 'second-flag' });
+    const search = encodeURIComponent(`a${' -'.repeat(60)} b`);
+    const searched = await server.request(flagsPath(server, `?search=${search}`));
+    expect(searched.status).toBe(200);
+    expect(searched.body.results).toEqual([]);
+    for (const order of ['__proto__', 'hasOwnProperty', '-valueOf', 'constructor']) {
+      const res = await server.request(flagsPath(server, `?order=${encodeURIComponent(order)}`));
+      expect(res.status, order).toBe(200);
+      expect(res.body.results.length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('keeps a name with a long inner whitespace run', async () => {
+    const name = `a${' '.repeat(100_000)}a`;
+    const res = await server.request(flagsPath(server), { method: 'POST', body: { key: 'spacious', name: `  ${name}  ` } });
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe(name);
+  });
+
+  it('answers cohort filters whose type names an Object.prototype member without a 500', async () => {
+    for (const type of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const res = await server.request(cohortsPath(server), {
+        method: 'POST',
+        body: { name: `proto ${type}`, filters: { properties: { type: 'AND', values: [{ type, key: 'a', value: 1 }] } } },
+      });
+      expect(res.status, `${type}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
+    }
+  });
+
+  it('reads CSV cells with a NUL as the stored text reads it (U+FFFD), on both backends', async () => {
+    await storePerson(server, ['nul\ufffdid']);
+    for (const csv of ['distinct_id,name\nnul\u0000id,x\n', 'email\nx\u0000y@z.io\n']) {
+      const form = new FormData();
+      form.set('name', 'NUL cells');
+      form.set('is_static', 'true');
+      form.set('csv', new Blob([csv], { type: 'text/csv' }), 'people.csv');
+      const response = await fetch(`${server.url}${cohortsPath(server)}`, { method: 'POST', headers: { authorization: `Bearer ${server.key}` }, body: form });
+      expect(response.status, await response.clone().text()).toBe(201);
+      const body = (await response.json()) as { count: number };
+      expect(body.count).toBe(csv.startsWith('distinct_id') ? 1 : 0);
+    }
+  });
+});

@@ -65,6 +65,17 @@ describe('addRequestContext', () => {
     expect('$sent_at' in none).toBe(false);
   });
 
+  it('copies sent_at only as a parsed time: an offset is written in UTC, junk is not copied', () => {
+    const offset: Properties = {};
+    addRequestContext(offset, null, '2026-03-01T14:00:01.5+02:00');
+    expect(offset.$sent_at).toBe('2026-03-01T12:00:01.500Z');
+    for (const junk of ['nope', 'x'.repeat(100_000)]) {
+      const properties: Properties = { $sent_at: 'client' };
+      addRequestContext(properties, null, junk);
+      expect(properties.$sent_at).toBe('client');
+    }
+  });
+
   it('lower-cases a $session_id that is a UUID, and nothing else', () => {
     const properties: Properties = { $session_id: '0190F2B4-AB12-7000-8000-0000000000AB' };
     addRequestContext(properties, null, null);

@@ -13,6 +13,7 @@
  * out; a deleted key would turn the object into a slow dictionary for the serialisation after).
  */
 import { type IngestionWarning, type Properties } from './types.js';
+import { parseTimestamp } from './timestamps.js';
 
 /**
  * Where PostHog sends an event (nodejs `routeEventToPipeline`, the error tracking consumer):
@@ -67,7 +68,12 @@ export function normalizeSessionId(value: unknown): unknown {
  */
 export function addRequestContext(properties: Properties, ip: string | null | undefined, sentAt: string | null | undefined): void {
   if (ip && !properties.$ip) properties.$ip = ip;
-  if (sentAt) properties.$sent_at = sentAt;
+  // As capture-rs hands it on: parsed (an unparsable or outsized text is not copied into every
+  // event of the request), written back as an RFC 3339 UTC time.
+  if (sentAt) {
+    const parsed = parseTimestamp(sentAt);
+    if (parsed) properties.$sent_at = parsed.toISOString();
+  }
   const sessionId = properties.$session_id;
   if (typeof sessionId === 'string') {
     const normalized = normalizeSessionId(sessionId);

@@ -131,6 +131,12 @@ export async function addCohortMembers(db: Db, cohortId: number, personIds: numb
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
+  return cohortSize(db, cohortId);
+}
+
+
+/** How many persons a static cohort holds. */
+async function cohortSize(db: Db, cohortId: number): Promise<number> {
   const row = await db
     .selectFrom('cohort_people')
     .select((eb) => eb.fn.countAll().as('n'))
@@ -139,16 +145,10 @@ export async function addCohortMembers(db: Db, cohortId: number, personIds: numb
   return Number(row?.n ?? 0);
 }
 
-
 /** Removes one person from a static cohort (nothing happens if they were not in it); returns the new size. */
 export async function removeCohortMember(db: Db, cohortId: number, personId: number): Promise<number> {
   await db.deleteFrom('cohort_people').where('cohort_id', '=', cohortId).where('person_id', '=', personId).execute();
-  const row = await db
-    .selectFrom('cohort_people')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('cohort_id', '=', cohortId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  return cohortSize(db, cohortId);
 }
 /** Which of `cohortIds` (static cohorts) the person belongs to: one indexed read. */
 export async function staticMembershipsOf(db: Db, personId: number, cohortIds: number[]): Promise<number[]> {

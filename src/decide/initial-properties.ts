@@ -11,63 +11,21 @@
  * null one) is never replaced. Person properties only: group properties are not back-filled
  * there. SDK local evaluation has no such step, so it stays out of the engine.
  */
+import { CAMPAIGN_PROPERTIES, EVENT_TO_PERSON_PROPERTIES } from '../ingestion/core/person-properties.js';
+
 type Json = Record<string, unknown>;
 
-/** PostHog's taxonomy PERSON_PROPERTIES_ADAPTED_FROM_EVENT: `$x` → `$initial_x`. */
-const FROM_EVENT = [
-  '$app_build',
-  '$app_name',
-  '$app_namespace',
-  '$app_version',
-  '$browser',
-  '$browser_version',
-  '$device_type',
-  '$current_url',
-  '$pathname',
-  '$os',
-  '$os_version',
-  '$referring_domain',
-  '$referrer',
-  '$screen_height',
-  '$screen_width',
-  '$viewport_height',
-  '$viewport_width',
-  '$raw_user_agent',
-];
-
-/** PostHog's taxonomy CAMPAIGN_PROPERTIES: `x` → `$initial_x` (so `_kx` → `$initial__kx`). */
-const CAMPAIGN = [
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_content',
-  'utm_term',
-  'gclid',
-  'gad_source',
-  'gclsrc',
-  'dclid',
-  'gbraid',
-  'wbraid',
-  'fbclid',
-  'msclkid',
-  'twclid',
-  'li_fat_id',
-  'mc_cid',
-  'igshid',
-  'ttclid',
-  'rdt_cid',
-  'epik',
-  'qclid',
-  'sccid',
-  'irclid',
-  '_kx',
-];
-
-/** `$initial_` key → the key it is filled from. */
-export const INITIAL_PROPERTY_SOURCES: ReadonlyMap<string, string> = new Map([
-  ...FROM_EVENT.map((key) => [`$initial_${key.slice(1)}`, key] as const),
-  ...CAMPAIGN.map((key) => [`$initial_${key}`, key] as const),
-]);
+/**
+ * `$initial_` key → the key it is filled from: the properties ingestion lifts onto persons (`$x` →
+ * `$initial_x`; campaign `x` → `$initial_x`, so `_kx` → `$initial__kx`), the same lists as PostHog's
+ * taxonomy (PERSON_PROPERTIES_ADAPTED_FROM_EVENT, CAMPAIGN_PROPERTIES) but for `utm_name`, which
+ * posthog-js sends and ingestion lifts, but the flags service's map leaves out.
+ */
+export const INITIAL_PROPERTY_SOURCES: ReadonlyMap<string, string> = new Map(
+  [...EVENT_TO_PERSON_PROPERTIES, ...CAMPAIGN_PROPERTIES]
+    .filter((key) => key !== 'utm_name')
+    .map((key) => [`$initial_${key.replace('$', '')}`, key] as const),
+);
 
 /** [`$initial_` key, source key] pairs for the `$initial_` keys among `readKeys`: only those can change an answer. */
 export function initialBackfills(readKeys: Iterable<string>): Array<readonly [string, string]> {

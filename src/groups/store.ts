@@ -38,18 +38,24 @@ export async function listGroupTypes(db: Db, teamId: number): Promise<GroupTypeM
   }));
 }
 
-/**
- * The index of a group type, assigning the next free one on first use. Undefined when the project
- * already has five types (PostHog ignores further types).
- */
-export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
-  const existing = await db
+/** The index of a group type the project has, or undefined. */
+export async function groupTypeIndexOf(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
+  const row = await db
     .selectFrom('group_type_mappings')
     .select('group_type_index')
     .where('team_id', '=', teamId)
     .where('group_type', '=', groupType)
     .executeTakeFirst();
-  if (existing) return Number(existing.group_type_index);
+  return row ? Number(row.group_type_index) : undefined;
+}
+
+/**
+ * The index of a group type, assigning the next free one on first use. Undefined when the project
+ * already has five types (PostHog ignores further types).
+ */
+export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
+  const existing = await groupTypeIndexOf(db, teamId, groupType);
+  if (existing !== undefined) return existing;
   const used = await listGroupTypes(db, teamId);
   if (used.length >= MAX_GROUP_TYPES) return undefined;
   const taken = new Set(used.map((u) => u.groupTypeIndex));

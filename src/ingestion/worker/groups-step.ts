@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
-import { ensureGroupTypeIndex } from '../../groups/store.js';
+import { ensureGroupTypeIndex, groupTypeIndexOf } from '../../groups/store.js';
 import { toJson } from '../../db/values.js';
 import type { IngestionWarning } from '../core/index.js';
 import type { GroupUnitOfWork } from './group-unit.js';
@@ -40,17 +40,11 @@ export class GroupTypeCache {
     const key = `${teamId}\u0000${groupType}`;
     const known = this.committed.get(key) ?? this.local.get(key);
     if (known !== undefined || this.unassigned.has(key)) return known;
-    const row = await db
-      .selectFrom('group_type_mappings')
-      .select('group_type_index')
-      .where('team_id', '=', teamId)
-      .where('group_type', '=', groupType)
-      .executeTakeFirst();
-    if (!row) {
+    const index = await groupTypeIndexOf(db, teamId, groupType);
+    if (index === undefined) {
       this.unassigned.add(key);
       return undefined;
     }
-    const index = Number(row.group_type_index);
     this.local.set(key, index);
     return index;
   }

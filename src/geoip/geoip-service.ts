@@ -26,7 +26,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Reader } from 'maxmind';
 import type { GeoipLookupResult } from '../ingestion/core/geoip-properties.js';
-import { RecentLookups } from './recent-lookups.js';
+import { LruCache, RecentLookups } from './recent-lookups.js';
 
 /** A lookup that found nothing, as kept by RecentLookups (which keeps no undefined). */
 const NOT_FOUND = Symbol('not found');
@@ -375,28 +375,4 @@ function deepFreeze<T extends object>(value: T): T {
 
 function isGzip(buffer: Buffer): boolean {
   return buffer.length > 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
-}
-
-/** Least-recently-used cache for the reader's decoded records (a Map keeps insertion order). */
-class LruCache {
-  private readonly entries = new Map<string | number, unknown>();
-  constructor(private readonly max: number) {}
-
-  get(key: string | number): unknown {
-    if (!this.entries.has(key)) return undefined;
-    const value = this.entries.get(key);
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    return value;
-  }
-
-  set(key: string | number, value: unknown): void {
-    if (this.max <= 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.max) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-  }
 }

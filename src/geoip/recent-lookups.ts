@@ -1,4 +1,9 @@
 /**
+ * The GeoIP service's two caches: the reader's decoded records (LruCache, given to `maxmind`), and
+ * the answers of recent lookups by address (RecentLookups).
+ */
+
+/**
  * The answers of recent lookups by address, so that an address seen again costs one map read.
  *
  * The reader's own cache keeps decoded records by their place in the file, but every lookup still
@@ -32,5 +37,29 @@ export class RecentLookups<T> {
       this.current = new Map();
     }
     this.current.set(address, answer);
+  }
+}
+
+/** Least-recently-used cache for the reader's decoded records (a Map keeps insertion order). */
+export class LruCache {
+  private readonly entries = new Map<string | number, unknown>();
+  constructor(private readonly max: number) {}
+
+  get(key: string | number): unknown {
+    if (!this.entries.has(key)) return undefined;
+    const value = this.entries.get(key);
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: string | number, value: unknown): void {
+    if (this.max <= 0) return;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
   }
 }

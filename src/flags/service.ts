@@ -234,15 +234,18 @@ export async function editFlag(
     }
   }
 
-  // A rename re-points early-access conditions, which makes `filters` one of the edited fields.
-  const renamedFilters = changes.key !== undefined && changes.key !== flag.key ? filtersForNewKey(changes.filters ?? flag.filters, changes.key) : undefined;
-  if (renamedFilters) changes.filters = renamedFilters;
-  const validated = validatedFields(changes);
-
   // Optimistic concurrency: re-read, compare versions, then compare-and-set on the version.
   const version = 'version' in body ? Number(body.version) : -1;
+  const requested = { filters: changes.filters };
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = (await getFlag(ctx.database.db, team.projectId, flag.id)) ?? flag;
+    // A rename re-points early-access conditions, which makes `filters` one of the edited fields:
+    // the ones sent, else the flag's as read now (not as read before, which a concurrent edit of
+    // its filters would have made stale).
+    const renamedFilters =
+      changes.key !== undefined && changes.key !== current.key ? filtersForNewKey(requested.filters ?? current.filters, changes.key) : undefined;
+    changes.filters = renamedFilters ?? requested.filters;
+    const validated = validatedFields(changes);
     if (version !== -1 && version !== current.version && conflictingFields(serializerFields(current), validated, body.original_flag).length > 0) {
       const editor = current.lastModifiedById === null ? undefined : await getUser(ctx.database.db, current.lastModifiedById);
       throw conflict(

@@ -12,6 +12,7 @@ import {
   finishDeletions,
   MAX_DELETION_ATTEMPTS,
   nextPendingDeletion,
+  deletedDistinctIds,
   personEventsWalkGroup,
   resetParkedDeletions,
   saveDeletionCursor,
@@ -169,7 +170,7 @@ export class DeletionRunner {
     const group = await personEventsWalkGroup(this.database.db, deletion);
     const ids = group.map((d) => Number(d.id));
     const after = deletion.cursor_timestamp !== null && deletion.cursor_uuid !== null ? { timestamp: deletion.cursor_timestamp, uuid: deletion.cursor_uuid } : null;
-    const persons = new Set(group.map((d) => d.target ?? ''));
+    const persons = { uuids: new Set(group.map((d) => d.target ?? '')), distinctIds: await deletedDistinctIds(this.database.db, group) };
     const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), persons, after, this.batchSize);
     if (next === null) return { done: ids };
     await saveDeletionCursor(this.database.db, ids, next);

@@ -11,11 +11,46 @@ export type DeletionKind = 'environment' | 'person_events';
 export type PendingDeletion = Selectable<PendingDeletionsTable>;
 
 /** Records a deletion for the background runner; in the caller's transaction, with what it deletes at once. */
-export async function queueDeletion(db: Db, deletion: { teamId: number; kind: DeletionKind; target?: string }): Promise<void> {
-  await db
+export async function queueDeletion(
+  db: Db,
+  deletion: { teamId: number; kind: DeletionKind; target?: string; distinctIds?: readonly string[] },
+): Promise<void> {
+  const row = await db
     .insertInto('pending_deletions')
     .values({ owner_team_id: deletion.teamId, kind: deletion.kind, target: deletion.target ?? null, cursor_timestamp: null, cursor_uuid: null, created_at: nowIso() })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const distinctIds = [...new Set(deletion.distinctIds ?? [])];
+  for (let i = 0; i < distinctIds.length; i += 500) {
+    await db
+      .insertInto('pending_deletion_distinct_ids')
+      .values(distinctIds.slice(i, i + 500).map((distinctId) => ({ deletion_id: Number(row.id), distinct_id: distinctId })))
+      .execute();
+  }
+}
+
+/**
+ * The distinct ids of these person-events deletions, each with the latest time one of them was
+ * queued: events of those ids stored until then are the deleted persons' (later ones belong to
+ * whoever uses the id since).
+ */
+export async function deletedDistinctIds(db: Db, deletions: readonly PendingDeletion[]): Promise<Map<string, string>> {
+  const queuedAt = new Map(deletions.map((d) => [Number(d.id), d.created_at]));
+  const owned = new Map<string, string>();
+  const ids = [...queuedAt.keys()];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom('pending_deletion_distinct_ids')
+      .select(['deletion_id', 'distinct_id'])
+      .where('deletion_id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const row of rows) {
+      const at = queuedAt.get(Number(row.deletion_id))!;
+      const known = owned.get(row.distinct_id);
+      if (known === undefined || known < at) owned.set(row.distinct_id, at);
+    }
+  }
+  return owned;
 }
 
 /** Failed batches after which a deletion is left alone (it stays listed, with its attempts). */
@@ -129,14 +164,22 @@ export async function deleteTeamRowsBatch(database: Database, table: string, tea
 export async function deletePersonEventsPage(
   database: Database,
   teamId: number,
-  personUuids: ReadonlySet<string>,
+  persons: { uuids: ReadonlySet<string>; distinctIds: ReadonlyMap<string, string> },
   after: EventCursor | null,
   limit: number,
 ): Promise<EventCursor | null> {
   const { db } = database;
-  const select = () => db.selectFrom('events').select(['uuid', 'person_id']).where('team_id', '=', teamId);
-  const { rows, next } = await readEventPage<{ uuid: string; person_id: string | null }>(database, select, after, { pageSize: limit });
-  const doomed = rows.filter((r) => r.person_id !== null && personUuids.has(r.person_id)).map((r) => r.uuid);
+  const select = () => db.selectFrom('events').select(['uuid', 'person_id', 'distinct_id', 'created_at']).where('team_id', '=', teamId);
+  type Row = { uuid: string; person_id: string | null; distinct_id: string; created_at: string };
+  const { rows, next } = await readEventPage<Row>(database, select, after, { pageSize: limit });
+  // The persons' events: processed with them, or sent by one of their distinct ids before the
+  // deletion (an event belongs to its distinct id's person: events sent before a merge, personless ones).
+  const isDoomed = (r: Row) => {
+    if (r.person_id !== null && persons.uuids.has(r.person_id)) return true;
+    const deletedAt = persons.distinctIds.get(r.distinct_id);
+    return deletedAt !== undefined && Date.parse(r.created_at) <= Date.parse(deletedAt);
+  };
+  const doomed = rows.filter(isDoomed).map((r) => r.uuid);
   for (let i = 0; i < doomed.length; i += 500) {
     await db.deleteFrom('events').where('team_id', '=', teamId).where('uuid', 'in', doomed.slice(i, i + 500)).execute();
   }

@@ -14,6 +14,13 @@ export interface PendingDeletionsTable {
   created_at: string;
 }
 
+/** A `person_events` deletion's person's distinct ids, as they were when it was deleted. */
+export interface PendingDeletionDistinctIdsTable {
+  deletion_id: number;
+  distinct_id: string;
+}
+
 export interface DeletionsTables {
   pending_deletions: PendingDeletionsTable;
+  pending_deletion_distinct_ids: PendingDeletionDistinctIdsTable;
 }

@@ -64,7 +64,10 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       // Its events (not indexed by person: a walk through all of the environment's) are deleted in
       // the background, queued in the same transaction (deletions/runner.ts), as PostHog does.
       await ctx.database.db.transaction().execute(async (trx) => {
-        if (deleteEvents) await queueDeletion(trx, { teamId: team.id, kind: 'person_events', target: person.uuid });
+        if (deleteEvents) {
+          const distinctIds = (await distinctIdsOf(trx, [person.id])).get(person.id) ?? [];
+          await queueDeletion(trx, { teamId: team.id, kind: 'person_events', target: person.uuid, distinctIds });
+        }
         await deletePersonRow(trx, team.id, person.id);
       });
       request.log.info({ team: team.id, person: person.uuid, deleteEvents }, 'person deleted');

@@ -69,6 +69,26 @@ describe('reads after persons merge', () => {
     expect(byPerson.body.results).toHaveLength(2);
   });
 
+  it('deletes, with the person, the events its distinct ids sent before it was deleted, not those sent after', async () => {
+    await send([
+      { event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T08:00:00Z', properties: { $process_person_profile: false } },
+      { event: 'to forget', distinct_id: 'anon-d', timestamp: '2025-11-22T08:00:30Z', properties: {} },
+      { event: '$identify', distinct_id: 'user-c', timestamp: '2025-11-22T08:01:00Z', properties: { $anon_distinct_id: 'anon-c' } },
+      { event: '$identify', distinct_id: 'user-c', timestamp: '2025-11-22T08:01:30Z', properties: { $anon_distinct_id: 'anon-d' } },
+      { event: 'to forget', distinct_id: 'user-c', timestamp: '2025-11-22T08:02:00Z', properties: {} },
+      { event: 'to keep', distinct_id: 'someone-else', timestamp: '2025-11-22T08:03:00Z', properties: {} },
+    ]);
+    const person = await personOf('user-c');
+    expect(person.distinct_ids.sort()).toEqual(['anon-c', 'anon-d', 'user-c']);
+    expect((await server.request(`${env()}/persons/${person.uuid}/?delete_events=true`, { method: 'DELETE' })).status).toBe(204);
+    // The id comes back later (a returning visitor): that event is a new person's, not the deleted one's.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await send([{ event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T07:59:00Z', properties: {} }]);
+    await server.running.deletions!.drain();
+    const left = await server.request(`${env()}/events/?after=2025-11-22T00:00:00Z&before=2025-11-23T00:00:00Z`);
+    expect(left.body.results.map((e: any) => `${e.event} ${e.distinct_id}`).sort()).toEqual(['to forget anon-c', 'to keep someone-else']);
+  });
+
   it('keeps personless distinct ids that were never identified apart, and without a person', async () => {
     await send([
       { event: 'anon only', distinct_id: 'visitor-1', timestamp: '2025-11-21T08:00:00Z', properties: { $process_person_profile: false } },

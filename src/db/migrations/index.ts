@@ -10,9 +10,10 @@ import { recordings } from './006-recordings.js';
 import { eventWriteCost } from './007-event-write-cost.js';
 import { groupsListOrder } from './008-groups-list-order.js';
 import { pendingDeletions } from './009-pending-deletions.js';
+import { personDeletionDistinctIds } from './010-person-deletion-distinct-ids.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds];
 
 export class MigrationError extends Error {}
 

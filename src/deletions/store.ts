@@ -173,7 +173,9 @@ export async function deletePersonEventsPage(
   type Row = { uuid: string; person_id: string | null; distinct_id: string; created_at: string };
   const { rows, next } = await readEventPage<Row>(database, select, after, { pageSize: limit });
   // The persons' events: processed with them, or sent by one of their distinct ids before the
-  // deletion (an event belongs to its distinct id's person: events sent before a merge, personless ones).
+  // deletion. That is what the events API showed as theirs (an event belongs to the person its
+  // distinct id belongs to: events sent before a merge, personless ones, and those of an earlier
+  // owner of the id deleted without its events).
   const isDoomed = (r: Row) => {
     if (r.person_id !== null && persons.uuids.has(r.person_id)) return true;
     const deletedAt = persons.distinctIds.get(r.distinct_id);

@@ -241,9 +241,10 @@ export async function editFlag(
     const current = (await getFlag(ctx.database.db, team.projectId, flag.id)) ?? flag;
     // A rename re-points early-access conditions, which makes `filters` one of the edited fields:
     // the ones sent, else the flag's as read now (not as read before, which a concurrent edit of
-    // its filters would have made stale).
-    const renamedFilters =
-      changes.key !== undefined && changes.key !== current.key ? filtersForNewKey(requested.filters ?? current.filters, changes.key) : undefined;
+    // its filters would have made stale). A key that differs from the one the client saw, or from
+    // the stored one (someone renamed it meanwhile), is a rename for the filters it sent.
+    const renaming = changes.key !== undefined && (changes.key !== flag.key || changes.key !== current.key);
+    const renamedFilters = renaming ? filtersForNewKey(requested.filters ?? current.filters, changes.key!) : undefined;
     changes.filters = renamedFilters ?? requested.filters;
     const validated = validatedFields(changes);
     if (version !== -1 && version !== current.version && conflictingFields(serializerFields(current), validated, body.original_flag).length > 0) {

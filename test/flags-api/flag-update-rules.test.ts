@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { editFlag } from '../../src/flags/service.js';
+import { getFlag } from '../../src/flags/store.js';
+import { getTeam, getUser } from '../../src/tenancy/store.js';
 import { askFlags, createFlag, flagsPath } from './flag-helpers.js';
 
 let server: TestServer;
@@ -39,6 +42,40 @@ describe('renaming a flag (FeatureFlagSerializer._update_super_groups_for_key_ch
     // Filters without super_groups are left as they were.
     const plain = await createFlag(server, { key: 'plain-old', filters: { groups: [{ properties: [], rollout_percentage: 40 }] } });
     expect((await patch(plain.id, { key: 'plain-new' })).body.filters).toEqual({ groups: [{ properties: [], rollout_percentage: 40 }] });
+  });
+});
+
+describe('renaming a flag while someone else edits it', () => {
+  it('re-points the filters a client sends with the new key, even when another rename to that key landed first', async () => {
+    const created = await createFlag(server, {
+      key: 'race-old',
+      filters: { groups: [{ properties: [], rollout_percentage: 0 }], super_groups: [enrollment('race-old')] },
+    });
+    const { db } = server.running.ctx.database;
+    const team = (await getTeam(db, server.bootstrap.team.id))!;
+    const user = (await getUser(db, server.bootstrap.user.id))!;
+    const seenByA = (await getFlag(db, team.projectId, created.id))!;
+    expect((await patch(created.id, { key: 'race-new' })).status).toBe(200); // B, first
+    // A read the flag before B's rename, and sends the new key with filters naming the old one.
+    const sent = { groups: [{ properties: [], rollout_percentage: 5 }], super_groups: [enrollment('race-old')] };
+    const edited = await editFlag(server.running.ctx, team, user, seenByA, { key: 'race-new', filters: sent }, 'PATCH');
+    expect(edited.filters.super_groups).toEqual([enrollment('race-new')]);
+  });
+
+  it('re-points the stored filters as they are at the write, not as the request first read them', async () => {
+    const created = await createFlag(server, {
+      key: 'keep-old',
+      filters: { groups: [{ properties: [], rollout_percentage: 0 }], super_groups: [enrollment('keep-old')] },
+    });
+    const { db } = server.running.ctx.database;
+    const team = (await getTeam(db, server.bootstrap.team.id))!;
+    const user = (await getUser(db, server.bootstrap.user.id))!;
+    const seenByA = (await getFlag(db, team.projectId, created.id))!;
+    const filtersByB = { groups: [{ properties: [], rollout_percentage: 40 }], super_groups: [enrollment('keep-old')] };
+    expect((await patch(created.id, { filters: filtersByB })).status).toBe(200); // B, first
+    const edited = await editFlag(server.running.ctx, team, user, seenByA, { key: 'keep-new' }, 'PATCH');
+    expect(edited.filters.groups).toEqual([{ properties: [], rollout_percentage: 40 }]);
+    expect(edited.filters.super_groups).toEqual([enrollment('keep-new')]);
   });
 });
 

@@ -45,16 +45,21 @@ describe('renaming a flag (FeatureFlagSerializer._update_super_groups_for_key_ch
   });
 });
 
+/** What client A works from: its team and user, and the flag as it read it (before B's edit). */
+async function readAsClientA(flagId: number) {
+  const { db } = server.running.ctx.database;
+  const team = (await getTeam(db, server.bootstrap.team.id))!;
+  const user = (await getUser(db, server.bootstrap.user.id))!;
+  return { team, user, seenByA: (await getFlag(db, team.projectId, flagId))! };
+}
+
 describe('renaming a flag while someone else edits it', () => {
   it('re-points the filters a client sends with the new key, even when another rename to that key landed first', async () => {
     const created = await createFlag(server, {
       key: 'race-old',
       filters: { groups: [{ properties: [], rollout_percentage: 0 }], super_groups: [enrollment('race-old')] },
     });
-    const { db } = server.running.ctx.database;
-    const team = (await getTeam(db, server.bootstrap.team.id))!;
-    const user = (await getUser(db, server.bootstrap.user.id))!;
-    const seenByA = (await getFlag(db, team.projectId, created.id))!;
+    const { team, user, seenByA } = await readAsClientA(created.id);
     expect((await patch(created.id, { key: 'race-new' })).status).toBe(200); // B, first
     // A read the flag before B's rename, and sends the new key with filters naming the old one.
     const sent = { groups: [{ properties: [], rollout_percentage: 5 }], super_groups: [enrollment('race-old')] };
@@ -67,10 +72,7 @@ describe('renaming a flag while someone else edits it', () => {
       key: 'keep-old',
       filters: { groups: [{ properties: [], rollout_percentage: 0 }], super_groups: [enrollment('keep-old')] },
     });
-    const { db } = server.running.ctx.database;
-    const team = (await getTeam(db, server.bootstrap.team.id))!;
-    const user = (await getUser(db, server.bootstrap.user.id))!;
-    const seenByA = (await getFlag(db, team.projectId, created.id))!;
+    const { team, user, seenByA } = await readAsClientA(created.id);
     const filtersByB = { groups: [{ properties: [], rollout_percentage: 40 }], super_groups: [enrollment('keep-old')] };
     expect((await patch(created.id, { filters: filtersByB })).status).toBe(200); // B, first
     const edited = await editFlag(server.running.ctx, team, user, seenByA, { key: 'keep-new' }, 'PATCH');

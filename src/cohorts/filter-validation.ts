@@ -6,21 +6,18 @@
 import type { AppContext } from '../context.js';
 import { listProjectFlags } from '../flags/store.js';
 import { validationError } from '../http/errors.js';
+import { isJsonObject } from '../lib/json-object.js';
 import { getCohort, type Cohort } from './store.js';
 
 type Json = Record<string, unknown>;
 
 const SHAPE_ERROR = "Must contain a 'properties' key with type and values";
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 const isGroup = (node: Json) => Array.isArray(node.values);
 
 /** Every leaf filter under a group, depth first in document order (PostHog's `property_groups.flat`). */
 function leaves(node: unknown, into: Json[] = []): Json[] {
-  if (!isObject(node)) return into;
+  if (!isJsonObject(node)) return into;
   if (isGroup(node)) for (const value of node.values as unknown[]) leaves(value, into);
   else into.push(node);
   return into;
@@ -53,7 +50,7 @@ function missingKeys(leaf: Json): string | undefined {
 }
 
 function checkGroup(group: unknown, depth = 0): void {
-  if (!isObject(group)) throw validationError(SHAPE_ERROR, 'filters');
+  if (!isJsonObject(group)) throw validationError(SHAPE_ERROR, 'filters');
   if (isGroup(group)) {
     if (group.type !== 'AND' && group.type !== 'OR') throw validationError(SHAPE_ERROR, 'filters');
     for (const value of group.values as unknown[]) checkGroup(value, depth + 1);
@@ -64,7 +61,7 @@ function checkGroup(group: unknown, depth = 0): void {
 
 /** The shape check. Missing-key messages win over other shape problems, as PostHog picks them out first. */
 function checkShape(raw: unknown): asserts raw is { properties: Json } {
-  if (!isObject(raw) || !isObject(raw.properties)) throw validationError(SHAPE_ERROR, 'filters');
+  if (!isJsonObject(raw) || !isJsonObject(raw.properties)) throw validationError(SHAPE_ERROR, 'filters');
   // Filters sit inside the top group; a bare filter there is a shape error, not a missing key.
   for (const leaf of isGroup(raw.properties) ? leaves(raw.properties) : []) {
     const message = missingKeys(leaf);
@@ -104,9 +101,9 @@ async function usedInActiveFlag(ctx: AppContext, projectId: number, cohortId: nu
   for (const flag of flags) {
     const groups = Array.isArray(flag.filters.groups) ? flag.filters.groups : [];
     for (const group of groups) {
-      const properties = isObject(group) && Array.isArray(group.properties) ? group.properties : [];
+      const properties = isJsonObject(group) && Array.isArray(group.properties) ? group.properties : [];
       for (const property of properties) {
-        if (!isObject(property) || property.type !== 'cohort') continue;
+        if (!isJsonObject(property) || property.type !== 'cohort') continue;
         const id = Number(property.value);
         if (id === cohortId) return true;
         if (seen.has(id)) continue;

@@ -3,13 +3,11 @@
  * follow the new key, and a stale edit (an old `version`) is refused only when it collides with
  * someone else's change (`_get_conflicting_changes`).
  */
+import { isJsonObject } from '../lib/json-object.js';
+
 type Json = Record<string, unknown>;
 
 const ENROLLMENT_PREFIX = '$feature_enrollment/';
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * `_update_super_groups_for_key_change`: legacy early-access conditions (`super_groups`) name the
@@ -21,12 +19,12 @@ function isObject(value: unknown): value is Json {
 export function filtersForNewKey(filters: Json, newKey: string): Json | undefined {
   if (!Array.isArray(filters.super_groups)) return undefined;
   const superGroups = filters.super_groups.map((group: unknown) => {
-    if (!isObject(group)) return group;
+    if (!isJsonObject(group)) return group;
     const properties = Array.isArray(group.properties) ? group.properties : [];
     return {
       ...group,
       properties: properties.map((property: unknown) =>
-        isObject(property) && typeof property.key === 'string' && property.key.startsWith(ENROLLMENT_PREFIX)
+        isJsonObject(property) && typeof property.key === 'string' && property.key.startsWith(ENROLLMENT_PREFIX)
           ? { ...property, key: `${ENROLLMENT_PREFIX}${newKey}` }
           : property,
       ),
@@ -46,7 +44,7 @@ export function pyEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => pyEqual(item, b[i]));
   }
-  if (isObject(a) && isObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const keys = Object.keys(a);
     return keys.length === Object.keys(b).length && keys.every((key) => key in b && pyEqual(a[key], b[key]));
   }
@@ -59,7 +57,7 @@ export function pyEqual(a: unknown, b: unknown): boolean {
  * (the stored value differs from `original_flag`), to something other than this edit's value.
  */
 export function conflictingFields(stored: Json, validated: Json, original: unknown): string[] {
-  if (!isObject(original)) return [];
+  if (!isJsonObject(original)) return [];
   return Object.keys(validated).filter(
     (field) =>
       field in original &&

@@ -4,6 +4,7 @@
  * Hoglet filters the project's (non-deleted) flags in memory, newest first, then paginates.
  */
 import { validationError } from '../http/errors.js';
+import { isJsonObject } from '../lib/json-object.js';
 import { pythonStr } from '../lib/python-text.js';
 import type { FeatureFlag } from './store.js';
 import { pythonStrip } from './validation.js';
@@ -14,10 +15,6 @@ export type ListQuery = Record<string, string | string[] | undefined>;
 const DAY_MS = 86_400_000;
 const STALE_AFTER_MS = 30 * DAY_MS;
 const MAX_SEARCH_LENGTH = 200;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Django's `request.GET.dict()` keeps the last of a repeated parameter. */
 function param(query: ListQuery, name: string): string | undefined {
@@ -35,7 +32,7 @@ function jsonItems(text: string): string[] | undefined {
   }
   if (Array.isArray(value)) return value.filter((item) => item !== null).map(pythonStr);
   if (typeof value === 'string') return [...value];
-  if (isObject(value)) return Object.keys(value);
+  if (isJsonObject(value)) return Object.keys(value);
   return undefined;
 }
 
@@ -65,7 +62,7 @@ const isHundred = (value: unknown) => value === 100 || value === '100';
 
 /** A release condition for everyone: rollout 100 and an empty property list. */
 const fullCondition = (group: unknown): group is Json =>
-  isObject(group) && isHundred(group.rollout_percentage) && Array.isArray(group.properties) && group.properties.length === 0;
+  isJsonObject(group) && isHundred(group.rollout_percentage) && Array.isArray(group.properties) && group.properties.length === 0;
 
 /**
  * The configuration half of PostHog's STALE filter (a flag never called and 30+ days old counts
@@ -79,14 +76,14 @@ function fullyRolledOut(filters: Json): boolean {
   const groups = Array.isArray(filters.groups) ? filters.groups : [];
   const hasFullCondition = groups.some(fullCondition);
   const multivariate = filters.multivariate;
-  const variants = isObject(multivariate) && Array.isArray(multivariate.variants) ? multivariate.variants : undefined;
+  const variants = isJsonObject(multivariate) && Array.isArray(multivariate.variants) ? multivariate.variants : undefined;
   const noVariants =
     multivariate === undefined ||
     multivariate === null ||
-    (isObject(multivariate) && Object.keys(multivariate).length === 0) ||
+    (isJsonObject(multivariate) && Object.keys(multivariate).length === 0) ||
     variants?.length === 0;
   if (hasFullCondition && noVariants) return true;
-  if (hasFullCondition && variants?.some((variant) => isObject(variant) && isHundred(variant.rollout_percentage))) return true;
+  if (hasFullCondition && variants?.some((variant) => isJsonObject(variant) && isHundred(variant.rollout_percentage))) return true;
   const overridden = groups.some((group) => fullCondition(group) && group.variant !== undefined && group.variant !== null);
   return overridden && variants !== undefined && variants.length > 0;
 }
@@ -98,7 +95,7 @@ export function isStale(flag: FeatureFlag, now = Date.now()): boolean {
 /** `type=boolean` also takes flags whose multivariate has no `variants` key or an empty list. */
 function isMultivariant(flag: FeatureFlag): boolean {
   const multivariate = flag.filters.multivariate;
-  if (!isObject(multivariate) || !('variants' in multivariate)) return false;
+  if (!isJsonObject(multivariate) || !('variants' in multivariate)) return false;
   return !(Array.isArray(multivariate.variants) && multivariate.variants.length === 0);
 }
 

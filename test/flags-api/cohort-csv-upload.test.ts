@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 import { cohortsPath, storePerson } from './flag-helpers.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer();
 
 /** A real multipart upload of `csv` as the file `people.csv`, beside text fields. */
 async function upload(csv: string | Uint8Array, options: { fields?: Record<string, string>; path?: string; method?: string } = {}) {

@@ -9,6 +9,11 @@ export function flagsPath(server: TestServer, suffix = ''): string {
   return `/api/projects/${server.bootstrap.team.id}/feature_flags/${suffix}`;
 }
 
+/** PATCH /feature_flags/:id/ with `body`. */
+export function patchFlag(server: TestServer, id: number, body: unknown) {
+  return server.request(flagsPath(server, `${id}/`), { method: 'PATCH', body });
+}
+
 export function cohortsPath(server: TestServer, suffix = ''): string {
   return `/api/projects/${server.bootstrap.team.id}/cohorts/${suffix}`;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { cohortsPath, createFlag, flagsPath, personFilter } from './flag-helpers.js';
+import { cohortsPath, createFlag, flagsPath, patchFlag, personFilter } from './flag-helpers.js';
 
 let server: TestServer;
 
@@ -12,7 +12,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const patch = (id: number, body: unknown) => server.request(flagsPath(server, `${id}/`), { method: 'PATCH', body });
+const patch = (id: number, body: unknown) => patchFlag(server, id, body);
 
 describe('flag management API', () => {
   it('creates a flag at version 1 in PostHog shape', async () => {

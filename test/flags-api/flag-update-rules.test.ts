@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 import { editFlag } from '../../src/flags/service.js';
 import { getFlag } from '../../src/flags/store.js';
 import { getTeam, getUser } from '../../src/tenancy/store.js';
-import { askFlags, createFlag, flagsPath } from './flag-helpers.js';
+import { askFlags, createFlag, flagsPath, patchFlag } from './flag-helpers.js';
 
-let server: TestServer;
+const server = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
-
-const patch = (id: number, body: unknown) => server.request(flagsPath(server, `${id}/`), { method: 'PATCH', body });
+const patch = (id: number, body: unknown) => patchFlag(server, id, body);
 
 const enrollment = (key: string) => ({
   properties: [{ key: `$feature_enrollment/${key}`, type: 'person', operator: 'exact', value: ['true'] }],

@@ -3,21 +3,13 @@
  * trimming, exponential search), names of Object.prototype's members as lookup keys, NUL in CSV
  * cells (PostgreSQL refuses it in text).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { matchesSearch } from '../../src/flags/list-filters.js';
 import { pythonStrip } from '../../src/flags/validation.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { cohortsPath, createFlag, flagsPath, storePerson } from './flag-helpers.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer();
 
 describe('pythonStrip', () => {
   it("strips Python's whitespace at both ends only", () => {

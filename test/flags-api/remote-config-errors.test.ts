@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
 /**
  * `/array/<token>/config` and `config.js` for a token that names no environment, answered as
  * PostHog's RemoteConfig views (posthog/api/remote_config.py): Http404 for an unknown token,
  * ValidationError("Invalid token") for one that cannot be a token, in PostHog's error envelope.
  */
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer();
 
 const NOT_FOUND = { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null };
 

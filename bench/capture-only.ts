@@ -46,7 +46,7 @@ function line(name: string, r: LoadResult, bare: LoadResult) {
 
 const current = await measureHoglet(undefined, true);
 const baseline = baselineRoot ? await measureHoglet(baselineRoot, false) : undefined;
-const bareServer = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
+const bareServer = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
 const bareOptions = { url: `${bareServer.url}${endpoint}`, body: body(sameLengthToken(current.token)), serverPid: bareServer.child.pid };
 await load({ ...bareOptions, seconds: 1 });
 const bare = await load({ ...bareOptions, seconds: SECONDS });

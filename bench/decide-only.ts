@@ -25,7 +25,7 @@ try {
   if (process.env.BENCH_NO_FLAGS !== '1') await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
   await drainExisting(env.DATA_DIR, 10); // the $groupidentify creating the group type, so group flags evaluate
   await loadDecide(hoglet.url, token, 50, 1, hoglet.child.pid); // warm-up
-  const bare = await spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/);
+  const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
   // In alternating slices, as npm run bench measures it (harness.ts interleaved).
   const { measured: decide, baseline: bareDecide } = await interleaved(
     SECONDS,

@@ -9,7 +9,15 @@ import { nodeOptionsOf } from './node-options.js';
 
 const execFileAsync = promisify(execFile);
 
-export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/**
+ * The benchmarks run compiled (`npm run bench`: dist/bench, built with the server by
+ * scripts/build.mjs) or as TypeScript through tsx (`node --import tsx bench/…` by hand). Either
+ * way they start the server the same way they run, so what runs is what is measured.
+ */
+const COMPILED = import.meta.url.endsWith('.js');
+
+/** The checkout's root (compiled, this file is in dist/bench/). */
+export const ROOT = fileURLToPath(new URL(COMPILED ? '../../' : '../', import.meta.url));
 
 export interface Child {
   url: string;
@@ -40,11 +48,27 @@ export function noteUnlessServerNodeOptions(): void {
 }
 
 /**
- * Starts a TypeScript entry point as a child process (with SERVER_NODE_OPTIONS) and waits for the
- * URL it prints. `cwd` runs another checkout's code (bench/capture-only.ts compares against one).
+ * How node runs `entry` (a TypeScript file of the checkout at `cwd`): its compiled file when this
+ * benchmark runs compiled and the checkout has one (another checkout may not be built: it runs
+ * through tsx then), else the TypeScript through tsx.
  */
-export async function spawnServer(args: string[], env: Record<string, string>, pattern: RegExp, cwd = ROOT): Promise<Child> {
-  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, '--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function entryArguments(entry: string, cwd: string): string[] {
+  const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
+  return COMPILED && fs.existsSync(path.join(cwd, compiled)) ? [compiled] : ['--import', 'tsx', entry];
+}
+
+/**
+ * Starts an entry point (a TypeScript path: see entryArguments) as a child process, with
+ * SERVER_NODE_OPTIONS, `nodeArgs` and then `args`, and waits for the URL it prints. `cwd` runs
+ * another checkout's code (bench/capture-only.ts compares against one).
+ */
+export async function spawnServer(
+  entry: string,
+  options: { env?: Record<string, string>; pattern: RegExp; nodeArgs?: string[]; args?: string[]; cwd?: string },
+): Promise<Child> {
+  const { env = {}, pattern, nodeArgs = [], args = [], cwd = ROOT } = options;
+  const command = [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments(entry, cwd), ...args];
+  const child = spawn(process.execPath, command, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {
@@ -54,7 +78,7 @@ export async function spawnServer(args: string[], env: Record<string, string>, p
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${text}`)));
+    child.on('exit', (code) => reject(new Error(`${command.join(' ')} exited ${code}:\n${text}`)));
   });
   return {
     url,
@@ -75,7 +99,7 @@ export async function spawnServer(args: string[], env: Record<string, string>, p
  */
 export function spawnHoglet(nodeArgs: string[], env: Record<string, string>, cwd = ROOT): Promise<Child> {
   const ready = (env.HTTP_PROCESSES ?? '1') === '1' ? /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/ : /"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/;
-  return spawnServer([...nodeArgs, 'src/cli/main.ts', 'serve'], env, ready, cwd);
+  return spawnServer('src/cli/main.ts', { env, pattern: ready, nodeArgs, args: ['serve'], cwd });
 }
 
 function ownCpuSeconds(pid: number): number {
@@ -149,7 +173,7 @@ export const LOAD_CLIENT: LoadClient = (() => {
   return spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error ? 'autocannon' : 'wrk';
 })();
 
-const WRK_SCRIPT = fileURLToPath(new URL('./wrk-requests.lua', import.meta.url));
+const WRK_SCRIPT = path.join(ROOT, 'bench/wrk-requests.lua');
 
 /** Drives one URL with the load client; returns mean requests/s and latency percentiles in ms. */
 export async function load(options: LoadOptions): Promise<LoadResult> {

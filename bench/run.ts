@@ -67,7 +67,7 @@ async function main() {
 
     const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY };
     const hoglet = await spawnHoglet([], { ...env, LOG_LEVEL: 'info' });
-    const bare = await stopOnFailure(hoglet, () => spawnServer(['bench/bare-server.ts'], {}, /listening (http:\/\/\S+)/));
+    const bare = await stopOnFailure(hoglet, () => spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ }));
     const { token, decide, bareDecide, capture, bareCapture, batch, bareBatch } = await stopAfter(hoglet, () =>
       stopAfter(bare, async () => {
         const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ id: number; api_token: string }> };
@@ -112,7 +112,7 @@ async function main() {
     // baseline for that figure.
     const processes = String(os.availableParallelism());
     const cluster = await spawnHoglet([], { ...env, LOG_LEVEL: 'info', HTTP_PROCESSES: processes });
-    const bareCluster = await stopOnFailure(cluster, () => spawnServer(['bench/bare-server.ts'], { BARE_PROCESSES: processes }, /listening (http:\/\/\S+)/));
+    const bareCluster = await stopOnFailure(cluster, () => spawnServer('bench/bare-server.ts', { env: { BARE_PROCESSES: processes }, pattern: /listening (http:\/\/\S+)/ }));
     const { clusterDecide, bareClusterDecide } = await stopAfter(cluster, () =>
       stopAfter(bareCluster, async () => {
         await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches

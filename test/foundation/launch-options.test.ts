@@ -22,9 +22,12 @@ describe('how the server is launched (README, "Memory")', () => {
   });
 
   it('reads the node options of a command line, and refuses one it cannot read', () => {
+    expect(nodeOptionsOf('node --max-semi-space-size=64 dist/src/cli/main.js serve')).toEqual(['--max-semi-space-size=64']);
+    // A loader is how the code is loaded, not a setting of the server's.
     expect(nodeOptionsOf('node --max-semi-space-size=64 --trace-gc --import tsx src/cli/main.ts serve')).toEqual(['--max-semi-space-size=64', '--trace-gc']);
-    expect(nodeOptionsOf('NODE_ENV=production node --import tsx src/cli/main.ts')).toEqual([]);
+    expect(nodeOptionsOf('NODE_ENV=production node dist/src/cli/main.js')).toEqual([]);
     expect(() => nodeOptionsOf('node --import=tsx src/cli/main.ts')).toThrow(/command line/);
+    expect(() => nodeOptionsOf('node --max-semi-space-size=64')).toThrow(/entry point/);
     expect(() => nodeOptionsOf('tsx src/cli/main.ts serve')).toThrow(/command line/);
   });
 

@@ -11,9 +11,12 @@ export interface HogletProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `hoglet <args>` as a real child process, as a user would from the repository. */
-export function runHoglet(args: string[], env: Record<string, string>): HogletProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+/**
+ * Runs `hoglet <args>` as a real child process, as a user would from the repository: the
+ * TypeScript sources through tsx, or `launch` (node options and a compiled entry point).
+ */
+export function runHoglet(args: string[], env: Record<string, string>, launch: string[] = ['--import', 'tsx', 'src/cli/main.ts']): HogletProcess {
+  const child = spawn(process.execPath, [...launch, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -203,8 +203,9 @@ export class IngestionWorker {
     // A full batch means a backlog: read the next one and have it prepared while this one is written.
     if (this.prepareThread && rows.length === this.options.batchSize) await this.lookAhead(lane, rows);
     const started = Date.now();
+    let prepared: PreparedRow[] | undefined;
     try {
-      const prepared = ahead && (await ahead.prepared);
+      prepared = ahead && (await ahead.prepared);
       if (prepared) this.batchesPreparedAhead++;
       await this.afterCommit(await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)));
     } catch (error) {
@@ -231,7 +232,7 @@ export class IngestionWorker {
         return 0;
       }
     }
-    this.log.debug({ lane, events: rows.length, ms: Date.now() - started }, 'ingestion batch processed');
+    this.log.debug({ lane, events: rows.length, preparedAhead: prepared !== undefined, ms: Date.now() - started }, 'ingestion batch processed');
     return rows.length;
   }
 

@@ -73,7 +73,10 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     // they log nothing per request, so they share the root logger.
     childLoggerFactory: (logger, bindings, options, rawRequest) =>
       (rawRequest.url ?? '').startsWith(API_PREFIX + '/') ? logger.child(bindings, options) : logger,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters up to 2,048 characters reach their routes (fastify's default, 100, answers
+    // 414): `/array/<token>/config` must tell a 101–200-character token, which PostHog's
+    // check_token accepts, from a longer one (400 Invalid token), as PostHog does.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: API_BODY_LIMIT,
     trustProxy: trustProxyOption(ctx.config.trustProxy),
     forceCloseConnections: 'idle',

@@ -100,6 +100,19 @@ describe('ingestion pipeline rules', () => {
     expect(person.properties.n).toBe(199);
   });
 
+  it('defers nothing for a burst of events without a person step (personless, $exception): no deferral warning', async () => {
+    const personless = Array.from({ length: 100 }, (_, i) => ({ event: 'quiet burst', properties: { distinct_id: 'hot-personless', $process_person_profile: false, n: i } }));
+    const exceptions = Array.from({ length: 100 }, (_, i) => ({ event: '$exception', properties: { distinct_id: 'hot-exceptions', n: i } }));
+    await batch([...personless, ...exceptions]);
+    await server.settle();
+    expect((await server.request(`${env()}/events/?distinct_id=hot-personless&limit=1000`)).body.results).toHaveLength(100);
+    expect((await server.request(`${env()}/events/?distinct_id=hot-exceptions&limit=1000`)).body.results).toHaveLength(100);
+    const warnings = (await server.request(`${env()}/ingestion_warnings/`)).body.results;
+    const deferredIds = (warnings.find((w: any) => w.type === 'person_processing_deferred')?.warnings ?? []).map((w: any) => w.details.distinctId);
+    expect(deferredIds).not.toContain('hot-personless');
+    expect(deferredIds).not.toContain('hot-exceptions');
+  });
+
   it('deletes a person, and with delete_events its events', async () => {
     await batch([{ event: 'doomed', properties: { distinct_id: 'gone-1' } }, { event: 'doomed', properties: { distinct_id: 'gone-2' } }]);
     await server.settle();

@@ -138,7 +138,11 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
       record(teamId, await processDeferredPerson(batch, team, event));
       continue;
     }
-    const deferPerson = lane === 'realtime' && !deps.spikes.allow(`${teamId}:${event.distinctId}`, now);
+    // Every event counts towards its distinct id's rate, but only one that processes its person
+    // has a person step to defer: a personless or `$exception` event is stored as it would be
+    // anyway, with no deferred row queued and no warning.
+    const hot = lane === 'realtime' && !deps.spikes.allow(`${teamId}:${event.distinctId}`, now);
+    const deferPerson = hot && event.mode === 'process';
     const result = await processPreparedEvent(batch, team, event, deferPerson ? personDeferred : personNow);
     if (result.warnings.length > 0) record(teamId, result.warnings);
     if (deferPerson && result.stored) {

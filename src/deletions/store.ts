@@ -176,16 +176,33 @@ export async function deletePersonEventsPage(
   // deletion. That is what the events API showed as theirs (an event belongs to the person its
   // distinct id belongs to: events sent before a merge, personless ones, and those of an earlier
   // owner of the id deleted without its events).
-  const isDoomed = (r: Row) => {
-    if (r.person_id !== null && persons.uuids.has(r.person_id)) return true;
+  const processedWith = (r: Row) => r.person_id !== null && persons.uuids.has(r.person_id);
+  const sentBefore = (r: Row) => {
     const deletedAt = persons.distinctIds.get(r.distinct_id);
     return deletedAt !== undefined && Date.parse(r.created_at) <= Date.parse(deletedAt);
   };
-  const doomed = rows.filter(isDoomed).map((r) => r.uuid);
+  const byDistinctId = rows.filter((r) => !processedWith(r) && sentBefore(r));
+  // But not an event of a person that exists: the id's owner since the deletion. Its creation time
+  // can come before the deletion's (a batch that began before it and read the id's person after
+  // it, or another machine's clock); the events of the deleted persons' ids never name a living
+  // person (merged-away and deleted persons are gone, personless events name none).
+  const living = await existingPersons(db, teamId, byDistinctId.map((r) => r.person_id));
+  const doomed = [...rows.filter(processedWith), ...byDistinctId.filter((r) => r.person_id === null || !living.has(r.person_id))].map((r) => r.uuid);
   for (let i = 0; i < doomed.length; i += 500) {
     await db.deleteFrom('events').where('team_id', '=', teamId).where('uuid', 'in', doomed.slice(i, i + 500)).execute();
   }
   return next;
+}
+
+/** Which of these person uuids name a person of the team that exists. */
+async function existingPersons(db: Db, teamId: number, uuids: ReadonlyArray<string | null>): Promise<Set<string>> {
+  const wanted = [...new Set(uuids.filter((uuid): uuid is string => uuid !== null))];
+  const found = new Set<string>();
+  for (let i = 0; i < wanted.length; i += 500) {
+    const rows = await db.selectFrom('persons').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', wanted.slice(i, i + 500)).execute();
+    for (const row of rows) found.add(row.uuid);
+  }
+  return found;
 }
 
 export async function saveDeletionCursor(db: Db, ids: number[], cursor: EventCursor): Promise<void> {

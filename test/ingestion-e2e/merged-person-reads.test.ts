@@ -69,7 +69,7 @@ describe('reads after persons merge', () => {
     expect(byPerson.body.results).toHaveLength(2);
   });
 
-  it('deletes, with the person, the events its distinct ids sent before it was deleted, not those sent after', async () => {
+  it('deletes, with the person, the events its distinct ids sent before it was deleted, not those of a person they belong to since', async () => {
     await send([
       { event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T08:00:00Z', properties: { $process_person_profile: false } },
       { event: 'to forget', distinct_id: 'anon-d', timestamp: '2025-11-22T08:00:30Z', properties: {} },
@@ -84,9 +84,16 @@ describe('reads after persons merge', () => {
     // The id comes back later (a returning visitor): that event is a new person's, not the deleted one's.
     await new Promise((resolve) => setTimeout(resolve, 5));
     await send([{ event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T07:59:00Z', properties: {} }]);
+    // A batch that began before the deletion and read the id's person after it (PostgreSQL: read
+    // committed) stores the new person's event with a creation time before the deletion's.
+    await send([{ event: 'raced', distinct_id: 'anon-d', timestamp: '2025-11-22T07:58:00Z', properties: {} }]);
+    const returning = await personOf('anon-d');
+    expect(returning.uuid).not.toBe(person.uuid);
+    const { db } = server.running.ctx.database;
+    await db.updateTable('events').set({ created_at: '2000-01-01T00:00:00.000Z' }).where('team_id', '=', server.bootstrap.team.id).where('event', '=', 'raced').execute();
     await server.running.deletions!.drain();
     const left = await server.request(`${env()}/events/?after=2025-11-22T00:00:00Z&before=2025-11-23T00:00:00Z`);
-    expect(left.body.results.map((e: any) => `${e.event} ${e.distinct_id}`).sort()).toEqual(['to forget anon-c', 'to keep someone-else']);
+    expect(left.body.results.map((e: any) => `${e.event} ${e.distinct_id}`).sort()).toEqual(['raced anon-d', 'to forget anon-c', 'to keep someone-else']);
   });
 
   it('keeps personless distinct ids that were never identified apart, and without a person', async () => {

@@ -2,36 +2,24 @@
  * The local-evaluation feed (spec posthog-flags.md §1.5): `GET /flags/definitions`,
  * `GET /api/feature_flag/local_evaluation/` and `/api/projects/:id/feature_flags/local_evaluation/`.
  * SDKs with a personal API key poll it and evaluate flags themselves; `If-None-Match` gets a 304.
+ * The payload follows PostHog's builder (products/feature_flags/backend/local_evaluation.py);
+ * who may read it is in feed-auth.ts.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { findPersonalApiKey } from '../auth/guard.js';
-import { findActiveKeyHolder, touchKey } from '../auth/keys-store.js';
-import { keyGrantsScope } from '../auth/scopes.js';
+import type { Cohort } from '../cohorts/store.js';
 import { listGroupTypes } from '../groups/store.js';
-import {
-  ApiError,
-  invalidPersonalApiKey,
-  missingScope,
-  notAuthenticated,
-  permissionDenied,
-} from '../http/errors.js';
 import type { Team } from '../tenancy/models.js';
-import { getMemberships } from '../tenancy/store.js';
+import { expandSimpleCohort } from './cohort-expansion.js';
 import { cohortDefinition, flagDefinitionsCache } from './definitions-cache.js';
-import { effectiveFilters, minimalFlag } from './serializers.js';
+import { effectiveFilters, evaluationFlag } from './serializers.js';
 import type { FeatureFlag } from './store.js';
 
-type Json = Record<string, unknown>;
+// decide/routes.ts and decide/answer.ts read these from here.
+export { authorizeFeedRequest, invalidProjectApiKey } from './feed-auth.js';
 
-export const invalidProjectApiKey = () =>
-  new ApiError(
-    401,
-    'authentication_error',
-    'invalid_api_key',
-    'Project API key invalid. You can find your project API key in your project settings.',
-  );
+type Json = Record<string, unknown>;
 
 function flagReferences(filters: Json): Json[] {
   const conditions = [...(Array.isArray(filters.groups) ? filters.groups : []), ...(Array.isArray(filters.super_groups) ? filters.super_groups : [])];
@@ -61,9 +49,13 @@ function dependencyChain(target: FeatureFlag, byId: ReadonlyMap<string, FeatureF
   return visit(target, new Set()) ? chain : [];
 }
 
-/** Flag properties name their target by id in storage; the feed names it by key, with its chain. */
-function feedFilters(flag: FeatureFlag, byId: ReadonlyMap<string, FeatureFlag>): Json {
+/**
+ * Flag properties name their target by id in storage; the feed names it by key, with its chain.
+ * Without cohort definitions, a flag on one simple cohort gets person-property conditions instead.
+ */
+function feedFilters(flag: FeatureFlag, byId: ReadonlyMap<string, FeatureFlag>, expandCohorts: ReadonlyMap<number, Cohort> | null): Json {
   const filters = structuredClone(effectiveFilters(flag.filters));
+  if (expandCohorts && Array.isArray(filters.groups)) filters.groups = expandSimpleCohort(filters.groups as Json[], expandCohorts);
   for (const property of flagReferences(filters)) {
     const target = byId.get(String(property.key));
     if (target) {
@@ -84,38 +76,51 @@ function referencedCohortIds(group: unknown, into: Set<string>): void {
   else if (value.type === 'cohort') into.add(String(value.value));
 }
 
+/** Every live dynamic cohort the flags reference, with the cohorts those reference in turn. */
+function cohortDefinitions(flags: Array<{ filters: Json }>, cohorts: Cohort[]): Json {
+  const live = new Map(cohorts.filter((c) => !c.deleted && !c.isStatic).map((c) => [String(c.id), c]));
+  const wanted = new Set<string>();
+  for (const flag of flags) referencedCohortIds(flag.filters, wanted);
+  const found: Json = {};
+  const queue = [...wanted];
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    const cohort = live.get(id);
+    if (!cohort || id in found) continue;
+    const definition = cohortDefinition(cohort);
+    found[id] = definition ?? { type: 'AND', values: [] };
+    const nested = new Set<string>();
+    referencedCohortIds(definition, nested);
+    queue.push(...nested);
+  }
+  return found;
+}
+
+// Team rollout settings PostHog keeps in TeamFeatureFlagsConfig, written only by PostHog staff;
+// a team without that row (every self-hosted one) gets these defaults in the feed.
+const MINIMAL_FLAG_CALLED_EVENTS = false;
+const PROPERTY_MATCHING_VERSION_LEGACY = 1;
+
 export async function buildLocalEvaluationFeed(ctx: AppContext, team: Team, sendCohorts: boolean): Promise<Json> {
   const project = await flagDefinitionsCache(ctx).get(team.projectId);
-  const byId = new Map(project.flags.map((flag) => [String(flag.id), flag]));
-  const flags = project.flags
+  // Remote-configuration flags stay out (spec posthog-flags.md §1.5: their payloads are read
+  // through remote_config; the newest PostHog serves unencrypted ones, the spec's does not);
+  // sorted by key as PostHog loads them, so the ETag does not move with edit order.
+  const eligible = project.flags
     .filter((flag) => !flag.isRemoteConfiguration)
-    .map((flag) => minimalFlag(flag, feedFilters(flag, byId)));
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Dependencies resolve among the served flags only, as PostHog's flag_id_to_key does.
+  const byId = new Map(eligible.map((flag) => [String(flag.id), flag]));
+  const expand = sendCohorts ? null : new Map(project.cohorts.filter((c) => !c.deleted).map((c) => [c.id, c]));
+  const flags = eligible.map((flag) => evaluationFlag(flag, feedFilters(flag, byId, expand)));
   const groupTypes = await listGroupTypes(ctx.database.db, team.id);
-  const feed: Json = {
+  return {
     flags,
     group_type_mapping: Object.fromEntries(groupTypes.map((g) => [String(g.groupTypeIndex), g.groupType])),
-    cohorts: {},
+    cohorts: sendCohorts ? cohortDefinitions(flags, project.cohorts) : {},
+    minimal_flag_called_events: MINIMAL_FLAG_CALLED_EVENTS,
+    property_matching_version: PROPERTY_MATCHING_VERSION_LEGACY,
   };
-  if (sendCohorts) {
-    // Every live dynamic cohort the flags reference, with the cohorts those reference in turn.
-    const live = new Map(project.cohorts.filter((c) => !c.deleted && !c.isStatic).map((c) => [String(c.id), c]));
-    const wanted = new Set<string>();
-    for (const flag of flags) referencedCohortIds(flag.filters, wanted);
-    const cohorts: Json = {};
-    const queue = [...wanted];
-    while (queue.length > 0) {
-      const id = queue.shift()!;
-      const cohort = live.get(id);
-      if (!cohort || id in cohorts) continue;
-      const definition = cohortDefinition(cohort);
-      cohorts[id] = definition ?? { type: 'AND', values: [] };
-      const nested = new Set<string>();
-      referencedCohortIds(definition, nested);
-      queue.push(...nested);
-    }
-    feed.cohorts = cohorts;
-  }
-  return feed;
 }
 
 /** `?send_cohorts` with no value means true. */
@@ -125,58 +130,40 @@ function wantsCohorts(query: Json): boolean {
   return value === '' || value === 'true' || value === 'True' || value === '1';
 }
 
-/** Answers with the feed, or 304 when the client's ETag still matches. */
-export async function localEvaluationResponse(ctx: AppContext, team: Team, request: FastifyRequest, reply: FastifyReply) {
-  const feed = await buildLocalEvaluationFeed(ctx, team, wantsCohorts(request.query as Json));
-  const body = JSON.stringify(feed);
-  const etag = `W/"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"`;
-  reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
-  const sent = request.headers['if-none-match'];
-  const tags = typeof sent === 'string' ? sent.split(',').map((t) => t.trim().replace(/^W\//, '')) : [];
-  if (tags.includes(etag.replace(/^W\//, ''))) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(body);
-}
-
-/** The environment a feed request names with `token`, or (without one) the user's current one. */
-export async function teamForFeed(ctx: AppContext, token: unknown, currentTeamId: number | null): Promise<Team> {
-  if (typeof token === 'string' && token !== '') {
-    const team = await ctx.teams.byApiToken(token);
-    if (!team) throw invalidProjectApiKey();
-    return team;
-  }
-  const team = currentTeamId === null ? undefined : await ctx.teams.byId(currentTeamId);
-  if (!team) throw invalidProjectApiKey();
-  return team;
+/**
+ * The ETag a client sent, as Rust's `extract_etag_from_header` reads it: trimmed, a `W/` prefix
+ * dropped only before a quote, surrounding quotes stripped, so a bare value matches too.
+ */
+function sentEtag(value: string): string | null {
+  const trimmed = value.trim();
+  const etag = (trimmed.startsWith('W/"') ? trimmed.slice(2) : trimmed).replace(/^"+|"+$/g, '');
+  return etag === '' ? null : etag;
 }
 
 /**
- * Authentication of the public `/flags/definitions`: a personal API key with `feature_flag:read`
- * that reaches the token's environment (the same checks as the /api guard).
+ * Which service answers: `/flags/definitions` is the Rust flags service; the `/api/...` addresses
+ * are Django's actions, which keep their own headers and also accept a list of ETags.
  */
-export async function authorizeFeedRequest(ctx: AppContext, request: FastifyRequest): Promise<Team> {
-  const { db } = ctx.database;
-  const found = findPersonalApiKey(request);
-  if (!found) throw notAuthenticated();
-  const holder = await findActiveKeyHolder(db, found.value);
-  if (!holder) throw invalidPersonalApiKey(found.source);
-  const { key, user } = holder;
-  await touchKey(db, key);
-  const team = await teamForFeed(ctx, (request.query as Json).token, user.currentTeamId);
-  checkKeyReachesTeam(key, await getMemberships(db, user.id), team);
-  return team;
-}
+export type FeedService = 'rust' | 'django';
 
-export function checkKeyReachesTeam(
-  key: { scopes: string[]; scopedTeams: number[] | null; scopedOrganizations: string[] | null },
-  memberships: Map<string, number>,
+/** Answers with the feed, or 304 when the client's ETag still matches. */
+export async function localEvaluationResponse(
+  ctx: AppContext,
   team: Team,
-): void {
-  if (key.scopedTeams && !key.scopedTeams.includes(team.id)) {
-    throw permissionDenied(`API key does not have access to the requested project: ID ${team.id}.`);
-  }
-  if (key.scopedOrganizations && !key.scopedOrganizations.includes(team.organizationId)) {
-    throw permissionDenied(`API key does not have access to the requested organization: ID ${team.organizationId}.`);
-  }
-  if (!keyGrantsScope(key.scopes, 'feature_flag:read')) throw missingScope('feature_flag:read');
-  if (!memberships.has(team.organizationId)) throw permissionDenied("You don't have access to the project.");
+  request: FastifyRequest,
+  reply: FastifyReply,
+  service: FeedService = 'rust',
+) {
+  const feed = await buildLocalEvaluationFeed(ctx, team, wantsCohorts(request.query as Json));
+  const body = JSON.stringify(feed);
+  const raw = createHash('sha256').update(body).digest('hex').slice(0, 32);
+  const header = request.headers['if-none-match'];
+  // Rust compares the whole header as one ETag; Django's actions take a comma-separated list.
+  const candidates = typeof header !== 'string' ? [] : service === 'rust' ? [header] : header.split(',');
+  const matches = candidates.some((candidate) => sentEtag(candidate) === raw);
+  reply.header('ETag', `W/"${raw}"`).header('Cache-Control', service === 'rust' ? 'private, must-revalidate' : 'private, no-cache');
+  if (matches) return reply.code(304).send();
+  // Rust's axum sends a bare `application/json`; fastify appends a charset to JSON strings, not to bytes.
+  if (service === 'rust') return reply.type('application/json').send(Buffer.from(body));
+  return reply.type('application/json; charset=utf-8').send(body);
 }

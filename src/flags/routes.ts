@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { applyListQuery, type ListQuery } from './list-filters.js';
-import { checkKeyReachesTeam, localEvaluationResponse, teamForFeed } from './local-evaluation.js';
+import { checkKeyReachesTeam, teamForFeed, teamForProjectFeed } from './feed-auth.js';
+import { localEvaluationResponse } from './local-evaluation.js';
 import { serializeFlag, UserDirectory } from './serializers.js';
 import { cohortNamesOf, createFlag, editFlag } from './service.js';
 import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
@@ -49,9 +50,13 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   });
 
   // Registered before `:id` so the static segment wins; the project-scoped twin of the legacy feed.
-  app.get(`${base}/local_evaluation/`, { config: READ }, async (request, reply) =>
-    localEvaluationResponse(ctx, request.team!, request, reply),
-  );
+  // A `token` in the query names the environment instead of the URL (PostHog's
+  // `_get_team_from_request`), so the guard only authenticates and the handler runs the guard's
+  // team checks on whichever environment that is.
+  app.get(`${base}/local_evaluation/`, { config: { access: { scope: 'feature_flag:read', authenticateOnly: true } } }, async (request, reply) => {
+    const team = await teamForProjectFeed(ctx, request, request.principal!);
+    return localEvaluationResponse(ctx, team, request, reply, 'django');
+  });
 
   app.get(`${base}/:id/`, { config: READ }, async (request) => {
     const flag = await loadFlag(request);
@@ -75,7 +80,7 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     const principal = request.principal!;
     const team = await teamForFeed(ctx, (request.query as Record<string, string | undefined>).token, principal.user.currentTeamId);
     checkKeyReachesTeam(principal.key, principal.memberships, team);
-    return localEvaluationResponse(ctx, team, request, reply);
+    return localEvaluationResponse(ctx, team, request, reply, 'django');
   });
 
   // DELETE is answered 405 by the method-not-allowed routes (PostHog's ForbidDestroyModel).

@@ -35,6 +35,14 @@ export function minimalFlag(flag: FeatureFlag, filters: Json = effectiveFilters(
   };
 }
 
+/**
+ * The feed's EvaluationFeatureFlagSerializer: the minimal fields plus `has_experiment`, which SDKs
+ * read to decide between full and slim `$feature_flag_called` events. Hoglet has no experiments.
+ */
+export function evaluationFlag(flag: FeatureFlag, filters: Json) {
+  return { ...minimalFlag(flag, filters), has_experiment: false };
+}
+
 function flagStatus(flag: FeatureFlag): string {
   if (flag.deleted) return 'DELETED';
   return flag.active ? 'ACTIVE' : 'INACTIVE';

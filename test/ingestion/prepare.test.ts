@@ -131,10 +131,26 @@ describe('prepareRow and the packing between threads', () => {
       prepareRow(JSON.stringify(queued({ event: '$identify', properties: { $process_person_profile: false } })), { anonymizeIps: false, clock }),
       prepareRow(JSON.stringify(queued({ event: '$groupidentify', ip: '1.2.3.4', properties: { $group_type: 't', $group_key: 'k', $set: { a: [1, { b: null }] } } })), { anonymizeIps: true, clock }),
     ];
-    const unpacked = unpackReply(packReply(7, rows));
+    const unpacked = unpackReply(packReply(7, rows), geoip);
     // JSON leaves out undefined members, as the receiving code reads them: compare through JSON.
     expect(JSON.parse(JSON.stringify(unpacked))).toEqual(JSON.parse(JSON.stringify(rows)));
     expect((unpacked[0] as PreparedEvent).propertiesJson).toBe((rows[0] as PreparedEvent).propertiesJson);
     expect((unpacked[3] as PreparedEvent).propertiesJson).toBe((rows[3] as PreparedEvent).propertiesJson);
+  });
+
+  it("sends a located event's GeoIP keys as its address, and the worker's thread finds them again", () => {
+    const row = prepareRow(JSON.stringify(queued({ event: '$pageview', ip: '80.156.0.1', properties: { $set: { plan: 'pro' } } })), { anonymizeIps: false, geoip, clock: new ReceiptClock() });
+    const prepared = row as PreparedEvent;
+    expect(prepared.geoipAddress).toBe('80.156.0.1');
+    expect(prepared.update.setOverlay).toMatchObject({ $geoip_country_code: 'DE' });
+    const packed = packReply(1, [row]);
+    // Not in what crosses the threads: only the address.
+    expect(packed.meta).not.toContain('$geoip_country_code');
+    const [unpacked] = unpackReply(packed, geoip) as PreparedEvent[];
+    expect(unpacked!.update.setOverlay).toEqual(prepared.update.setOverlay);
+    expect(unpacked!.update.setOnceOverlay).toEqual(prepared.update.setOnceOverlay);
+    expect(unpacked!.update.set).toEqual({ plan: 'pro' });
+    // Without the database there, the row is left for the worker to prepare.
+    expect(isUnprepared(unpackReply(packReply(1, [row]), undefined)[0]!)).toBe(true);
   });
 });

@@ -99,7 +99,7 @@ export function applyPersonModeToProperties(properties: Properties, event: strin
   if (mode === 'lookup') {
     omit(properties, '$set');
     omit(properties, '$set_once');
-  } else if (mode === 'personless' || event === '$groupidentify') {
+  } else if (!keepsPersonPropertyUpdates(mode, event)) {
     omit(properties, '$set');
     omit(properties, '$set_once');
     omit(properties, '$unset');
@@ -110,6 +110,11 @@ export function applyPersonModeToProperties(properties: Properties, event: strin
     omit(properties, '$process_person_profile');
   }
   omit(properties, '$heatmap_data');
+}
+
+/** Whether a stored event keeps its `$set` and `$set_once` (applyPersonModeToProperties). */
+export function keepsPersonPropertyUpdates(mode: StoredPersonMode, event: string): boolean {
+  return mode !== 'lookup' && mode !== 'personless' && event !== '$groupidentify';
 }
 
 /** Leaves the key out of the stored JSON (see the file comment). */

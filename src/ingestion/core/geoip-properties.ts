@@ -7,6 +7,7 @@
  * `isoCode`, `accuracyRadius`, `timeZone`) and the raw `maxmind` reader shape (snake_case) are read.
  */
 import { growableCopy } from '../../lib/growable-copy.js';
+import { wellFormedJson } from '../../lib/well-formed.js';
 import { type Properties, isPlainObject } from './types.js';
 
 type Names = { en?: string | null | undefined } & Record<string, unknown>;
@@ -135,11 +136,18 @@ export function addGeoipProperties(result: Properties, lookup: Readonly<GeoipLoo
   Object.assign(result, additions.event);
 }
 
-/** What a lookup adds to an event: its `$geoip_*` properties, and its keys of `$set` and `$set_once`. */
-interface GeoipAdditions {
+/**
+ * What a lookup adds to an event: its `$geoip_*` properties, and its keys of `$set` and
+ * `$set_once`; with each as JSON object members (`"$geoip_city_name":"…",…`, well-formed text), for
+ * writing an event's JSON without merging them into its objects (geoip-json.ts).
+ */
+export interface GeoipAdditions {
   event: Readonly<Properties>;
   set: Readonly<Properties>;
   setOnce: Readonly<Properties>;
+  eventMembers: string;
+  setMembers: string;
+  setOnceMembers: string;
 }
 
 const SET_KEYS = GEOIP_PERSON_KEYS.map((key) => `$geoip_${key}`);
@@ -153,7 +161,7 @@ const additionsByLookup = new WeakMap<Readonly<GeoipLookupResult>, GeoipAddition
  * part of an event's preparation). Every owned key is written as null first, in
  * GEOIP_PERSON_KEYS order, then the known ones over them: the keys' order in `$set`/`$set_once`.
  */
-function geoipAdditions(lookup: Readonly<GeoipLookupResult>): GeoipAdditions {
+export function geoipAdditions(lookup: Readonly<GeoipLookupResult>): GeoipAdditions {
   let additions = additionsByLookup.get(lookup);
   if (additions) return additions;
   const event: Properties = {};
@@ -168,9 +176,21 @@ function geoipAdditions(lookup: Readonly<GeoipLookupResult>): GeoipAdditions {
     set[`$geoip_${key}`] = value;
     setOnce[`$initial_geoip_${key}`] = value;
   }
-  additions = { event: Object.freeze(event), set: Object.freeze(set), setOnce: Object.freeze(setOnce) };
+  additions = {
+    event: Object.freeze(event),
+    set: Object.freeze(set),
+    setOnce: Object.freeze(setOnce),
+    eventMembers: jsonMembers(event),
+    setMembers: jsonMembers(set),
+    setOnceMembers: jsonMembers(setOnce),
+  };
   additionsByLookup.set(lookup, additions);
   return additions;
+}
+
+/** An object's JSON without its braces: `"a":1,"b":2` (empty for an empty object). */
+function jsonMembers(object: Properties): string {
+  return wellFormedJson(JSON.stringify(object)).slice(1, -1);
 }
 
 /**

@@ -13,5 +13,6 @@ export * from './timestamps.js';
 export * from './person-properties.js';
 export * from './merge-rules.js';
 export * from './geoip-properties.js';
+export * from './geoip-json.js';
 export * from './event-normalization.js';
 export * from './uuid.js';

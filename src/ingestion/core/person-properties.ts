@@ -18,6 +18,12 @@ export interface PersonPropertyUpdate {
   setOnce: Properties;
   /** Delete these keys. */
   unset: string[];
+  /**
+   * Keys over `set` and over `setOnce` (the update is `{...set, ...setOverlay}` and the same for
+   * `setOnce`): GeoIP's, kept apart rather than merged into the event's objects (geoip-json.ts).
+   */
+  setOverlay?: Readonly<Properties> | undefined;
+  setOnceOverlay?: Readonly<Properties> | undefined;
 }
 
 /** The parts of an event that matter here (ExtractedEvent fits). */
@@ -190,14 +196,20 @@ function liftInto(properties: Properties): boolean {
  * `$unset` (an array of names, or an object whose keys are the names). Malformed fields are
  * ignored. `$exception`, `$$heatmap` and `$groupidentify` never update persons.
  */
-export function extractPersonPropertyUpdate(event: Pick<PersonPropertySource, 'event' | 'properties'>): PersonPropertyUpdate {
+export function extractPersonPropertyUpdate(
+  event: Pick<PersonPropertySource, 'event' | 'properties'>,
+  geoip?: { set: Readonly<Properties>; setOnce: Readonly<Properties> },
+): PersonPropertyUpdate {
   if (NO_PERSON_UPDATE_EVENTS.has(event.event)) return { set: {}, setOnce: {}, unset: [] };
   // The event's own objects, not copies: an update is only read (every application builds new
   // property objects), and copying them was a visible part of the worker's per-event cost.
+  // GeoIP's keys (when not merged into the event's `$set`/`$set_once` already) go over them.
   return {
     set: asObject(event.properties.$set),
     setOnce: asObject(event.properties.$set_once),
     unset: unsetKeys(event.properties.$unset),
+    setOverlay: geoip?.set,
+    setOnceOverlay: geoip?.setOnce,
   };
 }
 
@@ -229,27 +241,19 @@ export function computePersonPropertyChanges(
 ): PersonPropertyChanges {
   const personEvent = PERSON_EVENTS.has(eventName);
   // Most events change nothing: no objects or arrays are made for them (`toSet`, `toUnset`).
-  let toSet: Properties | undefined;
-  let setCount = 0;
-  let triggers = false;
-
-  for (const key of Object.keys(update.setOnce)) {
-    if (!Object.hasOwn(current, key)) {
-      if (!toSet) toSet = {};
-      if (!Object.hasOwn(toSet, key)) setCount++;
-      setOwn(toSet, key, update.setOnce[key]);
-      triggers = true; // a key new to the person is always worth writing
-    }
-  }
-  for (const key of Object.keys(update.set)) {
-    const value = update.set[key];
-    const existed = Object.hasOwn(current, key);
-    if (existed && jsonEqual(current[key], value)) continue;
-    if (!toSet) toSet = {};
-    if (!Object.hasOwn(toSet, key)) setCount++;
-    setOwn(toSet, key, value);
-    if (!existed || personEvent || !isVolatilePersonProperty(key)) triggers = true;
-  }
+  const found: FoundChanges = { toSet: undefined, setCount: 0, triggers: false };
+  // `{...setOnce, ...setOnceOverlay}` key by key, in that object's order, without building it:
+  // the base's keys (the overlay's value where it has the key), then the overlay's other keys.
+  const onceBase = update.setOnce;
+  const onceOverlay = update.setOnceOverlay ?? NO_OVERLAY;
+  for (const key of Object.keys(onceBase)) setOnceChange(found, current, key, Object.hasOwn(onceOverlay, key) ? onceOverlay[key] : onceBase[key]);
+  for (const key of Object.keys(onceOverlay)) if (!Object.hasOwn(onceBase, key)) setOnceChange(found, current, key, onceOverlay[key]);
+  const setBase = update.set;
+  const setOverlay = update.setOverlay ?? NO_OVERLAY;
+  for (const key of Object.keys(setBase)) setChange(found, current, key, Object.hasOwn(setOverlay, key) ? setOverlay[key] : setBase[key], personEvent);
+  for (const key of Object.keys(setOverlay)) if (!Object.hasOwn(setBase, key)) setChange(found, current, key, setOverlay[key], personEvent);
+  const { toSet, setCount } = found;
+  let triggers = found.triggers;
   let toUnset = NO_KEYS;
   if (update.unset.length > 0) {
     toUnset = update.unset.filter((key) => Object.hasOwn(current, key));
@@ -261,6 +265,33 @@ export function computePersonPropertyChanges(
 }
 
 const NO_KEYS: string[] = [];
+const NO_OVERLAY: Readonly<Properties> = Object.freeze({});
+
+/** What computePersonPropertyChanges has found so far (module functions, no closure per event). */
+interface FoundChanges {
+  toSet: Properties | undefined;
+  setCount: number;
+  triggers: boolean;
+}
+
+/** A `$set_once` key: written only where the person has no value. */
+function setOnceChange(found: FoundChanges, current: Properties, key: string, value: unknown): void {
+  if (Object.hasOwn(current, key)) return;
+  const toSet = (found.toSet ??= {});
+  if (!Object.hasOwn(toSet, key)) found.setCount++;
+  setOwn(toSet, key, value);
+  found.triggers = true; // a key new to the person is always worth writing
+}
+
+/** A `$set` key: written where the value differs (over a `$set_once` of the same key). */
+function setChange(found: FoundChanges, current: Properties, key: string, value: unknown, personEvent: boolean): void {
+  const existed = Object.hasOwn(current, key);
+  if (existed && jsonEqual(current[key], value)) return;
+  const toSet = (found.toSet ??= {});
+  if (!Object.hasOwn(toSet, key)) found.setCount++;
+  setOwn(toSet, key, value);
+  if (!existed || personEvent || !isVolatilePersonProperty(key)) found.triggers = true;
+}
 
 export interface AppliedPersonUpdate {
   /** New property object (the input is not modified). */
@@ -293,7 +324,7 @@ export function withPersonPropertyChanges(current: Properties, changes: Pick<Per
  * person an identify or alias creates for two new distinct ids alike).
  */
 export function propertiesForNewPerson(update: PersonPropertyUpdate, creatorEventUuid: string): Properties {
-  return { ...update.setOnce, ...update.set, $creator_event_uuid: creatorEventUuid };
+  return { ...update.setOnce, ...update.setOnceOverlay, ...update.set, ...update.setOverlay, $creator_event_uuid: creatorEventUuid };
 }
 
 /** Keys that change on every page view; PostHog does not write a person just for them. */

@@ -1,5 +1,7 @@
 /** What the worker and its prepare thread (prepare-thread.ts) send each other. */
-import { isUnprepared, type PreparedRow } from './prepare.js';
+import type { GeoipService } from '../../geoip/geoip-service.js';
+import { geoipAdditions } from '../core/index.js';
+import { isUnprepared, type PreparedEvent, type PreparedRow } from './prepare.js';
 
 export interface PrepareRequest {
   id: number;
@@ -34,17 +36,33 @@ export function isPrepareFailure(reply: PrepareReply): reply is PrepareFailure {
   return (reply as PrepareFailure).error !== undefined;
 }
 
-/** The other side of the packing. */
-export function unpackReply(reply: PackedRows): PreparedRow[] {
+/**
+ * The other side of the packing. A row whose update had GeoIP's keys as overlays gets them again
+ * from `geoip` (the same database as the thread's: the same answer for the same address); one
+ * whose answer is not found is left for the worker to prepare.
+ */
+export function unpackReply(reply: PackedRows, geoip: GeoipService | undefined): PreparedRow[] {
   const rows = JSON.parse(reply.meta) as PreparedRow[];
   let start = 0;
   for (let i = 0; i < rows.length; i++) {
     const end = reply.ends[i]!;
     const row = rows[i]!;
-    if (!isUnprepared(row)) row.propertiesJson = reply.properties.slice(start, end);
+    if (!isUnprepared(row)) {
+      row.propertiesJson = reply.properties.slice(start, end);
+      if (row.geoipAddress !== undefined) rows[i] = withGeoipOverlays(row, geoip);
+    }
     start = end;
   }
   return rows;
+}
+
+function withGeoipOverlays(row: PreparedEvent, geoip: GeoipService | undefined): PreparedRow {
+  const answer = geoip?.lookup(row.geoipAddress!);
+  if (!answer) return { failed: `no GeoIP answer for ${row.geoipAddress} on the worker's thread` };
+  const additions = geoipAdditions(answer);
+  row.update.setOverlay = additions.set;
+  row.update.setOnceOverlay = additions.setOnce;
+  return row;
 }
 
 export function packReply(id: number, prepared: PreparedRow[]): PackedRows {
@@ -57,7 +75,9 @@ export function packReply(id: number, prepared: PreparedRow[]): PackedRows {
     }
     properties += row.propertiesJson;
     ends[i] = properties.length;
-    return { ...row, propertiesJson: '' };
+    // GeoIP's overlays are not sent: the worker looks their answer up again (unpackReply).
+    const { set, setOnce, unset } = row.update;
+    return { ...row, propertiesJson: '', update: { set, setOnce, unset } };
   });
   return { id, meta: JSON.stringify(meta), properties, ends };
 }

@@ -102,7 +102,7 @@ export class PrepareThread {
         if (isPrepareFailure(reply)) {
           this.log.warn({ error: reply.error }, 'prepare thread could not prepare a batch; the worker prepares it');
           resolve?.(undefined);
-        } else resolve?.(unpackReply(reply));
+        } else resolve?.(unpackReply(reply, this.geoip));
       });
       thread.on('error', (error) => this.stopUsing(thread, error));
       thread.on('exit', (code) => this.stopUsing(thread, new Error(`prepare thread exited with code ${code}`)));

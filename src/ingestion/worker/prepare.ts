@@ -2,7 +2,6 @@ import { toJson } from '../../db/values.js';
 import { wellFormedJsonValue, wellFormedText } from '../../lib/well-formed.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import {
-  addGeoipProperties,
   addRequestContext,
   applyPersonModeToProperties,
   clientIngestionWarning,
@@ -10,11 +9,15 @@ import {
   decidePersonProcessing,
   detectMergeRequest,
   extractPersonPropertyUpdate,
+  geoipAdditions,
   geoipLookupTarget,
   isPlainObject,
+  keepsPersonPropertyUpdates,
   normalizePersonProperties,
+  propertiesJsonWithGeoip,
   routeEvent,
   withoutIp,
+  type GeoipAdditions,
   type IngestionWarning,
   type MergeRequest,
   type PersonPropertyUpdate,
@@ -76,6 +79,12 @@ export interface PreparedEvent {
   groups: PreparedGroups | undefined;
   /** The properties as stored (JSON, well-formed), before the groups step adds `$group_<n>`. */
   propertiesJson: string;
+  /**
+   * The address whose GeoIP answer `update` carries as overlays (undefined when it carries none):
+   * handed to the worker's thread instead of the overlays, it looks the answer up again there
+   * (prepare-messages.ts).
+   */
+  geoipAddress: string | undefined;
   /** The properties have `$group_<n>` keys of their own (the groups step then rewrites them). */
   ownGroupKeys: boolean;
   sessionId: string | null;
@@ -140,19 +149,31 @@ function resolveTimestamp(queued: QueuedEvent, clock: ReceiptClock, warnings: In
   return ms === received.date.getTime() ? received.iso : result.timestamp.toISOString();
 }
 
+/** A GeoIP answer for an event: what it adds, and the address looked up. */
+interface EventGeoip {
+  address: string;
+  additions: GeoipAdditions;
+}
+
 /**
  * Step: the request's context (`$ip` when the event has none, `$sent_at`, the session id's case),
- * GeoIP enrichment, then the environment's IP anonymisation. `properties` is the event's own copy
- * (normalizePersonProperties made it): these grow it rather than copy it again.
+ * the GeoIP lookup, then the environment's IP anonymisation. `properties` is the event's own copy
+ * (normalizePersonProperties made it): these grow it rather than copy it again. GeoIP's additions
+ * are not merged into it: they go over the person update and into the JSON (geoip-json.ts).
  */
-function enrichWithRequest(properties: Properties, queued: QueuedEvent, options: { geoip?: GeoipService | undefined; anonymizeIps: boolean }): Properties {
+function enrichWithRequest(
+  properties: Properties,
+  queued: QueuedEvent,
+  options: { geoip?: GeoipService | undefined; anonymizeIps: boolean },
+): { properties: Properties; geoip: EventGeoip | undefined } {
   addRequestContext(properties, queued.ip, queued.sent_at);
+  let geoip: EventGeoip | undefined;
   if (options.geoip) {
     const target = geoipLookupTarget(properties);
     const lookup = 'ip' in target ? options.geoip.lookup(target.ip) : null;
-    if (lookup) addGeoipProperties(properties, lookup);
+    if (lookup) geoip = { address: (target as { ip: string }).ip, additions: geoipAdditions(lookup) };
   }
-  return options.anonymizeIps ? withoutIp(properties) : properties;
+  return { properties: options.anonymizeIps ? withoutIp(properties) : properties, geoip };
 }
 
 /**
@@ -219,9 +240,10 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
   prepared.mode = mode;
   if (mode === 'drop') return prepared;
 
-  const properties = enrichWithRequest(normalizePersonProperties(source), queued, options);
+  const { properties, geoip } = enrichWithRequest(normalizePersonProperties(source), queued, options);
   if (mode === 'process') {
-    prepared.update = extractPersonPropertyUpdate({ event: queued.event, properties });
+    prepared.update = extractPersonPropertyUpdate({ event: queued.event, properties }, geoip?.additions);
+    if (prepared.update.setOverlay) prepared.geoipAddress = geoip!.address;
     prepared.merge = detectMergeRequest({ event: queued.event, distinctId: queued.distinct_id, properties });
   }
   applyPersonModeToProperties(properties, queued.event, mode);
@@ -229,7 +251,7 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
     prepared.groups = prepareGroups(queued.event, properties);
     if (prepared.groups) prepared.ownGroupKeys = GROUP_KEYS.some((key) => Object.hasOwn(properties, key));
   }
-  prepared.propertiesJson = toJson(properties);
+  prepared.propertiesJson = geoip ? propertiesJsonWithGeoip(properties, geoip.additions, keepsPersonPropertyUpdates(mode, queued.event)) : toJson(properties);
   prepared.sessionId = textColumn(properties.$session_id);
   prepared.elementsChain = textColumn(properties.$elements_chain);
   return prepared;
@@ -258,7 +280,7 @@ function prepareDeferredPerson(queued: QueuedEvent, options: PrepareOptions): Pr
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
   const process = routeEvent(queued.event) === 'analytics' && decidePersonProcessing(source).kind === 'process';
   const timestamp = process ? resolveTimestamp(queued, options.clock, warnings) : '';
-  const properties = process ? enrichWithRequest(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }) : undefined;
+  const properties = process ? enrichWithRequest(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }).properties : undefined;
   const prepared = nothingFound(queued, options.anonymizeIps, timestamp, warnings);
   prepared.personOnly = true;
   prepared.mode = properties ? 'process' : 'drop';
@@ -283,6 +305,7 @@ function nothingFound(queued: QueuedEvent, anonymizeIps: boolean, timestamp: str
     merge: undefined,
     groups: undefined,
     propertiesJson: '',
+    geoipAddress: undefined,
     ownGroupKeys: false,
     sessionId: null,
     elementsChain: null,

@@ -7,17 +7,18 @@
 import type { AppContext } from '../context.js';
 import { flagDefinitionsCache } from '../flags/definitions-cache.js';
 import { invalidProjectApiKey } from '../flags/local-evaluation.js';
-import { projectFlagsResponse, selectResponseProtocol, type FlagSetEvaluation, type ProjectionExtras } from '../flags/engine/index.js';
+import { projectFlagsResponse, type FlagSetEvaluation, type ProjectionExtras } from '../flags/engine/index.js';
 import { flagsResponseJson } from '../flags/engine/response-json.js';
 import type { PublicRequest, PublicResponse, PublicRoute } from '../http/public-endpoint.js';
 import { decodePublicBody } from '../http/public-responses.js';
-import { DECIDE_LIMITS, type QueryParams } from '../ingestion/core/decode-body.js';
+import { DECIDE_LIMITS } from '../ingestion/core/decode-body.js';
 import type { Team } from '../tenancy/models.js';
 import { evaluateFlagsRequest } from './evaluate-request.js';
 import { requestRuntime } from './evaluation-runtime.js';
 import { readFlagsRequest } from './flag-request.js';
 import { geoipAddress } from './geoip-address.js';
-import { decideConfigFields } from './remote-config.js';
+import { minimalAnswerVersion, readFlagsQuery, type FlagsQuery } from './query-params.js';
+import { decideConfigFields, SUPPORTED_COMPRESSION } from './remote-config.js';
 import { flagsRequestId } from './request-id.js';
 
 export type FlagsEndpoint = 'decide' | 'flags';
@@ -38,22 +39,49 @@ const MISSING_DISTINCT_ID = {
 } as const;
 
 export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoint, request: PublicRequest): Promise<PublicResponse> {
+  // PostHog answers GET (and HEAD, whose body the transport leaves out) before reading anything
+  // but the query: no token, no evaluation (api/endpoint.rs).
+  if (request.method === 'GET') return { status: 200, body: minimalAnswer(request) };
   const decoded = decodePublicBody(request, DECIDE_LIMITS);
   if (!decoded.ok) return { status: decoded.status, body: { ...decoded.error, attr: null } };
   const flagsRequest = readFlagsRequest(decoded.value);
   if (!flagsRequest) return { status: 400, body: MALFORMED_DATA };
   const team = flagsRequest.token ? await ctx.teams.byApiToken(flagsRequest.token) : undefined;
   if (!team) return { status: 401, body: invalidProjectApiKey().toEnvelope() };
-  if (flagsRequest.distinctId === null) return { status: 400, body: MISSING_DISTINCT_ID };
+  // With flags disabled nothing is evaluated, so nobody need be named (handler/authentication.rs):
+  // SDKs send disable_flags to load only the config.
+  if (flagsRequest.distinctId === null && !flagsRequest.disableFlags) return { status: 400, body: MISSING_DISTINCT_ID };
 
+  const query = readFlagsQuery(endpoint, request.query);
   const runtime = requestRuntime(flagsRequest.evaluationRuntime, request.headers);
   const ip = geoipAddress(request.headers['x-forwarded-for'], request.ip);
+  const input = { request: flagsRequest, ip, runtime, onlySurveyFlags: query.onlySurveyFlags };
   // The public endpoints log through the root logger: they log nothing per request.
-  const evaluation = await evaluateFlagsRequest(ctx, team, { request: flagsRequest, ip, runtime }, ctx.log);
+  const evaluation = await evaluateFlagsRequest(ctx, team, input, ctx.log);
   // Every version of PostHog's answer carries both (api/types.rs: the decide v1/v2, legacy and
   // detailed responses); SDKs put the id on `$feature_flag_called` events.
   const extras = { requestId: flagsRequestId(request.headers['x-request-id']), evaluatedAt: Date.now() };
-  return { status: 200, body: await flagsResponseText(ctx, team, endpoint, request.query, evaluation, extras) };
+  return { status: 200, body: await flagsResponseText(ctx, team, query, evaluation, extras) };
+}
+
+/**
+ * PostHog's get_minimal_flags_response: no flags, a fixed config, the detailed body for v >= 2
+ * and the legacy one otherwise (on /decide too). supportedCompression is Hoglet's list (spec
+ * README, decision 4), as in every other decide answer.
+ */
+function minimalAnswer(request: PublicRequest): object {
+  const flags = minimalAnswerVersion(request.query) >= 2 ? { flags: {} } : { featureFlags: {}, featureFlagPayloads: {} };
+  return {
+    errorsWhileComputingFlags: false,
+    ...flags,
+    requestId: flagsRequestId(request.headers['x-request-id']),
+    evaluatedAt: Date.now(),
+    supportedCompression: SUPPORTED_COMPRESSION,
+    config: { enable_collect_everything: true },
+    toolbarParams: {},
+    isAuthenticated: false,
+    sessionRecording: false,
+  };
 }
 
 /**
@@ -63,15 +91,10 @@ export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoin
 async function flagsResponseText(
   ctx: AppContext,
   team: Team,
-  endpoint: FlagsEndpoint,
-  query: QueryParams,
+  { protocol, withConfig }: FlagsQuery,
   evaluation: FlagSetEvaluation,
   extras: ProjectionExtras,
 ): Promise<string> {
-  const version = firstQuery(query, 'v');
-  const protocol = selectResponseProtocol(endpoint, version);
-  const withConfig =
-    endpoint === 'decide' || firstQuery(query, 'config') === 'true' || (version === undefined && firstQuery(query, 'config') === undefined);
   const head = withConfig ? configHead(team, await hasActiveFlags(ctx, team)) : '{';
   // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly,
   // after the config members; the other versions are small and go through the projection.
@@ -86,6 +109,7 @@ export function flagsRoutes(ctx: AppContext): PublicRoute[] {
     maxBodyBytes: DECIDE_LIMITS.maxBodyBytes,
     handle: (request: PublicRequest) => answerFlagsRequest(ctx, endpoint, request),
     gatherAnswers: true,
+    allow: 'GET, POST, OPTIONS, HEAD',
   }));
 }
 
@@ -95,11 +119,6 @@ export async function hasActiveFlags(ctx: AppContext, team: Team): Promise<boole
   } catch {
     return true; // let the SDK ask /flags; it will learn about the failure there
   }
-}
-
-function firstQuery(query: QueryParams, name: string): string | undefined {
-  const value = query[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

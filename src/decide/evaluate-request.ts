@@ -9,7 +9,15 @@ import type { AppContext } from '../context.js';
 import { staticMembershipsOf } from '../cohorts/store.js';
 import { flagDefinitionsCache, type ProjectFlags } from '../flags/definitions-cache.js';
 import { getHashKeyOverrides, insertHashKeyOverrides } from '../flags/store.js';
-import { evaluateFlags, failedFlagEvaluation, flagSetEvaluation, type EvaluationContext, type FlagSetEvaluation } from '../flags/engine/index.js';
+import {
+  evaluateFlags,
+  failedFlagEvaluation,
+  flagSetEvaluation,
+  type EvaluationContext,
+  type FlagErrorCode,
+  type FlagEvaluation,
+  type FlagSetEvaluation,
+} from '../flags/engine/index.js';
 import { getGroup } from '../groups/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../ingestion/core/geoip-properties.js';
 import { growableCopy } from '../lib/growable-copy.js';
@@ -44,6 +52,8 @@ export interface EvaluationInput {
   ip: string | undefined;
   /** The caller's runtime: flags limited to the other runtime are left out. */
   runtime: EvaluationRuntime | null;
+  /** Only survey-targeting flags are evaluated (query-params.ts). */
+  onlySurveyFlags: boolean;
 }
 
 export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: EvaluationInput, log: Logger): Promise<FlagSetEvaluation> {
@@ -57,7 +67,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     return flagSetEvaluation([], true);
   }
   const { db } = ctx.database;
-  const plan = requestPlan(project, input.runtime);
+  const plan = requestPlan(project, input.runtime, input.onlySurveyFlags);
   const distinctId = String(request.distinctId ?? '');
 
   // Request overrides, with GeoIP filled in where the request gave no value (looked up only when
@@ -144,20 +154,36 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     timezone: typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC',
   };
   const evaluation = evaluateFlags(plan.compiled, context, { flagKeys: request.flagKeys, groupTypeMapping });
-  if (failedData.size === 0) return evaluation;
+  // Nothing failed (the common case): the evaluation is the answer as it is.
+  if (failedData.size === 0 && !evaluation.errorsWhileComputingFlags) return evaluation;
 
   // Flags that needed data we could not read are reported failed, the others stand.
   const results = evaluation.results.map((result) => {
     const need = plan.needs.get(result.key);
     const flag = plan.byKey.get(result.key);
-    if (!need || !flag) return result;
+    if (!need || !flag) return withPostHogErrorCode(result);
     const broken =
       (failedData.has('person') && (need.cohorts || need.personKeys.size > 0)) ||
       (failedData.has('groups') && need.groups) ||
       (failedData.has('continuity') && flag.ensure_experience_continuity === true);
-    return broken ? failedFlagEvaluation(flag, 'internal_error') : result;
+    return broken ? failedFlagEvaluation(flag, 'internal_error') : withPostHogErrorCode(result);
   });
   return flagSetEvaluation(results, true);
+}
+
+/**
+ * The engine names a broken cohort reference by what went wrong (cohorts.ts); PostHog's flags
+ * service also names the kind of dependency (api/errors.rs evaluation_error_code), and the engine's
+ * dependency errors are all cohort ones (a missing flag dependency is the missing_dependency reason).
+ */
+const POSTHOG_ERROR_CODES: Partial<Record<string, FlagErrorCode>> = {
+  dependency_not_found: 'dependency_not_found_cohort',
+  dependency_cycle: 'dependency_cycle_cohort',
+};
+
+function withPostHogErrorCode(result: FlagEvaluation): FlagEvaluation {
+  const code = result.failed ? POSTHOG_ERROR_CODES[result.reason.code] : undefined;
+  return code ? failedFlagEvaluation({ key: result.key, id: result.metadata.id, version: result.metadata.version }, code) : result;
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
- * What a project's flags read besides the request, worked out once per definitions version and
- * caller runtime rather than on every `/decide`: which flags are served, which person property
- * keys their conditions read (directly, through dynamic cohorts nested to any depth, or for
- * enrollment), whether a static cohort is reachable, and which group types and group property
- * keys they read. evaluate-request.ts uses this to skip storage reads whose result the engine
+ * What a project's flags read besides the request, worked out once per definitions version,
+ * caller runtime and survey restriction rather than on every `/decide`: which flags are served,
+ * which person property keys their conditions read (directly, through dynamic cohorts nested to
+ * any depth, or for enrollment), whether a static cohort is reachable, and which group types and
+ * group property keys they read. evaluate-request.ts uses this to skip storage reads whose result the engine
  * would never look at, so answers are the same as with the reads.
  */
 import { cohortDefinition, type ProjectFlags } from '../flags/definitions-cache.js';
@@ -13,6 +13,7 @@ import type { FeatureFlag } from '../flags/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS } from '../ingestion/core/geoip-properties.js';
 import { servesRuntime, type EvaluationRuntime } from './evaluation-runtime.js';
 import { initialBackfills } from './initial-properties.js';
+import { SURVEY_TARGETING_FLAG_PREFIX } from './query-params.js';
 
 type Json = Record<string, unknown>;
 
@@ -152,8 +153,10 @@ function needsOf(flag: FeatureFlag, cohorts: CohortReads, shared: SharedReads): 
   return needs;
 }
 
-function buildPlan(project: ProjectFlags, runtime: EvaluationRuntime | null): RequestPlan {
-  const served = project.flags.filter((flag) => servesRuntime(flag.evaluationRuntime, runtime));
+function buildPlan(project: ProjectFlags, runtime: EvaluationRuntime | null, onlySurveyFlags: boolean): RequestPlan {
+  const served = project.flags.filter(
+    (flag) => servesRuntime(flag.evaluationRuntime, runtime) && (!onlySurveyFlags || flag.key.startsWith(SURVEY_TARGETING_FLAG_PREFIX)),
+  );
   const active = served.filter((flag) => flag.active);
   const cohorts = new CohortReads(project);
   const shared: SharedReads = { groupIndexes: new Set(), groupKeys: new Map(), anyPersonKeys: new Set(), anyStaticCohorts: false };
@@ -180,13 +183,18 @@ function buildPlan(project: ProjectFlags, runtime: EvaluationRuntime | null): Re
   };
 }
 
-/** One plan per runtime per loaded definitions: a definitions change yields a new ProjectFlags. */
+/**
+ * One plan per runtime per loaded definitions (a definitions change yields a new ProjectFlags),
+ * apart for requests restricted to survey flags.
+ */
 const plans = new WeakMap<ProjectFlags, Map<EvaluationRuntime | null, RequestPlan>>();
+const surveyPlans = new WeakMap<ProjectFlags, Map<EvaluationRuntime | null, RequestPlan>>();
 
-export function requestPlan(project: ProjectFlags, runtime: EvaluationRuntime | null): RequestPlan {
-  let byRuntime = plans.get(project);
-  if (!byRuntime) plans.set(project, (byRuntime = new Map()));
+export function requestPlan(project: ProjectFlags, runtime: EvaluationRuntime | null, onlySurveyFlags: boolean): RequestPlan {
+  const byProject = onlySurveyFlags ? surveyPlans : plans;
+  let byRuntime = byProject.get(project);
+  if (!byRuntime) byProject.set(project, (byRuntime = new Map()));
   let plan = byRuntime.get(runtime);
-  if (!plan) byRuntime.set(runtime, (plan = buildPlan(project, runtime)));
+  if (!plan) byRuntime.set(runtime, (plan = buildPlan(project, runtime, onlySurveyFlags)));
   return plan;
 }

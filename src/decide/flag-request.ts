@@ -17,7 +17,7 @@ export interface FlagsRequest {
   flagKeys: string[] | null;
   geoipDisable: boolean;
   disableFlags: boolean;
-  /** `client` or `server` when the body says so. */
+  /** The body's `evaluation_runtime`, as sent (evaluation-runtime.ts reads it). */
   evaluationRuntime: unknown;
 }
 

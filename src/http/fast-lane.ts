@@ -8,8 +8,8 @@
  * share of its cost. The lane keeps what those routes relied on:
  *
  * - GET (with `?data=`), POST and HEAD (answered as GET without a body, as fastify's HEAD twins
- *   did); OPTIONS (CORS preflight) and every other method go to fastify, which answers them as
- *   before (204 preflight, 404 envelope);
+ *   did); OPTIONS (CORS preflight) goes to fastify (204 preflight), and so does every other method
+ *   (404 envelope) unless the route answers it 405 itself (PublicRoute.allow);
  * - paths with or without a trailing slash, the query parsed as fastify parses it;
  * - raw bodies whatever the content type, fastify's body limits and 413/415 answers;
  * - the public CORS headers (cors.ts), `request.ip` semantics (client-address.ts);
@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import { readRequestBody } from './body-reader.js';
 import type { ClientAddressOf } from './client-address.js';
 import { publicCorsHeaders } from './cors.js';
-import { ApiError, serverError } from './errors.js';
+import { ApiError, methodNotAllowed, serverError } from './errors.js';
 import type { PublicResponse, PublicRoute } from './public-endpoint.js';
 import { parseQuery, readRequestTarget } from './request-target.js';
 
@@ -103,11 +103,18 @@ export class FastLane {
 
   /** Takes the request when it is one of the lane's; false leaves it to fastify. */
   private dispatch(request: IncomingMessage, response: ServerResponse): boolean {
-    const method = request.method;
-    if (method !== 'POST' && method !== 'GET' && method !== 'HEAD') return false;
+    const method = request.method ?? '';
+    if (method === 'OPTIONS') return false;
+    const served = method === 'POST' || method === 'GET' || method === 'HEAD';
     const target = readRequestTarget(request.url ?? '');
     const route = target && this.routes.get(target.path);
     if (!route) return false;
+    if (!served) {
+      if (route.allow === undefined) return false;
+      // Answered before the body is read, as the 413 is: the connection closes after it.
+      this.send(request, response, 405, methodNotAllowed(method).toEnvelope(), { allow: route.allow }, true);
+      return true;
+    }
     if (this.closing) {
       response.writeHead(503, { 'content-type': 'application/json', 'content-length': SERVICE_UNAVAILABLE.length, connection: 'close' });
       response.end(SERVICE_UNAVAILABLE);

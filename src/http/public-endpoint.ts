@@ -38,4 +38,10 @@ export interface PublicRoute {
    * for one more turn measured 3–5% slower.
    */
   gatherAnswers?: boolean;
+  /**
+   * When set, the lane answers methods other than GET, POST, HEAD and OPTIONS itself: 405 with this
+   * `Allow` header (PostHog's flags service does so for /flags and /decide). Without it they go to
+   * fastify. OPTIONS always does: the CORS preflight is fastify's (cors.ts).
+   */
+  allow?: string;
 }

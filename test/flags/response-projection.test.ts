@@ -62,21 +62,21 @@ describe('projectFlagsResponse from a real evaluation', () => {
           enabled: true,
           variant: null,
           reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
-          metadata: { id: 1, version: 2, description: null, payload: '{"a":1}' },
+          metadata: { id: 1, version: 2, description: null, payload: '{"a":1}', has_experiment: false },
         },
         variant: {
           key: 'variant',
           enabled: true,
           variant: 'control',
           reason: { code: 'condition_match', condition_index: 0, description: 'Matched condition set 1' },
-          metadata: { id: 3, version: 1, description: null, payload: 'C' },
+          metadata: { id: 3, version: 1, description: null, payload: 'C', has_experiment: false },
         },
         off: {
           key: 'off',
           enabled: false,
           variant: null,
           reason: { code: 'no_condition_match', condition_index: 0, description: 'No matching condition set' },
-          metadata: { id: 4, version: 1, description: null, payload: null },
+          metadata: { id: 4, version: 1, description: null, payload: null, has_experiment: false },
         },
         broken: {
           key: 'broken',
@@ -84,7 +84,7 @@ describe('projectFlagsResponse from a real evaluation', () => {
           variant: null,
           failed: true,
           reason: expect.objectContaining({ code: 'dependency_not_found', condition_index: null }),
-          metadata: { id: 5, version: 9, description: null, payload: null },
+          metadata: { id: 5, version: 9, description: null, payload: null, has_experiment: false },
         },
       },
     });

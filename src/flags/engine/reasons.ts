@@ -50,6 +50,11 @@ export function describeReason(code: string, conditionIndex: number | null): str
       return 'A cohort this flag depends on does not exist';
     case 'dependency_cycle':
       return 'Cohorts this flag depends on form a cycle';
+    // PostHog's evaluation_error_description (api/errors.rs).
+    case 'dependency_not_found_cohort':
+      return 'Cohort dependency not found';
+    case 'dependency_cycle_cohort':
+      return 'Cohort dependency cycle detected';
     default:
       return 'Flag evaluation failed';
   }

@@ -129,7 +129,8 @@ export function flagsV2Json(evaluation: FlagSetEvaluation, extras: ProjectionExt
     const payload = flag.failed ? null : (flag.payload ?? null);
     flags +=
       `${flags === '' ? '' : ','}${key}:{"key":${key},"enabled":${enabled},"variant":${json(variant)},` +
-      `"reason":${reasonJson(flag.reason)},"metadata":${metadataHead(flag.metadata)}${json(payload)}}${flag.failed ? ',"failed":true' : ''}}`;
+      `"reason":${reasonJson(flag.reason)},"metadata":${metadataHead(flag.metadata)}${json(payload)},"has_experiment":false}` +
+      `${flag.failed ? ',"failed":true' : ''}}`;
   }
   return `${checkedHead(head)}"flags":{${flags}},"errorsWhileComputingFlags":${evaluation.errorsWhileComputingFlags}${extrasJson(extras)}}`;
 }

@@ -56,8 +56,12 @@ export interface FlagDetails {
   enabled: boolean;
   variant: string | null;
   reason: FlagReason;
-  /** description is always null, as in the reference. */
-  metadata: { id: number; version: number; description: null; payload: unknown };
+  /**
+   * description is always null, as in the reference. has_experiment (whether an experiment uses
+   * the flag; SDKs then keep the full `$feature_flag_called` event) is always written there, and
+   * Hoglet has no experiments: false.
+   */
+  metadata: { id: number; version: number; description: null; payload: unknown; has_experiment: false };
   failed?: true;
 }
 
@@ -74,6 +78,8 @@ export type FlagsResponseBody = DecideV1Body | DecideV2Body | FlagsV1Body | Flag
 /**
  * Which body a request gets. `/decide`: v missing/1 → decide v1, 2 → decide v2, 3 → legacy
  * (flags v1), ≥4 → detailed (flags v2). `/flags`: v ≥ 2, or no v at all, → detailed; else legacy.
+ * The HTTP layer first resolves `v` as PostHog does (src/decide/query-params.ts: defaults, and
+ * text that is not an integer reads as 1) and passes a number.
  */
 export function selectResponseProtocol(endpoint: 'decide' | 'flags', version: number | string | null | undefined): FlagsResponseProtocol {
   const parsed = version === null || version === undefined || version === '' ? null : Number.parseInt(String(version), 10);
@@ -128,7 +134,13 @@ export function toFlagDetails(flag: FlagEvaluation): FlagDetails {
     enabled: projectedValue(flag) !== false,
     variant: flag.failed ? null : flag.variant,
     reason: { ...flag.reason },
-    metadata: { id: flag.metadata.id, version: flag.metadata.version, description: null, payload: flag.failed ? null : (flag.payload ?? null) },
+    metadata: {
+      id: flag.metadata.id,
+      version: flag.metadata.version,
+      description: null,
+      payload: flag.failed ? null : (flag.payload ?? null),
+      has_experiment: false,
+    },
   };
   if (flag.failed) details.failed = true;
   return details;

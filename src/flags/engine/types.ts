@@ -136,8 +136,17 @@ export type FlagReasonCode =
   | 'missing_dependency'
   | FlagErrorCode;
 
-/** Codes of flags whose evaluation failed (`failed: true`); same strings as the reference. */
-export type FlagErrorCode = 'dependency_not_found' | 'dependency_cycle' | 'internal_error';
+/**
+ * Codes of flags whose evaluation failed (`failed: true`). The engine reports a broken cohort
+ * reference as dependency_not_found or dependency_cycle; the flags endpoints answer those under
+ * PostHog's names, which also say the dependency is a cohort (src/decide/evaluate-request.ts).
+ */
+export type FlagErrorCode =
+  | 'dependency_not_found'
+  | 'dependency_cycle'
+  | 'dependency_not_found_cohort'
+  | 'dependency_cycle_cohort'
+  | 'internal_error';
 
 export interface FlagReason {
   code: FlagReasonCode | (string & {});

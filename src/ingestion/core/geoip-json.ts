@@ -5,7 +5,7 @@
  * Why: merged, an event's properties, `$set` and `$set_once` each grow by a dozen or more keys, and
  * V8 turns objects grown that way key by key into hash tables: slower to grow, to read and to
  * write as JSON. With GeoIP, that was the largest part of preparing an event. The additions' JSON
- * is made once per answer, so here it is only appended.
+ * is made once per answer (and only on the thread that writes it), so here it is only appended.
  *
  * The JSON holds the same value `applyGeoipProperties` gives (then `JSON.stringify`); only the
  * order of keys differs: GeoIP's event keys, then `$set` and `$set_once`, come last.
@@ -22,17 +22,18 @@ import { isPlainObject, type Properties } from './types.js';
  * client's. `properties` is read, and given back as it was.
  */
 export function propertiesJsonWithGeoip(properties: Properties, additions: GeoipAdditions, withPersonUpdates: boolean): string {
+  const text = additionsJson(additions);
   // A client that sends `$geoip_*` properties itself (rare): GeoIP's values replace them where
   // they stand, in a copy.
   const overlapping = sharesKey(properties, additions.event);
   const target = overlapping ? Object.assign(growableCopy(properties), additions.event) : properties;
-  const members = overlapping ? [] : [additions.eventMembers];
+  const members = overlapping ? [] : [text.event];
   if (!withPersonUpdates) return withMembers(json(target), members);
 
   const set = target.$set;
   const setOnce = target.$set_once;
-  members.push(`"$set":${objectJsonWith(set, additions.set, additions.setMembers)}`);
-  members.push(`"$set_once":${objectJsonWith(setOnce, additions.setOnce, additions.setOnceMembers)}`);
+  members.push(`"$set":${objectJsonWith(set, additions.set, text.set)}`);
+  members.push(`"$set_once":${objectJsonWith(setOnce, additions.setOnce, text.setOnce)}`);
   // Left out of the rest (JSON.stringify skips undefined values), then put back.
   if (set !== undefined) target.$set = undefined;
   if (setOnce !== undefined) target.$set_once = undefined;
@@ -42,6 +43,28 @@ export function propertiesJsonWithGeoip(properties: Properties, additions: Geoip
     if (set !== undefined) target.$set = set;
     if (setOnce !== undefined) target.$set_once = setOnce;
   }
+}
+
+/** The additions as JSON object members (`"$geoip_city_name":"…",…`), made once per answer. */
+interface AdditionsJson {
+  event: string;
+  set: string;
+  setOnce: string;
+}
+const jsonByAdditions = new WeakMap<GeoipAdditions, AdditionsJson>();
+
+function additionsJson(additions: GeoipAdditions): AdditionsJson {
+  let text = jsonByAdditions.get(additions);
+  if (!text) {
+    text = { event: jsonMembers(additions.event), set: jsonMembers(additions.set), setOnce: jsonMembers(additions.setOnce) };
+    jsonByAdditions.set(additions, text);
+  }
+  return text;
+}
+
+/** An object's JSON without its braces: `"a":1,"b":2` (empty for an empty object). */
+function jsonMembers(object: Readonly<Properties>): string {
+  return wellFormedJson(JSON.stringify(object)).slice(1, -1);
 }
 
 /**

@@ -7,7 +7,6 @@
  * `isoCode`, `accuracyRadius`, `timeZone`) and the raw `maxmind` reader shape (snake_case) are read.
  */
 import { growableCopy } from '../../lib/growable-copy.js';
-import { wellFormedJson } from '../../lib/well-formed.js';
 import { type Properties, isPlainObject } from './types.js';
 
 type Names = { en?: string | null | undefined } & Record<string, unknown>;
@@ -136,18 +135,11 @@ export function addGeoipProperties(result: Properties, lookup: Readonly<GeoipLoo
   Object.assign(result, additions.event);
 }
 
-/**
- * What a lookup adds to an event: its `$geoip_*` properties, and its keys of `$set` and
- * `$set_once`; with each as JSON object members (`"$geoip_city_name":"…",…`, well-formed text), for
- * writing an event's JSON without merging them into its objects (geoip-json.ts).
- */
+/** What a lookup adds to an event: its `$geoip_*` properties, and its keys of `$set` and `$set_once`. */
 export interface GeoipAdditions {
   event: Readonly<Properties>;
   set: Readonly<Properties>;
   setOnce: Readonly<Properties>;
-  eventMembers: string;
-  setMembers: string;
-  setOnceMembers: string;
 }
 
 const SET_KEYS = GEOIP_PERSON_KEYS.map((key) => `$geoip_${key}`);
@@ -176,21 +168,9 @@ export function geoipAdditions(lookup: Readonly<GeoipLookupResult>): GeoipAdditi
     set[`$geoip_${key}`] = value;
     setOnce[`$initial_geoip_${key}`] = value;
   }
-  additions = {
-    event: Object.freeze(event),
-    set: Object.freeze(set),
-    setOnce: Object.freeze(setOnce),
-    eventMembers: jsonMembers(event),
-    setMembers: jsonMembers(set),
-    setOnceMembers: jsonMembers(setOnce),
-  };
+  additions = { event: Object.freeze(event), set: Object.freeze(set), setOnce: Object.freeze(setOnce) };
   additionsByLookup.set(lookup, additions);
   return additions;
-}
-
-/** An object's JSON without its braces: `"a":1,"b":2` (empty for an empty object). */
-function jsonMembers(object: Properties): string {
-  return wellFormedJson(JSON.stringify(object)).slice(1, -1);
 }
 
 /**

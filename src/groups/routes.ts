@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { getGroup, listGroups, listGroupTypes, type Group } from './store.js';
+import { getGroup, listGroups, listGroupTypes, MAX_GROUP_TYPES, type Group } from './store.js';
 
 function serializeGroup(group: Group) {
   return {
@@ -14,31 +14,59 @@ function serializeGroup(group: Group) {
   };
 }
 
-function readGroupTypeIndex(raw: unknown): number {
-  if (raw === undefined || raw === '') throw validationError('This field is required.', 'group_type_index', 'required');
-  const index = Number(raw);
-  if (!Number.isInteger(index) || index < 0 || index > 4) {
-    throw validationError('A valid integer between 0 and 4 is required.', 'group_type_index');
-  }
-  return index;
+/** A query parameter as Django's `request.GET.get` reads it: the last value when repeated. */
+function queryParam(query: unknown, name: string): string | undefined {
+  const value = (query as Record<string, unknown> | undefined)?.[name];
+  const last = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof last === 'string' ? last : undefined;
 }
+
+/**
+ * The group type index as Python's `int()` reads it (surrounding whitespace, a sign, digits with
+ * single underscores between them), or undefined when it is not one. No range check: PostHog
+ * filters by whatever integer it got, so an index no group type has simply matches nothing.
+ */
+function pythonInt(text: string): number | undefined {
+  const match = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(text);
+  if (!match) return undefined;
+  return Number(`${match[1]}${match[2]!.replace(/_/g, '')}`) || 0; // `|| 0`: "-0" is 0
+}
+
+/** Only 0..4 can exist (store.ts); other integers are not sent to the database (PostgreSQL's integer would overflow). */
+const isPossibleIndex = (index: number) => index >= 0 && index < MAX_GROUP_TYPES;
+
+// PostHog's texts, word for word (ee/clickhouse/views/groups.py).
+const LIST_NEEDS_INDEX =
+  'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.';
+const NOT_AN_INTEGER = 'A valid integer is required.';
+const REQUIRED_PARAM = 'This query parameter is required.';
 
 export const groupRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
   for (const base of TEAM_ROUTE_BASES) {
     app.get(`${base.base}/groups/`, { config: teamAccess('group:read', base) }, async (request) => {
-      const q = request.query as { group_type_index?: string; search?: string };
-      const index = readGroupTypeIndex(q.group_type_index);
+      const raw = queryParam(request.query, 'group_type_index');
+      if (!raw) throw validationError(LIST_NEEDS_INDEX, 'group_type_index');
+      const index = pythonInt(raw);
+      if (index === undefined) throw validationError(NOT_AN_INTEGER, 'group_type_index');
       const page = readPage(request.query);
-      const { count, groups } = await listGroups(db, request.team!.id, index, q.search?.trim() || undefined, page);
+      if (!isPossibleIndex(index)) return paginate(request, page, 0, []);
+      // Not trimmed: PostHog searches for the text as sent, and ignores only an empty one.
+      const filter = { keyContains: queryParam(request.query, 'group_key'), search: queryParam(request.query, 'search') };
+      const { count, groups } = await listGroups(db, request.team!.id, index, filter, page);
       return paginate(request, page, count, groups.map(serializeGroup));
     });
 
     app.get(`${base.base}/groups/find/`, { config: teamAccess('group:read', base) }, async (request) => {
-      const q = request.query as { group_type_index?: string; group_key?: string };
-      const index = readGroupTypeIndex(q.group_type_index);
-      if (!q.group_key) throw validationError('This field is required.', 'group_key', 'required');
-      const group = await getGroup(db, request.team!.id, index, q.group_key);
+      const raw = queryParam(request.query, 'group_type_index');
+      if (!raw) throw validationError(REQUIRED_PARAM, 'group_type_index');
+      const groupKey = queryParam(request.query, 'group_key');
+      if (!groupKey) throw validationError(REQUIRED_PARAM, 'group_key');
+      // PostHog's find calls int() unguarded, so a non-integer is a 500 there; the list's
+      // message is the nearest answer in the error envelope.
+      const index = pythonInt(raw);
+      if (index === undefined) throw validationError(NOT_AN_INTEGER, 'group_type_index');
+      const group = isPossibleIndex(index) ? await getGroup(db, request.team!.id, index, groupKey) : undefined;
       if (!group) throw notFound();
       return serializeGroup(group);
     });

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Expression, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromJson, toJson } from '../db/values.js';
 
@@ -114,24 +114,54 @@ export async function updateGroup(db: Db, group: Group): Promise<void> {
     .execute();
 }
 
+/** The filters of PostHog's groups list (ee/clickhouse/views/groups.py, models/group/util.list_groups). */
+export interface GroupListFilter {
+  /** `?group_key=`: the key contains it, case-insensitively. */
+  keyContains?: string | undefined;
+  /** `?search=`: the properties' JSON text contains it, or the key equals it, case-insensitively. */
+  search?: string | undefined;
+}
+
+/** A LIKE pattern matching `value` anywhere, its wildcards taken literally (Django's icontains). */
+function containsPattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Case-insensitive substring test, the same on both backends: SQLite has no default LIKE escape
+ * character (PostgreSQL's is the backslash), so it is named; both sides go through the backend's
+ * lower() so the needle and the text are folded alike (SQLite folds ASCII only).
+ */
+function icontains(text: Expression<unknown>, value: string) {
+  return sql<boolean>`lower(${text}) like lower(${containsPattern(value)}) escape '\\'`;
+}
+
 export async function listGroups(
   db: Db,
   teamId: number,
   groupTypeIndex: number,
-  search: string | undefined,
+  filter: GroupListFilter,
   page: { limit: number; offset: number },
 ): Promise<{ count: number; groups: Group[] }> {
   let query = db.selectFrom('groups').where('team_id', '=', teamId).where('group_type_index', '=', groupTypeIndex);
+  const { keyContains, search } = filter;
+  if (keyContains) query = query.where(icontains(sql.ref('group_key'), keyContains));
   if (search) {
-    const needle = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) =>
       eb.or([
-        eb(eb.fn('lower', ['group_key']), 'like', needle),
-        eb(eb.fn('lower', [eb.cast('group_properties', 'text')]), 'like', needle),
+        icontains(eb.cast('group_properties', 'text'), search),
+        eb(eb.fn('lower', ['group_key']), '=', eb.fn('lower', [eb.val(search)])),
       ]),
     );
   }
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-  const rows = await query.selectAll().orderBy('created_at', 'desc').limit(page.limit).offset(page.offset).execute();
+  // Newest first; equal creation times are ordered by key (descending), as PostHog's keyset does.
+  const rows = await query
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('group_key', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   return { count: Number(total?.n ?? 0), groups: rows.map(toGroup) };
 }

@@ -20,7 +20,7 @@ export interface Person {
 /** Properties already parsed for a person at a version (the worker's cache; see getPersonsByDistinctIds). */
 export type KnownProperties = (personId: number, version: number) => Record<string, unknown> | undefined;
 
-function toPerson(row: Selectable<PersonsTable>): Person {
+export function toPerson(row: Selectable<PersonsTable>): Person {
   return withProperties(row, fromJson<Record<string, unknown>>(row.properties) ?? {});
 }
 
@@ -64,9 +64,34 @@ export async function getPersonByUuid(db: Db, teamId: number, uuid: string): Pro
   return row && toPerson(row);
 }
 
-/** A person as the API names one: by its numeric id, or by its uuid (any case). */
+/** How the persons API names a person: by uuid, or by numeric id (undefined: names no person). */
+export type PersonRef = { uuid: string } | { id: number | undefined };
+
+/**
+ * A path's person id as PostHog reads it (`safely_get_object`): a uuid as Python's `uuid.UUID`
+ * takes one (any case, hyphens optional, braces or a `urn:uuid:` prefix), else an integer as
+ * `int()` takes one (surrounding spaces, a sign, underscores between digits); undefined when it is
+ * neither, which PostHog answers with a 400. An integer no person can have (not a positive safe
+ * integer) names no one rather than reaching the database.
+ */
+export function parsePersonRef(ref: string): PersonRef | undefined {
+  const hex = ref.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
+  if (/^[0-9a-fA-F]{32}$/.test(hex)) {
+    const h = hex.toLowerCase();
+    return { uuid: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` };
+  }
+  const integer = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(ref);
+  if (!integer) return undefined;
+  const id = Number(`${integer[1]}${integer[2]!.replaceAll('_', '')}`);
+  return { id: Number.isSafeInteger(id) && id > 0 ? id : undefined };
+}
+
+/** A person as the API names one (parsePersonRef); undefined when there is none, or no such ref. */
 export async function getPersonByRef(db: Db, teamId: number, ref: string): Promise<Person | undefined> {
-  return /^\d{1,15}$/.test(ref) ? getPersonById(db, teamId, Number(ref)) : getPersonByUuid(db, teamId, ref.toLowerCase());
+  const parsed = parsePersonRef(ref);
+  if (!parsed) return undefined;
+  if ('uuid' in parsed) return getPersonByUuid(db, teamId, parsed.uuid);
+  return parsed.id === undefined ? undefined : getPersonById(db, teamId, parsed.id);
 }
 
 export interface NewPerson {
@@ -287,42 +312,6 @@ export async function distinctIdsOf(db: Db, personIds: number[]): Promise<Map<nu
     }
   }
   return map;
-}
-
-export interface PersonFilter {
-  distinctId?: string | undefined;
-  /** Matches a distinct id exactly, or the e-mail / name properties by substring (case-insensitive). */
-  search?: string | undefined;
-}
-
-export async function listPersons(
-  db: Db,
-  teamId: number,
-  filter: PersonFilter,
-  page: { limit: number; offset: number },
-): Promise<{ count: number; persons: Person[] }> {
-  let query = db.selectFrom('persons as p').where('p.team_id', '=', teamId);
-  if (filter.distinctId !== undefined) {
-    query = query.where('p.id', 'in', (eb) =>
-      eb
-        .selectFrom('person_distinct_ids')
-        .select('person_id')
-        .where('team_id', '=', teamId)
-        .where('distinct_id', '=', filter.distinctId!),
-    );
-  }
-  if (filter.search) {
-    const needle = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where((eb) =>
-      eb.or([
-        eb('p.id', 'in', eb.selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', filter.search!)),
-        eb(eb.fn('lower', [eb.cast('p.properties', 'text')]), 'like', eb.val(needle)),
-      ]),
-    );
-  }
-  const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-  const rows = await query.selectAll('p').orderBy('p.id', 'desc').limit(page.limit).offset(page.offset).execute();
-  return { count: Number(total?.n ?? 0), persons: rows.map(toPerson) };
 }
 
 /** Persons by uuid with their distinct ids, for embedding in event lists. */

@@ -1,0 +1,153 @@
+/**
+ * The persons list's query parameters, read as PostHog's PersonViewSet.list reads them
+ * (posthog/api/person.py): `distinct_id`, `email`, `search` and `properties` (a JSON list of
+ * person property filters, each defaulting to the `exact` operator), every one optional.
+ *
+ * PostHog answers some shapes it cannot read (a property group, a non-person filter type) with a
+ * 500; Hoglet answers them with a 400 instead, never by dropping the filter: a caller deleting
+ * what the list returns must not be handed persons its filter did not select.
+ */
+import { validationError } from '../http/errors.js';
+
+/** The operators Hoglet evaluates, after PostHog's aliases (min/max, the date ones) are resolved. */
+export type PropertyOperator =
+  | 'exact'
+  | 'is_not'
+  | 'is_set'
+  | 'is_not_set'
+  | 'icontains'
+  | 'not_icontains'
+  | 'regex'
+  | 'not_regex'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'between'
+  | 'not_between'
+  | 'in'
+  | 'not_in';
+
+/**
+ * PostHog operator name → the comparison HogQL's `_expr_to_compare_op` builds for it: min/max are
+ * gte/lte, and the date operators compare the value as given (`Eq`, `Lt`, `Gt`).
+ */
+const OPERATORS: Record<string, PropertyOperator> = {
+  exact: 'exact',
+  is_date_exact: 'exact',
+  is_not: 'is_not',
+  is_set: 'is_set',
+  is_not_set: 'is_not_set',
+  icontains: 'icontains',
+  not_icontains: 'not_icontains',
+  regex: 'regex',
+  not_regex: 'not_regex',
+  gt: 'gt',
+  is_date_after: 'gt',
+  gte: 'gte',
+  min: 'gte',
+  lt: 'lt',
+  is_date_before: 'lt',
+  lte: 'lte',
+  max: 'lte',
+  between: 'between',
+  not_between: 'not_between',
+  in: 'in',
+  not_in: 'not_in',
+};
+
+export interface PropertyCondition {
+  key: string;
+  operator: PropertyOperator;
+  value: unknown;
+}
+
+export interface CohortCondition {
+  cohortId: number;
+  /** `negation: true` or the `not_in` operator: persons outside the cohort. */
+  negated: boolean;
+}
+
+export interface PersonListQuery {
+  distinctId?: string | undefined;
+  email?: string | undefined;
+  search?: string | undefined;
+  properties: PropertyCondition[];
+  cohorts: CohortCondition[];
+}
+
+/** Django's `request.GET.get` (and `.dict()`) keeps the last of a repeated parameter. */
+function lastValue(value: unknown): string | undefined {
+  const last = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof last === 'string' ? last : undefined;
+}
+
+const filterShapeError = () =>
+  validationError('Properties must be a JSON list of property filters, each an object with a string key.', 'properties');
+
+function readCohort(filter: Record<string, unknown>): CohortCondition {
+  const raw = filter.value;
+  const id = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id)) throw validationError('A cohort filter needs the cohort id as its value.', 'properties');
+  return { cohortId: id, negated: filter.negation === true || filter.operator === 'not_in' };
+}
+
+/** HogQL's `_validate_between_values`, with its messages. */
+function checkBetween(operator: string, value: unknown): void {
+  if (!Array.isArray(value) || value.length !== 2) {
+    throw validationError(`${operator} operator requires a two-element array [min, max]`, 'properties');
+  }
+  const [low, high] = value.map((v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN));
+  if (!Number.isFinite(low) || !Number.isFinite(high)) throw validationError(`${operator} operator requires numeric values`, 'properties');
+  if (low! > high!) throw validationError(`${operator} operator requires min value to be less than or equal to max value`, 'properties');
+}
+
+function readProperty(filter: Record<string, unknown>): PropertyCondition {
+  if (typeof filter.key !== 'string') throw filterShapeError();
+  // ActorsQuery needs an operator; PostHog sets "exact" on filters sent without one.
+  const name = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator;
+  const operator = typeof name === 'string' ? OPERATORS[name] : undefined;
+  if (!operator) throw validationError(`The property operator ${JSON.stringify(name)} is not supported on the persons list.`, 'properties');
+  if (operator === 'between' || operator === 'not_between') checkBetween(String(name), filter.value);
+  // A one-value list is that value (property_to_expr), which IN cannot take.
+  if ((operator === 'in' || operator === 'not_in') && (!Array.isArray(filter.value) || filter.value.length === 1)) {
+    throw validationError('IN and NOT IN operators require a list of values', 'properties');
+  }
+  return { key: filter.key, operator, value: filter.value };
+}
+
+/** The `properties` parameter: a list of person (or cohort) filters, ANDed. */
+export function parsePropertiesParam(raw: string | undefined): Pick<PersonListQuery, 'properties' | 'cohorts'> {
+  const result: Pick<PersonListQuery, 'properties' | 'cohorts'> = { properties: [], cohorts: [] };
+  if (!raw) return result;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // BaseFilter's own message and envelope (posthog/models/filters/base_filter.py).
+    throw validationError('Properties are unparsable!');
+  }
+  if (!Array.isArray(parsed)) throw filterShapeError();
+  for (const item of parsed) {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) throw filterShapeError();
+    const filter = item as Record<string, unknown>;
+    // A filter without a type is a person filter (the schema's PersonPropertyFilter default).
+    const type = filter.type ?? 'person';
+    if (type === 'cohort') result.cohorts.push(readCohort(filter));
+    else if (type === 'person') result.properties.push(readProperty(filter));
+    else throw validationError(`The '${String(type)}' property filter does not work in 'person' scope`, 'properties');
+  }
+  return result;
+}
+
+export function parsePersonListQuery(query: unknown): PersonListQuery {
+  const q = (query ?? {}) as Record<string, unknown>;
+  // Empty values filter nothing: PostHog tests each with `if filter.x:`.
+  const search = lastValue(q.search)?.trim();
+  return {
+    distinctId: lastValue(q.distinct_id) || undefined,
+    email: lastValue(q.email) || undefined,
+    search: search || undefined,
+    ...parsePropertiesParam(lastValue(q.properties)),
+  };
+}

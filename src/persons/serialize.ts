@@ -1,0 +1,65 @@
+import type { Team } from '../tenancy/models.js';
+import type { Person } from './store.js';
+
+/** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES (posthog/api/person.py). */
+const DEFAULT_DISPLAY_PROPERTIES = ['email', 'name', 'username'];
+
+/**
+ * PostHog's ANONYMOUS_REGEX (posthog/utils.py), applied with `re.match`: five dash-separated runs
+ * of lowercase letters and digits, as posthog-js's generated ids look. Python's `$` also matches
+ * before a final newline, hence the optional `\n`.
+ */
+const ANONYMOUS_ID = /^([a-z0-9]+-){4}[a-z0-9]+\n?$/;
+
+export function isAnonymousId(distinctId: string): boolean {
+  return ANONYMOUS_ID.test(distinctId);
+}
+
+/**
+ * `sorted(distinct_ids, key=is_anonymous_id)`: the identified ids first, each group in stored
+ * order (the sort is stable), so `distinct_ids[0]` is the id the user was identified with.
+ */
+export function orderDistinctIds(distinctIds: readonly string[]): string[] {
+  return [...distinctIds].sort((a, b) => Number(isAnonymousId(a)) - Number(isAnonymousId(b)));
+}
+
+/** Python's truthiness of a JSON value: PostHog tests `person_properties.get(key)` with `if`. */
+function truthy(value: unknown): boolean {
+  if (value === null || value === undefined || value === false) return false;
+  if (typeof value === 'number' || typeof value === 'string') return value !== 0 && value !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}
+
+/**
+ * PostHog's `get_person_name_helper`: the first truthy display property (the environment's list,
+ * or email, name, username), returned as stored (a number stays a number); else the first
+ * distinct id once identified ones are put first; else the person's key, which is the uuid in the
+ * list (`get_serialized_people` passes it as the id) and the numeric id on retrieve.
+ */
+export function personDisplayName(team: Team, person: Person, distinctIds: readonly string[], fallback: string): unknown {
+  const configured = team.settings.person_display_name_properties;
+  const keys = Array.isArray(configured) && configured.length > 0 ? configured : DEFAULT_DISPLAY_PROPERTIES;
+  for (const key of keys) {
+    if (typeof key !== 'string') continue;
+    const value = Object.hasOwn(person.properties, key) ? person.properties[key] : undefined;
+    if (truthy(value)) return value;
+  }
+  return orderDistinctIds(distinctIds)[0] ?? fallback;
+}
+
+/** Where a person is shown: the fallback display name differs (see personDisplayName). */
+export type PersonView = 'list' | 'retrieve';
+
+export function serializePerson(team: Team, person: Person, distinctIds: readonly string[], view: PersonView = 'retrieve') {
+  return {
+    id: person.id,
+    name: personDisplayName(team, person, distinctIds, view === 'list' ? person.uuid : String(person.id)),
+    distinct_ids: orderDistinctIds(distinctIds),
+    properties: person.properties,
+    created_at: person.createdAt,
+    uuid: person.uuid,
+    is_identified: person.isIdentified,
+  };
+}

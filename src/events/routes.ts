@@ -3,72 +3,83 @@ import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../http/errors.js';
 import { absoluteUrl } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { distinctIdsOf, getPersonsByDistinctIds } from '../persons/store.js';
-import { getEvent, listEvents, UnsupportedFilterError, type PropertyFilter, type StoredEvent } from './store.js';
+import { effectiveTimezone } from '../lib/zoned-time.js';
+import { chainToElements } from './elements-chain.js';
+import { ownersOf, type EventPerson } from './owners.js';
+import { parseProperties } from './property-groups.js';
+import { canonicalUuid, pyInt, queryParam } from './python-values.js';
+import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
+import { getEvent, listEvents, UnsupportedFilterError, type EventFilter, type StoredEvent } from './store.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
+const FIRST_INSTANT = new Date(0).setUTCFullYear(1, 0, 1);
+const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-interface EventsQuery {
-  event?: string;
-  distinct_id?: string;
-  person_id?: string;
-  properties?: string;
-  after?: string;
-  before?: string;
-  limit?: string;
-}
-
-function parseProperties(raw: string | undefined): PropertyFilter[] | undefined {
-  if (!raw) return undefined;
-  let parsed: unknown;
+/**
+ * `after` / `before` as PostHog reads them (relative_date_parse in the project's timezone), as the
+ * stored timestamps' ISO text. Microseconds round outward (after down, before up), so the strict
+ * comparisons keep exactly the events PostHog keeps.
+ */
+function timeBound(text: string | undefined, attr: 'after' | 'before', timezone: string): string | undefined {
+  if (!text) return undefined;
+  let ms: number;
   try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw validationError('Properties are unparsable!', 'properties');
+    ms = relativeDateParse(text, timezone);
+  } catch (error) {
+    // Python's datetime overflows there (a server error in PostHog).
+    if (error instanceof DateOutOfRangeError) throw validationError(`"${text}" is out of the supported date range.`, attr);
+    throw error;
   }
-  // PostHog also takes `{"type": "AND", "values": [...]}`; a flat list is the common form.
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Array.isArray((parsed as { values?: unknown }).values)) {
-    parsed = (parsed as { values: unknown[] }).values;
-  }
-  if (!Array.isArray(parsed) || parsed.some((p) => !p || typeof p !== 'object' || typeof (p as PropertyFilter).key !== 'string')) {
-    throw validationError('Properties must be a list of {key, value, operator, type} filters.', 'properties');
-  }
-  return parsed as PropertyFilter[];
+  // Held within years 1-9999 in UTC too, which both databases read: no event lies outside them.
+  const bounded = Math.min(Math.max(attr === 'after' ? Math.floor(ms) : Math.ceil(ms), FIRST_INSTANT), LAST_INSTANT);
+  return new Date(bounded).toISOString();
 }
 
-function parseTime(value: string | undefined, attr: string): string | undefined {
-  if (!value) return undefined;
-  const relative = /^-(\d+)([hdwm])$/.exec(value);
-  if (relative) {
-    const unit = { h: 3_600_000, d: 86_400_000, w: 604_800_000, m: 2_592_000_000 }[relative[2] as 'h' | 'd' | 'w' | 'm'];
-    return new Date(Date.now() - Number(relative[1]) * unit).toISOString();
-  }
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw validationError(`"${value}" is not a valid date.`, attr);
-  return new Date(ms).toISOString();
+/** `person_id`: a person's uuid, else its numeric id (`get_person_by_pk_or_uuid`); else no one. */
+function personRef(text: string): EventFilter['person'] | null {
+  const uuid = canonicalUuid(text);
+  if (uuid) return { uuid };
+  const id = pyInt(text);
+  return id !== null && Number.isSafeInteger(id) ? { id } : null;
+}
+
+/** `offset`: Python's int(), 0 when unreadable; never negative, never past what SQL binds. */
+function readOffset(text: string | undefined): number {
+  const n = text ? pyInt(text) : null;
+  return n === null || n < 0 ? 0 : Math.min(n, Number.MAX_SAFE_INTEGER);
+}
+
+/** `include_person`: "true" or "1", in any case. */
+const includePerson = (request: FastifyRequest) => ['true', '1'].includes((queryParam(request.query, 'include_person') ?? '').toLowerCase());
+
+/** Only the display keys of a person's properties go out with its events. */
+const PERSON_DISPLAY_KEYS = ['email', 'name', 'username'];
+
+function serializePerson(person: EventPerson) {
+  const properties: Record<string, unknown> = {};
+  for (const key of PERSON_DISPLAY_KEYS) if (Object.hasOwn(person.properties, key)) properties[key] = person.properties[key];
+  // Only the first distinct id, as PostHog, "to avoid a payload bloat".
+  return { is_identified: person.isIdentified, distinct_ids: person.distinctIds.slice(0, 1), properties };
 }
 
 /**
- * PostHog's event shape (EventViewSet), with the person embedded when there is one: the person its
- * distinct id belongs to now (PostHog's `_get_people`), so events from before a merge show the
- * merged person.
+ * PostHog's ClickhouseEventSerializer. The person is there only when asked for (`include_person`),
+ * and it is the person its distinct id belongs to now (PostHog's `_get_people`), so events from
+ * before a merge show the merged person.
  */
-async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEvent[]) {
-  const db = ctx.database.db;
-  const owners = await getPersonsByDistinctIds(db, teamId, [...new Set(events.map((e) => e.distinctId))]);
-  const distinctIds = await distinctIdsOf(db, [...new Set([...owners.values()].map((p) => p.id))]);
+async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEvent[], withPerson: boolean) {
+  const owners = withPerson ? await ownersOf(ctx.database, teamId, events.map((e) => e.distinctId)) : new Map<string, EventPerson>();
   return events.map((e) => {
     const owner = owners.get(e.distinctId);
-    const person = owner && { ...owner, distinctIds: distinctIds.get(owner.id) ?? [] };
     return {
       id: e.uuid,
       distinct_id: e.distinctId,
       properties: e.properties,
       event: e.event,
       timestamp: e.timestamp,
-      person: person ? { is_identified: person.isIdentified, distinct_ids: person.distinctIds, properties: person.properties } : null,
-      elements: [],
+      person: owner ? serializePerson(owner) : null,
+      elements: chainToElements(e.elementsChain),
       elements_chain: e.elementsChain ?? '',
     };
   });
@@ -84,24 +95,31 @@ function nextUrl(request: FastifyRequest, last: StoredEvent): string {
 export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   for (const base of TEAM_ROUTE_BASES) {
     app.get(`${base.base}/events/`, { config: teamAccess('query:read', base) }, async (request) => {
-      const q = request.query as EventsQuery;
-      const limitRaw = Number(q.limit);
+      const param = (name: string) => queryParam(request.query, name);
+      const limitRaw = Number(param('limit'));
       const limit = Number.isInteger(limitRaw) && limitRaw > 0 ? Math.min(limitRaw, MAX_LIMIT) : DEFAULT_LIMIT;
-      const teamId = request.team!.id;
+      const team = request.team!;
+      const timezone = effectiveTimezone(team.settings.timezone);
+      const personParam = param('person_id');
+      const person = personParam ? personRef(personParam) : undefined;
+      // A person_id that names no one: no events, as PostHog's empty `distinct_id IN ()`.
+      if (person === null) return { next: null, results: [] };
       let events: StoredEvent[];
       try {
         events = await listEvents(
           ctx.database,
-          teamId,
+          team.id,
           {
-            event: q.event || undefined,
-            distinctId: q.distinct_id || undefined,
-            personUuid: q.person_id || undefined,
-            after: parseTime(q.after, 'after'),
-            before: parseTime(q.before, 'before'),
-            properties: parseProperties(q.properties),
+            event: param('event') || undefined,
+            // PostHog filters whenever the parameter is there, even empty (`is not None`).
+            distinctId: param('distinct_id'),
+            person,
+            after: timeBound(param('after'), 'after', timezone),
+            // Without `before`, nothing past now + 5 s: events stamped in the future stay out.
+            before: timeBound(param('before'), 'before', timezone) ?? new Date(Date.now() + 5000).toISOString(),
+            properties: parseProperties(param('properties')),
           },
-          limit + 1,
+          { limit: limit + 1, offset: readOffset(param('offset')) },
         );
       } catch (error) {
         if (error instanceof UnsupportedFilterError) throw validationError(error.message, 'properties');
@@ -110,15 +128,18 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
       const page = events.slice(0, limit);
       return {
         next: events.length > limit ? nextUrl(request, page[page.length - 1]!) : null,
-        results: await serializeEvents(ctx, teamId, page),
+        results: await serializeEvents(ctx, team.id, page, includePerson(request)),
       };
     });
 
-    app.get(`${base.base}/events/:event_id/`, { config: teamAccess('query:read', base) }, async (request) => {
+    app.get(`${base.base}/events/:event_id/`, { config: teamAccess('query:read', base) }, async (request, reply) => {
       const { event_id: eventId } = request.params as { event_id: string };
-      const event = await getEvent(ctx.database, request.team!.id, eventId.toLowerCase());
-      if (!event) throw notFound();
-      return (await serializeEvents(ctx, request.team!.id, [event]))[0];
+      const uuid = canonicalUuid(eventId);
+      // PostHog answers this one itself, without the exception handler's `attr`.
+      if (!uuid) return reply.code(400).send({ detail: 'Invalid UUID', code: 'invalid', type: 'validation_error' });
+      const event = await getEvent(ctx.database, request.team!.id, uuid);
+      if (!event) throw notFound(`No events exist for event UUID ${eventId}`);
+      return (await serializeEvents(ctx, request.team!.id, [event], includePerson(request)))[0];
     });
   }
 };

@@ -1,8 +1,9 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Database } from '../db/database.js';
 import { jsonHasValue, jsonNumber, jsonText } from '../db/json-path.js';
 import type { Schema } from '../db/schema.js';
 import { fromJson } from '../db/values.js';
+import { isGroup, readsPersons, type PropertyFilter, type PropertyNode } from './property-groups.js';
 
 export interface StoredEvent {
   uuid: string;
@@ -15,81 +16,85 @@ export interface StoredEvent {
   elementsChain: string | null;
 }
 
-/** A property filter as PostHog's API takes it: `{key, value, operator, type}`. */
-export interface PropertyFilter {
-  key: string;
-  value?: unknown;
-  operator?: string;
-  type?: string;
-}
-
 export interface EventFilter {
   event?: string | undefined;
   distinctId?: string | undefined;
-  personUuid?: string | undefined;
+  /** A person's uuid (canonical) or numeric id, as PostHog's `get_person_by_pk_or_uuid` takes it. */
+  person?: { uuid: string } | { id: number } | undefined;
   after?: string | undefined;
   before?: string | undefined;
-  properties?: PropertyFilter[] | undefined;
+  properties?: PropertyNode | undefined;
 }
 
 export class UnsupportedFilterError extends Error {}
 
 type EventQuery = SelectQueryBuilder<Schema, 'events', object>;
+type Condition = Expression<SqlBool>;
+type Builder = ExpressionBuilder<any, any>;
 
-/** Applies one property filter to the events (event properties) or their persons (person properties). */
-function applyPropertyFilter(database: Database, query: EventQuery, filter: PropertyFilter): EventQuery {
+/** One property filter on the events (event properties) or their persons (person properties). */
+function filterCondition(database: Database, eb: Builder, filter: PropertyFilter): Condition {
   const { dialect } = database;
-  const personScoped = filter.type === 'person';
-  const column = personScoped ? 'persons.properties' : 'events.properties';
+  const column = filter.type === 'person' ? 'persons.properties' : 'events.properties';
   const text = jsonText(dialect, column, filter.key);
   const values = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((v) =>
     typeof v === 'string' ? v : JSON.stringify(v),
   );
   const operator = filter.operator ?? 'exact';
-  const apply = (q: EventQuery): EventQuery => {
-    switch (operator) {
-      case 'exact':
-        return q.where(text, 'in', values);
-      case 'is_not':
-        return q.where((eb) => eb.or([eb(text, 'is', null), eb(text, 'not in', values)]));
-      case 'icontains':
-        return q.where((eb) => eb(eb.fn('lower', [text]), 'like', `%${String(values[0] ?? '').toLowerCase()}%`));
-      case 'not_icontains':
-        return q.where((eb) =>
-          eb.or([eb(text, 'is', null), eb(eb.fn('lower', [text]), 'not like', `%${String(values[0] ?? '').toLowerCase()}%`)]),
-        );
-      case 'is_set':
-        return q.where(jsonHasValue(dialect, column, filter.key), '=', true as never);
-      case 'is_not_set':
-        return q.where(jsonHasValue(dialect, column, filter.key), '=', false as never);
-      case 'gt':
-      case 'gte':
-      case 'lt':
-      case 'lte': {
-        const n = Number(values[0]);
-        if (!Number.isFinite(n)) throw new UnsupportedFilterError(`"${operator}" needs a number`);
-        const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[operator] as '>' | '>=' | '<' | '<=';
-        return q.where(jsonNumber(dialect, column, filter.key), op, n);
-      }
-      default:
-        throw new UnsupportedFilterError(`unsupported property operator "${operator}"`);
+  switch (operator) {
+    case 'exact':
+      return eb(text, 'in', values);
+    case 'is_not':
+      return eb.or([eb(text, 'is', null), eb(text, 'not in', values)]);
+    case 'icontains':
+      return eb(eb.fn('lower', [text]), 'like', `%${String(values[0] ?? '').toLowerCase()}%`);
+    case 'not_icontains':
+      return eb.or([eb(text, 'is', null), eb(eb.fn('lower', [text]), 'not like', `%${String(values[0] ?? '').toLowerCase()}%`)]);
+    case 'is_set':
+      return eb(jsonHasValue(dialect, column, filter.key), '=', true as never);
+    case 'is_not_set':
+      return eb(jsonHasValue(dialect, column, filter.key), '=', false as never);
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const n = Number(values[0]);
+      if (!Number.isFinite(n)) throw new UnsupportedFilterError(`"${operator}" needs a number`);
+      const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[operator] as '>' | '>=' | '<' | '<=';
+      return eb(jsonNumber(dialect, column, filter.key), op, n);
     }
-  };
-  return apply(query);
+    default:
+      throw new UnsupportedFilterError(`unsupported property operator "${operator}"`);
+  }
+}
+
+/**
+ * A filter tree as PostHog's `property_to_expr` builds it: a group of one is its member, an empty
+ * group is true (null here: no condition), AND and OR as written.
+ */
+function nodeCondition(database: Database, eb: Builder, node: PropertyNode): Condition | null {
+  if (!isGroup(node)) return filterCondition(database, eb, node);
+  const members = node.values.map((v) => nodeCondition(database, eb, v));
+  // An empty member is true: it makes an OR true and drops out of an AND.
+  if (members.length === 0 || (node.type === 'OR' && members.includes(null))) return null;
+  const kept = members.filter((m): m is Condition => m !== null);
+  if (kept.length === 0) return null;
+  if (kept.length === 1) return kept[0]!;
+  return node.type === 'OR' ? eb.or(kept) : eb.and(kept);
 }
 
 export async function listEvents(
   database: Database,
   teamId: number,
   filter: EventFilter,
-  limit: number,
+  page: { limit: number; offset: number },
 ): Promise<StoredEvent[]> {
   const db = database.db as Kysely<Schema>;
   let query = db.selectFrom('events').where('events.team_id', '=', teamId) as EventQuery;
   // An event's person is the one its distinct id belongs to now, as in PostHog (its events API
   // resolves persons by distinct id): events sent before a merge, or personless before a sign-up,
   // belong to the person their distinct id was merged into.
-  if (filter.properties?.some((p) => p.type === 'person')) {
+  if (readsPersons(filter.properties)) {
     query = query
       .leftJoin('person_distinct_ids as event_person', (join) =>
         join.onRef('event_person.distinct_id', '=', 'events.distinct_id').on('event_person.team_id', '=', teamId),
@@ -97,21 +102,24 @@ export async function listEvents(
       .leftJoin('persons', (join) => join.onRef('persons.id', '=', 'event_person.person_id').on('persons.team_id', '=', teamId)) as unknown as EventQuery;
   }
   if (filter.event) query = query.where('events.event', '=', filter.event);
-  if (filter.distinctId) query = query.where('events.distinct_id', '=', filter.distinctId);
-  if (filter.personUuid) {
-    const personUuid = filter.personUuid;
-    query = query.where('events.distinct_id', 'in', (eb) =>
-      eb
+  if (filter.distinctId !== undefined) query = query.where('events.distinct_id', '=', filter.distinctId);
+  if (filter.person) {
+    const person = filter.person;
+    query = query.where('events.distinct_id', 'in', (eb) => {
+      const owned = eb
         .selectFrom('person_distinct_ids as owned')
         .innerJoin('persons as owner', 'owner.id', 'owned.person_id')
         .select('owned.distinct_id')
-        .where('owner.team_id', '=', teamId)
-        .where('owner.uuid', '=', personUuid),
-    );
+        .where('owner.team_id', '=', teamId);
+      return 'uuid' in person ? owned.where('owner.uuid', '=', person.uuid) : owned.where('owner.id', '=', person.id);
+    });
   }
   if (filter.after) query = query.where('events.timestamp', '>', filter.after);
   if (filter.before) query = query.where('events.timestamp', '<', filter.before);
-  for (const property of filter.properties ?? []) query = applyPropertyFilter(database, query, property);
+  const properties = filter.properties;
+  if (properties) {
+    query = query.where((eb) => nodeCondition(database, eb, properties) ?? eb.lit(true));
+  }
   const rows = await query
     .select([
       'events.uuid',
@@ -124,7 +132,8 @@ export async function listEvents(
     ])
     .orderBy('events.timestamp', 'desc')
     .orderBy('events.uuid', 'desc')
-    .limit(limit)
+    .limit(page.limit)
+    .offset(page.offset)
     .execute();
   return rows.map((r) => ({
     uuid: r.uuid,

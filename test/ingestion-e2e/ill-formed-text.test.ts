@@ -28,7 +28,7 @@ async function send(batch: Array<Record<string, unknown>>): Promise<void> {
 }
 
 async function eventsOfPerson(personUuid: string): Promise<any[]> {
-  const res = await server.request(`${env()}/events/?person_id=${personUuid}&limit=100`);
+  const res = await server.request(`${env()}/events/?person_id=${personUuid}&limit=100&include_person=true`);
   expect(res.status).toBe(200);
   return res.body.results;
 }
@@ -100,7 +100,9 @@ describe('events with NUL and lone surrogates in their distinct id, name, proper
     });
     // Two keys that became equal ("key" + NUL, "key" + lone high): one is kept.
     expect(Object.keys(first.properties).filter((k) => k.startsWith('key'))).toEqual([`key${R}`]);
-    expect(first.person.distinct_ids.sort()).toEqual([storedAnon, stored].sort());
+    // The events API shows one of the person's distinct ids (PostHog: `distinct_ids[:1]`).
+    expect(first.person.distinct_ids).toHaveLength(1);
+    expect([storedAnon, stored]).toContain(first.person.distinct_ids[0]);
     const stringProperties = JSON.stringify(events.map((e) => e.properties));
     expect(stringProperties).not.toMatch(/(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f])/);
 

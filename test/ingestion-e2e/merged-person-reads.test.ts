@@ -2,7 +2,8 @@
  * Events belong to the person their distinct id belongs to now, as in PostHog: events sent
  * anonymously before a sign-up (with a person, or personless as posthog-js's `identified_only`
  * sends them) show the identified person, are found by its `person_id`, match its person
- * properties, and count once in unique users.
+ * properties, and count once in unique users. The events API shows that person when asked
+ * (`include_person`), as PostHog does: one distinct id and only email, name and username.
  */
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
@@ -32,7 +33,7 @@ describe('reads after persons merge', () => {
   it('attributes personless events sent before $identify to the identified person', async () => {
     await send([
       { event: 'docs read', distinct_id: 'anon-a', timestamp: '2025-11-19T10:00:00Z', properties: { $process_person_profile: false } },
-      { event: '$identify', distinct_id: 'user-a', timestamp: '2025-11-19T10:05:00Z', properties: { $anon_distinct_id: 'anon-a', $set: { plan: 'pro' } } },
+      { event: '$identify', distinct_id: 'user-a', timestamp: '2025-11-19T10:05:00Z', properties: { $anon_distinct_id: 'anon-a', $set: { plan: 'pro', email: 'a@example.com' } } },
       { event: 'docs read', distinct_id: 'user-a', timestamp: '2025-11-19T10:06:00Z', properties: {} },
     ]);
     const person = await personOf('user-a');
@@ -40,11 +41,12 @@ describe('reads after persons merge', () => {
 
     expect(await uniqueUsers('docs read', '2025-11-19')).toEqual([1]);
 
-    const byPerson = await server.request(`${env()}/events/?event=docs%20read&person_id=${person.uuid}&after=2025-11-01`);
+    const byPerson = await server.request(`${env()}/events/?event=docs%20read&person_id=${person.uuid}&after=2025-11-01&include_person=true`);
     expect(byPerson.body.results.map((e: any) => e.distinct_id).sort()).toEqual(['anon-a', 'user-a']);
     for (const event of byPerson.body.results) {
-      expect(event.person).toMatchObject({ is_identified: true, properties: { plan: 'pro' } });
-      expect(event.person.distinct_ids.sort()).toEqual(['anon-a', 'user-a']);
+      // The identified person, even on the personless event sent before $identify.
+      expect(event.person).toEqual({ is_identified: true, distinct_ids: [expect.any(String)], properties: { email: 'a@example.com' } });
+      expect(person.distinct_ids).toContain(event.person.distinct_ids[0]);
     }
 
     const properties = encodeURIComponent(JSON.stringify([{ key: 'plan', value: 'pro', type: 'person' }]));
@@ -58,13 +60,18 @@ describe('reads after persons merge', () => {
       { event: 'page seen', distinct_id: 'user-b', timestamp: '2025-11-20T09:01:00Z', properties: {} },
     ]);
     expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([2]);
-    await send([{ event: '$identify', distinct_id: 'user-b', timestamp: '2025-11-20T09:02:00Z', properties: { $anon_distinct_id: 'anon-b' } }]);
+    await send([{ event: '$identify', distinct_id: 'user-b', timestamp: '2025-11-20T09:02:00Z', properties: { $anon_distinct_id: 'anon-b', $set: { email: 'b@example.com' } } }]);
     expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([1]);
 
     const person = await personOf('anon-b');
-    const events = await server.request(`${env()}/events/?event=page%20seen&after=2025-11-01`);
+    expect(person.distinct_ids.sort()).toEqual(['anon-b', 'user-b']);
+    const events = await server.request(`${env()}/events/?event=page%20seen&after=2025-11-01&include_person=1`);
     expect(events.body.results).toHaveLength(2);
-    for (const event of events.body.results) expect(event.person.distinct_ids.sort()).toEqual(['anon-b', 'user-b']);
+    // Both events show the person left after the merge (the one with the e-mail set at the merge).
+    for (const event of events.body.results) {
+      expect(event.person).toEqual({ is_identified: true, distinct_ids: [expect.any(String)], properties: { email: 'b@example.com' } });
+      expect(person.distinct_ids).toContain(event.person.distinct_ids[0]);
+    }
     const byPerson = await server.request(`${env()}/events/?event=page%20seen&person_id=${person.uuid}&after=2025-11-01`);
     expect(byPerson.body.results).toHaveLength(2);
   });
@@ -80,7 +87,7 @@ describe('reads after persons merge', () => {
     ]);
     const person = await personOf('user-c');
     expect(person.distinct_ids.sort()).toEqual(['anon-c', 'anon-d', 'user-c']);
-    expect((await server.request(`${env()}/persons/${person.uuid}/?delete_events=true`, { method: 'DELETE' })).status).toBe(204);
+    expect((await server.request(`${env()}/persons/${person.uuid}/?delete_events=true`, { method: 'DELETE' })).status).toBe(202);
     // The id comes back later (a returning visitor): that event is a new person's, not the deleted one's.
     await new Promise((resolve) => setTimeout(resolve, 5));
     await send([{ event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T07:59:00Z', properties: {} }]);
@@ -103,7 +110,7 @@ describe('reads after persons merge', () => {
       { event: 'anon only', distinct_id: 'visitor-2', timestamp: '2025-11-21T08:02:00Z', properties: { $process_person_profile: false } },
     ]);
     expect(await uniqueUsers('anon only', '2025-11-21')).toEqual([2]);
-    const events = await server.request(`${env()}/events/?event=anon%20only&after=2025-11-01`);
+    const events = await server.request(`${env()}/events/?event=anon%20only&after=2025-11-01&include_person=true`);
     expect(events.body.results.map((e: any) => e.person)).toEqual([null, null, null]);
   });
 });

@@ -21,7 +21,7 @@ describe('posthog-node against Hoglet', () => {
     await ph.shutdown();
     await server.settle();
 
-    const res = await server.request(`${env()}/events/?event=order%20placed&distinct_id=node-user-1&limit=100`);
+    const res = await server.request(`${env()}/events/?event=order%20placed&distinct_id=node-user-1&limit=100&include_person=true`);
     expect(res.status).toBe(200);
     expect(res.body.results).toHaveLength(25);
     expect(res.body.results.map((e: any) => e.properties.order).sort((a: number, b: number) => a - b)).toEqual(

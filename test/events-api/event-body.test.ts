@@ -1,0 +1,106 @@
+/**
+ * An event as PostHog's ClickhouseEventSerializer shows it: `elements` read from the elements
+ * chain, and the person only with `include_person` (one distinct id; email, name and username).
+ * Retrieving by a text that is not a uuid, or a uuid no event has, answers as PostHog does.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
+
+const server = useTestServer();
+const env = () => `/api/environments/${server.bootstrap.team.id}`;
+
+async function send(events: unknown[]) {
+  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
+  expect(res.status).toBe(200);
+  await server.settle();
+}
+
+const CHAIN =
+  'a.btn.primary:attr__href="/signup"href="/signup"nth-child="2"nth-of-type="1"text="Sign \\"up\\"";div.wrapper:attr__id="main"attr_id="main"nth-child="1"nth-of-type="x";:text="bare"';
+
+const element = (fields: Record<string, unknown>) => ({
+  event: null,
+  text: null,
+  tag_name: null,
+  attr_class: null,
+  href: null,
+  attr_id: null,
+  nth_child: null,
+  nth_of_type: null,
+  attributes: {},
+  ...fields,
+});
+
+let clickId: string;
+
+beforeAll(async () => {
+  await send([
+    {
+      event: '$autocapture',
+      distinct_id: 'clicker',
+      timestamp: '2025-09-01T10:00:00Z',
+      properties: { $elements_chain: CHAIN, $set: { email: 'c@example.com', name: 'Clicker', plan: 'pro', username: 'clk' } },
+    },
+    { event: 'plain', distinct_id: 'clicker', timestamp: '2025-09-01T10:01:00Z', properties: {} },
+  ]);
+  const res = await server.request(`${env()}/events/?event=%24autocapture`);
+  clickId = res.body.results[0].id;
+});
+
+describe('the event body', () => {
+  it('carries the elements parsed from the elements chain, in order', async () => {
+    const [click] = (await server.request(`${env()}/events/?event=%24autocapture`)).body.results;
+    expect(click.elements_chain).toBe(CHAIN);
+    expect(click.elements).toEqual([
+      element({
+        text: 'Sign \\"up\\"',
+        tag_name: 'a',
+        attr_class: ['btn', 'primary'],
+        href: '/signup',
+        nth_child: 2,
+        nth_of_type: 1,
+        attributes: { attr__href: '/signup' },
+        order: 0,
+      }),
+      element({ tag_name: 'div', attr_class: ['wrapper'], attr_id: 'main', nth_child: 1, attributes: { attr__id: 'main' }, order: 1 }),
+      element({ text: 'bare', order: 2 }),
+    ]);
+    const [plain] = (await server.request(`${env()}/events/?event=plain`)).body.results;
+    expect(plain.elements).toEqual([]);
+    expect((await server.request(`${env()}/events/${clickId}/`)).body.elements).toHaveLength(3);
+  });
+
+  it('shows the person only with include_person, with one distinct id and only its display properties', async () => {
+    const shown = { is_identified: false, distinct_ids: ['clicker'], properties: { email: 'c@example.com', name: 'Clicker', username: 'clk' } };
+    expect((await server.request(`${env()}/events/?event=plain`)).body.results[0].person).toBeNull();
+    expect((await server.request(`${env()}/events/?event=plain&include_person=false`)).body.results[0].person).toBeNull();
+    for (const flag of ['true', 'TRUE', '1']) {
+      expect((await server.request(`${env()}/events/?event=plain&include_person=${flag}`)).body.results[0].person, flag).toEqual(shown);
+    }
+    expect((await server.request(`${env()}/events/${clickId}/`)).body.person).toBeNull();
+    expect((await server.request(`${env()}/events/${clickId}/?include_person=true`)).body.person).toEqual(shown);
+  });
+});
+
+describe('retrieve', () => {
+  it('finds the event by its uuid in any form uuid.UUID reads', async () => {
+    for (const ref of [clickId.toUpperCase(), clickId.replaceAll('-', ''), `{${clickId}}`, `urn:uuid:${clickId}`]) {
+      const res = await server.request(`${env()}/events/${encodeURIComponent(ref)}/`);
+      expect(res.status, ref).toBe(200);
+      expect(res.body.id).toBe(clickId);
+    }
+  });
+
+  it("answers a text that is not a uuid with PostHog's own 400, and an unknown uuid with its 404", async () => {
+    for (const ref of ['not-a-uuid', '12345', `${clickId}0`]) {
+      const res = await server.request(`${env()}/events/${ref}/`);
+      expect(res.status, ref).toBe(400);
+      expect(res.body).toEqual({ detail: 'Invalid UUID', code: 'invalid', type: 'validation_error' });
+    }
+    const unknown = '0198a2b3-0000-7000-8000-000000000000';
+    const upper = unknown.toUpperCase();
+    const res = await server.request(`${env()}/events/${upper}/`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: `No events exist for event UUID ${upper}`, attr: null });
+  });
+});

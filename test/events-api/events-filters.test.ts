@@ -1,0 +1,138 @@
+/**
+ * The events list's filters as PostHog's EventViewSet reads them: `properties` as a list or as
+ * AND/OR groups nested as written (other shapes filter nothing), `person_id` as a person's uuid in
+ * any form uuid.UUID reads or its numeric id, and `offset` applied to the page.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
+
+const server = useTestServer();
+const env = () => `/api/environments/${server.bootstrap.team.id}`;
+
+async function send(events: unknown[]) {
+  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
+  expect(res.status).toBe(200);
+  await server.settle();
+}
+
+const list = (query: string) => server.request(`${env()}/events/?${query}`);
+const withProperties = (properties: unknown, extra = 'event=prop%20test') =>
+  list(`${extra}&properties=${encodeURIComponent(typeof properties === 'string' ? properties : JSON.stringify(properties))}`);
+const names = (res: { body: any }) => res.body.results.map((e: any) => e.properties.name).sort();
+
+beforeAll(async () => {
+  await send([
+    { event: 'prop test', distinct_id: 'prop-a', timestamp: '2025-10-01T10:00:00Z', properties: { name: 'e1', browser: 'Chrome', plan: 'pro' } },
+    { event: 'prop test', distinct_id: 'prop-b', timestamp: '2025-10-01T10:01:00Z', properties: { name: 'e2', browser: 'Firefox', plan: 'free', $set: { email: 'b@example.com' } } },
+    { event: 'prop test', distinct_id: 'prop-c', timestamp: '2025-10-01T10:02:00Z', properties: { name: 'e3', browser: 'Safari', plan: 'pro' } },
+  ]);
+});
+
+describe('properties', () => {
+  it('honours OR groups, nested groups and person filters inside them', async () => {
+    const either = { type: 'OR', values: [{ key: 'browser', value: 'Chrome' }, { key: 'browser', value: 'Firefox' }] };
+    expect(names(await withProperties(either))).toEqual(['e1', 'e2']);
+
+    const nested = { type: 'AND', values: [{ key: 'plan', value: 'pro' }, { type: 'OR', values: [{ key: 'browser', value: 'Chrome' }, { key: 'browser', value: 'Safari' }] }] };
+    expect(names(await withProperties(nested))).toEqual(['e1', 'e3']);
+
+    const personOrEvent = { type: 'OR', values: [{ key: 'browser', value: 'Safari' }, { key: 'email', value: 'b@example.com', type: 'person' }] };
+    expect(names(await withProperties(personOrEvent))).toEqual(['e2', 'e3']);
+
+    // A group inside a list, and groups many levels deep.
+    expect(names(await withProperties([{ key: 'plan', value: 'pro' }, either]))).toEqual(['e1']);
+    // An empty group is true (it drops out of an AND); a group of one is its member.
+    let deep: unknown = { key: 'browser', value: 'Firefox' };
+    for (let i = 0; i < 30; i++) {
+      deep = i % 2 ? { type: 'AND', values: [deep, { type: 'OR', values: [] }] } : { type: 'OR', values: [{ key: 'browser', value: 'Opera' }, deep] };
+    }
+    expect(names(await withProperties({ type: 'OR', values: [deep] }))).toEqual(['e2']);
+    expect(names(await withProperties({ type: 'OR', values: [{ key: 'browser', value: 'Opera' }, { type: 'AND', values: [] }] }))).toEqual(['e1', 'e2', 'e3']);
+    // Many filters in one request (200 bound values and their JSON paths).
+    const wide = { type: 'OR', values: Array.from({ length: 200 }, (_, i) => ({ key: 'browser', value: i === 150 ? 'Safari' : `b${i}` })) };
+    expect(names(await withProperties(wide))).toEqual(['e3']);
+  });
+
+  it('filters nothing with shapes PostHog does not read as filters, and drops items that are not objects', async () => {
+    // The old `{"$browser": "Chrome"}` dict form, a scalar, a group whose values are not a list.
+    for (const shape of [{ browser: 'Chrome' }, 5, '"text"', { type: 'OR', values: 'x' }]) {
+      const res = await withProperties(shape);
+      expect(res.status).toBe(200);
+      expect(names(res)).toEqual(['e1', 'e2', 'e3']);
+    }
+    expect(names(await withProperties([1, 'x', null, [2], { key: 'browser', value: 'Chrome' }]))).toEqual(['e1']);
+  });
+
+  it("answers unparsable JSON with PostHog's message, without an attr", async () => {
+    const res = await withProperties('[{"key": "browser"');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Properties are unparsable!', attr: null });
+  });
+
+  it('refuses groups of another type and hostile trees with 400, at once', async () => {
+    const xor = await withProperties({ type: 'XOR', values: [{ key: 'browser', value: 'Chrome' }] });
+    expect(xor.status).toBe(400);
+    expect(xor.body).toMatchObject({ type: 'validation_error', attr: 'properties' });
+
+    // Deeper than the SQL may nest (the URL's size keeps the other bounds out of reach).
+    let deep = '{"key":"browser","value":"Chrome"}';
+    for (let i = 0; i < 60; i++) deep = `{"type":"OR","values":[${deep}]}`;
+    const started = Date.now();
+    const res = await withProperties(deep);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'properties' });
+    expect(res.body.detail).toMatch(/^Properties are too complex/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // Nested lists are not objects: dropped, whatever their depth.
+    const lists = await withProperties(`${'['.repeat(1500)}${']'.repeat(1500)}`);
+    expect(lists.status).toBe(200);
+    expect(names(lists)).toEqual(['e1', 'e2', 'e3']);
+  });
+});
+
+describe('person_id', () => {
+  it("takes the person's numeric id or its uuid in any form uuid.UUID reads", async () => {
+    await send([{ event: 'by person', distinct_id: 'pid-1', timestamp: '2025-10-02T10:00:00Z', properties: { $set: { email: 'p@example.com' } } }]);
+    const person = (await server.request(`${env()}/persons/?distinct_id=pid-1`)).body.results[0];
+    const hex = person.uuid.replaceAll('-', '');
+    for (const ref of [String(person.id), person.uuid.toUpperCase(), hex, `{${person.uuid}}`, `urn:uuid:${person.uuid}`]) {
+      const res = await list(`person_id=${encodeURIComponent(ref)}`);
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((e: any) => e.event), ref).toEqual(['by person']);
+    }
+    // Numbers and texts that name no one: no events, not an error.
+    for (const ref of ['987654321', '99999999999999999999999', 'abc', '-1']) {
+      const res = await list(`person_id=${encodeURIComponent(ref)}`);
+      expect(res.status, ref).toBe(200);
+      expect(res.body).toEqual({ next: null, results: [] });
+    }
+  });
+});
+
+describe('distinct_id', () => {
+  it('filters whenever it is given, even empty', async () => {
+    expect((await list('event=prop%20test&distinct_id=prop-b')).body.results.map((e: any) => e.properties.name)).toEqual(['e2']);
+    expect((await list('event=prop%20test&distinct_id=')).body).toEqual({ next: null, results: [] });
+  });
+});
+
+describe('offset', () => {
+  it('skips that many events, so paging by offset ends', async () => {
+    await send(Array.from({ length: 5 }, (_, i) => ({ event: 'paged', distinct_id: 'pager', timestamp: `2025-10-03T10:0${i}:00Z`, properties: { i } })));
+    const seen: number[] = [];
+    for (let offset = 0; offset < 20; offset += 2) {
+      const res = await list(`event=paged&limit=2&offset=${offset}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.results.map((e: any) => e.properties.i));
+      if (res.body.results.length < 2) break;
+    }
+    expect(seen).toEqual([4, 3, 2, 1, 0]);
+    expect((await list('event=paged&limit=2&offset=4')).body.next).toBeNull();
+    expect((await list('event=paged&limit=2&offset=2')).body.next).not.toBeNull();
+    // Unreadable or negative: from the start.
+    for (const offset of ['abc', '-3', '1.5']) {
+      expect((await list(`event=paged&limit=2&offset=${offset}`)).body.results.map((e: any) => e.properties.i), offset).toEqual([4, 3]);
+    }
+    expect((await list('event=paged&offset=99999999999999999999')).body.results).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@
  * text, subtracted from now as a dateutil `relativedelta` on the project's wall clock; and text with
  * no such unit is silently now. Wall times are UTC-like milliseconds (see lib/zoned-time.ts).
  */
-import { DAY_MS, HOUR_MS } from '../lib/zoned-time.js';
+import { DAY_MS, HOUR_MS, toWall } from '../lib/zoned-time.js';
 import { pyInt } from './python-values.js';
 
 /** A date Python's datetime cannot hold (years 1-9999): PostHog fails with a server error there. */
@@ -26,37 +26,6 @@ function inRange(wall: number): number {
   const year = new Date(wall).getUTCFullYear();
   if (!(year >= 1 && year <= 9999)) throw new DateOutOfRangeError('date value out of range');
   return wall;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * The wall clock an instant shows in `timezone`. Not lib/zoned-time's toWall: that one reads years
- * 0-99 as 1900-1999 (Date.UTC), and Python's dates start at year 1.
- */
-export function toWall(instant: number, timezone: string): number {
-  if (timezone === 'UTC') return instant;
-  let formatter = formatters.get(timezone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, formatter);
-  }
-  const whole = Math.floor(instant / 1000) * 1000;
-  const p: Record<string, string> = {};
-  for (const part of formatter.formatToParts(new Date(whole))) p[part.type] = part.value;
-  const year = p.era === 'BC' ? 1 - Number(p.year) : Number(p.year);
-  const time = Number(p.hour) * HOUR_MS + Number(p.minute) * MINUTE_MS + Number(p.second) * 1000;
-  return utc(year, Number(p.month), Number(p.day), time) + (instant - whole);
 }
 
 /** The offset (ms) `timezone` is at, at `instant`. */

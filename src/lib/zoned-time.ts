@@ -17,6 +17,7 @@ function formatterFor(timezone: string): Intl.DateTimeFormat | null {
       formatter = new Intl.DateTimeFormat('en-US', {
         timeZone: timezone,
         hourCycle: 'h23',
+        era: 'short',
         year: 'numeric',
         month: 'numeric',
         day: 'numeric',
@@ -46,14 +47,19 @@ export function effectiveTimezone(timezone: unknown): string {
   return formatterFor(timezone) ? timezone : 'UTC';
 }
 
-/** The wall clock an instant shows in `timezone`. */
+/**
+ * The wall clock an instant shows in `timezone`. Years before 100 and before the common era are
+ * read as they are (Date.UTC would read 0-99 as 1900-1999; Python's dates start at year 1).
+ */
 export function toWall(instant: number, timezone: string): number {
   const formatter = timezone === 'UTC' ? null : formatterFor(timezone);
   if (!formatter) return instant;
   const whole = Math.floor(instant / 1000) * 1000;
-  const p: Record<string, number> = {};
-  for (const part of formatter.formatToParts(new Date(whole))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) + (instant - whole);
+  const p: Record<string, string> = {};
+  for (const part of formatter.formatToParts(new Date(whole))) p[part.type] = part.value;
+  const year = p.era === 'BC' ? 1 - Number(p.year) : Number(p.year);
+  const time = ((Number(p.hour) * 60 + Number(p.minute)) * 60 + Number(p.second)) * 1000;
+  return new Date(0).setUTCFullYear(year, Number(p.month) - 1, Number(p.day)) + time + (instant - whole);
 }
 
 /** The instants at which `timezone`'s clock shows `wall`: two in a DST overlap, none in a gap. */

@@ -9,12 +9,6 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 const env = () => `/api/environments/${server.bootstrap.team.id}`;
 
-async function send(events: unknown[]) {
-  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
-  expect(res.status).toBe(200);
-  await server.settle();
-}
-
 const CHAIN =
   'a.btn.primary:attr__href="/signup"href="/signup"nth-child="2"nth-of-type="1"text="Sign \\"up\\"";div.wrapper:attr__id="main"attr_id="main"nth-child="1"nth-of-type="x";:text="bare"';
 
@@ -34,7 +28,7 @@ const element = (fields: Record<string, unknown>) => ({
 let clickId: string;
 
 beforeAll(async () => {
-  await send([
+  await server.ingest([
     {
       event: '$autocapture',
       distinct_id: 'clicker',

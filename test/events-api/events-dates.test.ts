@@ -13,12 +13,6 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-async function send(events: unknown[]) {
-  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
-  expect(res.status).toBe(200);
-  await server.settle();
-}
-
 const setTimezone = async (timezone: string) =>
   expect((await server.request(`${env()}/`, { method: 'PATCH', body: { timezone } })).status).toBe(200);
 
@@ -38,7 +32,7 @@ const now = Date.now();
 const ago = (label: string, ms: number) => ({ event: 'dated', distinct_id: 'dater', timestamp: new Date(now - ms).toISOString(), properties: { label } });
 
 beforeAll(async () => {
-  await send([ago('10 min', 10 * MINUTE), ago('2 h', 2 * HOUR), ago('3 d', 3 * DAY), ago('100 d', 100 * DAY), ago('400 d', 400 * DAY), ago('in 2 h', -2 * HOUR)]);
+  await server.ingest([ago('10 min', 10 * MINUTE), ago('2 h', 2 * HOUR), ago('3 d', 3 * DAY), ago('100 d', 100 * DAY), ago('400 d', 400 * DAY), ago('in 2 h', -2 * HOUR)]);
 });
 
 describe('after and before', () => {
@@ -70,7 +64,7 @@ describe('after and before', () => {
   });
 
   it("read naive dates and times in the project's timezone", async () => {
-    await send([
+    await server.ingest([
       { event: 'tokyo', distinct_id: 'tz', timestamp: '2025-06-10T14:30:00Z', properties: { label: '23:30 in Tokyo' } },
       { event: 'tokyo', distinct_id: 'tz', timestamp: '2025-06-10T15:30:00Z', properties: { label: '00:30 in Tokyo' } },
     ]);
@@ -95,7 +89,7 @@ describe('after and before', () => {
     const lastOfPreviousMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 0);
     const previousMonthEnd = lastOfPreviousMonth + (wallNow % DAY) - offset;
     const at = (label: string, t: number) => ({ event: 'bounded', distinct_id: 'bounds', timestamp: new Date(t).toISOString(), properties: { label } });
-    await send([
+    await server.ingest([
       at('before yesterday', yesterdayStart - 30 * MINUTE),
       at('yesterday', yesterdayStart + 30 * MINUTE),
       at('before month end', previousMonthEnd - HOUR),

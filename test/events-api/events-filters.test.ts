@@ -9,19 +9,13 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 const env = () => `/api/environments/${server.bootstrap.team.id}`;
 
-async function send(events: unknown[]) {
-  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
-  expect(res.status).toBe(200);
-  await server.settle();
-}
-
 const list = (query: string) => server.request(`${env()}/events/?${query}`);
 const withProperties = (properties: unknown, extra = 'event=prop%20test') =>
   list(`${extra}&properties=${encodeURIComponent(typeof properties === 'string' ? properties : JSON.stringify(properties))}`);
 const names = (res: { body: any }) => res.body.results.map((e: any) => e.properties.name).sort();
 
 beforeAll(async () => {
-  await send([
+  await server.ingest([
     { event: 'prop test', distinct_id: 'prop-a', timestamp: '2025-10-01T10:00:00Z', properties: { name: 'e1', browser: 'Chrome', plan: 'pro' } },
     { event: 'prop test', distinct_id: 'prop-b', timestamp: '2025-10-01T10:01:00Z', properties: { name: 'e2', browser: 'Firefox', plan: 'free', $set: { email: 'b@example.com' } } },
     { event: 'prop test', distinct_id: 'prop-c', timestamp: '2025-10-01T10:02:00Z', properties: { name: 'e3', browser: 'Safari', plan: 'pro' } },
@@ -92,7 +86,7 @@ describe('properties', () => {
 
 describe('person_id', () => {
   it("takes the person's numeric id or its uuid in any form uuid.UUID reads", async () => {
-    await send([{ event: 'by person', distinct_id: 'pid-1', timestamp: '2025-10-02T10:00:00Z', properties: { $set: { email: 'p@example.com' } } }]);
+    await server.ingest([{ event: 'by person', distinct_id: 'pid-1', timestamp: '2025-10-02T10:00:00Z', properties: { $set: { email: 'p@example.com' } } }]);
     const person = (await server.request(`${env()}/persons/?distinct_id=pid-1`)).body.results[0];
     const hex = person.uuid.replaceAll('-', '');
     for (const ref of [String(person.id), person.uuid.toUpperCase(), hex, `{${person.uuid}}`, `urn:uuid:${person.uuid}`]) {
@@ -118,7 +112,7 @@ describe('distinct_id', () => {
 
 describe('offset', () => {
   it('skips that many events, so paging by offset ends', async () => {
-    await send(Array.from({ length: 5 }, (_, i) => ({ event: 'paged', distinct_id: 'pager', timestamp: `2025-10-03T10:0${i}:00Z`, properties: { i } })));
+    await server.ingest(Array.from({ length: 5 }, (_, i) => ({ event: 'paged', distinct_id: 'pager', timestamp: `2025-10-03T10:0${i}:00Z`, properties: { i } })));
     const seen: number[] = [];
     for (let offset = 0; offset < 20; offset += 2) {
       const res = await list(`event=paged&limit=2&offset=${offset}`);

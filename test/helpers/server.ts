@@ -105,6 +105,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
 export interface SharedTestServer extends TestServer {
   /** The bootstrap environment's project API key (`phc_…`), what SDKs send. */
   readonly token: string;
+  /** Sends `events` to /batch/ with that key, as an SDK does, and waits until the worker has processed them. */
+  ingest(events: unknown[]): Promise<void>;
 }
 
 /**
@@ -145,6 +147,12 @@ export function useTestServer(env: Record<string, string> = {}): SharedTestServe
     },
     request: (path, options) => current().request(path, options),
     settle: (timeoutMs) => current().settle(timeoutMs),
+    async ingest(events) {
+      const server = current();
+      const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.bootstrap.team.apiToken, batch: events } });
+      if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${JSON.stringify(res.body)}`);
+      await server.settle();
+    },
     close: () => current().close(),
   };
 }

@@ -11,12 +11,6 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 const env = () => `/api/environments/${server.bootstrap.team.id}`;
 
-async function send(events: unknown[]) {
-  const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.token, batch: events } });
-  expect(res.status).toBe(200);
-  await server.settle();
-}
-
 async function personOf(distinctId: string) {
   const res = await server.request(`${env()}/persons/?distinct_id=${encodeURIComponent(distinctId)}`);
   return res.body.results[0];
@@ -31,7 +25,7 @@ async function uniqueUsers(event: string, day: string): Promise<number[]> {
 
 describe('reads after persons merge', () => {
   it('attributes personless events sent before $identify to the identified person', async () => {
-    await send([
+    await server.ingest([
       { event: 'docs read', distinct_id: 'anon-a', timestamp: '2025-11-19T10:00:00Z', properties: { $process_person_profile: false } },
       { event: '$identify', distinct_id: 'user-a', timestamp: '2025-11-19T10:05:00Z', properties: { $anon_distinct_id: 'anon-a', $set: { plan: 'pro', email: 'a@example.com' } } },
       { event: 'docs read', distinct_id: 'user-a', timestamp: '2025-11-19T10:06:00Z', properties: {} },
@@ -55,12 +49,12 @@ describe('reads after persons merge', () => {
   });
 
   it('attributes the events of a person merged into another to the one left', async () => {
-    await send([
+    await server.ingest([
       { event: 'page seen', distinct_id: 'anon-b', timestamp: '2025-11-20T09:00:00Z', properties: {} },
       { event: 'page seen', distinct_id: 'user-b', timestamp: '2025-11-20T09:01:00Z', properties: {} },
     ]);
     expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([2]);
-    await send([{ event: '$identify', distinct_id: 'user-b', timestamp: '2025-11-20T09:02:00Z', properties: { $anon_distinct_id: 'anon-b', $set: { email: 'b@example.com' } } }]);
+    await server.ingest([{ event: '$identify', distinct_id: 'user-b', timestamp: '2025-11-20T09:02:00Z', properties: { $anon_distinct_id: 'anon-b', $set: { email: 'b@example.com' } } }]);
     expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([1]);
 
     const person = await personOf('anon-b');
@@ -77,7 +71,7 @@ describe('reads after persons merge', () => {
   });
 
   it('deletes, with the person, the events its distinct ids sent before it was deleted, not those of a person they belong to since', async () => {
-    await send([
+    await server.ingest([
       { event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T08:00:00Z', properties: { $process_person_profile: false } },
       { event: 'to forget', distinct_id: 'anon-d', timestamp: '2025-11-22T08:00:30Z', properties: {} },
       { event: '$identify', distinct_id: 'user-c', timestamp: '2025-11-22T08:01:00Z', properties: { $anon_distinct_id: 'anon-c' } },
@@ -90,10 +84,10 @@ describe('reads after persons merge', () => {
     expect((await server.request(`${env()}/persons/${person.uuid}/?delete_events=true`, { method: 'DELETE' })).status).toBe(202);
     // The id comes back later (a returning visitor): that event is a new person's, not the deleted one's.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await send([{ event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T07:59:00Z', properties: {} }]);
+    await server.ingest([{ event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T07:59:00Z', properties: {} }]);
     // A batch that began before the deletion and read the id's person after it (PostgreSQL: read
     // committed) stores the new person's event with a creation time before the deletion's.
-    await send([{ event: 'raced', distinct_id: 'anon-d', timestamp: '2025-11-22T07:58:00Z', properties: {} }]);
+    await server.ingest([{ event: 'raced', distinct_id: 'anon-d', timestamp: '2025-11-22T07:58:00Z', properties: {} }]);
     const returning = await personOf('anon-d');
     expect(returning.uuid).not.toBe(person.uuid);
     const { db } = server.running.ctx.database;
@@ -104,7 +98,7 @@ describe('reads after persons merge', () => {
   });
 
   it('keeps personless distinct ids that were never identified apart, and without a person', async () => {
-    await send([
+    await server.ingest([
       { event: 'anon only', distinct_id: 'visitor-1', timestamp: '2025-11-21T08:00:00Z', properties: { $process_person_profile: false } },
       { event: 'anon only', distinct_id: 'visitor-2', timestamp: '2025-11-21T08:01:00Z', properties: { $process_person_profile: false } },
       { event: 'anon only', distinct_id: 'visitor-2', timestamp: '2025-11-21T08:02:00Z', properties: { $process_person_profile: false } },

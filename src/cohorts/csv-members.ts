@@ -6,7 +6,7 @@
  * `attr: "csv"`.
  */
 import { validationError } from '../http/errors.js';
-import { pythonStrip } from '../flags/validation.js';
+import { pythonStrip } from '../lib/python-values.js';
 
 export type CsvIdType = 'person_id' | 'distinct_id' | 'email';
 

@@ -7,7 +7,7 @@ import { effectiveTimezone } from '../lib/zoned-time.js';
 import { chainToElements } from './elements-chain.js';
 import { ownersOf, type EventPerson } from './owners.js';
 import { parseProperties } from './property-groups.js';
-import { canonicalUuid, pyInt, queryParam } from './python-values.js';
+import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
 import { getEvent, listEvents, UnsupportedFilterError, type EventFilter, type StoredEvent } from './store.js';
 

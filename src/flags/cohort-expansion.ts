@@ -6,6 +6,7 @@
  * Anything it cannot express is left as it was, and the SDK then asks the server.
  */
 import type { Cohort } from '../cohorts/store.js';
+import { pyInt } from '../lib/python-values.js';
 
 type Json = Record<string, unknown>;
 
@@ -20,8 +21,7 @@ const isGroup = (node: Node): node is Group => Array.isArray(node.values) && (no
 /** Python's `int()` on a stored cohort id; null where Python would raise. */
 function cohortIdOf(value: unknown): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
-  if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) return Number(value.trim());
-  return null;
+  return typeof value === 'string' ? pyInt(value) : null;
 }
 
 /** PostHog's `str_to_bool`, which `Property` applies to `negation`. */

@@ -7,7 +7,7 @@ import { validationError } from '../http/errors.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { pythonStr } from '../lib/python-text.js';
 import type { FeatureFlag } from './store.js';
-import { pythonStrip } from './validation.js';
+import { pythonStrip } from '../lib/python-values.js';
 
 type Json = Record<string, unknown>;
 export type ListQuery = Record<string, string | string[] | undefined>;

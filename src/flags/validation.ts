@@ -3,6 +3,7 @@
  * with its messages and codes (spec posthog-flags.md §1.4). Field-type checks use DRF's wording.
  * Every filters problem is reported with `attr: "filters"`, as DRF does for a field validator.
  */
+import { pythonStrip } from '../lib/python-values.js';
 import { validationError } from '../http/errors.js';
 import { parseDateInTimezone } from './engine/index.js';
 import type { FeatureFlag } from './store.js';
@@ -43,17 +44,6 @@ export function readBoolean(value: unknown, attr: string, nullable = false): boo
   throw validationError('Must be a valid boolean.', attr, 'invalid');
 }
 
-/** Python's whitespace (`str.strip()`): unlike JS `trim()`, it keeps U+FEFF and strips U+001C-U+001F and U+0085. */
-const PY_SPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
-
-/** `str.strip()`, walking in from both ends (a regex anchored at the end rescans every inner run of spaces: quadratic). */
-export function pythonStrip(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && PY_SPACE.test(text[start]!)) start++;
-  while (end > start && PY_SPACE.test(text[end - 1]!)) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
-}
 
 /** DRF CharField: numbers become text, and surrounding whitespace is trimmed (`trim_whitespace`) before any check. */
 export function readString(value: unknown, attr: string, options: { allowBlank?: boolean; maxLength?: number } = {}): string {

@@ -4,6 +4,7 @@ import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { getGroup, listGroups, listGroupTypes, MAX_GROUP_TYPES, type Group } from './store.js';
+import { pyInt } from '../lib/python-values.js';
 
 function serializeGroup(group: Group) {
   return {
@@ -22,15 +23,10 @@ function queryParam(query: unknown, name: string): string | undefined {
 }
 
 /**
- * The group type index as Python's `int()` reads it (surrounding whitespace, a sign, digits with
- * single underscores between them), or undefined when it is not one. No range check: PostHog
- * filters by whatever integer it got, so an index no group type has simply matches nothing.
+ * The group type index as Python's `int()` reads it, or undefined when it is not one. No range
+ * check: PostHog filters by whatever integer it got, so an index no group type has matches nothing.
  */
-function pythonInt(text: string): number | undefined {
-  const match = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(text);
-  if (!match) return undefined;
-  return Number(`${match[1]}${match[2]!.replace(/_/g, '')}`) || 0; // `|| 0`: "-0" is 0
-}
+const pythonInt = (text: string): number | undefined => pyInt(text) ?? undefined;
 
 /** Only 0..4 can exist (store.ts); other integers are not sent to the database (PostgreSQL's integer would overflow). */
 const isPossibleIndex = (index: number) => index >= 0 && index < MAX_GROUP_TYPES;

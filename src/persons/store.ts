@@ -4,6 +4,7 @@ import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
 import { InListQuery, MultiRowInsert } from '../db/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
+import { canonicalUuid, pyInt } from '../lib/python-values.js';
 
 type Db = Kysely<Schema>;
 
@@ -75,14 +76,10 @@ export type PersonRef = { uuid: string } | { id: number | undefined };
  * integer) names no one rather than reaching the database.
  */
 export function parsePersonRef(ref: string): PersonRef | undefined {
-  const hex = ref.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
-  if (/^[0-9a-fA-F]{32}$/.test(hex)) {
-    const h = hex.toLowerCase();
-    return { uuid: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}` };
-  }
-  const integer = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(ref);
-  if (!integer) return undefined;
-  const id = Number(`${integer[1]}${integer[2]!.replaceAll('_', '')}`);
+  const uuid = canonicalUuid(ref);
+  if (uuid !== null) return { uuid };
+  const id = pyInt(ref);
+  if (id === null) return undefined;
   return { id: Number.isSafeInteger(id) && id > 0 ? id : undefined };
 }
 

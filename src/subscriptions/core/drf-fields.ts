@@ -3,6 +3,7 @@
  * (validate.ts declares which field uses which): the value DRF would store, or a FieldError with
  * DRF's code and message. MESSAGES holds DRF's messages and the subscription checks' own.
  */
+import { pyInt } from '../../lib/python-values.js';
 import { parseDrfDateTime } from './datetime.js';
 import { WEEKDAYS, type Weekday } from './types.js';
 import { pyTypeName, pythonStr } from '../../lib/python-text.js';
@@ -55,13 +56,8 @@ export function fail(code: string, detail: string): never {
   throw new FieldError(code, detail);
 }
 
-/** Python int(str) (after DRF strips a trailing ".0*"). */
-const PY_INT_RE = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
-
-export function pyInt(s: string): number | null {
-  if (!PY_INT_RE.test(s)) return null;
-  return Number(s.replace(/_/g, '').trim());
-}
+/** Python int(str) (used after DRF strips a trailing ".0*"). */
+export { pyInt };
 
 /** DRF IntegerField.to_internal_value + min/max validators. */
 export function parseInteger(data: unknown, min: number, max: number): number {

@@ -1,6 +1,6 @@
 /**
- * The few Python built-ins the events API's inputs go through in PostHog, so Hoglet accepts and
- * refuses the same texts: `int(text)`, `uuid.UUID(text)` / `UUIDT.is_valid_uuid`, and the
+ * The few Python built-ins PostHog's API inputs go through (the events, persons and groups APIs,
+ * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)`, `uuid.UUID(text)` / `UUIDT.is_valid_uuid`, and the
  * whitespace `str.isspace` (and so the regex `\s`) knows.
  */
 
@@ -15,12 +15,13 @@ export function isPySpace(char: string): boolean {
   return PY_SPACE.has(char.charCodeAt(0));
 }
 
-function stripPySpace(text: string): string {
+/** `str.strip()`, walking in from both ends (a regex anchored at the end rescans every inner run of spaces: quadratic). */
+export function pythonStrip(text: string): string {
   let start = 0;
   let end = text.length;
   while (start < end && isPySpace(text[start]!)) start++;
   while (end > start && isPySpace(text[end - 1]!)) end--;
-  return text.slice(start, end);
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 /**
@@ -29,10 +30,10 @@ function stripPySpace(text: string): string {
  * Python also reads other scripts' decimal digits, which no client sends here.
  */
 export function pyInt(text: string): number | null {
-  const m = /^([+-]?)([0-9](?:_?[0-9])*)$/.exec(stripPySpace(text));
+  const m = /^([+-]?)([0-9](?:_?[0-9])*)$/.exec(pythonStrip(text));
   if (!m) return null;
   const n = Number(m[2]!.replace(/_/g, ''));
-  return m[1] === '-' ? -n : n;
+  return m[1] === '-' ? -n || 0 : n; // "-0" is 0
 }
 
 /**

@@ -3,6 +3,7 @@
  * PostHog's `{type: AND|OR, values}` groups), matched against an event's properties in memory:
  * the store reads the events of the range once and every series filters them.
  */
+import { compileLinearRegex } from '../lib/linear-regex.js';
 import { TrendsQueryError } from './query-error.js';
 
 export interface PropertyFilterInput {
@@ -43,13 +44,8 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function safeRegex(pattern: string): RegExp | null {
-  try {
-    return new RegExp(pattern);
-  } catch {
-    return null;
-  }
-}
+/** ClickHouse's `match`: RE2 syntax, linear time; an invalid pattern matches nothing. */
+const safeRegex = compileLinearRegex;
 
 export function matchesFilter(properties: Record<string, unknown>, filter: PropertyFilterInput): boolean {
   const actual = properties[filter.key];

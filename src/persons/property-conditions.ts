@@ -12,13 +12,14 @@
  * The conditions read the JSON the same way on SQLite and PostgreSQL (db/json-path.ts) and differ
  * only where the dialects do (case folding, text order). SQLite has no regular expressions, so
  * regex filters are not SQL: they read the property's text and test it here (RegexCheck), with
- * the flag engine's RE2-like patterns, on both backends alike.
+ * RE2's syntax and linear-time matching, as ClickHouse's `match` (lib/linear-regex.ts), on both
+ * backends alike.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/database.js';
 import { jsonNumber, jsonText } from '../db/json-path.js';
 import { validationError } from '../http/errors.js';
-import { compileRegex } from '../flags/engine/property-matching.js';
+import { compileLinearRegex, type LinearRegex } from '../lib/linear-regex.js';
 import { pythonStr } from '../lib/python-text.js';
 import type { PropertyCondition } from './list-params.js';
 
@@ -123,12 +124,12 @@ function regexCheck(condition: PropertyCondition, values: unknown[]): RegexCheck
     // `match(x, NULL)` is NULL: no match for regex, a match for not_regex (the ifNull default).
     if (value === null) return null;
     const pattern = pythonStr(value);
-    const regex = compileRegex(pattern);
+    const regex = compileLinearRegex(pattern);
     if (!regex) throw validationError(`Invalid regular expression: ${pattern}`, 'properties');
     return regex;
   });
   const negated = condition.operator === 'not_regex';
-  const one = (regex: RegExp | null, text: string | null) => {
+  const one = (regex: LinearRegex | null, text: string | null) => {
     if (text === null || regex === null) return negated;
     return regex.test(text) !== negated;
   };

@@ -148,6 +148,21 @@ describe('regex / not_regex', () => {
     expect(match('regex', '^VALUE$', { key: 'value' })).toBe(false);
   });
 
+  it('supports back-references, and (?i) inside a pattern', () => {
+    expect(match('regex', '^(\\w)\\1$', { key: 'aa' })).toBe(true);
+    expect(match('regex', '^(\\w)\\1$', { key: 'ab' })).toBe(false);
+    expect(match('regex', '^a(?i)B$', { key: 'ab' })).toBe(true);
+  });
+
+  it('runs a pattern without look-around or back-references in linear time, as the regex crate', () => {
+    // A backtracking engine takes 2^5000 steps here; fancy-regex hands this pattern to the regex crate.
+    const long = { key: `${'a'.repeat(5000)}!` };
+    expect(match('regex', '(a+)+$', long)).toBe(false);
+    expect(match('not_regex', '(a+)+$', long)).toBe(true);
+    expect(match('regex', '^(a|a)*!$', long)).toBe(true);
+    expect(match('regex', '(\\u0061+)+$', long)).toBe(false);
+  });
+
   it('not_regex negates and is true for a missing property', () => {
     expect(match('not_regex', '^val', { key: 'value' })).toBe(false);
     expect(match('not_regex', '^val', { key: 'other' })).toBe(true);

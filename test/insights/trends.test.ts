@@ -125,13 +125,17 @@ describe('computing trends', () => {
 });
 
 describe('property operators', () => {
-  const props = { name: 'Ada Lovelace', n: 5, flag: true };
+  const props = { name: 'Ada Lovelace', n: 5, flag: true, long: `${'a'.repeat(5000)}!` };
   it.each([
     [{ key: 'name', value: 'Ada Lovelace' }, true],
     [{ key: 'name', operator: 'is_not', value: 'Bob' }, true],
     [{ key: 'name', operator: 'icontains', value: 'love' }, true],
     [{ key: 'name', operator: 'not_icontains', value: 'love' }, false],
     [{ key: 'name', operator: 'regex', value: '^Ada' }, true],
+    // ClickHouse's match is RE2: linear time, no look-around (an invalid pattern matches nothing).
+    [{ key: 'long', operator: 'regex', value: '(a+)+$' }, false],
+    [{ key: 'long', operator: 'not_regex', value: '(a+)+$' }, true],
+    [{ key: 'name', operator: 'regex', value: 'Ada(?= Love)' }, false],
     [{ key: 'missing', operator: 'is_not_set' }, true],
     [{ key: 'flag', value: 'true' }, true],
     [{ key: 'n', operator: 'gte', value: '5' }, true],

@@ -238,6 +238,10 @@ describe('channel type', () => {
     expect(channelType({}, rule('not_regex', '^a'))).toBe('X');
     expect(channelType({}, rule('regex', '.*'))).toBe('Unknown');
     expect(channelType({ pathname: '/docs/x' }, rule('regex', '^/docs', 'pathname'))).toBe('X');
+    // ClickHouse's match (RE2): linear time; look-around is invalid there, so a missing value.
+    expect(channelType({ utmSource: `${'a'.repeat(5000)}!` }, rule('regex', '(a+)+$'))).toBe('Unknown');
+    expect(channelType({ utmSource: `${'a'.repeat(5000)}!` }, rule('not_regex', '(a+)+$'))).toBe('X');
+    expect(channelType({ utmSource: 'ab' }, rule('regex', 'a(?=b)'))).toBe('Unknown');
     const or = [{ channel_type: 'Y', combiner: 'OR' as const, items: [
       { key: 'utm_source' as const, op: 'exact' as const, value: 'nope' },
       { key: 'hostname' as const, op: 'exact' as const, value: 'shop.test' },

@@ -130,5 +130,9 @@ describe('computeWebVitals', () => {
     expect(cleanPath('/u/42/x', [{ regex: '/u/(\\d+)', alias: '/user-\\1' }])).toBe('/user-42/x');
     expect(cleanPath('/a', [{ regex: '(', alias: 'x' }])).toBe('/a');
     expect(cleanPath('/price', [{ regex: 'price', alias: '$cost' }])).toBe('/$cost');
+    expect(cleanPath('/a/b', [{ regex: '/(\\w)', alias: '[\\0:\\1:\\2]' }])).toBe('[/a:a:][/b:b:]');
+    // RE2, as ClickHouse: linear time on a pattern that backtracks exponentially elsewhere.
+    const long = `/${'a'.repeat(5000)}!`;
+    expect(cleanPath(long, [{ regex: '(a+)+$', alias: 'x' }])).toBe(long);
   });
 });

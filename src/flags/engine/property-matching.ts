@@ -6,6 +6,7 @@
 import { parseDateInTimezone, secondsToMillis } from './dates.js';
 import { compareVersions, parseVersion, satisfiesRequirement } from './semver.js';
 import type { PropertyFilter, PropertyMap } from './types.js';
+import { compileLinearRegex } from '../../lib/linear-regex.js';
 import {
   asciiLowercase,
   hasOwn,
@@ -132,23 +133,39 @@ function containsAny(propertyValue: unknown, needles: unknown): boolean {
   return list.some((needle) => containsIgnoringAsciiCase(propertyValue, needle));
 }
 
-const regexCache = new Map<string, RegExp | null>();
+/** What a regex condition needs of a compiled pattern. */
+export interface PatternTest {
+  test(text: string): boolean;
+}
+
+const fancyCache = new Map<string, RegExp | null>();
 
 /**
- * Compiles a Rust-syntax pattern as a JS RegExp. Leading inline flags like "(?i)" (Rust syntax,
- * not JS) become RegExp flags. Unicode mode first; patterns only valid without it get a second
- * try. Invalid patterns give null.
+ * fancy-regex's own syntax beyond Rust's `regex` crate: look-around, back-references, atomic
+ * groups, possessive repeats, conditionals.
  */
-export function compileRegex(pattern: string): RegExp | null {
-  const cached = regexCache.get(pattern);
+const FANCY_SYNTAX = /\\[1-9]|\\k<|\(\?(?:[=!>(]|<[=!])|[*+?}]\+/;
+
+/**
+ * Compiles a flag condition's pattern as the flags service does (fancy-regex): a pattern the
+ * `regex` crate accepts runs on a linear-time engine (src/lib/linear-regex.ts), so no pattern
+ * can stall evaluation by backtracking; only a pattern with fancy-regex's own features
+ * (look-around, back-references) runs on V8's backtracking engine. Invalid patterns give null.
+ */
+export function compileRegex(pattern: string): PatternTest | null {
+  const linear = compileLinearRegex(pattern);
+  if (linear || !FANCY_SYNTAX.test(pattern)) return linear;
+  const cached = fancyCache.get(pattern);
   if (cached !== undefined) return cached;
   let source = pattern;
   let flags = '';
+  // Leading inline flags like "(?i)" (Rust syntax, not JS) become RegExp flags.
   const inline = /^\(\?([imsx]+)\)/.exec(source);
   if (inline) {
     source = source.slice(inline[0].length);
     flags = [...new Set(inline[1]!.replace('x', ''))].join('');
   }
+  // Unicode mode first; patterns only valid without it get a second try.
   let compiled: RegExp | null = null;
   for (const extra of ['u', '']) {
     try {
@@ -158,8 +175,8 @@ export function compileRegex(pattern: string): RegExp | null {
       compiled = null;
     }
   }
-  if (regexCache.size > 1000) regexCache.clear();
-  regexCache.set(pattern, compiled);
+  if (fancyCache.size > 1000) fancyCache.clear();
+  fancyCache.set(pattern, compiled);
   return compiled;
 }
 

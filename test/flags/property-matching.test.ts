@@ -148,6 +148,15 @@ describe('regex / not_regex', () => {
     expect(match('regex', '^VALUE$', { key: 'value' })).toBe(false);
   });
 
+  it('bounds a pattern with look-around: overflow is false for both regex and not_regex', () => {
+    // fancy-regex's backtrack limit; here a time bound on the pattern's own thread.
+    const long = { key: `${'a'.repeat(5000)}!` };
+    expect(match('regex', '^(a+)+(?=b)', long)).toBe(false);
+    expect(match('not_regex', '^(a+)+(?=b)', long)).toBe(false);
+    expect(match('not_regex', '^(a+)+(?=b)', { key: 'aab' })).toBe(false);
+    expect(match('not_regex', '^(a+)+(?=b)', { key: 'aa' })).toBe(true);
+  });
+
   it('supports back-references, and (?i) inside a pattern', () => {
     expect(match('regex', '^(\\w)\\1$', { key: 'aa' })).toBe(true);
     expect(match('regex', '^(\\w)\\1$', { key: 'ab' })).toBe(false);

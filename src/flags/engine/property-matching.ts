@@ -6,6 +6,7 @@
 import { parseDateInTimezone, secondsToMillis } from './dates.js';
 import { compareVersions, parseVersion, satisfiesRequirement } from './semver.js';
 import type { PropertyFilter, PropertyMap } from './types.js';
+import { boundedRegexTest } from '../../lib/bounded-regex.js';
 import { compileLinearRegex } from '../../lib/linear-regex.js';
 import {
   asciiLowercase,
@@ -133,12 +134,12 @@ function containsAny(propertyValue: unknown, needles: unknown): boolean {
   return list.some((needle) => containsIgnoringAsciiCase(propertyValue, needle));
 }
 
-/** What a regex condition needs of a compiled pattern. */
+/** What a regex condition needs of a compiled pattern: null when matching overflowed its bound. */
 export interface PatternTest {
-  test(text: string): boolean;
+  test(text: string): boolean | null;
 }
 
-const fancyCache = new Map<string, RegExp | null>();
+const fancyCache = new Map<string, PatternTest | null>();
 
 /**
  * fancy-regex's own syntax beyond Rust's `regex` crate: look-around, back-references, atomic
@@ -150,7 +151,8 @@ const FANCY_SYNTAX = /\\[1-9]|\\k<|\(\?(?:[=!>(]|<[=!])|[*+?}]\+/;
  * Compiles a flag condition's pattern as the flags service does (fancy-regex): a pattern the
  * `regex` crate accepts runs on a linear-time engine (src/lib/linear-regex.ts), so no pattern
  * can stall evaluation by backtracking; only a pattern with fancy-regex's own features
- * (look-around, back-references) runs on V8's backtracking engine. Invalid patterns give null.
+ * (look-around, back-references) runs on V8's backtracking engine, bounded in time as fancy-regex
+ * bounds its backtracking (lib/bounded-regex.ts). Invalid patterns give null.
  */
 export function compileRegex(pattern: string): PatternTest | null {
   const linear = compileLinearRegex(pattern);
@@ -166,10 +168,11 @@ export function compileRegex(pattern: string): PatternTest | null {
     flags = [...new Set(inline[1]!.replace('x', ''))].join('');
   }
   // Unicode mode first; patterns only valid without it get a second try.
-  let compiled: RegExp | null = null;
+  let compiled: PatternTest | null = null;
   for (const extra of ['u', '']) {
     try {
-      compiled = new RegExp(source, flags + extra);
+      const regex = new RegExp(source, flags + extra);
+      compiled = { test: (text) => ifBounded(boundedRegexTest(regex, text)) };
       break;
     } catch {
       compiled = null;
@@ -180,11 +183,14 @@ export function compileRegex(pattern: string): PatternTest | null {
   return compiled;
 }
 
-/** An invalid pattern is false for BOTH regex and not_regex, as on the server. */
+const ifBounded = (answer: boolean | 'overflow') => (answer === 'overflow' ? null : answer);
+
+/** An invalid pattern, or one whose matching overflowed, is false for BOTH regex and not_regex, as on the server. */
 function matchesRegexOperator(operator: 'regex' | 'not_regex', pattern: unknown, propertyValue: unknown): boolean {
   const regex = compileRegex(toPropertyString(pattern));
   if (!regex) return false;
   const found = regex.test(toPropertyString(propertyValue));
+  if (found === null) return false;
   return operator === 'regex' ? found : !found;
 }
 

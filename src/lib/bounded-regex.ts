@@ -1,0 +1,107 @@
+/**
+ * Backtracking regexes (look-around, back-references) run with a bound, as fancy-regex runs them
+ * for the flags service with its backtrack limit: past the bound, the answer is "overflow".
+ *
+ * Such patterns cannot run on a linear-time engine (lib/linear-regex.ts) and V8 cannot limit a
+ * regex's backtracking from JavaScript, so they run on a thread of their own while the caller
+ * waits for the answer (Atomics.wait: the call stays synchronous, as flag evaluation is). When the
+ * answer takes longer than the budget, the thread is terminated (V8 interrupts a running regex)
+ * and a new one is started for the next pattern. Only patterns that need this path pay for it:
+ * about a message round trip each.
+ *
+ * The budget is wall time, not steps, so it is generous (a loaded machine may keep the thread
+ * waiting for a core). A runaway pattern would then cost every call the whole budget: once a
+ * pattern overflowed on a text, texts at least as long answer `overflow` at once for a minute
+ * (backtracking blows up with length).
+ */
+import { Worker } from 'node:worker_threads';
+
+/** Wall time a single test may take: generous for any sane pattern, bounded for a runaway one. */
+export const BOUNDED_REGEX_BUDGET_MS = 250;
+/** How long an overflow is remembered for its pattern. */
+const OVERFLOW_MEMORY_MS = 60_000;
+/** How long the first call waits for the thread to start (once per thread). */
+const START_TIMEOUT_MS = 10_000;
+
+const IDLE = 0;
+const MATCHED = 1;
+const NOT_MATCHED = 2;
+const INVALID = 3;
+const READY = 4;
+
+/** The thread's side: patterns compiled once, answers written to the shared cell. */
+const THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const cell = new Int32Array(workerData);
+const compiled = new Map();
+parentPort.on('message', ({ source, flags, text }) => {
+  let answer;
+  try {
+    const key = flags + '/' + source;
+    let regex = compiled.get(key);
+    if (!regex) {
+      if (compiled.size >= 1000) compiled.clear();
+      compiled.set(key, (regex = new RegExp(source, flags)));
+    }
+    answer = regex.test(text) ? ${MATCHED} : ${NOT_MATCHED};
+  } catch {
+    answer = ${INVALID};
+  }
+  Atomics.store(cell, 0, answer);
+  Atomics.notify(cell, 0);
+});
+Atomics.store(cell, 0, ${READY});
+Atomics.notify(cell, 0);
+`;
+
+interface Runner {
+  worker: Worker;
+  cell: Int32Array;
+}
+
+let runner: Runner | undefined;
+/** Per pattern (flags/source): the shortest text it overflowed on, and when. */
+const overflowed = new Map<string, { length: number; at: number }>();
+
+function startRunner(): Runner | undefined {
+  const shared = new SharedArrayBuffer(4);
+  const cell = new Int32Array(shared);
+  const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: shared });
+  worker.unref();
+  // An error on the thread (it ran out of memory, say) ends it: the next call starts another.
+  worker.on('error', () => {
+    if (runner?.worker === worker) runner = undefined;
+  });
+  if (Atomics.wait(cell, 0, IDLE, START_TIMEOUT_MS) === 'timed-out' && Atomics.load(cell, 0) !== READY) {
+    void worker.terminate();
+    return undefined;
+  }
+  return { worker, cell };
+}
+
+/**
+ * Whether `regex` matches `text`, or `overflow` when finding out took longer than `budgetMs` (or
+ * the pattern could not run at all).
+ */
+export function boundedRegexTest(regex: RegExp, text: string, budgetMs = BOUNDED_REGEX_BUDGET_MS): boolean | 'overflow' {
+  const key = `${regex.flags}/${regex.source}`;
+  const known = overflowed.get(key);
+  if (known && text.length >= known.length && performance.now() - known.at < OVERFLOW_MEMORY_MS) return 'overflow';
+  runner ??= startRunner();
+  const current = runner;
+  if (!current) return 'overflow';
+  Atomics.store(current.cell, 0, IDLE);
+  current.worker.postMessage({ source: regex.source, flags: regex.flags, text });
+  Atomics.wait(current.cell, 0, IDLE, budgetMs);
+  const answer = Atomics.load(current.cell, 0);
+  if (answer === MATCHED) return true;
+  if (answer === NOT_MATCHED) return false;
+  if (answer === IDLE) {
+    // Still running: this thread is stuck on the pattern; the next call gets a fresh one.
+    void current.worker.terminate();
+    if (runner === current) runner = undefined;
+    if (overflowed.size >= 1000) overflowed.clear();
+    overflowed.set(key, { length: Math.min(text.length, known?.length ?? Infinity), at: performance.now() });
+  }
+  return 'overflow';
+}

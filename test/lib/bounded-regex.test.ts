@@ -1,0 +1,25 @@
+/**
+ * Backtracking patterns (look-around, back-references) run on a thread of their own, bounded in
+ * time: a runaway pattern answers `overflow` and the next pattern still runs.
+ */
+import { describe, expect, it } from 'vitest';
+import { boundedRegexTest } from '../../src/lib/bounded-regex.js';
+
+describe('boundedRegexTest', () => {
+  it('answers look-around and back-references as V8 does', () => {
+    expect(boundedRegexTest(/foo(?=bar)/, 'foobar')).toBe(true);
+    expect(boundedRegexTest(/foo(?=bar)/, 'foobaz')).toBe(false);
+    expect(boundedRegexTest(/(?<!x)y/u, 'xy')).toBe(false);
+    expect(boundedRegexTest(/^(\w)\1$/, 'aa')).toBe(true);
+    expect(boundedRegexTest(/^CAFÉ$/iu, 'café')).toBe(true);
+  });
+
+  it('gives overflow for a runaway pattern, and goes on answering afterwards', () => {
+    // 2^5000 steps for a backtracking engine: no budget is ever enough.
+    expect(boundedRegexTest(/^(a+)+(?=b)/, `${'a'.repeat(5000)}!`)).toBe('overflow');
+    // Remembered for longer texts: the next one costs no budget.
+    expect(boundedRegexTest(/^(a+)+(?=b)/, `${'a'.repeat(6000)}!`)).toBe('overflow');
+    expect(boundedRegexTest(/^(a+)+(?=b)/, 'aab')).toBe(true);
+    expect(boundedRegexTest(/^(a+)+(?=b)/, 'aa')).toBe(false);
+  });
+});

@@ -363,6 +363,31 @@ describe('decodeBody helpers', () => {
     expect(jsonDepthExceeds('[[[]]]', 3)).toBe(false);
     expect(jsonDepthExceeds('["[[[[[["]', 2)).toBe(false);
     expect(jsonDepthExceeds('["\\"[[[[[["]', 2)).toBe(false);
+    // A string ending in an escaped backslash ends at its quote; the brackets after it count.
+    expect(jsonDepthExceeds('["\\\\",[[[]]]]', 3)).toBe(true);
+    expect(jsonDepthExceeds('["\\\\\\"[[[[",[]]', 2)).toBe(false);
+    expect(jsonDepthExceeds('{"k\\\\":{"v":[["\\\\"]]}}', 3)).toBe(true);
+  });
+
+  it('measures the depth JSON.parse finds, on generated documents', () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pieces = ['"', '\\', '\\"', '[', ']', '{', '}', 'x', ' '];
+    const text = () => Array.from({ length: Math.floor(random() * 6) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+    const build = (depth: number): unknown => {
+      if (depth === 0 || random() < 0.2) return random() < 0.5 ? text() : Math.floor(random() * 100);
+      const items = Array.from({ length: 1 + Math.floor(random() * 3) }, () => build(depth - 1));
+      return random() < 0.5 ? items : Object.fromEntries(items.map((v, i) => [`${text()}${i}`, v]));
+    };
+    const depthOf = (value: unknown): number =>
+      value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
+    for (let n = 0; n < 500; n++) {
+      const value = build(1 + Math.floor(random() * 8));
+      const json = JSON.stringify(value);
+      const depth = depthOf(JSON.parse(json));
+      expect(jsonDepthExceeds(json, depth - 1) || json.length <= depth - 1, json).toBe(depth > 0);
+      expect(jsonDepthExceeds(json, depth), json).toBe(false);
+    }
   });
 
   it('rewrites non-finite literals only outside strings', () => {

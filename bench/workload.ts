@@ -93,22 +93,25 @@ export function realisticWorkload(teamId: number, count: number, visitors = 5000
 /**
  * What `npm run bench` leaves in the queue for the worker: its /batch/ bodies (100 events of a
  * hundred repeating users, every tenth an `$identify`, each with a `$set`) and, one event in four,
- * its single /capture/ event, through the same extraction as capture. A hundred persons seen over
- * and over: this is the figure that flatters person caching.
+ * its single /capture/ event, through the same extraction as capture, one request's events
+ * together (as capture queues them: a chunk row per request). A hundred persons seen over and
+ * over: this is the figure that flatters person caching.
  */
-export function captureWorkload(teamId: number, count: number): QueueRow[] {
+export function captureWorkload(teamId: number, count: number): QueueRow[][] {
   const start = Date.parse('2026-01-01T00:00:00Z');
   const batch = batchEvents('phc_bench');
   const single = captureEvent('phc_bench');
-  const rows: QueueRow[] = [];
-  for (let n = 0; rows.length < count; n++) {
+  const requests: QueueRow[][] = [];
+  let queued = 0;
+  for (let n = 0; queued < count; n++) {
     const bodies = n % 4 === 3 ? [{ value: single, endpoint: 'capture' as const }] : [{ value: batch, endpoint: 'batch' as const }];
     for (const body of bodies) {
       const extracted = extractEvents({ value: body.value as never, endpoint: body.endpoint });
       if (!extracted.ok) throw new Error('bench body rejected');
       const now = new Date(start + n * 10).toISOString();
+      const rows: QueueRow[] = [];
       for (const e of extracted.events) {
-        if (rows.length >= count) break;
+        if (queued + rows.length >= count) break;
         rows.push({
           teamId,
           lane: 'realtime',
@@ -116,7 +119,9 @@ export function captureWorkload(teamId: number, count: number): QueueRow[] {
           payload: { uuid: e.uuid ?? uuidv7(start + n * 10), event: e.event, distinct_id: e.distinctId, properties: e.properties, timestamp: e.timestamp, offset: e.offset, set: e.set, set_once: e.setOnce, unset: e.unset, sent_at: null, now, ip: '127.0.0.1' },
         });
       }
+      requests.push(rows);
+      queued += rows.length;
     }
   }
-  return rows;
+  return requests;
 }

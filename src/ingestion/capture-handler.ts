@@ -88,7 +88,7 @@ export function captureHandler(ctx: AppContext, queue: IngestionQueueWriter, end
       details: d.warning.details,
       timestamp: nowIso,
     }));
-    await queue.enqueue(rows, warnings);
+    await queue.enqueueRequest(rows, warnings);
     ctx.log.debug({ team: team.id, endpoint, accepted: rows.length, dropped: warnings.length }, 'events accepted');
     return query.beacon === '1' ? ACCEPTED_BEACON : ACCEPTED;
   };

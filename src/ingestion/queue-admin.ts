@@ -29,8 +29,9 @@ export async function queueCounts(database: Database): Promise<LaneCount[]> {
     .selectFrom('ingestion_queue')
     .select((eb) => [
       'lane',
-      eb.fn.countAll<number | string>().as('total'),
-      eb.fn.sum<number | string | null>(eb.case().when('attempts', '>=', MAX_PROCESSING_ATTEMPTS).then(1).else(0).end()).as('parked'),
+      // Events, not rows: a chunk row holds a request's events (queue-records.ts).
+      eb.fn.sum<number | string>('event_count').as('total'),
+      eb.fn.sum<number | string | null>(eb.case().when('attempts', '>=', MAX_PROCESSING_ATTEMPTS).then(eb.ref('event_count')).else(0).end()).as('parked'),
     ])
     .groupBy('lane')
     .orderBy('lane')

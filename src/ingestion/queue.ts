@@ -2,7 +2,6 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { toJson } from '../db/values.js';
-import { PostgresAdapter, sql } from 'kysely';
 import type { Properties } from './core/types.js';
 import { MultiRowInsert } from '../db/multi-row-insert.js';
 
@@ -47,6 +46,8 @@ export interface WarningRow {
 
 interface Pending {
   rows: QueueRow[];
+  /** The events of one request: written as chunk rows (see chunkValues). */
+  chunked: boolean;
   warnings: WarningRow[];
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -55,28 +56,35 @@ interface Pending {
 /** Rows per INSERT statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const ROWS_PER_STATEMENT = 500;
 
-const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at']);
+const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at', 'event_count']);
 
 /**
- * Rows a worker reads of one lane: the oldest first, skipping parked ones; with `afterId`, only
- * those after it (the batch after one still being written).
+ * The most events one queue row holds. A request's events are one row (posthog-node sends 100 at
+ * most, posthog-js fewer); a larger one is cut, so that no single row outgrows a worker's batch
+ * by much.
  */
-export async function readQueueRows(db: Database['db'], lane: Lane, limit: number, maxAttempts: number, afterId?: number) {
-  const read = (from: Database['db']) => {
-    let query = from.selectFrom('ingestion_queue').select(['id', 'team_id', 'payload']).where('lane', '=', lane).where('attempts', '<', maxAttempts);
-    if (afterId !== undefined) query = query.where('id', '>', afterId);
-    return query.orderBy('id').limit(limit).execute();
-  };
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return read(db);
-  // PostgreSQL: the (lane, id) index read in order, stopping at `limit`, is the only sensible plan
-  // for a queue. On statistics that misjudge the lane (a new install before its first analyze, or
-  // one made while another lane held the backlog) the planner chose a bitmap scan of the whole
-  // lane and a sort instead: a cost that grows with the backlog, paid by every batch (a third of
-  // the worker's time on a fresh database). Sorting is ruled out for this one read.
-  return db.transaction().execute(async (trx) => {
-    await sql`set local enable_sort = off`.execute(trx);
-    return read(trx);
-  });
+export const MAX_CHUNK_EVENTS = 500;
+
+/**
+ * A request's rows as queue-row values: runs of the same environment and lane become chunks, a
+ * JSON array of their payloads (written as the JSON of each, joined: no second serialisation),
+ * in order. A lone event stays a plain row, as the worker has always read them.
+ */
+function pushChunkValues(values: unknown[][], rows: QueueRow[]): void {
+  let start = 0;
+  while (start < rows.length) {
+    const first = rows[start]!;
+    let end = start + 1;
+    while (end < rows.length && end - start < MAX_CHUNK_EVENTS && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
+    if (end - start === 1) {
+      values.push([first.teamId, first.lane, first.distinctId, JSON.stringify(first.payload), first.payload.now, 1]);
+    } else {
+      let payload = '[';
+      for (let i = start; i < end; i++) payload += (i === start ? '' : ',') + JSON.stringify(rows[i]!.payload);
+      values.push([first.teamId, first.lane, first.distinctId, `${payload}]`, first.payload.now, end - start]);
+    }
+    start = end;
+  }
 }
 
 export async function insertWarnings(db: Database['db'], warnings: WarningRow[]): Promise<void> {
@@ -130,10 +138,23 @@ export class IngestionQueueWriter {
     private readonly delayMs = 2,
   ) {}
 
+  /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
+    return this.hand(rows, warnings, false);
+  }
+
+  /**
+   * The events of one capture request: one queue row for all of them (a chunk, see
+   * MAX_CHUNK_EVENTS), which costs a fraction of a row per event to write, read and delete.
+   */
+  enqueueRequest(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
+    return this.hand(rows, warnings, true);
+  }
+
+  private hand(rows: QueueRow[], warnings: WarningRow[], chunked: boolean): Promise<void> {
     if (rows.length === 0 && warnings.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.pending.push({ rows, warnings, resolve, reject });
+      this.pending.push({ rows, chunked, warnings, resolve, reject });
       this.schedule();
     });
   }
@@ -166,8 +187,11 @@ export class IngestionQueueWriter {
     // loops: this runs once per commit over every request of it.
     const values: unknown[][] = [];
     const warnings: WarningRow[] = [];
+    let events = 0;
     for (const request of batch) {
-      for (const r of request.rows) values.push([r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now]);
+      if (request.chunked) pushChunkValues(values, request.rows);
+      else for (const r of request.rows) values.push([r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now, 1]);
+      events += request.rows.length;
       for (const w of request.warnings) warnings.push(w);
     }
     try {
@@ -176,12 +200,12 @@ export class IngestionQueueWriter {
         if (warnings.length > 0) await insertWarnings(trx, warnings);
       });
     } catch (error) {
-      this.log.error({ err: error, events: values.length, requests: batch.length }, 'ingestion queue commit failed');
+      this.log.error({ err: error, events, requests: batch.length }, 'ingestion queue commit failed');
       for (const p of batch) p.reject(error);
       return;
     }
     for (const p of batch) p.resolve();
-    this.events.emit('committed', values.length);
+    this.events.emit('committed', events);
   }
 
   /** Waits until everything handed over so far is committed (for shutdown). */

@@ -5,11 +5,17 @@ export interface IngestionQueueTable {
   team_id: number;
   /** `realtime` or `historical` (historical_migration: true), processed separately. */
   lane: string;
+  /** The (first) event's distinct id: what an operator sees of a parked row. */
   distinct_id: string;
-  /** The accepted event and its request context, as JSON text (see queue.ts QueuedEvent). */
+  /**
+   * The accepted event and its request context, as JSON text (see queue.ts QueuedEvent); for a
+   * chunk (the events of one request), a JSON array of them.
+   */
   payload: string;
   received_at: string;
   attempts: Generated<number>;
+  /** How many events `payload` holds: 1, or the length of a chunk's array. */
+  event_count: Generated<number>;
 }
 
 export interface WorkerLeasesTable {

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readQueueRows, type QueueRow } from '../../src/ingestion/queue.js';
+import type { QueueRow } from '../../src/ingestion/queue.js';
+import { readQueueRows } from '../../src/ingestion/queue-records.js';
 import { processBatch, QueueRowsGone } from '../../src/ingestion/worker/batch.js';
 import { prepareRow, ReceiptClock } from '../../src/ingestion/worker/prepare.js';
 import { SpikeDetector } from '../../src/ingestion/worker/spike-detector.js';

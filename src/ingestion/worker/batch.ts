@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../tenancy/models.js';
@@ -6,7 +6,7 @@ import { getTeam } from '../../tenancy/store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
 import { InListQuery } from '../../db/multi-row-insert.js';
-import type { IngestionQueueTable } from '../tables.js';
+import { rowIdsOf, type QueueRecord } from '../queue-records.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processPreparedEvent } from './event-pipeline.js';
 import { isUnprepared, prepareQueuedEvent, ReceiptClock, type PreparedEvent, type PreparedRow } from './prepare.js';
@@ -14,8 +14,15 @@ import type { PersonCache } from './person-cache.js';
 import type { SpikeDetector } from './spike-detector.js';
 
 type Db = Kysely<Schema>;
-/** What the worker reads of a queue row (the distinct id and the rest are inside the payload). */
-export type QueueRecord = Pick<Selectable<IngestionQueueTable>, 'id' | 'team_id' | 'payload'>;
+export type { QueueRecord };
+
+/**
+ * Takes the batch's events out of the queue, in the batch's transaction; returns how many of the
+ * rows it meant to change it changed, and how many it meant to. By default every row of the batch
+ * is deleted (a batch holds whole rows); one event of a chunk retried alone rewrites the chunk
+ * instead (one-by-one.ts).
+ */
+export type Dequeue = (trx: Db, records: QueueRecord[]) => Promise<{ changed: number; expected: number }>;
 
 export interface BatchDeps {
   spikes: SpikeDetector;
@@ -44,6 +51,11 @@ export class QueueRowsGone extends Error {
 
 /** The processed rows leave the queue (in the batch's transaction). */
 const DELETE_QUEUE_ROWS = new InListQuery((db: Db, _: [], ids: number[]) => db.deleteFrom('ingestion_queue').where('id', 'in', ids), 1000);
+
+const deleteRows: Dequeue = async (trx, records) => {
+  const ids = rowIdsOf(records);
+  return { changed: await DELETE_QUEUE_ROWS.executeCountingRows(trx, [], ids), expected: ids.length };
+};
 
 /**
  * The batch's rows prepared (prepare.ts): as prepared ahead on the prepare thread where that is
@@ -112,7 +124,7 @@ async function loadTeams(trx: Db, rows: QueueRecord[]): Promise<Map<number, Team
  * queue rows are deleted in the same transaction. `ahead`: the rows as the prepare thread
  * prepared them, in the same order.
  */
-export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps, ahead?: PreparedRow[]): Promise<BatchOutcome> {
+export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps, ahead?: PreparedRow[], dequeue: Dequeue = deleteRows): Promise<BatchOutcome> {
   const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
   const teams = await loadTeams(trx, rows);
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
@@ -160,10 +172,10 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
   for (const teamId of firstEventTeams) {
     await trx.updateTable('teams').set({ ingested_event: true }).where('id', '=', teamId).execute();
   }
-  const removed = await DELETE_QUEUE_ROWS.executeCountingRows(trx, [], rows.map((r) => r.id));
+  const { changed, expected } = await dequeue(trx, rows);
   // Some of these rows were deleted meanwhile: by another worker that processed them (this one
   // lost its lease while it worked; applying them again would repeat what is not idempotent,
   // deferred person updates), or with their environment. Either way the batch is read again.
-  if (removed !== rows.length) throw new QueueRowsGone(rows.length - removed);
+  if (changed !== expected) throw new QueueRowsGone(expected - changed);
   return { firstEventTeams, committed: () => batch.committed() };
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Schema } from '../../db/schema.js';
 import { decidePersonProcessing } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
-import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
+import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type Dequeue, type QueueRecord } from './batch.js';
 
 /**
  * A batch that failed as a whole is retried one event per transaction, so one bad event does not
@@ -14,6 +14,10 @@ import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type Qu
  * 3. failing that too, an attempt is counted; at the last one the event is parked: it stays in
  *    the queue table (kept, never dropped; `attempts` says why it is not picked up) with a
  *    warning, and the events behind it go on.
+ * An event of a chunk (a request's events in one queue row, queue-records.ts) is taken out of
+ * its chunk by the transaction that stores or parks it: the chunk is rewritten to hold the
+ * events not done yet, so it keeps any that failed, for the next round. Its failures count on
+ * the chunk's row; one that is parked moves to a row of its own.
  */
 
 /**
@@ -44,9 +48,32 @@ export async function processOneByOne(ctx: OneByOneContext, lane: Lane, rows: Qu
   for (const row of rows) await processAlone(ctx, lane, row);
 }
 
+/** One event of a chunk leaves it: the chunk's row keeps the others, or goes with the last. */
+const takeOutOfChunk: Dequeue = async (trx, [record]) => {
+  const { state, index } = record!.chunk!;
+  const left = state.remainingPayload(index);
+  if (!left) {
+    const deleted = await trx.deleteFrom('ingestion_queue').where('id', '=', record!.id).executeTakeFirst();
+    return { changed: Number(deleted.numDeletedRows), expected: 1 };
+  }
+  const updated = await trx.updateTable('ingestion_queue').set({ payload: left.payload, event_count: left.count }).where('id', '=', record!.id).executeTakeFirst();
+  return { changed: Number(updated.numUpdatedRows), expected: 1 };
+};
+
+/** Stores one event in a transaction of its own; a chunk's event is marked done once that commits. */
+async function storeAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord, extra?: (trx: Transaction<Schema>) => Promise<void>): Promise<void> {
+  const outcome = await ctx.inFencedTransaction(async (trx) => {
+    const result = await processBatch(trx, lane, [row], ctx.batchDeps(), undefined, row.chunk ? takeOutOfChunk : undefined);
+    await extra?.(trx);
+    return result;
+  });
+  row.chunk?.state.markDone(row.chunk.index);
+  await ctx.afterCommit(outcome);
+}
+
 async function processAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord): Promise<void> {
   try {
-    await ctx.afterCommit(await ctx.inFencedTransaction((trx) => processBatch(trx, lane, [row], ctx.batchDeps())));
+    await storeAlone(ctx, lane, row);
   } catch (error) {
     if (error instanceof LeaseLost) throw error;
     if (error instanceof QueueRowsGone) return; // another worker processed it
@@ -56,7 +83,7 @@ async function processAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord):
     } catch (personlessError) {
       if (personlessError instanceof LeaseLost) throw personlessError;
       if (personlessError instanceof QueueRowsGone) return;
-      await recordFailedAttempt(ctx, row, personlessError); // LeaseLost goes up from here too
+      await recordFailedAttempt(ctx, lane, row, personlessError); // LeaseLost goes up from here too
     }
   }
 }
@@ -74,14 +101,11 @@ async function processPersonless(ctx: OneByOneContext, lane: Lane, row: QueueRec
   const properties = { ...queued.properties, $process_person_profile: false };
   if (queued.person_only || decidePersonProcessing({ event: queued.event, properties }).kind === 'drop') throw error;
   const personless = { ...row, payload: JSON.stringify({ ...queued, properties }) };
-  const outcome = await ctx.inFencedTransaction(async (trx) => {
-    const result = await processBatch(trx, lane, [personless], ctx.batchDeps());
-    await insertWarnings(trx, [
+  await storeAlone(ctx, lane, personless, (trx) =>
+    insertWarnings(trx, [
       { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
-    ]);
-    return result;
-  });
-  await ctx.afterCommit(outcome);
+    ]),
+  );
 }
 
 /**
@@ -89,21 +113,57 @@ async function processPersonless(ctx: OneByOneContext, lane: Lane, row: QueueRec
  * MAX_PROCESSING_ATTEMPTS) with a warning. If even this write fails, the database itself is
  * failing: the error goes up and the batch is retried later as it stands.
  */
-async function recordFailedAttempt(ctx: OneByOneContext, row: QueueRecord, error: unknown): Promise<void> {
-  const parked = await ctx.inFencedTransaction(async (trx) => {
+async function recordFailedAttempt(ctx: OneByOneContext, lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
+  const parkedAs = await ctx.inFencedTransaction(async (trx) => {
     const updated = await trx
       .updateTable('ingestion_queue')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('id', '=', row.id)
       .returning('attempts')
       .executeTakeFirst();
-    const isParked = Number(updated?.attempts ?? 0) >= MAX_PROCESSING_ATTEMPTS;
-    if (isParked) {
-      await insertWarnings(trx, [
-        { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(row.id), error: String(error), parked: true }, timestamp: new Date().toISOString() },
-      ]);
-    }
-    return isParked;
+    if (Number(updated?.attempts ?? 0) < MAX_PROCESSING_ATTEMPTS) return undefined;
+    const queueId = row.chunk ? await parkOutOfChunk(trx, lane, row) : row.id;
+    await insertWarnings(trx, [
+      { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(queueId), error: String(error), parked: true }, timestamp: new Date().toISOString() },
+    ]);
+    return queueId;
   });
-  ctx.log.error({ err: error, queueId: row.id, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+  if (parkedAs !== undefined) row.chunk?.state.markDone(row.chunk.index);
+  const parked = parkedAs !== undefined;
+  ctx.log.error({ err: error, queueId: parkedAs ?? row.id, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+}
+
+/**
+ * A chunk's event that failed every attempt is parked in a row of its own (the chunk's last
+ * event: the row itself, holding just it); the chunk keeps the others, with its attempts counted
+ * afresh. Returns the parked row's id.
+ */
+async function parkOutOfChunk(trx: Transaction<Schema>, lane: Lane, row: QueueRecord): Promise<number> {
+  const { state, index } = row.chunk!;
+  const left = state.remainingPayload(index);
+  if (!left) {
+    await trx.updateTable('ingestion_queue').set({ payload: row.payload, event_count: 1 }).where('id', '=', row.id).execute();
+    return row.id;
+  }
+  const { distinctId, receivedAt } = parkedRowFields(row.payload);
+  const parked = await trx
+    .insertInto('ingestion_queue')
+    .values({ team_id: row.team_id, lane, distinct_id: distinctId, payload: row.payload, received_at: receivedAt, attempts: MAX_PROCESSING_ATTEMPTS, event_count: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx.updateTable('ingestion_queue').set({ payload: left.payload, event_count: left.count, attempts: 0 }).where('id', '=', row.id).execute();
+  return Number(parked.id);
+}
+
+/** What an operator sees of a parked event's row, read from its text (which may be what failed). */
+function parkedRowFields(payload: string): { distinctId: string; receivedAt: string } {
+  try {
+    const queued = JSON.parse(payload) as Partial<QueuedEvent>;
+    return {
+      distinctId: typeof queued.distinct_id === 'string' ? queued.distinct_id : '',
+      receivedAt: typeof queued.now === 'string' ? queued.now : new Date().toISOString(),
+    };
+  } catch {
+    return { distinctId: '', receivedAt: new Date().toISOString() };
+  }
 }

@@ -7,7 +7,8 @@ import type { Database } from '../../db/database.js';
 import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { IngestionWarning } from '../core/index.js';
-import { readQueueRows, type Lane } from '../queue.js';
+import type { Lane } from '../queue.js';
+import { readQueueBatch, readQueueRows } from '../queue-records.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
 import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
 import { acquireLease, leaseHolder, releaseLease } from './lease.js';
@@ -20,7 +21,8 @@ import { SpikeDetector } from './spike-detector.js';
 
 export interface WorkerOptions {
   /**
-   * Most queue rows per batch (1000 by default). A quiet stream's batches are small whatever this
+   * Most events per batch (1000 by default; a batch holds whole queue rows, so one chunk larger
+   * than this is a batch of its own). A quiet stream's batches are small whatever this
    * is: a batch takes what is queued. Under a backlog, 1000 gave ~8% more events per CPU second
    * than 500 on capture's queue (2000: ~10%, 5000: less), for a write transaction of ~20 ms
    * instead of ~10 ms that capture's commits may wait behind.
@@ -46,6 +48,8 @@ export interface WorkerOptions {
 /** A batch read, and being prepared on the prepare thread, while the batch before it is written. */
 interface Lookahead {
   rows: QueueRecord[];
+  /** The lane held more after these rows when they were read. */
+  more: boolean;
   prepared: Promise<PreparedRow[] | undefined>;
 }
 
@@ -156,7 +160,7 @@ export class IngestionWorker {
     return this.hasLease;
   }
 
-  /** One batch from each lane that has work; returns how many queue rows were processed. */
+  /** One batch from each lane that has work; returns how many queued events were processed. */
   async runOnce(): Promise<number> {
     if (this.stopped) return 0;
     const round = this.runRound();
@@ -198,10 +202,11 @@ export class IngestionWorker {
 
   private async processLane(lane: Lane): Promise<number> {
     const ahead = await this.takeLookahead(lane);
-    const rows = ahead?.rows ?? (await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS));
+    const read = ahead ? { records: ahead.rows, more: ahead.more } : await readQueueBatch(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS);
+    const rows = read.records;
     if (rows.length === 0) return 0;
-    // A full batch means a backlog: read the next one and have it prepared while this one is written.
-    if (this.prepareThread && rows.length === this.options.batchSize) await this.lookAhead(lane, rows);
+    // More behind a batch means a backlog: read the next one and have it prepared while this one is written.
+    if (this.prepareThread && read.more) await this.lookAhead(lane, rows);
     const started = Date.now();
     let prepared: PreparedRow[] | undefined;
     try {
@@ -293,13 +298,13 @@ export class IngestionWorker {
 
   /** Reads the batch after `rows` and sends it to the prepare thread. */
   private async lookAhead(lane: Lane, rows: QueueRecord[]): Promise<void> {
-    const next = await readQueueRows(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS, Number(rows[rows.length - 1]!.id));
+    const { records: next, more } = await readQueueBatch(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS, rows[rows.length - 1]!.id);
     if (next.length === 0) return;
     const anonymized: number[] = [];
     for (const teamId of new Set(next.map((row) => Number(row.team_id)))) {
       if ((await getTeam(this.database.db, teamId))?.settings.anonymize_ips === true) anonymized.push(teamId);
     }
-    this.ahead.set(lane, { rows: next, prepared: this.prepareThread!.prepare(next, anonymized) });
+    this.ahead.set(lane, { rows: next, more, prepared: this.prepareThread!.prepare(next, anonymized) });
   }
 
   private batchDeps(): BatchDeps {

@@ -1,0 +1,144 @@
+/**
+ * The worker's view of the ingestion queue: records, one per queued event, read a batch at a time
+ * in queue order. A queue row holds one event, or a chunk: all the events of one capture request
+ * as a JSON array (queue.ts). A chunk is read whole and split into one record per event, each
+ * with its own text; a batch only ever holds whole rows, so deleting its rows dequeues exactly
+ * its events. When events are retried one at a time (one-by-one.ts), a chunk is rewritten to
+ * hold the events still to do (ChunkState).
+ */
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { Schema } from '../db/schema.js';
+import { splitJsonArray } from './core/json-array.js';
+import type { Lane } from './queue.js';
+
+type Db = Kysely<Schema>;
+
+/** One queued event: its row, and its JSON text (see queue.ts QueuedEvent). */
+export interface QueueRecord {
+  /** The queue row's id (shared by the events of a chunk). */
+  id: number;
+  team_id: number;
+  payload: string;
+  /** Set when the row is a chunk: this event's place in it. */
+  chunk?: ChunkPart | undefined;
+}
+
+export interface ChunkPart {
+  state: ChunkState;
+  index: number;
+}
+
+/** A chunk's events, and which of them are done (stored or parked elsewhere) in this process. */
+export class ChunkState {
+  private readonly done: boolean[];
+
+  constructor(readonly parts: readonly string[]) {
+    this.done = parts.map(() => false);
+  }
+
+  /**
+   * The row's payload without the chunk's done events and `without`: a chunk of those left, the
+   * event itself when one is left (a row of one event is never an array), undefined when none.
+   */
+  remainingPayload(without: number): { payload: string; count: number } | undefined {
+    const left = this.parts.filter((_, i) => !this.done[i] && i !== without);
+    if (left.length === 0) return undefined;
+    return { payload: left.length === 1 ? left[0]! : `[${left.join(',')}]`, count: left.length };
+  }
+
+  /** After the transaction that took the event out of the chunk committed. */
+  markDone(index: number): void {
+    this.done[index] = true;
+  }
+}
+
+/** A batch read: its records in queue order, and whether the lane holds more after them. */
+export interface QueueBatch {
+  records: QueueRecord[];
+  more: boolean;
+}
+
+/**
+ * Reads the next batch of a lane: whole rows, oldest first, skipping parked ones (`attempts` at
+ * `maxAttempts`), as many as fit in `maxEvents` events (at least one row, whatever its size);
+ * with `afterId`, only rows after it (the batch after one still being written).
+ *
+ * Two reads: which rows make the batch, from the lane index alone (it holds `attempts` and
+ * `event_count`, migration 011: in a chunk's row both come after its long payload), then those
+ * rows' payloads.
+ */
+export async function readQueueBatch(db: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId?: number): Promise<QueueBatch> {
+  return withQueueReadPlan(db, async (from) => {
+    let sizes = from.selectFrom('ingestion_queue').select(['id', 'event_count']).where('lane', '=', lane).where('attempts', '<', maxAttempts);
+    if (afterId !== undefined) sizes = sizes.where('id', '>', afterId);
+    const candidates = await sizes.orderBy('id').limit(maxEvents + 1).execute();
+    if (candidates.length === 0) return { records: [], more: false };
+    let taken = 1;
+    let events = Number(candidates[0]!.event_count);
+    while (taken < candidates.length && events + Number(candidates[taken]!.event_count) <= maxEvents) {
+      events += Number(candidates[taken]!.event_count);
+      taken++;
+    }
+    const rows = await from
+      .selectFrom('ingestion_queue')
+      .select(['id', 'team_id', 'payload', 'event_count'])
+      .where('lane', '=', lane)
+      .where('attempts', '<', maxAttempts)
+      .where('id', '>=', candidates[0]!.id)
+      .where('id', '<=', candidates[taken - 1]!.id)
+      .orderBy('id')
+      .execute();
+    return { records: toRecords(rows), more: taken < candidates.length };
+  });
+}
+
+/** The records of a lane's next batch (readQueueBatch without `more`). */
+export async function readQueueRows(db: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId?: number): Promise<QueueRecord[]> {
+  return (await readQueueBatch(db, lane, maxEvents, maxAttempts, afterId)).records;
+}
+
+/**
+ * PostgreSQL: the lane index read in order, stopping at the limit, is the only sensible plan for
+ * a queue. On statistics that misjudge the lane (a new install before its first analyze, or one
+ * made while another lane held the backlog) the planner chose a bitmap scan of the whole lane and
+ * a sort instead: a cost that grows with the backlog, paid by every batch (a third of the
+ * worker's time on a fresh database). Sorting is ruled out for these reads.
+ */
+async function withQueueReadPlan<T>(db: Db, read: (from: Db) => Promise<T>): Promise<T> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return read(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`set local enable_sort = off`.execute(trx);
+    return read(trx);
+  });
+}
+
+/** One record per event: a chunk's row becomes one record per element of its array. */
+function toRecords(rows: Array<{ id: number; team_id: number; payload: string; event_count: number }>): QueueRecord[] {
+  const records: QueueRecord[] = [];
+  for (const row of rows) {
+    const id = Number(row.id);
+    const teamId = Number(row.team_id);
+    if (Number(row.event_count) === 1 || !row.payload.startsWith('[')) {
+      records.push({ id, team_id: teamId, payload: row.payload });
+      continue;
+    }
+    let parts: string[];
+    try {
+      parts = splitJsonArray(row.payload);
+    } catch {
+      // Not an array after all (capture writes none such): the worker's parse of it reports why.
+      records.push({ id, team_id: teamId, payload: row.payload });
+      continue;
+    }
+    const state = new ChunkState(parts);
+    for (let index = 0; index < parts.length; index++) records.push({ id, team_id: teamId, payload: parts[index]!, chunk: { state, index } });
+  }
+  return records;
+}
+
+/** The distinct queue rows of `records`, in order. */
+export function rowIdsOf(records: readonly QueueRecord[]): number[] {
+  const ids: number[] = [];
+  for (const record of records) if (ids[ids.length - 1] !== record.id) ids.push(record.id);
+  return ids;
+}

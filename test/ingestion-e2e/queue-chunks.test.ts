@@ -1,0 +1,131 @@
+/**
+ * Capture queues a request's events as one row (a chunk), and the worker reads whole rows,
+ * sizes its batches in events, and, retrying a failed batch one event at a time, takes each
+ * event out of its chunk as it is stored or parked: no event is lost, none is stored twice.
+ */
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { queueCounts } from '../../src/ingestion/queue-admin.js';
+import type { QueueRow } from '../../src/ingestion/queue.js';
+import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
+import { acceptBoomDistinctIds, refuseBoomDistinctIds } from '../helpers/faults.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ INGESTION_WORKER: 'off' });
+});
+afterAll(async () => {
+  await server.close();
+});
+beforeEach(async () => {
+  await server.running.ctx.database.db.deleteFrom('ingestion_queue').execute();
+});
+
+let sequence = 0;
+function event(distinctId: string, name = 'chunked', properties: Record<string, unknown> = {}): QueueRow {
+  const n = ++sequence;
+  const now = new Date(Date.parse('2026-03-01T00:00:00.000Z') + n * 1000).toISOString();
+  const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  return { teamId: server.bootstrap.team.id, lane: 'realtime', distinctId, payload: { uuid, event: name, distinct_id: distinctId, properties: { n, ...properties }, timestamp: now, now, sent_at: null, ip: null } };
+}
+
+const worker = (batchSize = 1000) => new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), { batchSize });
+const queueRows = () => server.running.ctx.database.db.selectFrom('ingestion_queue').select(['payload', 'event_count', 'attempts']).orderBy('id').execute();
+const storedCount = async (distinctIds: string[]) =>
+  (await server.running.ctx.database.db.selectFrom('events').select('uuid').where('distinct_id', 'in', distinctIds).execute()).length;
+
+describe('queue chunks', () => {
+  it('a /batch/ request is one queue row holding its events, stored by the worker', async () => {
+    const team = server.bootstrap.team;
+    const batch = Array.from({ length: 100 }, (_, i) => ({ event: 'from a batch', properties: { distinct_id: `batch-${i % 10}`, i, $set: { last: i } } }));
+    const res = await fetch(`${server.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: team.apiToken, batch }) });
+    expect(res.status).toBe(200);
+    const rows = await queueRows();
+    expect(rows.map((r) => r.event_count)).toEqual([100]);
+    expect(JSON.parse(rows[0]!.payload).map((e: { properties: { i: number } }) => e.properties.i)).toEqual(batch.map((e) => e.properties.i));
+    expect(await queueCounts(server.running.ctx.database)).toEqual([{ lane: 'realtime', waiting: 100, parked: 0 }]);
+
+    const w = worker();
+    expect(await w.runOnce()).toBe(100);
+    await w.stop();
+    expect(await queueRows()).toEqual([]);
+    expect(await storedCount(Array.from({ length: 10 }, (_, i) => `batch-${i}`))).toBe(100);
+    // In order within the request: each person's last $set is its last event's.
+    const person = await server.request(`/api/environments/${team.id}/persons/?distinct_id=batch-3`);
+    expect(person.body.results[0].properties.last).toBe(93);
+  });
+
+  it('batches hold whole rows, up to the batch size in events; a larger chunk is a batch of its own', async () => {
+    const { ingestionQueue } = server.running.ctx;
+    for (let r = 0; r < 5; r++) await ingestionQueue.enqueueRequest(Array.from({ length: 100 }, (_, i) => event(`size-${r}-${i % 3}`)));
+    await ingestionQueue.enqueue([event('size-single')]);
+    const w = worker(250);
+    const rounds: number[] = [];
+    for (let n = await w.runOnce(); n > 0; n = await w.runOnce()) rounds.push(n);
+    expect(rounds).toEqual([200, 200, 101]);
+    // The second batch was read and prepared while the first was written.
+    expect(w.batchesPreparedAhead).toBeGreaterThan(0);
+    await w.stop();
+
+    await ingestionQueue.enqueueRequest(Array.from({ length: 120 }, (_, i) => event(`large-${i % 4}`)));
+    const small = worker(50);
+    expect(await small.runOnce()).toBe(120);
+    await small.stop();
+    expect(await queueRows()).toEqual([]);
+  });
+
+  it('retried one by one: stored events leave the chunk, a failing one stays in it for the next round', async () => {
+    const { database, ingestionQueue } = server.running.ctx;
+    await refuseBoomDistinctIds(database.db);
+    try {
+      // An $identify has no personless form: while the fault lasts, it cannot be stored at all.
+      const failing = event('retry-boom', '$identify');
+      await ingestionQueue.enqueueRequest([event('retry-a'), failing, event('retry-c'), event('personless-boom')]);
+      const w = worker();
+      await w.runOnce();
+      expect(await storedCount(['retry-a', 'retry-c', 'personless-boom'])).toBe(3);
+      const left = await queueRows();
+      expect(left).toEqual([{ payload: JSON.stringify(failing.payload), event_count: 1, attempts: 1 }]);
+
+      await acceptBoomDistinctIds(database.db);
+      await w.runOnce();
+      await w.stop();
+      expect(await queueRows()).toEqual([]);
+      expect(await storedCount(['retry-boom'])).toBe(1);
+      expect(await storedCount(['retry-a', 'retry-c', 'personless-boom'])).toBe(3);
+    } finally {
+      await acceptBoomDistinctIds(database.db).catch(() => undefined);
+    }
+  });
+
+  it('parks a chunk event that keeps failing in a row of its own; the chunk keeps the rest', async () => {
+    const { database, ingestionQueue } = server.running.ctx;
+    await refuseBoomDistinctIds(database.db);
+    try {
+      const first = event('park-1-boom', '$identify');
+      const second = event('park-2-boom', '$identify');
+      await ingestionQueue.enqueueRequest([first, event('park-ok'), second]);
+      const w = worker();
+      for (let round = 0; round < 2 * MAX_PROCESSING_ATTEMPTS; round++) await w.runOnce();
+      await w.stop();
+      expect(await storedCount(['park-ok'])).toBe(1);
+      // The failures of both counted on the chunk's row: the first was parked out of it (a new
+      // row), the second, left alone, was parked in the row itself.
+      const rows = await queueRows();
+      expect(rows.map((r) => ({ ...r, payload: JSON.parse(r.payload).distinct_id }))).toEqual(
+        expect.arrayContaining([
+          { payload: 'park-1-boom', event_count: 1, attempts: MAX_PROCESSING_ATTEMPTS },
+          { payload: 'park-2-boom', event_count: 1, attempts: MAX_PROCESSING_ATTEMPTS },
+        ]),
+      );
+      expect(rows).toHaveLength(2);
+      expect(await queueCounts(database)).toEqual([{ lane: 'realtime', waiting: 0, parked: 2 }]);
+      const warnings = await server.request(`/api/environments/${server.bootstrap.team.id}/ingestion_warnings/`);
+      const parked = warnings.body.results.find((w: { type: string }) => w.type === 'event_processing_failed');
+      expect(parked.warnings.filter((w: { details: { parked?: boolean } }) => w.details.parked)).toHaveLength(2);
+    } finally {
+      await acceptBoomDistinctIds(database.db).catch(() => undefined);
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { WakeableSleep } from '../lib/wakeable-sleep.js';
 import type { Database } from '../db/database.js';
 import { teamOwnedTables } from '../environments/store.js';
 import { acquireLease, releaseLease } from '../ingestion/worker/lease.js';
+import { deleteRecordings } from '../recordings/store.js';
 import {
   BULK_TEAM_TABLES,
   countFailedAttempt,
@@ -14,9 +15,11 @@ import {
   nextPendingDeletion,
   deletedDistinctIds,
   personEventsWalkGroup,
+  personRecordingsBatch,
   resetParkedDeletions,
   saveDeletionCursor,
   teamHasRows,
+  type DeletionKind,
   type PendingDeletion,
 } from './store.js';
 
@@ -133,7 +136,7 @@ export class DeletionRunner {
     const id = Number(deletion.id);
     let outcome: StepOutcome | Done;
     try {
-      outcome = deletion.kind === 'person_events' ? await this.personEventsStep(deletion) : await this.environmentStep(deletion);
+      outcome = await this.stepOf(deletion);
     } catch (error) {
       const attempts = await countFailedAttempt(this.database.db, id);
       const parked = attempts >= MAX_DELETION_ATTEMPTS;
@@ -146,6 +149,23 @@ export class DeletionRunner {
       return 'progress';
     }
     return outcome;
+  }
+
+  /**
+   * The step of the deletion's kind. A kind this version does not know (a newer one queued it) is
+   * a failure, never taken for an environment: that would delete the environment's data.
+   */
+  private stepOf(deletion: PendingDeletion): Promise<StepOutcome | Done> {
+    switch (deletion.kind as DeletionKind) {
+      case 'environment':
+        return this.environmentStep(deletion);
+      case 'person_events':
+        return this.personEventsStep(deletion);
+      case 'person_recordings':
+        return this.personRecordingsStep(deletion);
+      default:
+        return Promise.reject(new Error(`unknown background deletion kind "${deletion.kind}"`));
+    }
   }
 
   /**
@@ -174,6 +194,14 @@ export class DeletionRunner {
     const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), persons, after, this.batchSize);
     if (next === null) return { done: ids };
     await saveDeletionCursor(this.database.db, ids, next);
+    return 'progress';
+  }
+
+  /** One batch of a person's recordings, each deleted whole with its chunks (personRecordingsBatch). */
+  private async personRecordingsStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
+    const sessionIds = await personRecordingsBatch(this.database.db, deletion, this.batchSize);
+    if (sessionIds.length === 0) return { done: [Number(deletion.id)] };
+    await deleteRecordings(this.database, Number(deletion.owner_team_id), sessionIds);
     return 'progress';
   }
 

@@ -7,7 +7,11 @@ import type { PendingDeletionsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
 
-export type DeletionKind = 'environment' | 'person_events';
+/**
+ * `environment`: all of an environment's data. `person_events` and `person_recordings`: the events
+ * or the session recordings of a deleted person (`target`, its uuid), by the distinct ids it had.
+ */
+export type DeletionKind = 'environment' | 'person_events' | 'person_recordings';
 export type PendingDeletion = Selectable<PendingDeletionsTable>;
 
 /** Records a deletion for the background runner; in the caller's transaction, with what it deletes at once. */
@@ -203,6 +207,36 @@ async function existingPersons(db: Db, teamId: number, uuids: ReadonlyArray<stri
     for (const row of rows) found.add(row.uuid);
   }
   return found;
+}
+
+/**
+ * The next recordings a person-recordings deletion removes: the team's recordings whose distinct
+ * id was one of the person's (PostHog's delete-recordings-with-person workflow picks the sessions
+ * of those distinct ids) and that began before the deletion was queued; a distinct id used again
+ * since starts recordings that are not the deleted person's. As many as hold `maxChunks` chunks
+ * together (one recording at least, however large), so a batch deletes a bounded number of rows.
+ */
+export async function personRecordingsBatch(db: Db, deletion: PendingDeletion, maxChunks: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('session_recordings')
+    .select(['session_id', 'chunk_count'])
+    .where('team_id', '=', Number(deletion.owner_team_id))
+    .where('distinct_id', 'in', (eb) =>
+      eb.selectFrom('pending_deletion_distinct_ids').select('distinct_id').where('deletion_id', '=', Number(deletion.id)),
+    )
+    .where('created_at', '<=', deletion.created_at)
+    .orderBy('session_id')
+    .limit(maxChunks)
+    .execute();
+  const batch: string[] = [];
+  let chunks = 0;
+  for (const row of rows) {
+    const count = Number(row.chunk_count);
+    if (batch.length > 0 && chunks + count > maxChunks) break;
+    batch.push(row.session_id);
+    chunks += count;
+  }
+  return batch;
 }
 
 export async function saveDeletionCursor(db: Db, ids: number[], cursor: EventCursor): Promise<void> {

@@ -3,7 +3,7 @@ import type { Generated } from 'kysely';
 export interface PendingDeletionsTable {
   id: Generated<number>;
   owner_team_id: number;
-  /** `environment` (all its data) or `person_events` (the events of the person `target`, a uuid). */
+  /** A DeletionKind (store.ts): `environment`, `person_events` or `person_recordings` (of the person `target`, a uuid). */
   kind: string;
   target: string | null;
   /** How far a paged deletion got: the last event it looked at. */
@@ -14,7 +14,7 @@ export interface PendingDeletionsTable {
   created_at: string;
 }
 
-/** A `person_events` deletion's person's distinct ids, as they were when it was deleted. */
+/** A `person_events` or `person_recordings` deletion's person's distinct ids, as they were when it was deleted. */
 export interface PendingDeletionDistinctIdsTable {
   deletion_id: number;
   distinct_id: string;

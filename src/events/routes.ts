@@ -7,6 +7,7 @@ import { effectiveTimezone } from '../lib/zoned-time.js';
 import { chainToElements } from './elements-chain.js';
 import { ownersOf, type EventPerson } from './owners.js';
 import { parseProperties } from './property-groups.js';
+import { pythonIsoformat } from '../lib/python-datetime.js';
 import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
 import { getEvent, listEvents, UnsupportedFilterError, type EventFilter, type StoredEvent } from './store.js';
@@ -66,7 +67,8 @@ function serializePerson(person: EventPerson) {
 /**
  * PostHog's ClickhouseEventSerializer. The person is there only when asked for (`include_person`),
  * and it is the person its distinct id belongs to now (PostHog's `_get_people`), so events from
- * before a merge show the merged person.
+ * before a merge show the merged person. `timestamp` is Python's isoformat of the UTC instant
+ * (`+00:00`, microseconds when there are any), not the stored `Z` text, whatever the timezone.
  */
 async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEvent[], withPerson: boolean) {
   const owners = withPerson ? await ownersOf(ctx.database, teamId, events.map((e) => e.distinctId)) : new Map<string, EventPerson>();
@@ -77,7 +79,7 @@ async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEv
       distinct_id: e.distinctId,
       properties: e.properties,
       event: e.event,
-      timestamp: e.timestamp,
+      timestamp: pythonIsoformat(e.timestamp),
       person: owner ? serializePerson(owner) : null,
       elements: chainToElements(e.elementsChain),
       elements_chain: e.elementsChain ?? '',
@@ -85,10 +87,13 @@ async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEv
   });
 }
 
-/** PostHog pages events by time: `next` asks for what came before the last one shown. */
+/**
+ * PostHog pages events by time: `next` asks for what came before the last one shown, its
+ * timestamp printed as the event shows it (`_build_next_url` uses the same isoformat).
+ */
 function nextUrl(request: FastifyRequest, last: StoredEvent): string {
   const url = absoluteUrl(request);
-  url.searchParams.set('before', last.timestamp);
+  url.searchParams.set('before', pythonIsoformat(last.timestamp));
   return url.toString();
 }
 

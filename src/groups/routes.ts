@@ -4,14 +4,16 @@ import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { getGroup, listGroups, listGroupTypes, MAX_GROUP_TYPES, type Group } from './store.js';
+import { drfDateTime } from '../lib/python-datetime.js';
 import { pyInt } from '../lib/python-values.js';
 
+/** PostHog's GroupSerializer; `created_at` as its DateTimeField prints it (microseconds, `Z`). */
 function serializeGroup(group: Group) {
   return {
     group_type_index: group.groupTypeIndex,
     group_key: group.groupKey,
     group_properties: group.properties,
-    created_at: group.createdAt,
+    created_at: drfDateTime(group.createdAt),
   };
 }
 

@@ -55,3 +55,15 @@ export function queryParam(query: unknown, name: string): string | undefined {
   if (Array.isArray(value)) return value.length ? String(value[value.length - 1]) : undefined;
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * Python's truthiness of a JSON value (`bool(value)`, `if value:`): null, false, 0, "", [] and {}
+ * are false, anything else true ("false" and "0" as text too).
+ */
+export function pyTruthy(value: unknown): boolean {
+  if (value === null || value === undefined || value === false) return false;
+  if (typeof value === 'number' || typeof value === 'string') return value !== 0 && value !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}

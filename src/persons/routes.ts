@@ -1,13 +1,13 @@
-import { queueDeletion } from '../deletions/store.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
+import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './deletion.js';
 import { parsePersonListQuery } from './list-params.js';
 import { listPersons } from './list-query.js';
 import { serializePerson } from './serialize.js';
-import { deletePersonRow, distinctIdsOf, getPersonByRef, parsePersonRef, type Person } from './store.js';
+import { distinctIdsOf, getPersonByRef, parsePersonRef, type Person } from './store.js';
 
 /**
  * The person a path names (`safely_get_object`): something that is neither a uuid nor an integer
@@ -48,26 +48,40 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     });
 
     /**
-     * PostHog's destroy: 202 with no body. `delete_events` queues the person's events for deletion,
-     * `keep_person` keeps the person itself (only its events go). `delete_recordings` is not
-     * honoured: Hoglet has no background deletion of a person's recordings.
+     * PostHog's destroy: 202 with no body. `delete_events` and `delete_recordings` queue the
+     * person's events and recordings for deletion in the background, `keep_person` keeps the person
+     * itself (only what was asked for goes); see deletion.ts.
      */
     app.delete(`${base.base}/persons/:person_id/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
       const team = request.team!;
       const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
-      const deleteEvents = present(request, 'delete_events');
-      const keepPerson = present(request, 'keep_person');
-      // Its events (not indexed by person: a walk through all of the environment's) are deleted in
-      // the background, queued in the same transaction (deletions/runner.ts), as PostHog does.
-      await ctx.database.db.transaction().execute(async (trx) => {
-        if (deleteEvents) {
-          const distinctIds = (await distinctIdsOf(trx, [person.id])).get(person.id) ?? [];
-          await queueDeletion(trx, { teamId: team.id, kind: 'person_events', target: person.uuid, distinctIds });
-        }
-        if (!keepPerson) await deletePersonRow(trx, team.id, person.id);
-      });
-      request.log.info({ team: team.id, person: person.uuid, deleteEvents, keepPerson }, 'person deleted');
+      const deletion = {
+        deleteEvents: present(request, 'delete_events'),
+        deleteRecordings: present(request, 'delete_recordings'),
+        keepPerson: present(request, 'keep_person'),
+      };
+      await deletePersons(db, team.id, [person], deletion);
+      request.log.info({ team: team.id, person: person.uuid, ...deletion }, 'person deleted');
       return reply.code(202).send();
+    });
+
+    /**
+     * PostHog's bulk_delete: up to 1000 persons by uuid (`ids`) or by distinct id, with the same
+     * options in the JSON body; 202 with a summary of what was found, deleted and queued.
+     */
+    app.post(`${base.base}/persons/bulk_delete/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
+      const team = request.team!;
+      const { target, deletion } = readBulkDeleteBody(request.body);
+      const persons = await resolveBulkDeleteTarget(db, team.id, target);
+      const deleted = await deletePersons(db, team.id, persons, deletion);
+      request.log.info({ team: team.id, persons: persons.length, ...deletion }, 'persons bulk deleted');
+      return reply.code(202).send({
+        persons_found: persons.length,
+        persons_deleted: deleted,
+        events_queued_for_deletion: deletion.deleteEvents && persons.length > 0,
+        recordings_queued_for_deletion: deletion.deleteRecordings && persons.length > 0,
+        deletion_errors: [],
+      });
     });
   }
 };

@@ -1,3 +1,5 @@
+import { drfDateTime } from '../lib/python-datetime.js';
+import { pyTruthy } from '../lib/python-values.js';
 import type { Team } from '../tenancy/models.js';
 import type { Person } from './store.js';
 
@@ -23,15 +25,6 @@ export function orderDistinctIds(distinctIds: readonly string[]): string[] {
   return [...distinctIds].sort((a, b) => Number(isAnonymousId(a)) - Number(isAnonymousId(b)));
 }
 
-/** Python's truthiness of a JSON value: PostHog tests `person_properties.get(key)` with `if`. */
-function truthy(value: unknown): boolean {
-  if (value === null || value === undefined || value === false) return false;
-  if (typeof value === 'number' || typeof value === 'string') return value !== 0 && value !== '';
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object') return Object.keys(value).length > 0;
-  return true;
-}
-
 /**
  * PostHog's `get_person_name_helper`: the first truthy display property (the environment's list,
  * or email, name, username), returned as stored (a number stays a number); else the first
@@ -44,21 +37,31 @@ export function personDisplayName(team: Team, person: Person, distinctIds: reado
   for (const key of keys) {
     if (typeof key !== 'string') continue;
     const value = Object.hasOwn(person.properties, key) ? person.properties[key] : undefined;
-    if (truthy(value)) return value;
+    // PostHog tests `person_properties.get(key)` with `if`.
+    if (pyTruthy(value)) return value;
   }
   return orderDistinctIds(distinctIds)[0] ?? fallback;
 }
 
-/** Where a person is shown: the fallback display name differs (see personDisplayName). */
+/** Where a person is shown: the fallback display name and how many distinct ids differ. */
 export type PersonView = 'list' | 'retrieve';
 
+/**
+ * The persons list shows at most this many distinct ids of a person (`get_serialized_people`'s
+ * `distinct_id_limit`), the identified ones first; retrieve shows them all, as PostHog's
+ * PersonSerializer does. A person merged from many anonymous visits can have tens of thousands.
+ */
+export const LIST_DISTINCT_IDS_LIMIT = 1000;
+
 export function serializePerson(team: Team, person: Person, distinctIds: readonly string[], view: PersonView = 'retrieve') {
+  const ordered = orderDistinctIds(distinctIds);
   return {
     id: person.id,
-    name: personDisplayName(team, person, distinctIds, view === 'list' ? person.uuid : String(person.id)),
-    distinct_ids: orderDistinctIds(distinctIds),
+    name: personDisplayName(team, person, ordered, view === 'list' ? person.uuid : String(person.id)),
+    distinct_ids: view === 'list' ? ordered.slice(0, LIST_DISTINCT_IDS_LIMIT) : ordered,
     properties: person.properties,
-    created_at: person.createdAt,
+    // DRF's DateTimeField (retrieve) and the renderer's datetime (list) print the same text.
+    created_at: drfDateTime(person.createdAt),
     uuid: person.uuid,
     is_identified: person.isIdentified,
   };

@@ -192,16 +192,26 @@ export async function listRecordings(
 
 /** Removes the recording with its snapshot data, views and sharing. False when there was none. */
 export async function deleteRecording(database: Database, teamId: number, sessionId: string): Promise<boolean> {
+  return (await deleteRecordings(database, teamId, [sessionId])) > 0;
+}
+
+/**
+ * Removes these recordings of the team with their snapshot data, views and sharing, in one
+ * transaction (a reader sees a recording whole or not at all); returns how many there were.
+ * The caller keeps the list within the backends' bound-parameter limits.
+ */
+export async function deleteRecordings(database: Database, teamId: number, sessionIds: readonly string[]): Promise<number> {
+  if (sessionIds.length === 0) return 0;
   return database.db.transaction().execute(async (trx) => {
     const deleted = await trx
       .deleteFrom('session_recordings')
       .where('team_id', '=', teamId)
-      .where('session_id', '=', sessionId)
+      .where('session_id', 'in', sessionIds)
       .executeTakeFirst();
     for (const table of ['recording_chunks', 'recording_views', 'recording_sharing'] as const) {
-      await trx.deleteFrom(table).where('team_id', '=', teamId).where('session_id', '=', sessionId).execute();
+      await trx.deleteFrom(table).where('team_id', '=', teamId).where('session_id', 'in', sessionIds).execute();
     }
-    return Number(deleted.numDeletedRows) > 0;
+    return Number(deleted.numDeletedRows);
   });
 }
 

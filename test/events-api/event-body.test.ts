@@ -1,7 +1,8 @@
 /**
  * An event as PostHog's ClickhouseEventSerializer shows it: `elements` read from the elements
- * chain, and the person only with `include_person` (one distinct id; email, name and username).
- * Retrieving by a text that is not a uuid, or a uuid no event has, answers as PostHog does.
+ * chain, the person only with `include_person` (one distinct id; email, name and username), and
+ * `timestamp` as Python's isoformat of the UTC instant. Retrieving by a text that is not a uuid,
+ * or a uuid no event has, answers as PostHog does.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
@@ -96,5 +97,43 @@ describe('retrieve', () => {
     const res = await server.request(`${env()}/events/${upper}/`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: `No events exist for event UUID ${upper}`, attr: null });
+  });
+});
+
+describe('timestamp', () => {
+  const setTimezone = async (timezone: string) =>
+    expect((await server.request(`${env()}/`, { method: 'PATCH', body: { timezone } })).status).toBe(200);
+
+  beforeAll(async () => {
+    await server.ingest([
+      { event: 'stamped', distinct_id: 'stamper', timestamp: '2025-09-02T10:00:00.120Z', properties: { n: 1 } },
+      { event: 'stamped', distinct_id: 'stamper', timestamp: '2025-09-02T09:00:00Z', properties: { n: 2 } },
+    ]);
+  });
+
+  it("is Python's isoformat in UTC: +00:00, microseconds only when there are any, whatever the project's timezone", async () => {
+    await setTimezone('Asia/Tokyo');
+    try {
+      const listed = (await server.request(`${env()}/events/?event=stamped`)).body.results;
+      const retrieved = (await server.request(`${env()}/events/${listed[0].id}/`)).body;
+      expect([...listed.map((e: any) => e.timestamp), retrieved.timestamp]).toEqual([
+        '2025-09-02T10:00:00.120000+00:00',
+        '2025-09-02T09:00:00+00:00',
+        '2025-09-02T10:00:00.120000+00:00',
+      ]);
+    } finally {
+      await setTimezone('UTC');
+    }
+  });
+
+  it('pages on: next asks for what came before the last timestamp, printed the same way', async () => {
+    const first = await server.request(`${env()}/events/?event=stamped&limit=1`);
+    const next = new URL(first.body.next);
+    const second = await server.request(next.pathname + next.search);
+    // The same text the event shows, read back as the same instant.
+    expect({ before: next.searchParams.get('before'), following: second.body.results.map((e: any) => e.properties.n) }).toEqual({
+      before: '2025-09-02T10:00:00.120000+00:00',
+      following: [2],
+    });
   });
 });

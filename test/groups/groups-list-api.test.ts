@@ -36,6 +36,8 @@ beforeAll(async () => {
   await storeGroup('company', '100%-club', {}, '2024-01-02T00:00:00.000Z');
   // Same creation time, stored out of key order.
   for (const key of ['b-tie', 'c-tie', 'a-tie']) await storeGroup('project', key, {}, SAME_INSTANT);
+  await storeGroup('venue', 'hall-b', {}, '2024-01-06T08:30:00.250Z');
+  await storeGroup('venue', 'hall-a', {}, '2024-01-05T08:30:00.000Z');
 });
 
 describe('groups list and find', () => {
@@ -85,6 +87,16 @@ describe('groups list and find', () => {
   it('orders equal creation times by key, descending', async () => {
     expect(await keysOf('group_type_index=1')).toEqual(['c-tie', 'b-tie', 'a-tie']);
     expect(await keysOf('group_type_index=1&limit=1&offset=1')).toEqual(['b-tie']);
+  });
+
+  it("prints created_at as PostHog's DateTimeField: Z, microseconds only when there are any", async () => {
+    const listed = (await server.request(`${env()}/groups/?group_type_index=2`)).body.results;
+    const found = (await server.request(`${env()}/groups/find/?group_type_index=2&group_key=hall-b`)).body;
+    expect([...listed.map((g: any) => g.created_at), found.created_at]).toEqual([
+      '2024-01-06T08:30:00.250000Z',
+      '2024-01-05T08:30:00Z',
+      '2024-01-06T08:30:00.250000Z',
+    ]);
   });
 
   it('find: PostHog required-parameter errors, and 404 for an index no type has', async () => {

@@ -80,7 +80,7 @@ describe('ingestion pipeline rules', () => {
     await server.settle();
     const imported = (await server.request(`${env()}/events/?event=imported&limit=100`)).body.results;
     expect(imported).toHaveLength(30);
-    expect(imported[0].timestamp).toBe('2024-01-01T00:29:00.000Z');
+    expect(imported[0].timestamp).toBe('2024-01-01T00:29:00+00:00');
     const person = (await server.request(`${env()}/persons/?distinct_id=importer`)).body.results[0];
     expect(person.properties.step).toBe(29);
   });

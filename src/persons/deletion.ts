@@ -1,0 +1,95 @@
+/**
+ * Deleting persons, as PostHog's PersonViewSet does for `DELETE …/persons/:id/` and
+ * `POST …/persons/bulk_delete/` (both go through its `_bulk_delete_persons`): the person rows go
+ * at once, and on request their events (`delete_events`) and their session recordings
+ * (`delete_recordings`) follow in the background (src/deletions/), found by the distinct ids the
+ * persons have now. `keep_person` keeps the rows and deletes only what was asked for.
+ */
+import type { Kysely } from 'kysely';
+import type { Schema } from '../db/schema.js';
+import { queueDeletion } from '../deletions/store.js';
+import { validationError } from '../http/errors.js';
+import { canonicalUuid, pyTruthy } from '../lib/python-values.js';
+import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
+
+type Db = Kysely<Schema>;
+
+export interface PersonDeletion {
+  deleteEvents: boolean;
+  deleteRecordings: boolean;
+  keepPerson: boolean;
+}
+
+/**
+ * Deletes the persons (unless `keepPerson`) and queues the deletion of their events and
+ * recordings, all in one transaction, so what is queued is exactly what the persons had when their
+ * rows went. Returns how many person rows were deleted.
+ */
+export async function deletePersons(db: Db, teamId: number, persons: readonly Person[], deletion: PersonDeletion): Promise<number> {
+  if (persons.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    const queuesAny = deletion.deleteEvents || deletion.deleteRecordings;
+    const distinctIds = queuesAny ? await distinctIdsOf(trx, persons.map((p) => p.id)) : new Map<number, string[]>();
+    for (const person of persons) {
+      const ids = distinctIds.get(person.id) ?? [];
+      if (deletion.deleteEvents) await queueDeletion(trx, { teamId, kind: 'person_events', target: person.uuid, distinctIds: ids });
+      if (deletion.deleteRecordings) await queueDeletion(trx, { teamId, kind: 'person_recordings', target: person.uuid, distinctIds: ids });
+      if (!deletion.keepPerson) await deletePersonRow(trx, teamId, person.id);
+    }
+    return deletion.keepPerson ? 0 : persons.length;
+  });
+}
+
+/** PostHog's cap on `ids` and `distinct_ids` per bulk delete call. */
+export const MAX_BULK_DELETE_IDS = 1000;
+
+/** What a bulk delete names: persons by uuid, or the persons behind distinct ids. */
+export type BulkDeleteTarget = { uuids: string[] } | { distinctIds: string[] };
+
+/** The Python type name of a JSON value, for DRF's wording. */
+function pythonTypeName(value: unknown): string {
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return 'dict';
+}
+
+function readIdList(value: unknown, attr: string): string[] {
+  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pythonTypeName(value)}".`, attr, 'not_a_list');
+  if (!value.every((v): v is string => typeof v === 'string')) throw validationError('Every item must be a string.', attr);
+  return value;
+}
+
+/**
+ * The bulk delete body as `_bulk_delete_persons` reads it: `distinct_ids` or `ids` (person uuids),
+ * not both, at most 1000; the flags by Python truthiness (`bool(request.data.get(…))`). A list of
+ * anything but strings is refused (PostHog fails on it with a server error).
+ */
+export function readBulkDeleteBody(body: unknown): { target: BulkDeleteTarget; deletion: PersonDeletion } {
+  const data = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const hasDistinctIds = pyTruthy(data.distinct_ids);
+  const hasIds = pyTruthy(data.ids);
+  if (hasDistinctIds && hasIds) throw validationError('You must provide either distinct_ids or ids, not both');
+  if (!hasDistinctIds && !hasIds) throw validationError('You need to specify either distinct_ids or ids');
+  const attr = hasDistinctIds ? 'distinct_ids' : 'ids';
+  const list = readIdList(data[attr], attr);
+  if (list.length > MAX_BULK_DELETE_IDS) throw validationError(`You can only pass ${MAX_BULK_DELETE_IDS} ${attr} in one call`);
+  return {
+    target: hasDistinctIds ? { distinctIds: list } : { uuids: list },
+    deletion: {
+      deleteEvents: pyTruthy(data.delete_events),
+      deleteRecordings: pyTruthy(data.delete_recordings),
+      keepPerson: pyTruthy(data.keep_person),
+    },
+  };
+}
+
+/** The team's persons a bulk delete names, each once; ids that name no one are passed over. */
+export async function resolveBulkDeleteTarget(db: Db, teamId: number, target: BulkDeleteTarget): Promise<Person[]> {
+  if ('distinctIds' in target) {
+    const byDistinctId = await getPersonsByDistinctIds(db, teamId, [...new Set(target.distinctIds)]);
+    return [...new Map([...byDistinctId.values()].map((p) => [p.id, p])).values()];
+  }
+  const uuids = [...new Set(target.uuids.map(canonicalUuid).filter((uuid): uuid is string => uuid !== null))];
+  return [...(await getPersonsByUuids(db, teamId, uuids)).values()];
+}

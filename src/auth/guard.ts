@@ -11,6 +11,7 @@ import {
 import type { Team, User } from '../tenancy/models.js';
 import { getMemberships, getTeam } from '../tenancy/store.js';
 import { findActiveKeyHolder, touchKey, type PersonalApiKey } from './keys-store.js';
+import { findProjectSecretKey, teamOfSecretKey } from './project-secret-key.js';
 import { keyGrantsScope } from './scopes.js';
 
 /** What an /api route declares about who may call it. Every /api route must declare one. */
@@ -24,6 +25,13 @@ export interface ApiRouteAccess {
   team?: { from: 'project' | 'environment'; param: string };
   /** Only authenticate: the route answers 405 (DRF authenticates before it refuses a method). */
   authenticateOnly?: boolean;
+  /**
+   * The route also takes a project secret API key (`phs_…`, PostHog's TeamSecretTokenAuthentication):
+   * the local-evaluation feed and the remote-config payload only. A known key sets
+   * `request.secretKeyTeam` and nothing else is checked here; the handler must refuse any other
+   * environment than the key's. An unknown key is judged as a personal API key (and refused).
+   */
+  projectSecretKey?: boolean;
 }
 
 export interface Principal {
@@ -40,6 +48,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
     team?: Team;
+    /** The environment of the project secret API key the request came with (no principal then). */
+    secretKeyTeam?: Team;
   }
 }
 
@@ -98,6 +108,14 @@ export function apiGuard(database: Database) {
   return async function guard(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const access = request.routeOptions.config.access;
     if (!access) throw new Error(`route ${request.routeOptions.url} declares no access rule`);
+    if (access.projectSecretKey) {
+      const secretKey = findProjectSecretKey(request);
+      const keyTeam = secretKey ? await teamOfSecretKey(database, secretKey) : undefined;
+      if (keyTeam) {
+        request.secretKeyTeam = keyTeam;
+        return;
+      }
+    }
     const principal = await authenticate(database, request);
     request.principal = principal;
     if (access.authenticateOnly) return;

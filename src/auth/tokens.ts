@@ -15,6 +15,8 @@ export function generateRandomToken(nbytes = 32): string {
 
 export const generatePersonalApiKey = () => `phx_${generateRandomToken(35)}`;
 export const generateProjectApiToken = () => `phc_${generateRandomToken(32)}`;
+/** PostHog's generate_random_token_secret: 35 bytes, as a personal API key, for local evaluation. */
+export const generateSecretApiToken = () => `phs_${generateRandomToken(35)}`;
 
 /**
  * How a personal API key is stored: unsalted SHA-256, as PostHog does. The keys carry 280 random

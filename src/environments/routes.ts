@@ -10,6 +10,7 @@ import { serializeTeamBasic } from '../tenancy/serializers.js';
 import { listTeams } from '../tenancy/store.js';
 import { startDemoDataGeneration } from './demo-data.js';
 import { checkPrimaryDashboard, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
+import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';
 import { readTeamWrite } from './validate-settings.js';
 
 /** The two addresses of one environment: nested in its project, and on its own. */
@@ -157,6 +158,20 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     app.patch(`${path}/reset_token/`, { config: envAccess('project:write') }, async (request) => {
       const team = environmentOf(request, nested);
       return teamBody(ctx, await resetToken(ctx, request.principal!, team), request.principal!);
+    });
+
+    // PostHog declares no scope on these two (session only) and wants a project admin; Hoglet
+    // has only personal API keys, so they take project:write, as reset_token does, and the admin.
+    app.patch(`${path}/rotate_secret_token/`, { config: envAccess('project:write') }, async (request) => {
+      const team = environmentOf(request, nested);
+      requireProjectAdmin(request.principal!, team);
+      return teamBody(ctx, await rotateSecretToken(ctx, request.principal!, team), request.principal!);
+    });
+
+    app.patch(`${path}/delete_secret_token_backup/`, { config: envAccess('project:write') }, async (request) => {
+      const team = environmentOf(request, nested);
+      requireProjectAdmin(request.principal!, team);
+      return teamBody(ctx, await deleteSecretTokenBackup(ctx, request.principal!, team), request.principal!);
     });
   }
 };

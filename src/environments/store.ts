@@ -11,7 +11,13 @@ type Db = Kysely<Schema>;
 export async function updateTeamRow(
   db: Db,
   team: Team,
-  change: { name?: string; settings?: Record<string, unknown>; apiToken?: string },
+  change: {
+    name?: string;
+    settings?: Record<string, unknown>;
+    apiToken?: string;
+    secretApiToken?: string | null;
+    secretApiTokenBackup?: string | null;
+  },
 ): Promise<Team> {
   await db
     .updateTable('teams')
@@ -19,6 +25,8 @@ export async function updateTeamRow(
       ...(change.name !== undefined ? { name: change.name } : {}),
       ...(change.settings !== undefined ? { settings: toJson(change.settings) } : {}),
       ...(change.apiToken !== undefined ? { api_token: change.apiToken } : {}),
+      ...(change.secretApiToken !== undefined ? { secret_api_token: change.secretApiToken } : {}),
+      ...(change.secretApiTokenBackup !== undefined ? { secret_api_token_backup: change.secretApiTokenBackup } : {}),
       updated_at: nowIso(),
     })
     .where('id', '=', team.id)

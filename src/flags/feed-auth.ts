@@ -2,12 +2,15 @@
  * Who may read the local-evaluation feed, and for which environment. Two families answer it:
  * the Rust flags service behind `/flags/definitions` (rust/feature-flags/src/api/
  * flag_definitions.rs and auth.rs), and Django's `/api/...` actions, whose environment comes from
- * the URL unless a `token` names one (posthog/api/routing.py `_get_team_from_request`).
+ * the URL unless a `token` names one (posthog/api/routing.py `_get_team_from_request`). Both take a
+ * personal API key or the environment's project secret API key (`phs_…`); a secret key reaches
+ * its own environment only (Django's ProjectSecretAPITokenPermission, posthog/permissions.py).
  */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { findPersonalApiKey, type Principal } from '../auth/guard.js';
 import { findActiveKeyHolder, touchKey } from '../auth/keys-store.js';
+import { bearerSecretKey, teamOfSecretKey } from '../auth/project-secret-key.js';
 import { keyGrantsScope } from '../auth/scopes.js';
 import { ApiError, missingScope, permissionDenied, projectNotFound, validationError } from '../http/errors.js';
 import type { Team } from '../tenancy/models.js';
@@ -32,6 +35,7 @@ const rustTokenInvalid = () =>
     'The provided API key is invalid or has expired. Please check your API key and try again.',
   );
 const rustKeyInvalid = () => new ApiError(401, 'authentication_error', 'authentication_failed', 'Personal API key is invalid.');
+const rustSecretKeyInvalid = () => new ApiError(401, 'authentication_error', 'authentication_failed', 'Secret API token is invalid.');
 const rustNoCredentials = () =>
   new ApiError(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.');
 /**
@@ -55,17 +59,30 @@ function firstValue(value: unknown): unknown {
 
 /**
  * Authentication of `/flags/definitions`, in the Rust handler's order: the `token` names the
- * environment first (an unknown one fails before any key is looked at), then the personal API
- * key must reach it. Without a `token` a personal key cannot say which environment it means.
+ * environment first (an unknown one fails before any key is looked at), then the key must reach
+ * it. A project secret key in the header is tried before any personal key and must be that
+ * environment's (current or backup); without a `token` only a secret key can say which
+ * environment it means, its own.
  */
 export async function authorizeFeedRequest(ctx: AppContext, request: FastifyRequest): Promise<Team> {
   const { db } = ctx.database;
   const query = request.query as Json;
-  const found = findPersonalApiKey(request);
-  if (!('token' in query)) throw found ? rustTokenRequired() : rustNoCredentials();
+  const secretKey = bearerSecretKey(request);
+  const keyTeam = secretKey === undefined ? undefined : await teamOfSecretKey(ctx.database, secretKey);
+  const found = secretKey === undefined ? findPersonalApiKey(request) : undefined;
+  if (!('token' in query)) {
+    if (secretKey === undefined) throw found ? rustTokenRequired() : rustNoCredentials();
+    if (!keyTeam) throw rustSecretKeyInvalid();
+    return keyTeam;
+  }
   const token = firstValue(query.token);
   const team = typeof token === 'string' && token !== '' ? await ctx.teams.byApiToken(token) : undefined;
   if (!team) throw rustTokenInvalid();
+  // validate_secret_api_token_for_team: another environment's key is as invalid as an unknown one.
+  if (secretKey !== undefined) {
+    if (keyTeam?.id !== team.id) throw rustSecretKeyInvalid();
+    return team;
+  }
   if (!found) throw rustNoCredentials();
   const holder = await findActiveKeyHolder(db, found.value);
   if (!holder) throw rustKeyInvalid();
@@ -96,26 +113,82 @@ export async function teamForFeed(ctx: AppContext, token: unknown, currentTeamId
 }
 
 /**
- * The environment of `/api/projects/:id/feature_flags/local_evaluation/`. A `token` (else
- * `api_key`) query parameter overrides the URL, as `_get_team_from_request` does for every
- * project-scoped view; otherwise the URL's project is resolved as the /api guard resolves it.
- * Either way the key's limits and the user's membership are then checked against that environment.
+ * The legacy feed for a project secret API key. Without a `token` PostHog resolves the key's
+ * project (a project view: the project's first environment), as it resolves a user's current one.
  */
-export async function teamForProjectFeed(ctx: AppContext, request: FastifyRequest, principal: Principal): Promise<Team> {
+export async function teamForSecretKeyFeed(ctx: AppContext, token: unknown, keyTeam: Team): Promise<Team> {
+  const team = await teamForFeed(ctx, token, keyTeam.projectId);
+  if (team.id !== keyTeam.id) throw permissionDenied();
+  return team;
+}
+
+/** `_get_team_from_request`'s override: a `token` (else `api_key`) query parameter names the environment. */
+function environmentTokenOf(request: FastifyRequest): string | undefined {
   const query = request.query as Json;
   const given = [firstValue(query.token), firstValue(query.api_key)].find((v) => typeof v === 'string' && v !== '');
+  return typeof given === 'string' ? given.trim() : undefined;
+}
+
+async function teamOfEnvironmentToken(ctx: AppContext, token: string): Promise<Team> {
+  const team = await ctx.teams.byApiToken(token);
+  if (!team) throw incorrectCredentials();
+  return team;
+}
+
+/**
+ * The environment of a project-scoped flag request from SDKs (`/api/projects/:id/feature_flags/
+ * local_evaluation/` and `…/:id/remote_config/`), for either credential the route takes.
+ */
+export async function teamForProjectFlagRequest(ctx: AppContext, request: FastifyRequest): Promise<Team> {
+  if (request.secretKeyTeam) return teamForSecretKeyProjectRequest(ctx, request, request.secretKeyTeam);
+  return teamForProjectFeed(ctx, request, request.principal!);
+}
+
+/**
+ * A `token` (else `api_key`) query parameter overrides the URL, as `_get_team_from_request` does
+ * for every project-scoped view; otherwise the URL's project is resolved as the /api guard
+ * resolves it. Either way the key's limits and the user's membership are then checked against
+ * that environment.
+ */
+export async function teamForProjectFeed(ctx: AppContext, request: FastifyRequest, principal: Principal): Promise<Team> {
+  const given = environmentTokenOf(request);
   let team: Team | undefined;
-  if (typeof given === 'string') {
-    team = await ctx.teams.byApiToken(given.trim());
-    if (!team) throw incorrectCredentials();
+  if (given !== undefined) {
+    team = await teamOfEnvironmentToken(ctx, given);
   } else {
-    const raw = (request.params as { project_id?: string }).project_id;
-    const id = raw === '@current' ? principal.user.currentTeamId : raw && /^\d{1,15}$/.test(raw) ? Number(raw) : null;
+    const id = projectIdOf(request, principal.user.currentTeamId);
     team = id === null ? undefined : await getTeam(ctx.database.db, id);
     // Under /api/projects/:id/ the id names a project, whose primary environment shares its id.
     if (!team || team.projectId !== team.id) throw projectNotFound();
   }
   checkKeyReachesTeam(principal.key, principal.memberships, team);
+  return team;
+}
+
+/** The URL's project id; `@current` is `current`. Null when the segment cannot be one. */
+function projectIdOf(request: FastifyRequest, current: number | null): number | null {
+  const raw = (request.params as { project_id?: string }).project_id;
+  return raw === '@current' ? current : raw && /^\d{1,15}$/.test(raw) ? Number(raw) : null;
+}
+
+/**
+ * ProjectSecretAPITokenPermission: the environment the request resolves to (token, else the URL's
+ * project, `@current` being the key's) must be the key's own. Another project in the URL is refused
+ * before it is looked up, so a key cannot even learn whether it exists.
+ */
+async function teamForSecretKeyProjectRequest(ctx: AppContext, request: FastifyRequest, keyTeam: Team): Promise<Team> {
+  const given = environmentTokenOf(request);
+  let team: Team | undefined;
+  if (given !== undefined) {
+    team = await teamOfEnvironmentToken(ctx, given);
+  } else {
+    const id = projectIdOf(request, keyTeam.projectId);
+    if (id === null) throw projectNotFound();
+    if (id !== keyTeam.projectId) throw permissionDenied();
+    team = await getTeam(ctx.database.db, id);
+    if (!team) throw projectNotFound();
+  }
+  if (team.id !== keyTeam.id) throw permissionDenied();
   return team;
 }
 

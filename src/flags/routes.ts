@@ -2,9 +2,11 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
+import type { Team } from '../tenancy/models.js';
 import { applyListQuery, type ListQuery } from './list-filters.js';
-import { checkKeyReachesTeam, teamForFeed, teamForProjectFeed } from './feed-auth.js';
+import { checkKeyReachesTeam, teamForFeed, teamForProjectFlagRequest, teamForSecretKeyFeed } from './feed-auth.js';
 import { localEvaluationResponse } from './local-evaluation.js';
+import { remoteConfigFlag, remoteConfigPayload } from './remote-config-payload.js';
 import { serializeFlag, UserDirectory } from './serializers.js';
 import { cohortNamesOf, createFlag, editFlag } from './service.js';
 import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
@@ -12,6 +14,8 @@ import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
 const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'feature_flag:read', team: TEAM } };
 const WRITE = { access: { scope: 'feature_flag:write', team: TEAM } };
+/** What server SDKs read: the environment is resolved by the handler, and a project secret key is taken. */
+const SDK_READ = { access: { scope: 'feature_flag:read', authenticateOnly: true, projectSecretKey: true } };
 
 function flagId(request: FastifyRequest): number {
   const raw = (request.params as { id: string }).id;
@@ -52,10 +56,19 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   // Registered before `:id` so the static segment wins; the project-scoped twin of the legacy feed.
   // A `token` in the query names the environment instead of the URL (PostHog's
   // `_get_team_from_request`), so the guard only authenticates and the handler runs the guard's
-  // team checks on whichever environment that is.
-  app.get(`${base}/local_evaluation/`, { config: { access: { scope: 'feature_flag:read', authenticateOnly: true } } }, async (request, reply) => {
-    const team = await teamForProjectFeed(ctx, request, request.principal!);
+  // team checks on whichever environment that is. A project secret API key is taken too.
+  app.get(`${base}/local_evaluation/`, { config: SDK_READ }, async (request, reply) => {
+    const team = await teamForProjectFlagRequest(ctx, request);
     return localEvaluationResponse(ctx, team, request, reply, 'django');
+  });
+
+  // posthog-node's getRemoteConfigPayload (PostHog's FeatureFlagViewSet.remote_config).
+  app.get(`${base}/:id/remote_config/`, { config: SDK_READ }, async (request, reply) => {
+    const team = await teamForProjectFlagRequest(ctx, request);
+    const flag = await remoteConfigFlag(db, team.projectId, (request.params as { id: string }).id);
+    // PostHog answers both with a bare 404, no body.
+    if (!flag?.isRemoteConfiguration) return reply.code(404).send();
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(remoteConfigPayload(flag)));
   });
 
   app.get(`${base}/:id/`, { config: READ }, async (request) => {
@@ -75,11 +88,18 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
       },
     });
   }
-  // The legacy feed address: the environment comes from `token` (else the user's current one).
-  app.get('/feature_flag/local_evaluation/', { config: { access: { scope: 'feature_flag:read' } } }, async (request, reply) => {
-    const principal = request.principal!;
-    const team = await teamForFeed(ctx, (request.query as Record<string, string | undefined>).token, principal.user.currentTeamId);
-    checkKeyReachesTeam(principal.key, principal.memberships, team);
+  // The legacy feed address: the environment comes from `token` (else the user's current one, or
+  // a project secret API key's project).
+  app.get('/feature_flag/local_evaluation/', { config: { access: { scope: 'feature_flag:read', projectSecretKey: true } } }, async (request, reply) => {
+    const token = (request.query as Record<string, string | undefined>).token;
+    let team: Team;
+    if (request.secretKeyTeam) {
+      team = await teamForSecretKeyFeed(ctx, token, request.secretKeyTeam);
+    } else {
+      const principal = request.principal!;
+      team = await teamForFeed(ctx, token, principal.user.currentTeamId);
+      checkKeyReachesTeam(principal.key, principal.memberships, team);
+    }
     return localEvaluationResponse(ctx, team, request, reply, 'django');
   });
 

@@ -82,6 +82,19 @@ export async function findLiveFlagByKey(db: Db, projectId: number, key: string):
   return row && toFlag(row);
 }
 
+/** The flag with this key, the live one first, else a soft-deleted one. */
+export async function findFlagByKeyWithDeleted(db: Db, projectId: number, key: string): Promise<FeatureFlag | undefined> {
+  const row = await db
+    .selectFrom('feature_flags')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('key', '=', key)
+    .orderBy('deleted')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return row && toFlag(row);
+}
+
 export interface NewFlag {
   projectId: number;
   teamId: number;

@@ -23,6 +23,10 @@ export interface Team {
   projectId: number;
   name: string;
   apiToken: string;
+  /** Project secret API key (`phs_…`) for server SDKs' local evaluation; null until first rotated. */
+  secretApiToken: string | null;
+  /** The secret key before the last rotation, accepted until deleted. */
+  secretApiTokenBackup: string | null;
   settings: TeamSettings;
   ingestedEvent: boolean;
   createdAt: string;

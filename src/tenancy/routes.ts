@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { canSeeTeam, visibleScope } from '../auth/guard.js';
+import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from '../environments/secret-tokens.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { serializeOrganizationBasic, serializeTeam, serializeTeamBasic, serializeUserBasic } from './serializers.js';
 import { getOrganization, getTeam, listOrganizationsOfUser, listTeams } from './store.js';
@@ -22,6 +23,19 @@ export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       return serializeTeam(team, { membershipLevel: request.principal!.memberships.get(team.organizationId) ?? null });
     },
   );
+
+  // The project's own addresses of the environment actions (PostHog's ProjectViewSet acts on the
+  // project's first environment). Scope and admin rule as in environments/routes.ts.
+  const projectAdminAction = { access: { scope: 'project:write', team: { from: 'project', param: 'id' } } } as const;
+  const projectKeyActions = { rotate_secret_token: rotateSecretToken, delete_secret_token_backup: deleteSecretTokenBackup };
+  for (const [action, run] of Object.entries(projectKeyActions)) {
+    app.patch(`/projects/:id/${action}/`, { config: projectAdminAction }, async (request) => {
+      const principal = request.principal!;
+      requireProjectAdmin(principal, request.team!);
+      const team = await run(ctx, principal, request.team!);
+      return serializeTeam(team, { membershipLevel: principal.memberships.get(team.organizationId) ?? null });
+    });
+  }
 
   app.get('/users/@me/', { config: { access: { scope: 'user:read' } } }, async (request) => {
     const principal = request.principal!;

@@ -17,6 +17,8 @@ function toTeam(row: Selectable<TeamsTable>): Team {
     projectId: Number(row.project_id),
     name: row.name,
     apiToken: row.api_token,
+    secretApiToken: row.secret_api_token,
+    secretApiTokenBackup: row.secret_api_token_backup,
     settings: withDefaults(fromJson<TeamSettings>(row.settings) ?? {}),
     ingestedEvent: fromBool(row.ingested_event),
     createdAt: row.created_at,
@@ -108,6 +110,8 @@ async function insertTeamRow(trx: Db, id: number, projectId: number, team: NewTe
       project_id: projectId,
       name: team.name,
       api_token: team.apiToken,
+      secret_api_token: null,
+      secret_api_token_backup: null,
       settings: toJson(team.settings),
       ingested_event: false,
       created_at: now,
@@ -129,6 +133,15 @@ export async function getTeamByApiToken(db: Db, apiToken: string): Promise<Team 
   return row && toTeam(row);
 }
 
+/** The environment whose current or backup project secret API key this is. */
+export async function getTeamBySecretApiToken(db: Db, secretToken: string): Promise<Team | undefined> {
+  const row = await db
+    .selectFrom('teams')
+    .selectAll()
+    .where((eb) => eb.or([eb('secret_api_token', '=', secretToken), eb('secret_api_token_backup', '=', secretToken)]))
+    .executeTakeFirst();
+  return row && toTeam(row);
+}
 
 export interface TeamListFilter {
   organizationIds: string[];

@@ -24,6 +24,10 @@ export interface TeamsTable {
   project_id: number;
   name: string;
   api_token: string;
+  /** The project secret API key (`phs_…`); null until the first rotation. */
+  secret_api_token: string | null;
+  /** The key the last rotation replaced, still accepted until it is deleted. */
+  secret_api_token_backup: string | null;
   /** The configurable fields of team-fields.ts, stored as one JSON document. */
   settings: unknown;
   ingested_event: boolean | number;

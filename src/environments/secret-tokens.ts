@@ -1,0 +1,86 @@
+/**
+ * An environment's project secret API key (`phs_…`), which server SDKs send instead of a personal
+ * API key to read the local-evaluation feed. As PostHog's Team.rotate_secret_token_and_save and
+ * delete_secret_token_backup_and_save (posthog/models/team/team.py): an environment has none until
+ * the first rotation; each rotation mints a new key and keeps the one it replaces as a backup, so
+ * SDKs can move over without an outage; deleting the backup retires it.
+ */
+import type { Kysely } from 'kysely';
+import { recordActivity, type ActivityChange } from '../activity/log.js';
+import type { Principal } from '../auth/guard.js';
+import { generateSecretApiToken, maskKey } from '../auth/tokens.js';
+import type { AppContext } from '../context.js';
+import type { Schema } from '../db/schema.js';
+import { permissionDenied } from '../http/errors.js';
+import { MembershipLevel, type Team } from '../tenancy/models.js';
+import { actorOf } from './service.js';
+import { updateTeamRow } from './store.js';
+
+/** PostHog's TeamMemberStrictManagementPermission on these actions: a write needs a project admin. */
+export function requireProjectAdmin(principal: Principal, team: Team): void {
+  const level = principal.memberships.get(team.organizationId);
+  if (level === undefined || level < MembershipLevel.admin) {
+    throw permissionDenied("You don't have sufficient permissions in the project.");
+  }
+}
+
+const masked = (token: string | null) => (token === null ? null : maskKey(token));
+
+/** The activity-log change PostHog records: masked keys only, the backup named once there was one to move. */
+function rotationChange(before: Team, after: Team): ActivityChange {
+  const first = before.secretApiToken === null;
+  return {
+    type: 'Team',
+    action: first ? 'created' : 'changed',
+    field: 'secret_api_token',
+    before: first
+      ? { secret_api_token: null }
+      : { secret_api_token: masked(before.secretApiToken), secret_api_token_backup: masked(before.secretApiTokenBackup) },
+    after: first
+      ? { secret_api_token: masked(after.secretApiToken) }
+      : { secret_api_token: masked(after.secretApiToken), secret_api_token_backup: masked(after.secretApiTokenBackup) },
+  };
+}
+
+async function logKeyChange(db: Kysely<Schema>, principal: Principal, team: Team, change: ActivityChange): Promise<void> {
+  await recordActivity(db, {
+    organizationId: team.organizationId,
+    teamId: team.id,
+    scope: 'Team',
+    itemId: team.id,
+    activity: 'updated',
+    actor: actorOf(principal),
+    name: team.name,
+    changes: [change],
+  });
+}
+
+/** A new key; the current one becomes the backup (still accepted), and the previous backup stops working. */
+export async function rotateSecretToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
+  const updated = await ctx.database.db.transaction().execute(async (trx) => {
+    const next = await updateTeamRow(trx, team, {
+      secretApiToken: generateSecretApiToken(),
+      secretApiTokenBackup: team.secretApiToken,
+    });
+    await logKeyChange(trx, principal, team, rotationChange(team, next));
+    return next;
+  });
+  await ctx.teams.invalidate(team.id);
+  ctx.log.info({ team: team.id }, 'project secret API key rotated');
+  return updated;
+}
+
+/** Retires the backup key. Without one there is nothing to do: no write, no activity entry. */
+export async function deleteSecretTokenBackup(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
+  const backup = team.secretApiTokenBackup;
+  if (!backup) return team;
+  const updated = await ctx.database.db.transaction().execute(async (trx) => {
+    const next = await updateTeamRow(trx, team, { secretApiTokenBackup: null });
+    const change: ActivityChange = { type: 'Team', action: 'deleted', field: 'secret_api_token_backup', before: maskKey(backup), after: null };
+    await logKeyChange(trx, principal, team, change);
+    return next;
+  });
+  await ctx.teams.invalidate(team.id);
+  ctx.log.info({ team: team.id }, 'project secret API key backup deleted');
+  return updated;
+}

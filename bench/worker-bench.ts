@@ -134,7 +134,8 @@ export async function drainExisting(dataDir: string, maxSeconds: number): Promis
   // As `hoglet worker` opens it (long-running: WAL checkpoints on their own thread).
   const database = await openAndMigrate(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' }), pino({ level: 'silent' }), true);
   try {
-    const queued = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    // Events, not rows: a capture request's events are one row.
+    const queued = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.sum<number | string>('event_count').as('n')).executeTakeFirstOrThrow();
     return { ...(await timeWorker(database, maxSeconds, 1000)), queued: Number(queued.n) };
   } finally {
     await database.close();

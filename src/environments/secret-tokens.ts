@@ -5,15 +5,13 @@
  * the first rotation; each rotation mints a new key and keeps the one it replaces as a backup, so
  * SDKs can move over without an outage; deleting the backup retires it.
  */
-import type { Kysely } from 'kysely';
-import { recordActivity, type ActivityChange } from '../activity/log.js';
+import type { ActivityChange } from '../activity/log.js';
 import type { Principal } from '../auth/guard.js';
 import { generateSecretApiToken, maskKey } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
-import type { Schema } from '../db/schema.js';
 import { permissionDenied } from '../http/errors.js';
 import { MembershipLevel, type Team } from '../tenancy/models.js';
-import { actorOf } from './service.js';
+import { logTeamKeyChange } from './service.js';
 import { updateTeamRow } from './store.js';
 
 /** PostHog's TeamMemberStrictManagementPermission on these actions: a write needs a project admin. */
@@ -42,19 +40,6 @@ function rotationChange(before: Team, after: Team): ActivityChange {
   };
 }
 
-async function logKeyChange(db: Kysely<Schema>, principal: Principal, team: Team, change: ActivityChange): Promise<void> {
-  await recordActivity(db, {
-    organizationId: team.organizationId,
-    teamId: team.id,
-    scope: 'Team',
-    itemId: team.id,
-    activity: 'updated',
-    actor: actorOf(principal),
-    name: team.name,
-    changes: [change],
-  });
-}
-
 /** A new key; the current one becomes the backup (still accepted), and the previous backup stops working. */
 export async function rotateSecretToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
@@ -62,7 +47,7 @@ export async function rotateSecretToken(ctx: AppContext, principal: Principal, t
       secretApiToken: generateSecretApiToken(),
       secretApiTokenBackup: team.secretApiToken,
     });
-    await logKeyChange(trx, principal, team, rotationChange(team, next));
+    await logTeamKeyChange(trx, principal, team, rotationChange(team, next));
     return next;
   });
   await ctx.teams.invalidate(team.id);
@@ -77,7 +62,7 @@ export async function deleteSecretTokenBackup(ctx: AppContext, principal: Princi
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
     const next = await updateTeamRow(trx, team, { secretApiTokenBackup: null });
     const change: ActivityChange = { type: 'Team', action: 'deleted', field: 'secret_api_token_backup', before: maskKey(backup), after: null };
-    await logKeyChange(trx, principal, team, change);
+    await logTeamKeyChange(trx, principal, team, change);
     return next;
   });
   await ctx.teams.invalidate(team.id);

@@ -1,4 +1,6 @@
-import { diffFields, recordActivity, type Actor } from '../activity/log.js';
+import type { Kysely } from 'kysely';
+import { diffFields, recordActivity, type ActivityChange, type Actor } from '../activity/log.js';
+import type { Schema } from '../db/schema.js';
 import { fromBool } from '../db/values.js';
 import { validationError } from '../http/errors.js';
 import type { Principal } from '../auth/guard.js';
@@ -113,20 +115,25 @@ export async function updateEnvironment(ctx: AppContext, principal: Principal, t
   return updated;
 }
 
+/** The activity-log entry of a change to one of the environment's keys (project token, secret key). */
+export async function logTeamKeyChange(db: Kysely<Schema>, principal: Principal, team: Team, change: ActivityChange): Promise<void> {
+  await recordActivity(db, {
+    organizationId: team.organizationId,
+    teamId: team.id,
+    scope: 'Team',
+    itemId: team.id,
+    activity: 'updated',
+    actor: actorOf(principal),
+    name: team.name,
+    changes: [change],
+  });
+}
+
 /** A new project API key; the old one stops working for capture and decide everywhere at once. */
 export async function resetToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
     const next = await updateTeamRow(trx, team, { apiToken: generateProjectApiToken() });
-    await recordActivity(trx, {
-      organizationId: team.organizationId,
-      teamId: team.id,
-      scope: 'Team',
-      itemId: team.id,
-      activity: 'updated',
-      actor: actorOf(principal),
-      name: team.name,
-      changes: [{ type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken }],
-    });
+    await logTeamKeyChange(trx, principal, team, { type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken });
     return next;
   });
   await ctx.teams.invalidate(team.id);

@@ -69,9 +69,7 @@ export interface QueueBatch {
  */
 export async function readQueueBatch(db: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId?: number): Promise<QueueBatch> {
   return withQueueReadPlan(db, async (from) => {
-    let sizes = from.selectFrom('ingestion_queue').select(['id', 'event_count']).where('lane', '=', lane).where('attempts', '<', maxAttempts);
-    if (afterId !== undefined) sizes = sizes.where('id', '>', afterId);
-    const candidates = await sizes.orderBy('id').limit(maxEvents + 1).execute();
+    const candidates = await batchCandidates(from, lane, maxEvents, maxAttempts, afterId);
     if (candidates.length === 0) return { records: [], more: false };
     let taken = 1;
     let events = Number(candidates[0]!.event_count);
@@ -90,6 +88,29 @@ export async function readQueueBatch(db: Db, lane: Lane, maxEvents: number, maxA
       .execute();
     return { records: toRecords(rows), more: taken < candidates.length };
   });
+}
+
+/** Rows read first for a batch's size: enough for a batch of chunks, a fraction of one of single events. */
+const FIRST_SIZES_READ = 64;
+
+/**
+ * The sizes of the rows that may make the next batch, in queue order: enough rows to exceed
+ * `maxEvents` events, or all there are. A first short read serves a queue of chunks (a few rows a
+ * batch); only a queue of single events needs the second, for the rest.
+ */
+async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId: number | undefined) {
+  const read = (after: number | undefined, limit: number) => {
+    let sizes = from.selectFrom('ingestion_queue').select(['id', 'event_count']).where('lane', '=', lane).where('attempts', '<', maxAttempts);
+    if (after !== undefined) sizes = sizes.where('id', '>', after);
+    return sizes.orderBy('id').limit(limit).execute();
+  };
+  // One row more than a batch of single events can take tells whether more follow.
+  const most = maxEvents + 1;
+  const first = await read(afterId, Math.min(most, FIRST_SIZES_READ));
+  let events = 0;
+  for (const row of first) events += Number(row.event_count);
+  if (events > maxEvents || first.length < Math.min(most, FIRST_SIZES_READ)) return first;
+  return [...first, ...(await read(first[first.length - 1]!.id, most - first.length))];
 }
 
 /** The records of a lane's next batch (readQueueBatch without `more`). */

@@ -68,6 +68,12 @@ describe('queue chunks', () => {
     expect(w.batchesPreparedAhead).toBeGreaterThan(0);
     await w.stop();
 
+    // Single events: more rows than the first read of sizes takes.
+    await ingestionQueue.enqueue(Array.from({ length: 100 }, (_, i) => event(`single-${i % 5}`)));
+    const singles = worker(80);
+    expect([await singles.runOnce(), await singles.runOnce(), await singles.runOnce()]).toEqual([80, 20, 0]);
+    await singles.stop();
+
     await ingestionQueue.enqueueRequest(Array.from({ length: 120 }, (_, i) => event(`large-${i % 4}`)));
     const small = worker(50);
     expect(await small.runOnce()).toBe(120);

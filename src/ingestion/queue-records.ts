@@ -113,6 +113,12 @@ async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttem
   return [...first, ...(await read(first[first.length - 1]!.id, most - first.length))];
 }
 
+/** The id of the lane's first row not parked (from the lane index alone), if any. */
+export async function queueHeadId(db: Db, lane: Lane, maxAttempts: number): Promise<number | undefined> {
+  const [head] = await withQueueReadPlan(db, (from) => batchCandidates(from, lane, 1, maxAttempts, undefined));
+  return head && Number(head.id);
+}
+
 /** The records of a lane's next batch (readQueueBatch without `more`). */
 export async function readQueueRows(db: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId?: number): Promise<QueueRecord[]> {
   return (await readQueueBatch(db, lane, maxEvents, maxAttempts, afterId)).records;

@@ -8,7 +8,7 @@ import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { IngestionWarning } from '../core/index.js';
 import type { Lane } from '../queue.js';
-import { readQueueBatch, readQueueRows } from '../queue-records.js';
+import { queueHeadId, readQueueBatch } from '../queue-records.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
 import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
 import { acquireLease, leaseHolder, releaseLease } from './lease.js';
@@ -290,9 +290,9 @@ export class IngestionWorker {
     const ahead = this.ahead.get(lane);
     this.ahead.delete(lane);
     if (!ahead) return undefined;
-    // The head of the lane, read as every batch is (the one query shape tuned for the queue).
-    const [head] = await readQueueRows(this.database.db, lane, 1, MAX_PROCESSING_ATTEMPTS);
-    if (head && Number(head.id) < Number(ahead.rows[0]!.id)) return undefined;
+    // The head of the lane, read as every batch's size is (the query shape tuned for the queue).
+    const head = await queueHeadId(this.database.db, lane, MAX_PROCESSING_ATTEMPTS);
+    if (head !== undefined && head < ahead.rows[0]!.id) return undefined;
     return ahead;
   }
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { fallbackAutocheckpointFrames, startCheckpointer, type Checkpointer, type CheckpointOptions } from './sqlite-checkpointer.js';
 import type { Schema } from './schema.js';
+import { compileLinearRegex } from '../lib/linear-regex.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -103,6 +104,19 @@ function wrapSqlite(raw: BetterSqlite3.Database) {
   };
 }
 
+/**
+ * `hoglet_regexp(pattern, text)`: 1 when the pattern matches the text anywhere, 0 when not, NULL
+ * for a NULL text or an invalid pattern; RE2's syntax in linear time, as ClickHouse's `match`
+ * (property-conditions.ts regexMatches). SQLite has no regular expressions of its own.
+ */
+function registerRegexp(raw: BetterSqlite3.Database): void {
+  raw.function('hoglet_regexp', { deterministic: true }, (pattern: unknown, text: unknown) => {
+    if (text === null || typeof pattern !== 'string') return null;
+    const regex = compileLinearRegex(pattern);
+    return regex === null ? null : regex.test(String(text)) ? 1 : 0;
+  });
+}
+
 function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
   let raw: BetterSqlite3.Database | undefined;
   let checkpointer: Checkpointer | undefined;
@@ -118,6 +132,7 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
     // fallback. 64 MB of page cache keeps hot indexes in memory.
     raw.pragma(`wal_autocheckpoint = ${checkpoints ? fallbackAutocheckpointFrames(checkpoints) : AUTOCHECKPOINT_FRAMES}`);
     raw.pragma('cache_size = -65536');
+    registerRegexp(raw);
     const connection = raw;
     if (checkpoints) checkpointer = startCheckpointer(file, checkpoints, () => connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_FRAMES}`));
   } catch (error) {

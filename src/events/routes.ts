@@ -10,7 +10,8 @@ import { parseProperties } from './property-groups.js';
 import { pythonIsoformat } from '../lib/python-datetime.js';
 import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
-import { getEvent, listEvents, UnsupportedFilterError, type EventFilter, type StoredEvent } from './store.js';
+import { getEvent, listEvents, type EventFilter, type StoredEvent } from './store.js';
+import { isInvalidRegexError } from '../db/property-conditions.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
@@ -127,7 +128,7 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
           { limit: limit + 1, offset: readOffset(param('offset')) },
         );
       } catch (error) {
-        if (error instanceof UnsupportedFilterError) throw validationError(error.message, 'properties');
+        if (isInvalidRegexError(error)) throw validationError('Invalid regular expression in the properties filter.', 'properties');
         throw error;
       }
       const page = events.slice(0, limit);

@@ -1,6 +1,6 @@
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Database } from '../db/database.js';
-import { jsonHasValue, jsonNumber, jsonText } from '../db/json-path.js';
+import { compileCondition, readPropertyCondition } from '../db/property-conditions.js';
 import type { Schema } from '../db/schema.js';
 import { fromJson } from '../db/values.js';
 import { isGroup, readsPersons, type PropertyFilter, type PropertyNode } from './property-groups.js';
@@ -26,46 +26,17 @@ export interface EventFilter {
   properties?: PropertyNode | undefined;
 }
 
-export class UnsupportedFilterError extends Error {}
-
 type EventQuery = SelectQueryBuilder<Schema, 'events', object>;
 type Condition = Expression<SqlBool>;
 type Builder = ExpressionBuilder<any, any>;
 
-/** One property filter on the events (event properties) or their persons (person properties). */
-function filterCondition(database: Database, eb: Builder, filter: PropertyFilter): Condition {
-  const { dialect } = database;
+/**
+ * One property filter on the events (event properties) or their persons (person properties), as
+ * the persons list compiles its filters (db/property-conditions.ts); null when it filters nothing.
+ */
+function filterCondition(database: Database, filter: PropertyFilter): Condition | null {
   const column = filter.type === 'person' ? 'persons.properties' : 'events.properties';
-  const text = jsonText(dialect, column, filter.key);
-  const values = (Array.isArray(filter.value) ? filter.value : [filter.value]).map((v) =>
-    typeof v === 'string' ? v : JSON.stringify(v),
-  );
-  const operator = filter.operator ?? 'exact';
-  switch (operator) {
-    case 'exact':
-      return eb(text, 'in', values);
-    case 'is_not':
-      return eb.or([eb(text, 'is', null), eb(text, 'not in', values)]);
-    case 'icontains':
-      return eb(eb.fn('lower', [text]), 'like', `%${String(values[0] ?? '').toLowerCase()}%`);
-    case 'not_icontains':
-      return eb.or([eb(text, 'is', null), eb(eb.fn('lower', [text]), 'not like', `%${String(values[0] ?? '').toLowerCase()}%`)]);
-    case 'is_set':
-      return eb(jsonHasValue(dialect, column, filter.key), '=', true as never);
-    case 'is_not_set':
-      return eb(jsonHasValue(dialect, column, filter.key), '=', false as never);
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte': {
-      const n = Number(values[0]);
-      if (!Number.isFinite(n)) throw new UnsupportedFilterError(`"${operator}" needs a number`);
-      const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[operator] as '>' | '>=' | '<' | '<=';
-      return eb(jsonNumber(dialect, column, filter.key), op, n);
-    }
-    default:
-      throw new UnsupportedFilterError(`unsupported property operator "${operator}"`);
-  }
+  return compileCondition(database.dialect, readPropertyCondition(filter, 'the events list'), column);
 }
 
 /**
@@ -73,7 +44,7 @@ function filterCondition(database: Database, eb: Builder, filter: PropertyFilter
  * group is true (null here: no condition), AND and OR as written.
  */
 function nodeCondition(database: Database, eb: Builder, node: PropertyNode): Condition | null {
-  if (!isGroup(node)) return filterCondition(database, eb, node);
+  if (!isGroup(node)) return filterCondition(database, node);
   const members = node.values.map((v) => nodeCondition(database, eb, v));
   // An empty member is true: it makes an OR true and drops out of an AND.
   if (members.length === 0 || (node.type === 'OR' && members.includes(null))) return null;

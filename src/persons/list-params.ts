@@ -7,60 +7,10 @@
  * 500; Hoglet answers them with a 400 instead, never by dropping the filter: a caller deleting
  * what the list returns must not be handed persons its filter did not select.
  */
+import { readPropertyCondition, type PropertyCondition } from '../db/property-conditions.js';
 import { validationError } from '../http/errors.js';
 
-/** The operators Hoglet evaluates, after PostHog's aliases (min/max, the date ones) are resolved. */
-export type PropertyOperator =
-  | 'exact'
-  | 'is_not'
-  | 'is_set'
-  | 'is_not_set'
-  | 'icontains'
-  | 'not_icontains'
-  | 'regex'
-  | 'not_regex'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'between'
-  | 'not_between'
-  | 'in'
-  | 'not_in';
-
-/**
- * PostHog operator name → the comparison HogQL's `_expr_to_compare_op` builds for it: min/max are
- * gte/lte, and the date operators compare the value as given (`Eq`, `Lt`, `Gt`).
- */
-const OPERATORS: Record<string, PropertyOperator> = {
-  exact: 'exact',
-  is_date_exact: 'exact',
-  is_not: 'is_not',
-  is_set: 'is_set',
-  is_not_set: 'is_not_set',
-  icontains: 'icontains',
-  not_icontains: 'not_icontains',
-  regex: 'regex',
-  not_regex: 'not_regex',
-  gt: 'gt',
-  is_date_after: 'gt',
-  gte: 'gte',
-  min: 'gte',
-  lt: 'lt',
-  is_date_before: 'lt',
-  lte: 'lte',
-  max: 'lte',
-  between: 'between',
-  not_between: 'not_between',
-  in: 'in',
-  not_in: 'not_in',
-};
-
-export interface PropertyCondition {
-  key: string;
-  operator: PropertyOperator;
-  value: unknown;
-}
+export type { PropertyCondition };
 
 export interface CohortCondition {
   cohortId: number;
@@ -92,28 +42,9 @@ function readCohort(filter: Record<string, unknown>): CohortCondition {
   return { cohortId: id, negated: filter.negation === true || filter.operator === 'not_in' };
 }
 
-/** HogQL's `_validate_between_values`, with its messages. */
-function checkBetween(operator: string, value: unknown): void {
-  if (!Array.isArray(value) || value.length !== 2) {
-    throw validationError(`${operator} operator requires a two-element array [min, max]`, 'properties');
-  }
-  const [low, high] = value.map((v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN));
-  if (!Number.isFinite(low) || !Number.isFinite(high)) throw validationError(`${operator} operator requires numeric values`, 'properties');
-  if (low! > high!) throw validationError(`${operator} operator requires min value to be less than or equal to max value`, 'properties');
-}
-
 function readProperty(filter: Record<string, unknown>): PropertyCondition {
   if (typeof filter.key !== 'string') throw filterShapeError();
-  // ActorsQuery needs an operator; PostHog sets "exact" on filters sent without one.
-  const name = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator;
-  const operator = typeof name === 'string' ? OPERATORS[name] : undefined;
-  if (!operator) throw validationError(`The property operator ${JSON.stringify(name)} is not supported on the persons list.`, 'properties');
-  if (operator === 'between' || operator === 'not_between') checkBetween(String(name), filter.value);
-  // A one-value list is that value (property_to_expr), which IN cannot take.
-  if ((operator === 'in' || operator === 'not_in') && (!Array.isArray(filter.value) || filter.value.length === 1)) {
-    throw validationError('IN and NOT IN operators require a list of values', 'properties');
-  }
-  return { key: filter.key, operator, value: filter.value };
+  return readPropertyCondition({ key: filter.key, operator: filter.operator, value: filter.value }, 'the persons list');
 }
 
 /** The `properties` parameter: a list of person (or cohort) filters, ANDed. */

@@ -14,13 +14,10 @@ import type { Schema } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import type { Team } from '../tenancy/models.js';
 import type { CohortCondition, PersonListQuery } from './list-params.js';
-import { compileCondition, containsPattern, ilike, type Condition, type RegexCheck } from './property-conditions.js';
+import { compileCondition, containsPattern, ilike, isInvalidRegexError, type Condition } from '../db/property-conditions.js';
 import { toPerson, type Person } from './store.js';
 
 type Db = Kysely<Schema>;
-
-/** Persons fetched per statement when a regex filter picked the page (no `limit` maximum). */
-const BATCH_ROWS = 500;
 
 /**
  * `search` (PersonStrategy.filter_conditions): a case-insensitive substring of the email or name
@@ -59,14 +56,12 @@ export async function listPersons(
 ): Promise<{ count: number; persons: Person[] }> {
   const { db, dialect } = database;
   const conditions: Condition[] = [];
-  const regexes: RegexCheck[] = [];
-  const add = (compiled: ReturnType<typeof compileCondition>) => {
-    if ('sql' in compiled) conditions.push(compiled.sql);
-    else if ('regex' in compiled) regexes.push(compiled.regex);
+  const add = (condition: Condition | null) => {
+    if (condition) conditions.push(condition);
   };
-  for (const property of query.properties) add(compileCondition(dialect, property));
+  for (const property of query.properties) add(compileCondition(dialect, property, 'p.properties'));
   // `email` is one more exact person-property filter in PostHog's list.
-  if (query.email !== undefined) add(compileCondition(dialect, { key: 'email', operator: 'exact', value: query.email }));
+  if (query.email !== undefined) add(compileCondition(dialect, { key: 'email', operator: 'exact', value: query.email }, 'p.properties'));
   for (const cohort of query.cohorts) conditions.push(await cohortCondition(db, team, cohort));
   if (query.distinctId !== undefined) {
     conditions.push(sql<SqlBool>`p.id in (select d.person_id from person_distinct_ids as d
@@ -78,24 +73,12 @@ export async function listPersons(
   for (const condition of conditions) base = base.where(condition);
   const ordered = <T extends typeof base>(q: T) => q.orderBy('p.created_at', 'desc').orderBy('p.uuid', 'desc');
 
-  if (regexes.length === 0) {
+  try {
     const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
     const rows = await ordered(base).selectAll('p').limit(page.limit).offset(page.offset).execute();
     return { count: Number(total?.n ?? 0), persons: pageOrder(rows.map(toPerson)) };
+  } catch (error) {
+    if (isInvalidRegexError(error)) throw validationError('Invalid regular expression in the properties filter.', 'properties');
+    throw error;
   }
-
-  // Regex filters are tested here (property-conditions.ts): every candidate's id and tested
-  // properties are read in list order, the matches counted and the page's persons then fetched.
-  const candidates = (await ordered(base)
-    .select('p.id')
-    .select(regexes.map((regex, i) => jsonText(dialect, 'p.properties', regex.key).as(`r${i}`)))
-    .execute()) as Array<Record<string, unknown>>;
-  const matching = candidates.filter((row) => regexes.every((regex, i) => regex.test((row[`r${i}`] as string | null) ?? null)));
-  const ids = matching.slice(page.offset, page.offset + page.limit).map((row) => Number(row.id));
-  const persons: Person[] = [];
-  for (let i = 0; i < ids.length; i += BATCH_ROWS) {
-    const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', team.id).where('id', 'in', ids.slice(i, i + BATCH_ROWS)).execute();
-    persons.push(...rows.map(toPerson));
-  }
-  return { count: matching.length, persons: pageOrder(persons) };
 }

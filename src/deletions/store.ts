@@ -20,7 +20,7 @@ export async function queueDeletion(
   deletion: { teamId: number; kind: DeletionKind; target?: string; distinctIds?: readonly string[] },
 ): Promise<void> {
   const row = await db
-    .insertInto('pending_deletions')
+    .insertInto('background_deletions')
     .values({ owner_team_id: deletion.teamId, kind: deletion.kind, target: deletion.target ?? null, cursor_timestamp: null, cursor_uuid: null, created_at: nowIso() })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -82,30 +82,30 @@ export const BULK_TEAM_TABLES: ReadonlySet<string> = new Set([
 
 /** The oldest deletion that is not parked. */
 export async function nextPendingDeletion(db: Db): Promise<PendingDeletion | undefined> {
-  return db.selectFrom('pending_deletions').selectAll().where('attempts', '<', MAX_DELETION_ATTEMPTS).orderBy('id').limit(1).executeTakeFirst();
+  return db.selectFrom('background_deletions').selectAll().where('attempts', '<', MAX_DELETION_ATTEMPTS).orderBy('id').limit(1).executeTakeFirst();
 }
 
 /** Parked deletions start over (at start-up: their cause may be mended). */
 export async function resetParkedDeletions(db: Db): Promise<void> {
-  await db.updateTable('pending_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS).execute();
+  await db.updateTable('background_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS).execute();
 }
 
 /** Parked deletions (all, or these ids) start over; returns how many. */
 export async function retryParkedDeletions(db: Db, ids?: number[]): Promise<number> {
-  let query = db.updateTable('pending_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS);
+  let query = db.updateTable('background_deletions').set({ attempts: 0 }).where('attempts', '>=', MAX_DELETION_ATTEMPTS);
   if (ids) query = query.where('id', 'in', ids.length > 0 ? ids : [-1]);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows ?? 0);
 }
 
 export async function listPendingDeletions(db: Db): Promise<PendingDeletion[]> {
-  return db.selectFrom('pending_deletions').selectAll().orderBy('id').execute();
+  return db.selectFrom('background_deletions').selectAll().orderBy('id').execute();
 }
 
 /** A batch of this deletion failed; returns its attempts so far. */
 export async function countFailedAttempt(db: Db, id: number): Promise<number> {
   const row = await db
-    .updateTable('pending_deletions')
+    .updateTable('background_deletions')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
     .where('id', '=', id)
     .returning('attempts')
@@ -120,7 +120,7 @@ export async function teamHasRows(database: Database, table: string, teamId: num
 }
 
 export async function finishDeletions(db: Db, ids: number[]): Promise<void> {
-  await db.deleteFrom('pending_deletions').where('id', 'in', ids).execute();
+  await db.deleteFrom('background_deletions').where('id', 'in', ids).execute();
 }
 
 /** Person-events deletions walked together per page: at most this many persons per walk. */
@@ -133,7 +133,7 @@ const PERSONS_PER_WALK = 500;
  */
 export async function personEventsWalkGroup(db: Db, deletion: PendingDeletion): Promise<PendingDeletion[]> {
   let query = db
-    .selectFrom('pending_deletions')
+    .selectFrom('background_deletions')
     .selectAll()
     .where('kind', '=', 'person_events')
     .where('owner_team_id', '=', deletion.owner_team_id)
@@ -240,5 +240,5 @@ export async function personRecordingsBatch(db: Db, deletion: PendingDeletion, m
 }
 
 export async function saveDeletionCursor(db: Db, ids: number[], cursor: EventCursor): Promise<void> {
-  await db.updateTable('pending_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', 'in', ids).execute();
+  await db.updateTable('background_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', 'in', ids).execute();
 }

@@ -21,6 +21,6 @@ export interface PendingDeletionDistinctIdsTable {
 }
 
 export interface DeletionsTables {
-  pending_deletions: PendingDeletionsTable;
+  background_deletions: PendingDeletionsTable;
   pending_deletion_distinct_ids: PendingDeletionDistinctIdsTable;
 }

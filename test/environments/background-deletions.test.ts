@@ -183,7 +183,7 @@ describe('hoglet deletions', () => {
     const teamId = 900_005;
     await queueDeletion(db, { teamId, kind: 'person_events', target: 'a-person' });
     const [row] = await pendingDeletionsOf(db, teamId);
-    await db.updateTable('pending_deletions').set({ attempts: MAX_DELETION_ATTEMPTS }).where('id', '=', row!.id).execute();
+    await db.updateTable('background_deletions').set({ attempts: MAX_DELETION_ATTEMPTS }).where('id', '=', row!.id).execute();
     const run = async (...args: string[]) => {
       const child = runHoglet(['deletions', ...args], { ...server.storage.env, LOG_LEVEL: 'warn' });
       const { code } = await child.exited;
@@ -196,7 +196,7 @@ describe('hoglet deletions', () => {
     expect(await run('retry', '--ids', String(row!.id))).toEqual({ code: 0, output: "1 parked deletion given another round; the worker's runner takes them in order\n" });
     const [after] = await pendingDeletionsOf(db, teamId);
     expect(Number(after!.attempts)).toBe(0);
-    await db.deleteFrom('pending_deletions').execute();
+    await db.deleteFrom('background_deletions').execute();
     expect(await run('list')).toEqual({ code: 0, output: 'no background deletions pending\n' });
   });
 });

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamOwnedTables } from '../../src/environments/store.js';
 import { createKey } from '../helpers/fixtures.js';
@@ -64,7 +64,9 @@ describe('deleting an environment', () => {
     // The environment is gone at once; its data goes in the background (deletions/runner.ts).
     expect(await database.db.selectFrom('teams').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined();
     await server.running.deletions!.drain();
-    expect(await database.db.selectFrom('pending_deletions').selectAll().execute()).toEqual([]);
+    expect(await database.db.selectFrom('background_deletions').selectAll().execute()).toEqual([]);
+    // The old name is gone (migration 013): a runner of an older version finds nothing to take.
+    await expect(sql`select count(*) from pending_deletions`.execute(database.db)).rejects.toThrow();
 
     const doomedAfter = await countsByTable(doomed.id);
     expect(Object.values(doomedAfter).every((n) => n === 0), JSON.stringify(doomedAfter)).toBe(true);

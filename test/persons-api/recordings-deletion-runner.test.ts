@@ -92,7 +92,7 @@ describe("background deletion of a person's recordings", () => {
     await storeRecording(teamId, 'f-kept', 'rec-p3', 1, '2025-01-01T00:00:00.000Z');
     const { db } = database();
     const row = await db
-      .insertInto('pending_deletions')
+      .insertInto('background_deletions')
       .values({ owner_team_id: teamId, kind: 'from-a-newer-version', target: null, cursor_timestamp: null, cursor_uuid: null, created_at: new Date().toISOString() })
       .returning('id')
       .executeTakeFirstOrThrow();

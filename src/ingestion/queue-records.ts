@@ -28,27 +28,48 @@ export interface ChunkPart {
   index: number;
 }
 
-/** A chunk's events, and which of them are done (stored or parked elsewhere) in this process. */
+/** A change to a chunk's row: one event taken out (stored, or parked in a row of its own), or its text replaced. */
+export type ChunkChange = { remove: number } | { replace: number; text: string };
+
+/**
+ * A chunk's events as this process last committed its row: which are done (taken out), each
+ * one's text, and the row's payload then, which an update of the row must still find there (a
+ * commit reported failed may have committed all the same: the row then differs, and the change
+ * is not made twice).
+ */
 export class ChunkState {
   private readonly done: boolean[];
+  private readonly parts: string[];
 
-  constructor(readonly parts: readonly string[]) {
+  constructor(
+    parts: readonly string[],
+    /** The row's payload as last committed. */
+    public stored: string,
+  ) {
+    this.parts = [...parts];
     this.done = parts.map(() => false);
   }
 
   /**
-   * The row's payload without the chunk's done events and `without`: a chunk of those left, the
-   * event itself when one is left (a row of one event is never an array), undefined when none.
+   * The row's payload after `change`: a chunk of the events not done, the event itself when one
+   * is left (a row of one event is never an array), undefined when none is.
    */
-  remainingPayload(without: number): { payload: string; count: number } | undefined {
-    const left = this.parts.filter((_, i) => !this.done[i] && i !== without);
+  rewritten(change: ChunkChange): { payload: string; count: number } | undefined {
+    const left: string[] = [];
+    for (let i = 0; i < this.parts.length; i++) {
+      if (this.done[i] || ('remove' in change && change.remove === i)) continue;
+      left.push('replace' in change && change.replace === i ? change.text : this.parts[i]!);
+    }
     if (left.length === 0) return undefined;
     return { payload: left.length === 1 ? left[0]! : `[${left.join(',')}]`, count: left.length };
   }
 
-  /** After the transaction that took the event out of the chunk committed. */
-  markDone(index: number): void {
-    this.done[index] = true;
+  /** After the transaction that wrote `rewritten(change)` committed. */
+  committed(change: ChunkChange): void {
+    const after = this.rewritten(change);
+    if ('remove' in change) this.done[change.remove] = true;
+    else this.parts[change.replace] = change.text;
+    this.stored = after?.payload ?? '';
   }
 }
 
@@ -157,7 +178,7 @@ function toRecords(rows: Array<{ id: number; team_id: number; payload: string; e
       records.push({ id, team_id: teamId, payload: row.payload });
       continue;
     }
-    const state = new ChunkState(parts);
+    const state = new ChunkState(parts, row.payload);
     for (let index = 0; index < parts.length; index++) records.push({ id, team_id: teamId, payload: parts[index]!, chunk: { state, index } });
   }
   return records;

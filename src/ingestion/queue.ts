@@ -25,6 +25,8 @@ export interface QueuedEvent {
   ip: string | null;
   /** Person-only replay of an event whose person processing was deferred by spike detection. */
   person_only?: boolean;
+  /** Rounds in which the event failed even alone, while in a chunk (a row of its own counts its row's `attempts`). */
+  attempts?: number;
 }
 
 export type Lane = 'realtime' | 'historical' | 'overflow';
@@ -60,10 +62,10 @@ const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', '
 
 /**
  * The most events one queue row holds. A request's events are one row (posthog-node sends 100 at
- * most, posthog-js fewer); a larger one is cut, so that no single row outgrows a worker's batch
- * by much.
+ * most, posthog-js fewer); a larger one is cut. A failed batch retried one event at a time
+ * rewrites the chunk once per event (one-by-one.ts), so a chunk's size bounds that cost too.
  */
-export const MAX_CHUNK_EVENTS = 500;
+const MAX_CHUNK_EVENTS = 100;
 
 /**
  * A request's rows as queue-row values: runs of the same environment and lane become chunks, a

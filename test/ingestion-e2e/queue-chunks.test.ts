@@ -7,6 +7,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { queueCounts } from '../../src/ingestion/queue-admin.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
+import { readQueueRows } from '../../src/ingestion/queue-records.js';
+import { processOneByOne } from '../../src/ingestion/worker/one-by-one.js';
+import { SpikeDetector } from '../../src/ingestion/worker/spike-detector.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import { acceptBoomDistinctIds, refuseBoomDistinctIds } from '../helpers/faults.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -74,9 +77,11 @@ describe('queue chunks', () => {
     expect([await singles.runOnce(), await singles.runOnce(), await singles.runOnce()]).toEqual([80, 20, 0]);
     await singles.stop();
 
+    // 120 events are two chunks (of at most 100); a chunk larger than the batch size is a batch of its own.
     await ingestionQueue.enqueueRequest(Array.from({ length: 120 }, (_, i) => event(`large-${i % 4}`)));
+    expect((await queueRows()).map((r) => r.event_count)).toEqual([100, 20]);
     const small = worker(50);
-    expect(await small.runOnce()).toBe(120);
+    expect([await small.runOnce(), await small.runOnce()]).toEqual([100, 20]);
     await small.stop();
     expect(await queueRows()).toEqual([]);
   });
@@ -91,8 +96,9 @@ describe('queue chunks', () => {
       const w = worker();
       await w.runOnce();
       expect(await storedCount(['retry-a', 'retry-c', 'personless-boom'])).toBe(3);
+      // Left alone in the row, a plain row now, its failure counted in its row's attempts.
       const left = await queueRows();
-      expect(left).toEqual([{ payload: JSON.stringify(failing.payload), event_count: 1, attempts: 1 }]);
+      expect(left.map((r) => ({ ...r, payload: JSON.parse(r.payload) }))).toEqual([{ payload: { ...failing.payload, attempts: 1 }, event_count: 1, attempts: 1 }]);
 
       await acceptBoomDistinctIds(database.db);
       await w.runOnce();
@@ -105,19 +111,50 @@ describe('queue chunks', () => {
     }
   });
 
+  it('leaves a chunk alone when its row is no longer as this process last committed it', async () => {
+    const { database, ingestionQueue } = server.running.ctx;
+    const { db } = database;
+    await ingestionQueue.enqueueRequest([event('stale-1'), event('stale-2'), event('stale-3')]);
+    const records = await readQueueRows(db, 'realtime', 1000, MAX_PROCESSING_ATTEMPTS);
+    expect(records).toHaveLength(3);
+    // Meanwhile the row changed under it (as after a commit reported failed that went through).
+    const changed = `[${records[1]!.payload},${records[2]!.payload}]`;
+    await db.updateTable('ingestion_queue').set({ payload: changed, event_count: 2 }).where('id', '=', records[0]!.id).execute();
+    const ctx = {
+      inFencedTransaction: <T>(work: (trx: never) => Promise<T>) => db.transaction().execute((trx) => work(trx as never)),
+      batchDeps: () => ({ spikes: new SpikeDetector(0), groupTypes: new Map<string, number>(), warnHot: () => undefined }),
+      afterCommit: async () => undefined,
+      log: pino({ level: 'silent' }),
+    };
+    await processOneByOne(ctx, 'realtime', records);
+    // Nothing was written from the stale view: the row is as it was changed, nothing stored.
+    expect(await queueRows()).toEqual([{ payload: changed, event_count: 2, attempts: 0 }]);
+    expect(await storedCount(['stale-1', 'stale-2', 'stale-3'])).toBe(0);
+  });
+
   it('parks a chunk event that keeps failing in a row of its own; the chunk keeps the rest', async () => {
     const { database, ingestionQueue } = server.running.ctx;
     await refuseBoomDistinctIds(database.db);
     try {
       const first = event('park-1-boom', '$identify');
       const second = event('park-2-boom', '$identify');
-      await ingestionQueue.enqueueRequest([first, event('park-ok'), second]);
+      await ingestionQueue.enqueueRequest([first, event('park-ok'), second, event('park-later')]);
       const w = worker();
-      for (let round = 0; round < 2 * MAX_PROCESSING_ATTEMPTS; round++) await w.runOnce();
+      // Each event's failures count for itself: after two rounds neither is parked.
+      for (let round = 1; round < MAX_PROCESSING_ATTEMPTS; round++) await w.runOnce();
+      expect(await storedCount(['park-ok', 'park-later'])).toBe(2);
+      const waiting = await queueRows();
+      expect(waiting).toHaveLength(1);
+      expect(waiting[0]).toMatchObject({ event_count: 2, attempts: 0 });
+      expect(JSON.parse(waiting[0]!.payload).map((e: { distinct_id: string; attempts: number }) => [e.distinct_id, e.attempts])).toEqual([
+        ['park-1-boom', MAX_PROCESSING_ATTEMPTS - 1],
+        ['park-2-boom', MAX_PROCESSING_ATTEMPTS - 1],
+      ]);
+      await w.runOnce();
+      await w.runOnce();
       await w.stop();
-      expect(await storedCount(['park-ok'])).toBe(1);
-      // The failures of both counted on the chunk's row: the first was parked out of it (a new
-      // row), the second, left alone, was parked in the row itself.
+      // At the last attempt the first was parked out of the chunk (a new row), the second, left
+      // alone, in the row itself.
       const rows = await queueRows();
       expect(rows.map((r) => ({ ...r, payload: JSON.parse(r.payload).distinct_id }))).toEqual(
         expect.arrayContaining([

@@ -1,9 +1,10 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Schema } from '../../db/schema.js';
 import { decidePersonProcessing } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type Dequeue, type QueueRecord } from './batch.js';
+import type { ChunkChange } from '../queue-records.js';
 
 /**
  * A batch that failed as a whole is retried one event per transaction, so one bad event does not
@@ -16,8 +17,9 @@ import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type De
  *    warning, and the events behind it go on.
  * An event of a chunk (a request's events in one queue row, queue-records.ts) is taken out of
  * its chunk by the transaction that stores or parks it: the chunk is rewritten to hold the
- * events not done yet, so it keeps any that failed, for the next round. Its failures count on
- * the chunk's row; one that is parked moves to a row of its own.
+ * events not done yet, so it keeps any that failed, in place, for the next round. Each event's
+ * failures are counted in its own text (`attempts`); one that is parked moves to a row of its
+ * own (at once when its text is no event at all: no round can read it).
  */
 
 /**
@@ -48,17 +50,30 @@ export async function processOneByOne(ctx: OneByOneContext, lane: Lane, rows: Qu
   for (const row of rows) await processAlone(ctx, lane, row);
 }
 
-/** One event of a chunk leaves it: the chunk's row keeps the others, or goes with the last. */
-const takeOutOfChunk: Dequeue = async (trx, [record]) => {
-  const { state, index } = record!.chunk!;
-  const left = state.remainingPayload(index);
-  if (!left) {
-    const deleted = await trx.deleteFrom('ingestion_queue').where('id', '=', record!.id).executeTakeFirst();
+/**
+ * Writes a chunk's row after `change`, in the caller's transaction, if the row is still as this
+ * process last committed it; deletes it when no event is left. A row left with one event is a
+ * plain row, counting that event's failures in its `attempts` as any such row.
+ */
+async function rewriteChunk(trx: Kysely<Schema>, record: QueueRecord, change: ChunkChange, set: { attempts?: number } = {}): Promise<{ changed: number; expected: number }> {
+  const { state } = record.chunk!;
+  const after = state.rewritten(change);
+  if (!after) {
+    const deleted = await trx.deleteFrom('ingestion_queue').where('id', '=', record.id).where('payload', '=', state.stored).executeTakeFirst();
     return { changed: Number(deleted.numDeletedRows), expected: 1 };
   }
-  const updated = await trx.updateTable('ingestion_queue').set({ payload: left.payload, event_count: left.count }).where('id', '=', record!.id).executeTakeFirst();
+  const attempts = after.count === 1 ? (readQueued(after.payload)?.attempts ?? 0) : 0;
+  const updated = await trx
+    .updateTable('ingestion_queue')
+    .set({ payload: after.payload, event_count: after.count, attempts: typeof attempts === 'number' ? attempts : 0, ...set })
+    .where('id', '=', record.id)
+    .where('payload', '=', state.stored)
+    .executeTakeFirst();
   return { changed: Number(updated.numUpdatedRows), expected: 1 };
-};
+}
+
+/** One event of a chunk leaves it: the chunk's row keeps the others, or goes with the last. */
+const takeOutOfChunk: Dequeue = (trx, [record]) => rewriteChunk(trx, record!, { remove: record!.chunk!.index });
 
 /** Stores one event in a transaction of its own; a chunk's event is marked done once that commits. */
 async function storeAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord, extra?: (trx: Transaction<Schema>) => Promise<void>): Promise<void> {
@@ -67,7 +82,7 @@ async function storeAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord, ex
     await extra?.(trx);
     return result;
   });
-  row.chunk?.state.markDone(row.chunk.index);
+  row.chunk?.state.committed({ remove: row.chunk.index });
   await ctx.afterCommit(outcome);
 }
 
@@ -114,56 +129,81 @@ async function processPersonless(ctx: OneByOneContext, lane: Lane, row: QueueRec
  * failing: the error goes up and the batch is retried later as it stands.
  */
 async function recordFailedAttempt(ctx: OneByOneContext, lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
-  const parkedAs = await ctx.inFencedTransaction(async (trx) => {
+  if (row.chunk) return recordFailedChunkAttempt(ctx, lane, row, error);
+  const parked = await ctx.inFencedTransaction(async (trx) => {
     const updated = await trx
       .updateTable('ingestion_queue')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('id', '=', row.id)
       .returning('attempts')
       .executeTakeFirst();
-    if (Number(updated?.attempts ?? 0) < MAX_PROCESSING_ATTEMPTS) return undefined;
-    const queueId = row.chunk ? await parkOutOfChunk(trx, lane, row) : row.id;
-    await insertWarnings(trx, [
-      { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(queueId), error: String(error), parked: true }, timestamp: new Date().toISOString() },
-    ]);
-    return queueId;
+    if (Number(updated?.attempts ?? 0) < MAX_PROCESSING_ATTEMPTS) return false;
+    await insertWarnings(trx, [parkedWarning(row, row.id, error)]);
+    return true;
   });
-  if (parkedAs !== undefined) row.chunk?.state.markDone(row.chunk.index);
-  const parked = parkedAs !== undefined;
-  ctx.log.error({ err: error, queueId: parkedAs ?? row.id, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+  logFailure(ctx, row, row.id, parked, error);
 }
 
 /**
- * A chunk's event that failed every attempt is parked in a row of its own (the chunk's last
- * event: the row itself, holding just it); the chunk keeps the others, with its attempts counted
- * afresh. Returns the parked row's id.
+ * A chunk's event counts its failures in its own text (the chunk's row counts none: its other
+ * events have theirs). At the last attempt, or at once when its text is no event, it is parked in
+ * a row of its own, or, the chunk's last event, in the row itself.
  */
-async function parkOutOfChunk(trx: Transaction<Schema>, lane: Lane, row: QueueRecord): Promise<number> {
+async function recordFailedChunkAttempt(ctx: OneByOneContext, lane: Lane, row: QueueRecord, error: unknown): Promise<void> {
   const { state, index } = row.chunk!;
-  const left = state.remainingPayload(index);
-  if (!left) {
-    await trx.updateTable('ingestion_queue').set({ payload: row.payload, event_count: 1 }).where('id', '=', row.id).execute();
-    return row.id;
+  const queued = readQueued(row.payload);
+  const attempts = (typeof queued?.attempts === 'number' ? queued.attempts : 0) + 1;
+  if (queued && attempts < MAX_PROCESSING_ATTEMPTS) {
+    const change: ChunkChange = { replace: index, text: JSON.stringify({ ...queued, attempts }) };
+    const { changed } = await ctx.inFencedTransaction((trx) => rewriteChunk(trx, row, change));
+    if (changed === 1) state.committed(change);
+    logFailure(ctx, row, row.id, false, error);
+    return;
   }
-  const { distinctId, receivedAt } = parkedRowFields(row.payload);
-  const parked = await trx
-    .insertInto('ingestion_queue')
-    .values({ team_id: row.team_id, lane, distinct_id: distinctId, payload: row.payload, received_at: receivedAt, attempts: MAX_PROCESSING_ATTEMPTS, event_count: 1 })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await trx.updateTable('ingestion_queue').set({ payload: left.payload, event_count: left.count, attempts: 0 }).where('id', '=', row.id).execute();
-  return Number(parked.id);
+  let parkedId = row.id;
+  const { changed } = await ctx.inFencedTransaction(async (trx) => {
+    const alone = state.rewritten({ remove: index }) === undefined;
+    // The chunk's last event: the row itself holds it, parked.
+    const rewritten = await rewriteChunk(trx, row, alone ? { replace: index, text: row.payload } : { remove: index }, alone ? { attempts: MAX_PROCESSING_ATTEMPTS } : {});
+    if (rewritten.changed !== 1) return rewritten;
+    if (!alone) {
+      const { distinctId, receivedAt } = parkedRowFields(queued);
+      const parked = await trx
+        .insertInto('ingestion_queue')
+        .values({ team_id: row.team_id, lane, distinct_id: distinctId, payload: row.payload, received_at: receivedAt, attempts: MAX_PROCESSING_ATTEMPTS, event_count: 1 })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      parkedId = Number(parked.id);
+    }
+    await insertWarnings(trx, [parkedWarning(row, parkedId, error)]);
+    return rewritten;
+  });
+  if (changed === 1) state.committed({ remove: index });
+  logFailure(ctx, row, parkedId, changed === 1, error);
 }
 
-/** What an operator sees of a parked event's row, read from its text (which may be what failed). */
-function parkedRowFields(payload: string): { distinctId: string; receivedAt: string } {
+function parkedWarning(row: QueueRecord, queueId: number, error: unknown) {
+  return { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(queueId), error: String(error), parked: true }, timestamp: new Date().toISOString() };
+}
+
+function logFailure(ctx: OneByOneContext, row: QueueRecord, queueId: number, parked: boolean, error: unknown): void {
+  ctx.log.error({ err: error, queueId, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+}
+
+/** The event a queue text holds, or undefined when it holds none (unreadable, or not an object). */
+function readQueued(payload: string): Partial<QueuedEvent> | undefined {
   try {
-    const queued = JSON.parse(payload) as Partial<QueuedEvent>;
-    return {
-      distinctId: typeof queued.distinct_id === 'string' ? queued.distinct_id : '',
-      receivedAt: typeof queued.now === 'string' ? queued.now : new Date().toISOString(),
-    };
+    const value: unknown = JSON.parse(payload);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Partial<QueuedEvent>) : undefined;
   } catch {
-    return { distinctId: '', receivedAt: new Date().toISOString() };
+    return undefined;
   }
+}
+
+/** What an operator sees of a parked event's row. */
+function parkedRowFields(queued: Partial<QueuedEvent> | undefined): { distinctId: string; receivedAt: string } {
+  return {
+    distinctId: typeof queued?.distinct_id === 'string' ? queued.distinct_id : '',
+    receivedAt: typeof queued?.now === 'string' ? queued.now : new Date().toISOString(),
+  };
 }

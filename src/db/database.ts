@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { fallbackAutocheckpointFrames, startCheckpointer, type Checkpointer, type CheckpointOptions } from './sqlite-checkpointer.js';
 import type { Schema } from './schema.js';
-import { compileLinearRegex } from '../lib/linear-regex.js';
+import { compileClickHouseRegex } from '../lib/linear-regex.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -112,7 +112,7 @@ function wrapSqlite(raw: BetterSqlite3.Database) {
 function registerRegexp(raw: BetterSqlite3.Database): void {
   raw.function('hoglet_regexp', { deterministic: true }, (pattern: unknown, text: unknown) => {
     if (text === null || typeof pattern !== 'string') return null;
-    const regex = compileLinearRegex(pattern);
+    const regex = compileClickHouseRegex(pattern);
     return regex === null ? null : regex.test(String(text)) ? 1 : 0;
   });
 }

@@ -18,7 +18,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from './database.js';
 import { jsonNumber, jsonText } from './json-path.js';
 import { validationError } from '../http/errors.js';
-import { compileLinearRegex } from '../lib/linear-regex.js';
+import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { pythonStr } from '../lib/python-text.js';
 
 /** The operators evaluated, after PostHog's aliases (min/max, the date ones) are resolved. */
@@ -100,7 +100,7 @@ export function readPropertyCondition(filter: { key: string; operator?: unknown;
   }
   if (operator === 'regex' || operator === 'not_regex') {
     for (const value of Array.isArray(filter.value) ? filter.value : [filter.value]) {
-      if (value !== null && !compileLinearRegex(pythonStr(value))) throw validationError(`Invalid regular expression: ${pythonStr(value)}`, 'properties');
+      if (value !== null && !compileClickHouseRegex(pythonStr(value))) throw validationError(`Invalid regular expression: ${pythonStr(value)}`, 'properties');
     }
   }
   return { key: filter.key, operator, value: filter.value };
@@ -143,12 +143,40 @@ function compareOperator(operator: 'gt' | 'gte' | 'lt' | 'lte') {
  * Whether the text matches the pattern (checked beforehand: readPropertyCondition), NULL for a
  * NULL text. SQLite has no regular expressions: `hoglet_regexp` is registered on every connection
  * (database.ts) and matches as ClickHouse's `match` does, with RE2's syntax in linear time
- * (lib/linear-regex.ts). PostgreSQL's own `~` reads nearly the same syntax (a pattern RE2 takes
- * and it does not, `(?P<name>…)` say, is its error 2201B, a 400: see isInvalidRegexError).
+ * (lib/linear-regex.ts). PostgreSQL runs its own `~` on the pattern in its spelling
+ * (postgresRegex); what it still refuses is its error 2201B, a 400 (isInvalidRegexError).
  */
 export function regexMatches(dialect: DialectName, text: RawBuilder<unknown>, pattern: string): Condition {
-  if (dialect === 'postgres') return sql<SqlBool>`(${text} ~ ${pattern})`;
+  if (dialect === 'postgres') return sql<SqlBool>`(${text} ~ ${postgresRegex(pattern)})`;
   return sql<SqlBool>`(hoglet_regexp(${pattern}, ${text}) = 1)`;
+}
+
+/** A named group's opening, `(?P<name>` or `(?<name>` (not look-behind: RE2 has none anyway). */
+const NAMED_GROUP = /\(\?P?<[A-Za-z_]\w*>/y;
+
+/**
+ * An RE2 pattern as PostgreSQL's regular expressions spell it. Both let `.` match a newline (as
+ * ClickHouse's `match`) and read classes, anchors, repeats and `(?i)` at the start alike; they
+ * differ in a few escapes, whose RE2 meaning would otherwise silently change: a word boundary is
+ * `\b` in RE2 but a backspace in PostgreSQL (there `\y`), `\B` is `\Y`, the end of the text
+ * `\z` is `\Z`. A named group `(?P<name>…)` or `(?<name>…)` is a plain group there.
+ */
+export function postgresRegex(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    NAMED_GROUP.lastIndex = i;
+    if (ch === '\\' && i + 1 < pattern.length) {
+      const next = pattern[++i]!;
+      out += next === 'b' ? '\\y' : next === 'B' ? '\\Y' : next === 'z' ? '\\Z' : `\\${next}`;
+    } else if (ch === '(' && NAMED_GROUP.test(pattern)) {
+      out += '(';
+      i = NAMED_GROUP.lastIndex - 1;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 /** PostgreSQL refused a pattern (invalid_regular_expression) that RE2 took. */

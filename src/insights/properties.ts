@@ -3,7 +3,7 @@
  * PostHog's `{type: AND|OR, values}` groups), matched against an event's properties in memory:
  * the store reads the events of the range once and every series filters them.
  */
-import { compileLinearRegex } from '../lib/linear-regex.js';
+import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { TrendsQueryError } from './query-error.js';
 
 export interface PropertyFilterInput {
@@ -44,8 +44,6 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** ClickHouse's `match`: RE2 syntax, linear time; an invalid pattern matches nothing. */
-const safeRegex = compileLinearRegex;
 
 export function matchesFilter(properties: Record<string, unknown>, filter: PropertyFilterInput): boolean {
   const actual = properties[filter.key];
@@ -62,9 +60,9 @@ export function matchesFilter(properties: Record<string, unknown>, filter: Prope
     case 'not_icontains':
       return !present || !text.toLowerCase().includes((wanted[0] ?? '').toLowerCase());
     case 'regex':
-      return present && (safeRegex(wanted[0] ?? '')?.test(text) ?? false);
+      return present && (compileClickHouseRegex(wanted[0] ?? '')?.test(text) ?? false);
     case 'not_regex':
-      return !present || !(safeRegex(wanted[0] ?? '')?.test(text) ?? false);
+      return !present || !(compileClickHouseRegex(wanted[0] ?? '')?.test(text) ?? false);
     case 'is_set':
       return present;
     case 'is_not_set':

@@ -22,24 +22,42 @@ export interface LinearRegex {
   replaceAll(text: string, replacement: string): string;
 }
 
-/** Compiled patterns by source (null: invalid); bounded, as patterns come from users. */
+/** Compiled patterns by flag and source (null: invalid); bounded, as patterns come from users. */
 const cache = new Map<string, LinearRegex | null>();
 const CACHE_LIMIT = 1000;
 
-/** The pattern compiled for linear-time matching, or null when RE2 does not accept it. */
+/**
+ * The pattern compiled for linear-time matching, or null when RE2 does not accept it. RE2's
+ * defaults (`.` stops at a newline), as Rust's regex crate has them: for the flag engine.
+ */
 export function compileLinearRegex(pattern: string): LinearRegex | null {
-  const cached = cache.get(pattern);
+  return compile(pattern, false);
+}
+
+/**
+ * The pattern as ClickHouse's `match` and `replaceRegexpAll` read it: RE2 with `.` matching a
+ * newline too (ClickHouse turns that on; `(?-s)` turns it off again), in linear time. For
+ * everything PostHog evaluates in ClickHouse: persons and events filters, insights, channel
+ * rules, path cleaning.
+ */
+export function compileClickHouseRegex(pattern: string): LinearRegex | null {
+  return compile(pattern, true);
+}
+
+function compile(pattern: string, dotMatchesNewline: boolean): LinearRegex | null {
+  const key = `${dotMatchesNewline ? 's' : '-'}${pattern}`;
+  const cached = cache.get(key);
   if (cached !== undefined) return cached;
   let compiled: LinearRegex | null;
   try {
-    compiled = wrap(RE2JS.compile(rustEscapesToRe2(pattern)));
+    compiled = wrap(RE2JS.compile(rustEscapesToRe2(pattern), dotMatchesNewline ? RE2JS.DOTALL : 0));
   } catch {
     // re2js throws its syntax exception for invalid patterns (and RangeError-like errors for
     // patterns over its size limits): either way, not a pattern that can run.
     compiled = null;
   }
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(pattern, compiled);
+  cache.set(key, compiled);
   return compiled;
 }
 

@@ -4,7 +4,7 @@
  * once, and ClickHouse's replacement syntax is honoured.
  */
 import { describe, expect, it } from 'vitest';
-import { compileLinearRegex } from '../../src/lib/linear-regex.js';
+import { compileClickHouseRegex, compileLinearRegex } from '../../src/lib/linear-regex.js';
 
 /** Inputs on which a backtracking engine runs for 2^n steps before failing. */
 const EXPLOSIVE = [
@@ -29,6 +29,13 @@ describe('compileLinearRegex', () => {
     expect(test('(?s)a.b', 'a\nb')).toBe(true);
     expect(test('a.b', 'a\nb')).toBe(false);
     expect(test('(?m)^b$', 'a\nb')).toBe(true);
+  });
+
+  it("lets `.` match a newline as ClickHouse's match does, not as the regex crate", () => {
+    expect(compileClickHouseRegex('a.b')!.test('a\nb')).toBe(true);
+    expect(compileClickHouseRegex('(?-s)a.b')!.test('a\nb')).toBe(false);
+    expect(compileLinearRegex('a.b')!.test('a\nb')).toBe(false);
+    expect(compileClickHouseRegex('a.b')!.replaceAll('a\nb', 'x')).toBe('x');
   });
 
   it("reads Rust's \\u escapes as code points", () => {

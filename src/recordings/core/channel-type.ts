@@ -10,7 +10,7 @@
  * video, shopping and webmail hosts) — unknown sources fall through to the later rules exactly as an
  * unlisted source does in PostHog.
  */
-import { compileLinearRegex } from '../../lib/linear-regex.js';
+import { compileClickHouseRegex } from '../../lib/linear-regex.js';
 
 export const DEFAULT_CHANNEL_TYPES = [
   'Cross Network',
@@ -288,7 +288,7 @@ function condition(value: string | null, op: CustomChannelOperator, operand: str
     case 'regex':
     case 'not_regex': {
       // ClickHouse's match: RE2, linear time; an invalid pattern is as a missing value.
-      const regex = compileLinearRegex(String(operand ?? ''));
+      const regex = compileClickHouseRegex(String(operand ?? ''));
       const hit = value === null || regex === null ? null : regex.test(value);
       if (op === 'regex') return hit === true;
       return hit === null ? true : !hit;

@@ -7,7 +7,7 @@
  * quantile at position `(n - 1) * 0.9` of the sorted values (8 values 50…400 step 50 → 365).
  * Weeks with no value give 0; with no data at all the four series are still returned, all zeros.
  */
-import { compileLinearRegex } from '../../lib/linear-regex.js';
+import { compileClickHouseRegex } from '../../lib/linear-regex.js';
 import { isRecord } from './rrweb.js';
 
 export const WEB_VITALS_EVENT = '$web_vitals';
@@ -111,7 +111,7 @@ export function cleanPath(path: string, filters: readonly PathCleaningFilter[] =
   for (const filter of filters) {
     if (!filter || typeof filter.regex !== 'string') continue;
     // ClickHouse's replaceRegexpAll: RE2 (linear time), `\1` for a group in the alias.
-    const regex = compileLinearRegex(filter.regex);
+    const regex = compileClickHouseRegex(filter.regex);
     if (regex) out = regex.replaceAll(out, String(filter.alias ?? ''));
   }
   return out;

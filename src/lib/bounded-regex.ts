@@ -10,9 +10,9 @@
  * about a message round trip each.
  *
  * The budget is wall time, not steps, so it is generous (a loaded machine may keep the thread
- * waiting for a core). A runaway pattern would then cost every call the whole budget: once a
- * pattern overflowed on a text, texts at least as long answer `overflow` at once for a minute
- * (backtracking blows up with length).
+ * waiting for a core). A runaway pattern would then cost every call the whole budget, and the
+ * texts come from clients (/decide's person properties): once a pattern overflowed, it answers
+ * `overflow` at once, whatever the text, for a minute.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -60,8 +60,8 @@ interface Runner {
 }
 
 let runner: Runner | undefined;
-/** Per pattern (flags/source): the shortest text it overflowed on, and when. */
-const overflowed = new Map<string, { length: number; at: number }>();
+/** Per pattern (flags/source): when it last overflowed. */
+const overflowed = new Map<string, number>();
 
 function startRunner(): Runner | undefined {
   const shared = new SharedArrayBuffer(4);
@@ -85,8 +85,8 @@ function startRunner(): Runner | undefined {
  */
 export function boundedRegexTest(regex: RegExp, text: string, budgetMs = BOUNDED_REGEX_BUDGET_MS): boolean | 'overflow' {
   const key = `${regex.flags}/${regex.source}`;
-  const known = overflowed.get(key);
-  if (known && text.length >= known.length && performance.now() - known.at < OVERFLOW_MEMORY_MS) return 'overflow';
+  const at = overflowed.get(key);
+  if (at !== undefined && performance.now() - at < OVERFLOW_MEMORY_MS) return 'overflow';
   runner ??= startRunner();
   const current = runner;
   if (!current) return 'overflow';
@@ -101,7 +101,7 @@ export function boundedRegexTest(regex: RegExp, text: string, budgetMs = BOUNDED
     void current.worker.terminate();
     if (runner === current) runner = undefined;
     if (overflowed.size >= 1000) overflowed.clear();
-    overflowed.set(key, { length: Math.min(text.length, known?.length ?? Infinity), at: performance.now() });
+    overflowed.set(key, performance.now());
   }
   return 'overflow';
 }

@@ -3,6 +3,7 @@
  * into persons, and PostHog's two member actions, `add_persons_to_static_cohort` and
  * `remove_person_from_static_cohort`, with their checks and `{"success": true}` answers.
  */
+import { pyTruthy } from '../lib/python-values.js';
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
 import { notFound, validationError } from '../http/errors.js';
@@ -105,18 +106,11 @@ export async function addPersonsToStaticCohort(ctx: AppContext, team: Team, coho
   return { success: true };
 }
 
-/** Python truthiness of a JSON value: PostHog's `if not person_id`. */
-function truthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
-  return Boolean(value);
-}
-
 /** PATCH …/remove_person_from_static_cohort/ with `{person_id: uuid}`; removing a non-member succeeds too. */
 export async function removePersonFromStaticCohort(ctx: AppContext, team: Team, cohort: Cohort, body: Json): Promise<{ success: true }> {
   if (!cohort.isStatic) throw validationError('Can only remove users from static cohorts');
   const personId = body.person_id;
-  if (!truthy(personId)) throw validationError('person_id is required');
+  if (!pyTruthy(personId)) throw validationError('person_id is required');
   if (typeof personId !== 'string') throw validationError('person_id must be a string');
   const uuid = canonicalUuid(personId);
   if (!uuid) throw validationError('person_id must be a valid UUID');

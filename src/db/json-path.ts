@@ -37,13 +37,6 @@ export function jsonNumber(dialect: DialectName, column: string, key: string): R
     then cast(trim(${value}) as real) end)`;
 }
 
-/** Whether the key is present with a non-null value. */
-export function jsonHasValue(dialect: DialectName, column: string, key: string): RawBuilder<boolean> {
-  if (dialect === 'postgres') return sql<boolean>`(${sql.ref(column)} -> ${key} is not null and jsonb_typeof(${sql.ref(column)} -> ${key}) <> 'null')`;
-  const path = sqlitePath(key);
-  return sql<boolean>`(coalesce(json_type(${sql.ref(column)}, ${path}), 'null') <> 'null')`;
-}
-
 /**
  * The key's value as JSON text (`"a"`, `5`, `true`, `{…}`, `null` for a JSON null), SQL NULL when
  * the key is missing: JSON.parse gives back the value exactly as the SDK sent it, without reading

@@ -150,7 +150,7 @@ export async function teamForProjectFlagRequest(ctx: AppContext, request: Fastif
  * resolves it. Either way the key's limits and the user's membership are then checked against
  * that environment.
  */
-export async function teamForProjectFeed(ctx: AppContext, request: FastifyRequest, principal: Principal): Promise<Team> {
+async function teamForProjectFeed(ctx: AppContext, request: FastifyRequest, principal: Principal): Promise<Team> {
   const given = environmentTokenOf(request);
   let team: Team | undefined;
   if (given !== undefined) {

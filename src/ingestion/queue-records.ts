@@ -136,7 +136,9 @@ async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttem
 
 /** The id of the lane's first row not parked (from the lane index alone), if any. */
 export async function queueHeadId(db: Db, lane: Lane, maxAttempts: number): Promise<number | undefined> {
-  const [head] = await withQueueReadPlan(db, (from) => batchCandidates(from, lane, 1, maxAttempts, undefined));
+  const head = await withQueueReadPlan(db, (from) =>
+    from.selectFrom('ingestion_queue').select('id').where('lane', '=', lane).where('attempts', '<', maxAttempts).orderBy('id').limit(1).executeTakeFirst(),
+  );
   return head && Number(head.id);
 }
 

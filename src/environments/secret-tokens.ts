@@ -11,7 +11,7 @@ import { generateSecretApiToken, maskKey } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
 import { permissionDenied } from '../http/errors.js';
 import { MembershipLevel, type Team } from '../tenancy/models.js';
-import { logTeamKeyChange } from './service.js';
+import { logTeamUpdate } from './service.js';
 import { updateTeamRow } from './store.js';
 
 /** PostHog's TeamMemberStrictManagementPermission on these actions: a write needs a project admin. */
@@ -47,7 +47,7 @@ export async function rotateSecretToken(ctx: AppContext, principal: Principal, t
       secretApiToken: generateSecretApiToken(),
       secretApiTokenBackup: team.secretApiToken,
     });
-    await logTeamKeyChange(trx, principal, team, rotationChange(team, next));
+    await logTeamUpdate(trx, principal, team, [rotationChange(team, next)]);
     return next;
   });
   await ctx.teams.invalidate(team.id);
@@ -62,7 +62,7 @@ export async function deleteSecretTokenBackup(ctx: AppContext, principal: Princi
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
     const next = await updateTeamRow(trx, team, { secretApiTokenBackup: null });
     const change: ActivityChange = { type: 'Team', action: 'deleted', field: 'secret_api_token_backup', before: maskKey(backup), after: null };
-    await logTeamKeyChange(trx, principal, team, change);
+    await logTeamUpdate(trx, principal, team, [change]);
     return next;
   });
   await ctx.teams.invalidate(team.id);

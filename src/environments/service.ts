@@ -98,16 +98,7 @@ export async function updateEnvironment(ctx: AppContext, principal: Principal, t
     const next = await updateTeamRow(trx, team, { ...(write.name !== undefined ? { name: write.name } : {}), settings });
     const changes = diffFields('Team', loggedState(team), loggedState(next), UNLOGGED_FIELDS);
     if (changes.length > 0) {
-      await recordActivity(trx, {
-        organizationId: team.organizationId,
-        teamId: team.id,
-        scope: 'Team',
-        itemId: team.id,
-        activity: 'updated',
-        actor: actorOf(principal),
-        name: next.name,
-        changes,
-      });
+      await logTeamUpdate(trx, principal, next, changes);
     }
     return next;
   });
@@ -115,8 +106,8 @@ export async function updateEnvironment(ctx: AppContext, principal: Principal, t
   return updated;
 }
 
-/** The activity-log entry of a change to one of the environment's keys (project token, secret key). */
-export async function logTeamKeyChange(db: Kysely<Schema>, principal: Principal, team: Team, change: ActivityChange): Promise<void> {
+/** The activity-log entry of an update of the environment (`team` as it is after it). */
+export async function logTeamUpdate(db: Kysely<Schema>, principal: Principal, team: Team, changes: ActivityChange[]): Promise<void> {
   await recordActivity(db, {
     organizationId: team.organizationId,
     teamId: team.id,
@@ -125,7 +116,7 @@ export async function logTeamKeyChange(db: Kysely<Schema>, principal: Principal,
     activity: 'updated',
     actor: actorOf(principal),
     name: team.name,
-    changes: [change],
+    changes,
   });
 }
 
@@ -133,7 +124,7 @@ export async function logTeamKeyChange(db: Kysely<Schema>, principal: Principal,
 export async function resetToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
     const next = await updateTeamRow(trx, team, { apiToken: generateProjectApiToken() });
-    await logTeamKeyChange(trx, principal, team, { type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken });
+    await logTeamUpdate(trx, principal, next, [{ type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken }]);
     return next;
   });
   await ctx.teams.invalidate(team.id);

@@ -13,6 +13,7 @@ import { permissionDenied } from '../http/errors.js';
 import { MembershipLevel, type Team } from '../tenancy/models.js';
 import { logTeamUpdate } from './service.js';
 import { updateTeamRow } from './store.js';
+import { lockTeam } from '../tenancy/store.js';
 
 /** PostHog's TeamMemberStrictManagementPermission on these actions: a write needs a project admin. */
 export function requireProjectAdmin(principal: Principal, team: Team): void {
@@ -43,11 +44,14 @@ function rotationChange(before: Team, after: Team): ActivityChange {
 /** A new key; the current one becomes the backup (still accepted), and the previous backup stops working. */
 export async function rotateSecretToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
-    const next = await updateTeamRow(trx, team, {
+    // The keys as they are now, not as the request found them: two rotations at once must leave
+    // one key current and the other the backup, not lose one.
+    const current = (await lockTeam(trx, ctx.database.dialect, team.id)) ?? team;
+    const next = await updateTeamRow(trx, current, {
       secretApiToken: generateSecretApiToken(),
-      secretApiTokenBackup: team.secretApiToken,
+      secretApiTokenBackup: current.secretApiToken,
     });
-    await logTeamUpdate(trx, principal, team, [rotationChange(team, next)]);
+    await logTeamUpdate(trx, principal, current, [rotationChange(current, next)]);
     return next;
   });
   await ctx.teams.invalidate(team.id);
@@ -57,15 +61,18 @@ export async function rotateSecretToken(ctx: AppContext, principal: Principal, t
 
 /** Retires the backup key. Without one there is nothing to do: no write, no activity entry. */
 export async function deleteSecretTokenBackup(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
-  const backup = team.secretApiTokenBackup;
-  if (!backup) return team;
-  const updated = await ctx.database.db.transaction().execute(async (trx) => {
-    const next = await updateTeamRow(trx, team, { secretApiTokenBackup: null });
+  const outcome = await ctx.database.db.transaction().execute(async (trx) => {
+    const current = (await lockTeam(trx, ctx.database.dialect, team.id)) ?? team;
+    const backup = current.secretApiTokenBackup;
+    if (!backup) return { team: current, deleted: false };
+    const next = await updateTeamRow(trx, current, { secretApiTokenBackup: null });
     const change: ActivityChange = { type: 'Team', action: 'deleted', field: 'secret_api_token_backup', before: maskKey(backup), after: null };
-    await logTeamUpdate(trx, principal, team, [change]);
-    return next;
+    await logTeamUpdate(trx, principal, current, [change]);
+    return { team: next, deleted: true };
   });
-  await ctx.teams.invalidate(team.id);
-  ctx.log.info({ team: team.id }, 'project secret API key backup deleted');
-  return updated;
+  if (outcome.deleted) {
+    await ctx.teams.invalidate(team.id);
+    ctx.log.info({ team: team.id }, 'project secret API key backup deleted');
+  }
+  return outcome.team;
 }

@@ -1,3 +1,4 @@
+import type { DialectName } from '../db/database.js';
 import type { Kysely, Selectable } from 'kysely';
 import { nextCounterValue } from '../db/counters.js';
 import type { Schema } from '../db/schema.js';
@@ -125,6 +126,16 @@ async function insertTeamRow(trx: Db, id: number, projectId: number, team: NewTe
 
 export async function getTeam(db: Db, id: number): Promise<Team | undefined> {
   const row = await db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toTeam(row);
+}
+
+/**
+ * The environment as it is now, for a change computed from its current values: locked until the
+ * transaction ends on PostgreSQL (SQLite's write transactions hold the whole database already).
+ */
+export async function lockTeam(db: Db, dialect: DialectName, id: number): Promise<Team | undefined> {
+  const query = db.selectFrom('teams').selectAll().where('id', '=', id);
+  const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   return row && toTeam(row);
 }
 

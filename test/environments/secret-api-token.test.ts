@@ -55,6 +55,21 @@ describe('rotate_secret_token', () => {
     expect(stored.body).toMatchObject({ secret_api_token: first.body.secret_api_token, secret_api_token_backup: null });
   });
 
+  it('keeps one key current and the other the backup when two rotations run at once', async () => {
+    const env = await createEnv('Concurrent rotations');
+    const answers = await Promise.all([rotate(env.id), rotate(env.id), rotate(env.id)]);
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    const minted = answers.map((a) => a.body.secret_api_token as string);
+    const stored = (await server.request(`/api/environments/${env.id}/`)).body;
+    // Each rotation read the keys as the one before it left them: the last minted is current,
+    // the one minted before it the backup, whatever order they ran in.
+    expect(minted).toContain(stored.secret_api_token);
+    expect(minted).toContain(stored.secret_api_token_backup);
+    const chain = answers.map((a) => a.body.secret_api_token_backup as string | null);
+    expect(chain.filter((backup) => backup === null)).toHaveLength(1);
+    expect(new Set(chain).size).toBe(3);
+  });
+
   it('moves the current key to the backup on every rotation, dropping the older backup', async () => {
     const env = await createEnv('Rotations');
     const first = (await rotate(env.id)).body.secret_api_token;

@@ -7,6 +7,7 @@
  * objects are dropped. Unparsable JSON is PostHog's 400.
  */
 import { validationError } from '../http/errors.js';
+import { parsePropertiesJson } from '../http/properties-param.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 /** A property filter as PostHog's API takes it: `{key, value, operator, type}`. */
@@ -73,13 +74,7 @@ function readNode(raw: Record<string, unknown>, depth: number, budget: Budget): 
 /** The filter tree, or undefined when the parameter filters nothing. */
 export function parseProperties(raw: string | undefined): PropertyNode | undefined {
   if (!raw) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    // serializers.ValidationError raised in the view: no attr.
-    throw validationError('Properties are unparsable!');
-  }
+  const parsed = parsePropertiesJson(raw);
   const budget: Budget = { filters: 0, values: 0 };
   if (isJsonObject(parsed) && Array.isArray(parsed.values)) return readNode(parsed, 0, budget);
   if (Array.isArray(parsed)) return { type: 'AND', values: parsed.filter(isJsonObject).map((v) => readNode(v, 1, budget)) };

@@ -9,6 +9,7 @@
  */
 import { readPropertyCondition, type PropertyCondition } from '../db/property-conditions.js';
 import { validationError } from '../http/errors.js';
+import { parsePropertiesJson } from '../http/properties-param.js';
 
 export type { PropertyCondition };
 
@@ -51,13 +52,7 @@ function readProperty(filter: Record<string, unknown>): PropertyCondition {
 export function parsePropertiesParam(raw: string | undefined): Pick<PersonListQuery, 'properties' | 'cohorts'> {
   const result: Pick<PersonListQuery, 'properties' | 'cohorts'> = { properties: [], cohorts: [] };
   if (!raw) return result;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    // BaseFilter's own message and envelope (posthog/models/filters/base_filter.py).
-    throw validationError('Properties are unparsable!');
-  }
+  const parsed = parsePropertiesJson(raw);
   if (!Array.isArray(parsed)) throw filterShapeError();
   for (const item of parsed) {
     if (!item || typeof item !== 'object' || Array.isArray(item)) throw filterShapeError();

@@ -45,3 +45,14 @@ export async function selected(server: TestServer, properties: unknown[], extra:
   expect(body.count).toBe(body.results.length);
   return body.results.map((p: any) => p.distinct_ids[0]).sort();
 }
+
+/** Stored events of a distinct id (read from storage: the events API is not what is under test). */
+export async function storedEventCount(server: TestServer, distinctId: string): Promise<number> {
+  const row = await server.running.ctx.database.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('team_id', '=', server.bootstrap.team.id)
+    .where('distinct_id', '=', distinctId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
-import { personsPath, seedPerson } from './person-fixtures.js';
+import { personsPath, seedPerson, storedEventCount } from './person-fixtures.js';
 
 const server = useTestServer();
 
@@ -16,16 +16,7 @@ async function capture(distinctId: string, count: number) {
   return (await server.request(personsPath(server, `?distinct_id=${distinctId}`))).body.results[0];
 }
 
-/** Stored events of a distinct id (read from storage: the events API is not what is under test). */
-async function eventsOf(distinctId: string): Promise<number> {
-  const row = await server.running.ctx.database.db
-    .selectFrom('events')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('team_id', '=', server.bootstrap.team.id)
-    .where('distinct_id', '=', distinctId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
+const eventsOf = (distinctId: string) => storedEventCount(server, distinctId);
 
 describe('a person by path', () => {
   it('refuses an id that is neither a uuid nor an integer with PostHog\'s hint', async () => {

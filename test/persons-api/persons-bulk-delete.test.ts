@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
 import { fullSnapshot, meta, newSessionId, postSnapshots, snapshotEvent } from '../recordings-api/helpers.js';
-import { personsPath, seedPerson } from './person-fixtures.js';
+import { personsPath, seedPerson, storedEventCount } from './person-fixtures.js';
 
 const server = useTestServer();
 const bulkDelete = (body: unknown, key?: string) => server.request(personsPath(server, 'bulk_delete/'), { method: 'POST', body, ...(key ? { key } : {}) });
@@ -27,15 +27,7 @@ async function activity(distinctId: string): Promise<string> {
   return sessionId;
 }
 
-async function eventsOf(distinctId: string): Promise<number> {
-  const row = await server.running.ctx.database.db
-    .selectFrom('events')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('team_id', '=', server.bootstrap.team.id)
-    .where('distinct_id', '=', distinctId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
+const eventsOf = (distinctId: string) => storedEventCount(server, distinctId);
 
 const personStatus = async (uuid: string) => (await server.request(personsPath(server, `${uuid}/`))).status;
 const recordingStatus = async (sessionId: string) =>

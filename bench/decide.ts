@@ -57,7 +57,10 @@ export function decideBodies(token: string): string[] {
   );
 }
 
-/** Drives POST /decide/?v=3 with 200 rotating request bodies. */
-export function loadDecide(url: string, token: string, connections: number, seconds: number, serverPid?: number): Promise<LoadResult> {
-  return load({ url: `${url}/decide/?v=3`, bodies: decideBodies(token), connections, seconds, serverPid });
+/**
+ * Drives POST /decide/?v=3 with 200 rotating request bodies: as fast as the server answers, or
+ * at `rate` requests per second in all (harness.ts LoadOptions.rate).
+ */
+export function loadDecide(url: string, token: string, connections: number, seconds: number, serverPid?: number, rate?: number): Promise<LoadResult> {
+  return load({ url: `${url}/decide/?v=3`, bodies: decideBodies(token), connections, seconds, serverPid, ...(rate ? { rate } : {}) });
 }

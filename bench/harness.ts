@@ -157,6 +157,14 @@ export interface LoadOptions {
   connections?: number;
   seconds?: number;
   serverPid?: number | undefined;
+  /**
+   * Requests per second offered in all, instead of as many as the server answers. Each connection
+   * waits `connections / rate` seconds after an answer before its next request (wrk's `delay`,
+   * autocannon's `overallRate`), so the latencies are the server's own, not the queue's: at
+   * saturation, 50 connections wait 50 / throughput seconds on average whatever the server does
+   * (Little's law).
+   */
+  rate?: number;
 }
 
 export type LoadClient = 'wrk' | 'autocannon';
@@ -246,6 +254,7 @@ async function loadWithAutocannon(options: LoadOptions): Promise<Measured> {
     connections: options.connections ?? 50,
     duration: options.seconds ?? 5,
     pipelining: 1,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     ...(bodies ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }) }] } : { body: options.body }),
   });
   return { requestsPerSecond: result.requests.average, total: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
@@ -256,7 +265,9 @@ async function loadWithWrk(options: LoadOptions): Promise<Measured> {
   try {
     const file = path.join(dir, 'bodies.txt');
     fs.writeFileSync(file, `${(options.bodies ?? [options.body ?? '']).join('\n')}\n`);
-    const args = ['-t1', `-c${options.connections ?? 50}`, `-d${options.seconds ?? 5}s`, '--timeout', '10s', '-s', WRK_SCRIPT, options.url, '--', file, options.method ?? 'POST'];
+    const connections = options.connections ?? 50;
+    const thinkMs = options.rate ? Math.round((connections / options.rate) * 1000) : 0;
+    const args = ['-t1', `-c${connections}`, `-d${options.seconds ?? 5}s`, '--timeout', '10s', '-s', WRK_SCRIPT, options.url, '--', file, options.method ?? 'POST', String(thinkMs)];
     const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
     const line = stdout.trim().split('\n').at(-1)!;
     const r = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; non2xx: number; errors: number };

@@ -117,21 +117,31 @@ function registerRegexp(raw: BetterSqlite3.Database): void {
   });
 }
 
+/**
+ * The settings of every connection Hoglet opens to its SQLite file (also used by the bench's
+ * storage floor, so that it writes as Hoglet does): WAL, commits that do not wait for the disk,
+ * foreign keys, a busy timeout for other processes' writes, and 64 MB of page cache, which keeps
+ * hot indexes in memory. `autocheckpointFrames`: WAL pages after which a commit checkpoints (0: never).
+ */
+export function configureSqliteConnection(raw: BetterSqlite3.Database, autocheckpointFrames: number): void {
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`wal_autocheckpoint = ${autocheckpointFrames}`);
+  raw.pragma('cache_size = -65536');
+}
+
 function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
   let raw: BetterSqlite3.Database | undefined;
   let checkpointer: Checkpointer | undefined;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     raw = new BetterSqlite3(file);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma('synchronous = NORMAL');
-    raw.pragma('foreign_keys = ON');
-    raw.pragma('busy_timeout = 5000');
     // Fewer, larger checkpoints: under sustained ingestion the default (every 4 MB of WAL) spends
     // a sixth of the worker's time checkpointing. With background checkpoints this is only the
-    // fallback. 64 MB of page cache keeps hot indexes in memory.
-    raw.pragma(`wal_autocheckpoint = ${checkpoints ? fallbackAutocheckpointFrames(checkpoints) : AUTOCHECKPOINT_FRAMES}`);
-    raw.pragma('cache_size = -65536');
+    // fallback.
+    configureSqliteConnection(raw, checkpoints ? fallbackAutocheckpointFrames(checkpoints) : AUTOCHECKPOINT_FRAMES);
     registerRegexp(raw);
     const connection = raw;
     if (checkpoints) checkpointer = startCheckpointer(file, checkpoints, () => connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_FRAMES}`));

@@ -155,13 +155,15 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       return { is_generating_demo_data: row?.demo_data_status === 'generating' };
     });
 
+    // PostHog declares no scope on the three key actions (session only) and wants a project admin
+    // (TeamMemberStrictManagementPermission); Hoglet has only personal API keys, so they take
+    // project:write and the admin.
     app.patch(`${path}/reset_token/`, { config: envAccess('project:write') }, async (request) => {
       const team = environmentOf(request, nested);
+      requireProjectAdmin(request.principal!, team);
       return teamBody(ctx, await resetToken(ctx, request.principal!, team), request.principal!);
     });
 
-    // PostHog declares no scope on these two (session only) and wants a project admin; Hoglet
-    // has only personal API keys, so they take project:write, as reset_token does, and the admin.
     app.patch(`${path}/rotate_secret_token/`, { config: envAccess('project:write') }, async (request) => {
       const team = environmentOf(request, nested);
       requireProjectAdmin(request.principal!, team);

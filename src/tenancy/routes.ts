@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { canSeeTeam, visibleScope } from '../auth/guard.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from '../environments/secret-tokens.js';
+import { resetToken } from '../environments/service.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { serializeOrganizationBasic, serializeTeam, serializeTeamBasic, serializeUserBasic } from './serializers.js';
 import { getOrganization, getTeam, listOrganizationsOfUser, listTeams } from './store.js';
@@ -27,7 +28,7 @@ export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   // The project's own addresses of the environment actions (PostHog's ProjectViewSet acts on the
   // project's first environment). Scope and admin rule as in environments/routes.ts.
   const projectAdminAction = { access: { scope: 'project:write', team: { from: 'project', param: 'id' } } } as const;
-  const projectKeyActions = { rotate_secret_token: rotateSecretToken, delete_secret_token_backup: deleteSecretTokenBackup };
+  const projectKeyActions = { reset_token: resetToken, rotate_secret_token: rotateSecretToken, delete_secret_token_backup: deleteSecretTokenBackup };
   for (const [action, run] of Object.entries(projectKeyActions)) {
     app.patch(`/projects/:id/${action}/`, { config: projectAdminAction }, async (request) => {
       const principal = request.principal!;

@@ -161,16 +161,43 @@ describe('who may change the keys', () => {
     await insertMembership(database.db, server.bootstrap.organization.id, member.id, 1);
     const memberKey = await createKey(database, member.id, ['*']);
     const paths = [
+      `/api/environments/${env.id}/reset_token/`,
+      `/api/projects/${projectId}/environments/${env.id}/reset_token/`,
       `/api/environments/${env.id}/rotate_secret_token/`,
       `/api/environments/${env.id}/delete_secret_token_backup/`,
+      `/api/projects/${projectId}/reset_token/`,
       `/api/projects/${projectId}/rotate_secret_token/`,
       `/api/projects/${projectId}/delete_secret_token_backup/`,
     ];
+    const tokensBefore = (await server.request(`/api/environments/${env.id}/`)).body.api_token;
+    const projectTokenBefore = (await server.request(`/api/projects/${projectId}/`)).body.api_token;
     for (const path of paths) {
       const res = await server.request(path, { method: 'PATCH', key: memberKey, body: {} });
       expect({ status: res.status, detail: res.body.detail }, path).toEqual({ status: 403, detail: "You don't have sufficient permissions in the project." });
     }
+    // Nothing changed: the SDKs' keys still work.
+    expect((await server.request(`/api/environments/${env.id}/`)).body.api_token).toBe(tokensBefore);
+    expect((await server.request(`/api/projects/${projectId}/`)).body.api_token).toBe(projectTokenBefore);
     // A member still reads the environment, key included, as in PostHog.
     expect((await server.request(`/api/environments/${env.id}/`, { key: memberKey })).status).toBe(200);
+  });
+});
+
+describe('reset_token under the project', () => {
+  it("resets the project's environment's project API key, as the environment action does", async () => {
+    const before = (await server.request(`/api/projects/${projectId}/`)).body.api_token;
+    const capture = (token: string) =>
+      fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, event: 'reset', distinct_id: 'r' }) });
+    expect((await capture(before)).status).toBe(200);
+
+    const res = await server.request(`/api/projects/${projectId}/reset_token/`, { method: 'PATCH', body: {} });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.id).toBe(server.bootstrap.team.id);
+    expect(res.body.api_token).toMatch(/^phc_/);
+    expect(res.body.api_token).not.toBe(before);
+    expect((await server.request(`/api/environments/${server.bootstrap.team.id}/`)).body.api_token).toBe(res.body.api_token);
+    expect((await capture(before)).status).toBe(401);
+    expect((await capture(res.body.api_token)).status).toBe(200);
+    expect(await latestChange(server.bootstrap.team.id)).toMatchObject({ field: 'api_token', before, after: res.body.api_token });
   });
 });

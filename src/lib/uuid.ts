@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /** The timestamp part of the last uuid made: ids made in the same millisecond share it. */
 let lastMs = -1;
@@ -33,6 +33,21 @@ export function uuidv7(nowMs: number = Date.now(), random?: Uint8Array): string 
   bytes[7] = random[1]!;
   bytes[8] = 0x80 | (random[2]! & 0x3f);
   for (let i = 9; i < 16; i++) bytes[i] = random[i - 6]!;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * A name-based UUID (RFC 9562 version 5): SHA-1 of the namespace's 16 bytes then the name's UTF-8,
+ * cut to 16 bytes with version 5 and variant 10 set, as Python's `uuid.uuid5` and the npm `uuid`
+ * package's `v5` make it.
+ */
+export function uuidv5(namespace: string, name: string): string {
+  const namespaceBytes = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+  if (namespaceBytes.length !== 16) throw new RangeError(`not a UUID namespace: ${namespace}`);
+  const bytes = createHash('sha1').update(namespaceBytes).update(name, 'utf8').digest().subarray(0, 16);
+  bytes[6] = 0x50 | (bytes[6]! & 0x0f);
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

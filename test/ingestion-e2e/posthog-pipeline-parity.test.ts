@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fromJson } from '../../src/db/values.js';
-import { personlessPersonUuid } from '../../src/ingestion/worker/person-processor.js';
+import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { getPersonByDistinctId } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
 
@@ -137,7 +137,7 @@ describe('events of other pipelines', () => {
     expect(await groupTypes()).not.toContain('ex_other');
     expect((await getPersonByDistinctId(db(), teamId(), 'ex-1'))!.properties.plan).toBe('free');
     expect(await getPersonByDistinctId(db(), teamId(), 'ex-2')).toBeUndefined();
-    expect((await storedEvent(unknown!))!.person_id).toBe(personlessPersonUuid(teamId(), 'ex-2'));
+    expect((await storedEvent(unknown!))!.person_id).toBe(personUuidFromDistinctId(teamId(), 'ex-2'));
   });
 });
 

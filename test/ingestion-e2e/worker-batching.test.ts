@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
-import { personlessPersonUuid } from '../../src/ingestion/worker/person-processor.js';
+import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -105,7 +105,7 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
     idsOf.set(uuid, [...(idsOf.get(uuid) ?? []), row.distinct_id].sort());
   }
   const label = (uuid: string | null, distinctId: string) =>
-    uuid === null ? 'none' : idsOf.has(uuid) ? idsOf.get(uuid)!.join(',') : uuid === personlessPersonUuid(teamId, distinctId) ? 'personless' : 'merged-away';
+    uuid === null ? 'none' : idsOf.has(uuid) ? idsOf.get(uuid)!.join(',') : uuid === personUuidFromDistinctId(teamId, distinctId) ? 'personless' : 'merged-away';
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
   const events = (await db.selectFrom('events').selectAll().orderBy('uuid').execute()).map((e) => ({
     uuid: e.uuid,

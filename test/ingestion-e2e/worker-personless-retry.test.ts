@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromJson } from '../../src/db/values.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
-import { personlessPersonUuid } from '../../src/ingestion/worker/person-processor.js';
+import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { BACKEND } from '../helpers/backend.js';
 import { BOOM, refuseBoomDistinctIds } from '../helpers/faults.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -141,7 +141,7 @@ describe('an event whose person processing fails', () => {
     const stored = await eventsWithUuid(failing.uuid);
     expect(stored).toHaveLength(1);
     // Personless: attributed to the id's derived person uuid, which no person row has.
-    expect(stored[0]!.person_id).toBe(personlessPersonUuid(server.bootstrap.team.id, failing.distinct_id));
+    expect(stored[0]!.person_id).toBe(personUuidFromDistinctId(server.bootstrap.team.id, failing.distinct_id));
     const person = await db().selectFrom('persons').select('id').where('uuid', '=', stored[0]!.person_id!).executeTakeFirst();
     expect(person).toBeUndefined();
     expect(stored[0]!.properties).toMatchObject({ plan: 'pro', $process_person_profile: false });

@@ -2,7 +2,8 @@ import type { Team } from '../../tenancy/models.js';
 import type { IngestionWarning } from '../core/index.js';
 import type { BatchContext } from './batch-context.js';
 import { processGroups } from './groups-step.js';
-import { personlessPersonUuid, processPerson } from './person-processor.js';
+import { personUuidFromDistinctId } from '../../persons/person-uuid.js';
+import { processPerson } from './person-processor.js';
 import { withGroupProperties, type PreparedEvent } from './prepare.js';
 
 export interface PipelineOptions {
@@ -47,7 +48,7 @@ export async function processPreparedEvent(batch: BatchContext, team: Team, prep
     // Personless, `lookup` (read only) or deferred: attributed to the person the id has, if any.
     const loaded = batch.persons.loaded(team.id, prepared.distinctId);
     const existing = loaded === undefined ? await batch.persons.get(team.id, prepared.distinctId) : loaded;
-    personUuid = existing?.uuid ?? personlessPersonUuid(team.id, prepared.distinctId);
+    personUuid = existing?.uuid ?? personUuidFromDistinctId(team.id, prepared.distinctId);
   }
 
   batch.addEvent(team.id, prepared.uuid, prepared.event, prepared.distinctId, personUuid, propertiesJson, prepared.timestamp, prepared.sessionId, prepared.elementsChain);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { uuidv7 } from '../../lib/uuid.js';
 import {
   computePersonPropertyChanges,
@@ -31,21 +30,17 @@ export interface PersonOutcome {
   warnings: IngestionWarning[];
 }
 
-/**
- * A stable person id for events of a distinct id that has no person profile, as PostHog derives
- * one (name-based, from team and distinct id), so personless events of one id still group.
- */
-export function personlessPersonUuid(teamId: number, distinctId: string): string {
-  const hex = createHash('sha1').update(`${teamId}:${distinctId}`).digest('hex');
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
 function markIdentified(persons: PersonUnitOfWork, person: PersonState): PersonState {
   if (!person.isIdentified) persons.update(person, { isIdentified: true, version: person.version + 1 });
   return person;
 }
 
+/**
+ * A new person. PostHog names it after its first distinct id (uuidFromDistinctId); Hoglet gives it
+ * a fresh time-ordered uuid instead, so that no living person ever has the uuid that a deleted
+ * person's events, or an id's personless events, carry: a person's events are deleted by that
+ * (deletions/store.ts), and reads find an event's person by its distinct id either way.
+ */
 function createPerson(persons: PersonUnitOfWork, event: PersonEvent, properties: Properties, identified: boolean, ids: string[]) {
   return persons.create(
     { uuid: uuidv7(Date.parse(event.timestamp) || Date.now()), teamId: event.teamId, properties, isIdentified: identified, createdAt: event.timestamp },

@@ -18,6 +18,7 @@ import { flagsRoutes } from './decide/answer.js';
 import { decideRoutes } from './decide/routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
+import { personReadRoutes } from './persons/read-routes.js';
 import { personRoutes } from './persons/routes.js';
 import { recordingApiRoutes } from './recordings/api-routes.js';
 import { recordingIngestRoutes } from './recordings/ingest-routes.js';
@@ -43,6 +44,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(tenancyRoutes, { ctx });
   await app.register(environmentRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
+  await app.register(personReadRoutes, { ctx });
   await app.register(personRoutes, { ctx });
   await app.register(groupRoutes, { ctx });
   await app.register(ingestionWarningRoutes, { ctx });

@@ -8,8 +8,9 @@ type Db = Kysely<Schema>;
 /** One field's change, in PostHog's activity-log shape. */
 export interface ActivityChange {
   type: string;
-  action: 'changed' | 'created' | 'deleted';
-  field: string;
+  action: 'changed' | 'created' | 'deleted' | 'split';
+  /** Null where PostHog names none (a person's `delete_property` and `split`). */
+  field: string | null;
   before: unknown;
   after: unknown;
 }

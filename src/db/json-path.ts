@@ -12,16 +12,20 @@ function sqlitePath(key: string): string {
 
 /**
  * Reading one key of a JSON column is where the dialects truly differ. These helpers give the
- * same answers on both backends: text as the SDKs sent it (`true`/`false` for booleans, digits for
- * numbers), and SQL NULL when the key is missing or null.
+ * same answers on both backends: text as the SDKs sent it (`true`/`false` for booleans, a number's
+ * JSON text as stored), and SQL NULL when the key is missing or null. On SQLite a number is read
+ * as its JSON text, not cast: a cast prints 17 significant digits and its own exponents
+ * (3.141592653589793 read 3.1415926535897931, 0.00001 read 1.0e-05), where PostgreSQL prints the
+ * number's exact decimal digits and ClickHouse (PostHog) the stored text. They differ only in
+ * exponents: 1e21 stays `1e21` on SQLite and reads 1000000000000000000000 on PostgreSQL.
  */
 export function jsonText(dialect: DialectName, column: string, key: string): RawBuilder<string | null> {
   if (dialect === 'postgres') return sql<string | null>`(${sql.ref(column)} ->> ${key})`;
   const path = sqlitePath(key);
   return sql<string | null>`(case json_type(${sql.ref(column)}, ${path})
     when 'true' then 'true' when 'false' then 'false' when 'null' then null
-    when 'object' then json_extract(${sql.ref(column)}, ${path}) when 'array' then json_extract(${sql.ref(column)}, ${path})
-    else cast(json_extract(${sql.ref(column)}, ${path}) as text) end)`;
+    when 'text' then json_extract(${sql.ref(column)}, ${path})
+    else (${sql.ref(column)} -> ${path}) end)`;
 }
 
 /** The key's value as a number, NULL when missing or not numeric. */
@@ -46,3 +50,4 @@ export function jsonValueText(dialect: DialectName, column: string, key: string)
   if (dialect === 'postgres') return sql<string | null>`((${sql.ref(column)} -> ${key})::text)`;
   return sql<string | null>`(${sql.ref(column)} -> ${sqlitePath(key)})`;
 }
+

@@ -19,3 +19,11 @@ export function utcDay(dialect: DialectName, column: string): RawBuilder<string>
   const ref = sql.ref(column);
   return dialect === 'postgres' ? sql<string>`to_char(${ref} at time zone 'UTC', 'YYYY-MM-DD')` : sql<string>`substr(${ref}, 1, 10)`;
 }
+
+/**
+ * The text for ORDER BY in byte order on both backends: SQLite compares bytes (BINARY), while
+ * PostgreSQL would follow the database's collation (en_US orders case and punctuation apart).
+ */
+export function inByteOrder(dialect: DialectName, expression: RawBuilder<unknown>): RawBuilder<unknown> {
+  return dialect === 'postgres' ? sql`(${expression} collate "C")` : expression;
+}

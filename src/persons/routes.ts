@@ -1,29 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../http/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './deletion.js';
 import { parsePersonListQuery } from './list-params.js';
 import { listPersons } from './list-query.js';
 import { serializePerson } from './serialize.js';
-import { distinctIdsOf, getPersonByRef, parsePersonRef, type Person } from './store.js';
-
-/**
- * The person a path names (`safely_get_object`): something that is neither a uuid nor an integer
- * is a 400 with PostHog's hint, an unknown person a 404.
- */
-async function findPerson(ctx: AppContext, teamId: number, ref: string): Promise<Person> {
-  const parsed = parsePersonRef(ref);
-  if (!parsed) {
-    throw validationError(
-      `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${ref} instead.`,
-    );
-  }
-  const person = await getPersonByRef(ctx.database.db, teamId, ref);
-  if (!person) throw notFound();
-  return person;
-}
+import { deletePersonProperty, readDeletePropertyBody, readSplitBody, readUpdatePropertyBody, splitPerson, updatePersonProperty } from './actions.js';
+import { findPerson } from './lookup.js';
+import { distinctIdsOf } from './store.js';
 
 /** PostHog tests the DELETE flags for presence (`"delete_events" in request.GET`): any value counts. */
 const present = (request: FastifyRequest, name: string) => Object.hasOwn((request.query ?? {}) as object, name);
@@ -63,6 +48,33 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       await deletePersons(db, team.id, [person], deletion);
       request.log.info({ team: team.id, person: person.uuid, ...deletion }, 'person deleted');
       return reply.code(202).send();
+    });
+
+    /** PostHog's update_property: `{key, value}` set through a `$set` event; 202 with no body. */
+    app.post(`${base.base}/persons/:person_id/update_property/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
+      const team = request.team!;
+      const update = readUpdatePropertyBody(request.body);
+      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      await updatePersonProperty(ctx, request.principal!, team, person, update);
+      return reply.code(202).send();
+    });
+
+    /** PostHog's delete_property: `{"$unset": key}` removed through a `$delete_person_property` event; 201. */
+    app.post(`${base.base}/persons/:person_id/delete_property/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
+      const team = request.team!;
+      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      await deletePersonProperty(ctx, request.principal!, team, person, readDeletePropertyBody(request.body));
+      return reply.code(201).send({ success: true });
+    });
+
+    /** PostHog's split: ids leave the person, each for a new person of its own; 201. */
+    app.post(`${base.base}/persons/:person_id/split/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
+      const team = request.team!;
+      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const ids = (await distinctIdsOf(db, [person.id])).get(person.id) ?? [];
+      await splitPerson(ctx, request.principal!, team, person, ids, readSplitBody(request.body, ids));
+      request.log.info({ team: team.id, person: person.uuid }, 'person split');
+      return reply.code(201).send({ success: true });
     });
 
     /**

@@ -263,6 +263,18 @@ export async function foldPersons(db: Db, merges: Array<{ fromPersonId: number; 
   }
 }
 
+/** These distinct ids now belong to `personId` (a split). */
+export async function moveDistinctIds(db: Db, teamId: number, distinctIds: string[], personId: number): Promise<void> {
+  for (let i = 0; i < distinctIds.length; i += BATCH_ROWS) {
+    await db
+      .updateTable('person_distinct_ids')
+      .set({ person_id: personId })
+      .where('team_id', '=', teamId)
+      .where('distinct_id', 'in', distinctIds.slice(i, i + BATCH_ROWS))
+      .execute();
+  }
+}
+
 export async function addDistinctId(db: Db, teamId: number, distinctId: string, personId: number): Promise<void> {
   await db.insertInto('person_distinct_ids').values({ team_id: teamId, distinct_id: distinctId, person_id: personId }).execute();
 }
@@ -277,13 +289,22 @@ export async function deletePersonRow(db: Db, teamId: number, personId: number):
   const run = async (trx: Db) => {
     await trx.deleteFrom('person_distinct_ids').where('team_id', '=', teamId).where('person_id', '=', personId).execute();
     await trx.deleteFrom('persons').where('team_id', '=', teamId).where('id', '=', personId).execute();
-    await nextCounterValue(trx, PERSON_DELETIONS);
+    await notePersonsChangedOutsideWorker(trx);
   };
   if (db.isTransaction) await run(db);
   else await db.transaction().execute(run);
 }
 
 const PERSON_DELETIONS = 'person_deletions';
+
+/**
+ * Counts a change to persons made outside the ingestion worker (a deletion, a split), in the
+ * caller's transaction: the worker drops the persons it keeps when the count moves. (The counter
+ * kept its first name, `person_deletions`, so running workers of an older version see it too.)
+ */
+export async function notePersonsChangedOutsideWorker(db: Db): Promise<void> {
+  await nextCounterValue(db, PERSON_DELETIONS);
+}
 
 /** How many persons were deleted by `deletePersonRow` so far (0 before the first). */
 export function countPersonDeletions(db: Db): Promise<number> {

@@ -1,0 +1,158 @@
+/**
+ * The persons API's write actions besides delete (PostHog's PersonViewSet `update_property`,
+ * `delete_property` and `split`, posthog/api/person.py).
+ *
+ * Setting or removing a property goes through ingestion, as in PostHog: the action queues a `$set`
+ * or `$delete_person_property` event for the person's first distinct id, and the worker applies it
+ * in order with the person's other events (so the answer comes before the change, 202 or 201).
+ * A split is done at once, in one transaction (PostHog runs it as a background task).
+ */
+import type { Kysely } from 'kysely';
+import { recordActivity, type ActivityChange } from '../activity/log.js';
+import type { Principal } from '../auth/guard.js';
+import type { AppContext } from '../context.js';
+import { actorOf } from '../environments/service.js';
+import { ApiError, validationError } from '../http/errors.js';
+import { isPlainObject } from '../ingestion/core/types.js';
+import type { QueueRow } from '../ingestion/queue.js';
+import { pythonRepr } from '../lib/python-text.js';
+import { uuidv7 } from '../lib/uuid.js';
+import type { Schema } from '../db/schema.js';
+import type { Team } from '../tenancy/models.js';
+import { splitPersonUuid } from './person-uuid.js';
+import { distinctIdsOf, insertPerson, moveDistinctIds, notePersonsChangedOutsideWorker, type Person } from './store.js';
+
+type Db = Kysely<Schema>;
+
+/** The scope PostHog logs person activity under. */
+const PERSON_SCOPE = 'Person';
+
+/**
+ * PostHog's own answer to a missing field of `update_property`: its view raises
+ * `ValidationError({"value": "required"}, code="This field is required.")`, which the envelope
+ * prints with code and detail the other way round from every other error. Scripts may match it.
+ */
+const requiredByUpdateProperty = (attr: 'key' | 'value') => new ApiError(400, 'validation_error', 'This field is required.', 'required', attr);
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  return isPlainObject(body) ? body : {};
+}
+
+/** A person's event through ingestion, as PostHog's `capture_internal` sends it: no library, no address. */
+async function capturePersonEvent(ctx: AppContext, team: Team, distinctId: string, event: string, properties: Record<string, unknown>): Promise<void> {
+  const now = new Date().toISOString();
+  const row: QueueRow = {
+    teamId: team.id,
+    lane: 'realtime',
+    distinctId,
+    payload: { uuid: uuidv7(), event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null },
+  };
+  await ctx.ingestionQueue.enqueue([row]);
+}
+
+/** The person's first distinct id (the oldest mapping), which PostHog's actions send as; undefined when it has none. */
+async function firstDistinctId(ctx: AppContext, person: Person): Promise<string | undefined> {
+  return (await distinctIdsOf(ctx.database.db, [person.id])).get(person.id)?.[0];
+}
+
+/** An entry of the person's history, in the transaction `db` when there is one. */
+async function logPersonActivity(db: Db, principal: Principal, team: Team, person: Person, activity: string, changes: ActivityChange[], name: string | null): Promise<void> {
+  await recordActivity(db, {
+    organizationId: team.organizationId,
+    teamId: team.id,
+    scope: PERSON_SCOPE,
+    itemId: person.id,
+    activity,
+    actor: actorOf(principal),
+    name,
+    changes,
+  });
+}
+
+/** `update_property`'s body checked before the person is looked up, as PostHog does: `{key, value}`. */
+export function readUpdatePropertyBody(body: unknown): { key: unknown; value: unknown } {
+  const fields = bodyObject(body);
+  if (!Object.hasOwn(fields, 'value')) throw requiredByUpdateProperty('value');
+  if (fields.key === undefined || fields.key === null) throw requiredByUpdateProperty('key');
+  // PostHog takes any key it can make a JSON object key of (`5` becomes "5"); an object or a list
+  // it cannot (a 500 there).
+  if (typeof fields.key === 'object') throw validationError('A property key must be a string.', 'key');
+  return { key: fields.key, value: fields.value };
+}
+
+/** Sets one property through a `$set` event (null is a value too); answered 202 with no body. */
+export async function updatePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, update: { key: unknown; value: unknown }): Promise<void> {
+  const distinctId = await firstDistinctId(ctx, person);
+  // PostHog's capture failures (here: a person without distinct ids) leave the answer as it is.
+  if (distinctId !== undefined) await capturePersonEvent(ctx, team, distinctId, '$set', { $set: { [String(update.key)]: update.value } });
+  await logPersonActivity(ctx.database.db, principal, team, person, 'updated', [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }], null);
+}
+
+/**
+ * `delete_property`'s body: `{"$unset": key}`. PostHog fails with a 500 when it is missing (a
+ * KeyError); Hoglet says what is missing.
+ */
+export function readDeletePropertyBody(body: unknown): { key: unknown } {
+  const fields = bodyObject(body);
+  if (!Object.hasOwn(fields, '$unset')) throw validationError('This field is required.', '$unset', 'required');
+  return { key: fields.$unset };
+}
+
+/** Removes one property through a `$delete_person_property` event carrying `$unset: [key]`. */
+export async function deletePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, request: { key: unknown }): Promise<void> {
+  const distinctId = await firstDistinctId(ctx, person);
+  if (distinctId === undefined) throw new ApiError(400, 'validation_error', 'invalid_input', 'Unable to delete property');
+  await capturePersonEvent(ctx, team, distinctId, '$delete_person_property', { $unset: [request.key] });
+  await logPersonActivity(ctx.database.db, principal, team, person, 'delete_property', [{ type: 'Person', action: 'changed', field: null, before: null, after: null }], person.uuid);
+}
+
+export interface SplitRequest {
+  /** The id the person keeps (absent: its first); one it does not have keeps none. */
+  mainDistinctId: unknown;
+  /** Only these ids leave the person. */
+  distinctIdsToSplit: string[] | undefined;
+}
+
+/** `split`'s body, checked against the person's ids as PostHog checks it. */
+export function readSplitBody(body: unknown, personDistinctIds: readonly string[]): SplitRequest {
+  const fields = bodyObject(body);
+  const mainDistinctId = fields.main_distinct_id ?? undefined;
+  const toSplit = fields.distinct_ids_to_split;
+  if (toSplit === undefined || toSplit === null) return { mainDistinctId, distinctIdsToSplit: undefined };
+  if (!Array.isArray(toSplit) || !toSplit.every((id): id is string => typeof id === 'string')) {
+    throw validationError('must be a list of strings', 'distinct_ids_to_split');
+  }
+  if (toSplit.length === 0) throw validationError('must not be empty', 'distinct_ids_to_split');
+  if (mainDistinctId !== undefined) throw validationError('main_distinct_id cannot be combined with distinct_ids_to_split');
+  const owned = new Set(personDistinctIds);
+  const foreign = [...new Set(toSplit.filter((id) => !owned.has(id)))].sort();
+  if (foreign.length > 0) throw validationError(`not on this person: ${pythonRepr(foreign)}`, 'distinct_ids_to_split');
+  return { mainDistinctId: undefined, distinctIdsToSplit: [...new Set(toSplit)] };
+}
+
+/** Which of the person's ids leave it: the ones asked for, else all but the main one (the first when none is named). */
+export function distinctIdsLeaving(personDistinctIds: readonly string[], request: SplitRequest): string[] {
+  if (request.distinctIdsToSplit) return request.distinctIdsToSplit;
+  const kept = request.mainDistinctId === undefined ? personDistinctIds[0] : request.mainDistinctId;
+  return personDistinctIds.filter((id) => id !== kept);
+}
+
+/**
+ * Gives each leaving id a person of its own, with no properties, named as PostHog names it
+ * (splitPersonUuid); the person keeps its properties and the rest of its ids. The ingestion worker
+ * is told, so it drops the persons it keeps (their ids' owners changed under it).
+ */
+export async function splitPerson(ctx: AppContext, principal: Principal, team: Team, person: Person, personDistinctIds: readonly string[], request: SplitRequest): Promise<void> {
+  const leaving = distinctIdsLeaving(personDistinctIds, request);
+  await ctx.database.db.transaction().execute(async (trx) => {
+    const createdAt = new Date().toISOString();
+    for (const distinctId of leaving) {
+      const split = await insertPerson(trx, { uuid: splitPersonUuid(team.id, distinctId, person.uuid), teamId: team.id, properties: {}, isIdentified: false, createdAt }, []);
+      await moveDistinctIds(trx, team.id, [distinctId], split.id);
+    }
+    await notePersonsChangedOutsideWorker(trx);
+    const after: Record<string, unknown> = { distinct_ids: [...personDistinctIds] };
+    if (request.distinctIdsToSplit) after.distinct_ids_to_split = request.distinctIdsToSplit;
+    await logPersonActivity(trx, principal, team, person, 'split_person', [{ type: 'Person', action: 'split', field: null, before: null, after }], person.uuid);
+  });
+}

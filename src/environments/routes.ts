@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { listActivity } from '../activity/log.js';
+import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { ApiRouteAccess } from '../auth/guard.js';
 import { visibleScope } from '../auth/guard.js';
 import type { AppContext } from '../context.js';
 import { ApiError, notFound, validationError } from '../http/errors.js';
-import { absoluteUrl, paginate, readPage } from '../http/pagination.js';
+import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../tenancy/models.js';
 import { serializeTeamBasic } from '../tenancy/serializers.js';
 import { listTeams } from '../tenancy/store.js';
@@ -103,36 +103,8 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
     app.get(`${path}/activity/`, { config: envAccess('project:read') }, async (request) => {
       const team = environmentOf(request, nested);
-      const q = request.query as { limit?: string; page?: string };
-      const limit = Math.max(1, Number.parseInt(q.limit ?? '', 10) || 10);
-      const pageNumber = Math.max(1, Number.parseInt(q.page ?? '', 10) || 1);
-      const { total, records } = await listActivity(db, { scope: 'Team', itemId: String(team.id) }, { limit, offset: (pageNumber - 1) * limit });
-      const userIds = [...new Set(records.map((r) => r.userId).filter((id): id is number => id !== null))];
-      const users = userIds.length ? await db.selectFrom('users').select(['id', 'first_name', 'email']).where('id', 'in', userIds).execute() : [];
-      const byId = new Map(users.map((u) => [Number(u.id), u]));
-      const pageUrl = (n: number) => {
-        const url = absoluteUrl(request);
-        url.searchParams.set('page', String(n));
-        url.searchParams.set('limit', String(limit));
-        return url.toString();
-      };
-      return {
-        results: records.map((r) => {
-          const user = r.userId === null ? undefined : byId.get(r.userId);
-          return {
-            id: r.id,
-            user: user ? { first_name: user.first_name, email: user.email } : { first_name: 'System', email: null, is_system: true },
-            activity: r.activity,
-            scope: r.scope,
-            item_id: r.itemId,
-            detail: r.detail,
-            created_at: r.createdAt,
-          };
-        }),
-        next: pageNumber * limit < total ? pageUrl(pageNumber + 1) : null,
-        previous: pageNumber > 1 ? pageUrl(pageNumber - 1) : null,
-        total_count: total,
-      };
+      const params = readActivityPageParams(request.query);
+      return activityPage(request, db, { scope: 'Team', teamId: team.id, itemId: String(team.id) }, params);
     });
 
     app.patch(`${path}/add_product_intent/`, { config: envAccess('project:write') }, async (request, reply) => {

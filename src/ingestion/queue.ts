@@ -69,8 +69,10 @@ const MAX_CHUNK_EVENTS = 100;
 
 /**
  * A request's rows as queue-row values: runs of the same environment and lane become chunks, a
- * JSON array of their payloads (written as the JSON of each, joined: no second serialisation),
- * in order. A lone event stays a plain row, as the worker has always read them.
+ * JSON array of their payloads, in order. A lone event stays a plain row, as the worker has always
+ * read them. A chunk is one JSON.stringify of the payloads' array (the same text as each payload's
+ * JSON joined by commas): one call instead of one per event, and no string built up piece by piece
+ * for SQLite to flatten.
  */
 function pushChunkValues(values: unknown[][], rows: QueueRow[]): void {
   let start = 0;
@@ -81,9 +83,9 @@ function pushChunkValues(values: unknown[][], rows: QueueRow[]): void {
     if (end - start === 1) {
       values.push([first.teamId, first.lane, first.distinctId, JSON.stringify(first.payload), first.payload.now, 1]);
     } else {
-      let payload = '[';
-      for (let i = start; i < end; i++) payload += (i === start ? '' : ',') + JSON.stringify(rows[i]!.payload);
-      values.push([first.teamId, first.lane, first.distinctId, `${payload}]`, first.payload.now, end - start]);
+      const payloads = new Array<QueuedEvent>(end - start);
+      for (let i = start; i < end; i++) payloads[i - start] = rows[i]!.payload;
+      values.push([first.teamId, first.lane, first.distinctId, JSON.stringify(payloads), first.payload.now, end - start]);
     }
     start = end;
   }

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromJson } from '../db/values.js';
+import { drfDateTime } from '../lib/python-datetime.js';
+import { personUuidFromDistinctId } from '../persons/person-uuid.js';
 import { distinctIdsOf } from '../persons/store.js';
 import { isOngoing, summarizeMetadata } from './core/index.js';
 import { viewedBy, type RecordingRow } from './store.js';
@@ -33,12 +34,6 @@ function personName(properties: Record<string, unknown>, distinctIds: string[]):
   return distinctIds[0] ?? null;
 }
 
-/** A stable uuid for a distinct id with no person, so the same recording always shows the same one. */
-function placeholderUuid(teamId: number, distinctId: string): string {
-  const hex = createHash('sha1').update(`${teamId}:${distinctId}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
 /** The persons behind these distinct ids, looked up in one query. */
 export async function personsOf(db: Db, teamId: number, distinctIds: string[]): Promise<Map<string, RecordingPerson>> {
   const out = new Map<string, RecordingPerson>();
@@ -60,7 +55,7 @@ export async function personsOf(db: Db, teamId: number, distinctIds: string[]): 
       name: personName(properties, all),
       distinct_ids: all.slice(0, MAX_PERSON_DISTINCT_IDS),
       properties,
-      created_at: row.created_at,
+      created_at: drfDateTime(row.created_at),
       uuid: row.uuid,
     });
   }
@@ -93,7 +88,8 @@ export function recordingObject(row: RecordingRow, person: RecordingPerson | und
       distinct_ids: [row.distinctId],
       properties: {},
       created_at: null,
-      uuid: placeholderUuid(row.teamId, row.distinctId),
+      // PostHog's MissingPerson: the uuid its personless events carry (uuidFromDistinctId).
+      uuid: personUuidFromDistinctId(row.teamId, row.distinctId),
     },
     storage: RECORDING_STORAGE,
     snapshot_source: s.snapshot_source,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { createKey } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { click, consoleLine, fullSnapshot, input, meta, newSessionId, postSnapshots, snapshotEvent } from './helpers.js';
@@ -107,6 +108,13 @@ describe('session recordings API', () => {
     expect(res.body.person).toMatchObject({ name: 'alice@example.com', properties: { email: 'alice@example.com' } });
     expect(res.body.person.distinct_ids.sort()).toEqual(['alice@x', 'anon-a']);
     expect(typeof res.body.person.id).toBe('number');
+    // Printed as the persons API prints it (DRF's datetime), not as stored.
+    const person = (await server.request(`${env}/persons/?distinct_id=alice@x`)).body.results[0];
+    expect(res.body.person.created_at).toBe(person.created_at);
+    expect(res.body.person.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/);
+    // bob has no person: PostHog's MissingPerson, with the uuid his personless events carry.
+    const personless = await server.request(`${env}/session_recordings/${bob}/`);
+    expect(personless.body.person).toEqual({ id: null, name: null, distinct_ids: ['bob'], properties: {}, created_at: null, uuid: personUuidFromDistinctId(server.bootstrap.team.id, 'bob') });
     const missing = await server.request(`${env}/session_recordings/nope/`);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Recording not found', attr: null });

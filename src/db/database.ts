@@ -229,3 +229,16 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 export async function pingDatabase(database: Database): Promise<void> {
   await sql`select 1`.execute(database.db);
 }
+
+/**
+ * Whether a query failed on a NUL character in the request's text: PostgreSQL takes none in a text
+ * value (22021, "invalid byte sequence for encoding UTF8: 0x00"), and on SQLite a NUL ends a JSON
+ * path early ("bad JSON path"; json-path.ts quotes every other character of a key). Nothing stored
+ * can hold one there, so it is the request's fault: a 400, not a 500.
+ */
+export function isNulCharacterError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code === '22021') return true;
+  return code === 'SQLITE_ERROR' && typeof message === 'string' && message.startsWith('bad JSON path');
+}

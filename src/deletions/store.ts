@@ -189,7 +189,9 @@ export async function deletePersonEventsPage(
   // But not an event of a person that exists: the id's owner since the deletion. Its creation time
   // can come before the deletion's (a batch that began before it and read the id's person after
   // it, or another machine's clock); the events of the deleted persons' ids never name a living
-  // person (merged-away and deleted persons are gone, personless events name none).
+  // person (merged-away and deleted persons are gone; a personless event names its id's
+  // uuidFromDistinctId, which a living person has only when a split gave it that id, and then the
+  // id was not the deleted person's).
   const living = await existingPersons(db, teamId, byDistinctId.map((r) => r.person_id));
   const doomed = [...rows.filter(processedWith), ...byDistinctId.filter((r) => r.person_id === null || !living.has(r.person_id))].map((r) => r.uuid);
   for (let i = 0; i < doomed.length; i += 500) {

@@ -1,3 +1,4 @@
+import { isNulCharacterError } from '../db/database.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound, parseError, payloadTooLarge, serverError, unsupportedMediaType, validationError } from './errors.js';
 import { pyTypeName } from '../lib/python-text.js';
@@ -87,6 +88,7 @@ function toApiError(error: FastifyError & { validation?: AjvError[] }, request: 
     const data = context === 'querystring' ? request.query : context === 'params' ? request.params : request.body;
     return schemaErrorToApiError(error.validation[0]!, data);
   }
+  if (isNulCharacterError(error)) return validationError('Text may not contain NUL (\\u0000) characters.');
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return parseError(`JSON parse error - ${error.message}`);
   }

@@ -12,15 +12,16 @@ import { recordActivity, type ActivityChange } from '../activity/log.js';
 import type { Principal } from '../auth/guard.js';
 import type { AppContext } from '../context.js';
 import { actorOf } from '../environments/service.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, notFound, validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { pythonRepr } from '../lib/python-text.js';
+import { pyTruthy } from '../lib/python-values.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Schema } from '../db/schema.js';
 import type { Team } from '../tenancy/models.js';
 import { splitPersonUuid } from './person-uuid.js';
-import { distinctIdsOf, insertPerson, moveDistinctIds, notePersonsChangedOutsideWorker, type Person } from './store.js';
+import { distinctIdsOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';
 
 type Db = Kysely<Schema>;
 
@@ -107,51 +108,68 @@ export async function deletePersonProperty(ctx: AppContext, principal: Principal
 }
 
 export interface SplitRequest {
-  /** The id the person keeps (absent: its first); one it does not have keeps none. */
+  /** The id the person keeps (a falsy one, as absent: its first); one it does not have keeps none. */
   mainDistinctId: unknown;
-  /** Only these ids leave the person. */
+  /** Only these ids leave the person, as sent (duplicates are moved once). */
   distinctIdsToSplit: string[] | undefined;
 }
 
-/** `split`'s body, checked against the person's ids as PostHog checks it. */
-export function readSplitBody(body: unknown, personDistinctIds: readonly string[]): SplitRequest {
+/** `split`'s body in itself; which ids it names is checked against the person's in splitPerson. */
+export function readSplitBody(body: unknown): SplitRequest {
   const fields = bodyObject(body);
-  const mainDistinctId = fields.main_distinct_id ?? undefined;
+  // PostHog's `if not main_distinct_id`: "", 0, false and {} name no main id.
+  const mainDistinctId = pyTruthy(fields.main_distinct_id) ? fields.main_distinct_id : undefined;
   const toSplit = fields.distinct_ids_to_split;
   if (toSplit === undefined || toSplit === null) return { mainDistinctId, distinctIdsToSplit: undefined };
   if (!Array.isArray(toSplit) || !toSplit.every((id): id is string => typeof id === 'string')) {
     throw validationError('must be a list of strings', 'distinct_ids_to_split');
   }
   if (toSplit.length === 0) throw validationError('must not be empty', 'distinct_ids_to_split');
-  if (mainDistinctId !== undefined) throw validationError('main_distinct_id cannot be combined with distinct_ids_to_split');
-  const owned = new Set(personDistinctIds);
-  const foreign = [...new Set(toSplit.filter((id) => !owned.has(id)))].sort();
-  if (foreign.length > 0) throw validationError(`not on this person: ${pythonRepr(foreign)}`, 'distinct_ids_to_split');
-  return { mainDistinctId: undefined, distinctIdsToSplit: [...new Set(toSplit)] };
+  if (fields.main_distinct_id !== undefined && fields.main_distinct_id !== null) {
+    throw validationError('main_distinct_id cannot be combined with distinct_ids_to_split');
+  }
+  return { mainDistinctId: undefined, distinctIdsToSplit: toSplit };
 }
 
 /** Which of the person's ids leave it: the ones asked for, else all but the main one (the first when none is named). */
 export function distinctIdsLeaving(personDistinctIds: readonly string[], request: SplitRequest): string[] {
-  if (request.distinctIdsToSplit) return request.distinctIdsToSplit;
+  if (request.distinctIdsToSplit) {
+    const owned = new Set(personDistinctIds);
+    const foreign = [...new Set(request.distinctIdsToSplit.filter((id) => !owned.has(id)))].sort();
+    if (foreign.length > 0) throw validationError(`not on this person: ${pythonRepr(foreign)}`, 'distinct_ids_to_split');
+    return [...new Set(request.distinctIdsToSplit)];
+  }
   const kept = request.mainDistinctId === undefined ? personDistinctIds[0] : request.mainDistinctId;
   return personDistinctIds.filter((id) => id !== kept);
 }
 
 /**
- * Gives each leaving id a person of its own, with no properties, named as PostHog names it
- * (splitPersonUuid); the person keeps its properties and the rest of its ids. The ingestion worker
- * is told, so it drops the persons it keeps (their ids' owners changed under it).
+ * Gives each leaving id a person of its own, named as PostHog names it (splitPersonUuid): the
+ * person of that uuid when there is one already (an earlier split made it), else a new one with
+ * no properties. The person keeps its properties and the rest of its ids. All in one transaction
+ * with the person locked, its ids read there: a merge or deletion by the worker meanwhile either
+ * comes before (the split sees its result; a deleted person is a 404) or waits. The ingestion
+ * worker is told when ids moved, so it drops the persons it keeps. Writes go 500 rows a statement:
+ * a person with tens of thousands of ids splits in a few statements, not two per id.
  */
-export async function splitPerson(ctx: AppContext, principal: Principal, team: Team, person: Person, personDistinctIds: readonly string[], request: SplitRequest): Promise<void> {
-  const leaving = distinctIdsLeaving(personDistinctIds, request);
+export async function splitPerson(ctx: AppContext, principal: Principal, team: Team, personId: number, request: SplitRequest): Promise<void> {
+  const { dialect } = ctx.database;
   await ctx.database.db.transaction().execute(async (trx) => {
-    const createdAt = new Date().toISOString();
-    for (const distinctId of leaving) {
-      const split = await insertPerson(trx, { uuid: splitPersonUuid(team.id, distinctId, person.uuid), teamId: team.id, properties: {}, isIdentified: false, createdAt }, []);
-      await moveDistinctIds(trx, team.id, [distinctId], split.id);
+    const person = await lockPerson(trx, dialect, team.id, personId);
+    if (!person) throw notFound();
+    const personDistinctIds = (await distinctIdsOf(trx, [person.id])).get(person.id) ?? [];
+    const leaving = distinctIdsLeaving(personDistinctIds, request);
+    if (leaving.length > 0) {
+      const uuids = leaving.map((distinctId) => splitPersonUuid(team.id, distinctId, person.uuid));
+      const existing = await personIdsByUuid(trx, team.id, uuids);
+      const createdAt = new Date().toISOString();
+      const fresh = [...new Set(uuids.filter((uuid) => !existing.has(uuid)))];
+      const created = await insertPersons(trx, fresh.map((uuid) => ({ uuid, teamId: team.id, properties: {}, isIdentified: false, createdAt, version: 0 })));
+      const idOf = (uuid: string) => existing.get(uuid) ?? created.get(uuid)!;
+      await moveDistinctIds(trx, team.id, person.id, leaving.map((distinctId, i) => ({ distinctId, toPersonId: idOf(uuids[i]!) })));
+      await notePersonsChangedOutsideWorker(trx);
     }
-    await notePersonsChangedOutsideWorker(trx);
-    const after: Record<string, unknown> = { distinct_ids: [...personDistinctIds] };
+    const after: Record<string, unknown> = { distinct_ids: personDistinctIds };
     if (request.distinctIdsToSplit) after.distinct_ids_to_split = request.distinctIdsToSplit;
     await logPersonActivity(trx, principal, team, person, 'split_person', [{ type: 'Person', action: 'split', field: null, before: null, after }], person.uuid);
   });

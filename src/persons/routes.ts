@@ -71,8 +71,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     app.post(`${base.base}/persons/:person_id/split/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
       const team = request.team!;
       const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
-      const ids = (await distinctIdsOf(db, [person.id])).get(person.id) ?? [];
-      await splitPerson(ctx, request.principal!, team, person, ids, readSplitBody(request.body, ids));
+      await splitPerson(ctx, request.principal!, team, person.id, readSplitBody(request.body));
       request.log.info({ team: team.id, person: person.uuid }, 'person split');
       return reply.code(201).send({ success: true });
     });

@@ -263,14 +263,44 @@ export async function foldPersons(db: Db, merges: Array<{ fromPersonId: number; 
   }
 }
 
-/** These distinct ids now belong to `personId` (a split). */
-export async function moveDistinctIds(db: Db, teamId: number, distinctIds: string[], personId: number): Promise<void> {
-  for (let i = 0; i < distinctIds.length; i += BATCH_ROWS) {
+/**
+ * The person, read in the caller's transaction and locked until it ends (PostgreSQL: FOR UPDATE;
+ * SQLite's write transactions hold the database already): its ids cannot move under a split.
+ */
+export async function lockPerson(db: Db, dialect: 'sqlite' | 'postgres', teamId: number, personId: number): Promise<Person | undefined> {
+  const query = db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('id', '=', personId);
+  const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return row && toPerson(row);
+}
+
+/** The team's persons with these uuids: uuid → id. */
+export async function personIdsByUuid(db: Db, teamId: number, uuids: string[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < uuids.length; i += BATCH_ROWS) {
+    const rows = await db.selectFrom('persons').select(['id', 'uuid']).where('team_id', '=', teamId).where('uuid', 'in', uuids.slice(i, i + BATCH_ROWS)).execute();
+    for (const row of rows) ids.set(row.uuid, Number(row.id));
+  }
+  return ids;
+}
+
+/**
+ * Moves distinct ids of person `fromPersonId` to other persons (a split), 500 per statement; an
+ * id the person no longer has is left where it is. `else person_id` gives PostgreSQL the CASE's
+ * type, as in foldPersons.
+ */
+export async function moveDistinctIds(db: Db, teamId: number, fromPersonId: number, moves: Array<{ distinctId: string; toPersonId: number }>): Promise<void> {
+  for (let i = 0; i < moves.length; i += BATCH_ROWS) {
+    const chunk = moves.slice(i, i + BATCH_ROWS);
+    const whens = sql.join(
+      chunk.map((m) => sql`when ${m.distinctId} then ${m.toPersonId}`),
+      sql` `,
+    );
     await db
       .updateTable('person_distinct_ids')
-      .set({ person_id: personId })
+      .set({ person_id: sql<number>`case distinct_id ${whens} else person_id end` })
       .where('team_id', '=', teamId)
-      .where('distinct_id', 'in', distinctIds.slice(i, i + BATCH_ROWS))
+      .where('person_id', '=', fromPersonId)
+      .where('distinct_id', 'in', chunk.map((m) => m.distinctId))
       .execute();
   }
 }

@@ -172,6 +172,31 @@ describe('split', () => {
     expect((await personByDistinctId('sp3-b')).uuid).toBe(ownUuid);
   });
 
+  it('moves an id to the person an earlier split made for it, as PostHog reuses it', async () => {
+    const person = await threeIdPerson('sp5');
+    // sp5-b goes to its own person P1; sp5-c follows it there; P1 is split again, keeping sp5-c.
+    expect((await post(`${person.uuid}/split/`, { distinct_ids_to_split: ['sp5-b'] })).status).toBe(201);
+    const p1 = await personByDistinctId('sp5-b');
+    expect((await post(`${p1.uuid}/split/`, { distinct_ids_to_split: ['sp5-b'] })).status).toBe(201);
+    const p2 = await personByDistinctId('sp5-b');
+    expect(p2.uuid).toBe(splitPersonUuid(server.bootstrap.team.id, 'sp5-b', p1.uuid));
+    await server.ingest([{ event: '$create_alias', distinct_id: 'sp5-b', properties: { alias: 'sp5-d' } }]);
+    // Splitting sp5-b off P2 names P1's uuid again: the id goes back to P1 instead of a 500.
+    const res = await post(`${p2.uuid}/split/`, { main_distinct_id: 'sp5-d' });
+    expect(res.status, res.text).toBe(201);
+    expect((await personByDistinctId('sp5-b')).uuid).toBe(p1.uuid);
+    expect((await personByDistinctId('sp5-d')).uuid).toBe(p2.uuid);
+  });
+
+  it('keeps the first id for a falsy main_distinct_id, as Python reads `if not main_distinct_id`', async () => {
+    const person = await threeIdPerson('sp6');
+    expect((await post(`${person.uuid}/split/`, { main_distinct_id: '' })).status).toBe(201);
+    // An empty main id named none the person has: it would have lost all three.
+    const kept = (await server.request(personsPath(server, `${person.uuid}/`))).body;
+    expect(kept.distinct_ids).toHaveLength(1);
+    expect(person.distinct_ids).toContain(kept.distinct_ids[0]);
+  });
+
   it('checks distinct_ids_to_split as PostHog does', async () => {
     const person = await threeIdPerson('sp4');
     const cases: Array<[unknown, { detail: string; attr: string | null }]> = [

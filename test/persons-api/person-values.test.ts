@@ -43,6 +43,23 @@ describe('persons/values/ without a usable key', () => {
   });
 });
 
+describe('persons/values/ with a NUL character', () => {
+  it('answers a 400 envelope, not a 500, for a NUL in the key or the searched value (PostgreSQL takes none in text)', async () => {
+    const expected = { type: 'validation_error', code: 'invalid_input', detail: 'Text may not contain NUL (\\u0000) characters.', attr: null };
+    // SQLite may read a NUL as text (a bound value, a path it can parse): that finds nothing.
+    const refusedOrNothing = (res: { status: number; body: any }, what: string) => {
+      if (res.status === 200 && server.running.ctx.database.dialect === 'sqlite') expect(res.body.results, what).toEqual([]);
+      else expect({ status: res.status, body: res.body }, what).toEqual({ status: 400, body: expected });
+    };
+    for (const params of [{ key: '\u0000' }, { key: 'a\u0000b' }, { key: 'plan', value: '\u0000' }, { key: 'distinct_id', value: 'x\u0000' }] as Array<Record<string, string>>) {
+      refusedOrNothing(await server.request(valuesPath(params)), JSON.stringify(params));
+    }
+    // The persons list's property filter, whose key goes the same way.
+    const filter = encodeURIComponent(JSON.stringify([{ key: 'a\u0000', value: 'x', type: 'person' }]));
+    refusedOrNothing(await server.request(`/api/environments/${server.bootstrap.team.id}/persons/?properties=${filter}`), 'persons list');
+  });
+});
+
 describe('persons/values/ counts', () => {
   it('counts persons per value, most common first, leaving out null, empty and missing values', async () => {
     await capturePersons('plan', [

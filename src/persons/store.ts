@@ -1,4 +1,4 @@
-import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { counterValue, nextCounterValue } from '../db/counters.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
@@ -342,16 +342,26 @@ export function countPersonDeletions(db: Db): Promise<number> {
 }
 
 /**
+ * The order distinct ids were given to their persons (migration 014): SQLite's rowid, PostgreSQL's
+ * `seq` column. Neither is in the schema's types: SQLite's is implicit, PostgreSQL's is only read here.
+ */
+function distinctIdOrder(db: Db): RawBuilder<unknown> {
+  return sql.raw(db.getExecutor().adapter instanceof PostgresAdapter ? 'seq' : 'rowid');
+}
+
+/**
  * Distinct ids per person, oldest first; persons asked for BATCH_ROWS at a time, so a page of any
  * size (list endpoints have no maximum `limit`) stays under both backends' parameter limits.
  */
 export async function distinctIdsOf(db: Db, personIds: number[]): Promise<Map<number, string[]>> {
   const map = new Map<number, string[]>();
+  const order = distinctIdOrder(db);
   for (let i = 0; i < personIds.length; i += BATCH_ROWS) {
     const rows = await db
       .selectFrom('person_distinct_ids')
       .select(['person_id', 'distinct_id'])
       .where('person_id', 'in', personIds.slice(i, i + BATCH_ROWS))
+      .orderBy(order)
       .execute();
     for (const row of rows) {
       const list = map.get(Number(row.person_id)) ?? [];

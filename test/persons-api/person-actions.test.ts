@@ -115,6 +115,22 @@ describe('delete_property', () => {
   });
 });
 
+describe('the first distinct id', () => {
+  it('is the oldest mapping, on both backends: the one the actions send as and a split keeps', async () => {
+    // o-x and o-y get persons of their own, then an identify merges them (the rows move, in order).
+    await server.ingest([{ event: 'x', distinct_id: 'o-x', properties: { $set: { a: 1 } } }]);
+    await server.ingest([{ event: 'y', distinct_id: 'o-y', properties: { $set: { b: 2 } } }]);
+    await server.ingest([{ event: '$identify', distinct_id: 'o-y', properties: { $anon_distinct_id: 'o-x' } }]);
+    const person = await personByDistinctId('o-y');
+    expect(person.distinct_ids).toEqual(['o-x', 'o-y']);
+    expect((await post(`${person.uuid}/update_property/`, { key: 'c', value: 3 })).status).toBe(202);
+    await server.settle();
+    expect((await storedEvents('$set')).filter((e) => e.distinct_id.startsWith('o-')).map((e) => e.distinct_id)).toEqual(['o-x']);
+    expect((await post(`${person.uuid}/split/`, {})).status).toBe(201);
+    expect((await server.request(personsPath(server, `${person.uuid}/`))).body.distinct_ids).toEqual(['o-x']);
+  });
+});
+
 describe('split', () => {
   async function threeIdPerson(prefix: string) {
     return personAfter([

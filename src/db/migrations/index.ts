@@ -14,9 +14,10 @@ import { personDeletionDistinctIds } from './010-person-deletion-distinct-ids.js
 import { queueChunks } from './011-queue-chunks.js';
 import { teamSecretApiTokens } from './012-team-secret-api-tokens.js';
 import { backgroundDeletions } from './013-background-deletions.js';
+import { distinctIdOrder } from './014-distinct-id-order.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder];
 
 export class MigrationError extends Error {}
 

@@ -82,10 +82,27 @@ export function readUpdatePropertyBody(body: unknown): { key: unknown; value: un
 }
 
 /** Sets one property through a `$set` event (null is a value too); answered 202 with no body. */
-export async function updatePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, update: { key: unknown; value: unknown }): Promise<void> {
+export function updatePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, update: { key: unknown; value: unknown }): Promise<void> {
+  return setPersonProperties(ctx, principal, team, person, { [String(update.key)]: update.value });
+}
+
+/**
+ * The body of PATCH or PUT on a person (PostHog's update, for both): `properties`, an object, set
+ * over the person's (merged, never replacing: `delete_property` removes one). Nothing else is read.
+ */
+export function readPersonUpdateBody(body: unknown): Record<string, unknown> {
+  const properties = bodyObject(body).properties;
+  if (properties === undefined || properties === null) throw new ApiError(400, 'validation_error', 'This field is required.', 'required', 'properties');
+  // PostHog fails on anything but an object with a 500; here it is said.
+  if (!isPlainObject(properties)) throw validationError('Expected a dictionary of properties.', 'properties');
+  return properties;
+}
+
+/** Sets properties through one `$set` event of the person's first distinct id, and logs it. */
+export async function setPersonProperties(ctx: AppContext, principal: Principal, team: Team, person: Person, properties: Record<string, unknown>): Promise<void> {
   const distinctId = await firstDistinctId(ctx, person);
   // PostHog's capture failures (here: a person without distinct ids) leave the answer as it is.
-  if (distinctId !== undefined) await capturePersonEvent(ctx, team, distinctId, '$set', { $set: { [String(update.key)]: update.value } });
+  if (distinctId !== undefined) await capturePersonEvent(ctx, team, distinctId, '$set', { $set: properties });
   await logPersonActivity(ctx.database.db, principal, team, person, 'updated', [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }], null);
 }
 

@@ -6,7 +6,9 @@ import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './de
 import { parsePersonListQuery } from './list-params.js';
 import { listPersons } from './list-query.js';
 import { serializePerson } from './serialize.js';
-import { deletePersonProperty, readDeletePropertyBody, readSplitBody, readUpdatePropertyBody, splitPerson, updatePersonProperty } from './actions.js';
+import { ApiError, validationError } from '../http/errors.js';
+import { isPlainObject } from '../ingestion/core/types.js';
+import { deletePersonProperty, readDeletePropertyBody, readPersonUpdateBody, readSplitBody, readUpdatePropertyBody, setPersonProperties, splitPerson, updatePersonProperty } from './actions.js';
 import { findPerson } from './lookup.js';
 import { distinctIdsOf } from './store.js';
 
@@ -47,6 +49,56 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       };
       await deletePersons(db, team.id, [person], deletion);
       request.log.info({ team: team.id, person: person.uuid, ...deletion }, 'person deleted');
+      return reply.code(202).send();
+    });
+
+    /** PostHog's create: persons come from events only. */
+    app.post(`${base.base}/persons/`, { config: teamAccess('person:write', base) }, async () => {
+      throw new ApiError(
+        405,
+        'invalid_request',
+        'method_not_allowed',
+        'Creating persons via this API is not allowed. Please create persons by sending an $identify event. See https://posthog.com/docs/product-analytics/identify for details.',
+      );
+    });
+
+    /** PostHog's update (PATCH and PUT alike): `properties` set over the person's through a `$set` event; 202. */
+    for (const method of ['PATCH', 'PUT'] as const) {
+      app.route({
+        method,
+        url: `${base.base}/persons/:person_id/`,
+        config: teamAccess('person:write', base),
+        handler: async (request, reply) => {
+          const team = request.team!;
+          const properties = readPersonUpdateBody(request.body);
+          const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+          await setPersonProperties(ctx, request.principal!, team, person, properties);
+          return reply.code(202).send();
+        },
+      });
+    }
+
+    /** PostHog's delete_events and delete_recordings (deprecated there, still served): the person stays; 202. */
+    for (const [action, deletion] of [
+      ['delete_events', { deleteEvents: true, deleteRecordings: false, keepPerson: true }],
+      ['delete_recordings', { deleteEvents: false, deleteRecordings: true, keepPerson: true }],
+    ] as const) {
+      app.post(`${base.base}/persons/:person_id/${action}/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
+        const team = request.team!;
+        const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+        await deletePersons(db, team.id, [person], deletion);
+        request.log.info({ team: team.id, person: person.uuid, ...deletion }, `person ${action}`);
+        return reply.code(202).send();
+      });
+    }
+
+    /**
+     * PostHog's reset_person_distinct_id lets a deleted person's distinct id be used again. Hoglet
+     * frees a deleted person's ids at once, so there is nothing to reset: the body is checked, 202.
+     */
+    app.post(`${base.base}/persons/reset_person_distinct_id/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
+      const distinctId = (isPlainObject(request.body) ? request.body : {}).distinct_id;
+      if (typeof distinctId !== 'string' || distinctId === '') throw validationError('distinct_id is required');
       return reply.code(202).send();
     });
 

@@ -230,3 +230,56 @@ describe('split', () => {
     expect((await personByDistinctId('sp4-a')).distinct_ids.sort()).toEqual(['sp4-a', 'sp4-b', 'sp4-c']);
   });
 });
+
+describe('update (PATCH and PUT)', () => {
+  it('sets the properties over the person’s through one $set event, answering 202 with no body', async () => {
+    const person = await personAfter([{ event: 'x', distinct_id: 'upd-1', properties: { $set: { plan: 'free', keep: 'me' } } }]);
+    for (const [method, properties] of [['PATCH', { plan: 'pro' }], ['PUT', { seats: 5 }]] as const) {
+      const res = await server.request(personsPath(server, `${person.uuid}/`), { method, body: { properties, is_identified: true } });
+      expect(res.status, `${method} ${res.text}`).toBe(202);
+      expect(res.text).toBe('');
+    }
+    await server.settle();
+    const after = await personByDistinctId('upd-1');
+    expect(after.properties).toEqual(expect.objectContaining({ plan: 'pro', seats: 5, keep: 'me' }));
+    expect(after.is_identified).toBe(false);
+    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'upd-1').map((e) => e.properties.$set)).toEqual(expect.arrayContaining([{ plan: 'pro' }, { seats: 5 }]));
+  });
+
+  it("answers a missing or odd `properties` with a 400, and takes person:write", async () => {
+    const person = await personAfter([{ event: 'x', distinct_id: 'upd-2' }]);
+    const path = personsPath(server, `${person.uuid}/`);
+    expect((await server.request(path, { method: 'PATCH', body: {} })).body).toEqual({ type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'properties' });
+    const list = await server.request(path, { method: 'PATCH', body: { properties: ['a'] } });
+    expect({ status: list.status, attr: list.body.attr }).toEqual({ status: 400, attr: 'properties' });
+    const reader = await createKey(server.running.ctx.database, server.bootstrap.user.id, ['person:read']);
+    expect((await server.request(path, { method: 'PATCH', body: { properties: { a: 1 } }, key: reader })).status).toBe(403);
+  });
+
+  it('refuses to create a person, as PostHog does', async () => {
+    const res = await server.request(personsPath(server), { method: 'POST', body: { distinct_ids: ['new'] } });
+    expect(res.status).toBe(405);
+    expect(res.body).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed', attr: null });
+    expect(res.body.detail).toContain('Creating persons via this API is not allowed.');
+  });
+});
+
+describe('delete_events, delete_recordings and reset_person_distinct_id', () => {
+  it('delete_events queues the deletion of the person’s events and keeps the person', async () => {
+    const person = await personAfter([{ event: 'gone soon', distinct_id: 'de-1' }, { event: 'gone soon', distinct_id: 'de-1' }]);
+    const res = await post(`${person.uuid}/delete_events/`, {});
+    expect(res.status, res.text).toBe(202);
+    expect(res.text).toBe('');
+    await server.running.deletions!.drain();
+    expect((await storedEvents('gone soon')).filter((e) => e.distinct_id === 'de-1')).toEqual([]);
+    expect((await personByDistinctId('de-1')).uuid).toBe(person.uuid);
+    expect((await post(`${person.uuid}/delete_recordings/`, {})).status).toBe(202);
+    expect((await post('99999999/delete_events/', {})).status).toBe(404);
+  });
+
+  it('reset_person_distinct_id takes a distinct id and answers 202', async () => {
+    expect((await post('reset_person_distinct_id/', { distinct_id: 'someone' })).status).toBe(202);
+    const missing = await post('reset_person_distinct_id/', {});
+    expect({ status: missing.status, detail: missing.body.detail }).toEqual({ status: 400, detail: 'distinct_id is required' });
+  });
+});

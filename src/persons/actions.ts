@@ -1,6 +1,6 @@
 /**
- * The persons API's write actions besides delete (PostHog's PersonViewSet `update_property`,
- * `delete_property` and `split`, posthog/api/person.py).
+ * The persons API's writes besides deletion (PostHog's PersonViewSet `update` for PATCH and PUT,
+ * `update_property`, `delete_property` and `split`, posthog/api/person.py).
  *
  * Setting or removing a property goes through ingestion, as in PostHog: the action queues a `$set`
  * or `$delete_person_property` event for the person's first distinct id, and the worker applies it

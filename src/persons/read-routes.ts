@@ -1,18 +1,45 @@
 /**
- * The persons API's read-only actions (PostHog's PersonViewSet `values`, `activity` and
- * `all_activity`), under both /api/projects/:id/ and /api/environments/:id/. Registered before
- * personRoutes; their static segments (`values`, `activity`) win over `:person_id` either way.
+ * The persons API's read-only actions (PostHog's PersonViewSet `values`, `activity`,
+ * `all_activity`, `batch_by_distinct_ids` and `batch_by_uuids`), under both /api/projects/:id/ and
+ * /api/environments/:id/. Registered before personRoutes; their static segments win over
+ * `:person_id` either way.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { AppContext } from '../context.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { queryParam } from '../lib/python-values.js';
-import { personPropertyValues } from './property-values.js';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../db/schema.js';
+import { validationError } from '../http/errors.js';
+import { isPlainObject } from '../ingestion/core/types.js';
+import { canonicalUuid, queryParam } from '../lib/python-values.js';
+import type { Team } from '../tenancy/models.js';
 import { findPerson } from './lookup.js';
+import { personPropertyValues } from './property-values.js';
+import { serializeMinimalPerson } from './serialize.js';
+import { distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
+
+type Db = Kysely<Schema>;
 
 /** The scope name PostHog's person activity is logged under. */
 export const PERSON_ACTIVITY_SCOPE = 'Person';
+
+/** PostHog's cap on a batch lookup. */
+const MAX_BATCH_LOOKUP = 200;
+
+/** A batch lookup's list: its first 200 items; none when it is missing or not a list. */
+function batchList(body: unknown, field: string): unknown[] {
+  const value = isPlainObject(body) ? body[field] : undefined;
+  return Array.isArray(value) ? value.slice(0, MAX_BATCH_LOOKUP) : [];
+}
+
+/** Persons by key as PostHog's MinimalPersonSerializer prints them, their distinct ids read at once. */
+async function minimalPersons(db: Db, team: Team, persons: Map<string, Person>): Promise<Record<string, unknown>> {
+  const ids = await distinctIdsOf(db, [...new Set([...persons.values()].map((person) => person.id))]);
+  const results: Record<string, unknown> = {};
+  for (const [key, person] of persons) results[key] = serializeMinimalPerson(team, person, ids.get(person.id) ?? []);
+  return results;
+}
 
 export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
@@ -22,6 +49,27 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       // PostHog lets clients reuse the answer for 10 seconds: the UI asks on every keystroke.
       reply.header('Cache-Control', 'max-age=10');
       return { results, refreshing: false };
+    });
+
+    /**
+     * PostHog's batch_by_distinct_ids and batch_by_uuids: up to 200 persons (the rest of a longer
+     * list is not read) as `{results: {key: minimal person}}`, keyed by the distinct id asked for or
+     * the person's uuid; keys without a person are absent, and an empty or odd list answers none.
+     */
+    app.post(`${base.base}/persons/batch_by_distinct_ids/`, { config: teamAccess('person:read', base) }, async (request) => {
+      const team = request.team!;
+      const asked = batchList(request.body, 'distinct_ids').filter((id): id is string => typeof id === 'string');
+      const persons = await getPersonsByDistinctIds(db, team.id, asked);
+      return { results: await minimalPersons(db, team, persons) };
+    });
+
+    app.post(`${base.base}/persons/batch_by_uuids/`, { config: teamAccess('person:read', base) }, async (request) => {
+      const team = request.team!;
+      const uuids = batchList(request.body, 'uuids').map((value) => (typeof value === 'string' ? canonicalUuid(value) : null));
+      if (uuids.some((uuid) => uuid === null)) throw validationError('One or more UUIDs are invalid.');
+      const persons = await getPersonsByUuids(db, team.id, uuids as string[]);
+      const byUuid = new Map([...persons.values()].map((person) => [person.uuid, person] as const));
+      return { results: await minimalPersons(db, team, byUuid) };
     });
 
     app.get(`${base.base}/persons/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

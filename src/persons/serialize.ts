@@ -66,3 +66,22 @@ export function serializePerson(team: Team, person: Person, distinctIds: readonl
     is_identified: person.isIdentified,
   };
 }
+
+/** How many distinct ids PostHog's MinimalPersonSerializer shows (`distinct_ids[:10]`). */
+export const MINIMAL_DISTINCT_IDS_LIMIT = 10;
+
+/**
+ * PostHog's MinimalPersonSerializer (batch lookups): the person's first ten distinct ids as stored,
+ * then identified ones first; named from those as PostHog's `get_person_name` does.
+ */
+export function serializeMinimalPerson(team: Team, person: Person, distinctIds: readonly string[]) {
+  const shown = orderDistinctIds(distinctIds.slice(0, MINIMAL_DISTINCT_IDS_LIMIT));
+  return {
+    id: person.id,
+    name: personDisplayName(team, person, shown, String(person.id)),
+    distinct_ids: shown,
+    properties: person.properties,
+    created_at: drfDateTime(person.createdAt),
+    uuid: person.uuid,
+  };
+}

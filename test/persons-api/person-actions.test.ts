@@ -283,3 +283,30 @@ describe('delete_events, delete_recordings and reset_person_distinct_id', () => 
     expect({ status: missing.status, detail: missing.body.detail }).toEqual({ status: 400, detail: 'distinct_id is required' });
   });
 });
+
+describe('batch_by_distinct_ids and batch_by_uuids', () => {
+  it('answer minimal persons keyed by what was asked, leaving out what has no person', async () => {
+    const person = await personAfter([
+      { event: 'x', distinct_id: 'bb-1', properties: { $set: { email: 'bb@example.com' } } },
+      { event: '$create_alias', distinct_id: 'bb-1', properties: { alias: 'bb-2' } },
+    ]);
+    const minimal = { id: person.id, name: 'bb@example.com', distinct_ids: ['bb-1', 'bb-2'], properties: expect.objectContaining({ email: 'bb@example.com' }), created_at: person.created_at, uuid: person.uuid };
+    const byIds = await post('batch_by_distinct_ids/', { distinct_ids: ['bb-2', 'nobody', 5, 'bb-1'] });
+    expect(byIds.status, byIds.text).toBe(200);
+    expect(byIds.body).toEqual({ results: { 'bb-1': minimal, 'bb-2': minimal } });
+    const byUuids = await post('batch_by_uuids/', { uuids: [person.uuid.replaceAll('-', '').toUpperCase(), '00000000-0000-4000-8000-000000000000'] });
+    expect(byUuids.body).toEqual({ results: { [person.uuid]: minimal } });
+    for (const body of [{}, { distinct_ids: [] }, { distinct_ids: 'bb-1' }]) expect((await post('batch_by_distinct_ids/', body)).body).toEqual({ results: {} });
+    const invalid = await post('batch_by_uuids/', { uuids: ['not-a-uuid'] });
+    expect({ status: invalid.status, detail: invalid.body.detail }).toEqual({ status: 400, detail: 'One or more UUIDs are invalid.' });
+  });
+
+  it('read at most 200 keys, and take person:read', async () => {
+    const person = await personAfter([{ event: 'x', distinct_id: 'bb-late' }]);
+    const asked = [...Array.from({ length: 200 }, (_, i) => `bb-none-${i}`), 'bb-late'];
+    expect((await post('batch_by_distinct_ids/', { distinct_ids: asked })).body).toEqual({ results: {} });
+    expect(Object.keys((await post('batch_by_distinct_ids/', { distinct_ids: asked.slice(1) })).body.results)).toEqual(['bb-late']);
+    const none = await createKey(server.running.ctx.database, server.bootstrap.user.id, ['cohort:read']);
+    expect((await post('batch_by_uuids/', { uuids: [person.uuid] }, none)).status).toBe(403);
+  });
+});

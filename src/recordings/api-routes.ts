@@ -28,7 +28,7 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
   const { db } = ctx.database;
 
   async function one(request: FastifyRequest, row: RecordingRow) {
-    return (await serializeRecordings(db, row.teamId, request.principal!.user.id, [row]))[0]!;
+    return (await serializeRecordings(db, request.team!, request.principal!.user.id, [row]))[0]!;
   }
 
   for (const base of TEAM_ROUTE_BASES) {
@@ -49,7 +49,7 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
         else filter.personId = found.id;
       }
       const { count, rows } = await listRecordings(db, teamId, filter, page);
-      const results = await serializeRecordings(db, teamId, request.principal!.user.id, rows);
+      const results = await serializeRecordings(db, request.team!, request.principal!.user.id, rows);
       return { ...paginate(request, page, count, results), has_next: page.offset + rows.length < count, version: 4 };
     });
 

@@ -115,6 +115,14 @@ describe('session recordings API', () => {
     // bob has no person: PostHog's MissingPerson, with the uuid his personless events carry.
     const personless = await server.request(`${env}/session_recordings/${bob}/`);
     expect(personless.body.person).toEqual({ id: null, name: null, distinct_ids: ['bob'], properties: {}, created_at: null, uuid: personUuidFromDistinctId(server.bootstrap.team.id, 'bob') });
+    // Named as the persons API names a person: the environment's display properties first.
+    expect((await server.request(`${env}/`, { method: 'PATCH', body: { person_display_name_properties: ['nickname'] } })).status).toBe(200);
+    try {
+      const renamed = await server.request(`${env}/session_recordings/${alice}/`);
+      expect(renamed.body.person.name).toBe('alice@x');
+    } finally {
+      await server.request(`${env}/`, { method: 'PATCH', body: { person_display_name_properties: null } });
+    }
     const missing = await server.request(`${env}/session_recordings/nope/`);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Recording not found', attr: null });

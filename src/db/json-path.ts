@@ -17,7 +17,7 @@ function sqlitePath(key: string): string {
  * as its JSON text, not cast: a cast prints 17 significant digits and its own exponents
  * (3.141592653589793 read 3.1415926535897931, 0.00001 read 1.0e-05), where PostgreSQL prints the
  * number's exact decimal digits and ClickHouse (PostHog) the stored text. They differ only in
- * exponents: 1e21 stays `1e21` on SQLite and reads 1000000000000000000000 on PostgreSQL.
+ * exponents: 1e21 (sent as `1e+21`) stays so on SQLite and reads 1000000000000000000000 on PostgreSQL.
  */
 export function jsonText(dialect: DialectName, column: string, key: string): RawBuilder<string | null> {
   if (dialect === 'postgres') return sql<string | null>`(${sql.ref(column)} ->> ${key})`;

@@ -129,6 +129,14 @@ export function containsPattern(value: unknown): string {
   return `%${pythonStr(value)}%`.toLowerCase();
 }
 
+/**
+ * A LIKE pattern for "contains `value`" with its wildcards taken literally (Django's icontains,
+ * PostHog's escaped searches): `\`, `%` and `_` are escaped with the backslash `ilike` names.
+ */
+export function literalContainsPattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 export function ilike(dialect: DialectName, expression: RawBuilder<unknown>, pattern: string): Condition {
   // PostgreSQL's ILIKE folds case as ClickHouse does (Unicode); SQLite's lower() folds ASCII only.
   if (dialect === 'postgres') return sql<SqlBool>`(${expression} ilike ${pattern} escape '\\')`;

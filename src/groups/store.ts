@@ -1,3 +1,4 @@
+import { literalContainsPattern } from '../db/property-conditions.js';
 import { sql, type Expression, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { fromJson, toJson } from '../db/values.js';
@@ -122,18 +123,13 @@ export interface GroupListFilter {
   search?: string | undefined;
 }
 
-/** A LIKE pattern matching `value` anywhere, its wildcards taken literally (Django's icontains). */
-function containsPattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /**
  * Case-insensitive substring test, the same on both backends: SQLite has no default LIKE escape
  * character (PostgreSQL's is the backslash), so it is named; both sides go through the backend's
  * lower() so the needle and the text are folded alike (SQLite folds ASCII only).
  */
 function icontains(text: Expression<unknown>, value: string) {
-  return sql<boolean>`lower(${text}) like lower(${containsPattern(value)}) escape '\\'`;
+  return sql<boolean>`lower(${text}) like lower(${literalContainsPattern(value)}) escape '\\'`;
 }
 
 export async function listGroups(

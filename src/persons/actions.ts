@@ -21,7 +21,7 @@ import { uuidv7 } from '../lib/uuid.js';
 import type { Schema } from '../db/schema.js';
 import type { Team } from '../tenancy/models.js';
 import { splitPersonUuid } from './person-uuid.js';
-import { distinctIdsOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';
+import { distinctIdsOf, firstDistinctIdOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';
 
 type Db = Kysely<Schema>;
 
@@ -29,11 +29,11 @@ type Db = Kysely<Schema>;
 const PERSON_SCOPE = 'Person';
 
 /**
- * PostHog's own answer to a missing field of `update_property`: its view raises
+ * PostHog's own answer to a missing field of `update` and `update_property`: its view raises
  * `ValidationError({"value": "required"}, code="This field is required.")`, which the envelope
  * prints with code and detail the other way round from every other error. Scripts may match it.
  */
-const requiredByUpdateProperty = (attr: 'key' | 'value') => new ApiError(400, 'validation_error', 'This field is required.', 'required', attr);
+const requiredByPersonView = (attr: string) => new ApiError(400, 'validation_error', 'This field is required.', 'required', attr);
 
 function bodyObject(body: unknown): Record<string, unknown> {
   return isPlainObject(body) ? body : {};
@@ -52,8 +52,8 @@ async function capturePersonEvent(ctx: AppContext, team: Team, distinctId: strin
 }
 
 /** The person's first distinct id (the oldest mapping), which PostHog's actions send as; undefined when it has none. */
-async function firstDistinctId(ctx: AppContext, person: Person): Promise<string | undefined> {
-  return (await distinctIdsOf(ctx.database.db, [person.id])).get(person.id)?.[0];
+function firstDistinctId(ctx: AppContext, person: Person): Promise<string | undefined> {
+  return firstDistinctIdOf(ctx.database.db, person.id);
 }
 
 /** An entry of the person's history, in the transaction `db` when there is one. */
@@ -73,8 +73,8 @@ async function logPersonActivity(db: Db, principal: Principal, team: Team, perso
 /** `update_property`'s body checked before the person is looked up, as PostHog does: `{key, value}`. */
 export function readUpdatePropertyBody(body: unknown): { key: unknown; value: unknown } {
   const fields = bodyObject(body);
-  if (!Object.hasOwn(fields, 'value')) throw requiredByUpdateProperty('value');
-  if (fields.key === undefined || fields.key === null) throw requiredByUpdateProperty('key');
+  if (!Object.hasOwn(fields, 'value')) throw requiredByPersonView('value');
+  if (fields.key === undefined || fields.key === null) throw requiredByPersonView('key');
   // PostHog takes any key it can make a JSON object key of (`5` becomes "5"); an object or a list
   // it cannot (a 500 there).
   if (typeof fields.key === 'object') throw validationError('A property key must be a string.', 'key');
@@ -92,7 +92,7 @@ export function updatePersonProperty(ctx: AppContext, principal: Principal, team
  */
 export function readPersonUpdateBody(body: unknown): Record<string, unknown> {
   const properties = bodyObject(body).properties;
-  if (properties === undefined || properties === null) throw new ApiError(400, 'validation_error', 'This field is required.', 'required', 'properties');
+  if (properties === undefined || properties === null) throw requiredByPersonView('properties');
   // PostHog fails on anything but an object with a 500; here it is said.
   if (!isPlainObject(properties)) throw validationError('Expected a dictionary of properties.', 'properties');
   return properties;

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { jsonText, jsonValueText } from '../db/json-path.js';
-import { ilike } from '../db/property-conditions.js';
+import { ilike, literalContainsPattern } from '../db/property-conditions.js';
 import { inByteOrder } from '../db/text-functions.js';
 import { pythonJsonDumps } from '../lib/python-json.js';
 import { pythonRepr } from '../lib/python-text.js';
@@ -22,13 +22,12 @@ export const SCANNED_PERSONS = 100_000;
 export const MAX_VALUES = 20;
 
 /**
- * A LIKE pattern for "contains `value`": PostHog escapes `\`, `%` and `_` so they match
- * themselves. Only ASCII letters are lowered: `ilike` lowers the column with SQLite's lower(),
- * which folds ASCII only, so a lowered non-ASCII letter would miss the very text it was typed from.
+ * PostHog's escaped "contains `value`" for `ilike`. Only ASCII letters are lowered: `ilike` lowers
+ * the column with SQLite's lower(), which folds ASCII only, so a lowered non-ASCII letter would
+ * miss the very text it was typed from.
  */
-export function literalContainsPattern(value: string): string {
-  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/[A-Z]/g, (c) => c.toLowerCase());
-  return `%${escaped}%`;
+function valueSearchPattern(value: string): string {
+  return literalContainsPattern(value).replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 /**
@@ -58,7 +57,7 @@ export function valueName(text: string, raw: string | null): string {
 async function distinctIdValues(database: Database, teamId: number, value: string | undefined): Promise<PropertyValueCount[]> {
   const { db, dialect } = database;
   let query = db.selectFrom('person_distinct_ids as d').select('d.distinct_id').where('d.team_id', '=', teamId);
-  if (value) query = query.where(ilike(dialect, sql.ref('d.distinct_id'), literalContainsPattern(value)));
+  if (value) query = query.where(ilike(dialect, sql.ref('d.distinct_id'), valueSearchPattern(value)));
   const rows = await query.orderBy(inByteOrder(dialect, sql.ref('d.distinct_id'))).limit(MAX_VALUES).execute();
   return rows.map((r) => ({ name: r.distinct_id, count: 1 }));
 }
@@ -86,7 +85,7 @@ export async function personPropertyValues(
     .select([text.as('value'), jsonValueText(dialect, 'p.properties', key).as('raw')])
     .where('p.team_id', '=', teamId)
     .where(sql<boolean>`${text} is not null and ${text} <> ''`);
-  if (value) scanned = scanned.where(ilike(dialect, text, literalContainsPattern(value)));
+  if (value) scanned = scanned.where(ilike(dialect, text, valueSearchPattern(value)));
   // The bound applies to the persons that have a value, newest first, as in PostHog's query.
   const newest = scanned.orderBy('p.id', 'desc').limit(SCANNED_PERSONS).as('v');
 

@@ -14,7 +14,7 @@ import { validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import { canonicalUuid, queryParam } from '../lib/python-values.js';
 import type { Team } from '../tenancy/models.js';
-import { findPerson } from './lookup.js';
+import { pathPerson } from './lookup.js';
 import { personPropertyValues } from './property-values.js';
 import { serializeMinimalPerson } from './serialize.js';
 import { distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
@@ -80,7 +80,7 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     app.get(`${base.base}/persons/:person_id/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {
       const params = readActivityPageParams(request.query);
       const team = request.team!;
-      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const person = await pathPerson(ctx, request);
       return activityPage(request, db, { scope: PERSON_ACTIVITY_SCOPE, teamId: team.id, itemId: String(person.id) }, params);
     });
   }

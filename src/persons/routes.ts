@@ -9,7 +9,7 @@ import { serializePerson } from './serialize.js';
 import { ApiError, validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import { deletePersonProperty, readDeletePropertyBody, readPersonUpdateBody, readSplitBody, readUpdatePropertyBody, setPersonProperties, splitPerson, updatePersonProperty } from './actions.js';
-import { findPerson } from './lookup.js';
+import { pathPerson } from './lookup.js';
 import { distinctIdsOf } from './store.js';
 
 /** PostHog tests the DELETE flags for presence (`"delete_events" in request.GET`): any value counts. */
@@ -29,7 +29,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
 
     app.get(`${base.base}/persons/:person_id/`, { config: teamAccess('person:read', base) }, async (request) => {
       const team = request.team!;
-      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const person = await pathPerson(ctx, request);
       const ids = await distinctIdsOf(db, [person.id]);
       return serializePerson(team, person, ids.get(person.id) ?? []);
     });
@@ -41,7 +41,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
      */
     app.delete(`${base.base}/persons/:person_id/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
       const team = request.team!;
-      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const person = await pathPerson(ctx, request);
       const deletion = {
         deleteEvents: present(request, 'delete_events'),
         deleteRecordings: present(request, 'delete_recordings'),
@@ -71,7 +71,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         handler: async (request, reply) => {
           const team = request.team!;
           const properties = readPersonUpdateBody(request.body);
-          const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+          const person = await pathPerson(ctx, request);
           await setPersonProperties(ctx, request.principal!, team, person, properties);
           return reply.code(202).send();
         },
@@ -85,7 +85,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     ] as const) {
       app.post(`${base.base}/persons/:person_id/${action}/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
         const team = request.team!;
-        const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+        const person = await pathPerson(ctx, request);
         await deletePersons(db, team.id, [person], deletion);
         request.log.info({ team: team.id, person: person.uuid, ...deletion }, `person ${action}`);
         return reply.code(202).send();
@@ -106,7 +106,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     app.post(`${base.base}/persons/:person_id/update_property/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
       const team = request.team!;
       const update = readUpdatePropertyBody(request.body);
-      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const person = await pathPerson(ctx, request);
       await updatePersonProperty(ctx, request.principal!, team, person, update);
       return reply.code(202).send();
     });
@@ -114,7 +114,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     /** PostHog's delete_property: `{"$unset": key}` removed through a `$delete_person_property` event; 201. */
     app.post(`${base.base}/persons/:person_id/delete_property/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
       const team = request.team!;
-      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const person = await pathPerson(ctx, request);
       await deletePersonProperty(ctx, request.principal!, team, person, readDeletePropertyBody(request.body));
       return reply.code(201).send({ success: true });
     });
@@ -122,7 +122,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     /** PostHog's split: ids leave the person, each for a new person of its own; 201. */
     app.post(`${base.base}/persons/:person_id/split/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
       const team = request.team!;
-      const person = await findPerson(ctx, team.id, (request.params as { person_id: string }).person_id);
+      const person = await pathPerson(ctx, request);
       await splitPerson(ctx, request.principal!, team, person.id, readSplitBody(request.body));
       request.log.info({ team: team.id, person: person.uuid }, 'person split');
       return reply.code(201).send({ success: true });

@@ -1,5 +1,6 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { counterValue, nextCounterValue } from '../db/counters.js';
+import type { DialectName } from '../db/database.js';
 import type { Schema } from '../db/schema.js';
 import { fromBool, fromJson, toJson } from '../db/values.js';
 import { InListQuery, MultiRowInsert } from '../db/multi-row-insert.js';
@@ -267,7 +268,7 @@ export async function foldPersons(db: Db, merges: Array<{ fromPersonId: number; 
  * The person, read in the caller's transaction and locked until it ends (PostgreSQL: FOR UPDATE;
  * SQLite's write transactions hold the database already): its ids cannot move under a split.
  */
-export async function lockPerson(db: Db, dialect: 'sqlite' | 'postgres', teamId: number, personId: number): Promise<Person | undefined> {
+export async function lockPerson(db: Db, dialect: DialectName, teamId: number, personId: number): Promise<Person | undefined> {
   const query = db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('id', '=', personId);
   const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   return row && toPerson(row);
@@ -347,6 +348,12 @@ export function countPersonDeletions(db: Db): Promise<number> {
  */
 function distinctIdOrder(db: Db): RawBuilder<unknown> {
   return sql.raw(db.getExecutor().adapter instanceof PostgresAdapter ? 'seq' : 'rowid');
+}
+
+/** A person's first distinct id (the oldest mapping), one row read however many it has. */
+export async function firstDistinctIdOf(db: Db, personId: number): Promise<string | undefined> {
+  const row = await db.selectFrom('person_distinct_ids').select('distinct_id').where('person_id', '=', personId).orderBy(distinctIdOrder(db)).limit(1).executeTakeFirst();
+  return row?.distinct_id;
 }
 
 /**

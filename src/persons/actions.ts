@@ -26,7 +26,7 @@ import { distinctIdsOf, firstDistinctIdOf, insertPersons, lockPerson, moveDistin
 type Db = Kysely<Schema>;
 
 /** The scope PostHog logs person activity under. */
-const PERSON_SCOPE = 'Person';
+export const PERSON_ACTIVITY_SCOPE = 'Person';
 
 /**
  * PostHog's own answer to a missing field of `update` and `update_property`: its view raises
@@ -51,17 +51,12 @@ async function capturePersonEvent(ctx: AppContext, team: Team, distinctId: strin
   await ctx.ingestionQueue.enqueue([row]);
 }
 
-/** The person's first distinct id (the oldest mapping), which PostHog's actions send as; undefined when it has none. */
-function firstDistinctId(ctx: AppContext, person: Person): Promise<string | undefined> {
-  return firstDistinctIdOf(ctx.database.db, person.id);
-}
-
 /** An entry of the person's history, in the transaction `db` when there is one. */
 async function logPersonActivity(db: Db, principal: Principal, team: Team, person: Person, activity: string, changes: ActivityChange[], name: string | null): Promise<void> {
   await recordActivity(db, {
     organizationId: team.organizationId,
     teamId: team.id,
-    scope: PERSON_SCOPE,
+    scope: PERSON_ACTIVITY_SCOPE,
     itemId: person.id,
     activity,
     actor: actorOf(principal),
@@ -100,7 +95,7 @@ export function readPersonUpdateBody(body: unknown): Record<string, unknown> {
 
 /** Sets properties through one `$set` event of the person's first distinct id, and logs it. */
 export async function setPersonProperties(ctx: AppContext, principal: Principal, team: Team, person: Person, properties: Record<string, unknown>): Promise<void> {
-  const distinctId = await firstDistinctId(ctx, person);
+  const distinctId = await firstDistinctIdOf(ctx.database.db, person.id);
   // PostHog's capture failures (here: a person without distinct ids) leave the answer as it is.
   if (distinctId !== undefined) await capturePersonEvent(ctx, team, distinctId, '$set', { $set: properties });
   await logPersonActivity(ctx.database.db, principal, team, person, 'updated', [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }], null);
@@ -118,8 +113,8 @@ export function readDeletePropertyBody(body: unknown): { key: unknown } {
 
 /** Removes one property through a `$delete_person_property` event carrying `$unset: [key]`. */
 export async function deletePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, request: { key: unknown }): Promise<void> {
-  const distinctId = await firstDistinctId(ctx, person);
-  if (distinctId === undefined) throw new ApiError(400, 'validation_error', 'invalid_input', 'Unable to delete property');
+  const distinctId = await firstDistinctIdOf(ctx.database.db, person.id);
+  if (distinctId === undefined) throw validationError('Unable to delete property');
   await capturePersonEvent(ctx, team, distinctId, '$delete_person_property', { $unset: [request.key] });
   await logPersonActivity(ctx.database.db, principal, team, person, 'delete_property', [{ type: 'Person', action: 'changed', field: null, before: null, after: null }], person.uuid);
 }

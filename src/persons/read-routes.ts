@@ -8,21 +8,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { AppContext } from '../context.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
 import { validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import { canonicalUuid, queryParam } from '../lib/python-values.js';
-import type { Team } from '../tenancy/models.js';
+import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { pathPerson } from './lookup.js';
 import { personPropertyValues } from './property-values.js';
 import { serializeMinimalPerson } from './serialize.js';
-import { distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
-
-type Db = Kysely<Schema>;
-
-/** The scope name PostHog's person activity is logged under. */
-export const PERSON_ACTIVITY_SCOPE = 'Person';
+import { minimalPersonsByDistinctId } from './minimal-persons.js';
+import { getPersonsByUuids } from './store.js';
 
 /** PostHog's cap on a batch lookup. */
 const MAX_BATCH_LOOKUP = 200;
@@ -31,14 +25,6 @@ const MAX_BATCH_LOOKUP = 200;
 function batchList(body: unknown, field: string): unknown[] {
   const value = isPlainObject(body) ? body[field] : undefined;
   return Array.isArray(value) ? value.slice(0, MAX_BATCH_LOOKUP) : [];
-}
-
-/** Persons by key as PostHog's MinimalPersonSerializer prints them, their distinct ids read at once. */
-async function minimalPersons(db: Db, team: Team, persons: Map<string, Person>): Promise<Record<string, unknown>> {
-  const ids = await distinctIdsOf(db, [...new Set([...persons.values()].map((person) => person.id))]);
-  const results: Record<string, unknown> = {};
-  for (const [key, person] of persons) results[key] = serializeMinimalPerson(team, person, ids.get(person.id) ?? []);
-  return results;
 }
 
 export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -59,17 +45,16 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     app.post(`${base.base}/persons/batch_by_distinct_ids/`, { config: teamAccess('person:read', base) }, async (request) => {
       const team = request.team!;
       const asked = batchList(request.body, 'distinct_ids').filter((id): id is string => typeof id === 'string');
-      const persons = await getPersonsByDistinctIds(db, team.id, asked);
-      return { results: await minimalPersons(db, team, persons) };
+      return { results: Object.fromEntries(await minimalPersonsByDistinctId(db, team, asked)) };
     });
 
     app.post(`${base.base}/persons/batch_by_uuids/`, { config: teamAccess('person:read', base) }, async (request) => {
       const team = request.team!;
       const uuids = batchList(request.body, 'uuids').map((value) => (typeof value === 'string' ? canonicalUuid(value) : null));
       if (uuids.some((uuid) => uuid === null)) throw validationError('One or more UUIDs are invalid.');
+      // Read with their distinct ids already.
       const persons = await getPersonsByUuids(db, team.id, uuids as string[]);
-      const byUuid = new Map([...persons.values()].map((person) => [person.uuid, person] as const));
-      return { results: await minimalPersons(db, team, byUuid) };
+      return { results: Object.fromEntries([...persons.values()].map((person) => [person.uuid, serializeMinimalPerson(team, person, person.distinctIds)])) };
     });
 
     app.get(`${base.base}/persons/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.js';
 import { personUuidFromDistinctId } from '../persons/person-uuid.js';
-import { serializeMinimalPerson } from '../persons/serialize.js';
-import { distinctIdsOf, getPersonsByDistinctIds } from '../persons/store.js';
+import { minimalPersonsByDistinctId, type MinimalPerson } from '../persons/minimal-persons.js';
 import type { Team } from '../tenancy/models.js';
 import { isOngoing, summarizeMetadata } from './core/index.js';
 import { viewedBy, type RecordingRow } from './store.js';
@@ -13,21 +12,10 @@ type Db = Kysely<Schema>;
  * The person PostHog embeds in a recording: its MinimalPersonSerializer (at most ten distinct
  * ids, named as the persons API names one), or its MissingPerson for a distinct id without one.
  */
-export type RecordingPerson = ReturnType<typeof serializeMinimalPerson>;
+export type RecordingPerson = MinimalPerson;
 
 /** Where recordings live, in PostHog's vocabulary (its SDK-facing value for blob storage). */
 export const RECORDING_STORAGE = 'object_storage';
-
-/** The persons behind these distinct ids: one query for them, one for their distinct ids. */
-export async function personsOf(db: Db, team: Team, distinctIds: string[]): Promise<Map<string, RecordingPerson>> {
-  const out = new Map<string, RecordingPerson>();
-  const unique = [...new Set(distinctIds)];
-  if (unique.length === 0) return out;
-  const persons = await getPersonsByDistinctIds(db, team.id, unique);
-  const ids = await distinctIdsOf(db, [...new Set([...persons.values()].map((p) => p.id))]);
-  for (const [distinctId, person] of persons) out.set(distinctId, serializeMinimalPerson(team, person, ids.get(person.id) ?? [distinctId]));
-  return out;
-}
 
 /** The session recording object of the contract (PostHog's SessionRecordingSerializer fields). */
 export function recordingObject(row: RecordingRow, person: RecordingPerson | undefined, viewed: boolean, now = Date.now()) {
@@ -70,7 +58,7 @@ export type RecordingObject = ReturnType<typeof recordingObject>;
 
 /** Serializes recordings for one user: persons and `viewed` loaded in batch. */
 export async function serializeRecordings(db: Db, team: Team, userId: number, rows: RecordingRow[]): Promise<RecordingObject[]> {
-  const persons = await personsOf(db, team, rows.map((r) => r.distinctId));
+  const persons = await minimalPersonsByDistinctId(db, team, rows.map((r) => r.distinctId));
   const viewed = await viewedBy(db, team.id, userId, rows.map((r) => r.sessionId));
   const now = Date.now();
   return rows.map((r) => recordingObject(r, persons.get(r.distinctId), viewed.has(r.sessionId), now));

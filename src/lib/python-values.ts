@@ -1,3 +1,4 @@
+import { uuidText } from './uuid.js';
 /**
  * The few Python built-ins PostHog's API inputs go through (the events, persons and groups APIs,
  * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)`, `uuid.UUID(text)` / `UUIDT.is_valid_uuid`, and the
@@ -46,7 +47,7 @@ export function canonicalUuid(text: string): string | null {
   hex = hex.replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
   if (!/^[0-9a-fA-F]{32}$/.test(hex)) return null;
   hex = hex.toLowerCase();
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(hex);
 }
 
 /** Django's `request.GET.get(name)`: the last of repeated parameters, undefined when absent. */

@@ -33,8 +33,7 @@ export function uuidv7(nowMs: number = Date.now(), random?: Uint8Array): string 
   bytes[7] = random[1]!;
   bytes[8] = 0x80 | (random[2]! & 0x3f);
   for (let i = 9; i < 16; i++) bytes[i] = random[i - 6]!;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidText(bytes.toString('hex'));
 }
 
 /**
@@ -48,6 +47,10 @@ export function uuidv5(namespace: string, name: string): string {
   const bytes = createHash('sha1').update(namespaceBytes).update(name, 'utf8').digest().subarray(0, 16);
   bytes[6] = 0x50 | (bytes[6]! & 0x0f);
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = bytes.toString('hex');
+  return uuidText(bytes.toString('hex'));
+}
+
+/** 32 hex digits in the 8-4-4-4-12 form of a UUID's text. */
+export function uuidText(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -6,10 +6,13 @@
  * persons have now. `keep_person` keeps the rows and deletes only what was asked for.
  */
 import type { Kysely } from 'kysely';
+import { recordActivity, type Actor } from '../activity/log.js';
 import type { Schema } from '../db/schema.js';
 import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../http/errors.js';
 import { canonicalUuid, pyTruthy } from '../lib/python-values.js';
+import type { Team } from '../tenancy/models.js';
+import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
 
 type Db = Kysely<Schema>;
@@ -23,10 +26,14 @@ export interface PersonDeletion {
 /**
  * Deletes the persons (unless `keepPerson`) and queues the deletion of their events and
  * recordings, all in one transaction, so what is queued is exactly what the persons had when their
- * rows went. Returns how many person rows were deleted.
+ * rows went. Each deleted person gets a `deleted` entry in its history (PostHog's
+ * `_tombstone_and_delete_persons`: scope `Person`, the uuid as the entry's name, no changes), in
+ * the same transaction, so there is no deletion without its entry. Returns how many person rows
+ * were deleted.
  */
-export async function deletePersons(db: Db, teamId: number, persons: readonly Person[], deletion: PersonDeletion): Promise<number> {
+export async function deletePersons(db: Db, team: Team, actor: Actor, persons: readonly Person[], deletion: PersonDeletion): Promise<number> {
   if (persons.length === 0) return 0;
+  const teamId = team.id;
   return db.transaction().execute(async (trx) => {
     const queuesAny = deletion.deleteEvents || deletion.deleteRecordings;
     const distinctIds = queuesAny ? await distinctIdsOf(trx, persons.map((p) => p.id)) : new Map<number, string[]>();
@@ -34,7 +41,9 @@ export async function deletePersons(db: Db, teamId: number, persons: readonly Pe
       const ids = distinctIds.get(person.id) ?? [];
       if (deletion.deleteEvents) await queueDeletion(trx, { teamId, kind: 'person_events', target: person.uuid, distinctIds: ids });
       if (deletion.deleteRecordings) await queueDeletion(trx, { teamId, kind: 'person_recordings', target: person.uuid, distinctIds: ids });
-      if (!deletion.keepPerson) await deletePersonRow(trx, teamId, person.id);
+      if (deletion.keepPerson) continue;
+      await deletePersonRow(trx, teamId, person.id);
+      await recordActivity(trx, { organizationId: team.organizationId, teamId, scope: PERSON_ACTIVITY_SCOPE, itemId: person.id, activity: 'deleted', actor, name: person.uuid });
     }
     return deletion.keepPerson ? 0 : persons.length;
   });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { actorOf } from '../environments/service.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './deletion.js';
@@ -47,7 +48,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         deleteRecordings: present(request, 'delete_recordings'),
         keepPerson: present(request, 'keep_person'),
       };
-      await deletePersons(db, team.id, [person], deletion);
+      await deletePersons(db, team, actorOf(request.principal!), [person], deletion);
       request.log.info({ team: team.id, person: person.uuid, ...deletion }, 'person deleted');
       return reply.code(202).send();
     });
@@ -86,7 +87,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       app.post(`${base.base}/persons/:person_id/${action}/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
         const team = request.team!;
         const person = await pathPerson(ctx, request);
-        await deletePersons(db, team.id, [person], deletion);
+        await deletePersons(db, team, actorOf(request.principal!), [person], deletion);
         request.log.info({ team: team.id, person: person.uuid, ...deletion }, `person ${action}`);
         return reply.code(202).send();
       });
@@ -136,7 +137,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       const team = request.team!;
       const { target, deletion } = readBulkDeleteBody(request.body);
       const persons = await resolveBulkDeleteTarget(db, team.id, target);
-      const deleted = await deletePersons(db, team.id, persons, deletion);
+      const deleted = await deletePersons(db, team, actorOf(request.principal!), persons, deletion);
       request.log.info({ team: team.id, persons: persons.length, ...deletion }, 'persons bulk deleted');
       return reply.code(202).send({
         persons_found: persons.length,

@@ -50,6 +50,19 @@ describe('deleting a person', () => {
     expect((await server.request(personsPath(server, `${person.id}/`))).status).toBe(404);
   });
 
+  it("leaves a 'deleted' entry named by the uuid in the environment's person activity, and none when the person is kept", async () => {
+    const person = await seedPerson(server, { distinctIds: ['logged-gone'] });
+    const kept = await seedPerson(server, { distinctIds: ['logged-kept'] });
+    expect((await server.request(personsPath(server, `${kept.id}/?keep_person&delete_events`), { method: 'DELETE' })).status).toBe(202);
+    expect((await server.request(personsPath(server, `${person.id}/`), { method: 'DELETE' })).status).toBe(202);
+    const entries = (await server.request(personsPath(server, 'activity/?limit=100'))).body.results;
+    const about = (id: number) => entries.filter((e: any) => e.item_id === String(id)).map((e: any) => ({ activity: e.activity, name: e.detail.name, changes: e.detail.changes, email: e.user.email }));
+    expect({ deleted: about(person.id), kept: about(kept.id) }).toEqual({
+      deleted: [{ activity: 'deleted', name: person.uuid, changes: null, email: server.bootstrap.user.email }],
+      kept: [],
+    });
+  });
+
   it('deletes the events when delete_events is present, whatever its value', async () => {
     const person = await capture('with-events', 2);
     expect(await eventsOf('with-events')).toBe(2);

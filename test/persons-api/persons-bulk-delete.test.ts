@@ -80,6 +80,9 @@ describe('bulk delete', () => {
       events: [0, 0, 1],
       recordings: [404, 404, 200],
     });
+    const entries = (await server.request(personsPath(server, 'activity/?limit=100'))).body.results;
+    const deletions = entries.filter((e: any) => e.activity === 'deleted').map((e: any) => e.detail.name);
+    expect(deletions.filter((name: string) => uuids.includes(name)).sort()).toEqual([...uuids].sort());
   });
 
   it('by uuid with keep_person, keeps the persons and deletes only what was asked for', async () => {

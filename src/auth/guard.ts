@@ -18,9 +18,10 @@ import { keyGrantsScope } from './scopes.js';
 export interface ApiRouteAccess {
   /**
    * The personal API key scope the route needs. `null`: the action takes no personal API key
-   * (PostHog's "This action does not support personal API key access").
+   * (PostHog's "This action does not support personal API key access"). Several: each is needed,
+   * as PostHog's `required_scopes` list (the first one missing is named).
    */
-  scope: string | null;
+  scope: string | readonly string[] | null;
   /** Where the route's environment comes from; absent for routes that are not about one. */
   team?: { from: 'project' | 'environment'; param: string };
   /** Only authenticate: the route answers 405 (DRF authenticates before it refuses a method). */
@@ -133,7 +134,8 @@ export function apiGuard(database: Database) {
         throw permissionDenied(`API key does not have access to the requested organization: ID ${team.organizationId}.`);
       }
     }
-    if (!keyGrantsScope(key.scopes, access.scope)) throw missingScope(access.scope);
+    const missing = (typeof access.scope === 'string' ? [access.scope] : access.scope).find((scope) => !keyGrantsScope(key.scopes, scope));
+    if (missing !== undefined) throw missingScope(missing);
     if (team) {
       if (!principal.memberships.has(team.organizationId)) throw permissionDenied("You don't have access to the project.");
       request.team = team;

@@ -12,6 +12,6 @@ export const TEAM_ROUTE_BASES = [
 
 export type TeamRouteBase = (typeof TEAM_ROUTE_BASES)[number];
 
-export function teamAccess(scope: string, base: TeamRouteBase): { access: ApiRouteAccess } {
+export function teamAccess(scope: string | readonly string[], base: TeamRouteBase): { access: ApiRouteAccess } {
   return { access: { scope, team: { from: base.from, param: 'project_id' } } };
 }

@@ -1,6 +1,6 @@
 /**
  * The persons API's read-only actions (PostHog's PersonViewSet `values`, `activity`,
- * `all_activity`, `batch_by_distinct_ids` and `batch_by_uuids`), under both /api/projects/:id/ and
+ * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids` and `cohorts`), under both /api/projects/:id/ and
  * /api/environments/:id/. Registered before personRoutes; their static segments win over
  * `:person_id` either way.
  */
@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { AppContext } from '../context.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { validationError } from '../http/errors.js';
+import { notFound, validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import { canonicalUuid, queryParam } from '../lib/python-values.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
@@ -16,7 +16,8 @@ import { pathPerson } from './lookup.js';
 import { personPropertyValues } from './property-values.js';
 import { serializeMinimalPerson } from './serialize.js';
 import { minimalPersonsByDistinctId } from './minimal-persons.js';
-import { getPersonsByUuids } from './store.js';
+import { cohortsOfPerson } from './person-cohorts.js';
+import { getPersonByRef, getPersonsByUuids } from './store.js';
 
 /** PostHog's cap on a batch lookup. */
 const MAX_BATCH_LOOKUP = 200;
@@ -60,6 +61,20 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     app.get(`${base.base}/persons/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {
       const params = readActivityPageParams(request.query);
       return activityPage(request, db, { scope: PERSON_ACTIVITY_SCOPE, teamId: request.team!.id }, params);
+    });
+
+    /**
+     * PostHog's cohorts action: the live cohorts the person `person_id` (id or uuid) is in, as
+     * `{results: [{id, name, count}]}` (person-cohorts.ts); it needs both scopes, as PostHog's.
+     */
+    app.get(`${base.base}/persons/cohorts/`, { config: teamAccess(['person:read', 'cohort:read'], base) }, async (request) => {
+      const team = request.team!;
+      const ref = queryParam(request.query, 'person_id');
+      // PostHog fails on a missing parameter with a server error (a KeyError); here it is said.
+      if (ref === undefined) throw validationError('This field is required.', 'person_id', 'required');
+      const person = await getPersonByRef(db, team.id, ref.trim());
+      if (!person) throw notFound();
+      return { results: await cohortsOfPerson(db, team, person) };
     });
 
     app.get(`${base.base}/persons/:person_id/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

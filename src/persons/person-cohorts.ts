@@ -1,0 +1,43 @@
+/**
+ * The cohorts a person is in (PostHog's PersonViewSet `cohorts`, `GET …/persons/cohorts/?person_id=`).
+ *
+ * PostHog reads the memberships its cohort calculation wrote. Hoglet computes no memberships of
+ * dynamic cohorts ahead (see the persons list's cohort filter), so a person's are judged now, as
+ * `/decide` judges them for a cohort-targeted flag: a static cohort by its member list, a dynamic
+ * one by its property definition against the person's stored properties (behavioural filters match
+ * no one, as in flags). A cohort that names a missing or cyclic cohort has no members.
+ */
+import type { Kysely } from 'kysely';
+import { listProjectCohorts, staticMembershipsOf } from '../cohorts/store.js';
+import type { Schema } from '../db/schema.js';
+import { cohortDefinition } from '../flags/definitions-cache.js';
+import { createCohortResolver, FlagEvaluationError, isCohortMember, type PropertyGroup } from '../flags/engine/index.js';
+import type { Team } from '../tenancy/models.js';
+import type { Person } from './store.js';
+
+type Db = Kysely<Schema>;
+
+/** PostHog's CohortMinimalSerializer. */
+export interface MinimalCohort {
+  id: number;
+  name: string;
+  count: number | null;
+}
+
+export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promise<MinimalCohort[]> {
+  const live = (await listProjectCohorts(db, team.projectId)).filter((cohort) => !cohort.deleted);
+  const staticIds = live.filter((cohort) => cohort.isStatic).map((cohort) => cohort.id);
+  const dynamic: Record<string, PropertyGroup | null> = {};
+  for (const cohort of live) if (!cohort.isStatic) dynamic[String(cohort.id)] = cohortDefinition(cohort);
+  const resolver = createCohortResolver(dynamic, staticIds, await staticMembershipsOf(db, person.id, staticIds));
+  const env = { timezone: typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC', now: new Date() };
+  const isMember = (id: number) => {
+    try {
+      return isCohortMember(String(id), person.properties, env, resolver);
+    } catch (error) {
+      if (error instanceof FlagEvaluationError) return false;
+      throw error;
+    }
+  };
+  return live.filter((cohort) => isMember(cohort.id)).map((cohort) => ({ id: cohort.id, name: cohort.name, count: cohort.count }));
+}

@@ -4,6 +4,7 @@ import type { Schema } from '../db/schema.js';
 import { nowIso } from '../db/values.js';
 import { readEventPage, type EventCursor } from '../events/event-pages.js';
 import type { PendingDeletionsTable } from './tables.js';
+import { markPersonEventDeletionsVerified } from './person-event-status.js';
 
 type Db = Kysely<Schema>;
 
@@ -14,11 +15,14 @@ type Db = Kysely<Schema>;
 export type DeletionKind = 'environment' | 'person_events' | 'person_recordings';
 export type PendingDeletion = Selectable<PendingDeletionsTable>;
 
-/** Records a deletion for the background runner; in the caller's transaction, with what it deletes at once. */
+/**
+ * Records a deletion for the background runner; in the caller's transaction, with what it deletes
+ * at once. Returns its id.
+ */
 export async function queueDeletion(
   db: Db,
   deletion: { teamId: number; kind: DeletionKind; target?: string; distinctIds?: readonly string[] },
-): Promise<void> {
+): Promise<number> {
   const row = await db
     .insertInto('background_deletions')
     .values({ owner_team_id: deletion.teamId, kind: deletion.kind, target: deletion.target ?? null, cursor_timestamp: null, cursor_uuid: null, created_at: nowIso() })
@@ -31,6 +35,7 @@ export async function queueDeletion(
       .values(distinctIds.slice(i, i + 500).map((distinctId) => ({ deletion_id: Number(row.id), distinct_id: distinctId })))
       .execute();
   }
+  return Number(row.id);
 }
 
 /**
@@ -119,8 +124,12 @@ export async function teamHasRows(database: Database, table: string, teamId: num
   return row.rows.length > 0;
 }
 
+/** The deletions are done: they leave the table, and the person-event deletions they carried are verified. */
 export async function finishDeletions(db: Db, ids: number[]): Promise<void> {
-  await db.deleteFrom('background_deletions').where('id', 'in', ids).execute();
+  await db.transaction().execute(async (trx) => {
+    await markPersonEventDeletionsVerified(trx, ids);
+    await trx.deleteFrom('background_deletions').where('id', 'in', ids).execute();
+  });
 }
 
 /** Person-events deletions walked together per page: at most this many persons per walk. */

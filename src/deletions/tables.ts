@@ -20,7 +20,19 @@ export interface PendingDeletionDistinctIdsTable {
   distinct_id: string;
 }
 
+/** A deleted person's event deletion, as the persons API's `deletion_status` lists it (migration 015). */
+export interface PersonEventDeletionsTable {
+  id: Generated<number>;
+  team_id: number;
+  person_uuid: string;
+  /** The background deletion carrying it (null once that is done: the row is then verified). */
+  deletion_id: number | null;
+  created_at: string;
+  verified_at: string | null;
+}
+
 export interface DeletionsTables {
   background_deletions: PendingDeletionsTable;
+  person_event_deletions: PersonEventDeletionsTable;
   pending_deletion_distinct_ids: PendingDeletionDistinctIdsTable;
 }

@@ -8,6 +8,7 @@
 import type { Kysely } from 'kysely';
 import { recordActivity, type Actor } from '../activity/log.js';
 import type { Schema } from '../db/schema.js';
+import { notePersonEventDeletion } from '../deletions/person-event-status.js';
 import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../http/errors.js';
 import { canonicalUuid, pyTruthy } from '../lib/python-values.js';
@@ -39,7 +40,10 @@ export async function deletePersons(db: Db, team: Team, actor: Actor, persons: r
     const distinctIds = queuesAny ? await distinctIdsOf(trx, persons.map((p) => p.id)) : new Map<number, string[]>();
     for (const person of persons) {
       const ids = distinctIds.get(person.id) ?? [];
-      if (deletion.deleteEvents) await queueDeletion(trx, { teamId, kind: 'person_events', target: person.uuid, distinctIds: ids });
+      if (deletion.deleteEvents) {
+        const deletionId = await queueDeletion(trx, { teamId, kind: 'person_events', target: person.uuid, distinctIds: ids });
+        await notePersonEventDeletion(trx, teamId, person.uuid, deletionId);
+      }
       if (deletion.deleteRecordings) await queueDeletion(trx, { teamId, kind: 'person_recordings', target: person.uuid, distinctIds: ids });
       if (deletion.keepPerson) continue;
       await deletePersonRow(trx, teamId, person.id);

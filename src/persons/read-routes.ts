@@ -1,12 +1,15 @@
 /**
  * The persons API's read-only actions (PostHog's PersonViewSet `values`, `activity`,
- * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids` and `cohorts`), under both /api/projects/:id/ and
+ * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids`, `cohorts` and `deletion_status`), under both /api/projects/:id/ and
  * /api/environments/:id/. Registered before personRoutes; their static segments win over
  * `:person_id` either way.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { AppContext } from '../context.js';
+import { listPersonEventDeletions, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status.js';
+import { paginate, readPage } from '../http/pagination.js';
+import { drfDateTime } from '../lib/python-datetime.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { notFound, validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
@@ -18,6 +21,28 @@ import { serializeMinimalPerson } from './serialize.js';
 import { minimalPersonsByDistinctId } from './minimal-persons.js';
 import { cohortsOfPerson } from './person-cohorts.js';
 import { getPersonByRef, getPersonsByUuids } from './store.js';
+
+const DELETION_STATUSES: readonly DeletionStatusFilter[] = ['pending', 'completed', 'all'];
+
+/** PostHog's DeletionStatusQueryParamsSerializer: `status` (default `all`) and `person_uuid`, with DRF's messages. */
+function readDeletionStatusParams(query: unknown): { status: DeletionStatusFilter; personUuid: string | undefined } {
+  const status = queryParam(query, 'status') ?? 'all';
+  if (!DELETION_STATUSES.includes(status as DeletionStatusFilter)) throw validationError(`"${status}" is not a valid choice.`, 'status', 'invalid_choice');
+  const uuidText = queryParam(query, 'person_uuid');
+  const personUuid = uuidText === undefined ? undefined : canonicalUuid(uuidText);
+  if (personUuid === null) throw validationError('Must be a valid UUID.', 'person_uuid');
+  return { status: status as DeletionStatusFilter, personUuid };
+}
+
+/** PostHog's AsyncDeletionStatusSerializer. */
+function serializeDeletionStatus(row: PersonEventDeletionRow) {
+  return {
+    person_uuid: row.person_uuid,
+    created_at: drfDateTime(row.created_at),
+    status: row.verified_at === null ? 'pending' : 'completed',
+    delete_verified_at: row.verified_at === null ? null : drfDateTime(row.verified_at),
+  };
+}
 
 /** PostHog's cap on a batch lookup. */
 const MAX_BATCH_LOOKUP = 200;
@@ -75,6 +100,17 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       const person = await getPersonByRef(db, team.id, ref.trim());
       if (!person) throw notFound();
       return { results: await cohortsOfPerson(db, team, person) };
+    });
+
+    /**
+     * PostHog's deletion_status: the environment's persons' event deletions (queued by a person's
+     * deletion with `delete_events`), newest first, paged as DRF's LimitOffsetPagination.
+     */
+    app.get(`${base.base}/persons/deletion_status/`, { config: teamAccess('person:read', base) }, async (request) => {
+      const filter = readDeletionStatusParams(request.query);
+      const page = readPage(request.query);
+      const { count, rows } = await listPersonEventDeletions(db, request.team!.id, filter, page);
+      return paginate(request, page, count, rows.map(serializeDeletionStatus));
     });
 
     app.get(`${base.base}/persons/:person_id/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

@@ -15,9 +15,10 @@ import { queueChunks } from './011-queue-chunks.js';
 import { teamSecretApiTokens } from './012-team-secret-api-tokens.js';
 import { backgroundDeletions } from './013-background-deletions.js';
 import { distinctIdOrder } from './014-distinct-id-order.js';
+import { personEventDeletions } from './015-person-event-deletions.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder, personEventDeletions];
 
 export class MigrationError extends Error {}
 

@@ -26,7 +26,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Reader } from 'maxmind';
 import type { GeoipLookupResult } from '../ingestion/core/geoip-properties.js';
-import { LruCache, RecentLookups } from './recent-lookups.js';
+import { RecentLookups } from './recent-lookups.js';
 
 /** A lookup that found nothing, as kept by RecentLookups (which keeps no undefined). */
 const NOT_FOUND = Symbol('not found');
@@ -136,7 +136,7 @@ export async function openGeoip(options: GeoipOptions = {}): Promise<GeoipServic
 /** The lookup service over a database another thread opened (`GeoipService.shared`). */
 export function geoipFromShared(shared: SharedGeoip): GeoipService {
   const { info } = shared;
-  const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), { cache: new LruCache(shared.cacheSize) });
+  const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), { cache: new RecentLookups<unknown, number>(shared.cacheSize) });
   const ipv4Only = info.ipVersion === 4;
   let current: Reader<Record<string, unknown>> | null = reader;
   // By address (normalised, so that a client's junk never becomes a key): the answers, and

@@ -130,7 +130,30 @@ describe('prepareRow and the packing between threads', () => {
       prepareRow('not json', { anonymizeIps: false, clock }),
       prepareRow(JSON.stringify(queued({ event: '$identify', properties: { $process_person_profile: false } })), { anonymizeIps: false, clock }),
       prepareRow(JSON.stringify(queued({ event: '$groupidentify', ip: '1.2.3.4', properties: { $group_type: 't', $group_key: 'k', $set: { a: [1, { b: null }] } } })), { anonymizeIps: true, clock }),
+      // Every field away from its default: a merge, $unset, warnings, groups with own keys, a session and elements.
+      prepareRow(
+        JSON.stringify(
+          queued({
+            event: '$identify',
+            timestamp: 'not a time',
+            properties: { $anon_distinct_id: 'anon-1', $unset: ['old'], $groups: { company: 'acme' }, $group_0: 'mine', $session_id: 's-1', $elements_chain: 'a:nth-child="1"' },
+          }),
+        ),
+        { anonymizeIps: false, clock },
+      ),
+      prepareRow(JSON.stringify(queued({ person_only: true, properties: { $set: { plan: 'pro' } } })), { anonymizeIps: false, clock }),
     ];
+    const [merged, personOnly] = rows.slice(4) as PreparedEvent[];
+    expect({
+      merge: merged!.merge !== undefined,
+      unset: merged!.update.unset,
+      warnings: merged!.warnings.length > 0,
+      groups: merged!.groups !== undefined,
+      ownGroupKeys: merged!.ownGroupKeys,
+      session: merged!.sessionId,
+      elements: merged!.elementsChain !== null,
+      personOnly: personOnly!.personOnly,
+    }).toEqual({ merge: true, unset: ['old'], warnings: true, groups: true, ownGroupKeys: true, session: 's-1', elements: true, personOnly: true });
     const unpacked = unpackReply(packReply(7, rows), geoip);
     // JSON leaves out undefined members, as the receiving code reads them: compare through JSON.
     expect(JSON.parse(JSON.stringify(unpacked))).toEqual(JSON.parse(JSON.stringify(rows)));

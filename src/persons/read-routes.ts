@@ -1,8 +1,8 @@
 /**
  * The persons API's read-only actions (PostHog's PersonViewSet `values`, `activity`,
- * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids`, `cohorts` and `deletion_status`), under both /api/projects/:id/ and
- * /api/environments/:id/. Registered before personRoutes; their static segments win over
- * `:person_id` either way.
+ * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids`, `cohorts` and `deletion_status`),
+ * under both /api/projects/:id/ and /api/environments/:id/. Registered before personRoutes; their
+ * static segments win over `:person_id` either way.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';

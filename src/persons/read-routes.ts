@@ -1,8 +1,8 @@
 /**
  * The persons API's read-only actions (PostHog's PersonViewSet `values`, `activity`,
- * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids`, `cohorts` and `deletion_status`),
- * under both /api/projects/:id/ and /api/environments/:id/. Registered before personRoutes; their
- * static segments win over `:person_id` either way.
+ * `all_activity`, `batch_by_distinct_ids`, `batch_by_uuids`, `cohorts`, `deletion_status` and
+ * `properties_at_time`), under both /api/projects/:id/ and /api/environments/:id/. Registered
+ * before personRoutes; their static segments win over `:person_id` either way.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
@@ -17,10 +17,11 @@ import { canonicalUuid, queryParam } from '../lib/python-values.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { pathPerson } from './lookup.js';
 import { personPropertyValues } from './property-values.js';
-import { serializeMinimalPerson } from './serialize.js';
 import { minimalPersonsByDistinctId } from './minimal-persons.js';
 import { cohortsOfPerson } from './person-cohorts.js';
-import { getPersonByRef, getPersonsByUuids } from './store.js';
+import { readPointInTime, propertyUpdatesUntil, rebuildProperties } from './properties-at-time.js';
+import { serializeMinimalPerson, serializePerson } from './serialize.js';
+import { distinctIdsOf, getPersonByDistinctId, getPersonByRef, getPersonByUuid, getPersonsByUuids } from './store.js';
 
 const DELETION_STATUSES: readonly DeletionStatusFilter[] = ['pending', 'completed', 'all'];
 
@@ -111,6 +112,47 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       const page = readPage(request.query);
       const { count, rows } = await listPersonEventDeletions(db, request.team!.id, filter, page);
       return paginate(request, page, count, rows.map(serializeDeletionStatus));
+    });
+
+    /**
+     * PostHog's properties_at_time: the person (by `distinct_id`, or by `person_id`, a uuid) with
+     * the properties its events had set by `timestamp` (properties-at-time.ts), and what was asked.
+     * PostHog answers a refusal as `{error}`; here that key stands beside the usual envelope.
+     */
+    app.get(`${base.base}/persons/properties_at_time/`, { config: teamAccess('person:read', base) }, async (request, reply) => {
+      const team = request.team!;
+      const refuse = (status: 400 | 404, message: string) =>
+        reply.code(status).send({ ...(status === 400 ? validationError(message) : notFound(message)).toEnvelope(), error: message });
+      // Python's truthiness: an empty parameter is no parameter.
+      const distinctId = queryParam(request.query, 'distinct_id') || undefined;
+      const personId = queryParam(request.query, 'person_id') || undefined;
+      const timestampText = queryParam(request.query, 'timestamp') || undefined;
+      const includeSetOnce = (queryParam(request.query, 'include_set_once') ?? 'false').toLowerCase() === 'true';
+      if (distinctId && personId) return refuse(400, 'Cannot provide both distinct_id and person_id - choose one');
+      if (!distinctId && !personId) return refuse(400, 'Must provide either distinct_id or person_id parameter');
+      if (!timestampText) return refuse(400, 'timestamp parameter is required (ISO format: 2023-06-15T14:30:00Z)');
+      const at = readPointInTime(timestampText);
+      if (!at) return refuse(400, 'Invalid timestamp format. Use ISO format like 2023-06-15T14:30:00Z');
+      const uuid = personId === undefined ? null : canonicalUuid(personId);
+      const person = distinctId !== undefined ? await getPersonByDistinctId(db, team.id, distinctId) : uuid ? await getPersonByUuid(db, team.id, uuid) : undefined;
+      const distinctIds = person ? ((await distinctIdsOf(db, [person.id])).get(person.id) ?? []) : [];
+      if (!person || distinctIds.length === 0) {
+        return refuse(404, distinctId !== undefined ? `Person with distinct_id '${distinctId}' not found` : `Person with person_id '${personId}' not found`);
+      }
+      const updates = await propertyUpdatesUntil(ctx.database, team.id, distinctIds, at, includeSetOnce);
+      return {
+        ...serializePerson(team, person, distinctIds),
+        properties: rebuildProperties(updates, includeSetOnce),
+        point_in_time_metadata: {
+          queried_timestamp: at.isoformat,
+          include_set_once: includeSetOnce,
+          distinct_id_used: distinctId ?? null,
+          person_id_used: personId ?? null,
+          query_mode: distinctId !== undefined ? 'distinct_id' : 'person_id',
+          distinct_ids_queried: distinctIds,
+          distinct_ids_count: distinctIds.length,
+        },
+      };
     });
 
     app.get(`${base.base}/persons/:person_id/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

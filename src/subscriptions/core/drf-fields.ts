@@ -4,7 +4,7 @@
  * DRF's code and message. MESSAGES holds DRF's messages and the subscription checks' own.
  */
 import { pyInt } from '../../lib/python-values.js';
-import { parseDrfDateTime } from './datetime.js';
+import { parseDrfDateTime } from '../../lib/drf-datetime.js';
 import { WEEKDAYS, type Weekday } from './types.js';
 import { pyTypeName, pythonStr } from '../../lib/python-text.js';
 

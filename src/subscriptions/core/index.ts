@@ -1,5 +1,5 @@
 export * from './types.js';
-export * from './datetime.js';
+export * from '../../lib/drf-datetime.js';
 export * from './schedule.js';
 export * from './summary.js';
 export * from './validate.js';

@@ -23,7 +23,8 @@ export const DRF_ISO_8601_HUMANIZED = 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH
 export const DATETIME_INVALID_MESSAGE = `Datetime has wrong format. Use one of these formats instead: ${DRF_ISO_8601_HUMANIZED}.`;
 export const DATETIME_OVERFLOW_MESSAGE = 'Datetime value out of range.';
 
-interface Fields {
+/** A datetime's fields as Python holds them: the wall time, and its offset (null: naive). */
+export interface PythonDateTimeFields {
   year: number;
   month: number;
   day: number;
@@ -68,11 +69,11 @@ const PY_ISO = new RegExp(
 const DJANGO_DATETIME_RE =
   /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,6})\d{0,6})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?\n?$/;
 
-function parsePyIso(value: string): Fields | null | 'invalid' {
+function parsePyIso(value: string): PythonDateTimeFields | null | 'invalid' {
   const m = PY_ISO.exec(value);
   if (!m) return null;
   const [, y, , mo, d, hh, , mi, ss, frac, z, sign, tzh, , tzm, tzs, tzfrac] = m;
-  const f: Fields = {
+  const f: PythonDateTimeFields = {
     year: Number(y),
     month: Number(mo),
     day: Number(d),
@@ -95,11 +96,11 @@ function parsePyIso(value: string): Fields | null | 'invalid' {
   return f;
 }
 
-function parseDjango(value: string): Fields | null | 'invalid' {
+function parseDjango(value: string): PythonDateTimeFields | null | 'invalid' {
   const m = DJANGO_DATETIME_RE.exec(value);
   if (!m) return null;
   const [, y, mo, d, hh, mi, ss, frac, tz] = m;
-  const f: Fields = {
+  const f: PythonDateTimeFields = {
     year: Number(y),
     month: Number(mo),
     day: Number(d),
@@ -119,7 +120,7 @@ function parseDjango(value: string): Fields | null | 'invalid' {
   return f;
 }
 
-function fieldsValid(f: Fields): boolean {
+function fieldsValid(f: PythonDateTimeFields): boolean {
   return validDate(f.year, f.month, f.day) && f.hour <= 23 && f.minute <= 59 && f.second <= 59;
 }
 
@@ -128,6 +129,12 @@ function utcMs(year: number, month: number, day: number, h: number, mi: number, 
   d.setUTCFullYear(year, month - 1, day);
   d.setUTCHours(h, mi, s, 0);
   return d.getTime();
+}
+
+/** Python's `datetime.fromisoformat` (3.11+): the fields, or null where it raises ValueError. */
+export function pythonFromIsoformat(value: string): PythonDateTimeFields | null {
+  const f = parsePyIso(value);
+  return f === null || f === 'invalid' || !fieldsValid(f) ? null : f;
 }
 
 /** Parse like DRF's DateTimeField (`iso-8601`), returning the UTC instant and DRF's output string. */

@@ -36,7 +36,10 @@ export type { GeoipLookupResult };
 export interface GeoipOptions {
   /** A MaxMind DB file (`.mmdb`, or gzipped `.mmdb.gz`); the bundled GeoLite2 City when absent or empty. */
   databasePath?: string | null | undefined;
-  /** Decoded records kept by the reader's LRU cache (default 10,000, as the `maxmind` package). */
+  /**
+   * Decoded records, and answers by address, kept per generation of the caches (RecentLookups:
+   * up to twice as many kept in all); 10,000 by default, as the `maxmind` package's cache.
+   */
   cacheSize?: number;
 }
 

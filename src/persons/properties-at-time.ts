@@ -55,12 +55,15 @@ function offsetText(micros: number): string {
 export function readPointInTime(text: string): PointInTime | undefined {
   let fields: PythonDateTimeFields | null;
   let offset: number;
+  // Naive here: no `.replace(tzinfo=UTC)` made it aware (a `+` that is the date-time separator).
+  let naive = false;
   if (text.endsWith('Z')) {
     fields = pythonFromIsoformat(text.slice(0, -1));
     offset = 0;
   } else if (text.includes('+') || text.split('-').length - 1 > 2) {
     fields = pythonFromIsoformat(text);
-    // A naive value here fails PostHog's comparison (a server error); read as UTC.
+    // A naive value is read in the server's zone, UTC; Python prints it without an offset.
+    naive = fields?.offsetMicros === null;
     offset = fields?.offsetMicros ?? 0;
   } else {
     fields = pythonFromIsoformat(text);
@@ -73,7 +76,7 @@ export function readPointInTime(text: string): PointInTime | undefined {
   return {
     ms: wallMs(fields) + msShift,
     extraMicros: shift - msShift * 1000,
-    isoformat: `${wall}${fields.micro ? `.${pad(fields.micro, 6)}` : ''}${offsetText(offset)}`,
+    isoformat: `${wall}${fields.micro ? `.${pad(fields.micro, 6)}` : ''}${naive ? '' : offsetText(offset)}`,
   };
 }
 
@@ -100,7 +103,8 @@ function objectOf(json: string | null): Record<string, unknown> | undefined {
  * `$set_once` count for nothing, as in PostHog.
  */
 export function rebuildProperties(rows: readonly PropertyUpdateRow[], includeSetOnce: boolean): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
+  // No prototype: a `__proto__` key is a property like any other, as in Python's dict.
+  const properties = Object.create(null) as Record<string, unknown>;
   for (const row of rows) {
     const set = objectOf(row.set);
     if (set) Object.assign(properties, set);
@@ -119,7 +123,8 @@ const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /**
  * The property updates of these distinct ids' events from two years before `at` up to it
  * (inclusive), oldest first (equal times by uuid), at most PROPERTY_ROW_LIMIT. Events are stored to
- * the millisecond: the bounds round inward to whole milliseconds.
+ * the millisecond: the bounds round inward to whole milliseconds. (PostHog's newest version binds
+ * the moment itself through HogQL; its earlier ones cut both bounds to whole seconds.)
  */
 export async function propertyUpdatesUntil(
   database: { db: Db; dialect: DialectName },

@@ -22,6 +22,8 @@ describe('the moment asked for', () => {
     expect(read('2026-01-02')).toEqual({ instant: '2026-01-02T00:00:00.000Z', micros: 0, isoformat: '2026-01-02T00:00:00+00:00' });
     // `Z` is taken off and the rest read as UTC, whatever offset it names (`.replace(tzinfo=UTC)`).
     expect(read('2026-01-02T12:00:00+05:00Z')?.instant).toBe('2026-01-02T12:00:00.000Z');
+    // A `+` as the date-time separator: naive, read as UTC, printed without an offset.
+    expect(read('2026-01-02+12:00:00')).toEqual({ instant: '2026-01-02T12:00:00.000Z', micros: 0, isoformat: '2026-01-02T12:00:00' });
     for (const bad of ['yesterday', '2026-13-01T00:00:00Z', '2026-01-02T25:00:00', '']) expect(read(bad), bad).toBeUndefined();
   });
 });
@@ -35,8 +37,12 @@ describe('the rebuild', () => {
       { event: 'clicked', set: '"not an object"', setOnce: null },
       { event: 'clicked', set: '[1,2]', setOnce: null },
     ];
-    expect(rebuildProperties(rows, false)).toEqual({ plan: 'pro', color: 'red' });
-    expect(rebuildProperties(rows, true)).toEqual({ plan: 'pro', color: 'red', first: 'a' });
+    expect({ ...rebuildProperties(rows, false) }).toEqual({ plan: 'pro', color: 'red' });
+    expect({ ...rebuildProperties(rows, true) }).toEqual({ plan: 'pro', color: 'red', first: 'a' });
+    // A `__proto__` key is kept as a property (JSON.parse makes it an own key).
+    const odd = rebuildProperties([{ event: '$set', set: '{"__proto__":{"x":1},"a":1}', setOnce: null }], false);
+    expect(JSON.parse(JSON.stringify(odd))).toEqual(JSON.parse('{"__proto__":{"x":1},"a":1}'));
+    expect(Object.keys(odd)).toEqual(['__proto__', 'a']);
   });
 });
 

@@ -26,3 +26,15 @@ export function fromBool(value: unknown): boolean {
 export function nowIso(): string {
   return new Date().toISOString();
 }
+
+/** Earliest and latest instants both databases' timestamps hold (years 1 to 9999, UTC). */
+const FIRST_STORED_INSTANT = new Date(0).setUTCFullYear(1, 0, 1);
+const LAST_STORED_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * An instant (ms) held within what both databases read, as stored timestamps' ISO text: a bound
+ * compared with stored timestamps. No event lies outside that range.
+ */
+export function storedInstantText(ms: number): string {
+  return new Date(Math.min(Math.max(ms, FIRST_STORED_INSTANT), LAST_STORED_INSTANT)).toISOString();
+}

@@ -12,11 +12,10 @@ import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
 import { getEvent, listEvents, type EventFilter, type StoredEvent } from './store.js';
 import { isInvalidRegexError } from '../db/property-conditions.js';
+import { storedInstantText } from '../db/values.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
-const FIRST_INSTANT = new Date(0).setUTCFullYear(1, 0, 1);
-const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * `after` / `before` as PostHog reads them (relative_date_parse in the project's timezone), as the
@@ -34,8 +33,7 @@ function timeBound(text: string | undefined, attr: 'after' | 'before', timezone:
     throw error;
   }
   // Held within years 1-9999 in UTC too, which both databases read: no event lies outside them.
-  const bounded = Math.min(Math.max(attr === 'after' ? Math.floor(ms) : Math.ceil(ms), FIRST_INSTANT), LAST_INSTANT);
-  return new Date(bounded).toISOString();
+  return storedInstantText(attr === 'after' ? Math.floor(ms) : Math.ceil(ms));
 }
 
 /** `person_id`: a person's uuid, else its numeric id (`get_person_by_pk_or_uuid`); else no one. */

@@ -34,13 +34,25 @@ export function cohortDefinition(cohort: Cohort): PropertyGroup | null {
   return properties && typeof properties === 'object' ? (properties as PropertyGroup) : null;
 }
 
+/**
+ * A project's cohorts as the engine's cohort matcher takes them: the live dynamic ones' definitions
+ * by id, and the ids of the live static ones (whose members are read per person).
+ */
+export function liveCohortInputs(cohorts: readonly Cohort[]): { dynamic: Record<string, PropertyGroup | null>; staticIds: number[] } {
+  const dynamic: Record<string, PropertyGroup | null> = {};
+  const staticIds: number[] = [];
+  for (const cohort of cohorts) {
+    if (cohort.deleted) continue;
+    if (cohort.isStatic) staticIds.push(cohort.id);
+    else dynamic[String(cohort.id)] = cohortDefinition(cohort);
+  }
+  return { dynamic, staticIds };
+}
+
 export async function loadProjectFlags(ctx: AppContext, projectId: number): Promise<ProjectFlags> {
   const { db } = ctx.database;
   const [flags, cohorts] = await Promise.all([listProjectFlags(db, projectId), listProjectCohorts(db, projectId)]);
-  const live = cohorts.filter((c) => !c.deleted);
-  const dynamic: Record<string, PropertyGroup | null> = {};
-  for (const cohort of live) if (!cohort.isStatic) dynamic[String(cohort.id)] = cohortDefinition(cohort);
-  const staticCohortIds = live.filter((c) => c.isStatic).map((c) => c.id);
+  const { dynamic, staticIds: staticCohortIds } = liveCohortInputs(cohorts);
   return {
     flags,
     cohorts,

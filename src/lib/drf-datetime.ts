@@ -147,17 +147,19 @@ export function parseDrfDateTime(value: unknown): DateTimeParseResult {
     f = parseDjango(value);
     if (f === null || f === 'invalid' || !fieldsValid(f)) return invalid;
   }
-  const base = utcMs(f.year, f.month, f.day, f.hour, f.minute, f.second);
-  const micros = f.micro - (f.offsetMicros ?? 0);
-  const msShift = Math.floor(micros / 1000);
-  const date = new Date(base + msShift);
-  const extraMicros = micros - msShift * 1000;
-  const year = date.getUTCFullYear();
+  const utc = instantOf(f, f.offsetMicros ?? 0);
+  const year = utc.date.getUTCFullYear();
   if (year < 1 || year > 9999) {
     return { ok: false, code: 'overflow', detail: DATETIME_OVERFLOW_MESSAGE };
   }
-  const utc: UtcDateTime = { date, extraMicros };
   return { ok: true, value: utc, iso: formatDrfDateTime(utc) };
+}
+
+/** The instant of a wall time at this offset (microseconds east of UTC), to the microsecond. */
+export function instantOf(f: PythonDateTimeFields, offsetMicros: number): UtcDateTime {
+  const micros = f.micro - offsetMicros;
+  const msShift = Math.floor(micros / 1000);
+  return { date: new Date(utcMs(f.year, f.month, f.day, f.hour, f.minute, f.second) + msShift), extraMicros: micros - msShift * 1000 };
 }
 
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
@@ -175,4 +177,25 @@ export function formatDrfDateTime(value: Date | UtcDateTime): string {
     `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
     `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}`;
   return `${base}${micro ? `.${pad(micro, 6)}` : ''}Z`;
+}
+
+/** Python's `+HH:MM[:SS[.ffffff]]` of an offset in microseconds. */
+function offsetText(micros: number): string {
+  const sign = micros < 0 ? '-' : '+';
+  const abs = Math.abs(micros);
+  const seconds = Math.floor(abs / 1_000_000);
+  const rest = abs % 1_000_000;
+  let text = `${sign}${pad(Math.floor(seconds / 3600), 2)}:${pad(Math.floor(seconds / 60) % 60, 2)}`;
+  if (seconds % 60 !== 0 || rest !== 0) text += `:${pad(seconds % 60, 2)}`;
+  if (rest !== 0) text += `.${pad(rest, 6)}`;
+  return text;
+}
+
+/**
+ * Python's `isoformat()` of a datetime with these fields at this offset (microseconds east of
+ * UTC; null: naive, printed without one): `YYYY-MM-DDTHH:MM:SS[.ffffff][±HH:MM…]`.
+ */
+export function fieldsIsoformat(f: PythonDateTimeFields, offsetMicros: number | null): string {
+  const wall = `${pad(f.year, 4)}-${pad(f.month, 2)}-${pad(f.day, 2)}T${pad(f.hour, 2)}:${pad(f.minute, 2)}:${pad(f.second, 2)}`;
+  return `${wall}${f.micro ? `.${pad(f.micro, 6)}` : ''}${offsetMicros === null ? '' : offsetText(offsetMicros)}`;
 }

@@ -1,9 +1,9 @@
-import { uuidText } from './uuid.js';
 /**
  * The few Python built-ins PostHog's API inputs go through (the events, persons and groups APIs,
  * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)`, `uuid.UUID(text)` / `UUIDT.is_valid_uuid`, and the
  * whitespace `str.isspace` (and so the regex `\s`) knows.
  */
+import { uuidText } from './uuid.js';
 
 /** Python's whitespace (`str.isspace`), which differs from JavaScript's `\s` (\x1c-\x1f, \x85; no \ufeff). */
 const PY_SPACE = new Set(

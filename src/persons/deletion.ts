@@ -8,10 +8,11 @@
 import type { Kysely } from 'kysely';
 import { recordActivity, type Actor } from '../activity/log.js';
 import type { Schema } from '../db/schema.js';
-import { notePersonEventDeletion } from '../deletions/person-event-status.js';
+import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status.js';
 import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../http/errors.js';
-import { canonicalUuid, pyTruthy } from '../lib/python-values.js';
+import { drfDateTime } from '../lib/python-datetime.js';
+import { canonicalUuid, pyTruthy, queryParam } from '../lib/python-values.js';
 import type { Team } from '../tenancy/models.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
@@ -105,4 +106,26 @@ export async function resolveBulkDeleteTarget(db: Db, teamId: number, target: Bu
   }
   const uuids = [...new Set(target.uuids.map(canonicalUuid).filter((uuid): uuid is string => uuid !== null))];
   return [...(await getPersonsByUuids(db, teamId, uuids)).values()];
+}
+
+const DELETION_STATUSES: readonly DeletionStatusFilter[] = ['pending', 'completed', 'all'];
+
+/** PostHog's DeletionStatusQueryParamsSerializer: `status` (default `all`) and `person_uuid`, with DRF's messages. */
+export function readDeletionStatusParams(query: unknown): { status: DeletionStatusFilter; personUuid: string | undefined } {
+  const status = queryParam(query, 'status') ?? 'all';
+  if (!DELETION_STATUSES.includes(status as DeletionStatusFilter)) throw validationError(`"${status}" is not a valid choice.`, 'status', 'invalid_choice');
+  const uuidText = queryParam(query, 'person_uuid');
+  const personUuid = uuidText === undefined ? undefined : canonicalUuid(uuidText);
+  if (personUuid === null) throw validationError('Must be a valid UUID.', 'person_uuid');
+  return { status: status as DeletionStatusFilter, personUuid };
+}
+
+/** PostHog's AsyncDeletionStatusSerializer. */
+export function serializeDeletionStatus(row: PersonEventDeletionRow) {
+  return {
+    person_uuid: row.person_uuid,
+    created_at: drfDateTime(row.created_at),
+    status: row.verified_at === null ? 'pending' : 'completed',
+    delete_verified_at: row.verified_at === null ? null : drfDateTime(row.verified_at),
+  };
 }

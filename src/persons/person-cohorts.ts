@@ -10,8 +10,8 @@
 import type { Kysely } from 'kysely';
 import { listProjectCohorts, staticMembershipsOf } from '../cohorts/store.js';
 import type { Schema } from '../db/schema.js';
-import { cohortDefinition } from '../flags/definitions-cache.js';
-import { createCohortResolver, FlagEvaluationError, isCohortMember, type PropertyGroup } from '../flags/engine/index.js';
+import { liveCohortInputs } from '../flags/definitions-cache.js';
+import { createCohortResolver, FlagEvaluationError, isCohortMember } from '../flags/engine/index.js';
 import type { Team } from '../tenancy/models.js';
 import type { Person } from './store.js';
 
@@ -25,10 +25,8 @@ export interface MinimalCohort {
 }
 
 export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promise<MinimalCohort[]> {
-  const live = (await listProjectCohorts(db, team.projectId)).filter((cohort) => !cohort.deleted);
-  const staticIds = live.filter((cohort) => cohort.isStatic).map((cohort) => cohort.id);
-  const dynamic: Record<string, PropertyGroup | null> = {};
-  for (const cohort of live) if (!cohort.isStatic) dynamic[String(cohort.id)] = cohortDefinition(cohort);
+  const cohorts = await listProjectCohorts(db, team.projectId);
+  const { dynamic, staticIds } = liveCohortInputs(cohorts);
   const resolver = createCohortResolver(dynamic, staticIds, await staticMembershipsOf(db, person.id, staticIds));
   const env = { timezone: typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC', now: new Date() };
   const isMember = (id: number) => {
@@ -39,5 +37,5 @@ export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promi
       throw error;
     }
   };
-  return live.filter((cohort) => isMember(cohort.id)).map((cohort) => ({ id: cohort.id, name: cohort.name, count: cohort.count }));
+  return cohorts.filter((cohort) => !cohort.deleted && isMember(cohort.id)).map((cohort) => ({ id: cohort.id, name: cohort.name, count: cohort.count }));
 }

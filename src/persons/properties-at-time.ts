@@ -8,7 +8,12 @@ import type { Kysely } from 'kysely';
 import type { DialectName } from '../db/database.js';
 import { jsonValueText } from '../db/json-path.js';
 import type { Schema } from '../db/schema.js';
-import { pythonFromIsoformat, type PythonDateTimeFields } from '../lib/drf-datetime.js';
+import { canonicalUuid, queryParam } from '../lib/python-values.js';
+import type { Team } from '../tenancy/models.js';
+import { serializePerson } from './serialize.js';
+import { distinctIdsOf, getPersonByDistinctId, getPersonByUuid } from './store.js';
+import { storedInstantText } from '../db/values.js';
+import { fieldsIsoformat, instantOf, pythonFromIsoformat, type PythonDateTimeFields } from '../lib/drf-datetime.js';
 
 type Db = Kysely<Schema>;
 
@@ -26,27 +31,6 @@ export interface PointInTime {
   isoformat: string;
 }
 
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
-
-function wallMs(f: PythonDateTimeFields): number {
-  const d = new Date(0);
-  d.setUTCFullYear(f.year, f.month - 1, f.day);
-  d.setUTCHours(f.hour, f.minute, f.second, 0);
-  return d.getTime();
-}
-
-/** Python's `+HH:MM[:SS[.ffffff]]` of an offset in microseconds. */
-function offsetText(micros: number): string {
-  const sign = micros < 0 ? '-' : '+';
-  const abs = Math.abs(micros);
-  const seconds = Math.floor(abs / 1_000_000);
-  const rest = abs % 1_000_000;
-  let text = `${sign}${pad(Math.floor(seconds / 3600), 2)}:${pad(Math.floor(seconds / 60) % 60, 2)}`;
-  if (seconds % 60 !== 0 || rest !== 0) text += `:${pad(seconds % 60, 2)}`;
-  if (rest !== 0) text += `.${pad(rest, 6)}`;
-  return text;
-}
-
 /**
  * The `timestamp` parameter as the action reads it: ending in `Z`, the rest is read as UTC
  * (`fromisoformat(ts[:-1]).replace(tzinfo=UTC)`); with a `+` or more than two `-`, as written
@@ -54,30 +38,22 @@ function offsetText(micros: number): string {
  */
 export function readPointInTime(text: string): PointInTime | undefined {
   let fields: PythonDateTimeFields | null;
-  let offset: number;
-  // Naive here: no `.replace(tzinfo=UTC)` made it aware (a `+` that is the date-time separator).
-  let naive = false;
+  // The offset the moment is read at; null: naive after all (a `+` that is the date-time separator),
+  // read in the server's zone, UTC, and printed by Python without an offset.
+  let offset: number | null;
   if (text.endsWith('Z')) {
     fields = pythonFromIsoformat(text.slice(0, -1));
     offset = 0;
   } else if (text.includes('+') || text.split('-').length - 1 > 2) {
     fields = pythonFromIsoformat(text);
-    // A naive value is read in the server's zone, UTC; Python prints it without an offset.
-    naive = fields?.offsetMicros === null;
-    offset = fields?.offsetMicros ?? 0;
+    offset = fields?.offsetMicros ?? null;
   } else {
     fields = pythonFromIsoformat(text);
     offset = 0;
   }
   if (!fields) return undefined;
-  const shift = fields.micro - offset;
-  const msShift = Math.floor(shift / 1000);
-  const wall = `${pad(fields.year, 4)}-${pad(fields.month, 2)}-${pad(fields.day, 2)}T${pad(fields.hour, 2)}:${pad(fields.minute, 2)}:${pad(fields.second, 2)}`;
-  return {
-    ms: wallMs(fields) + msShift,
-    extraMicros: shift - msShift * 1000,
-    isoformat: `${wall}${fields.micro ? `.${pad(fields.micro, 6)}` : ''}${naive ? '' : offsetText(offset)}`,
-  };
+  const instant = instantOf(fields, offset ?? 0);
+  return { ms: instant.date.getTime(), extraMicros: instant.extraMicros, isoformat: fieldsIsoformat(fields, offset) };
 }
 
 /** One event's part in the rebuild: its `$set` and `$set_once` as JSON text (null when absent). */
@@ -116,10 +92,6 @@ export function rebuildProperties(rows: readonly PropertyUpdateRow[], includeSet
   return properties;
 }
 
-/** Earliest and latest instants both databases' timestamps hold (years 1 to 9999). */
-const FIRST_INSTANT = new Date(0).setUTCFullYear(1, 0, 1);
-const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
 /**
  * The property updates of these distinct ids' events from two years before `at` up to it
  * (inclusive), oldest first (equal times by uuid), at most PROPERTY_ROW_LIMIT. Events are stored to
@@ -134,9 +106,8 @@ export async function propertyUpdatesUntil(
   includeSetOnce: boolean,
 ): Promise<PropertyUpdateRow[]> {
   const { db, dialect } = database;
-  const upper = new Date(Math.min(Math.max(at.ms, FIRST_INSTANT), LAST_INSTANT)).toISOString();
-  const lowerMs = at.ms - HISTORY_MS + (at.extraMicros > 0 ? 1 : 0);
-  const lower = new Date(Math.min(Math.max(lowerMs, FIRST_INSTANT), LAST_INSTANT)).toISOString();
+  const upper = storedInstantText(at.ms);
+  const lower = storedInstantText(at.ms - HISTORY_MS + (at.extraMicros > 0 ? 1 : 0));
   const events = includeSetOnce ? ['$set', '$set_once'] : ['$set'];
   const rows: Array<PropertyUpdateRow & { timestamp: string; uuid: string }> = [];
   for (let i = 0; i < distinctIds.length; i += IDS_PER_QUERY) {
@@ -157,4 +128,51 @@ export async function propertyUpdatesUntil(
   // One query's rows are in order already; several are merged.
   if (distinctIds.length > IDS_PER_QUERY) rows.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
   return rows.slice(0, PROPERTY_ROW_LIMIT);
+}
+
+/** The action's answer: the person at the moment, or PostHog's refusal (its `{error}` text). */
+export type PropertiesAtTimeAnswer =
+  | { status: 200; body: ReturnType<typeof serializePerson> & { point_in_time_metadata: Record<string, unknown> } }
+  | { status: 400 | 404; error: string };
+
+/**
+ * The whole action on the request's query: the person (by `distinct_id`, or by `person_id`, a uuid)
+ * with the properties its events had set by `timestamp`, and what was asked; refusals in PostHog's
+ * order and words.
+ */
+export async function propertiesAtTime(database: { db: Db; dialect: DialectName }, team: Team, query: unknown): Promise<PropertiesAtTimeAnswer> {
+  const { db } = database;
+  // Python's truthiness: an empty parameter is no parameter.
+  const distinctId = queryParam(query, 'distinct_id') || undefined;
+  const personId = queryParam(query, 'person_id') || undefined;
+  const timestampText = queryParam(query, 'timestamp') || undefined;
+  const includeSetOnce = (queryParam(query, 'include_set_once') ?? 'false').toLowerCase() === 'true';
+  if (distinctId && personId) return { status: 400, error: 'Cannot provide both distinct_id and person_id - choose one' };
+  if (!distinctId && !personId) return { status: 400, error: 'Must provide either distinct_id or person_id parameter' };
+  if (!timestampText) return { status: 400, error: 'timestamp parameter is required (ISO format: 2023-06-15T14:30:00Z)' };
+  const at = readPointInTime(timestampText);
+  if (!at) return { status: 400, error: 'Invalid timestamp format. Use ISO format like 2023-06-15T14:30:00Z' };
+  const uuid = personId === undefined ? null : canonicalUuid(personId);
+  const person = distinctId !== undefined ? await getPersonByDistinctId(db, team.id, distinctId) : uuid ? await getPersonByUuid(db, team.id, uuid) : undefined;
+  const distinctIds = person ? ((await distinctIdsOf(db, [person.id])).get(person.id) ?? []) : [];
+  if (!person || distinctIds.length === 0) {
+    return { status: 404, error: distinctId !== undefined ? `Person with distinct_id '${distinctId}' not found` : `Person with person_id '${personId}' not found` };
+  }
+  const updates = await propertyUpdatesUntil(database, team.id, distinctIds, at, includeSetOnce);
+  return {
+    status: 200,
+    body: {
+      ...serializePerson(team, person, distinctIds),
+      properties: rebuildProperties(updates, includeSetOnce),
+      point_in_time_metadata: {
+        queried_timestamp: at.isoformat,
+        include_set_once: includeSetOnce,
+        distinct_id_used: distinctId ?? null,
+        person_id_used: personId ?? null,
+        query_mode: distinctId !== undefined ? 'distinct_id' : 'person_id',
+        distinct_ids_queried: distinctIds,
+        distinct_ids_count: distinctIds.length,
+      },
+    },
+  };
 }

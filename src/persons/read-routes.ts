@@ -7,43 +7,21 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { AppContext } from '../context.js';
-import { listPersonEventDeletions, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status.js';
+import { listPersonEventDeletions } from '../deletions/person-event-status.js';
 import { paginate, readPage } from '../http/pagination.js';
-import { drfDateTime } from '../lib/python-datetime.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { notFound, validationError } from '../http/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import { canonicalUuid, queryParam } from '../lib/python-values.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
+import { readDeletionStatusParams, serializeDeletionStatus } from './deletion.js';
 import { pathPerson } from './lookup.js';
 import { personPropertyValues } from './property-values.js';
 import { minimalPersonsByDistinctId } from './minimal-persons.js';
 import { cohortsOfPerson } from './person-cohorts.js';
-import { readPointInTime, propertyUpdatesUntil, rebuildProperties } from './properties-at-time.js';
-import { serializeMinimalPerson, serializePerson } from './serialize.js';
-import { distinctIdsOf, getPersonByDistinctId, getPersonByRef, getPersonByUuid, getPersonsByUuids } from './store.js';
-
-const DELETION_STATUSES: readonly DeletionStatusFilter[] = ['pending', 'completed', 'all'];
-
-/** PostHog's DeletionStatusQueryParamsSerializer: `status` (default `all`) and `person_uuid`, with DRF's messages. */
-function readDeletionStatusParams(query: unknown): { status: DeletionStatusFilter; personUuid: string | undefined } {
-  const status = queryParam(query, 'status') ?? 'all';
-  if (!DELETION_STATUSES.includes(status as DeletionStatusFilter)) throw validationError(`"${status}" is not a valid choice.`, 'status', 'invalid_choice');
-  const uuidText = queryParam(query, 'person_uuid');
-  const personUuid = uuidText === undefined ? undefined : canonicalUuid(uuidText);
-  if (personUuid === null) throw validationError('Must be a valid UUID.', 'person_uuid');
-  return { status: status as DeletionStatusFilter, personUuid };
-}
-
-/** PostHog's AsyncDeletionStatusSerializer. */
-function serializeDeletionStatus(row: PersonEventDeletionRow) {
-  return {
-    person_uuid: row.person_uuid,
-    created_at: drfDateTime(row.created_at),
-    status: row.verified_at === null ? 'pending' : 'completed',
-    delete_verified_at: row.verified_at === null ? null : drfDateTime(row.verified_at),
-  };
-}
+import { propertiesAtTime } from './properties-at-time.js';
+import { serializeMinimalPerson } from './serialize.js';
+import { getPersonByRef, getPersonsByUuids } from './store.js';
 
 /** PostHog's cap on a batch lookup. */
 const MAX_BATCH_LOOKUP = 200;
@@ -120,39 +98,10 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
      * PostHog answers a refusal as `{error}`; here that key stands beside the usual envelope.
      */
     app.get(`${base.base}/persons/properties_at_time/`, { config: teamAccess('person:read', base) }, async (request, reply) => {
-      const team = request.team!;
-      const refuse = (status: 400 | 404, message: string) =>
-        reply.code(status).send({ ...(status === 400 ? validationError(message) : notFound(message)).toEnvelope(), error: message });
-      // Python's truthiness: an empty parameter is no parameter.
-      const distinctId = queryParam(request.query, 'distinct_id') || undefined;
-      const personId = queryParam(request.query, 'person_id') || undefined;
-      const timestampText = queryParam(request.query, 'timestamp') || undefined;
-      const includeSetOnce = (queryParam(request.query, 'include_set_once') ?? 'false').toLowerCase() === 'true';
-      if (distinctId && personId) return refuse(400, 'Cannot provide both distinct_id and person_id - choose one');
-      if (!distinctId && !personId) return refuse(400, 'Must provide either distinct_id or person_id parameter');
-      if (!timestampText) return refuse(400, 'timestamp parameter is required (ISO format: 2023-06-15T14:30:00Z)');
-      const at = readPointInTime(timestampText);
-      if (!at) return refuse(400, 'Invalid timestamp format. Use ISO format like 2023-06-15T14:30:00Z');
-      const uuid = personId === undefined ? null : canonicalUuid(personId);
-      const person = distinctId !== undefined ? await getPersonByDistinctId(db, team.id, distinctId) : uuid ? await getPersonByUuid(db, team.id, uuid) : undefined;
-      const distinctIds = person ? ((await distinctIdsOf(db, [person.id])).get(person.id) ?? []) : [];
-      if (!person || distinctIds.length === 0) {
-        return refuse(404, distinctId !== undefined ? `Person with distinct_id '${distinctId}' not found` : `Person with person_id '${personId}' not found`);
-      }
-      const updates = await propertyUpdatesUntil(ctx.database, team.id, distinctIds, at, includeSetOnce);
-      return {
-        ...serializePerson(team, person, distinctIds),
-        properties: rebuildProperties(updates, includeSetOnce),
-        point_in_time_metadata: {
-          queried_timestamp: at.isoformat,
-          include_set_once: includeSetOnce,
-          distinct_id_used: distinctId ?? null,
-          person_id_used: personId ?? null,
-          query_mode: distinctId !== undefined ? 'distinct_id' : 'person_id',
-          distinct_ids_queried: distinctIds,
-          distinct_ids_count: distinctIds.length,
-        },
-      };
+      const answer = await propertiesAtTime(ctx.database, request.team!, request.query);
+      if (answer.status === 200) return answer.body;
+      const refusal = answer.status === 400 ? validationError(answer.error) : notFound(answer.error);
+      return reply.code(answer.status).send({ ...refusal.toEnvelope(), error: answer.error });
     });
 
     app.get(`${base.base}/persons/:person_id/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

@@ -5,6 +5,8 @@
  * messages, newest first, LimitOffsetPagination.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notePersonEventDeletion } from '../../src/deletions/person-event-status.js';
+import { queueDeletion } from '../../src/deletions/store.js';
 import { createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
 import { personsPath, seedPerson, storedEventCount, type SeededPerson } from './person-fixtures.js';
@@ -33,8 +35,6 @@ beforeAll(async () => {
   expect((await server.request(personsPath(server, `${quiet.id}/`), { method: 'DELETE' })).status).toBe(202);
   // Another environment's deletion is not this one's.
   const { team: elsewhere } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Elsewhere');
-  const { queueDeletion } = await import('../../src/deletions/store.js');
-  const { notePersonEventDeletion } = await import('../../src/deletions/person-event-status.js');
   await notePersonEventDeletion(server.running.ctx.database.db, elsewhere.id, '0198a2b3-0000-7000-8000-00000000e15e', await queueDeletion(server.running.ctx.database.db, { teamId: elsewhere.id, kind: 'person_events', target: '0198a2b3-0000-7000-8000-00000000e15e' }));
 });
 

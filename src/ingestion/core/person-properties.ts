@@ -173,8 +173,9 @@ function liftInto(properties: Properties): boolean {
       }
       found[b + 1] = value;
     }
-    set = { ...asObject(properties.$set) };
-    setOnce = { ...asObject(properties.$set_once) };
+    // Copies that are going to get new keys (growableCopy says why not a spread).
+    set = growableCopy(asObject(properties.$set));
+    setOnce = growableCopy(asObject(properties.$set_once));
     for (const index of found) {
       const [key, initialKey] = LIFTED_PROPERTIES[index]!;
       const value = key === '$os' && osAlias ? properties.$os_name : properties[key];
@@ -183,7 +184,7 @@ function liftInto(properties: Properties): boolean {
     }
   }
   if (!skipHostOs && properties.$os === null && properties.$os_name !== undefined && properties.$os_name !== null) {
-    setOnce ??= { ...asObject(properties.$set_once) };
+    setOnce ??= growableCopy(asObject(properties.$set_once));
     if (!('$initial_os' in setOnce)) setOnce.$initial_os = properties.$os_name;
   }
   if (set) properties.$set = set;

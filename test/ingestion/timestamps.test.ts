@@ -103,6 +103,9 @@ describe('computeEventTimestamp', () => {
     expect(iso(hugeOffset.timestamp)).toBe(iso(now));
     expect(hugeOffset.warnings[0]!.type).toBe('ignored_invalid_timestamp');
     expect(iso(computeEventTimestamp({ now, timestamp: '0001-01-01T12:00:00Z' }).timestamp)).toBe('0001-01-01T12:00:00.000Z');
+    // The bound itself: the first instant of year 0 is kept, the one before it is not.
+    expect(computeEventTimestamp({ now, timestamp: '0000-01-01T00:00:00Z' })).toEqual({ timestamp: new Date('0000-01-01T00:00:00Z'), warnings: [] });
+    expect(computeEventTimestamp({ now, timestamp: '-000001-12-31T23:59:59.999Z' }).warnings[0]).toMatchObject({ details: { reason: 'out of bounds' } });
   });
 });
 

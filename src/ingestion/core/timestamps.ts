@@ -176,10 +176,12 @@ function validDate(date: Date): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/** The first and last instants of years 0 to 9999 (UTC): bounds instead of a Date per check. */
+const FIRST_SUPPORTED_MS = new Date(0).setUTCFullYear(0, 0, 1);
+const LAST_SUPPORTED_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 function inSupportedRange(ms: number): boolean {
-  if (!Number.isFinite(ms)) return false;
-  const year = new Date(ms).getUTCFullYear();
-  return !Number.isNaN(year) && year >= 0 && year <= 9999;
+  return ms >= FIRST_SUPPORTED_MS && ms <= LAST_SUPPORTED_MS;
 }
 
 function safeIso(ms: number): string {

@@ -13,6 +13,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { captureRoutes } from './ingestion/capture-handler.js';
+import { CaptureThread } from './ingestion/capture-thread.js';
 import { cohortRoutes } from './cohorts/routes.js';
 import { flagsRoutes } from './decide/answer.js';
 import { decideRoutes } from './decide/routes.js';
@@ -61,8 +62,9 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // The hot SDK endpoints are answered in front of fastify, on node's own server (fast-lane.ts).
+  const captureThread = new CaptureThread(ctx.log);
   const lane = new FastLane({
-    routes: [...captureRoutes(ctx, ctx.ingestionQueue), ...flagsRoutes(ctx)],
+    routes: [...captureRoutes(ctx, ctx.ingestionQueue, captureThread), ...flagsRoutes(ctx)],
     clientAddress: clientAddressResolver(ctx.config.trustProxy),
     log: ctx.log,
   });
@@ -86,6 +88,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
 
+  app.addHook('onClose', () => captureThread.close());
   // New lane requests get 503 from here on, as fastify's own routes do (return503OnClosing).
   app.addHook('preClose', (done) => {
     lane.markClosing();

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import { toJson } from '../db/values.js';
 import type { Properties } from './core/types.js';
 import { MultiRowInsert } from '../db/multi-row-insert.js';
+import { chunkPayloads, type QueueChunk } from './core/capture-request.js';
 
 /** What capture commits for one accepted event: the event as sent plus its request context. */
 export interface QueuedEvent {
@@ -47,9 +48,9 @@ export interface WarningRow {
 }
 
 interface Pending {
-  rows: QueueRow[];
-  /** The events of one request: written as chunk rows (see chunkValues). */
-  chunked: boolean;
+  /** Queue-row values in QUEUE_INSERT's columns, serialised when handed over. */
+  values: unknown[][];
+  events: number;
   warnings: WarningRow[];
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -60,35 +61,20 @@ const ROWS_PER_STATEMENT = 500;
 
 const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at', 'event_count']);
 
-/**
- * The most events one queue row holds. A request's events are one row (posthog-node sends 100 at
- * most, posthog-js fewer); a larger one is cut. A failed batch retried one event at a time
- * rewrites the chunk once per event (one-by-one.ts), so a chunk's size bounds that cost too.
- */
-const MAX_CHUNK_EVENTS = 100;
-
-/**
- * A request's rows as queue-row values: runs of the same environment and lane become chunks, a
- * JSON array of their payloads, in order. A lone event stays a plain row, as the worker has always
- * read them. A chunk is one JSON.stringify of the payloads' array (the same text as each payload's
- * JSON joined by commas): one call instead of one per event, and no string built up piece by piece
- * for SQLite to flatten.
- */
-function pushChunkValues(values: unknown[][], rows: QueueRow[]): void {
+/** A request's rows as queue-row values: runs of the same environment and lane become chunks (chunkPayloads). */
+function chunkValues(rows: QueueRow[]): unknown[][] {
+  const values: unknown[][] = [];
   let start = 0;
   while (start < rows.length) {
     const first = rows[start]!;
     let end = start + 1;
-    while (end < rows.length && end - start < MAX_CHUNK_EVENTS && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
-    if (end - start === 1) {
-      values.push([first.teamId, first.lane, first.distinctId, JSON.stringify(first.payload), first.payload.now, 1]);
-    } else {
-      const payloads = new Array<QueuedEvent>(end - start);
-      for (let i = start; i < end; i++) payloads[i - start] = rows[i]!.payload;
-      values.push([first.teamId, first.lane, first.distinctId, JSON.stringify(payloads), first.payload.now, end - start]);
+    while (end < rows.length && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
+    for (const chunk of chunkPayloads(rows.slice(start, end).map((row) => row.payload))) {
+      values.push([first.teamId, first.lane, chunk.distinctId, chunk.payload, first.payload.now, chunk.count]);
     }
     start = end;
   }
+  return values;
 }
 
 export async function insertWarnings(db: Database['db'], warnings: WarningRow[]): Promise<void> {
@@ -144,7 +130,7 @@ export class IngestionQueueWriter {
 
   /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
-    return this.hand(rows, warnings, false);
+    return this.hand(() => rows.map((r) => [r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now, 1]), rows.length, warnings);
   }
 
   /**
@@ -152,13 +138,25 @@ export class IngestionQueueWriter {
    * MAX_CHUNK_EVENTS), which costs a fraction of a row per event to write, read and delete.
    */
   enqueueRequest(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
-    return this.hand(rows, warnings, true);
+    return this.hand(() => chunkValues(rows), rows.length, warnings);
   }
 
-  private hand(rows: QueueRow[], warnings: WarningRow[], chunked: boolean): Promise<void> {
-    if (rows.length === 0 && warnings.length === 0) return Promise.resolve();
+  /** A capture request's rows as captureRequestRows wrote them, for the environment `teamId`. */
+  enqueueChunks(teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], warnings: WarningRow[] = []): Promise<void> {
+    let events = 0;
+    for (const chunk of chunks) events += chunk.count;
+    return this.hand(() => chunks.map((chunk) => [teamId, lane, chunk.distinctId, chunk.payload, now, chunk.count]), events, warnings);
+  }
+
+  /**
+   * Hands rows over to the next commit. They are serialised here, outside the commit's
+   * transaction (on SQLite it holds the write lock while it runs); a request whose events cannot
+   * be serialised fails alone.
+   */
+  private hand(serialise: () => unknown[][], events: number, warnings: WarningRow[]): Promise<void> {
+    if (events === 0 && warnings.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.pending.push({ rows, chunked, warnings, resolve, reject });
+      this.pending.push({ values: serialise(), events, warnings, resolve, reject });
       this.schedule();
     });
   }
@@ -187,15 +185,13 @@ export class IngestionQueueWriter {
     this.pending = [];
     this.lastCommitAt = performance.now();
     this.lastCommitRequests = batch.length;
-    // Serialised before the transaction: on SQLite it holds the write lock while it runs. Plain
-    // loops: this runs once per commit over every request of it.
+    // Plain loops: this runs once per commit over every request of it.
     const values: unknown[][] = [];
     const warnings: WarningRow[] = [];
     let events = 0;
     for (const request of batch) {
-      if (request.chunked) pushChunkValues(values, request.rows);
-      else for (const r of request.rows) values.push([r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now, 1]);
-      events += request.rows.length;
+      for (const row of request.values) values.push(row);
+      events += request.events;
       for (const w of request.warnings) warnings.push(w);
     }
     try {

@@ -154,7 +154,7 @@ describe('prepareRow and the packing between threads', () => {
       elements: merged!.elementsChain !== null,
       personOnly: personOnly!.personOnly,
     }).toEqual({ merge: true, unset: ['old'], warnings: true, groups: true, ownGroupKeys: true, session: 's-1', elements: true, personOnly: true });
-    const unpacked = unpackReply(packReply(7, rows), geoip);
+    const unpacked = unpackReply(packReply(rows), geoip);
     // JSON leaves out undefined members, as the receiving code reads them: compare through JSON.
     expect(JSON.parse(JSON.stringify(unpacked))).toEqual(JSON.parse(JSON.stringify(rows)));
     expect((unpacked[0] as PreparedEvent).propertiesJson).toBe((rows[0] as PreparedEvent).propertiesJson);
@@ -166,7 +166,7 @@ describe('prepareRow and the packing between threads', () => {
     const prepared = row as PreparedEvent;
     expect(prepared.geoipAddress).toBe('80.156.0.1');
     expect(prepared.update.setOverlay).toMatchObject({ $geoip_country_code: 'DE' });
-    const packed = packReply(1, [row]);
+    const packed = packReply([row]);
     // Not in what crosses the threads: only the address.
     expect(packed.meta).not.toContain('$geoip_country_code');
     const [unpacked] = unpackReply(packed, geoip) as PreparedEvent[];
@@ -174,6 +174,6 @@ describe('prepareRow and the packing between threads', () => {
     expect(unpacked!.update.setOnceOverlay).toEqual(prepared.update.setOnceOverlay);
     expect(unpacked!.update.set).toEqual({ plan: 'pro' });
     // Without the database there, the row is left for the worker to prepare.
-    expect(isUnprepared(unpackReply(packReply(1, [row]), undefined)[0]!)).toBe(true);
+    expect(isUnprepared(unpackReply(packReply([row]), undefined)[0]!)).toBe(true);
   });
 });

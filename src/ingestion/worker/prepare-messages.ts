@@ -4,7 +4,6 @@ import { geoipAdditions } from '../core/index.js';
 import { isUnprepared, type PreparedEvent, type PreparedRow, type UnpreparedRow } from './prepare.js';
 
 export interface PrepareRequest {
-  id: number;
   /** Team id and payload of each row, in queue order. */
   rows: Array<[teamId: number, payload: string]>;
   /** The teams whose environment has `anonymize_ips`. */
@@ -20,22 +19,9 @@ export interface PrepareRequest {
  * objects, ~1.25 as arrays, on capture's stream).
  */
 export interface PackedRows {
-  id: number;
   meta: string;
   properties: string;
   ends: Int32Array;
-}
-
-/** The thread could not prepare this batch (it is prepared by the worker instead). */
-export interface PrepareFailure {
-  id: number;
-  error: string;
-}
-
-export type PrepareReply = PackedRows | PrepareFailure;
-
-export function isPrepareFailure(reply: PrepareReply): reply is PrepareFailure {
-  return (reply as PrepareFailure).error !== undefined;
 }
 
 /** How a prepared event crosses the threads: its fields by position (encodeEvent, decodeEvent). */
@@ -139,7 +125,7 @@ function withGeoipOverlays(row: PreparedEvent, geoip: GeoipService | undefined):
   return row;
 }
 
-export function packReply(id: number, prepared: PreparedRow[]): PackedRows {
+export function packReply(prepared: PreparedRow[]): PackedRows {
   let properties = '';
   const ends = new Int32Array(prepared.length);
   const meta = prepared.map((row, i) => {
@@ -151,5 +137,5 @@ export function packReply(id: number, prepared: PreparedRow[]): PackedRows {
     ends[i] = properties.length;
     return encodeEvent(row);
   });
-  return { id, meta: JSON.stringify(meta), properties, ends };
+  return { meta: JSON.stringify(meta), properties, ends };
 }

@@ -1,0 +1,123 @@
+/**
+ * A capture request's body worked into queue rows (core/capture-request.ts), and capture's parse
+ * thread, which works large bodies with the same function on another thread (capture-thread.ts).
+ */
+import { gzipSync } from 'node:zlib';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CaptureThread, MAX_IN_HAND, OFFLOAD_MIN_BYTES } from '../../src/ingestion/capture-thread.js';
+import { captureRequestRows, chunkPayloads, MAX_CHUNK_EVENTS, type CaptureRequestInput } from '../../src/ingestion/core/capture-request.js';
+import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/ingestion/core/index.js';
+import type { QueuedEvent } from '../../src/ingestion/queue.js';
+import { RequestThread } from '../../src/lib/request-thread.js';
+
+const NOW_MS = Date.parse('2026-03-01T12:00:00.000Z');
+
+/** A batch body of `count` events, each with its own uuid (so that answers can be compared whole). */
+function batchBody(count: number, extra: Record<string, unknown> = {}): Uint8Array {
+  const batch = Array.from({ length: count }, (_, i) => ({
+    event: i % 7 === 3 ? '' : `event ${i % 5}`,
+    uuid: `0190f2b4-0000-7000-8000-${String(i).padStart(12, '0')}`,
+    properties: { distinct_id: `user-${i % 9}`, $current_url: `https://example.com/page/${i}`, padding: 'x'.repeat(200), ...extra },
+    timestamp: '2026-03-01T11:59:00.000Z',
+  }));
+  return Buffer.from(JSON.stringify({ api_key: 'phc_token', sent_at: '2026-03-01T12:00:00.000Z', batch }));
+}
+
+function input(body: Uint8Array, overrides: Partial<CaptureRequestInput> = {}): CaptureRequestInput {
+  return { endpoint: 'batch', limits: BATCH_LIMITS, body, contentType: 'application/json', contentEncoding: undefined, query: {}, ip: '203.0.113.9', nowMs: NOW_MS, ...overrides };
+}
+
+describe('captureRequestRows', () => {
+  it('writes a request as its queue rows: chunks of its events with their request context, the dropped ones as warnings', () => {
+    const rows = captureRequestRows(input(batchBody(250)));
+    if (!rows.ok) throw new Error('refused');
+    expect(rows).toMatchObject({ token: 'phc_token', lane: 'realtime', now: '2026-03-01T12:00:00.000Z' });
+    // Every seventh event has no name: dropped with a warning, the others kept in order.
+    const kept = Array.from({ length: 250 }, (_, i) => i).filter((i) => i % 7 !== 3);
+    expect(rows.accepted).toBe(kept.length);
+    expect(rows.dropped).toHaveLength(250 - kept.length);
+    expect(rows.dropped[0]).toMatchObject({ type: 'missing_event_name' });
+    expect(rows.chunks.map((c) => c.count)).toEqual([MAX_CHUNK_EVENTS, MAX_CHUNK_EVENTS, kept.length - 2 * MAX_CHUNK_EVENTS]);
+    const events = rows.chunks.flatMap((c) => JSON.parse(c.payload) as QueuedEvent[]);
+    expect(events.map((e) => e.uuid)).toEqual(kept.map((i) => `0190f2b4-0000-7000-8000-${String(i).padStart(12, '0')}`));
+    expect(events[0]).toMatchObject({ distinct_id: 'user-0', event: 'event 0', ip: '203.0.113.9', now: '2026-03-01T12:00:00.000Z', sent_at: '2026-03-01T12:00:00.000Z' });
+    expect(rows.chunks.map((c) => c.distinctId)).toEqual([events[0]!.distinct_id, events[100]!.distinct_id, events[200]!.distinct_id]);
+  });
+
+  it('keeps a lone event a plain row, and answers refusals as the transport should', () => {
+    const single = captureRequestRows(
+      input(Buffer.from(JSON.stringify({ api_key: 'phc_token', event: 'one', distinct_id: 'd' })), { endpoint: 'capture', limits: CAPTURE_LIMITS }),
+    );
+    if (!single.ok) throw new Error('refused');
+    expect(single.chunks).toHaveLength(1);
+    expect(JSON.parse(single.chunks[0]!.payload)).toMatchObject({ event: 'one', distinct_id: 'd' });
+    expect(captureRequestRows(input(Buffer.from('{"batch": [')))).toMatchObject({ ok: false, status: 400 });
+    expect(captureRequestRows(input(Buffer.from(JSON.stringify({ batch: [{ event: 'x', distinct_id: 'd' }] }))))).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('cuts any run of events into rows of at most MAX_CHUNK_EVENTS, in order', () => {
+    const payloads = Array.from({ length: 201 }, (_, i) => ({ uuid: `u${i}`, event: 'e', distinct_id: `d${i}`, properties: {}, now: 'n', ip: null }));
+    const chunks = chunkPayloads(payloads);
+    expect(chunks.map((c) => [c.distinctId, c.count])).toEqual([
+      ['d0', 100],
+      ['d100', 100],
+      ['d200', 1],
+    ]);
+    expect(JSON.parse(chunks[2]!.payload)).toEqual(payloads[200]); // a lone event: no array
+    expect([...(JSON.parse(chunks[0]!.payload) as unknown[]), ...(JSON.parse(chunks[1]!.payload) as unknown[])]).toEqual(payloads.slice(0, 200));
+  });
+});
+
+describe('CaptureThread', () => {
+  let thread: CaptureThread | undefined;
+  afterEach(async () => {
+    await thread?.close();
+    thread = undefined;
+  });
+
+  it('answers large bodies on its thread exactly as they are answered inline; small ones inline', async () => {
+    thread = new CaptureThread(pino({ level: 'silent' }));
+    const large = batchBody(120);
+    expect(large.length).toBeGreaterThanOrEqual(OFFLOAD_MIN_BYTES);
+    const gzipped = gzipSync(large);
+    for (const body of [large, gzipped]) {
+      const before = thread.answeredOnThread;
+      expect(await thread.rows(input(body))).toEqual(captureRequestRows(input(body)));
+      expect(thread.answeredOnThread - before).toBe(body.length >= OFFLOAD_MIN_BYTES ? 1 : 0);
+    }
+    const refused = input(Buffer.concat([Buffer.from('{"batch":['), Buffer.alloc(OFFLOAD_MIN_BYTES, 0x20)]));
+    expect(await thread.rows(refused)).toEqual(captureRequestRows(refused));
+    expect((await thread.rows(refused)).ok).toBe(false);
+    const small = input(batchBody(2));
+    const answered = thread.answeredOnThread;
+    expect(await thread.rows(small)).toEqual(captureRequestRows(small));
+    expect(thread.answeredOnThread).toBe(answered);
+  });
+
+  it('works what comes while it has its hands full where it arrives, with the same answers', async () => {
+    thread = new CaptureThread(pino({ level: 'silent' }));
+    const inputs = Array.from({ length: 8 }, (_, n) => input(batchBody(100 + n)));
+    const answers = await Promise.all(inputs.map((each) => thread!.rows(each)));
+    expect(answers).toEqual(inputs.map((each) => captureRequestRows(each)));
+    // At most MAX_IN_HAND went to the thread at once; the rest were worked inline meanwhile.
+    expect(thread.answeredOnThread).toBeGreaterThan(0);
+    expect(thread.answeredOnThread).toBeLessThanOrEqual(MAX_IN_HAND);
+  });
+
+});
+
+describe('RequestThread', () => {
+  it('gives no answer when its thread cannot start, so that the caller does the work', async () => {
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(String((JSON.parse(line) as { msg: string }).msg)) });
+    const missing = new RequestThread<string, string>({ entry: new URL('./no-such-entry.js', import.meta.url), log, name: 'test thread' });
+    expect(await missing.ask('anything')).toBeUndefined();
+    expect(missing.pending).toBe(0);
+    expect(warnings).toContain('test thread unavailable; the work is done without it');
+    // Not tried again at once: a failed thread is retried a minute later.
+    expect(await missing.ask('again')).toBeUndefined();
+    expect(warnings.filter((w) => w.includes('unavailable'))).toHaveLength(1);
+    await missing.close();
+  });
+});

@@ -86,11 +86,20 @@ export class RequestThread<Q, A> {
       // A thread that stops answering must not hold the caller up: it is replaced.
       const deadline = setTimeout(() => this.stopUsing(thread, new Error(`${this.options.name} did not answer in ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS);
       deadline.unref();
-      this.waiting.set(id, (answer) => {
+      const answered = (answer: A | undefined) => {
         clearTimeout(deadline);
         resolve(answer);
-      });
-      thread.postMessage({ id, question } satisfies Question<Q>, transfer);
+      };
+      this.waiting.set(id, answered);
+      try {
+        thread.postMessage({ id, question } satisfies Question<Q>, transfer);
+      } catch (error) {
+        // A question that cannot be sent (not cloneable) is worked by the caller; the thread is fine.
+        this.waiting.delete(id);
+        if (this.waiting.size === 0) thread.unref();
+        this.options.log.warn({ err: error }, `${this.options.name} could not be asked; the work is done without it`);
+        answered(undefined);
+      }
     });
   }
 

@@ -120,4 +120,19 @@ describe('RequestThread', () => {
     expect(warnings.filter((w) => w.includes('unavailable'))).toHaveLength(1);
     await missing.close();
   });
+
+  it('gives no answer to a question it cannot send, and answers the next one', async () => {
+    const thread = new CaptureThread(pino({ level: 'silent' }));
+    try {
+      const large = input(batchBody(120));
+      // A query value no thread can be sent (a function): worked where it arrived, the same answer.
+      const unsendable = { ...large, query: { ...large.query, sent_at: (() => '1') as unknown as string } };
+      expect(await thread.rows(unsendable)).toEqual(captureRequestRows(unsendable));
+      expect(thread.answeredOnThread).toBe(0);
+      expect(await thread.rows(large)).toEqual(captureRequestRows(large));
+      expect(thread.answeredOnThread).toBe(1);
+    } finally {
+      await thread.close();
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { RequestThread, siblingEntry } from '../lib/request-thread.js';
 import { captureRequestRows, type CaptureRequestInput, type CaptureRequestOutcome } from './core/capture-request.js';
 
 /**
- * Bodies of at least this much JSON are worked on the parse thread when it has room. Below it,
+ * Bodies of at least this much JSON may be worked on the parse thread (INLINE_EVERY). Below it,
  * moving the body and the rows between threads costs about what the work itself does (a single
  * event is well under 2 KB; a batch of a hundred is tens of KB).
  */
@@ -31,6 +31,13 @@ export function workSize(body: Uint8Array): number {
   return Math.max(body.length, trailer);
 }
 
+/**
+ * Capture's parse thread: decoding and parsing a batch body and writing its queue rows is most of
+ * what a capture request costs (the commit and the answer are the rest), and one process's own
+ * thread does it for every request. Most large bodies are worked here instead, on the other core.
+ * The same pure function does the work on either thread (capture-request.ts), so the answer is
+ * the same; without a thread (or one that failed) every request is worked where it arrived.
+ */
 export class CaptureThread {
   private readonly thread: RequestThread<CaptureRequestInput, CaptureRequestOutcome>;
   /** Requests the thread answered (for logs and tests). */

@@ -37,18 +37,17 @@ export function acceptRawBodies(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 }
 
+/** The headers that say how a public endpoint's body is encoded, as decodeBody takes them. */
+export function bodyEncoding(headers: IncomingHttpHeaders): { contentType: string | undefined; contentEncoding: string | undefined } {
+  return { contentType: firstHeaderValue(headers, 'content-type'), contentEncoding: firstHeaderValue(headers, 'content-encoding') };
+}
+
 /** A public endpoint's body, decoded as capture decodes it (JSON, gzip, base64, form, lz64). */
 export function decodePublicBody(
   request: { body: Buffer; headers: IncomingHttpHeaders; query: QueryParams },
   limits: DecodeBodyLimits,
 ): DecodeBodyResult {
-  return decodeBody({
-    body: request.body,
-    contentType: firstHeaderValue(request.headers, 'content-type'),
-    contentEncoding: firstHeaderValue(request.headers, 'content-encoding'),
-    query: request.query,
-    limits,
-  });
+  return decodeBody({ body: request.body, ...bodyEncoding(request.headers), query: request.query, limits });
 }
 
 /** `decodePublicBody` for a fastify request whose body was taken raw (`acceptRawBodies`). */

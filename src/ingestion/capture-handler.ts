@@ -5,7 +5,7 @@
  * the 200. The fast lane (src/http/fast-lane.ts) serves it for every path in `CAPTURE_PATHS`.
  */
 import type { AppContext } from '../context.js';
-import { firstHeaderValue, INVALID_PROJECT_TOKEN } from '../http/public-responses.js';
+import { bodyEncoding, INVALID_PROJECT_TOKEN } from '../http/public-responses.js';
 import type { PublicHandler, PublicResponse, PublicRoute } from '../http/public-endpoint.js';
 import { BATCH_LIMITS, CAPTURE_LIMITS, type HttpFailure, type IngestEndpoint } from './core/index.js';
 import type { CaptureThread } from './capture-thread.js';
@@ -36,8 +36,7 @@ export function captureHandler(ctx: AppContext, queue: IngestionQueueWriter, end
       endpoint,
       limits,
       body: request.body,
-      contentType: firstHeaderValue(request.headers, 'content-type'),
-      contentEncoding: firstHeaderValue(request.headers, 'content-encoding'),
+      ...bodyEncoding(request.headers),
       query,
       ip: request.ip ?? null,
       nowMs: Date.now(),

@@ -61,6 +61,12 @@ const ROWS_PER_STATEMENT = 500;
 
 const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at', 'event_count']);
 
+/** Queue rows of one environment and lane as QUEUE_INSERT's values (received when `now` says). */
+function rowValues(values: unknown[][], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[]): unknown[][] {
+  for (const chunk of chunks) values.push([teamId, lane, chunk.distinctId, chunk.payload, now, chunk.count]);
+  return values;
+}
+
 /** A request's rows as queue-row values: runs of the same environment and lane become chunks (chunkPayloads). */
 function chunkValues(rows: QueueRow[]): unknown[][] {
   const values: unknown[][] = [];
@@ -69,9 +75,7 @@ function chunkValues(rows: QueueRow[]): unknown[][] {
     const first = rows[start]!;
     let end = start + 1;
     while (end < rows.length && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
-    for (const chunk of chunkPayloads(rows.slice(start, end).map((row) => row.payload))) {
-      values.push([first.teamId, first.lane, chunk.distinctId, chunk.payload, first.payload.now, chunk.count]);
-    }
+    rowValues(values, first.teamId, first.lane, first.payload.now, chunkPayloads(rows.slice(start, end).map((row) => row.payload)));
     start = end;
   }
   return values;
@@ -130,7 +134,12 @@ export class IngestionQueueWriter {
 
   /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
-    return this.hand(() => rows.map((r) => [r.teamId, r.lane, r.distinctId, JSON.stringify(r.payload), r.payload.now, 1]), rows.length, warnings);
+    const serialise = () => {
+      const values: unknown[][] = [];
+      for (const r of rows) rowValues(values, r.teamId, r.lane, r.payload.now, [{ distinctId: r.distinctId, payload: JSON.stringify(r.payload), count: 1 }]);
+      return values;
+    };
+    return this.hand(serialise, rows.length, warnings);
   }
 
   /**
@@ -145,7 +154,7 @@ export class IngestionQueueWriter {
   enqueueChunks(teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], warnings: WarningRow[] = []): Promise<void> {
     let events = 0;
     for (const chunk of chunks) events += chunk.count;
-    return this.hand(() => chunks.map((chunk) => [teamId, lane, chunk.distinctId, chunk.payload, now, chunk.count]), events, warnings);
+    return this.hand(() => rowValues([], teamId, lane, now, chunks), events, warnings);
   }
 
   /**

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { toJson } from '../db/values.js';
 import type { Properties } from './core/types.js';
 import { MultiRowInsert } from '../db/multi-row-insert.js';
-import { chunkPayloads, type QueueChunk } from './core/capture-request.js';
+import { chunkPayloads, joinQueueRows, type QueueChunk, type QueueRowText } from './core/queue-rows.js';
 
 /** What capture commits for one accepted event: the event as sent plus its request context. */
 export interface QueuedEvent {
@@ -48,8 +48,8 @@ export interface WarningRow {
 }
 
 interface Pending {
-  /** Queue-row values in QUEUE_INSERT's columns, serialised when handed over. */
-  values: unknown[][];
+  /** Queue rows, serialised when handed over. */
+  rows: QueueRowText[];
   events: number;
   warnings: WarningRow[];
   resolve: () => void;
@@ -61,24 +61,24 @@ const ROWS_PER_STATEMENT = 500;
 
 const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at', 'event_count']);
 
-/** Queue rows of one environment and lane as QUEUE_INSERT's values (received when `now` says). */
-function rowValues(values: unknown[][], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[]): unknown[][] {
-  for (const chunk of chunks) values.push([teamId, lane, chunk.distinctId, chunk.payload, now, chunk.count]);
-  return values;
+/** Queue rows of one environment and lane (received when `now` says). */
+function rowTexts(rows: QueueRowText[], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], joinable: boolean): QueueRowText[] {
+  for (const chunk of chunks) rows.push({ teamId, lane, distinctId: chunk.distinctId, payload: chunk.payload, receivedAt: now, count: chunk.count, joinable });
+  return rows;
 }
 
-/** A request's rows as queue-row values: runs of the same environment and lane become chunks (chunkPayloads). */
-function chunkValues(rows: QueueRow[]): unknown[][] {
-  const values: unknown[][] = [];
+/** A request's rows: runs of the same environment and lane become chunks (chunkPayloads). */
+function requestRowTexts(rows: QueueRow[]): QueueRowText[] {
+  const texts: QueueRowText[] = [];
   let start = 0;
   while (start < rows.length) {
     const first = rows[start]!;
     let end = start + 1;
     while (end < rows.length && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
-    rowValues(values, first.teamId, first.lane, first.payload.now, chunkPayloads(rows.slice(start, end).map((row) => row.payload)));
+    rowTexts(texts, first.teamId, first.lane, first.payload.now, chunkPayloads(rows.slice(start, end).map((row) => row.payload)), true);
     start = end;
   }
-  return values;
+  return texts;
 }
 
 export async function insertWarnings(db: Database['db'], warnings: WarningRow[]): Promise<void> {
@@ -102,7 +102,8 @@ export async function insertWarnings(db: Database['db'], warnings: WarningRow[])
  * The durable ingestion queue's writer. Requests hand over their events and wait; everything
  * handed over is committed in one transaction (group commit), and then all those requests are
  * answered. A 200 therefore always means "on disk", at a fraction of the cost of a transaction per
- * request.
+ * request. The capture requests of one commit share rows too (joinQueueRows): a commit of fifty
+ * single events writes one row, not fifty.
  *
  * When a commit starts is what decides throughput. A fixed timer (the old policy: always wait
  * `delayMs`) holds every waiting client for the whole window even when nothing more is coming;
@@ -135,9 +136,9 @@ export class IngestionQueueWriter {
   /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
     const serialise = () => {
-      const values: unknown[][] = [];
-      for (const r of rows) rowValues(values, r.teamId, r.lane, r.payload.now, [{ distinctId: r.distinctId, payload: JSON.stringify(r.payload), count: 1 }]);
-      return values;
+      const texts: QueueRowText[] = [];
+      for (const r of rows) rowTexts(texts, r.teamId, r.lane, r.payload.now, [{ distinctId: r.distinctId, payload: JSON.stringify(r.payload), count: 1 }], false);
+      return texts;
     };
     return this.hand(serialise, rows.length, warnings);
   }
@@ -147,14 +148,14 @@ export class IngestionQueueWriter {
    * MAX_CHUNK_EVENTS), which costs a fraction of a row per event to write, read and delete.
    */
   enqueueRequest(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
-    return this.hand(() => chunkValues(rows), rows.length, warnings);
+    return this.hand(() => requestRowTexts(rows), rows.length, warnings);
   }
 
   /** A capture request's rows as captureRequestRows wrote them, for the environment `teamId`. */
   enqueueChunks(teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], warnings: WarningRow[] = []): Promise<void> {
     let events = 0;
     for (const chunk of chunks) events += chunk.count;
-    return this.hand(() => rowValues([], teamId, lane, now, chunks), events, warnings);
+    return this.hand(() => rowTexts([], teamId, lane, now, chunks, true), events, warnings);
   }
 
   /**
@@ -162,10 +163,10 @@ export class IngestionQueueWriter {
    * transaction (on SQLite it holds the write lock while it runs); a request whose events cannot
    * be serialised fails alone.
    */
-  private hand(serialise: () => unknown[][], events: number, warnings: WarningRow[]): Promise<void> {
+  private hand(serialise: () => QueueRowText[], events: number, warnings: WarningRow[]): Promise<void> {
     if (events === 0 && warnings.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.pending.push({ values: serialise(), events, warnings, resolve, reject });
+      this.pending.push({ rows: serialise(), events, warnings, resolve, reject });
       this.schedule();
     });
   }
@@ -195,14 +196,15 @@ export class IngestionQueueWriter {
     this.lastCommitAt = performance.now();
     this.lastCommitRequests = batch.length;
     // Plain loops: this runs once per commit over every request of it.
-    const values: unknown[][] = [];
+    const rows: QueueRowText[] = [];
     const warnings: WarningRow[] = [];
     let events = 0;
     for (const request of batch) {
-      for (const row of request.values) values.push(row);
+      for (const row of request.rows) rows.push(row);
       events += request.events;
       for (const w of request.warnings) warnings.push(w);
     }
+    const values = joinQueueRows(rows).map((r) => [r.teamId, r.lane, r.distinctId, r.payload, r.receivedAt, r.count]);
     try {
       await this.database.db.transaction().execute(async (trx) => {
         await QUEUE_INSERT.execute(trx, values);

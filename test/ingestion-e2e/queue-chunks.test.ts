@@ -86,6 +86,45 @@ describe('queue chunks', () => {
     expect(await queueRows()).toEqual([]);
   });
 
+  it('the capture requests of one commit share a row; each event keeps its own receipt time, rows of their own stay apart', async () => {
+    const { database, ingestionQueue } = server.running.ctx;
+    const singles = Array.from({ length: 4 }, (_, i) => event(`shared-${i}`));
+    // No timestamp: stored at its own receipt time, not at the shared row's.
+    delete singles[1]!.payload.timestamp;
+    const request = Array.from({ length: 3 }, (_, i) => event(`shared-batch-${i}`));
+    const alone = event('shared-alone');
+    const later = event('shared-later');
+    // Handed over in one turn: one commit.
+    await Promise.all([
+      ingestionQueue.enqueueRequest([singles[0]!]),
+      ingestionQueue.enqueueRequest(request),
+      ingestionQueue.enqueueRequest([singles[1]!]),
+      ingestionQueue.enqueue([alone]),
+      ingestionQueue.enqueueRequest([singles[2]!]),
+      ingestionQueue.enqueueRequest([singles[3]!]),
+    ]);
+    await ingestionQueue.enqueueRequest([later]); // the next commit: a row of its own
+    const rows = await database.db.selectFrom('ingestion_queue').select(['distinct_id', 'received_at', 'payload', 'event_count']).orderBy('id').execute();
+    expect(rows.map((r) => [r.distinct_id, Number(r.event_count)])).toEqual([
+      ['shared-0', 5],
+      ['shared-alone', 1],
+      ['shared-2', 2],
+      ['shared-later', 1],
+    ]);
+    expect(new Date(rows[0]!.received_at).toISOString()).toBe(singles[0]!.payload.now);
+    expect((JSON.parse(rows[0]!.payload) as QueueRow['payload'][]).map((e) => e.uuid)).toEqual([singles[0]!, ...request, singles[1]!].map((e) => e.payload.uuid));
+
+    const w = worker();
+    expect(await w.runOnce()).toBe(9);
+    await w.stop();
+    expect(await queueRows()).toEqual([]);
+    const stored = await database.db.selectFrom('events').select(['uuid', 'distinct_id', 'timestamp']).where('distinct_id', 'like', 'shared-%').execute();
+    expect(stored.map((e) => e.uuid).sort()).toEqual([...singles, ...request, alone, later].map((e) => e.payload.uuid).sort());
+    const second = stored.find((e) => e.distinct_id === 'shared-1')!;
+    expect(new Date(second.timestamp).toISOString()).toBe(singles[1]!.payload.now);
+    expect(singles[1]!.payload.now).not.toBe(rows[0]!.received_at);
+  });
+
   it('retried one by one: stored events leave the chunk, a failing one stays in it for the next round', async () => {
     const { database, ingestionQueue } = server.running.ctx;
     await refuseBoomDistinctIds(database.db);

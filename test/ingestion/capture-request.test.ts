@@ -6,7 +6,8 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CaptureThread, INLINE_EVERY, MAX_IN_HAND, OFFLOAD_MIN_BYTES, workSize } from '../../src/ingestion/capture-thread.js';
-import { captureRequestRows, chunkPayloads, MAX_CHUNK_EVENTS, type CaptureRequestInput } from '../../src/ingestion/core/capture-request.js';
+import { captureRequestRows, type CaptureRequestInput } from '../../src/ingestion/core/capture-request.js';
+import { MAX_CHUNK_EVENTS } from '../../src/ingestion/core/queue-rows.js';
 import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/ingestion/core/index.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
 import { RequestThread } from '../../src/lib/request-thread.js';
@@ -54,18 +55,6 @@ describe('captureRequestRows', () => {
     expect(JSON.parse(single.chunks[0]!.payload)).toMatchObject({ event: 'one', distinct_id: 'd' });
     expect(captureRequestRows(input(Buffer.from('{"batch": [')))).toMatchObject({ ok: false, status: 400 });
     expect(captureRequestRows(input(Buffer.from(JSON.stringify({ batch: [{ event: 'x', distinct_id: 'd' }] }))))).toMatchObject({ ok: false, status: 401 });
-  });
-
-  it('cuts any run of events into rows of at most MAX_CHUNK_EVENTS, in order', () => {
-    const payloads = Array.from({ length: 201 }, (_, i) => ({ uuid: `u${i}`, event: 'e', distinct_id: `d${i}`, properties: {}, now: 'n', ip: null }));
-    const chunks = chunkPayloads(payloads);
-    expect(chunks.map((c) => [c.distinctId, c.count])).toEqual([
-      ['d0', 100],
-      ['d100', 100],
-      ['d200', 1],
-    ]);
-    expect(JSON.parse(chunks[2]!.payload)).toEqual(payloads[200]); // a lone event: no array
-    expect([...(JSON.parse(chunks[0]!.payload) as unknown[]), ...(JSON.parse(chunks[1]!.payload) as unknown[])]).toEqual(payloads.slice(0, 200));
   });
 });
 

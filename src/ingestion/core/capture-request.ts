@@ -9,40 +9,9 @@ import { uuidv7 } from '../../lib/uuid.js';
 import type { QueuedEvent } from '../queue.js';
 import { decodeBody, type DecodeBodyLimits, type QueryParams } from './decode-body.js';
 import { extractEvents, type IngestEndpoint } from './extract.js';
+import { chunkPayloads, type QueueChunk } from './queue-rows.js';
 import { resolveSentAt } from './timestamps.js';
 import type { HttpFailure, IngestionWarning } from './types.js';
-
-/**
- * The most events one queue row holds. A request's events are one row (posthog-node sends 100 at
- * most, posthog-js fewer); a larger one is cut. A failed batch retried one event at a time
- * rewrites the chunk once per event (one-by-one.ts), so a chunk's size bounds that cost too.
- */
-export const MAX_CHUNK_EVENTS = 100;
-
-/** One queue row's worth of a request: its first event's distinct id, its JSON, how many events. */
-export interface QueueChunk {
-  distinctId: string;
-  payload: string;
-  count: number;
-}
-
-/**
- * Events of one environment and lane, in order, as queue rows: chunks of up to MAX_CHUNK_EVENTS,
- * each the JSON array of their payloads; a lone event stays a plain row, as the worker has always
- * read them. A chunk is one JSON.stringify of the payloads' array (the same text as each payload's
- * JSON joined by commas): one call instead of one per event, and no string built up piece by piece
- * for SQLite to flatten.
- */
-export function chunkPayloads(payloads: readonly QueuedEvent[]): QueueChunk[] {
-  const chunks: QueueChunk[] = [];
-  for (let start = 0; start < payloads.length; start += MAX_CHUNK_EVENTS) {
-    const end = Math.min(payloads.length, start + MAX_CHUNK_EVENTS);
-    const first = payloads[start]!;
-    const payload = end - start === 1 ? JSON.stringify(first) : JSON.stringify(payloads.slice(start, end));
-    chunks.push({ distinctId: first.distinct_id, payload, count: end - start });
-  }
-  return chunks;
-}
 
 export interface CaptureRequestInput {
   endpoint: IngestEndpoint;

@@ -1,0 +1,99 @@
+/**
+ * The queue's rows as text (core/queue-rows.ts): a request's events cut into chunks, and the rows
+ * of one commit joined into as few as they can be.
+ */
+import { describe, expect, it } from 'vitest';
+import { chunkPayloads, joinQueueRows, MAX_CHUNK_EVENTS, MAX_JOINED_CHARS, type QueueRowText } from '../../src/ingestion/core/queue-rows.js';
+import type { QueuedEvent } from '../../src/ingestion/queue.js';
+
+const payload = (n: number, extra: Record<string, unknown> = {}): QueuedEvent => ({
+  uuid: `u${n}`,
+  event: 'e',
+  distinct_id: `d${n}`,
+  properties: { n, ...extra },
+  now: `2026-03-01T00:00:${String(n % 60).padStart(2, '0')}.000Z`,
+  ip: null,
+});
+
+/** The rows capture hands over for a request of `events` (one chunk each, as chunkPayloads cuts them). */
+function requestRows(events: QueuedEvent[], overrides: Partial<QueueRowText> = {}): QueueRowText[] {
+  return chunkPayloads(events).map((chunk) => ({ ...chunk, teamId: 1, lane: 'realtime', receivedAt: events[0]!.now, joinable: true, ...overrides }));
+}
+
+const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => payload(from + i));
+/** Every event a row holds, in order. */
+const eventsOf = (row: QueueRowText): QueuedEvent[] => {
+  const value = JSON.parse(row.payload) as QueuedEvent | QueuedEvent[];
+  return Array.isArray(value) ? value : [value];
+};
+
+describe('chunkPayloads', () => {
+  it('cuts any run of events into rows of at most MAX_CHUNK_EVENTS, in order', () => {
+    const payloads = range(0, 201);
+    const chunks = chunkPayloads(payloads);
+    expect(chunks.map((c) => [c.distinctId, c.count])).toEqual([
+      ['d0', 100],
+      ['d100', 100],
+      ['d200', 1],
+    ]);
+    expect(JSON.parse(chunks[2]!.payload)).toEqual(payloads[200]); // a lone event: no array
+    expect([...(JSON.parse(chunks[0]!.payload) as unknown[]), ...(JSON.parse(chunks[1]!.payload) as unknown[])]).toEqual(payloads.slice(0, 200));
+  });
+});
+
+describe('joinQueueRows', () => {
+  it("joins a commit's single events and chunks of one environment and lane into one row, in order", () => {
+    const rows = [...requestRows([payload(1)]), ...requestRows(range(2, 5)), ...requestRows([payload(7)]), ...requestRows(range(8, 3))];
+    const joined = joinQueueRows(rows);
+    expect(joined).toHaveLength(1);
+    expect(joined[0]).toMatchObject({ teamId: 1, lane: 'realtime', distinctId: 'd1', receivedAt: payload(1).now, count: 10, joinable: true });
+    expect(eventsOf(joined[0]!)).toEqual(range(1, 10));
+  });
+
+  it('leaves a row alone that has no neighbour to join', () => {
+    const [single] = requestRows([payload(1)]);
+    expect(joinQueueRows([single!])[0]).toBe(single);
+    expect(joinQueueRows([])).toEqual([]);
+  });
+
+  it('keeps environments, lanes and rows of their own apart', () => {
+    const rows = [
+      ...requestRows([payload(1)]),
+      ...requestRows([payload(2)]),
+      ...requestRows([payload(3)], { teamId: 2 }),
+      ...requestRows([payload(4)], { teamId: 2 }),
+      ...requestRows([payload(5)], { teamId: 2, lane: 'historical' }),
+      ...requestRows([payload(6)], { joinable: false }),
+      ...requestRows([payload(7)]),
+      ...requestRows([payload(8)]),
+    ];
+    const joined = joinQueueRows(rows);
+    expect(joined.map((r) => [r.teamId, r.lane, r.count])).toEqual([
+      [1, 'realtime', 2],
+      [2, 'realtime', 2],
+      [2, 'historical', 1],
+      [1, 'realtime', 1],
+      [1, 'realtime', 2],
+    ]);
+    expect(joined[3]).toBe(rows[5]);
+    expect(joined.flatMap(eventsOf)).toEqual(range(1, 8));
+  });
+
+  it('stops a row at MAX_CHUNK_EVENTS events: a full chunk is never joined', () => {
+    const rows = [...requestRows(range(0, 60)), ...requestRows(range(60, 30)), ...requestRows(range(90, 20)), ...requestRows(range(110, MAX_CHUNK_EVENTS)), ...requestRows([payload(210)])];
+    const joined = joinQueueRows(rows);
+    expect(joined.map((r) => r.count)).toEqual([90, 20, MAX_CHUNK_EVENTS, 1]);
+    expect(joined.flatMap(eventsOf)).toEqual(range(0, 211));
+  });
+
+  it('stops a row at MAX_JOINED_CHARS characters; a larger row stays as it is', () => {
+    const big = (n: number, chars: number) => payload(n, { padding: 'x'.repeat(chars) });
+    const third = Math.floor(MAX_JOINED_CHARS / 3);
+    const rows = [...requestRows([big(0, third)]), ...requestRows([big(1, third)]), ...requestRows([big(2, third)]), ...requestRows([big(3, MAX_JOINED_CHARS)]), ...requestRows([payload(4)])];
+    const joined = joinQueueRows(rows);
+    expect(joined.map((r) => r.count)).toEqual([2, 1, 1, 1]);
+    for (const row of joined.slice(0, 2)) expect(row.payload.length).toBeLessThanOrEqual(MAX_JOINED_CHARS);
+    expect(joined[2]).toBe(rows[3]);
+    expect(joined.flatMap(eventsOf).map((e) => e.uuid)).toEqual(['u0', 'u1', 'u2', 'u3', 'u4']);
+  });
+});

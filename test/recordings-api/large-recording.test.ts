@@ -66,10 +66,16 @@ describe('a 50 MB recording', () => {
     const env = `${url}/api/environments/${project.id}`;
     const sessionId = randomUUID();
 
-    // Warm up (first request compiles the routes' code paths), then take the baseline.
+    // Warm up (the first requests compile the routes' code paths), then take the baseline: the
+    // resident size of a server that has handled one chunk, the highest of three samples. One
+    // sample alone depends on where the collector happened to be (seen: 211 MB against 255-275).
     const post = (body: string) => fetch(`${url}/s/`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
-    expect((await post(chunkBody(project.api_token, randomUUID(), 0, CHUNK_BYTES))).status).toBe(200);
-    const baseline = memory(pid);
+    let baseline = memory(pid);
+    for (let warmUp = 0; warmUp < 3; warmUp++) {
+      expect((await post(chunkBody(project.api_token, randomUUID(), 0, CHUNK_BYTES))).status).toBe(200);
+      const sample = memory(pid);
+      if (warmUp === 0 || sample.rssMb > baseline.rssMb) baseline = sample;
+    }
 
     let sent = 0;
     const progress: string[] = [];

@@ -5,6 +5,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chunkPayloads } from '../../src/ingestion/core/queue-rows.js';
 import { queueCounts } from '../../src/ingestion/queue-admin.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
 import { readQueueRows } from '../../src/ingestion/queue-records.js';
@@ -98,7 +99,8 @@ describe('queue chunks', () => {
     await Promise.all([
       ingestionQueue.enqueueRequest([singles[0]!]),
       ingestionQueue.enqueueRequest(request),
-      ingestionQueue.enqueueRequest([singles[1]!]),
+      // As capture hands a request over (capture-handler.ts).
+      ingestionQueue.enqueueChunks(singles[1]!.teamId, 'realtime', singles[1]!.payload.now, chunkPayloads([singles[1]!.payload])),
       ingestionQueue.enqueue([alone]),
       ingestionQueue.enqueueRequest([singles[2]!]),
       ingestionQueue.enqueueRequest([singles[3]!]),

@@ -204,8 +204,9 @@ export class IngestionQueueWriter {
       events += request.events;
       for (const w of request.warnings) warnings.push(w);
     }
-    const values = joinQueueRows(rows).map((r) => [r.teamId, r.lane, r.distinctId, r.payload, r.receivedAt, r.count]);
     try {
+      // Inside the try: whatever fails here fails this commit's requests, never leaves them waiting.
+      const values = joinQueueRows(rows).map((r) => [r.teamId, r.lane, r.distinctId, r.payload, r.receivedAt, r.count]);
       await this.database.db.transaction().execute(async (trx) => {
         await QUEUE_INSERT.execute(trx, values);
         if (warnings.length > 0) await insertWarnings(trx, warnings);

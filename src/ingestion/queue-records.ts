@@ -1,7 +1,7 @@
 /**
  * The worker's view of the ingestion queue: records, one per queued event, read a batch at a time
- * in queue order. A queue row holds one event, or a chunk: all the events of one capture request
- * as a JSON array (queue.ts). A chunk is read whole and split into one record per event, each
+ * in queue order. A queue row holds one event, or a chunk: the events of one capture request, or
+ * of the requests one commit carried, as a JSON array (queue.ts, core/queue-rows.ts). A chunk is read whole and split into one record per event, each
  * with its own text; a batch only ever holds whole rows, so deleting its rows dequeues exactly
  * its events. When events are retried one at a time (one-by-one.ts), a chunk is rewritten to
  * hold the events still to do (ChunkState).
@@ -52,16 +52,17 @@ export class ChunkState {
 
   /**
    * The row's payload after `change`: a chunk of the events not done, the event itself when one
-   * is left (a row of one event is never an array), undefined when none is.
+   * is left (a row of one event is never an array), undefined when none is; `first`, the text of
+   * its first event (the row names that event's distinct id and receipt time).
    */
-  rewritten(change: ChunkChange): { payload: string; count: number } | undefined {
+  rewritten(change: ChunkChange): { payload: string; count: number; first: string } | undefined {
     const left: string[] = [];
     for (let i = 0; i < this.parts.length; i++) {
       if (this.done[i] || ('remove' in change && change.remove === i)) continue;
       left.push('replace' in change && change.replace === i ? change.text : this.parts[i]!);
     }
     if (left.length === 0) return undefined;
-    return { payload: left.length === 1 ? left[0]! : `[${left.join(',')}]`, count: left.length };
+    return { payload: left.length === 1 ? left[0]! : `[${left.join(',')}]`, count: left.length, first: left[0]! };
   }
 
   /** After the transaction that wrote `rewritten(change)` committed. */

@@ -9,9 +9,10 @@ export interface IngestionQueueTable {
   distinct_id: string;
   /**
    * The accepted event and its request context, as JSON text (see queue.ts QueuedEvent); for a
-   * chunk (the events of one request), a JSON array of them.
+   * chunk (the events of one request, or of the requests one commit carried), a JSON array of them.
    */
   payload: string;
+  /** When capture received the (first) event (each event's own receipt time is in its payload). */
   received_at: string;
   attempts: Generated<number>;
   /** How many events `payload` holds: 1, or the length of a chunk's array. */

@@ -95,6 +95,9 @@ describe('queue chunks', () => {
     const request = Array.from({ length: 3 }, (_, i) => event(`shared-batch-${i}`));
     const alone = event('shared-alone');
     const later = event('shared-later');
+    // One person's two updates in two requests of the commit: the later one wins.
+    const setFirst = event('shared-person', 'set', { $set: { plan: 'first' } });
+    const setSecond = event('shared-person', 'set', { $set: { plan: 'second' } });
     // Handed over in one turn: one commit.
     await Promise.all([
       ingestionQueue.enqueueRequest([singles[0]!]),
@@ -103,28 +106,32 @@ describe('queue chunks', () => {
       ingestionQueue.enqueueChunks(singles[1]!.teamId, 'realtime', singles[1]!.payload.now, chunkPayloads([singles[1]!.payload])),
       ingestionQueue.enqueue([alone]),
       ingestionQueue.enqueueRequest([singles[2]!]),
+      ingestionQueue.enqueueRequest([setFirst]),
       ingestionQueue.enqueueRequest([singles[3]!]),
+      ingestionQueue.enqueueRequest([setSecond]),
     ]);
     await ingestionQueue.enqueueRequest([later]); // the next commit: a row of its own
     const rows = await database.db.selectFrom('ingestion_queue').select(['distinct_id', 'received_at', 'payload', 'event_count']).orderBy('id').execute();
     expect(rows.map((r) => [r.distinct_id, Number(r.event_count)])).toEqual([
       ['shared-0', 5],
       ['shared-alone', 1],
-      ['shared-2', 2],
+      ['shared-2', 4],
       ['shared-later', 1],
     ]);
     expect(new Date(rows[0]!.received_at).toISOString()).toBe(singles[0]!.payload.now);
     expect((JSON.parse(rows[0]!.payload) as QueueRow['payload'][]).map((e) => e.uuid)).toEqual([singles[0]!, ...request, singles[1]!].map((e) => e.payload.uuid));
 
     const w = worker();
-    expect(await w.runOnce()).toBe(9);
+    expect(await w.runOnce()).toBe(11);
     await w.stop();
     expect(await queueRows()).toEqual([]);
     const stored = await database.db.selectFrom('events').select(['uuid', 'distinct_id', 'timestamp']).where('distinct_id', 'like', 'shared-%').execute();
-    expect(stored.map((e) => e.uuid).sort()).toEqual([...singles, ...request, alone, later].map((e) => e.payload.uuid).sort());
+    expect(stored.map((e) => e.uuid).sort()).toEqual([...singles, ...request, alone, later, setFirst, setSecond].map((e) => e.payload.uuid).sort());
     const second = stored.find((e) => e.distinct_id === 'shared-1')!;
     expect(new Date(second.timestamp).toISOString()).toBe(singles[1]!.payload.now);
-    expect(singles[1]!.payload.now).not.toBe(rows[0]!.received_at);
+    expect(singles[1]!.payload.now).not.toBe(new Date(rows[0]!.received_at).toISOString());
+    const person = await server.request(`/api/environments/${server.bootstrap.team.id}/persons/?distinct_id=shared-person`);
+    expect(person.body.results[0].properties.plan).toBe('second');
   });
 
   it('retried one by one: stored events leave the chunk, a failing one stays in it for the next round', async () => {
@@ -204,6 +211,12 @@ describe('queue chunks', () => {
         ]),
       );
       expect(rows).toHaveLength(2);
+      // Each parked row names its own event (what `hoglet queue` lists), the one left in place too.
+      const named = await database.db.selectFrom('ingestion_queue').select(['distinct_id', 'received_at', 'payload']).execute();
+      for (const row of named) {
+        const queued = JSON.parse(row.payload) as QueueRow['payload'];
+        expect([row.distinct_id, new Date(row.received_at).toISOString()]).toEqual([queued.distinct_id, queued.now]);
+      }
       expect(await queueCounts(database)).toEqual([{ lane: 'realtime', waiting: 0, parked: 2 }]);
       const warnings = await server.request(`/api/environments/${server.bootstrap.team.id}/ingestion_warnings/`);
       const parked = warnings.body.results.find((w: { type: string }) => w.type === 'event_processing_failed');

@@ -86,6 +86,18 @@ describe('joinQueueRows', () => {
     expect(joined.flatMap(eventsOf)).toEqual(range(0, 211));
   });
 
+  it('joins up to exactly MAX_JOINED_CHARS characters, not one more', () => {
+    const sized = (n: number, chars: number) => {
+      const base = JSON.stringify(payload(n, { padding: '' })).length;
+      return payload(n, { padding: 'x'.repeat(chars - base) });
+    };
+    const half = (MAX_JOINED_CHARS - 3) / 2; // two texts, a comma, two brackets
+    const fits = joinQueueRows([...requestRows([sized(0, Math.floor(half))]), ...requestRows([sized(1, Math.ceil(half))])]);
+    expect(fits.map((r) => [r.count, r.payload.length])).toEqual([[2, MAX_JOINED_CHARS]]);
+    const over = joinQueueRows([...requestRows([sized(0, Math.floor(half))]), ...requestRows([sized(1, Math.ceil(half) + 1)])]);
+    expect(over.map((r) => r.count)).toEqual([1, 1]);
+  });
+
   it('stops a row at MAX_JOINED_CHARS characters; a larger row stays as it is', () => {
     const big = (n: number, chars: number) => payload(n, { padding: 'x'.repeat(chars) });
     const third = Math.floor(MAX_JOINED_CHARS / 3);

@@ -76,7 +76,9 @@ export function joinQueueRows(rows: readonly QueueRowText[]): QueueRowText[] {
     let end = start + 1;
     if (first.joinable) {
       let count = first.count;
-      let chars = first.payload.length;
+      // The joined text: each row's text (an array's without its brackets: counted anyway), a
+      // comma between, and the array's brackets.
+      let chars = first.payload.length + 2;
       for (; end < rows.length; end++) {
         const next = rows[end]!;
         if (!next.joinable || next.teamId !== first.teamId || next.lane !== first.lane) break;

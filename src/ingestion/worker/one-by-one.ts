@@ -15,7 +15,7 @@ import type { ChunkChange } from '../queue-records.js';
  * 3. failing that too, an attempt is counted; at the last one the event is parked: it stays in
  *    the queue table (kept, never dropped; `attempts` says why it is not picked up) with a
  *    warning, and the events behind it go on.
- * An event of a chunk (a request's events in one queue row, queue-records.ts) is taken out of
+ * An event of a chunk (one or more requests' events in one queue row, queue-records.ts) is taken out of
  * its chunk by the transaction that stores or parks it: the chunk is rewritten to hold the
  * events not done yet, so it keeps any that failed, in place, for the next round. Each event's
  * failures are counted in its own text (`attempts`); one that is parked moves to a row of its
@@ -62,10 +62,17 @@ async function rewriteChunk(trx: Kysely<Schema>, record: QueueRecord, change: Ch
     const deleted = await trx.deleteFrom('ingestion_queue').where('id', '=', record.id).where('payload', '=', state.stored).executeTakeFirst();
     return { changed: Number(deleted.numDeletedRows), expected: 1 };
   }
-  const attempts = after.count === 1 ? (readQueued(after.payload)?.attempts ?? 0) : 0;
+  const first = readQueued(after.first);
+  const attempts = after.count === 1 ? (first?.attempts ?? 0) : 0;
+  // The row names its first event, as capture wrote it: with that one gone (a chunk may hold
+  // several requests' events, of other persons), the next one (what `hoglet queue` shows).
+  const names = {
+    ...(typeof first?.distinct_id === 'string' && { distinct_id: first.distinct_id }),
+    ...(typeof first?.now === 'string' && { received_at: first.now }),
+  };
   const updated = await trx
     .updateTable('ingestion_queue')
-    .set({ payload: after.payload, event_count: after.count, attempts: typeof attempts === 'number' ? attempts : 0, ...set })
+    .set({ payload: after.payload, event_count: after.count, attempts: typeof attempts === 'number' ? attempts : 0, ...names, ...set })
     .where('id', '=', record.id)
     .where('payload', '=', state.stored)
     .executeTakeFirst();

@@ -1,9 +1,9 @@
 /**
  * The worker's view of the ingestion queue: records, one per queued event, read a batch at a time
  * in queue order. A queue row holds one event, or a chunk: the events of one capture request, or
- * of the requests one commit carried, as a JSON array (queue.ts, core/queue-rows.ts). A chunk is read whole and split into one record per event, each
- * with its own text; a batch only ever holds whole rows, so deleting its rows dequeues exactly
- * its events. When events are retried one at a time (one-by-one.ts), a chunk is rewritten to
+ * of the requests one commit carried, as a JSON array (queue.ts, core/queue-rows.ts). A chunk is
+ * read whole and split into one record per event, each with its own text; a batch only ever holds
+ * whole rows, so deleting its rows dequeues exactly its events. When events are retried one at a time (one-by-one.ts), a chunk is rewritten to
  * hold the events still to do (ChunkState).
  */
 import { PostgresAdapter, sql, type Kysely } from 'kysely';

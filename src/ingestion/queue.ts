@@ -61,9 +61,9 @@ const ROWS_PER_STATEMENT = 500;
 
 const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at', 'event_count']);
 
-/** Queue rows of one environment and lane (received when `now` says). */
-function rowTexts(rows: QueueRowText[], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], joinable: boolean): QueueRowText[] {
-  for (const chunk of chunks) rows.push({ teamId, lane, distinctId: chunk.distinctId, payload: chunk.payload, receivedAt: now, count: chunk.count, joinable });
+/** A capture request's chunks of one environment and lane (received when `now` says) as rows, joinable. */
+function joinableRows(rows: QueueRowText[], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[]): QueueRowText[] {
+  for (const chunk of chunks) rows.push({ teamId, lane, distinctId: chunk.distinctId, payload: chunk.payload, receivedAt: now, count: chunk.count, joinable: true });
   return rows;
 }
 
@@ -75,7 +75,7 @@ function requestRowTexts(rows: QueueRow[]): QueueRowText[] {
     const first = rows[start]!;
     let end = start + 1;
     while (end < rows.length && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
-    rowTexts(texts, first.teamId, first.lane, first.payload.now, chunkPayloads(rows.slice(start, end).map((row) => row.payload)), true);
+    joinableRows(texts, first.teamId, first.lane, first.payload.now, chunkPayloads(rows.slice(start, end).map((row) => row.payload)));
     start = end;
   }
   return texts;
@@ -135,11 +135,8 @@ export class IngestionQueueWriter {
 
   /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
-    const serialise = () => {
-      const texts: QueueRowText[] = [];
-      for (const r of rows) rowTexts(texts, r.teamId, r.lane, r.payload.now, [{ distinctId: r.distinctId, payload: JSON.stringify(r.payload), count: 1 }], false);
-      return texts;
-    };
+    const serialise = () =>
+      rows.map((r): QueueRowText => ({ teamId: r.teamId, lane: r.lane, distinctId: r.distinctId, payload: JSON.stringify(r.payload), receivedAt: r.payload.now, count: 1, joinable: false }));
     return this.hand(serialise, rows.length, warnings);
   }
 
@@ -155,7 +152,7 @@ export class IngestionQueueWriter {
   enqueueChunks(teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], warnings: WarningRow[] = []): Promise<void> {
     let events = 0;
     for (const chunk of chunks) events += chunk.count;
-    return this.hand(() => rowTexts([], teamId, lane, now, chunks, true), events, warnings);
+    return this.hand(() => joinableRows([], teamId, lane, now, chunks), events, warnings);
   }
 
   /**

@@ -72,7 +72,7 @@ export function captureRequestRows(input: CaptureRequestInput): CaptureRequestOu
       set: e.set,
       set_once: e.setOnce,
       unset: e.unset,
-      sent_at: typeof sentAtIso === 'string' ? sentAtIso : null,
+      sent_at: sentAtIso,
       now,
       ip: input.ip,
     }),

@@ -15,8 +15,8 @@ import type { ChunkChange } from '../queue-records.js';
  * 3. failing that too, an attempt is counted; at the last one the event is parked: it stays in
  *    the queue table (kept, never dropped; `attempts` says why it is not picked up) with a
  *    warning, and the events behind it go on.
- * An event of a chunk (one or more requests' events in one queue row, queue-records.ts) is taken out of
- * its chunk by the transaction that stores or parks it: the chunk is rewritten to hold the
+ * An event of a chunk (one or more requests' events in one queue row, queue-records.ts) is taken
+ * out of its chunk by the transaction that stores or parks it: the chunk is rewritten to hold the
  * events not done yet, so it keeps any that failed, in place, for the next round. Each event's
  * failures are counted in its own text (`attempts`); one that is parked moves to a row of its
  * own (at once when its text is no event at all: no round can read it).
@@ -66,10 +66,7 @@ async function rewriteChunk(trx: Kysely<Schema>, record: QueueRecord, change: Ch
   const attempts = after.count === 1 ? (first?.attempts ?? 0) : 0;
   // The row names its first event, as capture wrote it: with that one gone (a chunk may hold
   // several requests' events, of other persons), the next one (what `hoglet queue` shows).
-  const names = {
-    ...(typeof first?.distinct_id === 'string' && { distinct_id: first.distinct_id }),
-    ...(typeof first?.now === 'string' && { received_at: first.now }),
-  };
+  const names = rowNames(first);
   const updated = await trx
     .updateTable('ingestion_queue')
     .set({ payload: after.payload, event_count: after.count, attempts: typeof attempts === 'number' ? attempts : 0, ...names, ...set })
@@ -174,10 +171,10 @@ async function recordFailedChunkAttempt(ctx: OneByOneContext, lane: Lane, row: Q
     const rewritten = await rewriteChunk(trx, row, alone ? { replace: index, text: row.payload } : { remove: index }, alone ? { attempts: MAX_PROCESSING_ATTEMPTS } : {});
     if (rewritten.changed !== 1) return rewritten;
     if (!alone) {
-      const { distinctId, receivedAt } = parkedRowFields(queued);
+      const names = { distinct_id: '', received_at: new Date().toISOString(), ...rowNames(queued) };
       const parked = await trx
         .insertInto('ingestion_queue')
-        .values({ team_id: row.team_id, lane, distinct_id: distinctId, payload: row.payload, received_at: receivedAt, attempts: MAX_PROCESSING_ATTEMPTS, event_count: 1 })
+        .values({ team_id: row.team_id, lane, ...names, payload: row.payload, attempts: MAX_PROCESSING_ATTEMPTS, event_count: 1 })
         .returning('id')
         .executeTakeFirstOrThrow();
       parkedId = Number(parked.id);
@@ -207,10 +204,13 @@ function readQueued(payload: string): Partial<QueuedEvent> | undefined {
   }
 }
 
-/** What an operator sees of a parked event's row. */
-function parkedRowFields(queued: Partial<QueuedEvent> | undefined): { distinctId: string; receivedAt: string } {
+/**
+ * The columns by which a queue row names its (first) event, what an operator sees of it: the
+ * event's distinct id and receipt time, those of them its text has.
+ */
+function rowNames(queued: Partial<QueuedEvent> | undefined): { distinct_id?: string; received_at?: string } {
   return {
-    distinctId: typeof queued?.distinct_id === 'string' ? queued.distinct_id : '',
-    receivedAt: typeof queued?.now === 'string' ? queued.now : new Date().toISOString(),
+    ...(typeof queued?.distinct_id === 'string' && { distinct_id: queued.distinct_id }),
+    ...(typeof queued?.now === 'string' && { received_at: queued.now }),
   };
 }

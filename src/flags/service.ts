@@ -7,6 +7,7 @@ import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
 import { getCohort, listProjectCohorts } from '../cohorts/store.js';
 import { conflict, validationError } from '../http/errors.js';
+import { serializerData } from '../http/fields.js';
 import { pyTypeName } from '../lib/python-text.js';
 import type { Team, User } from '../tenancy/models.js';
 import { getUser } from '../tenancy/store.js';
@@ -143,7 +144,7 @@ async function logFlagActivity(ctx: AppContext, team: Team, user: User, flag: Fe
 }
 
 export async function createFlag(ctx: AppContext, team: Team, user: User, raw: unknown): Promise<FeatureFlag> {
-  const body = (raw ?? {}) as Json;
+  const body = serializerData(raw);
   const lookups = lookupsFor(ctx, team.projectId);
   // DRF reports the first failing field in the serializer's order: name, key, filters, ...
   const changes: FlagChanges = {};
@@ -186,7 +187,7 @@ export async function editFlag(
   raw: unknown,
   method: 'PATCH' | 'PUT',
 ): Promise<FeatureFlag> {
-  const body = (raw ?? {}) as Json;
+  const body = serializerData(raw);
   const lookups = lookupsFor(ctx, team.projectId);
   const changes: FlagChanges = {};
   if ('name' in body) changes.name = readString(body.name, 'name', { allowBlank: true });

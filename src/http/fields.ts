@@ -1,4 +1,19 @@
 import { validationError } from './errors.js';
+import { pyTypeName } from '../lib/python-text.js';
+
+/**
+ * The data a DRF serializer validates: a JSON object. A missing body reads as an empty one (an
+ * empty form, as Django reads it); `null` is DRF's "No data provided", and any other value that is
+ * not an object its non-field "Invalid data" error (the envelope gives it no attr).
+ */
+export function serializerData(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (body === null) throw validationError('No data provided', null, 'null');
+  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+    throw validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(body)}.`);
+  }
+  return body as Record<string, unknown>;
+}
 
 /**
  * The `name` and `description` of saved things (insights, dashboards), read as PostHog's

@@ -71,6 +71,25 @@ describe('the API with hostile text', () => {
     }
   });
 
+  it('refuses a create or an edit whose JSON body is not an object, as DRF does', async () => {
+    const flag = await createFlag(server, { key: 'not-an-object' });
+    const invalid = (type: string) => ({ type: 'validation_error', code: 'invalid_input', detail: `Invalid data. Expected a dictionary, but got ${type}.`, attr: null });
+    const cases: Array<[string, unknown]> = [
+      ['"text"', invalid('str')],
+      ['[{"key": "x"}]', invalid('list')],
+      ['5', invalid('int')],
+      ['true', invalid('bool')],
+      ['null', { type: 'validation_error', code: 'null', detail: 'No data provided', attr: null }],
+    ];
+    for (const [method, path] of [['POST', flagsPath(server)], ['PATCH', flagsPath(server, `${flag.id}/`)]] as const) {
+      for (const [rawBody, expected] of cases) {
+        const res = await server.request(path, { method, rawBody, headers: { 'content-type': 'application/json' } });
+        expect(res.status, `${method} ${rawBody}`).toBe(400);
+        expect(res.body).toEqual(expected);
+      }
+    }
+  });
+
   it('reads CSV cells with a NUL as the stored text reads it (U+FFFD), on both backends', async () => {
     await storePerson(server, ['nul\ufffdid']);
     for (const csv of ['distinct_id,name\nnul\u0000id,x\n', 'email\nx\u0000y@z.io\n']) {

@@ -52,6 +52,23 @@ describe('error envelope', () => {
     expect(res.body.attr).toBeNull();
   });
 
+  it("answers a body DRF has no parser for (text/plain) with its 415, and reads an empty one as none", async () => {
+    const flags = `/api/projects/${server.bootstrap.team.id}/feature_flags/`;
+    for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
+      const res = await server.request(flags, { method: 'POST', rawBody: '{"key": "plain-text"}', headers: { 'content-type': contentType } });
+      expect(res.status, contentType).toBe(415);
+      expect(res.body).toEqual({
+        type: 'invalid_request',
+        code: 'unsupported_media_type',
+        detail: `Unsupported media type "${contentType}" in request.`,
+        attr: null,
+      });
+    }
+    const empty = await server.request(flags, { method: 'POST', rawBody: '', headers: { 'content-type': 'text/plain' } });
+    expect(empty.status, empty.text).toBe(400);
+    expect(empty.body).toEqual({ type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'key' });
+  });
+
   it('answers an unexpected failure with a 500 envelope, no stack, one log line', async () => {
     const lines: string[] = [];
     const pino = (await import('pino')).default;

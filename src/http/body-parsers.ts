@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { unsupportedMediaType } from './errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../ingestion/core/decode-body.js';
+import { parseError, unsupportedMediaType } from './errors.js';
 
 /**
  * JSON as DRF reads it: an empty body is an empty object, not an error; prototype-poisoning keys
@@ -13,6 +14,10 @@ export function installBodyParsers(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, {});
+    // Readers of bodies recurse (validation, JSON.stringify): bounded as the public endpoints' bodies are.
+    if (jsonDepthExceeds(text, DEFAULT_MAX_JSON_DEPTH)) {
+      return done(parseError(`JSON parse error - nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`), undefined);
+    }
     strictJson(request, text, done);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {

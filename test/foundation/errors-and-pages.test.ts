@@ -52,6 +52,24 @@ describe('error envelope', () => {
     expect(res.body.attr).toBeNull();
   });
 
+  it('refuses JSON nested deeper than 1000 levels with 400 parse_error, and reads 1000', async () => {
+    const flags = `/api/projects/${server.bootstrap.team.id}/feature_flags/`;
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const deep = await server.request(flags, {
+      method: 'POST',
+      rawBody: `{"key": "too-deep", "filters": {"groups": ${nested(5000)}}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deep.status, deep.text).toBe(400);
+    expect(deep.body).toEqual({ type: 'invalid_request', code: 'parse_error', detail: 'JSON parse error - nested deeper than 1000 levels', attr: null });
+    const deepest = await server.request(flags, {
+      method: 'POST',
+      rawBody: `{"key": "deep-enough", "filters": {"groups": [{"rollout_percentage": 100}]}, "unread": ${nested(999)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(deepest.status, deepest.text).toBe(201);
+  });
+
   it("answers a body DRF has no parser for (text/plain) with its 415, and reads an empty one as none", async () => {
     const flags = `/api/projects/${server.bootstrap.team.id}/feature_flags/`;
     for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {

@@ -139,13 +139,21 @@ export async function lockTeam(db: Db, dialect: DialectName, id: number): Promis
   return row && toTeam(row);
 }
 
+/**
+ * Stored tokens never hold a NUL (PostgreSQL's text cannot), so a token with one names no
+ * environment; it is not sent to the database, which would fail the query instead.
+ */
+const holdsNul = (text: string) => text.includes('\u0000');
+
 export async function getTeamByApiToken(db: Db, apiToken: string): Promise<Team | undefined> {
+  if (holdsNul(apiToken)) return undefined;
   const row = await db.selectFrom('teams').selectAll().where('api_token', '=', apiToken).executeTakeFirst();
   return row && toTeam(row);
 }
 
 /** The environment whose current or backup project secret API key this is. */
 export async function getTeamBySecretApiToken(db: Db, secretToken: string): Promise<Team | undefined> {
+  if (holdsNul(secretToken)) return undefined;
   const row = await db
     .selectFrom('teams')
     .selectAll()

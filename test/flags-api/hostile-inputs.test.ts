@@ -90,6 +90,32 @@ describe('the API with hostile text', () => {
     }
   });
 
+  it('answers a project token holding a NUL as an unknown one wherever a token is looked up, on both backends', async () => {
+    const token = `${server.token}\u0000`;
+    for (const path of ['/decide/?v=2', '/decide/?v=4', '/flags/?v=1', '/flags/?v=2']) {
+      const res = await server.request(path, { method: 'POST', key: null, body: { token, distinct_id: 'someone' } });
+      expect(res.status, path).toBe(401);
+      expect(res.body).toEqual({
+        type: 'authentication_error',
+        code: 'invalid_api_key',
+        detail: 'Project API key invalid. You can find your project API key in your project settings.',
+        attr: null,
+      });
+    }
+    const query = encodeURIComponent(token);
+    const feeds = [
+      [`/flags/definitions?token=${query}`, 'authentication_failed'],
+      [`/api/feature_flag/local_evaluation/?token=${query}`, 'invalid_api_key'],
+      [flagsPath(server, `local_evaluation/?token=${query}`), 'authentication_failed'],
+      [flagsPath(server, `local_evaluation/?api_key=${query}`), 'authentication_failed'],
+    ];
+    for (const [path, code] of feeds) {
+      const res = await server.request(path!);
+      expect(res.status, path).toBe(401);
+      expect(res.body.code, path).toBe(code);
+    }
+  });
+
   it('reads CSV cells with a NUL as the stored text reads it (U+FFFD), on both backends', async () => {
     await storePerson(server, ['nul\ufffdid']);
     for (const csv of ['distinct_id,name\nnul\u0000id,x\n', 'email\nx\u0000y@z.io\n']) {

@@ -71,7 +71,11 @@ export async function getFlag(db: Db, projectId: number, id: number): Promise<Fe
 }
 
 /** The non-deleted flag with this key, if any (keys are unique among non-deleted flags). */
+/** No stored key holds a NUL (PostgreSQL's text cannot): such a key is not sent to the database, which would fail the query. */
+const holdsNul = (key: string) => key.includes('\u0000');
+
 export async function findLiveFlagByKey(db: Db, projectId: number, key: string): Promise<FeatureFlag | undefined> {
+  if (holdsNul(key)) return undefined;
   const row = await db
     .selectFrom('feature_flags')
     .selectAll()
@@ -84,6 +88,7 @@ export async function findLiveFlagByKey(db: Db, projectId: number, key: string):
 
 /** The flag with this key, the live one first, else a soft-deleted one. */
 export async function findFlagByKeyWithDeleted(db: Db, projectId: number, key: string): Promise<FeatureFlag | undefined> {
+  if (holdsNul(key)) return undefined;
   const row = await db
     .selectFrom('feature_flags')
     .selectAll()

@@ -116,6 +116,16 @@ describe('the API with hostile text', () => {
     }
   });
 
+  it('answers a flag key holding a NUL as one no flag has, on both backends', async () => {
+    const res = await server.request(flagsPath(server), { method: 'POST', body: { key: 'nul\u0000key' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_key', detail: 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.', attr: 'key' });
+    // posthog-node's remote config: an unknown flag is PostHog's bare 404.
+    const remote = await server.request(flagsPath(server, 'nul%00key/remote_config/'));
+    expect(remote.status).toBe(404);
+    expect(remote.text).toBe('');
+  });
+
   it('reads CSV cells with a NUL as the stored text reads it (U+FFFD), on both backends', async () => {
     await storePerson(server, ['nul\ufffdid']);
     for (const csv of ['distinct_id,name\nnul\u0000id,x\n', 'email\nx\u0000y@z.io\n']) {

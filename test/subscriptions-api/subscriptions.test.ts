@@ -146,6 +146,11 @@ describe('subscription validation', () => {
     ['start_date format', { start_date: 'tomorrow' }, { code: 'invalid_input', attr: 'start_date' }],
     ['neither resource', { insight: null }, { code: 'invalid_input', attr: null, detail: 'Either dashboard or insight is required for an export.' }],
     ['missing insight', { insight: 987654 }, { code: 'does_not_exist', attr: 'insight', detail: 'Invalid pk "987654" - object does not exist.' }],
+    // Past what PostgreSQL's bigint holds (its lookup failed there with a 500); no id is that large.
+    ['insight id past 2^63', { insight: 2 ** 63 }, { code: 'does_not_exist', attr: 'insight' }],
+    ['dashboard id past 2^63', { insight: null, dashboard: 2 ** 64 }, { code: 'does_not_exist', attr: 'dashboard' }],
+    ['insight id below -2^63', { insight: -(2 ** 63) - 4096 }, { code: 'does_not_exist', attr: 'insight' }],
+    ['insight id past 2^53', { insight: 2 ** 53 + 2 }, { code: 'does_not_exist', attr: 'insight' }],
     ['email list', { target_type: 'email', target_value: 'a@example.com,not-an-address' }, { code: 'invalid_input', attr: 'target_value', detail: 'Enter a valid email address.' }],
     ['webhook scheme', { target_type: 'webhook', target_value: 'ftp://example.com/x' }, { code: 'invalid_input', attr: 'target_value' }],
     ['webhook garbage', { target_type: 'webhook', target_value: 'not a url' }, { code: 'invalid_input', attr: 'target_value' }],

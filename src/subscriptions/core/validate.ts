@@ -246,7 +246,8 @@ export function validateSubscriptionBody(body: unknown, ctx: ValidationContext):
  */
 export function referencedResourceIds(body: unknown): { dashboard: number | null; insight: number | null } {
   const pick = (v: unknown): number | null => {
-    if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v);
+    // As parsePk: only ids a row can have are looked up (PostgreSQL's bigint refuses larger ones).
+    if (typeof v === 'number') return Number.isSafeInteger(Math.trunc(v)) ? Math.trunc(v) : null;
     if (typeof v === 'string') {
       const n = pyInt(v);
       return n !== null && Number.isSafeInteger(n) ? n : null;

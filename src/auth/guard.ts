@@ -10,6 +10,7 @@ import {
 } from '../http/errors.js';
 import type { Team, User } from '../tenancy/models.js';
 import { getMemberships, getTeam } from '../tenancy/store.js';
+import { mayManageKeys, SELF_ACCESS_ONLY } from './keys-service.js';
 import { findActiveKeyHolder, touchKey, type PersonalApiKey } from './keys-store.js';
 import { findProjectSecretKey, teamOfSecretKey } from './project-secret-key.js';
 import { keyGrantsScope } from './scopes.js';
@@ -33,6 +34,13 @@ export interface ApiRouteAccess {
    * environment than the key's. An unknown key is judged as a personal API key (and refused).
    */
   projectSecretKey?: boolean;
+  /**
+   * The personal API key management routes (PostHog's PersonalAPIKeyViewSet, which checks no
+   * scope). `manage`: only a key that may manage its user's keys (keys-service `mayManageKeys`),
+   * others get PersonalApiKeySelfAccessPermission's 403. `retrieve`: any key; the handler lets one
+   * read only itself (docs/decisions/0001-personal-key-management.md). `scope` is null on these.
+   */
+  personalApiKeys?: 'retrieve' | 'manage';
 }
 
 export interface Principal {
@@ -103,7 +111,8 @@ async function resolveTeam(
 /**
  * The checks of PostHog's permission classes, in PostHog's order: credentials (401), an action
  * without a scope (403), the key's project and organization limits (404 / 403), the scope itself
- * (403 naming it), then membership of the project's organization (403).
+ * (403 naming it), then membership of the project's organization (403). The key management routes
+ * have a permission of their own instead, after the credentials.
  */
 export function apiGuard(database: Database) {
   return async function guard(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
@@ -119,7 +128,9 @@ export function apiGuard(database: Database) {
     }
     const principal = await authenticate(database, request);
     request.principal = principal;
-    if (access.authenticateOnly) return;
+    // The view's own permission runs before DRF refuses a method, so it comes before authenticateOnly.
+    if (access.personalApiKeys === 'manage' && !mayManageKeys(principal.key)) throw permissionDenied(SELF_ACCESS_ONLY);
+    if (access.authenticateOnly || access.personalApiKeys) return;
     if (access.scope === null) throw permissionDenied('This action does not support personal API key access');
 
     const { key } = principal;

@@ -17,6 +17,7 @@ export interface PersonalApiKey {
   scopedOrganizations: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
+  lastRolledAt: string | null;
 }
 
 export interface NewPersonalApiKey {
@@ -45,6 +46,7 @@ export async function insertPersonalApiKey(
     scopedOrganizations: input.scopedOrganizations?.length ? input.scopedOrganizations : null,
     createdAt: nowIso(),
     lastUsedAt: null,
+    lastRolledAt: null,
   };
   await db
     .insertInto('personal_api_keys')
@@ -73,6 +75,7 @@ function toKey(row: {
   scoped_organizations: unknown;
   created_at: string;
   last_used_at: string | null;
+  last_rolled_at: string | null;
 }): PersonalApiKey {
   const scopes = fromJson<string[] | null>(row.scopes);
   return {
@@ -86,6 +89,7 @@ function toKey(row: {
     scopedOrganizations: fromJson<string[] | null>(row.scoped_organizations) ?? null,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    lastRolledAt: row.last_rolled_at,
   };
 }
 
@@ -109,6 +113,7 @@ export async function findActiveKeyHolder(db: Db, rawValue: string): Promise<{ k
       'personal_api_keys.scoped_organizations',
       'personal_api_keys.created_at',
       'personal_api_keys.last_used_at',
+      'personal_api_keys.last_rolled_at',
     ])
     .where('personal_api_keys.secure_value', '=', hashPersonalApiKey(rawValue))
     .executeTakeFirst();
@@ -116,14 +121,93 @@ export async function findActiveKeyHolder(db: Db, rawValue: string): Promise<{ k
   return { key: toKey({ ...row, id: row.key_id }), user: toUser(row) };
 }
 
+/** A user's keys, newest first (PostHog orders them `-created_at`). */
 export async function listKeysOfUser(db: Db, userId: number): Promise<PersonalApiKey[]> {
   const rows = await db
     .selectFrom('personal_api_keys')
     .selectAll()
     .where('user_id', '=', userId)
     .orderBy('created_at', 'desc')
+    .orderBy('id')
     .execute();
   return rows.map(toKey);
+}
+
+export async function countKeysOfUser(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('personal_api_keys')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** One of the user's keys; another user's key is as absent as an unknown one. */
+export async function getKeyOfUser(db: Db, userId: number, id: string): Promise<PersonalApiKey | undefined> {
+  const row = await db
+    .selectFrom('personal_api_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toKey(row);
+}
+
+export interface KeyChanges {
+  label?: string;
+  scopes?: string[];
+  scopedTeams?: number[] | null;
+  scopedOrganizations?: string[] | null;
+}
+
+/** Writes the given fields of one of the user's keys; the key as it is then, or undefined if gone. */
+export async function updateKeyOfUser(db: Db, userId: number, id: string, changes: KeyChanges): Promise<PersonalApiKey | undefined> {
+  const set: { label?: string; scopes?: string; scoped_teams?: string | null; scoped_organizations?: string | null } = {};
+  if (changes.label !== undefined) set.label = changes.label;
+  if (changes.scopes !== undefined) set.scopes = toJson(changes.scopes);
+  // An empty limit is no limit, stored as none, as insertPersonalApiKey stores it.
+  if (changes.scopedTeams !== undefined) set.scoped_teams = changes.scopedTeams?.length ? toJson(changes.scopedTeams) : null;
+  if (changes.scopedOrganizations !== undefined) {
+    set.scoped_organizations = changes.scopedOrganizations?.length ? toJson(changes.scopedOrganizations) : null;
+  }
+  if (Object.keys(set).length === 0) return getKeyOfUser(db, userId, id);
+  const row = await db
+    .updateTable('personal_api_keys')
+    .set(set)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toKey(row);
+}
+
+/** Gives one of the user's keys a new value: the old value stops matching with this write. */
+export async function rollKeyOfUser(
+  db: Db,
+  userId: number,
+  id: string,
+  rawValue: string,
+  now = new Date(),
+): Promise<PersonalApiKey | undefined> {
+  const row = await db
+    .updateTable('personal_api_keys')
+    .set({ secure_value: hashPersonalApiKey(rawValue), mask_value: maskKey(rawValue), last_rolled_at: now.toISOString() })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toKey(row);
+}
+
+/** Revokes one of the user's keys: the key it was, or undefined when the user has none of that id. */
+export async function deleteKeyOfUser(db: Db, userId: number, id: string): Promise<PersonalApiKey | undefined> {
+  const row = await db
+    .deleteFrom('personal_api_keys')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toKey(row);
 }
 
 const HOUR_MS = 3_600_000;

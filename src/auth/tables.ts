@@ -15,6 +15,8 @@ export interface PersonalApiKeysTable {
   scoped_organizations: unknown;
   created_at: string;
   last_used_at: string | null;
+  /** When the key was last given a new value (the `roll/` action); null if never. */
+  last_rolled_at: string | null;
 }
 
 export interface AuthTables {

@@ -1,8 +1,8 @@
 import { createLogger, openAndMigrate } from '../app.js';
-import { createPersonalApiKey } from '../auth/keys-service.js';
-import { listKeysOfUser } from '../auth/keys-store.js';
+import { createPersonalApiKey, listPersonalApiKeys, revokePersonalApiKey } from '../auth/keys-service.js';
 import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
+import { ApiError } from '../http/errors.js';
 import { getUserByEmail, listProjects } from '../tenancy/store.js';
 
 export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
@@ -39,9 +39,25 @@ async function findUser(database: Database, email: string | undefined) {
   return user;
 }
 
+/** The command-line option a key field comes from, to name it in an error. */
+const KEY_OPTIONS: Record<string, string> = { label: '--label', scopes: '--scopes', scoped_teams: '--projects' };
+
+/** A refused key field as the CLI reads it: the option, then PostHog's message. */
+function keyInputError(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.attr === null) return error;
+  const option = KEY_OPTIONS[error.attr.split('__')[0]!];
+  return option ? new Error(`${option}: ${error.detail}`) : error;
+}
+
 export async function runKeysCommand(
   sub: string | undefined,
-  options: { scopes?: string | undefined; projects?: string | undefined; label?: string | undefined; email?: string | undefined },
+  options: {
+    scopes?: string | undefined;
+    projects?: string | undefined;
+    label?: string | undefined;
+    email?: string | undefined;
+    id?: string | undefined;
+  },
 ): Promise<number> {
   if (sub === 'create') {
     if (!options.scopes) throw new Error('keys create needs --scopes (for example --scopes "*" or --scopes project:read)');
@@ -49,15 +65,13 @@ export async function runKeysCommand(
     const scopedTeams = parseIdList(options.projects);
     return withDatabase(async (database) => {
       const user = await findUser(database, options.email);
-      const { key, rawValue } = await createPersonalApiKey(database, {
-        userId: user.id,
-        label: options.label ?? 'CLI key',
-        scopes,
-        ...(scopedTeams ? { scopedTeams } : {}),
+      const body = { label: options.label ?? 'CLI key', scopes, scoped_teams: scopedTeams ?? [], scoped_organizations: [] };
+      const { key, rawValue } = await createPersonalApiKey(database, user.id, body).catch((error: unknown) => {
+        throw keyInputError(error);
       });
       process.stdout.write(
         `Personal API key "${key.label}" for ${user.email} (shown only this once):\n${rawValue}\n` +
-          `scopes: ${key.scopes.join(', ')}${key.scopedTeams ? `; projects: ${key.scopedTeams.join(', ')}` : ''}\n`,
+          `id: ${key.id}; scopes: ${key.scopes.join(', ')}${key.scopedTeams ? `; projects: ${key.scopedTeams.join(', ')}` : ''}\n`,
       );
       return 0;
     });
@@ -65,14 +79,27 @@ export async function runKeysCommand(
   if (sub === 'list') {
     return withDatabase(async (database) => {
       const user = await findUser(database, options.email);
-      for (const key of await listKeysOfUser(database.db, user.id)) {
+      for (const key of await listPersonalApiKeys(database, user.id)) {
         const projects = key.scopedTeams ? ` projects=${key.scopedTeams.join(',')}` : '';
-        process.stdout.write(`${key.maskValue}  ${key.label}  scopes=${key.scopes.join(',')}${projects}  created=${key.createdAt}\n`);
+        process.stdout.write(`${key.id}  ${key.maskValue}  ${key.label}  scopes=${key.scopes.join(',')}${projects}  created=${key.createdAt}\n`);
       }
       return 0;
     });
   }
-  throw new Error('usage: hoglet keys create --scopes S [--projects IDS] [--label L] | hoglet keys list');
+  if (sub === 'revoke') {
+    const id = options.id?.trim();
+    if (!id) throw new Error('keys revoke needs --id (the first column of `hoglet keys list`)');
+    return withDatabase(async (database) => {
+      const user = await findUser(database, options.email);
+      const key = await revokePersonalApiKey(database, user.id, id);
+      if (!key) throw new Error(`${user.email} has no personal API key with id ${id}; \`hoglet keys list\` shows the ids`);
+      process.stdout.write(`Revoked personal API key ${key.id} (${key.maskValue}, "${key.label}") of ${user.email}; it stops working at once.\n`);
+      return 0;
+    });
+  }
+  throw new Error(
+    'usage: hoglet keys create --scopes S [--projects IDS] [--label L] | hoglet keys list | hoglet keys revoke --id ID (each with [--email E])',
+  );
 }
 
 export async function runProjectsCommand(sub: string | undefined): Promise<number> {

@@ -14,7 +14,9 @@ Commands:
   keys create --scopes S [--projects IDS] [--label L] [--email E]
                                 create a personal API key; S is a comma-separated list of
                                 scopes ("*" for all, or e.g. "project:read,feature_flag:write")
-  keys list [--email E]         list a user's personal API keys (masked)
+  keys list [--email E]         list a user's personal API keys (id, masked value, label, scopes)
+  keys revoke --id ID [--email E]
+                                revoke one of a user's personal API keys; it stops working at once
   projects list                 list projects with their project API keys
   queue status                  events waiting in the ingestion queue, and parked ones, per lane
   queue parked [--limit N]      list parked events (they failed processing repeatedly; kept)
@@ -36,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       limit: { type: 'string' },
       ids: { type: 'string' },
+      id: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

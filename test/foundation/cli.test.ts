@@ -162,4 +162,43 @@ describe('hoglet admin commands', () => {
     p.child.kill('SIGTERM');
     await p.exited;
   });
+
+  it('lists keys with their ids and revokes one by id; it stops working at once', async () => {
+    const s = await storage();
+    const fixed = 'phx_revoke0123456789abcdefghijklmnopqrstuvwxyzA';
+    const { url } = await serve({ ...s.env, HOGLET_BOOTSTRAP_PERSONAL_API_KEY: fixed });
+    const get = (key: string, path = '/api/projects/') => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+
+    const created = track(runHoglet(['keys', 'create', '--scopes', 'project:read', '--label', 'doomed'], s.env));
+    expect((await created.exited).code).toBe(0);
+    const key = created.output().match(/^(phx_\w+)$/m)![1]!;
+    expect((await get(key)).status).toBe(200);
+
+    const listed = track(runHoglet(['keys', 'list'], s.env));
+    expect((await listed.exited).code).toBe(0);
+    const id = listed.output().match(/^(\S+)  phx_\.\.\.\w{4}  doomed  scopes=project:read  created=/m)![1]!;
+    const viaApi = (await (await get(fixed, '/api/personal_api_keys/')).json()) as Array<{ id: string; label: string }>;
+    expect(viaApi.find((k) => k.label === 'doomed')!.id).toBe(id);
+
+    const refusals: Array<[string[], string]> = [
+      [['keys', 'revoke'], 'keys revoke needs --id'],
+      [['keys', 'revoke', '--id', 'no-such-key'], 'admin@hoglet.local has no personal API key with id no-such-key; `hoglet keys list` shows the ids'],
+      [['keys', 'create', '--scopes', '*', '--label', 'x'.repeat(41)], '--label: Ensure this field has no more than 40 characters.'],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = track(runHoglet(args, s.env));
+      expect((await refused.exited).code, args.join(' ')).toBe(1);
+      expect(refused.output()).toContain(message);
+    }
+    expect((await get(key)).status).toBe(200);
+
+    const revoked = track(runHoglet(['keys', 'revoke', '--id', id], s.env));
+    expect((await revoked.exited).code).toBe(0);
+    expect(revoked.output()).toContain(`Revoked personal API key ${id} (${key.slice(0, 4)}...${key.slice(-4)}, "doomed") of admin@hoglet.local`);
+    expect((await get(key)).status).toBe(401);
+    expect((await get(fixed)).status).toBe(200);
+    const again = track(runHoglet(['keys', 'list'], s.env));
+    expect((await again.exited).code).toBe(0);
+    expect(again.output()).not.toContain(id);
+  }, 120_000);
 });

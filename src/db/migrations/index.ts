@@ -16,9 +16,10 @@ import { teamSecretApiTokens } from './012-team-secret-api-tokens.js';
 import { backgroundDeletions } from './013-background-deletions.js';
 import { distinctIdOrder } from './014-distinct-id-order.js';
 import { personEventDeletions } from './015-person-event-deletions.js';
+import { personalKeyRolls } from './016-personal-key-rolls.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder, personEventDeletions];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder, personEventDeletions, personalKeyRolls];
 
 export class MigrationError extends Error {}
 

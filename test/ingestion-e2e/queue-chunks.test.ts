@@ -34,7 +34,8 @@ function event(distinctId: string, name = 'chunked', properties: Record<string, 
   return { teamId: server.bootstrap.team.id, lane: 'realtime', distinctId, payload: { uuid, event: name, distinct_id: distinctId, properties: { n, ...properties }, timestamp: now, now, sent_at: null, ip: null } };
 }
 
-const worker = (batchSize = 1000) => new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), { batchSize });
+// Batches of exactly batchSize events (no time budget): the batches are what these tests look at.
+const worker = (batchSize = 1000) => new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), { batchSize, batchBudgetMs: 0 });
 const queueRows = () => server.running.ctx.database.db.selectFrom('ingestion_queue').select(['payload', 'event_count', 'attempts']).orderBy('id').execute();
 const storedCount = async (distinctIds: string[]) =>
   (await server.running.ctx.database.db.selectFrom('events').select('uuid').where('distinct_id', 'in', distinctIds).execute()).length;

@@ -90,7 +90,8 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
   await ingestionQueue.enqueue(stream(teamId));
   const geoip = server.running.ctx.geoip;
   expect(geoip).toBeDefined();
-  const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize, spikeEventsPerSecond, prepareAhead, geoip });
+  // Batches of exactly batchSize (no time budget), so that each size is what the test compares.
+  const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize, batchBudgetMs: 0, spikeEventsPerSecond, prepareAhead, geoip });
   await worker.drain();
   await worker.stop();
   // Every full batch but the first is read and prepared ahead (this stream has 700 events).

@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../../db/availability.js';
 import type { Schema } from '../../db/schema.js';
+import { nextTurn } from '../../lib/next-turn.js';
 import { decidePersonProcessing } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type Dequeue, type QueueRecord } from './batch.js';
@@ -45,9 +47,15 @@ export interface OneByOneContext {
   log: Logger;
 }
 
-/** Retries a failed batch's rows one by one; LeaseLost goes up (the caller stops). */
+/**
+ * Retries a failed batch's rows one by one; LeaseLost goes up (the caller stops), and so does an
+ * unreachable database's error (the worker retries later; no event counts it as a failure).
+ */
 export async function processOneByOne(ctx: OneByOneContext, lane: Lane, rows: QueueRecord[]): Promise<void> {
-  for (const row of rows) await processAlone(ctx, lane, row);
+  for (const row of rows) {
+    await processAlone(ctx, lane, row);
+    await nextTurn();
+  }
 }
 
 /**
@@ -94,13 +102,14 @@ async function processAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord):
   try {
     await storeAlone(ctx, lane, row);
   } catch (error) {
-    if (error instanceof LeaseLost) throw error;
+    // An unreachable database is no fault of the event: the batch is retried as it stands.
+    if (error instanceof LeaseLost || isDatabaseUnavailable(error)) throw error;
     if (error instanceof QueueRowsGone) return; // another worker processed it
     ctx.log.error({ err: error, queueId: row.id, team: row.team_id }, 'event could not be processed; storing it without person processing');
     try {
       await processPersonless(ctx, lane, row, error);
     } catch (personlessError) {
-      if (personlessError instanceof LeaseLost) throw personlessError;
+      if (personlessError instanceof LeaseLost || isDatabaseUnavailable(personlessError)) throw personlessError;
       if (personlessError instanceof QueueRowsGone) return;
       await recordFailedAttempt(ctx, lane, row, personlessError); // LeaseLost goes up from here too
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
+import { nextTurn } from '../../lib/next-turn.js';
 import { WakeableSleep } from '../../lib/wakeable-sleep.js';
 import type { Database } from '../../db/database.js';
 import type { Schema } from '../../db/schema.js';
@@ -12,6 +13,7 @@ import { queueHeadId, readQueueBatch } from '../queue-records.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
 import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
 import { acquireLease, leaseHolder, releaseLease } from './lease.js';
+import { BatchSizer } from './batch-sizer.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
@@ -28,6 +30,14 @@ export interface WorkerOptions {
    * instead of ~10 ms that capture's commits may wait behind.
    */
   batchSize?: number;
+  /**
+   * On SQLite, how long one batch's transaction may keep the process's thread (its requests wait
+   * meanwhile): batches hold fewer events than `batchSize` when recent ones took longer per event
+   * (BatchSizer). 25 ms by default; 0 turns it off (every batch takes up to `batchSize`). On
+   * PostgreSQL a batch awaits the database between statements and holds the thread for short
+   * stretches only: not used there.
+   */
+  batchBudgetMs?: number;
   /** How long to sleep when every lane is empty (a commit in this process wakes it sooner). */
   idleMs?: number;
   leaseTtlMs?: number;
@@ -81,6 +91,8 @@ export class IngestionWorker {
   private leaseRenewedAt = 0;
   private hasLease = false;
   private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged'>> & WorkerOptions;
+  /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
+  private readonly sizer: BatchSizer | undefined;
   private readonly prepareThread: PrepareThread | undefined;
   /** Per lane: the next batch, read and being prepared while the current one is written. */
   private readonly ahead = new Map<Lane, Lookahead>();
@@ -96,7 +108,8 @@ export class IngestionWorker {
     private readonly log: Logger,
     options: WorkerOptions = {},
   ) {
-    this.options = { batchSize: 1000, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, prepareAhead: true, ...options };
+    this.options = { batchSize: 1000, batchBudgetMs: 25, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, prepareAhead: true, ...options };
+    if (database.dialect === 'sqlite' && this.options.batchBudgetMs > 0) this.sizer = new BatchSizer(this.options.batchSize, this.options.batchBudgetMs);
     this.prepareThread = this.options.prepareAhead ? new PrepareThread(options.geoip, log) : undefined;
     this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
     options.wakeUp?.on('committed', () => this.wake());
@@ -145,6 +158,7 @@ export class IngestionWorker {
         await this.pause.sleep(1000);
       }
       if (processed === 0 && this.running) await this.pause.sleep(this.options.idleMs);
+      else await nextTurn();
     }
   }
 
@@ -178,6 +192,9 @@ export class IngestionWorker {
     }
     let total = 0;
     for (const lane of LANES) {
+      // A batch holds the process's thread for its whole transaction (~20-40 ms on SQLite): the
+      // requests waiting meanwhile are answered before the next one starts.
+      if (total > 0) await nextTurn();
       total += await this.processLane(lane);
       if (!this.hasLease) break; // lost during the lane: another worker goes on
     }
@@ -201,8 +218,10 @@ export class IngestionWorker {
   }
 
   private async processLane(lane: Lane): Promise<number> {
+    // The stretch this batch holds the thread for: all of it but the wait for the prepare thread.
+    const stretchStarted = performance.now();
     const ahead = await this.takeLookahead(lane);
-    const read = ahead ? { records: ahead.rows, more: ahead.more } : await readQueueBatch(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS);
+    const read = ahead ? { records: ahead.rows, more: ahead.more } : await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS);
     const rows = read.records;
     if (rows.length === 0) return 0;
     // More behind a batch means a backlog: read the next one and have it prepared while this one is written.
@@ -210,9 +229,13 @@ export class IngestionWorker {
     const started = Date.now();
     let prepared: PreparedRow[] | undefined;
     try {
+      const waitStarted = performance.now();
       prepared = ahead && (await ahead.prepared);
+      const waited = performance.now() - waitStarted;
       if (prepared) this.batchesPreparedAhead++;
-      await this.afterCommit(await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)));
+      const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
+      this.sizer?.record(rows.length, performance.now() - stretchStarted - waited);
+      await this.afterCommit(outcome);
     } catch (error) {
       // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
@@ -298,13 +321,17 @@ export class IngestionWorker {
 
   /** Reads the batch after `rows` and sends it to the prepare thread. */
   private async lookAhead(lane: Lane, rows: QueueRecord[]): Promise<void> {
-    const { records: next, more } = await readQueueBatch(this.database.db, lane, this.options.batchSize, MAX_PROCESSING_ATTEMPTS, rows[rows.length - 1]!.id);
+    const { records: next, more } = await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS, rows[rows.length - 1]!.id);
     if (next.length === 0) return;
     const anonymized: number[] = [];
     for (const teamId of new Set(next.map((row) => Number(row.team_id)))) {
       if ((await getTeam(this.database.db, teamId))?.settings.anonymize_ips === true) anonymized.push(teamId);
     }
     this.ahead.set(lane, { rows: next, more, prepared: this.prepareThread!.prepare(next, anonymized) });
+  }
+
+  private get nextBatchSize(): number {
+    return this.sizer?.nextSize ?? this.options.batchSize;
   }
 
   private batchDeps(): BatchDeps {
@@ -342,3 +369,4 @@ export class IngestionWorker {
     record([{ type: 'person_processing_deferred', details: { distinctId, reason: 'event rate above the spike limit' } }]);
   }
 }
+

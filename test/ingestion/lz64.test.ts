@@ -14,7 +14,62 @@ function randomText(length: number, seed: number): string {
   return text;
 }
 
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=';
+
+/**
+ * The worst bomb for a decoder: after one literal, every code names the entry about to be made,
+ * so each entry is one character longer than the last and `codes` codes expand to about
+ * codes² / 2 characters. Written bit for bit as lz-string writes (least significant bit first,
+ * six bits a character, the code width growing with the dictionary).
+ */
+function growingBomb(codes: number): string {
+  let out = '';
+  let char = 0;
+  let bits = 0;
+  const write = (value: number, width: number) => {
+    for (let n = 0; n < width; n++) {
+      if ((value >> n) & 1) char |= 32 >> bits;
+      if (++bits === 6) {
+        out += ALPHABET[char];
+        char = 0;
+        bits = 0;
+      }
+    }
+  };
+  write(0, 2);
+  write(0x78, 8);
+  let entries = 4;
+  let width = 3;
+  let untilWider = 4;
+  for (let i = 0; i < codes; i++) {
+    write(entries++, width);
+    if (--untilWider === 0) untilWider = 2 ** width++;
+  }
+  write(2, width);
+  return bits ? out + ALPHABET[char] : out;
+}
+
 describe('bounded lz64 decoding', () => {
+  it('decodes the growing bomb exactly when it fits', () => {
+    const result = decompressLz64(growingBomb(100), 1_000_000);
+    // 1 + 2 + … + 101 characters, all of them the literal.
+    expect(result).toEqual({ ok: true, text: 'x'.repeat((101 * 102) / 2) });
+    expect(decompressLz64(growingBomb(100), (101 * 102) / 2 - 1)).toEqual({ ok: false, reason: 'too_large' });
+  });
+
+  it('refuses a bomb of billions of characters at the cap', () => {
+    // ~5 × 10^9 characters: more than a string or a typed array can hold, so a decoder that writes
+    // before it counts fails here instead of answering.
+    const bomb = growingBomb(100_000);
+    expect(bomb.length).toBeLessThan(400_000);
+    expect(decompressLz64(bomb, 2 ** 31)).toEqual({ ok: false, reason: 'too_large' });
+  });
+
+  it('keeps lone surrogates as they were written', () => {
+    const text = 'a\ud800b\udc00c\ud83d\ude00' + '\udbff'.repeat(50);
+    expect(decompressLz64(lzString.compressToBase64(text), 10_000)).toEqual({ ok: true, text });
+  });
+
   it('reads back what lz-string writes, for many texts', () => {
     const texts = ['a', 'hello world', 'x'.repeat(10_000), JSON.stringify([{ event: '$pageview', properties: { token: 'phc_x', distinct_id: 'ü 日本 🎉' } }])];
     for (let i = 0; i < 500; i++) texts.push(randomText(1 + (i * 37) % 900, i + 1));

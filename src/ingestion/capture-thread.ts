@@ -18,6 +18,12 @@ export const OFFLOAD_MIN_BYTES = 4 * 1024;
 export const INLINE_EVERY = 4;
 /** Requests the thread may have in hand at once; more are worked where they arrive. */
 export const MAX_IN_HAND = 32;
+/**
+ * Bodies of at least this much text always go to the thread (unless it cannot start): parsing
+ * one takes tens of milliseconds or more, which on the process's own thread every other request
+ * would wait for.
+ */
+export const ALWAYS_OFFLOAD_BYTES = 1024 * 1024;
 
 /**
  * About how much text a body holds: its length, or for a gzip body (posthog-js sends them with no
@@ -50,9 +56,11 @@ export class CaptureThread {
   }
 
   async rows(input: CaptureRequestInput): Promise<CaptureRequestOutcome> {
-    if (workSize(input.body) < OFFLOAD_MIN_BYTES) return captureRequestRows(input);
+    const size = workSize(input.body);
+    if (size < OFFLOAD_MIN_BYTES) return captureRequestRows(input);
     this.large++;
-    if (this.large % INLINE_EVERY === 0 || this.thread.pending >= MAX_IN_HAND) return captureRequestRows(input);
+    const mayStay = size < ALWAYS_OFFLOAD_BYTES;
+    if (mayStay && (this.large % INLINE_EVERY === 0 || this.thread.pending >= MAX_IN_HAND)) return captureRequestRows(input);
     // A copy the thread can own: the request's buffer may be a view of a larger one.
     const body = new Uint8Array(input.body);
     const answer = await this.thread.ask({ ...input, body }, [body.buffer]);

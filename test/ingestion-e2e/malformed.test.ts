@@ -53,12 +53,18 @@ describe('malformed input gets 4xx and the server keeps serving', () => {
     expect(events.body.results.map((e: any) => e.event)).toEqual(['42']);
   });
 
-  it('takes a 10 MB string on the batch endpoint', async () => {
-    const res = await post('/batch/', JSON.stringify({ api_key: server.token, batch: [{ event: 'big', properties: { distinct_id: 'big-1', blob: 'y'.repeat(10 * 1024 * 1024) } }] }));
+  it('reads a 10 MB string on the batch endpoint, and drops its event (over 1 MB) with a warning', async () => {
+    const batch = [
+      { event: 'big', properties: { distinct_id: 'big-1', blob: 'y'.repeat(10 * 1024 * 1024) } },
+      { event: 'big', properties: { distinct_id: 'big-1', blob: 'y'.repeat(900 * 1024) } },
+    ];
+    const res = await post('/batch/', JSON.stringify({ api_key: server.token, batch }));
     expect(res.status).toBe(200);
     await server.settle();
     const events = await server.request(`/api/environments/${server.bootstrap.team.id}/events/?event=big`);
-    expect(events.body.results[0].properties.blob).toHaveLength(10 * 1024 * 1024);
+    expect(events.body.results.map((e: any) => e.properties.blob.length)).toEqual([900 * 1024]);
+    const warnings = await server.request(`/api/environments/${server.bootstrap.team.id}/ingestion_warnings/`);
+    expect(warnings.body.results.map((w: any) => w.type)).toContain('message_size_too_large');
   });
 
   it('answers a gzip bomb with 413 without its memory', async () => {

@@ -5,8 +5,8 @@
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CaptureThread, INLINE_EVERY, MAX_IN_HAND, OFFLOAD_MIN_BYTES, workSize } from '../../src/ingestion/capture-thread.js';
-import { captureRequestRows, type CaptureRequestInput } from '../../src/ingestion/core/capture-request.js';
+import { ALWAYS_OFFLOAD_BYTES, CaptureThread, INLINE_EVERY, MAX_IN_HAND, OFFLOAD_MIN_BYTES, workSize } from '../../src/ingestion/capture-thread.js';
+import { captureRequestRows, MAX_EVENT_BYTES, type CaptureRequestInput } from '../../src/ingestion/core/capture-request.js';
 import { MAX_CHUNK_EVENTS } from '../../src/ingestion/core/queue-rows.js';
 import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/ingestion/core/index.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
@@ -58,6 +58,49 @@ describe('captureRequestRows', () => {
   });
 });
 
+describe('captureRequestRows: the event size bound', () => {
+  const uuidOf = (i: number) => `0190f2b4-0000-7000-8000-${String(i).padStart(12, '0')}`;
+  const batchOf = (sizes: Array<{ chars: number; char?: string }>) =>
+    Buffer.from(
+      JSON.stringify({
+        api_key: 'phc_token',
+        batch: sizes.map(({ chars, char = 'x' }, i) => ({ event: 'e', distinct_id: `user-${i}`, uuid: uuidOf(i), properties: { blob: char.repeat(chars) } })),
+      }),
+    );
+  const storedUuids = (rows: ReturnType<typeof captureRequestRows>) => {
+    if (!rows.ok) throw new Error('refused');
+    return rows.chunks.flatMap((c) => {
+      const parsed = JSON.parse(c.payload) as QueuedEvent | QueuedEvent[];
+      return (Array.isArray(parsed) ? parsed : [parsed]).map((e) => e.uuid);
+    });
+  };
+
+  it('drops an event over MAX_EVENT_BYTES with PostHog warning, and keeps its neighbours in order', () => {
+    const rows = captureRequestRows(input(batchOf([{ chars: 10 }, { chars: 2 * 1024 * 1024 }, { chars: 20 }])));
+    expect(storedUuids(rows)).toEqual([uuidOf(0), uuidOf(2)]);
+    if (!rows.ok) throw new Error('refused');
+    expect(rows.accepted).toBe(2);
+    expect(rows.dropped).toEqual([{ type: 'message_size_too_large', details: { eventUuid: uuidOf(1), distinctId: 'user-1' } }]);
+  });
+
+  it('measures bytes, not characters, and keeps events just under the bound however large their chunk', () => {
+    // 400,000 three-byte characters are 1.2 MB; 900,000 ASCII ones stay under the bound, and so do
+    // two of them side by side although their chunk is twice the bound.
+    const rows = captureRequestRows(input(batchOf([{ chars: 400_000, char: '€' }, { chars: 900_000 }, { chars: 900_000 }])));
+    expect(storedUuids(rows)).toEqual([uuidOf(1), uuidOf(2)]);
+    if (!rows.ok) throw new Error('refused');
+    expect(rows.dropped.map((d) => d.details.eventUuid)).toEqual([uuidOf(0)]);
+    expect(900_000).toBeLessThan(MAX_EVENT_BYTES);
+  });
+
+  it('answers 200 for a request whose only event is too large, with its warning and no rows', () => {
+    const rows = captureRequestRows(input(batchOf([{ chars: 1_100_000 }])));
+    expect(rows).toMatchObject({ ok: true, accepted: 0, chunks: [] });
+    if (!rows.ok) throw new Error('refused');
+    expect(rows.dropped).toHaveLength(1);
+  });
+});
+
 describe('CaptureThread', () => {
   let thread: CaptureThread | undefined;
   afterEach(async () => {
@@ -98,6 +141,15 @@ describe('CaptureThread', () => {
     const before = thread.answeredOnThread;
     expect(await Promise.all(many.map((each) => thread!.rows(each)))).toEqual(many.map((each) => captureRequestRows(each)));
     expect(thread.answeredOnThread - before).toBe(MAX_IN_HAND);
+  });
+
+  it('works every body of ALWAYS_OFFLOAD_BYTES or more on its thread, the INLINE_EVERY-th too', async () => {
+    thread = new CaptureThread(pino({ level: 'silent' }));
+    const huge = batchBody(5, { padding: 'x'.repeat(ALWAYS_OFFLOAD_BYTES / 4) });
+    expect(workSize(huge)).toBeGreaterThanOrEqual(ALWAYS_OFFLOAD_BYTES);
+    const inputs = Array.from({ length: 2 * INLINE_EVERY }, () => input(huge));
+    expect(await Promise.all(inputs.map((each) => thread!.rows(each)))).toEqual(inputs.map((each) => captureRequestRows(each)));
+    expect(thread.answeredOnThread).toBe(2 * INLINE_EVERY);
   });
 });
 

@@ -41,6 +41,13 @@ export interface CaptureRequestRows {
 
 export type CaptureRequestOutcome = CaptureRequestRows | HttpFailure;
 
+/**
+ * The largest event, as the bytes of its queued JSON, that is stored; a larger one is dropped
+ * with PostHog's `message_size_too_large` warning and the request's other events go on. PostHog's
+ * bound is its Kafka message limit (message.max.bytes, 1,000,000 bytes by default).
+ */
+export const MAX_EVENT_BYTES = 1_000_000;
+
 /** ISO text of the last millisecond asked for: requests in the same millisecond share it. */
 let isoMs = -1;
 let isoText = '';
@@ -77,13 +84,30 @@ export function captureRequestRows(input: CaptureRequestInput): CaptureRequestOu
       ip: input.ip,
     }),
   );
+  const dropped = extracted.dropped.map((d) => d.warning);
+  let chunks = chunkPayloads(payloads);
+  let accepted = payloads;
+  // A chunk within the bound holds no event above it: events are measured one by one only then.
+  if (chunks.some((chunk) => exceedsEventBound(chunk.payload))) {
+    accepted = payloads.filter((payload) => {
+      if (!exceedsEventBound(JSON.stringify(payload))) return true;
+      dropped.push({ type: 'message_size_too_large', details: { eventUuid: payload.uuid, distinctId: payload.distinct_id } });
+      return false;
+    });
+    chunks = chunkPayloads(accepted);
+  }
   return {
     ok: true,
     token: extracted.token,
     lane: extracted.historicalMigration ? 'historical' : 'realtime',
     now,
-    chunks: chunkPayloads(payloads),
-    accepted: payloads.length,
-    dropped: extracted.dropped.map((d) => d.warning),
+    chunks,
+    accepted: accepted.length,
+    dropped,
   };
+}
+
+/** Whether JSON text is larger than MAX_EVENT_BYTES in UTF-8 (a UTF-16 unit is at most 3 bytes). */
+function exceedsEventBound(text: string): boolean {
+  return text.length * 3 > MAX_EVENT_BYTES && Buffer.byteLength(text) > MAX_EVENT_BYTES;
 }

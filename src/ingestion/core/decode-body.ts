@@ -28,16 +28,23 @@ import { type HttpFailure, type JsonValue, validationFailure } from './types.js'
 export interface DecodeBodyLimits {
   /** Largest accepted body as received (compressed). PostHog: 2 MiB capture, 20 MiB batch. */
   maxBodyBytes: number;
-  /** Largest payload after decompression; stops gzip bombs. PostHog: 100 MiB for events. */
+  /**
+   * Largest payload after decompression: decompression stops as soon as it is passed, so a bomb
+   * costs what this many bytes cost, whatever it would expand to. PostHog: 100 MiB for events.
+   */
   maxDecompressedBytes: number;
   /** Deepest accepted JSON nesting; protects recursive consumers downstream. Default 1000. */
   maxDepth?: number;
 }
 
 const MiB = 1024 * 1024;
-/** `/e`, `/capture`, `/i/v0/e`, `/engage`, … (one event or a small batch). */
-export const CAPTURE_LIMITS: DecodeBodyLimits = { maxBodyBytes: 2 * MiB, maxDecompressedBytes: 100 * MiB };
-/** `/batch`. */
+/**
+ * `/e`, `/capture`, `/i/v0/e`, `/engage`, … (one event or posthog-js's few seconds of them). An
+ * event over 1 MB is dropped (capture-request.ts MAX_EVENT_BYTES), so 20 MiB holds any request
+ * these paths get; PostHog's 100 MiB let a 33 KB lz64 body cost half a second of CPU to refuse.
+ */
+export const CAPTURE_LIMITS: DecodeBodyLimits = { maxBodyBytes: 2 * MiB, maxDecompressedBytes: 20 * MiB };
+/** `/batch`: posthog-node's up to 100 events of up to 1 MB each. */
 export const BATCH_LIMITS: DecodeBodyLimits = { maxBodyBytes: 20 * MiB, maxDecompressedBytes: 100 * MiB };
 /** `/decide`, `/flags`: small request documents. */
 export const DECIDE_LIMITS: DecodeBodyLimits = { maxBodyBytes: 2 * MiB, maxDecompressedBytes: 20 * MiB };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound, validationError } from '../http/errors.js';
-import { absoluteUrl } from '../http/pagination.js';
+import { absoluteUrl, rowsWithinPageBytes } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { chainToElements } from './elements-chain.js';
@@ -10,7 +10,7 @@ import { parseProperties } from './property-groups.js';
 import { pythonIsoformat } from '../lib/python-datetime.js';
 import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
-import { getEvent, listEvents, type EventFilter, type StoredEvent } from './store.js';
+import { eventListCursor, getEvent, listEvents, type EventFilter, type EventListCursor, type StoredEvent } from './store.js';
 import { isInvalidRegexError } from '../db/property-conditions.js';
 import { storedInstantText } from '../db/values.js';
 
@@ -88,12 +88,23 @@ async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEv
 
 /**
  * PostHog pages events by time: `next` asks for what came before the last one shown, its
- * timestamp printed as the event shows it (`_build_next_url` uses the same isoformat).
+ * timestamp printed as the event shows it (`_build_next_url` uses the same isoformat). Events
+ * that share that timestamp would be skipped (a batch's events often do), so `next` also names
+ * the last event shown (`before_uuid`): the next page starts right after it in the list's order
+ * (timestamp, then uuid). Its position is the cursor, so an `offset` is not carried on.
  */
 function nextUrl(request: FastifyRequest, last: StoredEvent): string {
   const url = absoluteUrl(request);
   url.searchParams.set('before', pythonIsoformat(last.timestamp));
+  url.searchParams.set('before_uuid', last.uuid);
+  url.searchParams.delete('offset');
   return url.toString();
+}
+
+/** `before_uuid` (written by `next`): where the previous page ended, if that event is still stored. */
+async function pageCursor(ctx: AppContext, teamId: number, text: string | undefined): Promise<EventListCursor | undefined> {
+  const uuid = text ? canonicalUuid(text) : null;
+  return uuid ? eventListCursor(ctx.database, teamId, uuid) : undefined;
 }
 
 export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -108,6 +119,8 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
       const person = personParam ? personRef(personParam) : undefined;
       // A person_id that names no one: no events, as PostHog's empty `distinct_id IN ()`.
       if (person === null) return { next: null, results: [] };
+      // Where the previous page ended supersedes `before`, which `next` sets to its timestamp.
+      const beforeEvent = await pageCursor(ctx, team.id, param('before_uuid'));
       let events: StoredEvent[];
       try {
         events = await listEvents(
@@ -120,7 +133,8 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
             person,
             after: timeBound(param('after'), 'after', timezone),
             // Without `before`, nothing past now + 5 s: events stamped in the future stay out.
-            before: timeBound(param('before'), 'before', timezone) ?? new Date(Date.now() + 5000).toISOString(),
+            before: beforeEvent ? undefined : (timeBound(param('before'), 'before', timezone) ?? new Date(Date.now() + 5000).toISOString()),
+            beforeEvent,
             properties: parseProperties(param('properties')),
           },
           { limit: limit + 1, offset: readOffset(param('offset')) },
@@ -129,10 +143,11 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
         if (isInvalidRegexError(error)) throw validationError('Invalid regular expression in the properties filter.', 'properties');
         throw error;
       }
-      const page = events.slice(0, limit);
+      const serialized = await serializeEvents(ctx, team.id, events.slice(0, limit), includePerson(request));
+      const results = serialized.slice(0, rowsWithinPageBytes(serialized));
       return {
-        next: events.length > limit ? nextUrl(request, page[page.length - 1]!) : null,
-        results: await serializeEvents(ctx, team.id, page, includePerson(request)),
+        next: events.length > results.length ? nextUrl(request, events[results.length - 1]!) : null,
+        results,
       };
     });
 

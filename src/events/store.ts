@@ -1,5 +1,6 @@
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Database } from '../db/database.js';
+import { exactTimestamp } from '../db/exact-timestamp.js';
 import { compileCondition, readPropertyCondition } from '../db/property-conditions.js';
 import type { Schema } from '../db/schema.js';
 import { fromJson } from '../db/values.js';
@@ -16,6 +17,12 @@ export interface StoredEvent {
   elementsChain: string | null;
 }
 
+/** An event's place in the list's order: its exact stored timestamp and its uuid. */
+export interface EventListCursor {
+  timestamp: string;
+  uuid: string;
+}
+
 export interface EventFilter {
   event?: string | undefined;
   distinctId?: string | undefined;
@@ -23,6 +30,8 @@ export interface EventFilter {
   person?: { uuid: string } | { id: number } | undefined;
   after?: string | undefined;
   before?: string | undefined;
+  /** Only events before this one in the list's order (newest first): what `next` continues from. */
+  beforeEvent?: EventListCursor | undefined;
   properties?: PropertyNode | undefined;
 }
 
@@ -59,7 +68,7 @@ export async function listEvents(
   teamId: number,
   filter: EventFilter,
   page: { limit: number; offset: number },
-): Promise<StoredEvent[]> {
+): Promise<Array<StoredEvent & { cursor: EventListCursor }>> {
   const db = database.db as Kysely<Schema>;
   let query = db.selectFrom('events').where('events.team_id', '=', teamId) as EventQuery;
   // An event's person is the one its distinct id belongs to now, as in PostHog (its events API
@@ -87,6 +96,14 @@ export async function listEvents(
   }
   if (filter.after) query = query.where('events.timestamp', '>', filter.after);
   if (filter.before) query = query.where('events.timestamp', '<', filter.before);
+  const cursor = filter.beforeEvent;
+  if (cursor) {
+    // The plain bound starts the index range at the cursor; the row value leaves out what came
+    // before it at that very instant (as event-pages.ts reads by key).
+    query = query
+      .where('events.timestamp', '<=', cursor.timestamp)
+      .where((eb) => eb(eb.refTuple('events.timestamp', 'events.uuid'), '<', eb.tuple(cursor.timestamp, cursor.uuid)));
+  }
   const properties = filter.properties;
   if (properties) {
     query = query.where((eb) => nodeCondition(database, eb, properties) ?? eb.lit(true));
@@ -101,6 +118,7 @@ export async function listEvents(
       'events.timestamp',
       'events.elements_chain',
     ])
+    .select(exactTimestamp(database.dialect, 'events.timestamp').as('exact_timestamp'))
     .orderBy('events.timestamp', 'desc')
     .orderBy('events.uuid', 'desc')
     .limit(page.limit)
@@ -114,7 +132,19 @@ export async function listEvents(
     properties: fromJson<Record<string, unknown>>(r.properties) ?? {},
     timestamp: r.timestamp,
     elementsChain: r.elements_chain,
+    cursor: { timestamp: r.exact_timestamp, uuid: r.uuid },
   }));
+}
+
+/** Where an event stands in the list's order; undefined when it is not (or no longer) stored. */
+export async function eventListCursor(database: Database, teamId: number, uuid: string): Promise<EventListCursor | undefined> {
+  const row = await database.db
+    .selectFrom('events')
+    .select(exactTimestamp(database.dialect).as('timestamp'))
+    .where('team_id', '=', teamId)
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
+  return row && { timestamp: row.timestamp, uuid };
 }
 
 export async function getEvent(database: Database, teamId: number, uuid: string): Promise<StoredEvent | undefined> {

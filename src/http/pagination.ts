@@ -1,7 +1,20 @@
 import type { FastifyRequest } from 'fastify';
 
-/** PostHog's (DRF's LimitOffsetPagination) page size; there is no maximum. */
+/** PostHog's (DRF's LimitOffsetPagination) page size. */
 export const DEFAULT_LIMIT = 100;
+
+/**
+ * The most rows a page reads, whatever `limit` asks (DRF has no maximum; a page is read whole
+ * into memory before it is answered). A larger limit pages on at this size through `next`.
+ */
+export const MAX_LIMIT = 10_000;
+
+/**
+ * About the most bytes of JSON a page answers: a page whose rows pass it ends early (with at
+ * least one row), and `next` goes on from there. Rows as large as events and persons can be
+ * (up to 1 MB of properties each) would otherwise make one answer of gigabytes.
+ */
+export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 
 export interface PageRequest {
   limit: number;
@@ -27,7 +40,17 @@ function positiveInt(value: unknown): number | undefined {
 export function readPage(query: unknown, defaultLimit = DEFAULT_LIMIT): PageRequest {
   const q = (query ?? {}) as Record<string, unknown>;
   const limit = positiveInt(q.limit);
-  return { limit: limit && limit > 0 ? limit : defaultLimit, offset: positiveInt(q.offset) ?? 0 };
+  return { limit: limit && limit > 0 ? Math.min(limit, MAX_LIMIT) : defaultLimit, offset: positiveInt(q.offset) ?? 0 };
+}
+
+/** How many of `rows`, from the first, fit in MAX_PAGE_BYTES of JSON (at least one). */
+export function rowsWithinPageBytes(rows: readonly unknown[], maxBytes = MAX_PAGE_BYTES): number {
+  let bytes = 0;
+  for (let i = 0; i < rows.length; i++) {
+    bytes += JSON.stringify(rows[i])?.length ?? 0;
+    if (bytes > maxBytes && i > 0) return i;
+  }
+  return rows.length;
 }
 
 /** The absolute URL of this request, the way Django's build_absolute_uri sees it. */
@@ -47,11 +70,16 @@ function withParams(url: URL, set: Record<string, string>, remove: string[] = []
   return `${url.origin}${url.pathname}${query ? `?${query}` : ''}`;
 }
 
-/** The one paginated body every list endpoint answers with. */
-export function paginate<T>(request: FastifyRequest, page: PageRequest, count: number, results: T[]): Page<T> {
+/**
+ * The one paginated body every list endpoint answers with. A page whose rows pass MAX_PAGE_BYTES
+ * is cut short, and its `next` starts after its last row.
+ */
+export function paginate<T>(request: FastifyRequest, page: PageRequest, count: number, rows: T[]): Page<T> {
   const url = absoluteUrl(request);
   const { limit, offset } = page;
-  const next = offset + limit < count ? withParams(url, { limit: String(limit), offset: String(offset + limit) }) : null;
+  const results = rows.slice(0, rowsWithinPageBytes(rows));
+  const shown = results.length < rows.length ? results.length : limit;
+  const next = offset + shown < count ? withParams(url, { limit: String(limit), offset: String(offset + shown) }) : null;
   let previous: string | null = null;
   if (offset > 0) {
     previous =

@@ -42,6 +42,14 @@ export interface Config {
   httpProcesses: number;
   /** On shutdown, how long requests in flight may take before their connections are cut, in milliseconds. */
   shutdownGraceMs: number;
+  /** How long a client may take to send a whole request (headers and body) before it gets 408 and is closed, in milliseconds. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open, in milliseconds. */
+  keepAliveTimeoutMs: number;
+  /** Connections one server process holds at once; more are closed as they arrive. */
+  maxConnections: number;
+  /** The largest session recording request (`/s/`) after decompression, in bytes; a larger one is refused with 413. */
+  recordingMaxBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -91,6 +99,14 @@ function parseMilliseconds(name: string, value: string | undefined, fallback: nu
   return n;
 }
 
+/** A whole number of things, at least 1. */
+function parseCount(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(`${name} must be a whole number from 1, got "${value}"`);
+  return n;
+}
+
 function parseSchema(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
@@ -127,5 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),
     httpProcesses: parseProcesses(env.HTTP_PROCESSES?.trim()),
     shutdownGraceMs: parseMilliseconds('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
+    requestTimeoutMs: parseMilliseconds('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000),
+    // Above the 60 s idle timeout of common load balancers, so that they close first (fastify's default).
+    keepAliveTimeoutMs: parseMilliseconds('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 72_000),
+    maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 10_000),
+    recordingMaxBytes: parseCount('RECORDING_MAX_BYTES', env.RECORDING_MAX_BYTES, 10 * 1024 * 1024),
   };
 }

@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { apiGuard } from './auth/guard.js';
+import { personalApiKeyRoutes } from './auth/keys-routes.js';
 import type { AppContext } from './context.js';
 import { healthRoutes } from './health/routes.js';
 import { clientAddressResolver, trustProxyOption } from './http/client-address.js';
@@ -43,6 +44,7 @@ const API_BODY_LIMIT = 25 * 1024 * 1024;
 async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('preHandler', apiGuard(ctx.database));
   await app.register(tenancyRoutes, { ctx });
+  await app.register(personalApiKeyRoutes, { ctx });
   await app.register(environmentRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(personReadRoutes, { ctx });
@@ -58,6 +60,14 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(sessionRoutes, { ctx });
   await app.register(webVitalsRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
+}
+
+/**
+ * How often node looks for requests past their timeout: a timeout is enforced within this much of
+ * its due time (node's default is 30 s, whatever the timeout).
+ */
+function timeoutCheckInterval(requestTimeoutMs: number): number {
+  return Math.min(30_000, Math.max(50, Math.ceil(requestTimeoutMs / 4)));
 }
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
@@ -82,12 +92,18 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     // check_token accepts, from a longer one (400 Invalid token), as PostHog does.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     bodyLimit: API_BODY_LIMIT,
+    // A client that stalls while sending its request (headers or body) gets 408 and is closed.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    http: { headersTimeout: ctx.config.requestTimeoutMs, connectionsCheckingInterval: timeoutCheckInterval(ctx.config.requestTimeoutMs) },
     trustProxy: trustProxyOption(ctx.config.trustProxy),
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
 
+  // Connections past the cap are closed as they arrive, before they cost a request's memory.
+  app.server.maxConnections = ctx.config.maxConnections;
   app.addHook('onClose', () => captureThread.close());
   // New lane requests get 503 from here on, as fastify's own routes do (return503OnClosing).
   app.addHook('preClose', (done) => {

@@ -6,11 +6,16 @@ import { appendBatch, encodeChunk } from './store.js';
 import { acceptRawBodies, decodeRequestBody, firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../http/public-responses.js';
 
 const MiB = 1024 * 1024;
-/** PostHog's replay capture takes bigger bodies than event capture: full snapshots are large. */
-export const RECORDING_LIMITS: DecodeBodyLimits = { maxBodyBytes: 20 * MiB, maxDecompressedBytes: 100 * MiB };
 
-
-
+/**
+ * A recording request's bounds: `maxBytes` (RECORDING_MAX_BYTES) after decompression, and as sent
+ * (at most 20 MiB, as PostHog's replay capture takes). posthog-js keeps each request under about
+ * 1 MiB (it splits its buffer, and replaces a larger single rrweb event with a "Message too
+ * large" note), so the default's tenfold room is for other SDKs' full snapshots.
+ */
+export function recordingLimits(maxBytes: number): DecodeBodyLimits {
+  return { maxBodyBytes: Math.min(20 * MiB, maxBytes), maxDecompressedBytes: maxBytes };
+}
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -42,9 +47,10 @@ export const recordingIngestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
   // As for capture: bodies are raw bytes, often gzip sent as text/plain with no hint.
   acceptRawBodies(app);
 
-  app.post('/s', { bodyLimit: RECORDING_LIMITS.maxBodyBytes }, async (request, reply) => {
+  const limits = recordingLimits(ctx.config.recordingMaxBytes);
+  app.post('/s', { bodyLimit: limits.maxBodyBytes }, async (request, reply) => {
     const query = (request.query ?? {}) as QueryParams;
-    const decoded = decodeRequestBody(request, RECORDING_LIMITS);
+    const decoded = decodeRequestBody(request, limits);
     if (!decoded.ok) return reply.code(decoded.status).send({ ...decoded.error, attr: null });
 
     const token = checkTokenShape(findToken(decoded.value, query));

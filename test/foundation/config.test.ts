@@ -38,3 +38,22 @@ describe('SHUTDOWN_GRACE_MS', () => {
     }
   });
 });
+
+describe('request bounds', () => {
+  it('default to 30 s a request, 72 s of keep-alive, 10,000 connections and 10 MiB recordings', () => {
+    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 10_000, recordingMaxBytes: 10 * 1024 * 1024 });
+  });
+
+  it('take their settings', () => {
+    const config = loadConfig({ REQUEST_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '64', RECORDING_MAX_BYTES: '2048' });
+    expect(config).toMatchObject({ requestTimeoutMs: 5000, keepAliveTimeoutMs: 1000, maxConnections: 64, recordingMaxBytes: 2048 });
+  });
+
+  it('refuse what is not a positive whole number, naming the setting', () => {
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow('REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got "0"');
+    for (const value of ['0', '-3', '2.5', 'many']) {
+      expect(() => loadConfig({ MAX_CONNECTIONS: value })).toThrow(`MAX_CONNECTIONS must be a whole number from 1, got "${value}"`);
+      expect(() => loadConfig({ RECORDING_MAX_BYTES: value })).toThrow(`RECORDING_MAX_BYTES must be a whole number from 1, got "${value}"`);
+    }
+  });
+});

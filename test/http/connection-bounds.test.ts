@@ -1,0 +1,135 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * What a client may hold of a server: a request must arrive whole within REQUEST_TIMEOUT_MS
+ * (headers and body), an idle keep-alive connection ends after KEEP_ALIVE_TIMEOUT_MS, and a
+ * process holds at most MAX_CONNECTIONS connections. Tested with raw sockets, as a stalled or
+ * greedy client behaves.
+ */
+const MAX_CONNECTIONS = 6;
+
+let server: TestServer;
+/** With the default timeouts, which hold a connection long enough to count it. */
+let capped: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ REQUEST_TIMEOUT_MS: '400', KEEP_ALIVE_TIMEOUT_MS: '400' });
+  capped = await startTestServer({ MAX_CONNECTIONS: String(MAX_CONNECTIONS) });
+});
+afterAll(async () => {
+  await server?.close();
+  await capped?.close();
+});
+
+interface Connection {
+  socket: net.Socket;
+  /** Everything the server wrote, so far. */
+  received(): string;
+  /** Resolves with everything the server wrote once it closed the connection. */
+  closed: Promise<string>;
+}
+
+function connect(to: TestServer = server): Promise<Connection> {
+  const { hostname, port } = new URL(to.url);
+  const socket = net.connect(Number(port), hostname);
+  let data = '';
+  socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+  socket.on('error', () => undefined);
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(data)));
+  return new Promise((resolve, reject) => {
+    socket.once('connect', () => resolve({ socket, received: () => data, closed }));
+    socket.once('error', reject);
+  });
+}
+
+/** Waits until `condition` holds, looking every few milliseconds. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const batchHead = (length: number) =>
+  `POST /batch/ HTTP/1.1\r\nHost: hoglet\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+describe('a stalled request', () => {
+  it('is answered 408 and closed when its body stops coming (the SDK lane)', async () => {
+    const connection = await connect();
+    connection.socket.write(batchHead(1000) + '{"api_key": "phc_');
+    expect(await connection.closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('is answered 408 and closed when its body stops coming (the management API)', async () => {
+    const connection = await connect();
+    const head = `PATCH /api/projects/${server.bootstrap.team.id}/ HTTP/1.1\r\nHost: hoglet\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n`;
+    connection.socket.write(head + '{"name": ');
+    expect(await connection.closed).toMatch(/^HTTP\/1\.1 408 /);
+    // Nothing of the half-sent request was applied.
+    const project = await server.request(`/api/projects/${server.bootstrap.team.id}/`);
+    expect(project.body.name).toBe('Default project');
+  });
+
+  it('is closed when its headers stop coming', async () => {
+    const connection = await connect();
+    connection.socket.write('POST /capture/ HTTP/1.1\r\nHost: hog');
+    expect(await connection.closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('is closed when it trickles in, a byte at a time, for longer than the timeout', async () => {
+    const connection = await connect();
+    connection.socket.write(batchHead(10_000));
+    let open = true;
+    void connection.closed.then(() => (open = false));
+    const trickle = setInterval(() => open && connection.socket.write(' '), 20);
+    try {
+      expect(await connection.closed).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      clearInterval(trickle);
+    }
+  });
+
+  it('does not disturb other clients meanwhile', async () => {
+    const stalled = await connect();
+    stalled.socket.write(batchHead(1000));
+    const health = await fetch(`${server.url}/_health`, { headers: { connection: 'close' } });
+    expect(health.status).toBe(200);
+    await stalled.closed;
+  });
+});
+
+describe('an idle keep-alive connection', () => {
+  it('is closed by the server after its last answer', async () => {
+    const connection = await connect();
+    connection.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
+    await until(() => connection.received().includes('\r\n\r\n'));
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(connection.received().toLowerCase()).toContain('keep-alive');
+    const all = await connection.closed;
+    // Closed without another answer: nothing after the first.
+    expect(all.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+  });
+});
+
+describe('the connection cap', () => {
+  it(`holds ${MAX_CONNECTIONS} connections and closes the ones beyond as they arrive`, async () => {
+    const held: Connection[] = [];
+    for (let i = 0; i < MAX_CONNECTIONS; i++) {
+      const connection = await connect(capped);
+      // Answered, and kept alive: the server has taken the connection and holds it.
+      connection.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
+      await until(() => connection.received().includes('\r\n\r\n'));
+      held.push(connection);
+    }
+    const refused = await connect(capped);
+    refused.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
+    expect(await refused.closed).toBe('');
+    // One held connection goes: a new one is served.
+    held.pop()!.socket.destroy();
+    let answered = '';
+    while (!answered.startsWith('HTTP/1.1 200')) {
+      const next = await connect(capped);
+      next.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\nConnection: close\r\n\r\n');
+      answered = await next.closed;
+    }
+    for (const connection of held) connection.socket.destroy();
+  });
+});

@@ -28,6 +28,7 @@ export async function openAndMigrate(config: Config, log: Logger, longRunning = 
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'hoglet.db'),
+    log,
     ...(longRunning ? { backgroundCheckpoints: { log } } : {}),
     ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}),
   });

@@ -3,6 +3,9 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
+import { DatabaseAvailability } from './availability.js';
+import { pgConnectionSettings, watchPool } from './pg-connections.js';
 import { fallbackAutocheckpointFrames, startCheckpointer, type Checkpointer, type CheckpointOptions } from './sqlite-checkpointer.js';
 import type { Schema } from './schema.js';
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
@@ -17,6 +20,8 @@ export interface Database {
   location: string;
   /** The PostgreSQL schema holding Hoglet's tables (undefined on SQLite). */
   schema: string | undefined;
+  /** Whether PostgreSQL answers, as its connections last told (SQLite's is never unavailable). */
+  availability: DatabaseAvailability;
   close(): Promise<void>;
 }
 
@@ -34,6 +39,8 @@ export interface OpenDatabaseOptions {
    * processes; without it SQLite checkpoints inside commits.
    */
   backgroundCheckpoints?: CheckpointOptions;
+  /** Where PostgreSQL's outages are logged (one line when it becomes unavailable, one when it is back). */
+  log?: Logger | undefined;
 }
 
 export class DatabaseOpenError extends Error {}
@@ -165,6 +172,7 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
     dialect: 'sqlite',
     location: file,
     schema: undefined,
+    availability: new DatabaseAvailability(undefined, file),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -197,15 +205,16 @@ function redactUrl(url: string): string {
   }
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, schema: string | undefined, poolSize: number, log: Logger | undefined): Promise<Database> {
+  const location = redactUrl(url) + (schema ? ` (schema ${schema})` : '');
   const pool = new pg.Pool({
-    connectionString: url,
+    ...pgConnectionSettings(url),
     max: poolSize,
     types: pgTypes,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  // A failing pool client must not crash the process; the next query reports the problem.
-  pool.on('error', () => undefined);
+  const availability = new DatabaseAvailability(log, location);
+  const watched = watchPool(pool, availability);
   try {
     const client = await pool.connect();
     try {
@@ -217,19 +226,20 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     await pool.end().catch(() => undefined);
     throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}`);
   }
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: watched }) });
   return {
     db,
     dialect: 'postgres',
-    location: redactUrl(url) + (schema ? ` (schema ${schema})` : ''),
+    location,
     schema: schema ?? 'public',
+    availability,
     close: () => db.destroy(),
   };
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10);
+    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10, options.log);
   }
   if (!options.sqliteFile) throw new DatabaseOpenError('no SQLite file and no DATABASE_URL given');
   return openSqlite(options.sqliteFile, options.backgroundCheckpoints);

@@ -73,7 +73,12 @@ export class FlagDefinitionsCache {
   private readonly generations = new Map<number, number>();
 
   constructor(private readonly ctx: AppContext) {
-    ctx.changes.on(FLAGS_TOPIC, (change) => this.drop(Number(change.id)));
+    ctx.changes.on(FLAGS_TOPIC, (change) => (change.everything ? this.dropAll() : this.drop(Number(change.id))));
+  }
+
+  /** Every project's entry, and loads under way are not kept (their generation moves on). */
+  private dropAll(): void {
+    for (const projectId of new Set([...this.entries.keys(), ...this.generations.keys()])) this.drop(projectId);
   }
 
   private drop(projectId: number): void {

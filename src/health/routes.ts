@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
+import { isDatabaseUnavailable } from '../db/availability.js';
 import { pingDatabase } from '../db/database.js';
 
 /** Liveness and readiness, for load balancers and orchestrators; no credentials. */
@@ -11,7 +12,8 @@ export const healthRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       await pingDatabase(ctx.database);
       return { status: 'ok', database: 'ok' };
     } catch (error) {
-      request.log.warn({ err: error }, 'readiness check: database unreachable');
+      // An outage is logged once (DatabaseAvailability), not per probe.
+      if (!isDatabaseUnavailable(error)) request.log.warn({ err: error }, 'readiness check: database unreachable');
       return reply.code(503).send({ status: 'error', database: 'unreachable' });
     }
   });

@@ -1,6 +1,7 @@
+import { isDatabaseUnavailable } from '../db/availability.js';
 import { isNulCharacterError } from '../db/database.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, notFound, parseError, payloadTooLarge, serverError, unsupportedMediaType, validationError } from './errors.js';
+import { ApiError, notFound, parseError, payloadTooLarge, serverError, serviceUnavailable, unsupportedMediaType, validationError } from './errors.js';
 import { pyTypeName } from '../lib/python-text.js';
 
 interface AjvError {
@@ -89,6 +90,8 @@ function toApiError(error: FastifyError & { validation?: AjvError[] }, request: 
     return schemaErrorToApiError(error.validation[0]!, data);
   }
   if (isNulCharacterError(error)) return validationError('Text may not contain NUL (\\u0000) characters.');
+  // Logged once for the outage (DatabaseAvailability), not per request.
+  if (isDatabaseUnavailable(error)) return serviceUnavailable();
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return parseError(`JSON parse error - ${error.message}`);
   }
@@ -111,7 +114,8 @@ function send(reply: FastifyReply, error: ApiError) {
 
 /**
  * Every error leaves as PostHog's envelope. An unexpected one is logged once, with its stack, and
- * answered with a 500 that says nothing about the server's insides.
+ * answered with a 500 that says nothing about the server's insides; one of an unreachable
+ * database is a 503, which clients retry.
  */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -77,3 +77,7 @@ export const unsupportedMediaType = (contentType: string) =>
   new ApiError(415, 'invalid_request', 'unsupported_media_type', `Unsupported media type "${contentType}" in request.`);
 
 export const serverError = () => new ApiError(500, 'server_error', 'error', 'A server error occurred.');
+
+/** The database cannot be reached (restarting, down, a connection lost): the client may try again. */
+export const serviceUnavailable = () =>
+  new ApiError(503, 'server_error', 'service_unavailable', 'The database is unavailable. Please try again shortly.');

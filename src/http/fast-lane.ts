@@ -15,15 +15,16 @@
  * - the public CORS headers (cors.ts), `request.ip` semantics (client-address.ts);
  * - 503 with `Connection: close` once the server is closing (fastify's `return503OnClosing`),
  *   while requests already in flight finish;
- * - a thrown error answers PostHog's envelope (an ApiError its own; anything else a 500 that
- *   says nothing of the server's insides) and is logged once.
+ * - a thrown error answers PostHog's envelope (an ApiError its own; an unreachable database a
+ *   503, which SDKs retry; anything else a 500 that says nothing of the server's insides, logged once).
  */
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { readRequestBody } from './body-reader.js';
 import type { ClientAddressOf } from './client-address.js';
 import { publicCorsHeaders } from './cors.js';
-import { ApiError, methodNotAllowed, serverError } from './errors.js';
+import { isDatabaseUnavailable } from '../db/availability.js';
+import { ApiError, methodNotAllowed, serverError, serviceUnavailable } from './errors.js';
 import type { PublicResponse, PublicRoute } from './public-endpoint.js';
 import { parseQuery, readRequestTarget } from './request-target.js';
 
@@ -147,6 +148,8 @@ export class FastLane {
       else this.send(request, response, answer.status, answer.body);
     } catch (error) {
       if (error instanceof ApiError) return this.send(request, response, error.statusCode, error.toEnvelope(), error.headers);
+      // Logged once for the outage (DatabaseAvailability), not per request.
+      if (isDatabaseUnavailable(error)) return this.send(request, response, 503, serviceUnavailable().toEnvelope());
       this.options.log.error({ err: error, method: request.method, url: request.url }, 'unhandled error');
       this.send(request, response, 500, serverError().toEnvelope());
     }

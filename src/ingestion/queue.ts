@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/availability.js';
 import type { Database } from '../db/database.js';
 import { toJson } from '../db/values.js';
 import type { Properties } from './core/types.js';
@@ -209,7 +210,8 @@ export class IngestionQueueWriter {
         if (warnings.length > 0) await insertWarnings(trx, warnings);
       });
     } catch (error) {
-      this.log.error({ err: error, events, requests: batch.length }, 'ingestion queue commit failed');
+      // An outage is logged once (DatabaseAvailability); its requests get 503 and are sent again.
+      if (!isDatabaseUnavailable(error)) this.log.error({ err: error, events, requests: batch.length }, 'ingestion queue commit failed');
       for (const p of batch) p.reject(error);
       return;
     }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { nextTurn } from '../lib/next-turn.js';
 import { WakeableSleep } from '../lib/wakeable-sleep.js';
+import { isDatabaseUnavailable } from '../db/availability.js';
 import type { Database } from '../db/database.js';
 import { teamOwnedTables } from '../environments/store.js';
 import { acquireLease, releaseLease } from '../ingestion/worker/lease.js';
@@ -97,13 +99,17 @@ export class DeletionRunner {
       try {
         outcome = await this.nextStep();
       } catch (error) {
-        // Reading the next deletion or the lease failed: the database itself is in trouble.
-        this.log.error({ err: error }, 'background deletions could not run; retrying');
-        outcome = 'retry';
+        // Reading the next deletion or the lease failed: the database itself is in trouble. An
+        // unreachable one (its outage is logged once) is looked at again at the usual pace.
+        if (isDatabaseUnavailable(error)) outcome = 'none';
+        else {
+          this.log.error({ err: error }, 'background deletions could not run; retrying');
+          outcome = 'retry';
+        }
       }
       if (!this.running) break;
       retries = outcome === 'retry' ? retries + 1 : 0;
-      if (outcome === 'progress') await new Promise((resolve) => setImmediate(resolve));
+      if (outcome === 'progress') await nextTurn();
       // A failing batch is retried after 1, 2, 4 … up to 60 s, so a passing fault does not use up its attempts at once.
       else await this.pause.sleep(outcome === 'retry' ? Math.min(60_000, this.idleMs * 2 ** (retries - 1)) : this.idleMs);
     }
@@ -138,6 +144,8 @@ export class DeletionRunner {
     try {
       outcome = await this.stepOf(deletion);
     } catch (error) {
+      // No fault of the deletion's: it uses none of its attempts (run() waits for the database).
+      if (isDatabaseUnavailable(error)) throw error;
       const attempts = await countFailedAttempt(this.database.db, id);
       const parked = attempts >= MAX_DELETION_ATTEMPTS;
       this.log.error({ err: error, team: Number(deletion.owner_team_id), kind: deletion.kind, attempts, parked }, parked ? 'background deletion parked after repeated failures' : 'background deletion batch failed; it will be retried');

@@ -4,6 +4,7 @@ import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { nextTurn } from '../../lib/next-turn.js';
 import { WakeableSleep } from '../../lib/wakeable-sleep.js';
+import { isDatabaseUnavailable } from '../../db/availability.js';
 import type { Database } from '../../db/database.js';
 import type { Schema } from '../../db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
@@ -154,7 +155,8 @@ export class IngestionWorker {
       try {
         processed = await this.runOnce();
       } catch (error) {
-        this.log.error({ err: error }, 'ingestion worker batch failed; retrying');
+        // An unreachable database is logged once for the whole outage (db/availability.ts).
+        if (!isDatabaseUnavailable(error)) this.log.error({ err: error }, 'ingestion worker batch failed; retrying');
         await this.pause.sleep(1000);
       }
       if (processed === 0 && this.running) await this.pause.sleep(this.options.idleMs);

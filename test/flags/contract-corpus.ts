@@ -1,7 +1,7 @@
 /** Loads PostHog's flag contract corpus (read-only fixtures shared by the whole repo). */
 import { readFileSync } from 'node:fs';
 
-export const CORPUS_DIR = new URL('../../../shared/testdata/flags-contract/', import.meta.url);
+export const CORPUS_DIR = new URL('../fixtures/flags-contract/', import.meta.url);
 
 export function readCorpusFile<T>(name: string): T {
   return JSON.parse(readFileSync(new URL(name, CORPUS_DIR), 'utf8')) as T;

@@ -26,8 +26,9 @@ export function recordingObject(row: RecordingRow, person: RecordingPerson | und
     viewed,
     viewers: [] as string[],
     recording_duration: s.recording_duration,
-    active_seconds: s.active_seconds,
-    inactive_seconds: s.inactive_seconds,
+    // Integers, as PostHog's model stores them (IntegerField: DRF's int() drops the fraction).
+    active_seconds: Math.trunc(s.active_seconds),
+    inactive_seconds: Math.trunc(s.inactive_seconds),
     start_time: s.start_time,
     end_time: s.end_time,
     click_count: s.click_count,

@@ -50,8 +50,9 @@ describe('POST /s/', () => {
       distinct_id: expect.any(String),
       viewed: false,
       recording_duration: e.durationSeconds,
-      active_seconds: e.activeMs / 1000,
-      inactive_seconds: 48.299,
+      // PostHog's model keeps whole seconds: 21.701 and 48.299 are 21 and 48.
+      active_seconds: Math.trunc(e.activeMs / 1000),
+      inactive_seconds: 48,
       start_time: '2025-11-21T05:00:00.000Z',
       end_time: '2025-11-21T05:01:10.000Z',
       click_count: e.clickCount,

@@ -3,17 +3,16 @@ import type { AppContext } from '../context.js';
 import { permissionDenied, validationError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { loadRecording, readBoolean } from './route-helpers.js';
-import { getSharing, newAccessToken, saveSharing, type RecordingSharing } from './sharing-store.js';
+import { getSharing, saveSharing, type RecordingSharing } from './sharing-store.js';
 import { recordActivity } from '../activity/log.js';
 
 /** PostHog's SharingConfigurationSerializer body. */
-function sharingBody(sharing: RecordingSharing | undefined) {
+function sharingBody(sharing: RecordingSharing) {
   return {
-    created_at: sharing?.createdAt ?? null,
-    enabled: sharing?.enabled ?? false,
-    // Never shared: PostHog shows an unsaved configuration with a throwaway token.
-    access_token: sharing?.accessToken ?? newAccessToken(),
-    settings: sharing?.settings ?? null,
+    created_at: sharing.createdAt,
+    enabled: sharing.enabled,
+    access_token: sharing.accessToken,
+    settings: sharing.settings,
     password_required: false,
     share_passwords: [] as unknown[],
   };
@@ -32,7 +31,9 @@ export const sharingRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
 
     app.get(path, { config: teamAccess('sharing_configuration:read', base) }, async (request) => {
       const row = await loadRecording(ctx, request, 'recording_id');
-      return sharingBody(await getSharing(db, row.teamId, row.sessionId));
+      // Read or created, disabled, as PostHog's get_or_create: the token a first read shows is
+      // the one enabling keeps, so a link copied before sharing was on works once it is.
+      return sharingBody(await saveSharing(db, row.teamId, row.sessionId, {}));
     });
 
     app.patch(path, { config: teamAccess('sharing_configuration:write', base) }, async (request) => {

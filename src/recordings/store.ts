@@ -139,7 +139,11 @@ export async function getRecording(db: Db, teamId: number, sessionId: string): P
 export interface RecordingFilter {
   dateFrom?: string | undefined;
   dateTo?: string | undefined;
-  /** Recordings of any of these distinct ids (the `distinct_id(s)` filter). */
+  /**
+   * Recordings of any of these distinct ids or of any other distinct id of their persons (the
+   * `distinct_id(s)` filter): a session begun anonymously is recorded under the anonymous id,
+   * which identify then gives to the person asked for.
+   */
   distinctIds?: string[] | undefined;
   /**
    * Recordings of any distinct id of this person (the `person_uuid` filter), read in the query
@@ -165,7 +169,23 @@ export async function listRecordings(
   if (filter.dateTo) query = query.where('start_time', '<=', filter.dateTo);
   if (filter.distinctIds) {
     if (filter.distinctIds.length === 0) return { count: 0, rows: [] };
-    query = query.where('distinct_id', 'in', filter.distinctIds);
+    const asked = filter.distinctIds;
+    query = query.where((eb) =>
+      eb.or([
+        eb('distinct_id', 'in', asked),
+        eb(
+          'distinct_id',
+          'in',
+          eb
+            .selectFrom('person_distinct_ids as sibling')
+            .select('sibling.distinct_id')
+            .where('sibling.team_id', '=', teamId)
+            .where('sibling.person_id', 'in', (inner) =>
+              inner.selectFrom('person_distinct_ids as own').select('own.person_id').where('own.team_id', '=', teamId).where('own.distinct_id', 'in', asked),
+            ),
+        ),
+      ]),
+    );
   }
   if (filter.personId !== undefined) {
     const personId = filter.personId;

@@ -67,6 +67,9 @@ describe('session recordings API', () => {
     expect(await ids(`date_from=${from}&date_to=${to}`)).toEqual([alice, old]);
     expect(await ids('date_from=-7d&distinct_id=bob')).toEqual([bob, old]);
     expect(await ids(`distinct_ids=${encodeURIComponent('["anon-a","nobody"]')}`)).toEqual([alice]);
+    // Recorded under the anonymous id, found by the id it was identified as: the person's.
+    expect(await ids('distinct_id=alice@x')).toEqual([alice]);
+    expect(await ids(`distinct_ids=${encodeURIComponent('["alice@x","bob"]')}`)).toEqual([bob, alice]);
     const person = (await server.request(`${env}/persons/?distinct_id=alice@x`)).body.results[0];
     expect(await ids(`person_uuid=${person.uuid}`)).toEqual([alice]);
     expect(await ids(`person_uuid=01890000-0000-7000-8000-000000000000`)).toEqual([]);
@@ -190,17 +193,19 @@ describe('session recordings API', () => {
 });
 
 describe('sharing a recording', () => {
-  it('GET shows an unsaved default, PATCH enables, the page replays, disabling is immediate', async () => {
+  it('GET keeps one token from the first read, PATCH enables it, the page replays, disabling is immediate', async () => {
     const id = await record('dave', 1000, 3);
     const path = `${env}/session_recordings/${id}/sharing/`;
     const first = await server.request(path);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ created_at: null, enabled: false, access_token: expect.stringMatching(/^[A-Za-z0-9_-]{30}$/) });
-    expect((await server.request(path)).body.access_token).not.toBe(first.body.access_token);
+    expect(first.body).toMatchObject({ created_at: expect.any(String), enabled: false, access_token: expect.stringMatching(/^[A-Za-z0-9_-]{30}$/) });
+    // A link copied before sharing is on stays the link: every read, and enabling, keep the token.
+    expect((await server.request(path)).body).toEqual(first.body);
+    expect((await fetch(`${server.url}/shared/${first.body.access_token}`)).status).toBe(404);
 
     const enabled = await server.request(path, { method: 'PATCH', body: { enabled: true } });
     expect(enabled.status).toBe(200);
-    expect(enabled.body).toMatchObject({ enabled: true, created_at: expect.any(String) });
+    expect(enabled.body).toMatchObject({ enabled: true, created_at: first.body.created_at, access_token: first.body.access_token });
     const shared = enabled.body.access_token;
     expect((await server.request(path)).body).toMatchObject({ enabled: true, access_token: shared });
 

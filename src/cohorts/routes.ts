@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
+import { serializerData } from '../http/fields.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { parseMultipart } from './csv-members.js';
 import { createCohort, editCohort, serializeCohort } from './service.js';
@@ -29,10 +30,7 @@ function readBody(request: FastifyRequest): { body: Json; csv?: Buffer | string 
     }
     return { body, ...(csv ? { csv } : {}) };
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw validationError(`Invalid data. Expected a dictionary, but got ${Array.isArray(raw) ? 'list' : typeof raw}.`);
-  }
-  const body = raw as Json;
+  const body = serializerData(raw);
   return { body, ...(typeof body.csv === 'string' ? { csv: body.csv } : {}) };
 }
 

@@ -6,12 +6,10 @@ import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
 import type { Team, User } from '../tenancy/models.js';
 import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
-import { readNameAndDescription } from '../http/fields.js';
+import { readNameAndDescription, serializerData } from '../http/fields.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function readDashboardBody(body: unknown, existing?: Dashboard): DashboardFields {
-  if (!isObject(body)) throw validationError('Invalid data. Expected a dictionary, but got list.');
+function readDashboardBody(raw: unknown, existing?: Dashboard): DashboardFields {
+  const body = serializerData(raw);
   const fields: DashboardFields = existing
     ? { name: existing.name, description: existing.description, pinned: existing.pinned, tags: existing.tags, deleted: existing.deleted }
     : { name: null, description: '', pinned: false, tags: [], deleted: false };

@@ -1,4 +1,5 @@
 import { validationError } from '../http/errors.js';
+import { serializerData } from '../http/fields.js';
 import { TEAM_CONFIG_FIELDS, type TeamField } from '../tenancy/team-fields.js';
 import { pyTypeName } from '../lib/python-text.js';
 
@@ -133,10 +134,7 @@ export interface TeamWrite {
  * errors as DRF words them (first one wins), read-only and unknown fields ignored.
  */
 export function readTeamWrite(body: unknown): TeamWrite {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(body)}.`, null);
-  }
-  const input = body as Record<string, unknown>;
+  const input = serializerData(body);
   const write: TeamWrite = { settings: {} };
   if ('name' in input) {
     const name = input.name === null ? null : readString(input.name, 'name');

@@ -12,14 +12,13 @@ import { forEachTrendsEvent, insertInsight, updateInsight, type Insight, type In
 import { readTrendsQuery, TrendsCounter, TrendsQueryError, type TrendsResult } from './trends.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
-import { readNameAndDescription } from '../http/fields.js';
+import { readNameAndDescription, serializerData } from '../http/fields.js';
 
 type Db = Kysely<Schema>;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads the fields of an insight body (DRF style errors), merged onto `existing` for PATCH. */
-function readInsightBody(body: unknown, existing?: Insight): { fields: InsightFields; dashboards: number[] | undefined } {
-  if (!isObject(body)) throw validationError(`Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? 'list' : typeof body}.`);
+function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFields; dashboards: number[] | undefined } {
+  const body = serializerData(raw);
   const fields: InsightFields = existing
     ? { name: existing.name, description: existing.description, query: existing.query, tags: existing.tags, favorited: existing.favorited, deleted: existing.deleted }
     : { name: null, description: '', query: null, tags: [], favorited: false, deleted: false };

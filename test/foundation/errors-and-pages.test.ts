@@ -70,6 +70,30 @@ describe('error envelope', () => {
     expect(deepest.status, deepest.text).toBe(201);
   });
 
+  it("answers a JSON body that is not an object as DRF's serializers do, on every resource", async () => {
+    const base = `/api/projects/${server.bootstrap.team.id}`;
+    const collections = ['feature_flags', 'cohorts', 'insights', 'dashboards', 'subscriptions'];
+    const invalid = (type: string) => ({ type: 'validation_error', code: 'invalid_input', detail: `Invalid data. Expected a dictionary, but got ${type}.`, attr: null });
+    const cases: Array<[string, unknown]> = [
+      ['"text"', invalid('str')],
+      ['[{}]', invalid('list')],
+      ['1.5', invalid('float')],
+      ['false', invalid('bool')],
+      ['null', { type: 'validation_error', code: 'null', detail: 'No data provided', attr: null }],
+    ];
+    for (const collection of [...collections.map((c) => `${base}/${c}/`), `/api/environments/${server.bootstrap.team.id}/`]) {
+      const method = collection.includes('/environments/') ? 'PATCH' : 'POST';
+      for (const [rawBody, expected] of cases) {
+        const res = await server.request(collection, { method, rawBody, headers: { 'content-type': 'application/json' } });
+        expect(res.status, `${collection} ${rawBody}`).toBe(400);
+        expect(res.body, `${collection} ${rawBody}`).toEqual(expected);
+      }
+    }
+    // No body at all is an empty one, as Django reads it: a dashboard needs no field.
+    const empty = await server.request(`${base}/dashboards/`, { method: 'POST' });
+    expect(empty.status, empty.text).toBe(201);
+  });
+
   it("answers a body DRF has no parser for (text/plain) with its 415, and reads an empty one as none", async () => {
     const flags = `/api/projects/${server.bootstrap.team.id}/feature_flags/`;
     for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {

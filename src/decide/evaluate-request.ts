@@ -48,8 +48,8 @@ function lacksGroupKeys(keys: readonly string[] | undefined, given: Json | undef
 
 export interface EvaluationInput {
   request: FlagsRequest;
-  /** The address to locate for GeoIP targeting (geoip-address.ts). */
-  ip: string | undefined;
+  /** The address to locate for GeoIP targeting, and whether the caller supplied it (geoip-address.ts). */
+  ip: { address: string; supplied: boolean } | undefined;
   /** The caller's runtime: flags limited to the other runtime are left out. */
   runtime: EvaluationRuntime | null;
   /** Only survey-targeting flags are evaluated (query-params.ts). */
@@ -70,13 +70,15 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   const plan = requestPlan(project, input.runtime, input.onlySurveyFlags);
   const distinctId = String(request.distinctId ?? '');
 
-  // Request overrides, with GeoIP filled in where the request gave no value (looked up only when
-  // some flag reads a GeoIP property: the engine reads no other key of these maps).
+  // Request overrides, with GeoIP's: over the request's own values for an address the caller
+  // supplied, else only where the request gave none (looked up only when some flag reads a GeoIP
+  // property: the engine reads no other key of these maps).
   // Copies that may grow go through growableCopy (a spread copy that grows is slow: see there).
   const overrides: Json = growableCopy(request.personProperties);
   if (plan.readsGeoip && !request.geoipDisable && input.ip && ctx.geoip) {
-    const located = geoipFlagProperties(ctx.geoip.lookup(input.ip));
-    for (const key of GEOIP_FLAG_PROPERTY_KEYS) if (!hasValue(overrides, key) && key in located) overrides[key] = located[key];
+    const located = geoipFlagProperties(ctx.geoip.lookup(input.ip.address));
+    const supplied = input.ip.supplied;
+    for (const key of GEOIP_FLAG_PROPERTY_KEYS) if ((supplied || !hasValue(overrides, key)) && key in located) overrides[key] = located[key];
   }
 
   // The stored person is read when continuity needs it, when a flag filters on a person key the

@@ -41,7 +41,16 @@ function withoutPort(entry: string): string {
   return entry;
 }
 
-/** The address whose GeoIP a flags request is evaluated with. */
-export function geoipAddress(forwardedFor: string | string[] | undefined, clientAddress: string | undefined): string | undefined {
-  return forwardedForAddress(forwardedFor) ?? clientAddress;
+/**
+ * The address whose GeoIP a flags request is evaluated with, and whether the caller supplied it
+ * (X-Forwarded-For): a supplied address overrides the `$geoip_*` values the request sends in its
+ * person properties (contract rule 5); the connection's own only fills in those it lacks.
+ */
+export function geoipAddress(
+  forwardedFor: string | string[] | undefined,
+  clientAddress: string | undefined,
+): { address: string; supplied: boolean } | undefined {
+  const forwarded = forwardedForAddress(forwardedFor);
+  if (forwarded !== undefined) return { address: forwarded, supplied: true };
+  return clientAddress === undefined ? undefined : { address: clientAddress, supplied: false };
 }

@@ -31,9 +31,10 @@ describe('forwardedForAddress', () => {
   });
 
   it('falls back to the client address', () => {
-    expect(geoipAddress('81.2.69.142', '127.0.0.1')).toBe('81.2.69.142');
-    expect(geoipAddress('garbage', '127.0.0.1')).toBe('127.0.0.1');
-    expect(geoipAddress(undefined, '::1')).toBe('::1');
+    expect(geoipAddress('81.2.69.142', '127.0.0.1')).toEqual({ address: '81.2.69.142', supplied: true });
+    expect(geoipAddress('garbage', '127.0.0.1')).toEqual({ address: '127.0.0.1', supplied: false });
+    expect(geoipAddress(undefined, '::1')).toEqual({ address: '::1', supplied: false });
+    expect(geoipAddress(undefined, undefined)).toBeUndefined();
   });
 });
 

@@ -29,18 +29,33 @@ describe('GeoIP properties in flag evaluation', () => {
     expect(body.featureFlags).toMatchObject({ 'uk-only': true, 'in-london-tz': true });
   });
 
-  it('leaves it off with geoip_disable, without an address, or when the request gives its own value', async () => {
+  it('leaves it off with geoip_disable or without an address', async () => {
     const disabled = await askFlags(server, '/decide/?v=3', { distinct_id: 'traveller', geoip_disable: true }, { 'x-forwarded-for': UK_ADDRESS });
     expect(disabled.featureFlags['uk-only']).toBe(false);
     const local = await askFlags(server, '/flags/?v=2', { distinct_id: 'traveller' });
     expect(local.flags['uk-only'].enabled).toBe(false);
-    const supplied = await askFlags(
-      server,
-      '/decide/?v=3',
-      { distinct_id: 'traveller', person_properties: { $geoip_country_code: 'FR' } },
-      { 'x-forwarded-for': UK_ADDRESS },
-    );
-    expect(supplied.featureFlags['uk-only']).toBe(false);
+  });
+
+  it("lets a forwarded address override the request's own $geoip_* values (contract rule 5)", async () => {
+    const body = { distinct_id: 'traveller', person_properties: { $geoip_country_code: 'FR', $geoip_time_zone: 'Europe/Paris' } };
+    const forwarded = await askFlags(server, '/decide/?v=3', body, { 'x-forwarded-for': UK_ADDRESS });
+    expect(forwarded.featureFlags).toMatchObject({ 'uk-only': true, 'in-london-tz': true });
+    const flags = await askFlags(server, '/flags/?v=2', body, { 'x-forwarded-for': UK_ADDRESS });
+    expect(flags.flags['uk-only'].enabled).toBe(true);
+  });
+
+  it("keeps the request's own values over the connection's address (no X-Forwarded-For)", async () => {
+    const ctx = server.running.ctx;
+    const real = ctx.geoip;
+    ctx.geoip = { ...(real as object), lookup: (_ip: string) => ({ country: { isoCode: 'GB', names: { en: 'United Kingdom' } } }) } as typeof real;
+    try {
+      const own = await askFlags(server, '/decide/?v=3', { distinct_id: 'traveller', person_properties: { $geoip_country_code: 'FR' } });
+      expect(own.featureFlags['uk-only']).toBe(false);
+      const none = await askFlags(server, '/decide/?v=3', { distinct_id: 'traveller' });
+      expect(none.featureFlags['uk-only']).toBe(true);
+    } finally {
+      ctx.geoip = real;
+    }
   });
 
   it('uses an injected lookup', async () => {

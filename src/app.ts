@@ -20,15 +20,21 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'hoglet' } });
 }
 
-/**
- * Opens the configured database and brings its schema up to date. `longRunning` (the server and
- * the worker, not one-shot commands) moves SQLite's WAL checkpoints to a thread of their own.
- */
-export async function openAndMigrate(config: Config, log: Logger, longRunning = false): Promise<Database> {
+export interface OpenOptions {
+  /** The server and the worker, not one-shot commands: SQLite's WAL checkpoints on a thread of their own. */
+  longRunning?: boolean;
+  /** One-shot commands: only a database Hoglet created before (DatabaseMissingError otherwise); nothing is created. */
+  existing?: boolean;
+}
+
+/** Opens the configured database and brings its schema up to date (`true`: `{ longRunning: true }`). */
+export async function openAndMigrate(config: Config, log: Logger, options: boolean | OpenOptions = {}): Promise<Database> {
+  const { longRunning = false, existing = false } = typeof options === 'boolean' ? { longRunning: options } : options;
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     sqliteFile: path.join(config.dataDir, 'hoglet.db'),
     log,
+    existing,
     ...(longRunning ? { backgroundCheckpoints: { log } } : {}),
     ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}),
   });

@@ -1,13 +1,30 @@
 import { createLogger, openAndMigrate } from '../app.js';
 import { createPersonalApiKey, listPersonalApiKeys, revokePersonalApiKey } from '../auth/keys-service.js';
 import { loadConfig } from '../config.js';
-import type { Database } from '../db/database.js';
+import { DatabaseMissingError, type Database } from '../db/database.js';
 import { ApiError } from '../http/errors.js';
 import { getUserByEmail, listProjects } from '../tenancy/store.js';
 
+/**
+ * Runs a one-shot command on the database the server uses. It must exist already: a command run
+ * where no server ever started (another folder, DATA_DIR unset) would otherwise create an empty
+ * one and answer from it as if nothing were there. Which one was opened goes to stderr (stdout is
+ * the command's answer, for scripts), unless LOG_LEVEL is above info.
+ */
 export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const database = await openAndMigrate(config, createLogger({ logLevel: 'warn' }));
+  let database: Database;
+  try {
+    database = await openAndMigrate(config, createLogger({ logLevel: 'warn' }), { existing: true });
+  } catch (error) {
+    if (!(error instanceof DatabaseMissingError)) throw error;
+    const hint =
+      error.dialect === 'sqlite'
+        ? `${process.env.DATA_DIR?.trim() ? '' : ' (DATA_DIR is unset: ./data)'}; set DATA_DIR to the folder of the server's hoglet.db, or DATABASE_URL for PostgreSQL`
+        : '; set DATABASE_URL (and DATABASE_SCHEMA) to where the server keeps its tables';
+    throw new Error(`${error.message}${hint} (the server creates its database when it first starts)`);
+  }
+  if (createLogger(config).isLevelEnabled('info')) process.stderr.write(`database: ${database.location}\n`);
   try {
     return await fn(database);
   } finally {

@@ -41,9 +41,28 @@ export interface OpenDatabaseOptions {
   backgroundCheckpoints?: CheckpointOptions;
   /** Where PostgreSQL's outages are logged (one line when it becomes unavailable, one when it is back). */
   log?: Logger | undefined;
+  /**
+   * Only a database Hoglet created before (for one-shot commands): no SQLite file, folder or
+   * PostgreSQL schema is created, and a place without Hoglet's tables is a DatabaseMissingError.
+   */
+  existing?: boolean;
 }
 
 export class DatabaseOpenError extends Error {}
+
+/** `existing` was asked for and the place holds no Hoglet database. */
+export class DatabaseMissingError extends Error {
+  constructor(
+    readonly dialect: DialectName,
+    /** As Database.location: the SQLite file, or the redacted URL and schema. */
+    readonly location: string,
+  ) {
+    super(`no Hoglet database at ${location}`);
+  }
+}
+
+/** Hoglet's bookkeeping table, created by its first migration run: a place without it holds no Hoglet database. */
+const MIGRATIONS_TABLE = 'hoglet_migrations';
 
 /**
  * SQLite binds only numbers, strings, bigints, buffers and null. Booleans and dates are turned
@@ -149,12 +168,19 @@ export function configureSqliteConnection(raw: BetterSqlite3.Database, autocheck
   raw.pragma('cache_size = -65536');
 }
 
-function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
+function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = false): Database {
   let raw: BetterSqlite3.Database | undefined;
   let checkpointer: Checkpointer | undefined;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    raw = new BetterSqlite3(file);
+    if (existing) {
+      if (!fs.existsSync(file)) throw new DatabaseMissingError('sqlite', file);
+      raw = new BetterSqlite3(file, { fileMustExist: true });
+      // Before any setting is written to it: a file that is not Hoglet's stays as it was.
+      if (!raw.prepare(`select 1 from sqlite_master where type = 'table' and name = '${MIGRATIONS_TABLE}'`).get()) throw new DatabaseMissingError('sqlite', file);
+    } else {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      raw = new BetterSqlite3(file);
+    }
     // Fewer, larger checkpoints: under sustained ingestion the default (every 4 MB of WAL) spends
     // a sixth of the worker's time checkpointing. With background checkpoints this is only the
     // fallback.
@@ -164,6 +190,7 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions): Database {
     if (checkpoints) checkpointer = startCheckpointer(file, checkpoints, () => connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_FRAMES}`));
   } catch (error) {
     raw?.close();
+    if (error instanceof DatabaseMissingError) throw error;
     throw new DatabaseOpenError(`cannot open the SQLite database at ${file}: ${(error as Error).message}`);
   }
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: wrapSqlite(raw) }) });
@@ -205,7 +232,7 @@ function redactUrl(url: string): string {
   }
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number, log: Logger | undefined): Promise<Database> {
+async function openPostgres(url: string, schema: string | undefined, poolSize: number, log: Logger | undefined, existing = false): Promise<Database> {
   const location = redactUrl(url) + (schema ? ` (schema ${schema})` : '');
   const pool = new pg.Pool({
     ...pgConnectionSettings(url),
@@ -218,12 +245,17 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   try {
     const client = await pool.connect();
     try {
-      if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      if (existing) {
+        // Resolved through the connection's search_path: the schema asked for, else PostgreSQL's default.
+        const found = await client.query<{ found: boolean }>(`select to_regclass('${MIGRATIONS_TABLE}') is not null as found`);
+        if (!found.rows[0]?.found) throw new DatabaseMissingError('postgres', location);
+      } else if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     } finally {
       client.release();
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
+    if (error instanceof DatabaseMissingError) throw error;
     throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${(error as Error).message}`);
   }
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: watched }) });
@@ -239,10 +271,10 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10, options.log);
+    return openPostgres(options.databaseUrl, options.pgSchema, options.pgPoolSize ?? 10, options.log, options.existing);
   }
   if (!options.sqliteFile) throw new DatabaseOpenError('no SQLite file and no DATABASE_URL given');
-  return openSqlite(options.sqliteFile, options.backgroundCheckpoints);
+  return openSqlite(options.sqliteFile, options.backgroundCheckpoints, options.existing);
 }
 
 /** A cheap round trip, for readiness checks. */

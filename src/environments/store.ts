@@ -51,7 +51,11 @@ export async function listProductIntents(db: Db, teamId: number): Promise<Produc
   }));
 }
 
-/** PostHog's ProductIntent.register: one row per product, counting the contexts it came from. */
+/**
+ * PostHog's ProductIntent.register: one row per product, counting the contexts it came from. The
+ * row is made first if missing and then locked by an update, so concurrent registrations of one
+ * product neither both insert (a unique violation on PostgreSQL) nor lose each other's counts.
+ */
 export async function registerProductIntent(
   db: Db,
   teamId: number,
@@ -60,28 +64,27 @@ export async function registerProductIntent(
   completeOnboarding: boolean,
 ): Promise<void> {
   const now = nowIso();
-  const existing = await db
-    .selectFrom('product_intents')
-    .selectAll()
+  await db
+    .insertInto('product_intents')
+    .values({ team_id: teamId, product_type: productType, contexts: toJson({}), onboarding_completed_at: null, created_at: now, updated_at: now })
+    .onConflict((conflict) => conflict.columns(['team_id', 'product_type']).doNothing())
+    .execute();
+  const current = await db
+    .updateTable('product_intents')
+    .set({ updated_at: now })
     .where('team_id', '=', teamId)
     .where('product_type', '=', productType)
-    .executeTakeFirst();
-  const contexts = { ...(existing ? fromJson<Record<string, number>>(existing.contexts) : {}) };
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const contexts = { ...fromJson<Record<string, number>>(current.contexts) };
   contexts[context] = (contexts[context] ?? 0) + 1;
-  const completedAt = completeOnboarding ? (existing?.onboarding_completed_at ?? now) : (existing?.onboarding_completed_at ?? null);
-  if (existing) {
-    await db
-      .updateTable('product_intents')
-      .set({ contexts: toJson(contexts), onboarding_completed_at: completedAt, updated_at: now })
-      .where('team_id', '=', teamId)
-      .where('product_type', '=', productType)
-      .execute();
-  } else {
-    await db
-      .insertInto('product_intents')
-      .values({ team_id: teamId, product_type: productType, contexts: toJson(contexts), onboarding_completed_at: completedAt, created_at: now, updated_at: now })
-      .execute();
-  }
+  const completedAt = current.onboarding_completed_at ?? (completeOnboarding ? now : null);
+  await db
+    .updateTable('product_intents')
+    .set({ contexts: toJson(contexts), onboarding_completed_at: completedAt })
+    .where('team_id', '=', teamId)
+    .where('product_type', '=', productType)
+    .execute();
 }
 
 /**

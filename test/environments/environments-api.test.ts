@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromJson } from '../../src/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -176,6 +177,23 @@ describe('environment actions and activity', () => {
     const missing = await server.request(`/api/environments/${env.id}/complete_product_onboarding/`, { method: 'PATCH', body: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.detail).toBe('product_type is required');
+  });
+
+  it('counts concurrent intents for a product new to the environment, each answered', async () => {
+    const env = await createEnv();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        server.request(`/api/environments/${env.id}/add_product_intent/`, { method: 'PATCH', body: { product_type: 'surveys', intent_context: 'race' } }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
+    const row = await server.running.ctx.database.db
+      .selectFrom('product_intents')
+      .select('contexts')
+      .where('team_id', '=', env.id)
+      .where('product_type', '=', 'surveys')
+      .executeTakeFirstOrThrow();
+    expect(fromJson(row.contexts)).toEqual({ race: 8 });
   });
 
   it('says whether demo data is being generated', async () => {

@@ -10,6 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, interleaved, load, LOAD_CLIENT, noteUnlessServerNodeOptions, report, SLICES, sliceSeconds, spawnHoglet, spawnServer } from './harness.js';
+import { captureDuringDrain, drainLatencyText } from './drain-latency.js';
 import { cpuPerEventText, drainExisting, floorText, workerBench, type WorkerFigure } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -179,6 +180,12 @@ async function main() {
     report('worker, realistic workload', figure.eventsPerSecond, 'events/s', floorLine(figure), '50,000 events/s');
     process.stdout.write(`${''.padEnd(44)} ${fmt(figure.processed)} of ${fmt(figure.queued)} queued events in ${figure.seconds.toFixed(1)} s; ${fmt(figure.eventsPerCpuSecond)} per CPU second${cpuPerEventText(figure)}\n`);
     process.stdout.write(`${''.padEnd(44)} ${floorText(figure.floor!)}\n`);
+
+    // Capture while the inline worker drains a backlog (BENCH_DRAIN_EVENTS, a million by default),
+    // beside the same server at the same offered rate with nothing queued.
+    const drainRate = Number(process.env.BENCH_DRAIN_RATE ?? 1000);
+    const drain = await captureDuringDrain({ events: Number(process.env.BENCH_DRAIN_EVENTS ?? 1_000_000), seconds: SECONDS, rate: drainRate, connections: 10 });
+    process.stdout.write(drainLatencyText(drain, drainRate));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

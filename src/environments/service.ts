@@ -8,6 +8,7 @@ import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
 import { listGroupTypes } from '../groups/store.js';
 import type { Team } from '../tenancy/models.js';
+import { liveEventsToken } from '../tenancy/live-events-token.js';
 import { serializeTeam } from '../tenancy/serializers.js';
 import { insertTeam, memberEmails } from '../tenancy/store.js';
 import { defaultTeamSettings } from '../tenancy/team-fields.js';
@@ -36,6 +37,7 @@ export async function teamBody(ctx: AppContext, team: Team, principal: Principal
       detail_dashboard: null,
     })),
     productIntents: await listProductIntents(db, team.id),
+    liveEventsToken: await liveEventsToken(ctx.database, team, principal.user.id),
   });
 }
 

@@ -4,6 +4,7 @@ import { canSeeTeam, visibleScope } from '../auth/guard.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from '../environments/secret-tokens.js';
 import { resetToken } from '../environments/service.js';
 import { paginate, readPage } from '../http/pagination.js';
+import { liveEventsToken } from './live-events-token.js';
 import { serializeOrganizationBasic, serializeTeam, serializeTeamBasic, serializeUserBasic } from './serializers.js';
 import { getOrganization, getTeam, listOrganizationsOfUser, listTeams } from './store.js';
 
@@ -21,7 +22,11 @@ export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     { config: { access: { scope: 'project:read', team: { from: 'project', param: 'id' } } } },
     async (request) => {
       const team = request.team!;
-      return serializeTeam(team, { membershipLevel: request.principal!.memberships.get(team.organizationId) ?? null });
+      const principal = request.principal!;
+      return serializeTeam(team, {
+        membershipLevel: principal.memberships.get(team.organizationId) ?? null,
+        liveEventsToken: await liveEventsToken(ctx.database, team, principal.user.id),
+      });
     },
   );
 
@@ -34,7 +39,10 @@ export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const principal = request.principal!;
       requireProjectAdmin(principal, request.team!);
       const team = await run(ctx, principal, request.team!);
-      return serializeTeam(team, { membershipLevel: principal.memberships.get(team.organizationId) ?? null });
+      return serializeTeam(team, {
+        membershipLevel: principal.memberships.get(team.organizationId) ?? null,
+        liveEventsToken: await liveEventsToken(ctx.database, team, principal.user.id),
+      });
     });
   }
 

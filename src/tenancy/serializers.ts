@@ -23,6 +23,8 @@ export interface TeamExtras {
   membershipLevel?: number | null;
   groupTypes?: Array<Record<string, unknown>>;
   productIntents?: Array<Record<string, unknown>>;
+  /** The caller's livestream JWT (live-events-token.ts). */
+  liveEventsToken?: string | null;
 }
 
 /** TeamBasicSerializer: the subset list endpoints answer with. */
@@ -68,7 +70,7 @@ export function serializeTeam(team: Team, extras: TeamExtras = {}) {
     effective_membership_level: level,
     has_group_types: groupTypes.length > 0,
     group_types: groupTypes,
-    live_events_token: null,
+    live_events_token: extras.liveEventsToken ?? null,
     product_intents: extras.productIntents ?? [],
     managed_viewsets: {},
     access_control_version: 'v2',

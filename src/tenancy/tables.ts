@@ -62,7 +62,15 @@ export interface OrganizationMembershipsTable {
   joined_at: string;
 }
 
+/** Secrets of the installation (018-instance-secrets), such as the JWT signing key. */
+export interface InstanceSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
 export interface TenancyTables {
+  instance_secrets: InstanceSecretsTable;
   organizations: OrganizationsTable;
   projects: ProjectsTable;
   teams: TeamsTable;

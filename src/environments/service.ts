@@ -6,6 +6,7 @@ import { validationError } from '../http/errors.js';
 import type { Principal } from '../auth/guard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
+import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
 import { listGroupTypes } from '../groups/store.js';
 import type { Team } from '../tenancy/models.js';
 import { liveEventsToken } from '../tenancy/live-events-token.js';
@@ -50,12 +51,15 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
   const { db } = ctx.database;
   const team = await db.transaction().execute(async (trx) => {
     const settings = { ...defaultTeamSettings(await memberEmails(trx, projectTeam.organizationId)), ...write.settings };
-    const created = await insertTeam(trx, projectTeam.projectId, {
-      organizationId: projectTeam.organizationId,
-      name: write.name ?? 'Default project',
-      apiToken: generateProjectApiToken(),
-      settings,
-    });
+    const created = await createPrimaryDashboard(
+      trx,
+      await insertTeam(trx, projectTeam.projectId, {
+        organizationId: projectTeam.organizationId,
+        name: write.name ?? 'Default project',
+        apiToken: generateProjectApiToken(),
+        settings,
+      }),
+    );
     // Marked in the same transaction, so the very first is_generating_demo_data answer is true.
     if (created.settings.is_demo === true) {
       await trx.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', created.id).execute();

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { nextCounterValue } from '../db/counters.js';
 import { insertPersonalApiKey } from '../auth/keys-store.js';
+import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import { MembershipLevel, type Organization, type Project, type Team, type User } from './models.js';
 import { countOrganizations, insertMembership, insertOrganization, insertProjectWithTeam, insertUser } from './store.js';
@@ -31,12 +32,13 @@ export async function bootstrapIfEmpty(database: Database, options: BootstrapOpt
     await nextCounterValue(trx, 'bootstrap');
     if ((await countOrganizations(trx)) > 0) return null;
     const organization = await insertOrganization(trx, 'Hoglet');
-    const { project, team } = await insertProjectWithTeam(trx, {
+    const { project, team: created } = await insertProjectWithTeam(trx, {
       organizationId: organization.id,
       name: 'Default project',
       apiToken: generateProjectApiToken(),
       settings: defaultTeamSettings([options.email]),
     });
+    const team = await createPrimaryDashboard(trx, created);
     const user = await insertUser(trx, {
       email: options.email,
       firstName: 'Admin',

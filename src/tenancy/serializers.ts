@@ -27,6 +27,13 @@ export interface TeamExtras {
   liveEventsToken?: string | null;
 }
 
+/**
+ * PostHog's global default data color theme (the first DataColorTheme, made by its migration
+ * 0537_data_color_themes; the app falls back to theme 1). TeamSerializer.to_representation answers
+ * it for an organization without custom themes; Hoglet has none, so an unset theme reads as it.
+ */
+export const DEFAULT_DATA_THEME_ID = 1;
+
 /** TeamBasicSerializer: the subset list endpoints answer with. */
 export function serializeTeamBasic(team: Team, idOverride?: number) {
   return {
@@ -66,6 +73,7 @@ export function serializeTeam(team: Team, extras: TeamExtras = {}) {
     user_access_level: level === null ? 'none' : level >= MembershipLevel.admin ? 'admin' : 'member',
   };
   for (const field of TEAM_CONFIG_FIELDS) body[field.name] = team.settings[field.name] ?? null;
+  body.default_data_theme ??= DEFAULT_DATA_THEME_ID;
   Object.assign(body, {
     effective_membership_level: level,
     has_group_types: groupTypes.length > 0,

@@ -107,14 +107,15 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       return activityPage(request, db, { scope: 'Team', teamId: team.id, itemId: String(team.id) }, params);
     });
 
-    app.patch(`${path}/add_product_intent/`, { config: envAccess('project:write') }, async (request, reply) => {
+    // PostHog declares project:read on these two (TeamViewSet's required_scopes), as on reads.
+    app.patch(`${path}/add_product_intent/`, { config: envAccess('project:read') }, async (request, reply) => {
       const team = environmentOf(request, nested);
       const { type, context } = productType(request.body);
       await productIntent(ctx, request.principal!, team, type, context, false);
       return reply.code(201).send(await teamBody(ctx, team, request.principal!));
     });
 
-    app.patch(`${path}/complete_product_onboarding/`, { config: envAccess('project:write') }, async (request) => {
+    app.patch(`${path}/complete_product_onboarding/`, { config: envAccess('project:read') }, async (request) => {
       const team = environmentOf(request, nested);
       const { type, context } = productType(request.body);
       await productIntent(ctx, request.principal!, team, type, context, true);

@@ -63,6 +63,11 @@ export const subscriptionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
       respond(await editSubscription(ctx, request.team!, request.principal!.user, await load(request), request.body)),
     );
 
+    // ModelViewSet's update: a full update, every required field in the body.
+    app.put(`${url}/:id/`, write, async (request) =>
+      respond(await editSubscription(ctx, request.team!, request.principal!.user, await load(request), request.body, { partial: false })),
+    );
+
     // ForbidDestroyModel: 405 with an empty body, after the scope check. Soft delete is PATCH `deleted: true`.
     app.delete(`${url}/:id/`, write, async (_request, reply) => reply.code(405).send());
   }

@@ -37,8 +37,9 @@ function status(owner: number | undefined, team: Team): ResourceStatus {
   return owner === undefined ? 'missing' : owner === team.id ? 'ok' : 'other_team';
 }
 
-async function validate(db: Db, team: Team, body: unknown, existing?: Subscription): Promise<SubscriptionWrite> {
+async function validate(db: Db, team: Team, body: unknown, existing?: Subscription, partial = existing !== undefined): Promise<SubscriptionWrite> {
   const result = await validateSubscriptionBodyAsync(body, {
+    partial,
     existing: existing && {
       dashboard: existing.dashboardId,
       insight: existing.insightId,
@@ -130,9 +131,20 @@ function loggedFields(s: Subscription): Record<string, unknown> {
   return rest;
 }
 
-export async function editSubscription(ctx: AppContext, team: Team, user: User, existing: Subscription, body: unknown): Promise<Subscription> {
+/**
+ * PATCH (`partial`, the default) or PUT (a full update: DRF's ModelViewSet wants every required
+ * field; optional ones left out keep their values).
+ */
+export async function editSubscription(
+  ctx: AppContext,
+  team: Team,
+  user: User,
+  existing: Subscription,
+  body: unknown,
+  { partial = true }: { partial?: boolean } = {},
+): Promise<Subscription> {
   const { db } = ctx.database;
-  const data = await validate(db, team, body, existing);
+  const data = await validate(db, team, body, existing, partial);
   const values = merge(data, existing);
   const before = { schedule: scheduleOf(existing), next_delivery_date: existing.nextDeliveryDate };
   const next = nextDeliveryDateOnSave(scheduleOf(values), new Date(), before);

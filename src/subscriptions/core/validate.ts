@@ -1,8 +1,8 @@
 /**
- * Validation of a subscription create (POST) or partial update (PATCH) body, reproducing PostHog's
- * baseline `SubscriptionSerializer` (ee/api/subscription.py, a DRF ModelSerializer) and its error
- * envelope (drf-exceptions-hog: only the first error, `invalid` -> `invalid_input`, nested attrs
- * joined with `__`, non-field errors have attr null).
+ * Validation of a subscription create (POST), partial update (PATCH) or full update (PUT) body,
+ * reproducing PostHog's baseline `SubscriptionSerializer` (ee/api/subscription.py, a DRF
+ * ModelSerializer) and its error envelope (drf-exceptions-hog: only the first error, `invalid` ->
+ * `invalid_input`, nested attrs joined with `__`, non-field errors have attr null).
  *
  * Order, as in DRF: every field in declaration order (dashboard, insight, target_type,
  * target_value, frequency, interval, byweekday, bysetpos, count, start_date, until_date, deleted,
@@ -54,8 +54,13 @@ export interface ExistingSubscription {
 }
 
 export interface ValidationContext {
-  /** Present for PATCH (partial update merged onto it); absent for create. */
+  /** Present for PATCH and PUT (the update merged onto it); absent for create. */
   existing?: ExistingSubscription | null;
+  /**
+   * Whether absent required fields are allowed: DRF's partial update (PATCH). Defaults to whether
+   * `existing` is given; PUT passes `existing` with `partial: false`, a full update.
+   */
+  partial?: boolean;
   /** Does dashboard `id` exist ('missing' if not) and belong to the request's team ('other_team' if not)? */
   lookupDashboard: (id: number) => ResourceStatus;
   /** Same for insights. */
@@ -156,11 +161,12 @@ const FIELDS: FieldSpec[] = [
 const EMPTY_STRING_IS_NULL = new Set<string>(['dashboard', 'insight']);
 
 /**
- * Validate a create (no `ctx.existing`) or PATCH (`ctx.existing` given) body. Returns the first
- * error in PostHog's envelope, or the validated, normalised values of the fields present.
+ * Validate a create (no `ctx.existing`), PATCH (`ctx.existing` given) or PUT (`ctx.existing` and
+ * `partial: false`) body. Returns the first error in PostHog's envelope, or the validated,
+ * normalised values of the fields present.
  */
 export function validateSubscriptionBody(body: unknown, ctx: ValidationContext): ValidationResult {
-  const partial = ctx.existing != null;
+  const partial = ctx.partial ?? ctx.existing != null;
   if (body === null || body === undefined) {
     return { ok: false, error: envelope('null', MESSAGES.noData, null) };
   }

@@ -1,6 +1,7 @@
 /**
  * `npm run build`: the TypeScript of src/ and bench/ as JavaScript in dist/ (dist/src, dist/bench),
- * file for file, for `npm start`, `npm run hoglet`, `npm run worker` and `npm run bench` to run.
+ * file for file, for `npm start`, `npm run hoglet`, `npm run worker` and `npm run bench` to run
+ * (scripts/run.mjs builds only when the sources changed since the last build: `buildIfStale`).
  * `node scripts/build.mjs <folder>` writes to another folder of the checkout (the tests' own
  * build): inside it, so the compiled files find node_modules as the sources do.
  *
@@ -10,30 +11,112 @@
  * slower, the worker about 8%). This is the same esbuild without it. It only strips types, in a
  * fraction of a second: `npm run typecheck` checks them.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const out = path.resolve(root, process.argv[2] ?? 'dist');
-const sources = ['src', 'bench'].flatMap((folder) =>
-  fs
-    .readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    .map((file) => path.join(root, folder, file)),
-);
+/** Written last into a finished build: what it was built from (`sourceDigest`). */
+const STAMP = '.build-stamp';
 
-// A file deleted from src/ must not live on in dist/.
-fs.rmSync(out, { recursive: true, force: true });
-await build({
-  entryPoints: sources,
-  outdir: out,
-  outbase: root,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  bundle: false,
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+function sources() {
+  return ['src', 'bench']
+    .flatMap((folder) =>
+      fs
+        .readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+        .map((file) => path.join(folder, file)),
+    )
+    .sort();
+}
+
+/**
+ * What a build is made from: every source's path and content, this script and esbuild's version.
+ * A file changed, added or deleted changes it; a file only touched does not. Reading the ~2 MB of
+ * sources takes tens of milliseconds, far less than loading the server.
+ */
+export function sourceDigest() {
+  const hash = createHash('sha256');
+  const esbuild = createRequire(import.meta.url)('esbuild/package.json').version;
+  hash.update(`esbuild ${esbuild}\0`);
+  hash.update(fs.readFileSync(fileURLToPath(import.meta.url)));
+  for (const file of sources()) {
+    hash.update(`\0${file}\0`);
+    hash.update(fs.readFileSync(path.join(root, file)));
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Builds into `out` (a folder of the checkout). The build is written next to it and put in its
+ * place when complete, so a process starting meanwhile finds the old build or the new one whole,
+ * never half of one, and a file deleted from src/ does not live on in dist/.
+ */
+export async function build(out = path.join(root, 'dist')) {
+  const digest = sourceDigest();
+  const esbuild = await import('esbuild');
+  const fresh = `${out}.building-${process.pid}`;
+  fs.rmSync(fresh, { recursive: true, force: true });
+  try {
+    await esbuild.build({
+      entryPoints: sources().map((file) => path.join(root, file)),
+      outdir: fresh,
+      outbase: root,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      bundle: false,
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    });
+    fs.writeFileSync(path.join(fresh, STAMP), `${digest}\n`);
+    install(fresh, out);
+  } finally {
+    fs.rmSync(fresh, { recursive: true, force: true });
+    // esbuild's service process would otherwise stay, a child of the server scripts/run.mjs starts.
+    await esbuild.stop();
+  }
+}
+
+/** Puts a finished build in place of `out`, also when another process is doing the same. */
+function install(fresh, out) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.renameSync(fresh, out);
+      return;
+    } catch (error) {
+      if ((error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') || attempt >= 10) throw error;
+    }
+    const old = `${out}.old-${process.pid}-${attempt}`;
+    try {
+      fs.renameSync(out, old);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}
+
+/** Whether dist/ was built from the sources as they are now. */
+export function isUpToDate(out = path.join(root, 'dist')) {
+  let stamp;
+  try {
+    stamp = fs.readFileSync(path.join(out, STAMP), 'utf8').trim();
+  } catch {
+    return false;
+  }
+  return stamp === sourceDigest();
+}
+
+/** Builds dist/ unless it is up to date; true when it built. */
+export async function buildIfStale(out = path.join(root, 'dist')) {
+  if (isUpToDate(out)) return false;
+  await build(out);
+  return true;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await build(path.resolve(root, process.argv[2] ?? 'dist'));
+}

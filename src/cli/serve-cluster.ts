@@ -22,6 +22,12 @@ const SLOT_VARIABLE = 'HOGLET_PROCESS_SLOT';
 const RESTART_DELAY_MS = 1000;
 /** Capture commits wake the worker at most this often from each process (plus one trailing wake). */
 const WAKE_INTERVAL_MS = 20;
+/**
+ * A signal this soon after the first is the same one delivered twice, not an operator's second:
+ * a terminal's Ctrl-C reaches every process of its group, and under `npm start` npm passes its
+ * own on to the supervisor as well.
+ */
+const SAME_SIGNAL_MS = 1000;
 
 function isClusterMessage(message: unknown): message is ClusterMessage {
   return typeof message === 'object' && message !== null && typeof (message as { hoglet?: unknown }).hoglet === 'string';
@@ -109,15 +115,16 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
     stopAll(1);
   });
 
-  let signals = 0;
+  let firstSignalAt: number | undefined;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      signals++;
-      if (signals === 1) {
+      if (firstSignalAt === undefined) {
+        firstSignalAt = performance.now();
         log.info({ signal }, 'shutting down the server processes');
         stopAll(0);
         return;
       }
+      if (performance.now() - firstSignalAt < SAME_SIGNAL_MS) return;
       // A second signal: whoever is still finishing is killed (as an operator would, by hand).
       log.warn({ signal, remaining: slots.size }, 'second signal: killing the server processes still running');
       for (const worker of slots) worker.process.kill('SIGKILL');

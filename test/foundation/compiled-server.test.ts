@@ -34,7 +34,7 @@ async function get(url: string, key: string): Promise<any> {
 
 describe('the compiled server (npm start)', () => {
   it('runs what scripts/build.mjs writes: it serves, and its worker prepares a backlog on its own thread', async () => {
-    // npm start runs the build's entry point (its prestart script builds it).
+    // npm start runs the build's entry point (scripts/run.mjs builds it when the sources changed).
     expect(startScript()).toMatch(/\sdist\/src\/cli\/main\.js serve$/);
     const out = await build();
     const storage = await freshStorage();

@@ -26,7 +26,8 @@ export function installBodyParsers(app: FastifyInstance): void {
   });
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
-    if (body.length === 0) return done(null, undefined);
+    // A path no route answers is a 404 whatever its body.
+    if (body.length === 0 || request.is404) return done(null, undefined);
     done(unsupportedMediaType(request.headers['content-type'] ?? ''), undefined);
   });
 }

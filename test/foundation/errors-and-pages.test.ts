@@ -106,6 +106,8 @@ describe('error envelope', () => {
         attr: null,
       });
     }
+    const nowhere = await server.request('/api/nothing/here/', { method: 'POST', rawBody: 'text', headers: { 'content-type': 'text/plain' } });
+    expect(nowhere.status).toBe(404);
     const empty = await server.request(flags, { method: 'POST', rawBody: '', headers: { 'content-type': 'text/plain' } });
     expect(empty.status, empty.text).toBe(400);
     expect(empty.body).toEqual({ type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'key' });

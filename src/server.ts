@@ -7,6 +7,7 @@ import { clientAddressResolver, trustProxyOption } from './http/client-address.j
 import { installPublicCors } from './http/cors.js';
 import { FastLane } from './http/fast-lane.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { answerFrameworkError } from './http/framework-errors.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
 import { installRouteRegistry } from './http/route-registry.js';
@@ -91,6 +92,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     // 414): `/array/<token>/config` must tell a 101–200-character token, which PostHog's
     // check_token accepts, from a longer one (400 Invalid token), as PostHog does.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    frameworkErrors: answerFrameworkError,
     bodyLimit: API_BODY_LIMIT,
     // A client that stalls while sending its request (headers or body) gets 408 and is closed.
     requestTimeout: ctx.config.requestTimeoutMs,

@@ -27,6 +27,16 @@ describe('error envelope', () => {
     }
   });
 
+  it("answers a path that is not UTF-8, or with a segment past the router's length, with the 404 envelope", async () => {
+    const long = 'x'.repeat(3000);
+    const paths = ['/api/projects/%FF/', '/api/projects/1/feature_flags/%C3%28/', '/array/%ED%A0%80/config', `/api/projects/${long}/`, `/array/${long}/config`];
+    for (const path of paths) {
+      const res = await server.request(path);
+      expect(res.status, path.slice(0, 50)).toBe(404);
+      expect(res.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+    }
+  });
+
   it('answers an unsupported method with 405 after authentication', async () => {
     const res = await server.request('/api/projects/', { method: 'DELETE' });
     expect(res.status).toBe(405);

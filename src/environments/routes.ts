@@ -9,7 +9,7 @@ import type { Team } from '../tenancy/models.js';
 import { serializeTeamBasic } from '../tenancy/serializers.js';
 import { listTeams } from '../tenancy/store.js';
 import { startDemoDataGeneration } from './demo-data.js';
-import { checkPrimaryDashboard, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
+import { checkTeamAttrs, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';
 import { readTeamWrite } from './validate-settings.js';
 
@@ -62,7 +62,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     { config: { access: { scope: 'project:write', team: { from: 'project', param: 'project_id' } } } },
     async (request, reply) => {
       const write = readTeamWrite(request.body);
-      await checkPrimaryDashboard(ctx, undefined, write);
+      await checkTeamAttrs(ctx, undefined, write);
       const team = await createEnvironment(ctx, request.principal!, request.team!, write);
       if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team, request.principal!.user.id);
       return reply.code(201).send(await teamBody(ctx, team, request.principal!));
@@ -84,7 +84,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     app.patch(`${path}/`, { config: envAccess('project:write') }, async (request) => {
       const team = environmentOf(request, nested);
       const write = readTeamWrite(request.body);
-      await checkPrimaryDashboard(ctx, team, write);
+      await checkTeamAttrs(ctx, team, write);
       const updated = await updateEnvironment(ctx, request.principal!, team, write);
       return teamBody(ctx, updated, request.principal!);
     });

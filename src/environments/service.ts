@@ -11,9 +11,10 @@ import { listGroupTypes } from '../groups/store.js';
 import type { Team } from '../tenancy/models.js';
 import { liveEventsToken } from '../tenancy/live-events-token.js';
 import { serializeTeam } from '../tenancy/serializers.js';
-import { insertTeam, memberEmails } from '../tenancy/store.js';
+import { insertTeam, lockTeam, memberEmails } from '../tenancy/store.js';
 import { defaultTeamSettings } from '../tenancy/team-fields.js';
 import { listProductIntents, purgeTeam, registerProductIntent, updateTeamRow } from './store.js';
+import { checkErrorsToIgnore, mergeSettings } from './json-settings.js';
 import type { TeamWrite } from './validate-settings.js';
 
 /** Fields never written to the activity log: they change on their own or are secrets. */
@@ -80,10 +81,16 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
 }
 
 /**
- * `primary_dashboard` must name a live dashboard of this environment (PostHog's PrimaryKeyRelatedField
- * wording), and cannot be chosen before the environment exists.
+ * What PostHog checks once each field is read (PrimaryKeyRelatedField, then `validate_team_attrs`),
+ * in its order: `primary_dashboard` must name a live dashboard of this environment, and cannot be
+ * chosen before the environment exists; then `autocapture_exceptions_errors_to_ignore`'s rule.
  */
-export async function checkPrimaryDashboard(ctx: AppContext, team: Team | undefined, write: TeamWrite): Promise<void> {
+export async function checkTeamAttrs(ctx: AppContext, team: Team | undefined, write: TeamWrite): Promise<void> {
+  await checkPrimaryDashboard(ctx, team, write);
+  checkErrorsToIgnore(write.settings);
+}
+
+async function checkPrimaryDashboard(ctx: AppContext, team: Team | undefined, write: TeamWrite): Promise<void> {
   const id = write.settings.primary_dashboard;
   if (id === undefined || id === null) return;
   if (!team) throw validationError('Primary dashboard cannot be set on project creation.', 'primary_dashboard');
@@ -100,9 +107,12 @@ export async function checkPrimaryDashboard(ctx: AppContext, team: Team | undefi
 
 export async function updateEnvironment(ctx: AppContext, principal: Principal, team: Team, write: TeamWrite): Promise<Team> {
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
-    const settings = { ...team.settings, ...write.settings };
-    const next = await updateTeamRow(trx, team, { ...(write.name !== undefined ? { name: write.name } : {}), settings });
-    const changes = diffFields('Team', loggedState(team), loggedState(next), UNLOGGED_FIELDS);
+    // Merged onto the row as it is now, not as this request read it, so concurrent PATCHes of
+    // different fields (or keys of a merged field) keep each other's writes.
+    const current = (await lockTeam(trx, ctx.database.dialect, team.id)) ?? team;
+    const settings = mergeSettings(current.settings, write.settings);
+    const next = await updateTeamRow(trx, current, { ...(write.name !== undefined ? { name: write.name } : {}), settings });
+    const changes = diffFields('Team', loggedState(current), loggedState(next), UNLOGGED_FIELDS);
     if (changes.length > 0) {
       await logTeamUpdate(trx, principal, next, changes);
     }

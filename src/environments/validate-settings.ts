@@ -2,6 +2,7 @@ import { validationError } from '../http/errors.js';
 import { serializerData } from '../http/fields.js';
 import { TEAM_CONFIG_FIELDS, type TeamField } from '../tenancy/team-fields.js';
 import { pyTypeName } from '../lib/python-text.js';
+import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
 
 /** Fields a request may not set; PostHog ignores them silently, and so does Hoglet. */
 export const READ_ONLY_TEAM_FIELDS = new Set([
@@ -75,7 +76,8 @@ function readSampleRate(value: unknown, attr: string): string {
 
 function readField(field: TeamField, value: unknown): unknown {
   const attr = field.name;
-  const nullable = field.kind.startsWith('nullable-') || field.kind === 'json' || field.kind === 'decimal-string';
+  const nullable =
+    (field.kind.startsWith('nullable-') || field.kind === 'json' || field.kind === 'decimal-string') && !NOT_NULL_JSON_FIELDS.has(attr);
   if (value === null) {
     if (nullable) return null;
     throw validationError('This field may not be null.', attr, 'null');
@@ -147,6 +149,7 @@ export function readTeamWrite(body: unknown): TeamWrite {
     if (!(field.name in input) || READ_ONLY_TEAM_FIELDS.has(field.name)) continue;
     const value = readField(field, input[field.name]);
     checkFieldRules(field.name, value);
+    JSON_SETTING_CHECKS[field.name]?.(value);
     write.settings[field.name] = value;
   }
   return write;

@@ -4,6 +4,7 @@ import { runKeysCommand, runProjectsCommand } from './admin-commands.js';
 import { runDeletionsCommand } from './deletions-commands.js';
 import { runQueueCommand } from './queue-commands.js';
 import { runServe, runWorker } from './serve.js';
+import { runSubscriptionsCommand } from './subscriptions-commands.js';
 
 const USAGE = `Usage: hoglet <command> [options]
 
@@ -24,6 +25,9 @@ Commands:
   deletions list                background deletions still running (environments' data, persons'
                                 events), with their progress; parked ones failed repeatedly
   deletions retry [--ids IDS]   give parked deletions (all, or these ids) another round
+  subscriptions deliveries [--id SUBSCRIPTION_ID] [--limit N]
+                                subscription deliveries, newest first (all, or one
+                                subscription's), each with its target, status and attempts
 
 Configuration comes from the environment; see the README.`;
 
@@ -60,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
       return runQueueCommand(sub, values);
     case 'deletions':
       return runDeletionsCommand(sub, values);
+    case 'subscriptions':
+      return runSubscriptionsCommand(sub, values);
     default:
       process.stderr.write(`hoglet: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;

@@ -4,21 +4,21 @@
  * invite owed), claims each with a conditional UPDATE (claim token + lease expiry: one process
  * wins), re-reads it, delivers, and in the same release advances `next_delivery_date` past now.
  * Occurrences missed while no process ran collapse into one delivery (core `planDelivery`).
- * Failures are recorded and retried with exponential backoff; after `maxAttempts` the occurrence
- * is given up and the schedule moves on.
+ * Every attempt is recorded in the delivery log (deliveries.ts). Failures are retried with
+ * exponential backoff; after `maxAttempts` the occurrence is given up and the schedule moves on.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { ChangeBus } from '../lib/change-bus.js';
+import { attemptDelivery } from './attempt.js';
 import { DELIVERY_BUFFER_MS, isDue, nextDeliveryDate, planDelivery } from './core/index.js';
-import { Deliverer } from './delivery/index.js';
+import { createDeliverer, Deliverer } from './delivery/index.js';
 import { SUBSCRIPTION_CHANGE_TOPIC } from './service.js';
 import {
   claimSubscription,
   findWork,
-  recordDelivery,
   releaseSubscription,
   scheduleOf,
   type DeliveryOutcome,
@@ -43,8 +43,6 @@ export interface RunSummary {
   skipped: number;
   invites: number;
 }
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 1000);
 
 export class SubscriptionScheduler {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -138,22 +136,24 @@ export class SubscriptionScheduler {
   private async invite(s: Subscription, now: Date, outcome: DeliveryOutcome, summary: RunSummary): Promise<void> {
     const invite = s.pendingInvite;
     if (!invite || (invite.retryAt && invite.retryAt > now.toISOString())) return;
-    const base = { subscriptionId: s.id, teamId: s.teamId, kind: 'invite' as const, occurrence: null, attempt: invite.attempts + 1 };
+    const attempts = invite.attempts + 1;
+    const giveUp = attempts >= this.options.maxAttempts;
+    const retryAt = giveUp ? null : this.backoff(attempts, now);
     const sent: string[] = [];
-    try {
-      const result = await this.deliverer.deliverInvite(s, invite, now, sent);
+    const attempt = await attemptDelivery(
+      this.database,
+      this.log,
+      { subscription: s, kind: 'invite', occurrence: null, target: await this.deliverer.target(s, invite), retryAt },
+      () => this.deliverer.deliverInvite(s, invite, now, sent),
+    );
+    if (attempt.ok) {
       outcome.pendingInvite = null;
       summary.invites += 1;
-      await recordDelivery(this.database.db, { ...base, status: result });
-    } catch (error) {
-      const attempts = invite.attempts + 1;
-      const giveUp = attempts >= this.options.maxAttempts;
+    } else {
       // Recipients served before the failure are not invited twice.
       const recipients = invite.recipients.filter((r) => !sent.includes(r));
-      outcome.pendingInvite = giveUp ? null : { ...invite, recipients, attempts, retryAt: this.backoff(attempts, now) };
+      outcome.pendingInvite = giveUp ? null : { ...invite, recipients, attempts, retryAt };
       summary.failed += 1;
-      this.log.warn({ err: error, subscription: s.id, attempts }, 'subscription invite failed');
-      await recordDelivery(this.database.db, { ...base, status: giveUp ? 'abandoned' : 'failed', error: errorText(error) });
     }
   }
 
@@ -164,45 +164,34 @@ export class SubscriptionScheduler {
     if (!plan.due) return;
     const occurrence = plan.scheduled_for.toISOString();
     const next = plan.next_delivery_date?.toISOString() ?? null;
-    const base = {
-      subscriptionId: s.id,
-      teamId: s.teamId,
-      kind: 'scheduled' as const,
-      occurrence,
-      attempt: s.attempts + 1,
-      skippedOccurrences: plan.skipped,
-    };
+    const attempts = s.attempts + 1;
+    const giveUp = attempts >= this.options.maxAttempts;
+    const retryAt = giveUp ? null : this.backoff(attempts, now);
     const sent: string[] = [];
-    try {
-      const result = await this.deliverer.deliverScheduled(s, occurrence, now, next, sent);
+    const attempt = await attemptDelivery(
+      this.database,
+      this.log,
+      { subscription: s, kind: 'scheduled', occurrence, skippedOccurrences: plan.skipped, target: await this.deliverer.target(s), retryAt },
+      () => this.deliverer.deliverScheduled(s, occurrence, now, next, sent),
+    );
+    if (attempt.ok) {
       // As PostHog after sending: the first occurrence after the one served and after now + 15 min.
       const after = nextDeliveryDate(schedule, new Date(Math.max(now.getTime(), Date.now())), plan.scheduled_for);
       Object.assign(outcome, { nextDeliveryDate: after?.toISOString() ?? null, attempts: 0, retryAt: null, lastError: null, sentTo: null });
-      summary[result === 'sent' ? 'sent' : 'skipped'] += 1;
-      await recordDelivery(this.database.db, { ...base, status: result });
-    } catch (error) {
-      const attempts = s.attempts + 1;
-      const giveUp = attempts >= this.options.maxAttempts;
+      summary[attempt.result === 'sent' ? 'sent' : 'skipped'] += 1;
+    } else {
       summary.failed += 1;
-      this.log.warn({ err: error, subscription: s.id, attempts, giveUp }, 'subscription delivery failed');
       Object.assign(
         outcome,
         giveUp
-          ? { nextDeliveryDate: next, attempts: 0, retryAt: null, lastError: errorText(error), sentTo: null }
-          : { attempts, retryAt: this.backoff(attempts, now), lastError: errorText(error), sentTo: [...s.sentTo, ...sent] },
+          ? { nextDeliveryDate: next, attempts: 0, retryAt: null, lastError: attempt.text, sentTo: null }
+          : { attempts, retryAt, lastError: attempt.text, sentTo: [...s.sentTo, ...sent] },
       );
-      await recordDelivery(this.database.db, { ...base, status: giveUp ? 'abandoned' : 'failed', error: errorText(error) });
     }
   }
 }
 
 /** The scheduler a server or worker process runs, configured from the app's settings. */
 export function createSubscriptionScheduler(ctx: AppContext): SubscriptionScheduler {
-  const { config } = ctx;
-  const deliverer = new Deliverer(ctx.database, {
-    siteUrl: config.siteUrl ?? `http://127.0.0.1:${config.port}`,
-    smtpUrl: config.smtpUrl,
-    emailFrom: config.emailFrom,
-  });
-  return new SubscriptionScheduler(ctx.database, ctx.log, deliverer, { pollMs: config.subscriptionPollMs, changes: ctx.changes });
+  return new SubscriptionScheduler(ctx.database, ctx.log, createDeliverer(ctx), { pollMs: ctx.config.subscriptionPollMs, changes: ctx.changes });
 }

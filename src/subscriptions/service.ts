@@ -18,6 +18,7 @@ import {
   type ResourceStatus,
   type SubscriptionWrite,
 } from './core/index.js';
+import { cancelOpenDeliveries } from './deliveries.js';
 import { serializeSubscription } from './serializers.js';
 import {
   insertSubscription,
@@ -160,6 +161,11 @@ export async function editSubscription(
     : invite(inviteRecipients(values.targetType, values.targetValue, existing), data.invite_message, existing.pendingInvite);
   const updated = await db.transaction().execute(async (trx) => {
     const saved = await updateSubscription(trx, existing.id, values);
+    if (saved.deleted && !existing.deleted) {
+      await cancelOpenDeliveries(trx, saved.id, ['scheduled', 'invite'], 'cancelled: the subscription was deleted');
+    } else if (values.nextDeliveryDate !== existing.nextDeliveryDate) {
+      await cancelOpenDeliveries(trx, saved.id, ['scheduled'], 'cancelled: the schedule changed before the retry');
+    }
     const changes = diffFields('Subscription', loggedFields(existing), loggedFields(saved));
     if (changes.length) {
       await recordActivity(trx, {

@@ -212,35 +212,3 @@ export async function releaseSubscription(db: Db, id: number, token: string, out
   if (outcome.sentTo !== undefined) set.sent_to = outcome.sentTo === null || outcome.sentTo.length === 0 ? null : toJson(outcome.sentTo);
   await db.updateTable('subscriptions').set(set).where('id', '=', id).where('claim_token', '=', token).execute();
 }
-
-export interface DeliveryRecord {
-  subscriptionId: number;
-  teamId: number;
-  kind: 'scheduled' | 'invite';
-  occurrence: string | null;
-  status: 'sent' | 'failed' | 'abandoned' | 'skipped';
-  attempt: number;
-  skippedOccurrences?: number;
-  error?: string | null;
-}
-
-export async function recordDelivery(db: Db, record: DeliveryRecord): Promise<void> {
-  await db
-    .insertInto('subscription_deliveries')
-    .values({
-      subscription_id: record.subscriptionId,
-      team_id: record.teamId,
-      kind: record.kind,
-      occurrence: record.occurrence,
-      status: record.status,
-      attempt: record.attempt,
-      skipped_occurrences: record.skippedOccurrences ?? 0,
-      error: record.error ?? null,
-      created_at: nowIso(),
-    })
-    .execute();
-}
-
-export async function listDeliveries(db: Db, subscriptionId: number) {
-  return db.selectFrom('subscription_deliveries').selectAll().where('subscription_id', '=', subscriptionId).orderBy('id', 'asc').execute();
-}

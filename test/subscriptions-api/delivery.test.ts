@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { Deliverer } from '../../src/subscriptions/delivery/index.js';
 import { SubscriptionScheduler } from '../../src/subscriptions/scheduler.js';
-import { listDeliveries } from '../../src/subscriptions/store.js';
+import { listDeliveries as listDeliveryLog } from '../../src/subscriptions/deliveries.js';
 import { TEST_DATABASE_URL } from '../helpers/backend.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createDashboard, createInsight, env, setSlackWebhook } from './helpers.js';
@@ -65,6 +65,11 @@ async function idle() {
     if (Date.now() > deadline) throw new Error(`subscriptions still busy: ${busy.map((b) => b.id).join(', ')}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The subscription's deliveries, oldest first. */
+async function listDeliveries(db: Database['db'], subscriptionId: number) {
+  return (await listDeliveryLog(db, { subscriptionId }, { limit: 100, offset: 0 })).deliveries.reverse();
 }
 
 const reports = (to: string) => smtp.messages.filter((m) => m.to.includes(to) && m.subject.startsWith('Hoglet Insight report'));
@@ -173,7 +178,7 @@ describe('delivery to real receivers', () => {
     expect(reports('ada@example.com')).toHaveLength(2);
     expect(receiver.posts.filter((p) => p.path === '/hook')).toHaveLength(2);
     const deliveries = await listDeliveries(server.running.ctx.database.db, email.id);
-    expect(deliveries.map((d) => [d.kind, d.status]), JSON.stringify(deliveries)).toEqual([['invite', 'sent'], ['scheduled', 'sent'], ['scheduled', 'sent']]);
+    expect(deliveries.map((d) => [d.kind, d.status]), JSON.stringify(deliveries)).toEqual([['invite', 'delivered'], ['scheduled', 'delivered'], ['scheduled', 'delivered']]);
 
     // Soft-deleted: never delivered again.
     for (const s of [email, slack, hook]) {
@@ -193,8 +198,8 @@ describe('delivery to real receivers', () => {
     const row = await stored(s.id);
     expect(new Date(row.next_delivery_date!).getTime()).toBeGreaterThan(Date.now() + 15 * 60_000);
     const [delivery] = await listDeliveries(db, s.id);
-    expect(delivery).toMatchObject({ status: 'sent' });
-    expect(Number(delivery!.skipped_occurrences)).toBeGreaterThanOrEqual(3);
+    expect(delivery).toMatchObject({ status: 'delivered' });
+    expect(delivery!.skippedOccurrences).toBeGreaterThanOrEqual(3);
   });
 
   it('retries failures with backoff and records them', async () => {
@@ -217,7 +222,8 @@ describe('delivery to real receivers', () => {
     row = await stored(s.id);
     expect(row).toMatchObject({ attempts: 0, retry_at: null, last_error: null, next_delivery_date: new Date(due.getTime() + DAY).toISOString() });
     const history = await listDeliveries(server.running.ctx.database.db, s.id);
-    expect(history.map((d) => [d.status, Number(d.attempt)])).toEqual([['failed', 1], ['failed', 2], ['sent', 3]]);
+    expect(history.map((d) => [d.status, d.attempt])).toEqual([['delivered', 3]]);
+    expect(history[0]!.attempts.map((a) => [a.status, a.attempt])).toEqual([['failed', 1], ['failed', 2], ['delivered', 3]]);
   });
 
   it('retries only the e-mail recipients a failed attempt did not reach', async () => {
@@ -246,7 +252,8 @@ describe('delivery to real receivers', () => {
     const row = await stored(s.id);
     expect(row.next_delivery_date).toBe(new Date(due.getTime() + DAY).toISOString());
     const history = await listDeliveries(server.running.ctx.database.db, s.id);
-    expect(history.map((d) => d.status)).toEqual(['failed', 'abandoned']);
+    expect(history.map((d) => d.status)).toEqual(['failed']);
+    expect(history[0]!.attempts.map((a) => a.status)).toEqual(['failed', 'failed']);
     receiver.failures.delete('/down');
   });
 

@@ -17,10 +17,11 @@ import { backgroundDeletions } from './013-background-deletions.js';
 import { distinctIdOrder } from './014-distinct-id-order.js';
 import { personEventDeletions } from './015-person-event-deletions.js';
 import { personalKeyRolls } from './016-personal-key-rolls.js';
+import { subscriptionDeliveryAttempts } from './017-subscription-delivery-attempts.js';
 import { instanceSecrets } from './018-instance-secrets.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder, personEventDeletions, personalKeyRolls, instanceSecrets];
+export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder, personEventDeletions, personalKeyRolls, subscriptionDeliveryAttempts, instanceSecrets];
 
 export class MigrationError extends Error {}
 

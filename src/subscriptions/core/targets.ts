@@ -46,3 +46,48 @@ export function webhookUrlError(value: string): string | null {
   if (!url.hostname) return MESSAGES.webhookHost;
   return null;
 }
+
+const MASK = '****';
+
+/** A path segment that reads like a credential: long, with letters and digits (Slack's, Discord's, most tokens). */
+const looksSecret = (segment: string) => segment.length >= 16 && /\d/.test(segment) && /[A-Za-z]/.test(segment);
+
+/**
+ * A URL as it may be shown to API readers and in logs: user info, query values, the fragment and
+ * secret-looking path segments masked; Slack's incoming webhooks (`/services/T…/B…/<secret>`)
+ * always lose their last segment. Scheme, host and the rest of the path stay, so the target can
+ * still be recognised.
+ */
+export function maskUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return MASK;
+  }
+  const slack = /(^|\.)slack\.com$/i.test(url.hostname) && url.pathname.startsWith('/services/');
+  const segments = url.pathname.split('/');
+  const path = segments
+    .map((segment, i) => (segment && (looksSecret(decodeURIComponentSafe(segment)) || (slack && i === segments.length - 1)) ? MASK : segment))
+    .join('/');
+  const auth = url.username || url.password ? `${MASK}@` : '';
+  const query = url.search
+    ? `?${url.search
+        .slice(1)
+        .split('&')
+        .map((pair) => {
+          const eq = pair.indexOf('=');
+          return eq === -1 || eq === pair.length - 1 ? pair : `${pair.slice(0, eq)}=${MASK}`;
+        })
+        .join('&')}`
+    : '';
+  return `${url.protocol}//${auth}${url.host}${path}${query}${url.hash ? `#${MASK}` : ''}`;
+}
+
+function decodeURIComponentSafe(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -78,6 +78,9 @@ export function composeEmail(report: Report, to: string, invite: InviteDetails |
   return { to, subject: subject(report, to, invite), text: text.join('\n'), html: html.join('\n'), attachments };
 }
 
+/** Why an e-mail cannot go out: what a delivery attempted without SMTP records as its error. */
+export const SMTP_NOT_CONFIGURED = 'e-mail is not configured on this server: SMTP_URL is not set';
+
 export class EmailSender {
   private transport: Transporter | undefined;
   constructor(
@@ -86,7 +89,7 @@ export class EmailSender {
   ) {}
 
   async send(message: EmailMessage): Promise<void> {
-    if (!this.smtpUrl) throw new Error('SMTP_URL is not set: cannot send e-mail');
+    if (!this.smtpUrl) throw new Error(SMTP_NOT_CONFIGURED);
     this.transport ??= nodemailer.createTransport(this.smtpUrl, {
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,

@@ -2,8 +2,11 @@
  * Sends one delivery of a subscription to its target: builds the report once, then e-mail,
  * slack or webhook. Throws on any failure so the scheduler can retry with backoff.
  */
+import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/database.js';
 import { getTeam, getUser } from '../../tenancy/store.js';
+import { maskUrl } from '../core/index.js';
+import type { DeliveryTarget } from '../deliveries.js';
 import type { PendingInvite, Subscription } from '../store.js';
 import { composeEmail, EmailSender } from './email.js';
 import { buildReport } from './report.js';
@@ -28,21 +31,46 @@ export class Deliverer {
     this.email = new EmailSender(options.smtpUrl, options.emailFrom);
   }
 
-  private async slackWebhook(teamId: number): Promise<string> {
+  private async slackWebhookOrNull(teamId: number): Promise<string | null> {
     const team = await getTeam(this.database.db, teamId);
     const url = team?.settings.slack_incoming_webhook;
-    if (typeof url !== 'string' || !url) throw new Error('the environment has no slack_incoming_webhook');
+    return typeof url === 'string' && url ? url : null;
+  }
+
+  private async slackWebhook(teamId: number): Promise<string> {
+    const url = await this.slackWebhookOrNull(teamId);
+    if (!url) throw new Error('the environment has no slack_incoming_webhook');
     return url;
   }
 
+  /** Where a delivery (or the invite, when given) goes, as the delivery log shows it: URLs masked. */
+  async target(s: Subscription, invite?: PendingInvite): Promise<DeliveryTarget> {
+    switch (s.targetType) {
+      case 'email': {
+        const current = s.targetValue.split(',').map((e) => e.trim());
+        const value = invite ? invite.recipients.filter((r) => current.includes(r)).join(',') : current.join(',');
+        return { type: 'email', value, webhookUrl: null };
+      }
+      case 'slack': {
+        const url = await this.slackWebhookOrNull(s.teamId);
+        return { type: 'slack', value: s.targetValue, webhookUrl: url && maskUrl(url) };
+      }
+      case 'webhook':
+        return { type: 'webhook', value: maskUrl(s.targetValue), webhookUrl: maskUrl(s.targetValue) };
+      default:
+        return { type: s.targetType, value: s.targetValue, webhookUrl: null };
+    }
+  }
+
   /**
-   * The scheduled report for the occurrence at `occurrence`. 'skipped' when the resource is gone.
+   * The scheduled report for the occurrence at `occurrence` (null for a test). 'skipped' when the
+   * resource is gone.
    * E-mail recipients in `s.sentTo` were served by an earlier, partly failed attempt and are
    * skipped; each address served now is pushed to `sent` (kept even when a later one fails).
    */
   async deliverScheduled(
     s: Subscription,
-    occurrence: string,
+    occurrence: string | null,
     now: Date,
     nextDeliveryDate: string | null,
     sent: string[] = [],
@@ -96,4 +124,14 @@ export class Deliverer {
   close(): void {
     this.email.close();
   }
+}
+
+/** A deliverer configured from the app's settings. */
+export function createDeliverer(ctx: AppContext): Deliverer {
+  const { config } = ctx;
+  return new Deliverer(ctx.database, {
+    siteUrl: config.siteUrl ?? `http://127.0.0.1:${config.port}`,
+    smtpUrl: config.smtpUrl,
+    emailFrom: config.emailFrom,
+  });
 }

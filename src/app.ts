@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -51,7 +53,23 @@ export async function openAndMigrate(config: Config, log: Logger, options: boole
 /** The GeoIP reader is large and read-only: one per file per process, shared by every server in it. */
 const geoipByPath = new Map<string, Promise<GeoipService>>();
 
-async function loadGeoip(config: Config, log: Logger): Promise<GeoipService | undefined> {
+/**
+ * Starts loading GeoIP, which takes half a second or more on a thread of its own (the bundled file
+ * is gunzipped), and does not wait for it: the server serves meanwhile (/decide without GeoIP targeting), the worker waits for
+ * it before processing events. Resolves with undefined when there is none: GEOIP=off, or the
+ * bundled database unavailable. A user's own file that cannot be read is a configuration error:
+ * one that cannot be opened fails the start at once; one found not to be a database rejects.
+ */
+async function startLoadingGeoip(config: Config, log: Logger): Promise<{ loaded: Promise<GeoipService | undefined> }> {
+  if (!config.geoip) {
+    log.info('geoip off (GEOIP=off): events get no $geoip_* properties, flags no GeoIP targeting');
+    return { loaded: Promise.resolve(undefined) };
+  }
+  if (config.geoipDatabase) {
+    await access(config.geoipDatabase, constants.R_OK).catch((error: unknown) => {
+      throw new Error(`GeoIP database ${config.geoipDatabase} could not be opened: ${(error as Error).message}`, { cause: error });
+    });
+  }
   const key = config.geoipDatabase ?? '';
   let pending = geoipByPath.get(key);
   if (!pending) {
@@ -59,16 +77,20 @@ async function loadGeoip(config: Config, log: Logger): Promise<GeoipService | un
     geoipByPath.set(key, pending);
     pending.catch(() => geoipByPath.delete(key));
   }
-  try {
-    const geoip = await pending;
-    log.info({ geoip: geoip.describe() }, 'geoip ready');
-    return geoip;
-  } catch (error) {
-    // A user's own file that cannot be read is a configuration error; say so and stop.
-    if (config.geoipDatabase) throw error;
-    log.warn({ err: error }, 'bundled GeoIP database unavailable; events get no $geoip_* properties');
-    return undefined;
-  }
+  const loaded = pending.then(
+    (geoip) => {
+      log.info({ geoip: geoip.describe() }, 'geoip ready');
+      return geoip;
+    },
+    (error: unknown) => {
+      if (config.geoipDatabase) throw error;
+      log.warn({ err: error }, 'bundled GeoIP database unavailable; events get no $geoip_* properties');
+      return undefined;
+    },
+  );
+  // Whoever started it may be gone (a start that failed later): no unhandled rejection then.
+  loaded.catch(() => undefined);
+  return { loaded };
 }
 
 /** Closes what was opened, newest first, even when one of them fails. */
@@ -84,16 +106,41 @@ class Resources {
   }
 }
 
-/** Storage, caches and services shared by the server and the worker. */
-async function openContext(config: Config, log: Logger, resources: Resources): Promise<AppContext> {
+/**
+ * Storage, caches and services shared by the server and the worker, and `failed`: settles when
+ * something the process cannot go on without fails after the start (a user's GeoIP file found
+ * not to be a database); the process is then to stop.
+ */
+async function openContext(config: Config, log: Logger, resources: Resources): Promise<{ ctx: AppContext; failed: Promise<Error> }> {
+  const geoip = await startLoadingGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());
-  const geoip = await loadGeoip(config, log);
   const ingestionQueue = new IngestionQueueWriter(database, log, config.ingestionCommitDelayMs);
   resources.add(() => ingestionQueue.drain());
-  return { config, database, log, changes, teams: new TeamCache(database, changes), geoip, ingestionQueue };
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => (fail = resolve));
+  const ctx: AppContext = {
+    config,
+    database,
+    log,
+    changes,
+    teams: new TeamCache(database, changes),
+    geoip: undefined,
+    // Never settles when loading failed: nothing may process events without the GeoIP asked for.
+    geoipReady: new Promise((resolve) => {
+      geoip.loaded.then(
+        (service) => {
+          ctx.geoip = service;
+          resolve(service);
+        },
+        (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
+      );
+    }),
+    ingestionQueue,
+  };
+  return { ctx, failed };
 }
 
 /** The background deletions runner, stopped with the other resources. */
@@ -106,7 +153,7 @@ function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
 
 function createWorker(ctx: AppContext): IngestionWorker {
   return new IngestionWorker(ctx.database, ctx.log, {
-    geoip: ctx.geoip,
+    geoip: ctx.geoipReady,
     spikeEventsPerSecond: ctx.config.spikeEventsPerSecond,
     idleMs: ctx.config.ingestionPollMs,
     wakeUp: ctx.ingestionQueue.events,
@@ -123,6 +170,8 @@ export interface RunningApp {
   worker: IngestionWorker | undefined;
   /** Background deletions, run wherever the worker runs. */
   deletions: DeletionRunner | undefined;
+  /** Settles when the process cannot go on (see openContext). */
+  failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -135,7 +184,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const log = options.log ?? createLogger(config);
   const resources = new Resources();
   try {
-    const ctx = await openContext(config, log, resources);
+    const { ctx, failed } = await openContext(config, log, resources);
     const bootstrap = await bootstrapIfEmpty(ctx.database, {
       email: config.bootstrapEmail,
       personalApiKey: config.bootstrapPersonalApiKey,
@@ -162,7 +211,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
     const url = config.siteUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     log.info({ url, database: ctx.database.dialect, worker: config.ingestionWorker }, 'hoglet listening');
-    return { app, ctx, url, bootstrap, worker, deletions, close: () => resources.closeAll(log) };
+    return { app, ctx, url, bootstrap, worker, deletions, failed, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);
     throw error;
@@ -172,6 +221,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
 export interface RunningWorker {
   ctx: AppContext;
   worker: IngestionWorker;
+  /** Settles when the process cannot go on (see openContext). */
+  failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -180,7 +231,7 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
   const log = options.log ?? createLogger(config);
   const resources = new Resources();
   try {
-    const ctx = await openContext(config, log, resources);
+    const { ctx, failed } = await openContext(config, log, resources);
     const worker = createWorker(ctx);
     worker.start();
     resources.add(() => worker.stop());
@@ -188,7 +239,7 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
     subscriptions.start();
     resources.add(() => subscriptions.stop());
     startDeletions(ctx, resources);
-    return { ctx, worker, close: () => resources.closeAll(log) };
+    return { ctx, worker, failed, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);
     throw error;

@@ -20,6 +20,8 @@ export interface Config {
   bootstrapEmail: string;
   /** Public base URL, used in printed examples and links; derived from host and port when unset. */
   siteUrl: string | undefined;
+  /** GeoIP for events and flags (`GEOIP=on`, the default); off, none is loaded. */
+  geoip: boolean;
   /** A GeoLite2/GeoIP2 City .mmdb (or .mmdb.gz) to use instead of the bundled one. */
   geoipDatabase: string | undefined;
   /** Run the ingestion worker inside the server (`inline`) or only as `hoglet worker` (`off`). */
@@ -74,6 +76,13 @@ function parseWorkerMode(value: string | undefined): 'inline' | 'off' {
   if (!value || value === 'inline') return 'inline';
   if (value === 'off') return 'off';
   throw new ConfigError(`INGESTION_WORKER must be "inline" or "off", got "${value}"`);
+}
+
+function parseOnOff(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ConfigError(`${name} must be "on" or "off", got "${value}"`);
 }
 
 function parseNonNegative(name: string, value: string | undefined, fallback: number): number {
@@ -133,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapEmail: env.HOGLET_BOOTSTRAP_EMAIL?.trim() || 'admin@hoglet.local',
     siteUrl: env.SITE_URL?.trim().replace(/\/+$/, '') || undefined,
     trustProxy: parseTrustProxy(env.TRUST_PROXY?.trim()),
+    geoip: parseOnOff('GEOIP', env.GEOIP?.trim(), true),
     geoipDatabase: env.GEOIP_DATABASE?.trim() || undefined,
     ingestionWorker: parseWorkerMode(env.INGESTION_WORKER?.trim()),
     spikeEventsPerSecond: parseNonNegative('INGESTION_SPIKE_EVENTS_PER_SECOND', env.INGESTION_SPIKE_EVENTS_PER_SECOND, 1000),

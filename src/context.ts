@@ -15,8 +15,16 @@ export interface AppContext {
   changes: ChangeBus;
   /** Environments by project API key, for the public endpoints. */
   teams: TeamCache;
-  /** IP → location, for event enrichment and flag targeting; absent when it could not be opened. */
+  /**
+   * IP → location, for flag targeting; absent while it loads (a second or two after the start),
+   * with GEOIP=off, and when it could not be opened.
+   */
   geoip?: GeoipService | undefined;
+  /**
+   * Settles once GeoIP is loaded (undefined when there is none): what waits for it, as the
+   * ingestion worker does for event enrichment. Never settles when a user's file failed to load.
+   */
+  geoipReady: Promise<GeoipService | undefined>;
   /** The durable queue capture commits accepted events to. */
   ingestionQueue: IngestionQueueWriter;
 }

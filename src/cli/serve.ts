@@ -69,16 +69,20 @@ export async function runWorker(): Promise<number> {
   return -1;
 }
 
-function stopOnSignals(log: ReturnType<typeof createLogger>, running: { close(): Promise<void> }, message: string): void {
+/**
+ * Stops gracefully on SIGTERM or SIGINT (exit 0), or when the process cannot go on (`failed`:
+ * say why, stop the same way, exit 1).
+ */
+function stopOnSignals(log: ReturnType<typeof createLogger>, running: { close(): Promise<void>; failed: Promise<Error> }, message: string): void {
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, message);
     running.close().then(
       () => {
         log.info('shutdown complete');
-        process.exit(0);
+        process.exit(code);
       },
       (error: unknown) => {
         log.error({ err: error }, 'shutdown failed');
@@ -88,4 +92,9 @@ function stopOnSignals(log: ReturnType<typeof createLogger>, running: { close():
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  void running.failed.then((error) => {
+    log.error({ err: error }, `hoglet cannot go on: ${error.message}`);
+    process.stderr.write(`hoglet: ${error.message}\n`);
+    stop('failure', 1);
+  });
 }

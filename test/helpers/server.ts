@@ -47,6 +47,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     await storage.dispose();
     throw error;
   }
+  // Serving starts before GeoIP has loaded; tests of flags' GeoIP targeting need it from their first request.
+  await running.ctx.geoipReady;
   if (!running.bootstrap) throw new Error('a fresh test database must bootstrap');
   const bootstrap = running.bootstrap;
   const url = running.url;

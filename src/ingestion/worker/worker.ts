@@ -44,7 +44,12 @@ export interface WorkerOptions {
   leaseTtlMs?: number;
   /** Events per second one distinct id may send before its person processing is deferred; 0 = off. */
   spikeEventsPerSecond?: number;
-  geoip?: GeoipService | undefined;
+  /**
+   * GeoIP for the events' `$geoip_*` properties. A promise while it loads: no event is processed
+   * before it settles (an event processed meanwhile would be stored without them for good). It
+   * resolves with undefined when there is none to wait for (off, or the bundled file unreadable).
+   */
+  geoip?: GeoipService | Promise<GeoipService | undefined> | undefined;
   /** Emits `committed` when capture in this process commits to the queue. */
   wakeUp?: EventEmitter | undefined;
   /** Called after each team's first event is stored (to drop cached copies of the team). */
@@ -94,7 +99,10 @@ export class IngestionWorker {
   private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged'>> & WorkerOptions;
   /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
   private readonly sizer: BatchSizer | undefined;
-  private readonly prepareThread: PrepareThread | undefined;
+  private prepareThread: PrepareThread | undefined;
+  private geoip: GeoipService | undefined;
+  /** Set while GeoIP loads (see WorkerOptions.geoip). */
+  private geoipLoading: Promise<GeoipService | undefined> | undefined;
   /** Per lane: the next batch, read and being prepared while the current one is written. */
   private readonly ahead = new Map<Lane, Lookahead>();
   /** Set by stop() (until start()): no new rounds, so the lease once given up stays given up. */
@@ -111,9 +119,39 @@ export class IngestionWorker {
   ) {
     this.options = { batchSize: 1000, batchBudgetMs: 25, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, prepareAhead: true, ...options };
     if (database.dialect === 'sqlite' && this.options.batchBudgetMs > 0) this.sizer = new BatchSizer(this.options.batchSize, this.options.batchBudgetMs);
-    this.prepareThread = this.options.prepareAhead ? new PrepareThread(options.geoip, log) : undefined;
+    if (options.geoip instanceof Promise) {
+      const loading = options.geoip;
+      this.geoipLoading = loading;
+      loading.then(
+        (geoip) => {
+          if (this.geoipLoading === loading) this.useGeoip(geoip);
+          this.wake();
+        },
+        () => undefined, // never used: the worker goes on waiting (its owner stops the process)
+      );
+    } else this.useGeoip(options.geoip);
     this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
     options.wakeUp?.on('committed', () => this.wake());
+  }
+
+  /** GeoIP is known (loaded, or none): events can be processed, and prepared on the prepare thread, which reads it too. */
+  private useGeoip(geoip: GeoipService | undefined): void {
+    this.geoipLoading = undefined;
+    this.geoip = geoip;
+    if (this.options.prepareAhead) this.prepareThread = new PrepareThread(geoip, this.log);
+  }
+
+  /**
+   * Waits until GeoIP is loaded; false when the worker was stopped first. Woken by the load and
+   * by stop(); the periodic wake-up is a safety net only.
+   */
+  private async geoipReady(): Promise<boolean> {
+    if (this.geoipLoading && !this.stopped) this.log.info('ingestion worker waiting for the GeoIP database to load');
+    while (this.geoipLoading) {
+      if (this.stopped) return false;
+      await this.pause.sleep(1000);
+    }
+    return !this.stopped;
   }
 
   start(): void {
@@ -179,6 +217,7 @@ export class IngestionWorker {
   /** One batch from each lane that has work; returns how many queued events were processed. */
   async runOnce(): Promise<number> {
     if (this.stopped) return 0;
+    if (this.geoipLoading && !(await this.geoipReady())) return 0;
     const round = this.runRound();
     this.round = round.then(
       () => undefined,
@@ -209,6 +248,7 @@ export class IngestionWorker {
    */
   async warmUp(): Promise<boolean> {
     if (this.stopped) return false; // stop() closed the thread; none is started after it
+    if (this.geoipLoading && !(await this.geoipReady())) return false;
     return (await this.prepareThread?.warmUp()) ?? false;
   }
 
@@ -339,7 +379,7 @@ export class IngestionWorker {
   private batchDeps(): BatchDeps {
     return {
       spikes: this.spikes,
-      geoip: this.options.geoip,
+      geoip: this.geoip,
       groupTypes: this.groupTypes,
       personCache: this.personCache,
       warnHot: (...args) => this.warnHot(...args),

@@ -83,7 +83,7 @@ export function readRecordingListQuery(query: Record<string, unknown>): Recordin
   const dateFrom = first(query.date_from) ?? '-3d';
   const dateTo = first(query.date_to);
   const orderRaw = first(query.order) ?? 'start_time';
-  const order = ORDERS[orderRaw];
+  const order = Object.hasOwn(ORDERS, orderRaw) ? ORDERS[orderRaw] : undefined;
   if (!order) throw validationError(`Ordering by "${orderRaw}" is not supported.`, 'order');
   const direction = (first(query.order_direction) ?? 'DESC').toUpperCase();
   if (direction !== 'ASC' && direction !== 'DESC') throw validationError('Must be ASC or DESC.', 'order_direction');

@@ -69,7 +69,8 @@ export const recordingPublicRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
   });
 
   app.get('/static/rrweb-player/:file', async (request, reply) => {
-    const asset = PLAYER_ASSETS[(request.params as { file: string }).file];
+    const { file } = request.params as { file: string };
+    const asset = Object.hasOwn(PLAYER_ASSETS, file) ? PLAYER_ASSETS[file] : undefined;
     if (!asset) return reply.code(404).type('text/plain').send('Not found\n');
     return sendFile(reply, path.join(RRWEB_PLAYER_DIR, asset.file), asset.type);
   });

@@ -79,6 +79,11 @@ describe('session recordings API', () => {
     expect(await ids(`date_from=-7d&having_predicates=${encodeURIComponent('[{"key":"duration","operator":"gt","value":60,"type":"recording"}]')}`)).toEqual([old]);
     expect(await ids('date_from=-7d&order=duration&order_direction=ASC')).toEqual([bob, alice, old]);
     expect((await server.request(`${env}/session_recordings/?date_from=yesterday-ish`)).status).toBe(400);
+    // A name every object has is no ordering either.
+    for (const order of ['constructor', 'toString', '__proto__']) {
+      expect((await server.request(`${env}/session_recordings/?order=${order}`)).status).toBe(400);
+    }
+    expect((await fetch(`${server.url}/static/rrweb-player/constructor`)).status).toBe(404);
   });
 
   it('filters by a person with more distinct ids than a statement takes parameters', async () => {

@@ -170,12 +170,12 @@ export function cutToFirstSignificantSubdomain(input: string): string {
 
 function lookup(value: string | null, kind: Kind, which: 0 | 1): string | null {
   if (value === null) return null;
-  if (kind === 'medium') return MEDIUMS[value]?.[which] ?? null;
-  const exact = SOURCES[value]?.[which];
+  if (kind === 'medium') return Object.hasOwn(MEDIUMS, value) ? (MEDIUMS[value]?.[which] ?? null) : null;
+  const exact = Object.hasOwn(SOURCES, value) ? SOURCES[value]?.[which] : undefined;
   if (exact) return exact;
   const cut = cutToFirstSignificantSubdomain(value);
   if (cut === '') return null;
-  const viaCut = SOURCES[cut]?.[which];
+  const viaCut = Object.hasOwn(SOURCES, cut) ? SOURCES[cut]?.[which] : undefined;
   if (viaCut) return viaCut;
   if (SEARCH_CCTLD.test(cut)) return SEARCH[which];
   return null;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { DatabaseAvailability } from './availability.js';
 import { pgConnectionSettings, watchPool } from './pg-connections.js';
@@ -208,7 +208,7 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = fa
 }
 
 /** PostgreSQL values are read back in the same shapes SQLite gives: numbers and ISO strings. */
-const pgTypes = {
+const pgTypes = (pg: typeof import('pg').default) => ({
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     switch (oid) {
       case 20: // int8: ids and counts stay far below 2^53
@@ -220,7 +220,7 @@ const pgTypes = {
         return pg.types.getTypeParser(oid, format);
     }
   },
-} as pg.CustomTypesConfig;
+}) as pg.CustomTypesConfig;
 
 function redactUrl(url: string): string {
   try {
@@ -234,10 +234,12 @@ function redactUrl(url: string): string {
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number, log: Logger | undefined, existing = false): Promise<Database> {
   const location = redactUrl(url) + (schema ? ` (schema ${schema})` : '');
+  // Loaded only for PostgreSQL: on SQLite the driver's ~30 modules would slow every start for nothing.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     ...pgConnectionSettings(url),
     max: poolSize,
-    types: pgTypes,
+    types: pgTypes(pg),
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const availability = new DatabaseAvailability(log, location);

@@ -1,5 +1,5 @@
 import type { PostgresPool } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { isDatabaseUnavailable, type DatabaseAvailability } from './availability.js';
 
 /**

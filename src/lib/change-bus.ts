@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable, type DatabaseAvailability } from '../db/availability.js';
 import type { Database } from '../db/database.js';
@@ -99,6 +99,8 @@ async function pgTransport(
 ): Promise<Transport> {
   // NOTIFY is database-wide: Hoglets in other schemas of the same database get their own channel.
   const channel = schema && schema !== 'public' ? `hoglet_changes_${schema}` : 'hoglet_changes';
+  // Loaded only for PostgreSQL: on SQLite the driver's ~30 modules would slow every start for nothing.
+  const { default: pg } = await import('pg');
   const sender = new pg.Pool({ ...pgConnectionSettings(databaseUrl), max: 1 });
   // pool.query handles the errors of the connection it uses; the pool, those of an idle one.
   sender.on('error', () => undefined);

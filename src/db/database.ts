@@ -156,8 +156,9 @@ function registerRegexp(raw: BetterSqlite3.Database): void {
 /**
  * The settings of every connection Hoglet opens to its SQLite file (also used by the bench's
  * storage floor, so that it writes as Hoglet does): WAL, commits that do not wait for the disk,
- * foreign keys, a busy timeout for other processes' writes, and 64 MB of page cache, which keeps
- * hot indexes in memory. `autocheckpointFrames`: WAL pages after which a commit checkpoints (0: never).
+ * foreign keys, a busy timeout for other processes' writes, and 16 MB of page cache for hot
+ * indexes (the kernel's page cache holds the rest of the file). `autocheckpointFrames`: WAL pages
+ * after which a commit checkpoints (0: never).
  */
 export function configureSqliteConnection(raw: BetterSqlite3.Database, autocheckpointFrames: number): void {
   raw.pragma('journal_mode = WAL');
@@ -165,7 +166,7 @@ export function configureSqliteConnection(raw: BetterSqlite3.Database, autocheck
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma(`wal_autocheckpoint = ${autocheckpointFrames}`);
-  raw.pragma('cache_size = -65536');
+  raw.pragma('cache_size = -16384');
 }
 
 function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = false): Database {

@@ -11,6 +11,7 @@ import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, interleaved, load, LOAD_CLIENT, noteUnlessServerNodeOptions, report, SLICES, sliceSeconds, spawnHoglet, spawnServer } from './harness.js';
 import { captureDuringDrain, drainLatencyText } from './drain-latency.js';
+import { footprint, footprintText } from './footprint.js';
 import { cpuPerEventText, drainExisting, floorText, workerBench, type WorkerFigure } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -68,6 +69,10 @@ async function main() {
     `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`,
   );
   try {
+    // Start to serving and resident memory, idle and under capture load (footprint.ts), first: on
+    // a machine nothing of this run has loaded yet.
+    process.stdout.write(`${footprintText(await footprint(Math.max(SECONDS * 2, 10)))}\n`);
+
     const rawInserts = rawSqliteInsertsPerSecond(dir);
     const raw = { name: 'raw SQLite insert loop', value: rawInserts, unit: 'rows/s' };
 

@@ -2,7 +2,7 @@
  * A line chart of an insight's trends result, drawn as SVG and rasterised to PNG with resvg, so
  * e-mails carry an image without a headless browser (PostHog screenshots its web page instead).
  */
-import { Resvg } from '@resvg/resvg-js';
+import { createRequire } from 'node:module';
 import type { TrendsResult } from '../insights/trends.js';
 
 const WIDTH = 720;
@@ -64,6 +64,8 @@ export function chartSvg(title: string, results: readonly TrendsResult[]): strin
 }
 
 export function chartPng(title: string, results: readonly TrendsResult[]): Buffer {
+  // Loaded with the first chart, not by every start (a native module; 25-40 ms).
+  const { Resvg } = createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
   const resvg = new Resvg(chartSvg(title, results), { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } });
   return Buffer.from(resvg.render().asPng());
 }

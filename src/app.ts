@@ -53,30 +53,43 @@ export async function openAndMigrate(config: Config, log: Logger, options: boole
 /** The GeoIP reader is large and read-only: one per file per process, shared by every server in it. */
 const geoipByPath = new Map<string, Promise<GeoipService>>();
 
+interface GeoipLoading {
+  /** Starts loading (once): the server does once it listens, so that loading does not slow its start. */
+  begin(): void;
+  loaded: Promise<GeoipService | undefined>;
+}
+
 /**
- * Starts loading GeoIP, which takes half a second or more on a thread of its own (the bundled file
- * is gunzipped), and does not wait for it: the server serves meanwhile (/decide without GeoIP targeting), the worker waits for
- * it before processing events. Resolves with undefined when there is none: GEOIP=off, or the
- * bundled database unavailable. A user's own file that cannot be read is a configuration error:
- * one that cannot be opened fails the start at once; one found not to be a database rejects.
+ * GeoIP, loaded without anything waiting for it but the worker: it takes half a second or more on
+ * a thread of its own (the bundled file is gunzipped), which on two cores slowed the start by a
+ * fifth when it ran alongside. The server serves meanwhile (/decide without GeoIP targeting); the
+ * worker waits for it before processing events. `loaded` resolves with undefined when there is
+ * none: GEOIP=off, or the bundled database unavailable. A user's own file that cannot be read is a
+ * configuration error: one that cannot be opened fails the start at once; one found not to be a
+ * database rejects.
  */
-async function startLoadingGeoip(config: Config, log: Logger): Promise<{ loaded: Promise<GeoipService | undefined> }> {
+async function prepareGeoip(config: Config, log: Logger): Promise<GeoipLoading> {
   if (!config.geoip) {
     log.info('geoip off (GEOIP=off): events get no $geoip_* properties, flags no GeoIP targeting');
-    return { loaded: Promise.resolve(undefined) };
+    return { begin: () => undefined, loaded: Promise.resolve(undefined) };
   }
   if (config.geoipDatabase) {
     await access(config.geoipDatabase, constants.R_OK).catch((error: unknown) => {
       throw new Error(`GeoIP database ${config.geoipDatabase} could not be opened: ${(error as Error).message}`, { cause: error });
     });
   }
+  let begin: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (begin = resolve));
   const key = config.geoipDatabase ?? '';
-  let pending = geoipByPath.get(key);
-  if (!pending) {
-    pending = openGeoip(config.geoipDatabase ? { databasePath: config.geoipDatabase } : {});
-    geoipByPath.set(key, pending);
-    pending.catch(() => geoipByPath.delete(key));
-  }
+  const pending = started.then(() => {
+    let opening = geoipByPath.get(key);
+    if (!opening) {
+      opening = openGeoip(config.geoipDatabase ? { databasePath: config.geoipDatabase } : {});
+      geoipByPath.set(key, opening);
+      opening.catch(() => geoipByPath.delete(key));
+    }
+    return opening;
+  });
   const loaded = pending.then(
     (geoip) => {
       log.info({ geoip: geoip.describe() }, 'geoip ready');
@@ -90,7 +103,7 @@ async function startLoadingGeoip(config: Config, log: Logger): Promise<{ loaded:
   );
   // Whoever started it may be gone (a start that failed later): no unhandled rejection then.
   loaded.catch(() => undefined);
-  return { loaded };
+  return { begin, loaded };
 }
 
 /** Closes what was opened, newest first, even when one of them fails. */
@@ -107,12 +120,13 @@ class Resources {
 }
 
 /**
- * Storage, caches and services shared by the server and the worker, and `failed`: settles when
- * something the process cannot go on without fails after the start (a user's GeoIP file found
- * not to be a database); the process is then to stop.
+ * Storage, caches and services shared by the server and the worker; `geoip`, to begin loading
+ * once the process serves; and `failed`: settles when something the process cannot go on without
+ * fails after the start (a user's GeoIP file found not to be a database); the process is then to
+ * stop.
  */
-async function openContext(config: Config, log: Logger, resources: Resources): Promise<{ ctx: AppContext; failed: Promise<Error> }> {
-  const geoip = await startLoadingGeoip(config, log);
+async function openContext(config: Config, log: Logger, resources: Resources): Promise<{ ctx: AppContext; failed: Promise<Error>; geoip: GeoipLoading }> {
+  const geoip = await prepareGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
@@ -140,7 +154,7 @@ async function openContext(config: Config, log: Logger, resources: Resources): P
     }),
     ingestionQueue,
   };
-  return { ctx, failed };
+  return { ctx, failed, geoip };
 }
 
 /** The background deletions runner, stopped with the other resources. */
@@ -184,7 +198,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const log = options.log ?? createLogger(config);
   const resources = new Resources();
   try {
-    const { ctx, failed } = await openContext(config, log, resources);
+    const { ctx, failed, geoip } = await openContext(config, log, resources);
     const bootstrap = await bootstrapIfEmpty(ctx.database, {
       email: config.bootstrapEmail,
       personalApiKey: config.bootstrapPersonalApiKey,
@@ -206,6 +220,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
     resources.add(() => closeWithGrace(app, config.shutdownGraceMs, log));
     await app.listen({ port: config.port, host: config.host });
+    geoip.begin();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -231,7 +246,8 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
   const log = options.log ?? createLogger(config);
   const resources = new Resources();
   try {
-    const { ctx, failed } = await openContext(config, log, resources);
+    const { ctx, failed, geoip } = await openContext(config, log, resources);
+    geoip.begin();
     const worker = createWorker(ctx);
     worker.start();
     resources.add(() => worker.stop());

@@ -123,6 +123,30 @@ describe('error envelope', () => {
     expect(empty.body).toEqual({ type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'key' });
   });
 
+  it('reads a PATCH with an empty body as {} (DRF): nothing changes, the object is answered', async () => {
+    const base = `/api/projects/${server.bootstrap.team.id}`;
+    const made = async (path: string, body: unknown) => {
+      const res = await server.request(`${base}/${path}`, { method: 'POST', body });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as number;
+    };
+    const objects = [
+      `/api/environments/${server.bootstrap.team.id}/`,
+      `${base}/feature_flags/${await made('feature_flags/', { key: 'empty-patch', filters: { groups: [{ rollout_percentage: 100 }] } })}/`,
+      `${base}/cohorts/${await made('cohorts/', { name: 'Empty patch', filters: { properties: { type: 'OR', values: [] } } })}/`,
+      `${base}/dashboards/${await made('dashboards/', { name: 'Empty patch' })}/`,
+    ];
+    for (const path of objects) {
+      const before = await server.request(path);
+      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+        const res = await server.request(path, { method: 'PATCH', rawBody: '', headers });
+        expect(res.status, `${path} ${res.text}`).toBe(200);
+        expect(res.body.id).toBe(before.body.id);
+        expect(res.body.name).toBe(before.body.name);
+      }
+    }
+  });
+
   it('answers an unexpected failure with a 500 envelope, no stack, one log line', async () => {
     const lines: string[] = [];
     const pino = (await import('pino')).default;

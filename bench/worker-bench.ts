@@ -54,6 +54,8 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
     spikeEventsPerSecond: Number(process.env.BENCH_SPIKE_EVENTS_PER_SECOND ?? 0),
     // BENCH_PREPARE_AHEAD=0: every batch prepared in the worker's own thread (to compare).
     prepareAhead: process.env.BENCH_PREPARE_AHEAD !== '0',
+    // BENCH_BATCH_BUDGET_MS: the SQLite batch time budget (0: batches of batchSize, as before it).
+    ...(process.env.BENCH_BATCH_BUDGET_MS !== undefined ? { batchBudgetMs: Number(process.env.BENCH_BATCH_BUDGET_MS) } : {}),
   });
   // The prepare thread is the busiest of the threads that the warm-up starts.
   const threadsBefore = new Set(threadCpuSeconds().keys());
@@ -218,7 +220,7 @@ async function workerBenchOnce(options: {
   }
 }
 
-// `node --max-semi-space-size=64 --import tsx bench/worker-bench.ts [events]` (with the server's
+// `node --heap-growing-percent=50 --import tsx bench/worker-bench.ts [events]` (with the server's
 // node options, package.json): this figure alone (BENCH_DATABASE_URL for PostgreSQL,
 // BENCH_WORKLOAD=capture for capture's queue, BENCH_BATCH_SIZE for the batch size).
 // The capture workload runs 200,000 events by default (50,000 took one second: too short to be

@@ -138,7 +138,7 @@ describe('error envelope', () => {
     ];
     for (const path of objects) {
       const before = await server.request(path);
-      for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      for (const headers of [{}, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
         const res = await server.request(path, { method: 'PATCH', rawBody: '', headers });
         expect(res.status, `${path} ${res.text}`).toBe(200);
         expect(res.body.id).toBe(before.body.id);

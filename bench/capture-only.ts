@@ -5,7 +5,8 @@
  * Each server is warmed up for a second first. Figures per server CPU second are the ones to
  * compare on a shared machine. A profiled server answers some 500s that an unprofiled one does
  * not: the profiler's sampling signal cuts SQLite's busy-wait sleeps short (usleep returns early),
- * so a queue commit that meets a WAL restart spends its 5 s busy timeout in ~70 ms and fails.
+ * so a queue commit that meets a WAL restart spends its 5 s busy timeout in a fraction of that and
+ * fails.
  */
 import fs from 'node:fs';
 import os from 'node:os';

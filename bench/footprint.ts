@@ -1,6 +1,6 @@
 /**
- * How fast the server starts and how much memory it holds, each beside its target (README,
- * "Memory"): the time from starting `npm start`'s command on an empty data dir (dist/ up to date,
+ * How fast the server starts and how much memory it holds, each beside its target (docs/
+ * benchmarks.md): the time from starting `npm start`'s command on an empty data dir (dist/ up to date,
  * so nothing is built) until /_health answers; the resident memory of its process tree once the
  * start settled (GeoIP loaded); and the same under sustained capture load. Run by
  * `npm run bench`, or alone: `npm run build && node dist/bench/footprint.js`.

@@ -170,7 +170,7 @@ export async function workerBench(options: Parameters<typeof workerBenchOnce>[0]
 
 /**
  * Queues the generated stream; returns how many events. The stream is garbage afterwards: kept
- * during the timed part, its ~100 MB would be marked by every major collection, a cost no server
+ * during the timed part, its memory would be marked by every major collection, a cost no server
  * has.
  */
 async function enqueueWorkload(queue: IngestionQueueWriter, teamId: number, events: number, workload: 'realistic' | 'capture' | undefined): Promise<number> {

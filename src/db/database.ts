@@ -122,7 +122,7 @@ function wrapSqlite(raw: BetterSqlite3.Database) {
     prepare(text: string) {
       const statement = statementFor(text);
       // The parameters as arguments: better-sqlite3 reads its arguments faster than an array's
-      // elements (measured: ~15% less per row of a 100-row, 10-column insert). A list too long to
+      // elements (measured on a 100-row, 10-column insert; docs/benchmarks.md). A list too long to
       // pass as arguments is passed as the array, which better-sqlite3 binds the same.
       return {
         reader: statement.reader,
@@ -183,7 +183,7 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = fa
       raw = new BetterSqlite3(file);
     }
     // Fewer, larger checkpoints: under sustained ingestion the default (every 4 MB of WAL) spends
-    // a sixth of the worker's time checkpointing. With background checkpoints this is only the
+    // much of the worker's time checkpointing. With background checkpoints this is only the
     // fallback.
     configureSqliteConnection(raw, checkpoints ? fallbackAutocheckpointFrames(checkpoints) : AUTOCHECKPOINT_FRAMES);
     registerRegexp(raw);

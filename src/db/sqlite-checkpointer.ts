@@ -2,7 +2,7 @@
  * WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside the commit that
  * crosses its threshold: it copies the whole WAL (64 MB here) into the database file and syncs it,
  * and with better-sqlite3 that commit is synchronous, so every request of the process waited
- * ~50-100 ms for it (capture's p99 under load was that stall).
+ * for it (capture's p99 under load was that stall; docs/benchmarks.md).
  *
  * A worker thread with its own connection does the copying instead:
  * - every INTERVAL_MS a PASSIVE checkpoint copies what was committed since the last one, while

@@ -131,9 +131,9 @@ export async function openGeoip(options: GeoipOptions = {}): Promise<GeoipServic
 /**
  * Reads the database, gunzipped when the file is gzipped, into shared memory, where the threads of
  * this process read it (one copy in the process, none per thread), on a thread of its own that
- * exits when done. The compressed file and the inflated bytes, ~95 MB of the bundled database
- * beside its 63 MB in shared memory, die with the thread: read and gunzipped on the server's own
- * thread, whole or in chunks, the process still held ~40-150 MB more than the database once idle,
+ * exits when done. The compressed file and the inflated bytes, larger than the database itself,
+ * die with the thread: read and gunzipped on the server's own thread, whole or in chunks, the
+ * process still held tens of MB more than the database once idle (figures: docs/benchmarks.md),
  * buffers dead but not yet collected (nothing allocates on an idle server to set the collector
  * off) or chunks freed into the C heap and kept there.
  */

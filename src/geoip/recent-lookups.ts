@@ -13,8 +13,8 @@
  * views), and flags requests repeat per user, so most addresses are seen again soon.
  *
  * Two generations instead of a strict LRU: a hit costs no reordering (a Map kept in LRU order, a
- * delete and a set per hit, made a new address's lookup cost ~22 µs instead of ~5, measured on
- * the bundled database: the decoder asks its cache once per pointer). When the current one is full
+ * delete and a set per hit, made a new address's lookup several times dearer (docs/benchmarks.md),
+ * as the decoder asks its cache once per pointer). When the current one is full
  * it becomes the previous one (the one before is dropped); an address found only in the previous
  * generation is copied into the current one. At most `2 × size` answers are kept. A kept
  * undefined is no answer (the reader keeps none: its cache takes a truthy value as a hit).

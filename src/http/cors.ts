@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
  * those answer every origin; the management API is for servers and scripts and gets no CORS
  * headers. The fast lane (fast-lane.ts) answers capture and decide itself and adds the same
  * headers through `publicCorsHeaders`; fastify adds them to everything else with a plain hook
- * (not a plugin: the plugin's per-request delegator cost capture 8%).
+ * (not a plugin: the plugin's per-request delegator cost capture measurably; docs/benchmarks.md).
  */
 
 /** The headers a public answer to a request from `origin` carries: the origin is echoed, with credentials. */

@@ -35,7 +35,7 @@ export interface PublicRoute {
    * Write answers finished in the same turn of the event loop together at its end (see
    * FastLane.finished). For routes that answer each request as soon as it is read (decide,
    * flags); capture's answers already leave together after each queue commit, and holding them
-   * for one more turn measured 3–5% slower.
+   * for one more turn measured slower (docs/benchmarks.md).
    */
   gatherAnswers?: boolean;
   /**

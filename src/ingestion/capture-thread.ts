@@ -12,8 +12,8 @@ export const OFFLOAD_MIN_BYTES = 4 * 1024;
  * One large request in this many is worked where it arrives, the others on the thread: the
  * process's own thread also reads, commits and answers every request (about a third of a batch
  * request's cost), so the two are about equally busy when the parse thread takes three quarters
- * of the parsing (measured on /batch/ with 100 events: a third more requests a second than with
- * no thread; sending every one to it, or only one at a time, gained little or nothing).
+ * of the parsing (measured on /batch/ with 100 events, docs/benchmarks.md; sending every one to
+ * it, or only one at a time, gained little or nothing).
  */
 export const INLINE_EVERY = 4;
 /** Requests the thread may have in hand at once; more are worked where they arrive. */

@@ -64,7 +64,7 @@ export function chartSvg(title: string, results: readonly TrendsResult[]): strin
 }
 
 export function chartPng(title: string, results: readonly TrendsResult[]): Buffer {
-  // Loaded with the first chart, not by every start (a native module; 25-40 ms).
+  // Loaded with the first chart, not by every start (a native module, slow to load).
   const { Resvg } = createRequire(import.meta.url)('@resvg/resvg-js') as typeof import('@resvg/resvg-js');
   const resvg = new Resvg(chartSvg(title, results), { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } });
   return Buffer.from(resvg.render().asPng());

@@ -65,7 +65,7 @@ export interface QueueRowText extends QueueChunk {
  *
  * Why: a commit of single-event requests wrote a row for each, and on SQLite each row (its
  * B-tree cell, its index entry, its share of the WAL frames) cost single-event capture about a
- * tenth of its time on the server's thread (measured: ~2 µs of ~20 a request). One row of the
+ * tenth of its time on the server's thread (docs/benchmarks.md). One row of the
  * same text costs a fraction of that, and the worker then reads and deletes one row, not dozens.
  */
 export function joinQueueRows(rows: readonly QueueRowText[]): QueueRowText[] {

@@ -23,8 +23,8 @@ const STORED_UUIDS = new InListQuery(
  * unselective and read every event of the team through the timestamp index instead: a cost that
  * grows with the table, paid by every batch. A plain join to the unnested list may become a hash
  * join over the whole table just the same; a lateral subquery with a limit cannot, so each uuid
- * is one index probe whatever the statistics say (measured on 50,000 events: ~0.8 ms per 500
- * uuids, against ~3 ms for the `in` list even with fresh statistics).
+ * is one index probe whatever the statistics say (faster than the `in` list even with fresh
+ * statistics; docs/benchmarks.md).
  */
 async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Promise<Array<{ uuid: string }>> {
   const rows: Array<{ uuid: string }> = [];

@@ -12,11 +12,11 @@ export interface PrepareRequest {
 
 /**
  * The prepared rows, packed to be cheap to receive: structured cloning the objects cost the
- * worker's thread about a third of what preparing them saved it (measured: ~6.5 µs an event
- * against ~4.5 µs as JSON plus one long string). `meta` is the rows as JSON without their
+ * worker's thread about a third of what preparing them saved it; JSON plus one long string costs
+ * less (docs/benchmarks.md). `meta` is the rows as JSON without their
  * properties' JSON, which is `properties` cut at `ends`; each prepared row is a JSON array, not an
- * object (WireEvent): no keys to read, defaults left out (measured: ~2.0 µs a row to parse as
- * objects, ~1.25 as arrays, on capture's stream).
+ * object (WireEvent): no keys to read, defaults left out (arrays parse faster than objects on
+ * capture's stream).
  */
 export interface PackedRows {
   meta: string;

@@ -32,7 +32,7 @@ export class PrepareThread {
 
   /**
    * Starts the thread (if it is not running) and waits until it answers: loading its code takes
-   * a while (~150 ms as TypeScript), which the first batch prepared ahead would otherwise wait.
+   * a while (longest as TypeScript), which the first batch prepared ahead would otherwise wait.
    * False when no thread could be started.
    */
   async warmUp(): Promise<boolean> {

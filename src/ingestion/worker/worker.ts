@@ -26,9 +26,9 @@ export interface WorkerOptions {
   /**
    * Most events per batch (1000 by default; a batch holds whole queue rows, so one chunk larger
    * than this is a batch of its own). A quiet stream's batches are small whatever this
-   * is: a batch takes what is queued. Under a backlog, 1000 gave ~8% more events per CPU second
-   * than 500 on capture's queue (2000: ~10%, 5000: less), for a write transaction of ~20 ms
-   * instead of ~10 ms that capture's commits may wait behind.
+   * is: a batch takes what is queued. Under a backlog, 1000 gave more events per CPU second than
+   * 500 on capture's queue, and larger sizes little more, for a write transaction about twice as
+   * long that capture's commits may wait behind (docs/benchmarks.md).
    */
   batchSize?: number;
   /**
@@ -233,7 +233,7 @@ export class IngestionWorker {
     }
     let total = 0;
     for (const lane of LANES) {
-      // A batch holds the process's thread for its whole transaction (~20-40 ms on SQLite): the
+      // A batch holds the process's thread for its whole transaction (tens of ms on SQLite): the
       // requests waiting meanwhile are answered before the next one starts.
       if (total > 0) await nextTurn();
       total += await this.processLane(lane);

@@ -91,7 +91,7 @@ export class EmailSender {
 
   async send(message: EmailMessage): Promise<void> {
     if (!this.smtpUrl) throw new Error(SMTP_NOT_CONFIGURED);
-    // Loaded with the first e-mail, not by every start (~0.1 s).
+    // Loaded with the first e-mail, not by every start (it is slow to load).
     this.transport ??= (createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer')).createTransport(this.smtpUrl, {
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,

@@ -66,8 +66,8 @@ export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoin
 
 /**
  * PostHog's get_minimal_flags_response: no flags, a fixed config, the detailed body for v >= 2
- * and the legacy one otherwise (on /decide too). supportedCompression is Hoglet's list (spec
- * README, decision 4), as in every other decide answer.
+ * and the legacy one otherwise (on /decide too). supportedCompression is Hoglet's list
+ * (docs/decisions/0005-decide-supported-compression.md), as in every other decide answer.
  */
 function minimalAnswer(request: PublicRequest): object {
   const flags = minimalAnswerVersion(request.query) >= 2 ? { flags: {} } : { featureFlags: {}, featureFlagPayloads: {} };

@@ -1,6 +1,6 @@
 /**
  * Which runtime a flags request comes from, so flags limited to another one are left out
- * (PostHog's `evaluation_runtime`, spec posthog-flags.md §3.12), decided exactly as PostHog's flags
+ * (PostHog's `evaluation_runtime`; docs/posthog-parity.md), decided exactly as PostHog's flags
  * service decides it (rust/feature-flags/src/handler/flags.rs detect_evaluation_runtime_from_request,
  * utils/user_agent.rs UserAgentInfo::parse), so a flag reaches the same SDKs from Hoglet:
  *

@@ -1,6 +1,6 @@
 /**
  * The fields of a `/decide` or `/flags` request body, with the aliases PostHog's flags service
- * accepts (spec posthog-flags.md §5.1).
+ * accepts (docs/posthog-parity.md).
  */
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /**
- * `$initial_*` back-fill for server-side flag evaluation (spec posthog-flags.md §5.2), as PostHog's
+ * `$initial_*` back-fill for server-side flag evaluation (docs/posthog-parity.md), as PostHog's
  * flags service does it (rust/feature-flags/src/flags/flag_matching_utils.rs,
  * populate_missing_initial_properties, called from FeatureFlagMatcher::get_person_properties):
  * after the stored person properties and the request's are merged, a missing `$initial_<x>` is

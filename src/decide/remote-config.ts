@@ -8,7 +8,10 @@ import type { Team } from '../tenancy/models.js';
 
 type Json = Record<string, unknown>;
 
-/** The contract's values, plus the spelling posthog-js looks for (spec README decision 4). */
+/**
+ * The contract's values, plus the spelling posthog-js looks for
+ * (docs/decisions/0005-decide-supported-compression.md).
+ */
 export const SUPPORTED_COMPRESSION = ['gzip', 'gzip-js', 'lz64'];
 
 function bool(value: unknown): boolean {

@@ -1,5 +1,5 @@
 /**
- * The feed without `send_cohorts` carries no cohort definitions (spec posthog-flags.md §1.5), so a
+ * The feed without `send_cohorts` carries no cohort definitions (docs/posthog-parity.md), so a
  * flag that targets one simple cohort is rewritten into person-property conditions an SDK can
  * evaluate on its own: PostHog's `FeatureFlag.transform_cohort_filters_for_easy_evaluation`, with
  * its cohort parsing (`Filter.property_groups`), `clear_excess_levels` and `Property.to_dict`.

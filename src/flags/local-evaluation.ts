@@ -1,5 +1,5 @@
 /**
- * The local-evaluation feed (spec posthog-flags.md §1.5): `GET /flags/definitions`,
+ * The local-evaluation feed (docs/posthog-parity.md): `GET /flags/definitions`,
  * `GET /api/feature_flag/local_evaluation/` and `/api/projects/:id/feature_flags/local_evaluation/`.
  * SDKs with a personal API key poll it and evaluate flags themselves; `If-None-Match` gets a 304.
  * The payload follows PostHog's builder (products/feature_flags/backend/local_evaluation.py);
@@ -103,8 +103,8 @@ const PROPERTY_MATCHING_VERSION_LEGACY = 1;
 
 export async function buildLocalEvaluationFeed(ctx: AppContext, team: Team, sendCohorts: boolean): Promise<Json> {
   const project = await flagDefinitionsCache(ctx).get(team.projectId);
-  // Remote-configuration flags stay out (spec posthog-flags.md §1.5: their payloads are read
-  // through remote_config; the newest PostHog serves unencrypted ones, the spec's does not);
+  // Remote-configuration flags stay out (their payloads are read through remote_config; the
+  // newest PostHog serves unencrypted ones, the version docs/posthog-parity.md pins does not);
   // sorted by key as PostHog loads them, so the ETag does not move with edit order.
   const eligible = project.flags
     .filter((flag) => !flag.isRemoteConfiguration)

@@ -1,6 +1,6 @@
 /**
  * PostHog's FeatureFlagSerializer checks (`validate_key`, `validate_filters`, dependency checks),
- * with its messages and codes (spec posthog-flags.md §1.4). Field-type checks use DRF's wording.
+ * with its messages and codes (docs/posthog-parity.md). Field-type checks use DRF's wording.
  * Every filters problem is reported with `attr: "filters"`, as DRF does for a field validator.
  */
 import { pythonStrip } from '../lib/python-values.js';

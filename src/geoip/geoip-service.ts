@@ -1,5 +1,5 @@
 /**
- * GeoIP lookups for the `$geoip_*` enrichment (spec posthog-ingestion.md §4.7, posthog-flags.md §5.2).
+ * GeoIP lookups for the `$geoip_*` enrichment of events and of flag requests (docs/posthog-parity.md).
  *
  * The database is a MaxMind DB (`.mmdb`) file read whole into memory once, then queried
  * synchronously through the `maxmind` package's reader (with its decoded-record cache). By default

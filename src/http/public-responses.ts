@@ -4,8 +4,8 @@ import { decodeBody, type DecodeBodyLimits, type DecodeBodyResult, type QueryPar
 
 /**
  * What the public SDK endpoints (capture, recordings, decide) share: the 401 bodies for project
- * API keys (spec README decision 2), reading a raw header, and (for recordings, still on fastify)
- * taking and decoding raw bodies.
+ * API keys (docs/decisions/0003-capture-checks-project-key.md), reading a raw header, and (for
+ * recordings, still on fastify) taking and decoding raw bodies.
  */
 export const INVALID_PROJECT_TOKEN = {
   type: 'authentication_error',

@@ -1,5 +1,5 @@
 /**
- * The public capture endpoints (`ingestion-api.md`) as a transport-independent handler: decode,
+ * The public capture endpoints (docs/api.md) as a transport-independent handler: decode,
  * validate and write the queue rows (core/capture-request.ts, on capture's parse thread for large
  * bodies), commit them to the durable queue, answer. Everything else happens in the worker, after
  * the 200. The fast lane (src/http/fast-lane.ts) serves it for every path in `CAPTURE_PATHS`.

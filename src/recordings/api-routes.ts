@@ -56,7 +56,8 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
     app.get(`${path}/:id/`, { config: read }, async (request) => one(request, await loadRecording(ctx, request)));
 
     /**
-     * Contract: PATCH answers 200 with the recording (decision 5). `viewed` marks (or, unlike
+     * Contract: PATCH answers 200 with the recording
+     * (docs/decisions/0006-recording-patch-answers-recording.md). `viewed` marks (or, unlike
      * PostHog, un-marks) the recording as seen by the caller; `person` is accepted as the contract
      * documents it but is derived from the distinct id, as PostHog ignores it too.
      */

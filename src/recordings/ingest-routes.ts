@@ -71,7 +71,7 @@ export const recordingIngestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
       stored += batch.events.length;
     }
     request.log.debug({ team: team.id, batches: parsed.batches.length, events: stored }, 'snapshots stored');
-    // posthog-js retries anything but 200 and 4xx (posthog-ingestion.md 3.3).
+    // posthog-js retries anything but 200 and 4xx (docs/decisions/0004-capture-answers-200.md).
     if (query.beacon === '1') return reply.code(204).send();
     return { status: 1 };
   });

@@ -62,7 +62,7 @@ const NO_SESSIONS_NEEDED = new Set(['', '$channel_type', '$is_bounce']);
 
 /**
  * `sessions/property_definitions/` and `sessions/values/` (PostHog's SessionViewSet). Personal
- * keys with `query:read` may call them (spec README decision 6).
+ * keys with `query:read` may call them (docs/decisions/0007-personal-keys-on-unscoped-actions.md).
  */
 export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   for (const base of TEAM_ROUTE_BASES) {

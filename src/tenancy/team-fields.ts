@@ -1,6 +1,6 @@
 /**
  * The configurable fields of an environment (PostHog's Team), their kinds and PostHog's defaults
- * for a new one (posthog-management.md 5.2 and 5.3). Storage keeps them as one JSON document;
+ * for a new one (TeamSerializer, the Team model; docs/posthog-parity.md). Stored as one JSON document;
  * serialisation, defaults and validation all read this one list.
  */
 

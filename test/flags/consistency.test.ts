@@ -1,6 +1,6 @@
 /**
  * The 1000-identifier consistency suites shared by PostHog's server and every SDK
- * (spec §6.3). The expected strings are pinned by their SHA-256 digests.
+ * (docs/posthog-parity.md). The expected strings are pinned by their SHA-256 digests.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@ import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
 
-/** The request shapes posthog-js sends (posthog-ingestion.md 3.2 and 7), built byte for byte. */
+/** The request shapes posthog-js 1.434.18 sends (docs/posthog-parity.md), built byte for byte. */
 const server = useTestServer();
 
 const env = () => `/api/environments/${server.bootstrap.team.id}`;

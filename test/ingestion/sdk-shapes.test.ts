@@ -1,8 +1,8 @@
 /**
- * The request shapes the real SDKs send (spec posthog-ingestion.md §3 and §7), run through the
+ * The request shapes the real SDKs send (posthog-node 5.x, posthog-js 1.434.18), run through the
  * whole pure pipeline: decode → extract → timestamps → person properties → merge rules.
  * posthog-node is driven for real (a devDependency) with a capturing fetch; posthog-js shapes are
- * rebuilt byte for byte from the spec's observations.
+ * rebuilt byte for byte from requests observed from that version.
  */
 import { gzipSync } from 'node:zlib';
 

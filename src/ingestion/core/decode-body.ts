@@ -2,7 +2,7 @@
  * Turns the bytes of a capture / batch / decide request into a JSON value.
  *
  * PostHog clients have sent every combination below over the years, and several are still in the
- * wild, so this accepts the superset on every path (spec posthog-ingestion.md §1.2):
+ * wild, so this accepts the superset on every path (docs/posthog-parity.md):
  *
  * - plain JSON (`application/json`, `text/plain`, or no content type);
  * - gzip, recognised by `Content-Encoding: gzip`, by `compression=gzip|gzip-js`, or by sniffing the

@@ -1,6 +1,6 @@
 /**
  * From a decoded request body to the list of events to ingest, the project token, `sent_at` and
- * `historical_migration` (spec posthog-ingestion.md §1.3–1.4, §1.7; ingestion-api.md).
+ * `historical_migration` (docs/posthog-parity.md, docs/api.md).
  *
  * Accepted request shapes, tried in PostHog's order:
  *   - `[event, …]` (posthog-js ≤ mid-2026, array bodies on /e/ and /s/);
@@ -8,11 +8,13 @@
  *     posthog-js, the documented /batch/ body);
  *   - a single `event` object (documented /capture/ body; /engage/ objects without `event`).
  *
- * Where the contract and PostHog differ the contract wins (spec README decision 1): an event with
+ * Where the contract and PostHog differ the contract wins
+ * (docs/decisions/0002-dropped-events-answered-200.md): an event with
  * no name, no distinct_id or an empty distinct_id is *dropped* with a reason (the request is still
  * answered 200 and the other events are kept). Structural errors (a uuid that is not a uuid,
  * `properties` that is not an object, …) reject the whole request with 400 as PostHog does, and
- * token problems with 401 (decision 2; the token is only shape-checked here, the route looks it up).
+ * token problems with 401 (docs/decisions/0003-capture-checks-project-key.md; the token is only
+ * shape-checked here, the route looks it up).
  */
 import type { QueryParams } from './decode-body.js';
 import {
@@ -63,7 +65,7 @@ export type DropReason = 'missing_event_name' | 'missing_distinct_id' | 'empty_d
 export interface DroppedEvent {
   index: number;
   reason: DropReason;
-  /** Record it as an ingestion warning (decision 1: dropped events are visible). */
+  /** Recorded as an ingestion warning: docs/decisions/0002-dropped-events-answered-200.md. */
   warning: IngestionWarning;
 }
 

@@ -1,6 +1,6 @@
 /**
- * PostHog's GeoIP transformation (Hog template `template-geoip`, spec posthog-ingestion.md §4.7)
- * and the GeoIP person properties the flags endpoint adds for evaluation (§5.1).
+ * PostHog's GeoIP transformation (Hog template `template-geoip`; docs/posthog-parity.md)
+ * and the GeoIP person properties the flags endpoint adds for evaluation.
  *
  * The lookup itself (MaxMind City database) is I/O and belongs to the caller; this module only
  * maps a lookup result to properties. Both the `@maxmind/geoip2-node` shape (camelCase:

@@ -1,6 +1,6 @@
 /**
  * Identify / alias / merge decisions (plugin-server `person-merge-service.ts`,
- * `person-utils.ts:isDistinctIdIllegal`; spec posthog-ingestion.md §4.4), as pure functions.
+ * `person-utils.ts:isDistinctIdIllegal`; docs/posthog-parity.md), as pure functions.
  * The storage layer fetches the two persons, asks `decideMerge` what to do, and performs it.
  *
  * Vocabulary, PostHog's: the event's `distinct_id` is the *into* (target) id, whose person

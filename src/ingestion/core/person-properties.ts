@@ -1,7 +1,7 @@
 /**
  * Person property updates carried by an event, and their application to a person
  * (plugin-server `normalizeEvent`, `personInitialAndUTMProperties`, `person-update.ts`;
- * spec posthog-ingestion.md §4.1–4.3).
+ * docs/posthog-parity.md).
  *
  * Pipeline order, as in PostHog: decide whether the event processes a person at all
  * (`decidePersonProcessing`) → merge top-level `$set`/`$set_once` into properties and lift

@@ -1,6 +1,6 @@
 /**
  * PostHog's event timestamp rules (capture-rs `common/types/src/timestamp.rs`, identical in
- * plugin-server `timestamps.ts`; spec posthog-ingestion.md §1.5), pure with `now` injected.
+ * plugin-server `timestamps.ts`; docs/posthog-parity.md), pure with `now` injected.
  *
  *   1. ts = now.
  *   2. If `timestamp` parses: with a usable `sent_at` (and `properties.$ignore_sent_at !== true`)

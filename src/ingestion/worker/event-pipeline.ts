@@ -16,7 +16,7 @@ export type PipelineResult =
   | { stored: false; reason: 'duplicate' | 'dropped'; warnings: IngestionWarning[] };
 
 /**
- * One event through PostHog's pipeline (posthog-ingestion.md section 4), as small steps:
+ * One event through PostHog's pipeline (docs/posthog-parity.md), as small steps:
  * dedupe → (prepared: route → timestamp → person mode → properties → IP and GeoIP) → groups →
  * person → store. The prepared steps read nothing stored and ran already (prepare.ts); these
  * read and change the batch's persons and groups. Person changes and the event row go to the

@@ -26,7 +26,7 @@ import {
 import type { QueuedEvent } from '../queue.js';
 
 /**
- * The steps of an event's processing that read nothing stored (posthog-ingestion.md section 4):
+ * The steps of an event's processing that read nothing stored (docs/posthog-parity.md):
  * which pipeline it belongs to, timestamp, person mode, normalised properties, the request's
  * context and GeoIP, the properties' JSON, and what the person and group steps will need of them. What is left (dedupe, groups, persons, the
  * writes) needs the database and runs in the batch's transaction (event-pipeline.ts).

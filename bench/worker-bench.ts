@@ -6,7 +6,7 @@ import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import pino from 'pino';
 import { openAndMigrate } from '../src/app.js';
-import type { Database } from '../src/db/database.js';
+import type { Database } from '../src/platform/db/database.js';
 import { loadConfig } from '../src/config.js';
 import { openGeoip, type GeoipService } from '../src/geoip/geoip-service.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';

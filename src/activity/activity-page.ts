@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { validationError } from '../http/errors.js';
 import { absoluteUrl } from '../http/pagination.js';
 import { pyInt, queryParam } from '../lib/python-values.js';

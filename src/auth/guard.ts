@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import {
   invalidPersonalApiKey,
   missingScope,

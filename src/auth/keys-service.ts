@@ -3,7 +3,7 @@
  * serializer's input checks (field by field, in its order, with DRF's and its own messages), the
  * ten-key limit, the raw value made only on create and roll, and who may act on which key.
  */
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { notFound, permissionDenied, validationError } from '../http/errors.js';
 import { pyTypeName } from '../lib/python-text.js';
 import { canonicalUuid } from '../lib/python-values.js';

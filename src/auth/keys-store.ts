@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import { toUser } from '../tenancy/store.js';
 import type { User } from '../tenancy/models.js';
 import { generatePersonalApiKey, generateRandomToken, hashPersonalApiKey, maskKey } from './tokens.js';

@@ -5,7 +5,7 @@
  * names its environment; whoever checks it must still compare that with the one asked for.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { Team } from '../tenancy/models.js';
 import { getTeamBySecretApiToken } from '../tenancy/store.js';
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { nowIso } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/values.js';
 import { readEventPage, type EventCursor } from '../events/event-pages.js';
 import type { PendingDeletionsTable } from './tables.js';
 import { markPersonEventDeletionsVerified } from './person-event-status.js';

@@ -1,8 +1,8 @@
 import { BULK_TEAM_TABLES, queueDeletion } from '../deletions/store.js';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { fromJson, nowIso, toJson } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { Team } from '../tenancy/models.js';
 import { getTeam } from '../tenancy/store.js';
 

@@ -11,8 +11,8 @@ import { pythonIsoformat } from '../lib/python-datetime.js';
 import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
 import { eventListCursor, getEvent, listEvents, type EventFilter, type EventListCursor, type StoredEvent } from './store.js';
-import { isInvalidRegexError } from '../db/property-conditions.js';
-import { storedInstantText } from '../db/values.js';
+import { isInvalidRegexError } from '../posthog/property-conditions.js';
+import { storedInstantText } from '../platform/db/values.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;

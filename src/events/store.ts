@@ -1,9 +1,9 @@
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { Database } from '../db/database.js';
-import { exactTimestamp } from '../db/exact-timestamp.js';
-import { compileCondition, readPropertyCondition } from '../db/property-conditions.js';
-import type { Schema } from '../db/schema.js';
-import { fromJson } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import { exactTimestamp } from '../platform/db/exact-timestamp.js';
+import { compileCondition, readPropertyCondition } from '../posthog/property-conditions.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson } from '../platform/db/values.js';
 import { isGroup, readsPersons, type PropertyFilter, type PropertyNode } from './property-groups.js';
 
 export interface StoredEvent {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { serializeUserBasic } from '../tenancy/serializers.js';
 import { getUser } from '../tenancy/store.js';
 import type { User } from '../tenancy/models.js';

@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import { readRequestBody } from './body-reader.js';
 import type { ClientAddressOf } from './client-address.js';
 import { publicCorsHeaders } from './cors.js';
-import { isDatabaseUnavailable } from '../db/availability.js';
+import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import { ApiError, methodNotAllowed, serverError, serviceUnavailable } from './errors.js';
 import type { PublicResponse, PublicRoute } from './public-endpoint.js';
 import { parseQuery, readRequestTarget } from './request-target.js';

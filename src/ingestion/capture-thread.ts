@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { RequestThread, siblingEntry } from '../lib/request-thread.js';
+import { RequestThread, siblingEntry } from '../platform/request-thread.js';
 import { captureRequestRows, type CaptureRequestInput, type CaptureRequestOutcome } from './core/capture-request.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
 import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../dashboards/store.js';
 import { validationError } from '../http/errors.js';
 import type { Team, User } from '../tenancy/models.js';

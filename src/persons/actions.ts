@@ -18,7 +18,7 @@ import type { QueueRow } from '../ingestion/queue.js';
 import { pythonRepr } from '../lib/python-text.js';
 import { pyTruthy } from '../lib/python-values.js';
 import { uuidv7 } from '../lib/uuid.js';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import type { Team } from '../tenancy/models.js';
 import { splitPersonUuid } from './person-uuid.js';
 import { distinctIdsOf, firstDistinctIdOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';

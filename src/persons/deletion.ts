@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import { recordActivity, type Actor } from '../activity/log.js';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status.js';
 import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../http/errors.js';

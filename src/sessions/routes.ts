@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { forEachEventPage } from '../events/event-pages.js';
-import { fromJson } from '../db/values.js';
+import { fromJson } from '../platform/db/values.js';
 import { ApiError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import {

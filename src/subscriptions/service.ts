@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { dashboardTeamId } from '../dashboards/store.js';
 import { ApiError } from '../http/errors.js';
 import { insightTeamId } from '../insights/store.js';

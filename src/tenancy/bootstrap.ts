@@ -1,5 +1,5 @@
-import type { Database } from '../db/database.js';
-import { nextCounterValue } from '../db/counters.js';
+import type { Database } from '../platform/db/database.js';
+import { nextCounterValue } from '../platform/db/counters.js';
 import { insertPersonalApiKey } from '../auth/keys-store.js';
 import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';

@@ -6,7 +6,7 @@
  * key (018-instance-secrets), so every process signs alike and a reader holding the key can check it.
  */
 import { createHmac } from 'node:crypto';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import type { Team } from './models.js';
 
 export const LIVE_EVENTS_AUDIENCE = 'posthog:livestream';

@@ -1,8 +1,8 @@
-import type { DialectName } from '../db/database.js';
+import type { DialectName } from '../platform/db/database.js';
 import type { Kysely, Selectable } from 'kysely';
-import { nextCounterValue } from '../db/counters.js';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import { nextCounterValue } from '../platform/db/counters.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Organization, Project, Team, User } from './models.js';
 import { withDefaults, type TeamSettings } from './team-fields.js';

@@ -1,5 +1,5 @@
-import type { Database } from '../db/database.js';
-import type { ChangeBus } from '../lib/change-bus.js';
+import type { Database } from '../platform/db/database.js';
+import type { ChangeBus } from '../platform/change-bus.js';
 import type { Team } from './models.js';
 import { getTeam, getTeamByApiToken } from './store.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { jsonText } from '../db/json-path.js';
+import { jsonText } from '../platform/db/json-path.js';
 import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
 import { ApiError } from '../http/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { toJson } from '../../src/db/values.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { DeletionRunner } from '../../src/deletions/runner.js';
 import { sql } from 'kysely';
 import { listPendingDeletions, MAX_DELETION_ATTEMPTS, queueDeletion } from '../../src/deletions/store.js';

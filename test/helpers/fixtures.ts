@@ -1,6 +1,6 @@
 import { insertPersonalApiKey } from '../../src/auth/keys-store.js';
 import { generateProjectApiToken } from '../../src/auth/tokens.js';
-import type { Database } from '../../src/db/database.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { insertOrganization, insertProjectWithTeam } from '../../src/tenancy/store.js';
 import { defaultTeamSettings } from '../../src/tenancy/team-fields.js';
 

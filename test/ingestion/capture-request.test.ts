@@ -10,7 +10,7 @@ import { captureRequestRows, MAX_EVENT_BYTES, type CaptureRequestInput } from '.
 import { MAX_CHUNK_EVENTS } from '../../src/ingestion/core/queue-rows.js';
 import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/ingestion/core/index.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
-import { RequestThread } from '../../src/lib/request-thread.js';
+import { RequestThread } from '../../src/platform/request-thread.js';
 
 const NOW_MS = Date.parse('2026-03-01T12:00:00.000Z');
 

@@ -8,7 +8,7 @@ import { DatabaseAvailability } from './availability.js';
 import { pgConnectionSettings, watchPool } from './pg-connections.js';
 import { fallbackAutocheckpointFrames, startCheckpointer, type Checkpointer, type CheckpointOptions } from './sqlite-checkpointer.js';
 import type { Schema } from './schema.js';
-import { compileClickHouseRegex } from '../lib/linear-regex.js';
+import { compileClickHouseRegex } from '../../lib/linear-regex.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 

@@ -1,5 +1,5 @@
 import { PostgresAdapter, type Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
+import type { Schema } from './db/schema.js';
 
 /**
  * Takes or renews a named lease. Exactly one process holds it at a time: the holder renews it

@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable, type DatabaseAvailability } from '../db/availability.js';
-import type { Database } from '../db/database.js';
-import { pgConnectionSettings } from '../db/pg-connections.js';
+import { isDatabaseUnavailable, type DatabaseAvailability } from './db/availability.js';
+import type { Database } from './db/database.js';
+import { pgConnectionSettings } from './db/pg-connections.js';
 import { WakeableSleep } from './wakeable-sleep.js';
 
 export interface Change {

@@ -15,8 +15,8 @@
  * only where the dialects do (case folding, text order, regular expressions: see regexMatches).
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { DialectName } from './database.js';
-import { jsonNumber, jsonText } from './json-path.js';
+import type { DialectName } from '../platform/db/database.js';
+import { jsonNumber, jsonText } from '../platform/db/json-path.js';
 import { validationError } from '../http/errors.js';
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { pythonStr } from '../lib/python-text.js';

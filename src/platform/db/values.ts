@@ -2,7 +2,7 @@
  * The two backends hand back some values differently: PostgreSQL gives booleans and parsed JSONB,
  * SQLite gives 0/1 and text. Stores read every such column through these helpers.
  */
-import { wellFormedJson } from '../lib/well-formed.js';
+import { wellFormedJson } from '../../lib/well-formed.js';
 
 /**
  * A value for a JSON column, written identically on both backends: NUL and lone surrogates in its

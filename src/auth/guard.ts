@@ -7,7 +7,7 @@ import {
   permissionDenied,
   projectNotFound,
   type KeySource,
-} from '../http/errors.js';
+} from '../posthog/errors.js';
 import type { Team, User } from '../tenancy/models.js';
 import { getMemberships, getTeam } from '../tenancy/store.js';
 import { mayManageKeys, SELF_ACCESS_ONLY } from './keys-service.js';

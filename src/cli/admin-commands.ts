@@ -2,7 +2,7 @@ import { createLogger, openAndMigrate } from '../app.js';
 import { createPersonalApiKey, listPersonalApiKeys, revokePersonalApiKey } from '../auth/keys-service.js';
 import { loadConfig } from '../config.js';
 import { DatabaseMissingError, type Database } from '../platform/db/database.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../posthog/errors.js';
 import { getUserByEmail, listProjects } from '../tenancy/store.js';
 
 /**

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authorizeFeedRequest, localEvaluationResponse } from '../flags/local-evaluation.js';
-import { notFound, validationError } from '../http/errors.js';
+import { notFound, validationError } from '../posthog/errors.js';
 import type { Team } from '../tenancy/models.js';
 import { hasActiveFlags } from './answer.js';
 import { buildRemoteConfig, remoteConfigScript } from './remote-config.js';

@@ -3,7 +3,7 @@ import { activityPage, readActivityPageParams } from '../activity/activity-page.
 import type { ApiRouteAccess } from '../auth/guard.js';
 import { visibleScope } from '../auth/guard.js';
 import type { AppContext } from '../context.js';
-import { ApiError, notFound, validationError } from '../http/errors.js';
+import { ApiError, notFound, validationError } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../tenancy/models.js';
 import { serializeTeamBasic } from '../tenancy/serializers.js';

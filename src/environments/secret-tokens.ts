@@ -9,7 +9,7 @@ import type { ActivityChange } from '../activity/log.js';
 import type { Principal } from '../auth/guard.js';
 import { generateSecretApiToken, maskKey } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
-import { permissionDenied } from '../http/errors.js';
+import { permissionDenied } from '../posthog/errors.js';
 import { MembershipLevel, type Team } from '../tenancy/models.js';
 import { logTeamUpdate } from './service.js';
 import { updateTeamRow } from './store.js';

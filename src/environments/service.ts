@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { diffFields, recordActivity, type ActivityChange, type Actor } from '../activity/log.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromBool } from '../platform/db/values.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import type { Principal } from '../auth/guard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { isJsonObject } from '../lib/json-object.js';
-import { pyTruthy } from '../lib/python-values.js';
+import { pyTruthy } from '../posthog/python-values.js';
 import { findFlagByKeyWithDeleted, getFlag, type FeatureFlag } from './store.js';
 
 /**

@@ -11,7 +11,7 @@
  * - an upload the client abandons settles as `aborted`, so nothing waits on it.
  */
 import type { IncomingMessage } from 'node:http';
-import { payloadTooLarge, unsupportedMediaType, type ApiError } from './errors.js';
+import { payloadTooLarge, unsupportedMediaType, type ApiError } from '../posthog/errors.js';
 
 export type BodyRead =
   | { ok: true; body: Buffer }

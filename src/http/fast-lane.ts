@@ -24,7 +24,7 @@ import { readRequestBody } from './body-reader.js';
 import type { ClientAddressOf } from './client-address.js';
 import { publicCorsHeaders } from './cors.js';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
-import { ApiError, methodNotAllowed, serverError, serviceUnavailable } from './errors.js';
+import { ApiError, methodNotAllowed, serverError, serviceUnavailable } from '../posthog/errors.js';
 import type { PublicResponse, PublicRoute } from './public-endpoint.js';
 import { parseQuery, readRequestTarget } from './request-target.js';
 

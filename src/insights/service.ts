@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../dashboards/store.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import type { Team, User } from '../tenancy/models.js';
 import { serializeUserBasic } from '../tenancy/serializers.js';
 import { getTeam, getUser } from '../tenancy/store.js';
@@ -12,7 +12,7 @@ import { forEachTrendsEvent, insertInsight, updateInsight, type Insight, type In
 import { readTrendsQuery, TrendsCounter, TrendsQueryError, type TrendsResult } from './trends.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
-import { readNameAndDescription, serializerData } from '../http/fields.js';
+import { readNameAndDescription, serializerData } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
 

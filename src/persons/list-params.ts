@@ -8,7 +8,7 @@
  * what the list returns must not be handed persons its filter did not select.
  */
 import { readPropertyCondition, type PropertyCondition } from '../posthog/property-conditions.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import { parsePropertiesJson } from '../http/properties-param.js';
 
 export type { PropertyCondition };

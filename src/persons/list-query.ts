@@ -11,7 +11,7 @@ import { getCohort } from '../cohorts/store.js';
 import type { Database, DialectName } from '../platform/db/database.js';
 import { jsonText } from '../platform/db/json-path.js';
 import type { Schema } from '../platform/db/schema.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import type { Team } from '../tenancy/models.js';
 import type { CohortCondition, PersonListQuery } from './list-params.js';
 import { compileCondition, containsPattern, ilike, isInvalidRegexError, type Condition } from '../posthog/property-conditions.js';

@@ -1,5 +1,5 @@
-import { drfDateTime } from '../lib/python-datetime.js';
-import { pyTruthy } from '../lib/python-values.js';
+import { drfDateTime } from '../posthog/python-datetime.js';
+import { pyTruthy } from '../posthog/python-values.js';
 import type { Team } from '../tenancy/models.js';
 import type { Person } from './store.js';
 

@@ -17,9 +17,9 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../platform/db/database.js';
 import { jsonNumber, jsonText } from '../platform/db/json-path.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from './errors.js';
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
-import { pythonStr } from '../lib/python-text.js';
+import { pythonStr } from './python-text.js';
 
 /** The operators evaluated, after PostHog's aliases (min/max, the date ones) are resolved. */
 export type PropertyOperator =

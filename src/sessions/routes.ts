@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../platform/db/database.js';
 import { forEachEventPage } from '../events/event-pages.js';
 import { fromJson } from '../platform/db/values.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import {
   listSessionPropertyDefinitions,

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientAddressResolver, trustProxyOption } from '../../src/http/client-address.js';
-import { notFound } from '../../src/http/errors.js';
+import { notFound } from '../../src/posthog/errors.js';
 import { FastLane } from '../../src/http/fast-lane.js';
 import type { PublicHandler } from '../../src/http/public-endpoint.js';
 import { parseQuery, readRequestTarget } from '../../src/http/request-target.js';

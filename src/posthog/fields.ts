@@ -1,5 +1,5 @@
 import { validationError } from './errors.js';
-import { pyTypeName } from '../lib/python-text.js';
+import { pyTypeName } from './python-text.js';
 
 /**
  * The data a DRF serializer validates: a JSON object. A missing body reads as an empty one (an

@@ -3,7 +3,7 @@
  * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)`, `uuid.UUID(text)` / `UUIDT.is_valid_uuid`, and the
  * whitespace `str.isspace` (and so the regex `\s`) knows.
  */
-import { uuidText } from './uuid.js';
+import { uuidText } from '../lib/uuid.js';
 
 /** Python's whitespace (`str.isspace`), which differs from JavaScript's `\s` (\x1c-\x1f, \x85; no \ufeff). */
 const PY_SPACE = new Set(

@@ -16,7 +16,7 @@ import { cohortDefinition, flagDefinitionsCache } from './definitions-cache.js';
 import { effectiveFilters, evaluationFlag } from './serializers.js';
 import type { FeatureFlag } from './store.js';
 
-// decide/routes.ts and decide/answer.ts read these from here.
+// sdk/flags/config-routes.ts and sdk/flags/flags-routes.ts read these from here.
 export { authorizeFeedRequest, invalidProjectApiKey } from './feed-auth.js';
 
 type Json = Record<string, unknown>;

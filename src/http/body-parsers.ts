@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../ingestion/core/decode-body.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../lib/json-depth.js';
 import { parseError, unsupportedMediaType } from '../posthog/errors.js';
 
 /**

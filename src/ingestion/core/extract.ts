@@ -14,7 +14,7 @@
  * `properties` that is not an object, …) reject the whole request with 400 as PostHog does, and
  * token problems with 401 (decision 2; the token is only shape-checked here, the route looks it up).
  */
-import type { QueryParams } from './decode-body.js';
+import type { QueryParams } from './types.js';
 import {
   type ErrorEnvelope,
   type HttpFailure,

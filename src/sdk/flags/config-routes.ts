@@ -1,20 +1,20 @@
 /**
  * The public flag endpoints that stay on fastify: the remote config at `/array/<token>/config[.js]`
  * and the local-evaluation feed `/flags/definitions`. `/decide` and `/flags` are answered by the
- * fast lane (answer.ts). CORS comes from the server's public CORS policy (src/http/cors.ts).
+ * fast lane (flags-routes.ts). CORS comes from the server's public CORS policy (src/http/cors.ts).
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { authorizeFeedRequest, localEvaluationResponse } from '../flags/local-evaluation.js';
-import { notFound, validationError } from '../posthog/errors.js';
-import type { Team } from '../tenancy/models.js';
-import { hasActiveFlags } from './answer.js';
+import type { AppContext } from '../../context.js';
+import { authorizeFeedRequest, localEvaluationResponse } from '../../flags/local-evaluation.js';
+import { notFound, validationError } from '../../posthog/errors.js';
+import type { Team } from '../../tenancy/models.js';
+import { hasActiveFlags } from './flags-routes.js';
 import { buildRemoteConfig, remoteConfigScript } from './remote-config.js';
 
 /** PostHog's check_token: at most 200 characters, letters, digits, `_` and `-` (older tokens are no `phc_…`). */
 const REMOTE_CONFIG_TOKEN = /^[a-zA-Z0-9_-]{1,200}$/;
 
-export const decideRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const flagsConfigRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   app.get('/flags/definitions', async (request, reply) => {
     const team = await authorizeFeedRequest(ctx, request);
     return localEvaluationResponse(ctx, team, request, reply);

@@ -19,11 +19,11 @@
  * `NaN`, `Infinity` and `-Infinity` literals (Python SDKs) are read as `null`, as Django and the
  * flags service do. The function never throws.
  */
-import { endOfString } from './json-array.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../lib/json-depth.js';
 import { gunzipSync } from 'node:zlib';
 import { decompressLz64 } from './lz64.js';
 
-import { type HttpFailure, type JsonValue, validationFailure } from './types.js';
+import { type HttpFailure, type JsonValue, type QueryParams, validationFailure } from '../ingestion/core/types.js';
 
 export interface DecodeBodyLimits {
   /** Largest accepted body as received (compressed). PostHog: 2 MiB capture, 20 MiB batch. */
@@ -49,10 +49,9 @@ export const BATCH_LIMITS: DecodeBodyLimits = { maxBodyBytes: 20 * MiB, maxDecom
 /** `/decide`, `/flags`: small request documents. */
 export const DECIDE_LIMITS: DecodeBodyLimits = { maxBodyBytes: 2 * MiB, maxDecompressedBytes: 20 * MiB };
 
-export const DEFAULT_MAX_JSON_DEPTH = 1000;
-
-/** Query values as HTTP frameworks hand them over (fastify gives arrays for repeated keys). */
-export type QueryParams = Record<string, string | string[] | undefined>;
+// The depth check and the query type live below the SDK edge, for /api bodies and the ingestion cores too.
+export { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds };
+export type { QueryParams };
 
 export interface DecodeBodyInput {
   /** Raw request body; `undefined`/empty for GET. */
@@ -284,24 +283,6 @@ function parseJson(text: string, maxDepth: number): Step<JsonValue> {
     }
     return validationFailure('invalid_payload', `Malformed request data: Invalid JSON: ${describeError(error)}`);
   }
-}
-
-/** Scans brackets outside strings (each skipped at once, endOfString); O(n), no allocation. Short texts cannot be too deep. */
-export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
-  if (text.length <= maxDepth) return false;
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      i = endOfString(text, i);
-      if (i === -1) return false; // unterminated: JSON.parse rejects the text
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > maxDepth) return true;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return false;
 }
 
 /** Rewrites bare NaN / Infinity / -Infinity tokens (outside strings) to null. */

@@ -6,11 +6,11 @@
  * group property keys they read. evaluate-request.ts uses this to skip storage reads whose result the engine
  * would never look at, so answers are the same as with the reads.
  */
-import { cohortDefinition, type ProjectFlags } from '../flags/definitions-cache.js';
-import { compileDefinitions, type CompiledDefinitions, type FlagDefinition } from '../flags/engine/index.js';
-import { effectiveFilters } from '../flags/serializers.js';
-import type { FeatureFlag } from '../flags/store.js';
-import { GEOIP_FLAG_PROPERTY_KEYS } from '../ingestion/core/geoip-properties.js';
+import { cohortDefinition, type ProjectFlags } from '../../flags/definitions-cache.js';
+import { compileDefinitions, type CompiledDefinitions, type FlagDefinition } from '../../flags/engine/index.js';
+import { effectiveFilters } from '../../flags/serializers.js';
+import type { FeatureFlag } from '../../flags/store.js';
+import { GEOIP_FLAG_PROPERTY_KEYS } from '../../ingestion/core/geoip-properties.js';
 import { servesRuntime, type EvaluationRuntime } from './evaluation-runtime.js';
 import { initialBackfills } from './initial-properties.js';
 import { SURVEY_TARGETING_FLAG_PREFIX } from './query-params.js';

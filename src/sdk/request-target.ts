@@ -6,7 +6,7 @@
  * its path.
  */
 import querystring from 'fast-querystring';
-import type { QueryParams } from '../ingestion/core/decode-body.js';
+import type { QueryParams } from './decode-body.js';
 
 export interface RequestTarget {
   /** Without its trailing slash (`/capture/` → `/capture`; `/` stays `/`). */

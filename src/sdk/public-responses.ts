@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { decodeBody, type DecodeBodyLimits, type DecodeBodyResult, type QueryParams } from '../ingestion/core/decode-body.js';
+import { decodeBody, type DecodeBodyLimits, type DecodeBodyResult, type QueryParams } from './decode-body.js';
 
 /**
  * What the public SDK endpoints (capture, recordings, decide) share: the 401 bodies for project

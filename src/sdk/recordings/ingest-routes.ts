@@ -1,9 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../context.js';
-import { checkTokenShape, type DecodeBodyLimits, type QueryParams } from '../ingestion/core/index.js';
-import { parseSnapshotPayload } from './core/index.js';
-import { appendBatch, encodeChunk } from './store.js';
-import { acceptRawBodies, decodeRequestBody, firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../http/public-responses.js';
+import type { AppContext } from '../../context.js';
+import { checkTokenShape } from '../../ingestion/core/index.js';
+import type { DecodeBodyLimits, QueryParams } from '../decode-body.js';
+import { parseSnapshotPayload } from '../../recordings/core/index.js';
+import { appendBatch, encodeChunk } from '../../recordings/store.js';
+import { acceptRawBodies, decodeRequestBody, firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../public-responses.js';
 
 const MiB = 1024 * 1024;
 

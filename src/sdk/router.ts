@@ -21,8 +21,8 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { readRequestBody } from './body-reader.js';
-import type { ClientAddressOf } from './client-address.js';
-import { publicCorsHeaders } from './cors.js';
+import type { ClientAddressOf } from '../http/client-address.js';
+import { publicCorsHeaders } from '../http/cors.js';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import { ApiError, methodNotAllowed, serverError, serviceUnavailable } from '../posthog/errors.js';
 import type { PublicResponse, PublicRoute } from './public-endpoint.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { RequestThread, siblingEntry } from '../platform/request-thread.js';
-import { captureRequestRows, type CaptureRequestInput, type CaptureRequestOutcome } from './core/capture-request.js';
+import { RequestThread, siblingEntry } from '../../platform/request-thread.js';
+import { captureRequestRows, type CaptureRequestInput, type CaptureRequestOutcome } from './capture-request.js';
 
 /**
  * Bodies of at least this much JSON may be worked on the parse thread (INLINE_EVERY). Below it,

@@ -6,12 +6,12 @@
  * environment the token names is not known here: the rows do not name it, the caller looks it up.
  */
 import { uuidv7 } from '../../lib/uuid.js';
-import type { QueuedEvent } from '../queue.js';
-import { decodeBody, type DecodeBodyLimits, type QueryParams } from './decode-body.js';
-import { extractEvents, type IngestEndpoint } from './extract.js';
-import { chunkPayloads, type QueueChunk } from './queue-rows.js';
-import { resolveSentAt } from './timestamps.js';
-import type { HttpFailure, IngestionWarning } from './types.js';
+import type { QueuedEvent } from '../../ingestion/queue.js';
+import { decodeBody, type DecodeBodyLimits, type QueryParams } from '../decode-body.js';
+import { extractEvents, type IngestEndpoint } from '../../ingestion/core/extract.js';
+import { chunkPayloads, type QueueChunk } from '../../ingestion/core/queue-rows.js';
+import { resolveSentAt } from '../../ingestion/core/timestamps.js';
+import type { HttpFailure, IngestionWarning } from '../../ingestion/core/types.js';
 
 export interface CaptureRequestInput {
   endpoint: IngestEndpoint;

@@ -11,7 +11,7 @@
  * null one) is never replaced. Person properties only: group properties are not back-filled
  * there. SDK local evaluation has no such step, so it stays out of the engine.
  */
-import { CAMPAIGN_PROPERTIES, EVENT_TO_PERSON_PROPERTIES } from '../ingestion/core/person-properties.js';
+import { CAMPAIGN_PROPERTIES, EVENT_TO_PERSON_PROPERTIES } from '../../ingestion/core/person-properties.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { QueryParams } from '../ingestion/core/decode-body.js';
+import type { QueryParams } from './decode-body.js';
 
 /**
  * A public SDK endpoint (capture, decide) as a plain function of the request, independent of the
- * HTTP machinery that carries it: the fast lane (fast-lane.ts) calls it with node's request,
+ * HTTP machinery that carries it: the fast lane (router.ts) calls it with node's request,
  * tests and benches can call it directly.
  */
 export interface PublicRequest {

@@ -1,18 +1,18 @@
 /**
  * `/decide` (v1–v4) and `/flags` (v1, v2) as a transport-independent handler: decode the request
  * document (like capture's: JSON, gzip, base64, form `data=`, lz64), evaluate the flags, answer
- * in the protocol the endpoint and version ask for. The fast lane (src/http/fast-lane.ts) serves
+ * in the protocol the endpoint and version ask for. The fast lane (src/sdk/router.ts) serves
  * it; CORS comes from the public CORS policy (src/http/cors.ts).
  */
-import type { AppContext } from '../context.js';
-import { flagDefinitionsCache } from '../flags/definitions-cache.js';
-import { invalidProjectApiKey } from '../flags/local-evaluation.js';
-import { projectFlagsResponse, type FlagSetEvaluation, type ProjectionExtras } from '../flags/engine/index.js';
-import { flagsResponseJson } from '../flags/engine/response-json.js';
-import type { PublicRequest, PublicResponse, PublicRoute } from '../http/public-endpoint.js';
-import { decodePublicBody } from '../http/public-responses.js';
-import { DECIDE_LIMITS } from '../ingestion/core/decode-body.js';
-import type { Team } from '../tenancy/models.js';
+import type { AppContext } from '../../context.js';
+import { flagDefinitionsCache } from '../../flags/definitions-cache.js';
+import { invalidProjectApiKey } from '../../flags/local-evaluation.js';
+import { projectFlagsResponse, type FlagSetEvaluation, type ProjectionExtras } from '../../flags/engine/index.js';
+import { flagsResponseJson } from '../../flags/engine/response-json.js';
+import type { PublicRequest, PublicResponse, PublicRoute } from '../public-endpoint.js';
+import { decodePublicBody } from '../public-responses.js';
+import { DECIDE_LIMITS } from '../decode-body.js';
+import type { Team } from '../../tenancy/models.js';
 import { evaluateFlagsRequest } from './evaluate-request.js';
 import { requestRuntime } from './evaluation-runtime.js';
 import { readFlagsRequest } from './flag-request.js';

@@ -5,10 +5,10 @@
  * that needed the missing data (`errorsWhileComputingFlags: true`); the rest are still answered.
  */
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { AppContext } from '../context.js';
-import { staticMembershipsOf } from '../cohorts/store.js';
-import { flagDefinitionsCache, type ProjectFlags } from '../flags/definitions-cache.js';
-import { getHashKeyOverrides, insertHashKeyOverrides } from '../flags/store.js';
+import type { AppContext } from '../../context.js';
+import { staticMembershipsOf } from '../../cohorts/store.js';
+import { flagDefinitionsCache, type ProjectFlags } from '../../flags/definitions-cache.js';
+import { getHashKeyOverrides, insertHashKeyOverrides } from '../../flags/store.js';
 import {
   evaluateFlags,
   failedFlagEvaluation,
@@ -17,12 +17,12 @@ import {
   type FlagErrorCode,
   type FlagEvaluation,
   type FlagSetEvaluation,
-} from '../flags/engine/index.js';
-import { getGroup } from '../groups/store.js';
-import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../ingestion/core/geoip-properties.js';
-import { growableCopy } from '../lib/growable-copy.js';
-import { getPersonByDistinctId, type Person } from '../persons/store.js';
-import type { Team } from '../tenancy/models.js';
+} from '../../flags/engine/index.js';
+import { getGroup } from '../../groups/store.js';
+import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../../ingestion/core/geoip-properties.js';
+import { growableCopy } from '../../lib/growable-copy.js';
+import { getPersonByDistinctId, type Person } from '../../persons/store.js';
+import type { Team } from '../../tenancy/models.js';
 import type { EvaluationRuntime } from './evaluation-runtime.js';
 import type { FlagsRequest } from './flag-request.js';
 import { requestPlan } from './flag-needs.js';

@@ -2,14 +2,15 @@
  * The public capture endpoints (`ingestion-api.md`) as a transport-independent handler: decode,
  * validate and write the queue rows (core/capture-request.ts, on capture's parse thread for large
  * bodies), commit them to the durable queue, answer. Everything else happens in the worker, after
- * the 200. The fast lane (src/http/fast-lane.ts) serves it for every path in `CAPTURE_PATHS`.
+ * the 200. The fast lane (src/sdk/router.ts) serves it for every path in `CAPTURE_PATHS`.
  */
-import type { AppContext } from '../context.js';
-import { bodyEncoding, INVALID_PROJECT_TOKEN } from '../http/public-responses.js';
-import type { PublicHandler, PublicResponse, PublicRoute } from '../http/public-endpoint.js';
-import { BATCH_LIMITS, CAPTURE_LIMITS, type HttpFailure, type IngestEndpoint } from './core/index.js';
+import type { AppContext } from '../../context.js';
+import { bodyEncoding, INVALID_PROJECT_TOKEN } from '../public-responses.js';
+import type { PublicHandler, PublicResponse, PublicRoute } from '../public-endpoint.js';
+import type { HttpFailure, IngestEndpoint } from '../../ingestion/core/index.js';
+import { BATCH_LIMITS, CAPTURE_LIMITS } from '../decode-body.js';
 import type { CaptureThread } from './capture-thread.js';
-import type { IngestionQueueWriter, WarningRow } from './queue.js';
+import type { IngestionQueueWriter, WarningRow } from '../../ingestion/queue.js';
 
 /** Every path the SDKs post events to, and what kind of body each takes. */
 export const CAPTURE_PATHS: ReadonlyArray<readonly [string, IngestEndpoint]> = [

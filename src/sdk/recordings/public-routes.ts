@@ -3,12 +3,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { AppContext } from '../context.js';
-import { summarizeMetadata } from './core/index.js';
-import { playerLines } from './decompress.js';
+import type { AppContext } from '../../context.js';
+import { summarizeMetadata } from '../../recordings/core/index.js';
+import { playerLines } from '../../recordings/decompress.js';
 import { playerPage } from './player-page.js';
-import { findEnabledSharing, type RecordingSharing } from './sharing-store.js';
-import { getRecording, readChunks } from './store.js';
+import { findEnabledSharing, type RecordingSharing } from '../../recordings/sharing-store.js';
+import { getRecording, readChunks } from '../../recordings/store.js';
 
 const require = createRequire(import.meta.url);
 

@@ -11,9 +11,9 @@
  *   `config` is answered as `v=2&config=true`, in that order: so `/decide/` gets decide v1 with the
  *   config and `/flags/` the detailed body with it.
  */
-import type { FlagsResponseProtocol } from '../flags/engine/index.js';
-import { selectResponseProtocol } from '../flags/engine/index.js';
-import type { QueryParams } from '../ingestion/core/decode-body.js';
+import type { FlagsResponseProtocol } from '../../flags/engine/index.js';
+import { selectResponseProtocol } from '../../flags/engine/index.js';
+import type { QueryParams } from '../decode-body.js';
 
 /** PostHog's prefix of the flags its surveys target (flags/flag_analytics.rs). */
 export const SURVEY_TARGETING_FLAG_PREFIX = 'survey-targeting-';

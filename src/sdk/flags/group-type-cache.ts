@@ -7,8 +7,8 @@
  * lifetime only bounds memory for environments that are gone.
  */
 import type { Kysely } from 'kysely';
-import type { Schema } from '../platform/db/schema.js';
-import { listGroupTypes } from '../groups/store.js';
+import type { Schema } from '../../platform/db/schema.js';
+import { listGroupTypes } from '../../groups/store.js';
 
 const TTL_MS = 5 * 60_000;
 /**

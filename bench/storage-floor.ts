@@ -15,7 +15,7 @@ import { openAndMigrate } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { configureSqliteConnection } from '../src/platform/db/database.js';
 import { fallbackAutocheckpointFrames, startCheckpointer } from '../src/platform/db/sqlite-checkpointer.js';
-import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
+import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
 
 export interface StorageFloor {
   eventsPerSecond: number;

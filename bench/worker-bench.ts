@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.js';
 import { openGeoip, type GeoipService } from '../src/geoip/geoip-service.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
-import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
+import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
 import { noteUnlessServerNodeOptions } from './harness.js';
 import { storageFloor, type StorageFloor } from './storage-floor.js';
 import { captureWorkload, realisticWorkload } from './workload.js';

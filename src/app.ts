@@ -15,8 +15,8 @@ import { closeWithGrace } from './http/graceful-close.js';
 import { buildServer } from './server.js';
 import { DeletionRunner } from './deletions/runner.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
-import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
-import { TeamCache } from './tenancy/team-cache.js';
+import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
+import { TeamCache } from './environments/team-cache.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'hoglet' } });

@@ -4,7 +4,7 @@ import type { Database } from './platform/db/database.js';
 import type { GeoipService } from './geoip/geoip-service.js';
 import type { IngestionQueueWriter } from './ingestion/queue.js';
 import type { ChangeBus } from './platform/change-bus.js';
-import type { TeamCache } from './tenancy/team-cache.js';
+import type { TeamCache } from './environments/team-cache.js';
 
 /** What every feature is given: settings, storage, the logger and the shared services. */
 export interface AppContext {

@@ -32,7 +32,7 @@ import { webVitalsRoutes } from './web-vitals/routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
-import { tenancyRoutes } from './tenancy/routes.js';
+import { tenancyRoutes } from './environments/tenancy-routes.js';
 
 const API_PREFIX = '/api';
 

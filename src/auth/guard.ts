@@ -8,8 +8,8 @@ import {
   projectNotFound,
   type KeySource,
 } from '../posthog/errors.js';
-import type { Team, User } from '../tenancy/models.js';
-import { getMemberships, getTeam } from '../tenancy/store.js';
+import type { Team, User } from '../environments/models.js';
+import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 import { mayManageKeys, SELF_ACCESS_ONLY } from './keys-service.js';
 import { findActiveKeyHolder, touchKey, type PersonalApiKey } from './keys-store.js';
 import { findProjectSecretKey, teamOfSecretKey } from './project-secret-key.js';

@@ -8,7 +8,7 @@ import { notFound, permissionDenied, validationError } from '../posthog/errors.j
 import { pyTypeName } from '../posthog/python-text.js';
 import { canonicalUuid } from '../posthog/python-values.js';
 import { FieldError, MESSAGES, fail, parseInteger, parseString } from '../subscriptions/core/drf-fields.js';
-import { getMemberships, getTeam } from '../tenancy/store.js';
+import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 import {
   countKeysOfUser,
   deleteKeyOfUser,

@@ -3,7 +3,7 @@ import { createPersonalApiKey, listPersonalApiKeys, revokePersonalApiKey } from 
 import { loadConfig } from '../config.js';
 import { DatabaseMissingError, type Database } from '../platform/db/database.js';
 import { ApiError } from '../posthog/errors.js';
-import { getUserByEmail, listProjects } from '../tenancy/store.js';
+import { getUserByEmail, listProjects } from '../environments/tenancy-store.js';
 
 /**
  * Runs a one-shot command on the database the server uses. It must exist already: a command run

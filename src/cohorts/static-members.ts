@@ -9,7 +9,7 @@ import { FLAGS_TOPIC } from '../flags/service.js';
 import { notFound, validationError } from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { getPersonByUuid } from '../persons/store.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { membersFromCsv } from './csv-members.js';
 import {
   addCohortMembers,

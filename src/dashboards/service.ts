@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { validationError } from '../posthog/errors.js';
 import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
-import type { Team, User } from '../tenancy/models.js';
+import type { Team, User } from '../environments/models.js';
 import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
 import { readNameAndDescription, serializerData } from '../posthog/fields.js';
 

@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, nowIso, toJson } from '../platform/db/values.js';
-import type { Team } from '../tenancy/models.js';
-import { getTeam } from '../tenancy/store.js';
+import type { Team } from './models.js';
+import { getTeam } from './tenancy-store.js';
 
 type Db = Kysely<Schema>;
 

@@ -1,6 +1,6 @@
 import { validationError } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
-import { TEAM_CONFIG_FIELDS, type TeamField } from '../tenancy/team-fields.js';
+import { TEAM_CONFIG_FIELDS, type TeamField } from './team-fields.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
 

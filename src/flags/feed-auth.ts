@@ -13,8 +13,8 @@ import { findActiveKeyHolder, touchKey } from '../auth/keys-store.js';
 import { bearerSecretKey, teamOfSecretKey } from '../auth/project-secret-key.js';
 import { keyGrantsScope } from '../auth/scopes.js';
 import { ApiError, missingScope, permissionDenied, projectNotFound, validationError } from '../posthog/errors.js';
-import type { Team } from '../tenancy/models.js';
-import { getMemberships, getTeam } from '../tenancy/store.js';
+import type { Team } from '../environments/models.js';
+import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 
 type Json = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Cohort } from '../cohorts/store.js';
 import { listGroupTypes } from '../groups/store.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { expandSimpleCohort } from './cohort-expansion.js';
 import { cohortDefinition, flagDefinitionsCache } from './definitions-cache.js';
 import { effectiveFilters, evaluationFlag } from './serializers.js';

@@ -9,8 +9,8 @@ import { getCohort, listProjectCohorts } from '../cohorts/store.js';
 import { conflict, validationError } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
 import { pyTypeName } from '../posthog/python-text.js';
-import type { Team, User } from '../tenancy/models.js';
-import { getUser } from '../tenancy/store.js';
+import type { Team, User } from '../environments/models.js';
+import { getUser } from '../environments/tenancy-store.js';
 import { conflictingFields, filtersForNewKey } from './edit-rules.js';
 import {
   describeFlags,

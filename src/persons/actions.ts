@@ -19,7 +19,7 @@ import { pythonRepr } from '../posthog/python-text.js';
 import { pyTruthy } from '../posthog/python-values.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Schema } from '../platform/db/schema.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { splitPersonUuid } from './person-uuid.js';
 import { distinctIdsOf, firstDistinctIdOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';
 

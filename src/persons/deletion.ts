@@ -13,7 +13,7 @@ import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../posthog/errors.js';
 import { drfDateTime } from '../posthog/python-datetime.js';
 import { canonicalUuid, pyTruthy, queryParam } from '../posthog/python-values.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
 

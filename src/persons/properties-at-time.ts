@@ -9,7 +9,7 @@ import type { DialectName } from '../platform/db/database.js';
 import { jsonValueText } from '../platform/db/json-path.js';
 import type { Schema } from '../platform/db/schema.js';
 import { canonicalUuid, queryParam } from '../posthog/python-values.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { serializePerson } from './serialize.js';
 import { distinctIdsOf, getPersonByDistinctId, getPersonByUuid } from './store.js';
 import { storedInstantText } from '../platform/db/values.js';

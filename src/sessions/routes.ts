@@ -12,7 +12,7 @@ import {
   type CustomChannelRule,
   type SessionProperties,
 } from '../recordings/core/index.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 
 /** Events read per query while computing sessions. */
 const PAGE_SIZE = 5_000;

@@ -10,7 +10,7 @@ import type { Schema } from '../platform/db/schema.js';
 import { dashboardTeamId } from '../dashboards/store.js';
 import { ApiError } from '../posthog/errors.js';
 import { insightTeamId } from '../insights/store.js';
-import type { Team, User } from '../tenancy/models.js';
+import type { Team, User } from '../environments/models.js';
 import {
   nextDeliveryDateOnSave,
   toUtcDate,

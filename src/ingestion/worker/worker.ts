@@ -19,7 +19,7 @@ import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
 import { countPersonDeletions } from '../../persons/store.js';
-import { getTeam } from '../../tenancy/store.js';
+import { getTeam } from '../../environments/tenancy-store.js';
 import { SpikeDetector } from './spike-detector.js';
 
 export interface WorkerOptions {

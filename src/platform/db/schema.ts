@@ -12,7 +12,7 @@ import type { InsightsTables } from '../../insights/tables.js';
 import type { PersonsTables } from '../../persons/tables.js';
 import type { RecordingsTables } from '../../recordings/tables.js';
 import type { SubscriptionsTables } from '../../subscriptions/tables.js';
-import type { TenancyTables } from '../../tenancy/tables.js';
+import type { TenancyTables } from '../../environments/tables.js';
 
 /** Shared id allocation (see db/counters.ts). */
 export interface CountersTable {

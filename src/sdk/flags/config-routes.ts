@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { authorizeFeedRequest, localEvaluationResponse } from '../../flags/local-evaluation.js';
 import { notFound, validationError } from '../../posthog/errors.js';
-import type { Team } from '../../tenancy/models.js';
+import type { Team } from '../../environments/models.js';
 import { hasActiveFlags } from './flags-routes.js';
 import { buildRemoteConfig, remoteConfigScript } from './remote-config.js';
 

@@ -22,7 +22,7 @@ import { getGroup } from '../../groups/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS, geoipFlagProperties } from '../../ingestion/core/geoip-properties.js';
 import { growableCopy } from '../../lib/growable-copy.js';
 import { getPersonByDistinctId, type Person } from '../../persons/store.js';
-import type { Team } from '../../tenancy/models.js';
+import type { Team } from '../../environments/models.js';
 import type { EvaluationRuntime } from './evaluation-runtime.js';
 import type { FlagsRequest } from './flag-request.js';
 import { requestPlan } from './flag-needs.js';

@@ -12,7 +12,7 @@ import { flagsResponseJson } from '../../flags/engine/response-json.js';
 import type { PublicRequest, PublicResponse, PublicRoute } from '../public-endpoint.js';
 import { decodePublicBody } from '../public-responses.js';
 import { DECIDE_LIMITS } from '../decode-body.js';
-import type { Team } from '../../tenancy/models.js';
+import type { Team } from '../../environments/models.js';
 import { evaluateFlagsRequest } from './evaluate-request.js';
 import { requestRuntime } from './evaluation-runtime.js';
 import { readFlagsRequest } from './flag-request.js';

@@ -4,7 +4,7 @@
  * and `/array/<token>/config.js` (posthog-js loads the latter before its first `/flags` call).
  * Keys are the ones posthog-js reads; values come from team-fields.ts settings.
  */
-import type { Team } from '../../tenancy/models.js';
+import type { Team } from '../../environments/models.js';
 
 type Json = Record<string, unknown>;
 

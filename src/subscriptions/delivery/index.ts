@@ -4,7 +4,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../platform/db/database.js';
-import { getTeam, getUser } from '../../tenancy/store.js';
+import { getTeam, getUser } from '../../environments/tenancy-store.js';
 import { maskUrl } from '../core/index.js';
 import type { DeliveryTarget } from '../deliveries.js';
 import type { PendingInvite, Subscription } from '../store.js';

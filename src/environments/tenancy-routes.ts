@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { canSeeTeam, visibleScope } from '../auth/guard.js';
-import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from '../environments/secret-tokens.js';
-import { resetToken } from '../environments/service.js';
+import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';
+import { resetToken } from './service.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { liveEventsToken } from './live-events-token.js';
 import { serializeOrganizationBasic, serializeTeam, serializeTeamBasic, serializeUserBasic } from './serializers.js';
-import { getOrganization, getTeam, listOrganizationsOfUser, listTeams } from './store.js';
+import { getOrganization, getTeam, listOrganizationsOfUser, listTeams } from './tenancy-store.js';
 
 export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;

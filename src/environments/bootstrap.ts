@@ -4,7 +4,7 @@ import { insertPersonalApiKey } from '../auth/keys-store.js';
 import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import { MembershipLevel, type Organization, type Project, type Team, type User } from './models.js';
-import { countOrganizations, insertMembership, insertOrganization, insertProjectWithTeam, insertUser } from './store.js';
+import { countOrganizations, insertMembership, insertOrganization, insertProjectWithTeam, insertUser } from './tenancy-store.js';
 import { defaultTeamSettings } from './team-fields.js';
 
 export interface BootstrapResult {

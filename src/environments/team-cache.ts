@@ -1,7 +1,7 @@
 import type { Database } from '../platform/db/database.js';
 import type { ChangeBus } from '../platform/change-bus.js';
 import type { Team } from './models.js';
-import { getTeam, getTeamByApiToken } from './store.js';
+import { getTeam, getTeamByApiToken } from './tenancy-store.js';
 
 /** Long enough to spare the database on every capture, short enough to heal a missed notice. */
 const TTL_MS = 60_000;

@@ -4,7 +4,6 @@ import { nextTurn } from '../platform/next-turn.js';
 import { WakeableSleep } from '../platform/wakeable-sleep.js';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import type { Database } from '../platform/db/database.js';
-import { teamOwnedTables } from '../environments/store.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
 import { deleteRecordings } from '../recordings/store.js';
 import {
@@ -19,6 +18,7 @@ import {
   personEventsWalkGroup,
   personRecordingsBatch,
   resetParkedDeletions,
+  teamOwnedTables,
   saveDeletionCursor,
   teamHasRows,
   type DeletionKind,

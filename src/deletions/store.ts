@@ -9,6 +9,21 @@ import { markPersonEventDeletionsVerified } from './person-event-status.js';
 type Db = Kysely<Schema>;
 
 /**
+ * Every table that holds environment data, found by its `team_id` column, so a feature added later
+ * is covered without registering anything. Rows that hang off those tables by other keys must use
+ * ON DELETE CASCADE foreign keys. Reads only this Hoglet's own schema.
+ */
+export async function teamOwnedTables(database: Database): Promise<string[]> {
+  const rows =
+    database.dialect === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.columns
+          where table_schema = ${database.schema ?? 'public'} and column_name = 'team_id'`.execute(database.db)
+      : await sql<{ name: string }>`select m.name as name from sqlite_master m, pragma_table_info(m.name) c
+          where m.type = 'table' and c.name = 'team_id'`.execute(database.db);
+  return [...new Set(rows.rows.map((r) => r.name))].filter((name) => name !== 'teams').sort();
+}
+
+/**
  * `environment`: all of an environment's data. `person_events` and `person_recordings`: the events
  * or the session recordings of a deleted person (`target`, its uuid), by the distinct ids it had.
  */

@@ -12,7 +12,7 @@ import { toJson } from '../../src/platform/db/values.js';
 import { DeletionRunner } from '../../src/deletions/runner.js';
 import { sql } from 'kysely';
 import { listPendingDeletions, MAX_DELETION_ATTEMPTS, queueDeletion } from '../../src/deletions/store.js';
-import { teamOwnedTables } from '../../src/environments/store.js';
+import { teamOwnedTables } from '../../src/deletions/store.js';
 import { BACKEND } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
 import { useTestServer } from '../helpers/server.js';

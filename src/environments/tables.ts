@@ -9,7 +9,7 @@ export interface OrganizationsTable {
 }
 
 export interface ProjectsTable {
-  /** Equal to the id of the project's first environment (see db/counters.ts). */
+  /** Equal to the id of the project's first environment (see platform/db/counters.ts). */
   id: number;
   organization_id: string;
   name: string;

@@ -41,7 +41,7 @@ type Builder = ExpressionBuilder<any, any>;
 
 /**
  * One property filter on the events (event properties) or their persons (person properties), as
- * the persons list compiles its filters (db/property-conditions.ts); null when it filters nothing.
+ * the persons list compiles its filters (posthog/property-conditions.ts); null when it filters nothing.
  */
 function filterCondition(database: Database, filter: PropertyFilter): Condition | null {
   const column = filter.type === 'person' ? 'persons.properties' : 'events.properties';

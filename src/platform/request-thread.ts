@@ -1,7 +1,7 @@
 /**
  * A second thread that answers questions a process could answer itself, only on another core:
  * the worker's prepare thread (ingestion/worker/prepare-thread-client.ts) and capture's parse
- * thread (ingestion/capture-thread.ts). Nothing depends on the thread: when it is not there, has
+ * thread (sdk/capture/capture-thread.ts). Nothing depends on the thread: when it is not there, has
  * failed, or does not answer in time, `ask` gives undefined and the caller does the work itself;
  * a new thread is tried a minute after a failure.
  *

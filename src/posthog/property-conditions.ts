@@ -11,7 +11,7 @@
  * - a list value is IN / NOT IN for exact / is_not, otherwise one comparison per value, ORed
  *   (ANDed for the negative ones); an empty list filters nothing, a one-value list is the value.
  *
- * The conditions read the JSON the same way on SQLite and PostgreSQL (db/json-path.ts) and differ
+ * The conditions read the JSON the same way on SQLite and PostgreSQL (platform/db/json-path.ts) and differ
  * only where the dialects do (case folding, text order, regular expressions: see regexMatches).
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';

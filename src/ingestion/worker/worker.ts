@@ -193,7 +193,7 @@ export class IngestionWorker {
       try {
         processed = await this.runOnce();
       } catch (error) {
-        // An unreachable database is logged once for the whole outage (db/availability.ts).
+        // An unreachable database is logged once for the whole outage (platform/db/availability.ts).
         if (!isDatabaseUnavailable(error)) this.log.error({ err: error }, 'ingestion worker batch failed; retrying');
         await this.pause.sleep(1000);
       }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { flagsRoutes } from '../src/decide/answer.js';
+import { flagsRoutes } from '../src/sdk/flags/flags-routes.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
 import { createMixedFlags, decideBodies } from './decide.js';
 import { noteUnlessServerNodeOptions } from './harness.js';

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { openAndMigrate } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
-import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
+import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
 import { captureBody } from './bodies.js';
 import { fmt, load, noteUnlessServerNodeOptions, spawnHoglet, type LoadResult } from './harness.js';
 import { captureWorkload } from './workload.js';

@@ -13,9 +13,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { openAndMigrate } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { configureSqliteConnection } from '../src/db/database.js';
-import { fallbackAutocheckpointFrames, startCheckpointer } from '../src/db/sqlite-checkpointer.js';
-import { bootstrapIfEmpty } from '../src/tenancy/bootstrap.js';
+import { configureSqliteConnection } from '../src/platform/db/database.js';
+import { fallbackAutocheckpointFrames, startCheckpointer } from '../src/platform/db/sqlite-checkpointer.js';
+import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
 
 export interface StorageFloor {
   eventsPerSecond: number;

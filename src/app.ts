@@ -5,18 +5,18 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { openDatabase, type Database } from './db/database.js';
-import { migrateToLatest } from './db/migrations/index.js';
+import { openDatabase, type Database } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrations/index.js';
 import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
 import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
-import { ChangeBus } from './lib/change-bus.js';
+import { ChangeBus } from './platform/change-bus.js';
 import { closeWithGrace } from './http/graceful-close.js';
 import { buildServer } from './server.js';
 import { DeletionRunner } from './deletions/runner.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
-import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/bootstrap.js';
-import { TeamCache } from './tenancy/team-cache.js';
+import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
+import { TeamCache } from './environments/team-cache.js';
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'hoglet' } });

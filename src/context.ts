@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { Database } from './db/database.js';
+import type { Database } from './platform/db/database.js';
 import type { GeoipService } from './geoip/geoip-service.js';
 import type { IngestionQueueWriter } from './ingestion/queue.js';
-import type { ChangeBus } from './lib/change-bus.js';
-import type { TeamCache } from './tenancy/team-cache.js';
+import type { ChangeBus } from './platform/change-bus.js';
+import type { TeamCache } from './environments/team-cache.js';
 
 /** What every feature is given: settings, storage, the logger and the shared services. */
 export interface AppContext {

@@ -6,7 +6,7 @@ import type { AppContext } from './context.js';
 import { healthRoutes } from './health/routes.js';
 import { clientAddressResolver, trustProxyOption } from './http/client-address.js';
 import { installPublicCors } from './http/cors.js';
-import { FastLane } from './http/fast-lane.js';
+import { FastLane } from './sdk/router.js';
 import { installErrorHandling } from './http/error-handler.js';
 import { answerFrameworkError } from './http/framework-errors.js';
 import { installBodyParsers } from './http/body-parsers.js';
@@ -15,24 +15,24 @@ import { installRouteRegistry } from './http/route-registry.js';
 import { environmentRoutes } from './environments/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
-import { captureRoutes } from './ingestion/capture-handler.js';
-import { CaptureThread } from './ingestion/capture-thread.js';
+import { captureRoutes } from './sdk/capture/capture-handler.js';
+import { CaptureThread } from './sdk/capture/capture-thread.js';
 import { cohortRoutes } from './cohorts/routes.js';
-import { flagsRoutes } from './decide/answer.js';
-import { decideRoutes } from './decide/routes.js';
+import { flagsRoutes } from './sdk/flags/flags-routes.js';
+import { flagsConfigRoutes } from './sdk/flags/config-routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
 import { personReadRoutes } from './persons/read-routes.js';
 import { personRoutes } from './persons/routes.js';
 import { recordingApiRoutes } from './recordings/api-routes.js';
-import { recordingIngestRoutes } from './recordings/ingest-routes.js';
-import { recordingPublicRoutes } from './recordings/public-routes.js';
+import { recordingIngestRoutes } from './sdk/recordings/ingest-routes.js';
+import { recordingPublicRoutes } from './sdk/recordings/public-routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { webVitalsRoutes } from './web-vitals/routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
-import { tenancyRoutes } from './tenancy/routes.js';
+import { tenancyRoutes } from './environments/tenancy-routes.js';
 
 const API_PREFIX = '/api';
 
@@ -89,7 +89,7 @@ function timeoutCheckInterval(requestTimeoutMs: number): number {
 }
 
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
-  // The hot SDK endpoints are answered in front of fastify, on node's own server (fast-lane.ts).
+  // The hot SDK endpoints are answered in front of fastify, on node's own server (sdk/router.ts).
   const captureThread = new CaptureThread(ctx.log);
   const lane = new FastLane({
     routes: [...captureRoutes(ctx, ctx.ingestionQueue, captureThread), ...flagsRoutes(ctx)],
@@ -159,7 +159,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   installPublicCors(app, API_PREFIX);
   await app.register(healthRoutes, { ctx });
-  await app.register(decideRoutes, { ctx });
+  await app.register(flagsConfigRoutes, { ctx });
   await app.register(recordingIngestRoutes, { ctx });
   await app.register(recordingPublicRoutes, { ctx });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });

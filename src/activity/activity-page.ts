@@ -5,10 +5,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { validationError } from '../http/errors.js';
+import type { Schema } from '../platform/db/schema.js';
+import { validationError } from '../posthog/errors.js';
 import { absoluteUrl } from '../http/pagination.js';
-import { pyInt, queryParam } from '../lib/python-values.js';
+import { pyInt, queryParam } from '../posthog/python-values.js';
 import { listActivity, type ActivityRecord } from './log.js';
 
 type Db = Kysely<Schema>;

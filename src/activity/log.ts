@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromJson, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson, toJson } from '../platform/db/values.js';
 import { uuidv7 } from '../lib/uuid.js';
 
 type Db = Kysely<Schema>;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import {
   invalidPersonalApiKey,
   missingScope,
@@ -7,41 +7,17 @@ import {
   permissionDenied,
   projectNotFound,
   type KeySource,
-} from '../http/errors.js';
-import type { Team, User } from '../tenancy/models.js';
-import { getMemberships, getTeam } from '../tenancy/store.js';
+} from '../posthog/errors.js';
+import type { Team, User } from '../environments/models.js';
+import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 import { mayManageKeys, SELF_ACCESS_ONLY } from './keys-service.js';
 import { findActiveKeyHolder, touchKey, type PersonalApiKey } from './keys-store.js';
 import { findProjectSecretKey, teamOfSecretKey } from './project-secret-key.js';
 import { keyGrantsScope } from './scopes.js';
+import type { ApiRouteAccess } from '../http/route-registry.js';
 
-/** What an /api route declares about who may call it. Every /api route must declare one. */
-export interface ApiRouteAccess {
-  /**
-   * The personal API key scope the route needs. `null`: the action takes no personal API key
-   * (PostHog's "This action does not support personal API key access"). Several: each is needed,
-   * as PostHog's `required_scopes` list (the first one missing is named).
-   */
-  scope: string | readonly string[] | null;
-  /** Where the route's environment comes from; absent for routes that are not about one. */
-  team?: { from: 'project' | 'environment'; param: string };
-  /** Only authenticate: the route answers 405 (DRF authenticates before it refuses a method). */
-  authenticateOnly?: boolean;
-  /**
-   * The route also takes a project secret API key (`phs_…`, PostHog's TeamSecretTokenAuthentication):
-   * the local-evaluation feed and the remote-config payload only. A known key sets
-   * `request.secretKeyTeam` and nothing else is checked here; the handler must refuse any other
-   * environment than the key's. An unknown key is judged as a personal API key (and refused).
-   */
-  projectSecretKey?: boolean;
-  /**
-   * The personal API key management routes (PostHog's PersonalAPIKeyViewSet, which checks no
-   * scope). `manage`: only a key that may manage its user's keys (keys-service `mayManageKeys`),
-   * others get PersonalApiKeySelfAccessPermission's 403. `retrieve`: any key; the handler lets one
-   * read only itself (docs/decisions/0001-personal-key-management.md). `scope` is null on these.
-   */
-  personalApiKeys?: 'retrieve' | 'manage';
-}
+// Declared by the route registry, which refuses an /api route without one.
+export type { ApiRouteAccess };
 
 export interface Principal {
   user: User;
@@ -51,9 +27,6 @@ export interface Principal {
 }
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    access?: ApiRouteAccess;
-  }
   interface FastifyRequest {
     principal?: Principal;
     team?: Team;

@@ -1,4 +1,4 @@
-import { formatDrfDateTime } from '../lib/drf-datetime.js';
+import { formatDrfDateTime } from '../posthog/drf-datetime.js';
 import type { PersonalApiKey } from './keys-store.js';
 
 const drfTime = (value: string | null) => (value === null ? null : formatDrfDateTime(new Date(value)));

@@ -3,12 +3,12 @@
  * serializer's input checks (field by field, in its order, with DRF's and its own messages), the
  * ten-key limit, the raw value made only on create and roll, and who may act on which key.
  */
-import type { Database } from '../db/database.js';
-import { notFound, permissionDenied, validationError } from '../http/errors.js';
-import { pyTypeName } from '../lib/python-text.js';
-import { canonicalUuid } from '../lib/python-values.js';
+import type { Database } from '../platform/db/database.js';
+import { notFound, permissionDenied, validationError } from '../posthog/errors.js';
+import { pyTypeName } from '../posthog/python-text.js';
+import { canonicalUuid } from '../posthog/python-values.js';
 import { FieldError, MESSAGES, fail, parseInteger, parseString } from '../subscriptions/core/drf-fields.js';
-import { getMemberships, getTeam } from '../tenancy/store.js';
+import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 import {
   countKeysOfUser,
   deleteKeyOfUser,

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
-import { toUser } from '../tenancy/store.js';
-import type { User } from '../tenancy/models.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
+import { toUser } from '../environments/tenancy-store.js';
+import type { User } from '../environments/models.js';
 import { generatePersonalApiKey, generateRandomToken, hashPersonalApiKey, maskKey } from './tokens.js';
 
 type Db = Kysely<Schema>;

@@ -5,9 +5,9 @@
  * names its environment; whoever checks it must still compare that with the one asked for.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
-import type { Team } from '../tenancy/models.js';
-import { getTeamBySecretApiToken } from '../tenancy/store.js';
+import type { Database } from '../platform/db/database.js';
+import type { Team } from '../environments/models.js';
+import { getTeamBySecretApiToken } from '../environments/tenancy-store.js';
 
 const SECRET_PREFIX = 'phs_';
 /** posthog/auth.py `_SECRET_API_KEY_RE`: anything else is left to the personal API key check. */

@@ -1,9 +1,9 @@
 import { createLogger, openAndMigrate } from '../app.js';
 import { createPersonalApiKey, listPersonalApiKeys, revokePersonalApiKey } from '../auth/keys-service.js';
 import { loadConfig } from '../config.js';
-import { DatabaseMissingError, type Database } from '../db/database.js';
-import { ApiError } from '../http/errors.js';
-import { getUserByEmail, listProjects } from '../tenancy/store.js';
+import { DatabaseMissingError, type Database } from '../platform/db/database.js';
+import { ApiError } from '../posthog/errors.js';
+import { getUserByEmail, listProjects } from '../environments/tenancy-store.js';
 
 /**
  * Runs a one-shot command on the database the server uses. It must exist already: a command run

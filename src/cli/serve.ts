@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { startApp, startWorker, createLogger, type RunningApp, type RunningWorker } from '../app.js';
 import { loadConfig } from '../config.js';
 import { joinCluster, runSupervisor } from './serve-cluster.js';
-import type { BootstrapResult } from '../tenancy/bootstrap.js';
+import type { BootstrapResult } from '../environments/bootstrap.js';
 
 function printFirstStart(bootstrap: BootstrapResult, url: string): void {
   const lines = [

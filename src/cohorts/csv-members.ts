@@ -5,8 +5,8 @@
  * says person_id or email); a wider file must name its id column. Problems are reported under
  * `attr: "csv"`.
  */
-import { validationError } from '../http/errors.js';
-import { pythonStrip } from '../lib/python-values.js';
+import { validationError } from '../posthog/errors.js';
+import { pythonStrip } from '../posthog/python-values.js';
 
 export type CsvIdType = 'person_id' | 'distinct_id' | 'email';
 

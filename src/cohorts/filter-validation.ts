@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import { listProjectFlags } from '../flags/store.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { getCohort, type Cohort } from './store.js';
 

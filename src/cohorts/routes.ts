@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../http/errors.js';
-import { serializerData } from '../http/fields.js';
+import { notFound } from '../posthog/errors.js';
+import { serializerData } from '../posthog/fields.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { parseMultipart } from './csv-members.js';
 import { createCohort, editCohort, serializeCohort } from './service.js';

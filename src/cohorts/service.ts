@@ -5,9 +5,9 @@
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
 import { readBoolean, readString } from '../flags/validation.js';
-import type { Team, User } from '../tenancy/models.js';
-import { serializeUserBasic } from '../tenancy/serializers.js';
-import { getUser } from '../tenancy/store.js';
+import type { Team, User } from '../environments/models.js';
+import { serializeUserBasic } from '../environments/serializers.js';
+import { getUser } from '../environments/tenancy-store.js';
 import { validateCohortFilters } from './filter-validation.js';
 import { addMembers, hasMembers, membersFromBody, withCsvMembers } from './static-members.js';
 import { insertCohort, updateCohort, type Cohort } from './store.js';

@@ -3,13 +3,13 @@
  * into persons, and PostHog's two member actions, `add_persons_to_static_cohort` and
  * `remove_person_from_static_cohort`, with their checks and `{"success": true}` answers.
  */
-import { pyTruthy } from '../lib/python-values.js';
+import { pyTruthy } from '../posthog/python-values.js';
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
-import { notFound, validationError } from '../http/errors.js';
-import { pyTypeName } from '../lib/python-text.js';
+import { notFound, validationError } from '../posthog/errors.js';
+import { pyTypeName } from '../posthog/python-text.js';
 import { getPersonByUuid } from '../persons/store.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { membersFromCsv } from './csv-members.js';
 import {
   addCohortMembers,

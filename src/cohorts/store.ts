@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DialectName } from '../db/database.js';
-import { jsonText } from '../db/json-path.js';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import type { DialectName } from '../platform/db/database.js';
+import { jsonText } from '../platform/db/json-path.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import { wellFormedText } from '../lib/well-formed.js';
 import type { CohortsTable } from './tables.js';
 

@@ -10,11 +10,11 @@
  * out. Like PostHog's, they have no creator.
  */
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { nowIso, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { nowIso, toJson } from '../platform/db/values.js';
 import { generateShortId } from '../insights/store.js';
-import type { Team } from '../tenancy/models.js';
-import { getTeam } from '../tenancy/store.js';
+import type { Team } from '../environments/models.js';
+import { getTeam } from '../environments/tenancy-store.js';
 
 type Db = Kysely<Schema>;
 

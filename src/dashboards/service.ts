@@ -1,12 +1,12 @@
 import { mapInOrder } from '../lib/map-in-order.js';
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
-import type { Team, User } from '../tenancy/models.js';
+import type { Team, User } from '../environments/models.js';
 import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
-import { readNameAndDescription, serializerData } from '../http/fields.js';
+import { readNameAndDescription, serializerData } from '../posthog/fields.js';
 
 function readDashboardBody(raw: unknown, existing?: Dashboard): DashboardFields {
   const body = serializerData(raw);

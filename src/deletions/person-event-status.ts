@@ -4,8 +4,8 @@
  * until the background walk carrying it is done, then completed with the time it was.
  */
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { nowIso } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/values.js';
 
 type Db = Kysely<Schema>;
 

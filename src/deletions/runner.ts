@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { nextTurn } from '../lib/next-turn.js';
-import { WakeableSleep } from '../lib/wakeable-sleep.js';
-import { isDatabaseUnavailable } from '../db/availability.js';
-import type { Database } from '../db/database.js';
-import { teamOwnedTables } from '../environments/store.js';
-import { acquireLease, releaseLease } from '../ingestion/worker/lease.js';
+import { nextTurn } from '../platform/next-turn.js';
+import { WakeableSleep } from '../platform/wakeable-sleep.js';
+import { isDatabaseUnavailable } from '../platform/db/availability.js';
+import type { Database } from '../platform/db/database.js';
+import { acquireLease, releaseLease } from '../platform/lease.js';
 import { deleteRecordings } from '../recordings/store.js';
 import {
   BULK_TEAM_TABLES,
@@ -19,6 +18,7 @@ import {
   personEventsWalkGroup,
   personRecordingsBatch,
   resetParkedDeletions,
+  teamOwnedTables,
   saveDeletionCursor,
   teamHasRows,
   type DeletionKind,

@@ -1,12 +1,27 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { nowIso } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/values.js';
 import { readEventPage, type EventCursor } from '../events/event-pages.js';
 import type { PendingDeletionsTable } from './tables.js';
 import { markPersonEventDeletionsVerified } from './person-event-status.js';
 
 type Db = Kysely<Schema>;
+
+/**
+ * Every table that holds environment data, found by its `team_id` column, so a feature added later
+ * is covered without registering anything. Rows that hang off those tables by other keys must use
+ * ON DELETE CASCADE foreign keys. Reads only this Hoglet's own schema.
+ */
+export async function teamOwnedTables(database: Database): Promise<string[]> {
+  const rows =
+    database.dialect === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.columns
+          where table_schema = ${database.schema ?? 'public'} and column_name = 'team_id'`.execute(database.db)
+      : await sql<{ name: string }>`select m.name as name from sqlite_master m, pragma_table_info(m.name) c
+          where m.type = 'table' and c.name = 'team_id'`.execute(database.db);
+  return [...new Set(rows.rows.map((r) => r.name))].filter((name) => name !== 'teams').sort();
+}
 
 /**
  * `environment`: all of an environment's data. `person_events` and `person_recordings`: the events

@@ -8,8 +8,8 @@
  * `type` picks and the first misfit field.
  */
 import { RE2JS } from 're2js';
-import { validationError } from '../http/errors.js';
-import { pythonJsonDumps } from '../lib/python-json.js';
+import { validationError } from '../posthog/errors.js';
+import { pythonJsonDumps } from '../posthog/python-json.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

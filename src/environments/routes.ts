@@ -3,11 +3,11 @@ import { activityPage, readActivityPageParams } from '../activity/activity-page.
 import type { ApiRouteAccess } from '../auth/guard.js';
 import { visibleScope } from '../auth/guard.js';
 import type { AppContext } from '../context.js';
-import { ApiError, notFound, validationError } from '../http/errors.js';
+import { ApiError, notFound, validationError } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
-import type { Team } from '../tenancy/models.js';
-import { serializeTeamBasic } from '../tenancy/serializers.js';
-import { listTeams } from '../tenancy/store.js';
+import type { Team } from './models.js';
+import { serializeTeamBasic } from './serializers.js';
+import { listTeams } from './tenancy-store.js';
 import { startDemoDataGeneration } from './demo-data.js';
 import { checkTeamAttrs, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';

@@ -9,11 +9,11 @@ import type { ActivityChange } from '../activity/log.js';
 import type { Principal } from '../auth/guard.js';
 import { generateSecretApiToken, maskKey } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
-import { permissionDenied } from '../http/errors.js';
-import { MembershipLevel, type Team } from '../tenancy/models.js';
+import { permissionDenied } from '../posthog/errors.js';
+import { MembershipLevel, type Team } from './models.js';
 import { logTeamUpdate } from './service.js';
 import { updateTeamRow } from './store.js';
-import { lockTeam } from '../tenancy/store.js';
+import { lockTeam } from './tenancy-store.js';
 
 /** PostHog's TeamMemberStrictManagementPermission on these actions: a write needs a project admin. */
 export function requireProjectAdmin(principal: Principal, team: Team): void {

@@ -1,10 +1,10 @@
-import { BULK_TEAM_TABLES, queueDeletion } from '../deletions/store.js';
+import { BULK_TEAM_TABLES, queueDeletion, teamOwnedTables } from '../deletions/store.js';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { fromJson, nowIso, toJson } from '../db/values.js';
-import type { Team } from '../tenancy/models.js';
-import { getTeam } from '../tenancy/store.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson, nowIso, toJson } from '../platform/db/values.js';
+import type { Team } from './models.js';
+import { getTeam } from './tenancy-store.js';
 
 type Db = Kysely<Schema>;
 
@@ -85,21 +85,6 @@ export async function registerProductIntent(
     .where('team_id', '=', teamId)
     .where('product_type', '=', productType)
     .execute();
-}
-
-/**
- * Every table that holds environment data, found by its `team_id` column, so a feature added later
- * is covered without registering anything. Rows that hang off those tables by other keys must use
- * ON DELETE CASCADE foreign keys. Reads only this Hoglet's own schema.
- */
-export async function teamOwnedTables(database: Database): Promise<string[]> {
-  const rows =
-    database.dialect === 'postgres'
-      ? await sql<{ name: string }>`select table_name as name from information_schema.columns
-          where table_schema = ${database.schema ?? 'public'} and column_name = 'team_id'`.execute(database.db)
-      : await sql<{ name: string }>`select m.name as name from sqlite_master m, pragma_table_info(m.name) c
-          where m.type = 'table' and c.name = 'team_id'`.execute(database.db);
-  return [...new Set(rows.rows.map((r) => r.name))].filter((name) => name !== 'teams').sort();
 }
 
 /**

@@ -1,7 +1,7 @@
-import { validationError } from '../http/errors.js';
-import { serializerData } from '../http/fields.js';
-import { TEAM_CONFIG_FIELDS, type TeamField } from '../tenancy/team-fields.js';
-import { pyTypeName } from '../lib/python-text.js';
+import { validationError } from '../posthog/errors.js';
+import { serializerData } from '../posthog/fields.js';
+import { TEAM_CONFIG_FIELDS, type TeamField } from './team-fields.js';
+import { pyTypeName } from '../posthog/python-text.js';
 import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
 
 /** Fields a request may not set; PostHog ignores them silently, and so does Hoglet. */

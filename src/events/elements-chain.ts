@@ -6,7 +6,7 @@
  * on an unclosed quote, so they are replayed here as linear scans that find what Python's regex
  * engine finds (a chain is client text).
  */
-import { isPySpace, pyInt } from '../lib/python-values.js';
+import { isPySpace, pyInt } from '../posthog/python-values.js';
 
 export interface SerializedElement {
   event: null;

@@ -1,8 +1,8 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { Database, DialectName } from '../db/database.js';
-import { exactTimestamp } from '../db/exact-timestamp.js';
-import { jsonValueText } from '../db/json-path.js';
-import type { Schema } from '../db/schema.js';
+import type { Database, DialectName } from '../platform/db/database.js';
+import { exactTimestamp } from '../platform/db/exact-timestamp.js';
+import { jsonValueText } from '../platform/db/json-path.js';
+import type { Schema } from '../platform/db/schema.js';
 
 /** A select from `events` with the caller's selection, whatever it is. */
 type EventsQuery = SelectQueryBuilder<Schema, 'events', any>;

@@ -3,8 +3,8 @@
  * now, as PostHog's `get_persons_mapped_by_distinct_id`, read here so the events API depends only
  * on the tables.
  */
-import type { Database } from '../db/database.js';
-import { fromJson } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import { fromJson } from '../platform/db/values.js';
 
 export interface EventPerson {
   id: number;

@@ -6,7 +6,7 @@
  * old `{"$browser": "Chrome"}` dict form) filters nothing, and list or group items that are not
  * objects are dropped. Unparsable JSON is PostHog's 400.
  */
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import { parsePropertiesJson } from '../http/properties-param.js';
 import { isJsonObject } from '../lib/json-object.js';
 

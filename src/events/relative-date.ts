@@ -6,7 +6,7 @@
  * no such unit is silently now. Wall times are UTC-like milliseconds (see lib/zoned-time.ts).
  */
 import { DAY_MS, HOUR_MS, toWall } from '../lib/zoned-time.js';
-import { pyInt } from '../lib/python-values.js';
+import { pyInt } from '../posthog/python-values.js';
 
 /** A date Python's datetime cannot hold (years 1-9999): PostHog fails with a server error there. */
 export class DateOutOfRangeError extends Error {}

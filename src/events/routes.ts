@@ -1,18 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../http/errors.js';
+import { notFound, validationError } from '../posthog/errors.js';
 import { absoluteUrl, rowsWithinPageBytes } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { chainToElements } from './elements-chain.js';
 import { ownersOf, type EventPerson } from './owners.js';
 import { parseProperties } from './property-groups.js';
-import { pythonIsoformat } from '../lib/python-datetime.js';
-import { canonicalUuid, pyInt, queryParam } from '../lib/python-values.js';
+import { pythonIsoformat } from '../posthog/python-datetime.js';
+import { canonicalUuid, pyInt, queryParam } from '../posthog/python-values.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
 import { eventListCursor, getEvent, listEvents, type EventFilter, type EventListCursor, type StoredEvent } from './store.js';
-import { isInvalidRegexError } from '../db/property-conditions.js';
-import { storedInstantText } from '../db/values.js';
+import { isInvalidRegexError } from '../posthog/property-conditions.js';
+import { storedInstantText } from '../platform/db/values.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;

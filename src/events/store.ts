@@ -1,9 +1,9 @@
 import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { Database } from '../db/database.js';
-import { exactTimestamp } from '../db/exact-timestamp.js';
-import { compileCondition, readPropertyCondition } from '../db/property-conditions.js';
-import type { Schema } from '../db/schema.js';
-import { fromJson } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import { exactTimestamp } from '../platform/db/exact-timestamp.js';
+import { compileCondition, readPropertyCondition } from '../posthog/property-conditions.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson } from '../platform/db/values.js';
 import { isGroup, readsPersons, type PropertyFilter, type PropertyNode } from './property-groups.js';
 
 export interface StoredEvent {
@@ -41,7 +41,7 @@ type Builder = ExpressionBuilder<any, any>;
 
 /**
  * One property filter on the events (event properties) or their persons (person properties), as
- * the persons list compiles its filters (db/property-conditions.ts); null when it filters nothing.
+ * the persons list compiles its filters (posthog/property-conditions.ts); null when it filters nothing.
  */
 function filterCondition(database: Database, filter: PropertyFilter): Condition | null {
   const column = filter.type === 'person' ? 'persons.properties' : 'events.properties';

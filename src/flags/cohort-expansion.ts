@@ -6,7 +6,7 @@
  * Anything it cannot express is left as it was, and the SDK then asks the server.
  */
 import type { Cohort } from '../cohorts/store.js';
-import { pyInt } from '../lib/python-values.js';
+import { pyInt } from '../posthog/python-values.js';
 
 type Json = Record<string, unknown>;
 

@@ -12,9 +12,9 @@ import { findPersonalApiKey, type Principal } from '../auth/guard.js';
 import { findActiveKeyHolder, touchKey } from '../auth/keys-store.js';
 import { bearerSecretKey, teamOfSecretKey } from '../auth/project-secret-key.js';
 import { keyGrantsScope } from '../auth/scopes.js';
-import { ApiError, missingScope, permissionDenied, projectNotFound, validationError } from '../http/errors.js';
-import type { Team } from '../tenancy/models.js';
-import { getMemberships, getTeam } from '../tenancy/store.js';
+import { ApiError, missingScope, permissionDenied, projectNotFound, validationError } from '../posthog/errors.js';
+import type { Team } from '../environments/models.js';
+import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 
 type Json = Record<string, unknown>;
 

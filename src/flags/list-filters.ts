@@ -3,11 +3,11 @@
  * (`_apply_filters`, `filter_flags_by_active_param`, and `order` in `safely_get_queryset`).
  * Hoglet filters the project's (non-deleted) flags in memory, newest first, then paginates.
  */
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import { isJsonObject } from '../lib/json-object.js';
-import { pythonStr } from '../lib/python-text.js';
+import { pythonStr } from '../posthog/python-text.js';
 import type { FeatureFlag } from './store.js';
-import { pythonStrip } from '../lib/python-values.js';
+import { pythonStrip } from '../posthog/python-values.js';
 
 type Json = Record<string, unknown>;
 export type ListQuery = Record<string, string | string[] | undefined>;

@@ -10,13 +10,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Cohort } from '../cohorts/store.js';
 import { listGroupTypes } from '../groups/store.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { expandSimpleCohort } from './cohort-expansion.js';
 import { cohortDefinition, flagDefinitionsCache } from './definitions-cache.js';
 import { effectiveFilters, evaluationFlag } from './serializers.js';
 import type { FeatureFlag } from './store.js';
 
-// decide/routes.ts and decide/answer.ts read these from here.
+// sdk/flags/config-routes.ts and sdk/flags/flags-routes.ts read these from here.
 export { authorizeFeedRequest, invalidProjectApiKey } from './feed-auth.js';
 
 type Json = Record<string, unknown>;

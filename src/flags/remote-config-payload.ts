@@ -4,9 +4,9 @@
  * FeatureFlagViewSet.remote_config (products/feature_flags/backend/api/feature_flag.py).
  */
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { isJsonObject } from '../lib/json-object.js';
-import { pyTruthy } from '../lib/python-values.js';
+import { pyTruthy } from '../posthog/python-values.js';
 import { findFlagByKeyWithDeleted, getFlag, type FeatureFlag } from './store.js';
 
 /**

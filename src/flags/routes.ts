@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { applyListQuery, type ListQuery } from './list-filters.js';
 import { checkKeyReachesTeam, teamForFeed, teamForProjectFlagRequest, teamForSecretKeyFeed } from './feed-auth.js';
 import { localEvaluationResponse } from './local-evaluation.js';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { serializeUserBasic } from '../tenancy/serializers.js';
-import { getUser } from '../tenancy/store.js';
-import type { User } from '../tenancy/models.js';
+import type { Schema } from '../platform/db/schema.js';
+import { serializeUserBasic } from '../environments/serializers.js';
+import { getUser } from '../environments/tenancy-store.js';
+import type { User } from '../environments/models.js';
 import type { FeatureFlag } from './store.js';
 
 type Json = Record<string, unknown>;

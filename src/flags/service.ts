@@ -6,11 +6,11 @@
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
 import { getCohort, listProjectCohorts } from '../cohorts/store.js';
-import { conflict, validationError } from '../http/errors.js';
-import { serializerData } from '../http/fields.js';
-import { pyTypeName } from '../lib/python-text.js';
-import type { Team, User } from '../tenancy/models.js';
-import { getUser } from '../tenancy/store.js';
+import { conflict, validationError } from '../posthog/errors.js';
+import { serializerData } from '../posthog/fields.js';
+import { pyTypeName } from '../posthog/python-text.js';
+import type { Team, User } from '../environments/models.js';
+import { getUser } from '../environments/tenancy-store.js';
 import { conflictingFields, filtersForNewKey } from './edit-rules.js';
 import {
   describeFlags,

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { FeatureFlagsTable } from './tables.js';
 
 type Db = Kysely<Schema>;

@@ -3,11 +3,11 @@
  * with its messages and codes (docs/posthog-parity.md). Field-type checks use DRF's wording.
  * Every filters problem is reported with `attr: "filters"`, as DRF does for a field validator.
  */
-import { pythonStrip } from '../lib/python-values.js';
-import { validationError } from '../http/errors.js';
+import { pythonStrip } from '../posthog/python-values.js';
+import { validationError } from '../posthog/errors.js';
 import { parseDateInTimezone } from './engine/index.js';
 import type { FeatureFlag } from './store.js';
-import { pythonStr, pyTypeName } from '../lib/python-text.js';
+import { pythonStr, pyTypeName } from '../posthog/python-text.js';
 
 export const FLAG_KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 export const MAX_KEY_LENGTH = 400;

@@ -23,7 +23,7 @@ import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Reader } from 'maxmind';
-import type { GeoipLookupResult } from '../ingestion/core/geoip-properties.js';
+import type { GeoipLookupResult } from './lookup-result.js';
 import { RecentLookups } from './recent-lookups.js';
 
 /** A lookup that found nothing, as kept by RecentLookups (which keeps no undefined). */

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../http/errors.js';
+import { notFound, validationError } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { getGroup, listGroups, listGroupTypes, MAX_GROUP_TYPES, type Group } from './store.js';
-import { drfDateTime } from '../lib/python-datetime.js';
-import { pyInt } from '../lib/python-values.js';
+import { drfDateTime } from '../posthog/python-datetime.js';
+import { pyInt } from '../posthog/python-values.js';
 
 /** PostHog's GroupSerializer; `created_at` as its DateTimeField prints it (microseconds, `Z`). */
 function serializeGroup(group: Group) {

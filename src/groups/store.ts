@@ -1,7 +1,7 @@
-import { literalContainsPattern } from '../db/property-conditions.js';
+import { literalContainsPattern } from '../posthog/property-conditions.js';
 import { sql, type Expression, type Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromJson, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson, toJson } from '../platform/db/values.js';
 
 type Db = Kysely<Schema>;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { isDatabaseUnavailable } from '../db/availability.js';
-import { pingDatabase } from '../db/database.js';
+import { isDatabaseUnavailable } from '../platform/db/availability.js';
+import { pingDatabase } from '../platform/db/database.js';
 
 /** Liveness and readiness, for load balancers and orchestrators; no credentials. */
 export const healthRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../ingestion/core/decode-body.js';
-import { parseError, unsupportedMediaType } from './errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDepthExceeds } from '../lib/json-depth.js';
+import { parseError, unsupportedMediaType } from '../posthog/errors.js';
 
 /**
  * JSON as DRF reads it: an empty body is an empty object, not an error; prototype-poisoning keys

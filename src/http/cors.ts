@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Browser SDKs call the public endpoints (capture, decide, config, recordings) from any site, so
  * those answer every origin; the management API is for servers and scripts and gets no CORS
- * headers. The fast lane (fast-lane.ts) answers capture and decide itself and adds the same
+ * headers. The fast lane (sdk/router.ts) answers capture and decide itself and adds the same
  * headers through `publicCorsHeaders`; fastify adds them to everything else with a plain hook
  * (not a plugin: the plugin's per-request delegator cost capture measurably; docs/benchmarks.md).
  */

@@ -1,8 +1,8 @@
-import { isDatabaseUnavailable } from '../db/availability.js';
-import { isNulCharacterError } from '../db/database.js';
+import { isDatabaseUnavailable } from '../platform/db/availability.js';
+import { isNulCharacterError } from '../platform/db/database.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, notFound, parseError, payloadTooLarge, serverError, serviceUnavailable, unsupportedMediaType, validationError } from './errors.js';
-import { pyTypeName } from '../lib/python-text.js';
+import { ApiError, notFound, parseError, payloadTooLarge, serverError, serviceUnavailable, unsupportedMediaType, validationError } from '../posthog/errors.js';
+import { pyTypeName } from '../posthog/python-text.js';
 
 interface AjvError {
   keyword: string;

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound, serverError } from './errors.js';
+import { notFound, serverError } from '../posthog/errors.js';
 
 /**
  * fastify's `frameworkErrors`: what its router refuses before any route or error handler runs,

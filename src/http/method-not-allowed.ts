@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { methodNotAllowed } from './errors.js';
+import { methodNotAllowed } from '../posthog/errors.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

@@ -1,4 +1,4 @@
-import { validationError } from './errors.js';
+import { validationError } from '../posthog/errors.js';
 
 /**
  * The JSON of a list's `properties` query parameter (events, persons). Text that is not JSON is

@@ -1,4 +1,4 @@
-import type { ApiRouteAccess } from '../auth/guard.js';
+import type { ApiRouteAccess } from './route-registry.js';
 
 /**
  * PostHog serves environment-scoped resources under both `/api/projects/:id/…` (the id names a

@@ -4,7 +4,7 @@
  * even personless, see worker.ts), and putting parked events back in line once the cause is fixed.
  * Parked events are never deleted here: an event that got a 200 is not thrown away.
  */
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { MAX_PROCESSING_ATTEMPTS } from './worker/worker.js';
 
 export interface LaneCount {

@@ -7,8 +7,8 @@
  * hold the events still to do (ChunkState).
  */
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { splitJsonArray } from './core/json-array.js';
+import type { Schema } from '../platform/db/schema.js';
+import { splitJsonArray } from '../lib/json-array.js';
 import type { Lane } from './queue.js';
 
 type Db = Kysely<Schema>;

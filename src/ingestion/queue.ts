@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../db/availability.js';
-import type { Database } from '../db/database.js';
-import { toJson } from '../db/values.js';
+import { isDatabaseUnavailable } from '../platform/db/availability.js';
+import type { Database } from '../platform/db/database.js';
+import { toJson } from '../platform/db/values.js';
 import type { Properties } from './core/types.js';
-import { MultiRowInsert } from '../db/multi-row-insert.js';
+import { MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import { chunkPayloads, joinQueueRows, type QueueChunk, type QueueRowText } from './core/queue-rows.js';
 
 /** What capture commits for one accepted event: the event as sent plus its request context. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { containsText, utcDay } from '../db/text-functions.js';
-import { fromJson } from '../db/values.js';
+import { containsText, utcDay } from '../platform/db/text-functions.js';
+import { fromJson } from '../platform/db/values.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 
 /** How far back the summary looks, as PostHog's ingestion warnings page does. */

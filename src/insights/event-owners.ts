@@ -8,8 +8,8 @@
  * signs up is one user, not two. Resolved a page of events at a time, each distinct id once.
  */
 import type { Kysely } from 'kysely';
-import { InListQuery } from '../db/multi-row-insert.js';
-import type { Schema } from '../db/schema.js';
+import { InListQuery } from '../platform/db/multi-row-insert.js';
+import type { Schema } from '../platform/db/schema.js';
 
 const OWNERS = new InListQuery(
   (db: Kysely<Schema>, [teamId]: [number], distinctIds: string[]) =>

@@ -1,7 +1,7 @@
 import { mapInOrder } from '../lib/map-in-order.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { createInsight, editInsight, serializeInsight, PageLookups } from './service.js';

@@ -1,18 +1,18 @@
 import type { Kysely } from 'kysely';
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
 import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../dashboards/store.js';
-import { validationError } from '../http/errors.js';
-import type { Team, User } from '../tenancy/models.js';
-import { serializeUserBasic } from '../tenancy/serializers.js';
-import { getTeam, getUser } from '../tenancy/store.js';
+import { validationError } from '../posthog/errors.js';
+import type { Team, User } from '../environments/models.js';
+import { serializeUserBasic } from '../environments/serializers.js';
+import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { forEachTrendsEvent, insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsCounter, TrendsQueryError, type TrendsResult } from './trends.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
-import { readNameAndDescription, serializerData } from '../http/fields.js';
+import { readNameAndDescription, serializerData } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
 

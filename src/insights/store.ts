@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { InsightsTable } from './tables.js';
 import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
 import { EventOwners } from './event-owners.js';

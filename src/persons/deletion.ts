@@ -7,13 +7,13 @@
  */
 import type { Kysely } from 'kysely';
 import { recordActivity, type Actor } from '../activity/log.js';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status.js';
 import { queueDeletion } from '../deletions/store.js';
-import { validationError } from '../http/errors.js';
-import { drfDateTime } from '../lib/python-datetime.js';
-import { canonicalUuid, pyTruthy, queryParam } from '../lib/python-values.js';
-import type { Team } from '../tenancy/models.js';
+import { validationError } from '../posthog/errors.js';
+import { drfDateTime } from '../posthog/python-datetime.js';
+import { canonicalUuid, pyTruthy, queryParam } from '../posthog/python-values.js';
+import type { Team } from '../environments/models.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
 

@@ -7,8 +7,8 @@
  * 500; Hoglet answers them with a 400 instead, never by dropping the filter: a caller deleting
  * what the list returns must not be handed persons its filter did not select.
  */
-import { readPropertyCondition, type PropertyCondition } from '../db/property-conditions.js';
-import { validationError } from '../http/errors.js';
+import { readPropertyCondition, type PropertyCondition } from '../posthog/property-conditions.js';
+import { validationError } from '../posthog/errors.js';
 import { parsePropertiesJson } from '../http/properties-param.js';
 
 export type { PropertyCondition };

@@ -8,13 +8,13 @@
  */
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import { getCohort } from '../cohorts/store.js';
-import type { Database, DialectName } from '../db/database.js';
-import { jsonText } from '../db/json-path.js';
-import type { Schema } from '../db/schema.js';
-import { validationError } from '../http/errors.js';
-import type { Team } from '../tenancy/models.js';
+import type { Database, DialectName } from '../platform/db/database.js';
+import { jsonText } from '../platform/db/json-path.js';
+import type { Schema } from '../platform/db/schema.js';
+import { validationError } from '../posthog/errors.js';
+import type { Team } from '../environments/models.js';
 import type { CohortCondition, PersonListQuery } from './list-params.js';
-import { compileCondition, containsPattern, ilike, isInvalidRegexError, type Condition } from '../db/property-conditions.js';
+import { compileCondition, containsPattern, ilike, isInvalidRegexError, type Condition } from '../posthog/property-conditions.js';
 import { toPerson, type Person } from './store.js';
 
 type Db = Kysely<Schema>;

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../http/errors.js';
+import { notFound, validationError } from '../posthog/errors.js';
 import { getPersonByRef, parsePersonRef, type Person } from './store.js';
 
 /**

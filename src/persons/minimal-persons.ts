@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import type { Team } from '../tenancy/models.js';
+import type { Schema } from '../platform/db/schema.js';
+import type { Team } from '../environments/models.js';
 import { serializeMinimalPerson } from './serialize.js';
 import { distinctIdsOf, getPersonsByDistinctIds } from './store.js';
 

@@ -9,10 +9,10 @@
  */
 import type { Kysely } from 'kysely';
 import { listProjectCohorts, staticMembershipsOf } from '../cohorts/store.js';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { liveCohortInputs } from '../flags/definitions-cache.js';
 import { createCohortResolver, FlagEvaluationError, isCohortMember } from '../flags/engine/index.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import type { Person } from './store.js';
 
 type Db = Kysely<Schema>;

@@ -5,15 +5,15 @@
  * events), oldest first, over the two years before the moment, at most 100,000 updates.
  */
 import type { Kysely } from 'kysely';
-import type { DialectName } from '../db/database.js';
-import { jsonValueText } from '../db/json-path.js';
-import type { Schema } from '../db/schema.js';
-import { canonicalUuid, queryParam } from '../lib/python-values.js';
-import type { Team } from '../tenancy/models.js';
+import type { DialectName } from '../platform/db/database.js';
+import { jsonValueText } from '../platform/db/json-path.js';
+import type { Schema } from '../platform/db/schema.js';
+import { canonicalUuid, queryParam } from '../posthog/python-values.js';
+import type { Team } from '../environments/models.js';
 import { serializePerson } from './serialize.js';
 import { distinctIdsOf, getPersonByDistinctId, getPersonByUuid } from './store.js';
-import { storedInstantText } from '../db/values.js';
-import { fieldsIsoformat, instantOf, pythonFromIsoformat, type PythonDateTimeFields } from '../lib/drf-datetime.js';
+import { storedInstantText } from '../platform/db/values.js';
+import { fieldsIsoformat, instantOf, pythonFromIsoformat, type PythonDateTimeFields } from '../posthog/drf-datetime.js';
 
 type Db = Kysely<Schema>;
 

@@ -4,12 +4,12 @@
  * filter pickers of PostHog's UI.
  */
 import { sql } from 'kysely';
-import type { Database } from '../db/database.js';
-import { jsonText, jsonValueText } from '../db/json-path.js';
-import { ilike, literalContainsPattern } from '../db/property-conditions.js';
-import { inByteOrder } from '../db/text-functions.js';
-import { pythonJsonDumps } from '../lib/python-json.js';
-import { pythonRepr } from '../lib/python-text.js';
+import type { Database } from '../platform/db/database.js';
+import { jsonText, jsonValueText } from '../platform/db/json-path.js';
+import { ilike, literalContainsPattern } from '../posthog/property-conditions.js';
+import { inByteOrder } from '../platform/db/text-functions.js';
+import { pythonJsonDumps } from '../posthog/python-json.js';
+import { pythonRepr } from '../posthog/python-text.js';
 
 export interface PropertyValueCount {
   name: string;

@@ -7,7 +7,7 @@ import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './de
 import { parsePersonListQuery } from './list-params.js';
 import { listPersons } from './list-query.js';
 import { serializePerson } from './serialize.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../posthog/errors.js';
 import { isPlainObject } from '../ingestion/core/types.js';
 import { deletePersonProperty, readDeletePropertyBody, readPersonUpdateBody, readSplitBody, readUpdatePropertyBody, setPersonProperties, splitPerson, updatePersonProperty } from './actions.js';
 import { pathPerson } from './lookup.js';

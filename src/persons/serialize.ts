@@ -1,6 +1,6 @@
-import { drfDateTime } from '../lib/python-datetime.js';
-import { pyTruthy } from '../lib/python-values.js';
-import type { Team } from '../tenancy/models.js';
+import { drfDateTime } from '../posthog/python-datetime.js';
+import { pyTruthy } from '../posthog/python-values.js';
+import type { Team } from '../environments/models.js';
 import type { Person } from './store.js';
 
 /** PostHog's PERSON_DEFAULT_DISPLAY_NAME_PROPERTIES (posthog/api/person.py). */

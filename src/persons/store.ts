@@ -1,11 +1,11 @@
 import { CompiledQuery, PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import { counterValue, nextCounterValue } from '../db/counters.js';
-import type { DialectName } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, toJson } from '../db/values.js';
-import { InListQuery, MultiRowInsert } from '../db/multi-row-insert.js';
+import { counterValue, nextCounterValue } from '../platform/db/counters.js';
+import type { DialectName } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, toJson } from '../platform/db/values.js';
+import { InListQuery, MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
-import { canonicalUuid, pyInt } from '../lib/python-values.js';
+import { canonicalUuid, pyInt } from '../posthog/python-values.js';
 
 type Db = Kysely<Schema>;
 

@@ -4,7 +4,7 @@
  * defaults to three days back. Hoglet supports the filters its storage can answer: date range,
  * distinct ids, person, session ids and duration bounds.
  */
-import { validationError } from '../http/errors.js';
+import { validationError } from '../posthog/errors.js';
 import type { RecordingFilter } from './store.js';
 
 const UNIT_MS = { h: 3_600_000, d: 86_400_000, w: 604_800_000, m: 2_592_000_000, y: 31_536_000_000 } as const;

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { personUuidFromDistinctId } from '../persons/person-uuid.js';
 import { minimalPersonsByDistinctId, type MinimalPerson } from '../persons/minimal-persons.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 import { isOngoing, summarizeMetadata } from './core/index.js';
 import { viewedBy, type RecordingRow } from './store.js';
 

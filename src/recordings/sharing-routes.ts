@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { permissionDenied, validationError } from '../http/errors.js';
+import { permissionDenied, validationError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { loadRecording, readBoolean } from './route-helpers.js';
 import { getSharing, saveSharing, type RecordingSharing } from './sharing-store.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, toJson } from '../platform/db/values.js';
 
 type Db = Kysely<Schema>;
 

@@ -8,9 +8,9 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
-import type { Schema } from '../db/schema.js';
-import { fromJson, toJson } from '../db/values.js';
+import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromJson, toJson } from '../platform/db/values.js';
 import { emptyMetadata, foldBatch, type RecordingMetadata, type SnapshotBatch } from './core/index.js';
 import type { SessionRecordingsTable } from './tables.js';
 

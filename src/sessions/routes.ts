@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { forEachEventPage } from '../events/event-pages.js';
-import { fromJson } from '../db/values.js';
-import { ApiError } from '../http/errors.js';
+import { fromJson } from '../platform/db/values.js';
+import { ApiError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import {
   listSessionPropertyDefinitions,
@@ -12,7 +12,7 @@ import {
   type CustomChannelRule,
   type SessionProperties,
 } from '../recordings/core/index.js';
-import type { Team } from '../tenancy/models.js';
+import type { Team } from '../environments/models.js';
 
 /** Events read per query while computing sessions. */
 const PAGE_SIZE = 5_000;

@@ -4,7 +4,7 @@
  * failed.
  */
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { beginAttempt, finishAttempt, type AttemptHandle, type DeliveryKind, type DeliveryTarget } from './deliveries.js';
 import type { DeliveryResult } from './delivery/index.js';
 import type { Subscription } from './store.js';

@@ -7,8 +7,8 @@
  * connections, and one waiting for it in the same process blocks the thread that would release it.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { nowIso } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { nowIso } from '../platform/db/values.js';
 import type { SubscriptionDeliveriesTable, SubscriptionDeliveryAttemptsTable } from './tables.js';
 
 type Db = Kysely<Schema>;

@@ -4,7 +4,7 @@
  * retry state are left alone.
  */
 import type { AppContext } from '../context.js';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../posthog/errors.js';
 import { attemptDelivery } from './attempt.js';
 import { getDelivery, testUnderWay, type Delivery } from './deliveries.js';
 import { createDeliverer } from './delivery/index.js';

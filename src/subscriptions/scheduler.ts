@@ -10,8 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import type { Database } from '../db/database.js';
-import type { ChangeBus } from '../lib/change-bus.js';
+import type { Database } from '../platform/db/database.js';
+import type { ChangeBus } from '../platform/change-bus.js';
 import { attemptDelivery } from './attempt.js';
 import { DELIVERY_BUFFER_MS, isDue, nextDeliveryDate, planDelivery } from './core/index.js';
 import { createDeliverer, Deliverer } from './delivery/index.js';

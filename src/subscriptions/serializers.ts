@@ -1,4 +1,4 @@
-import { serializeUserBasic } from '../tenancy/serializers.js';
+import { serializeUserBasic } from '../environments/serializers.js';
 import { formatDrfDateTime, subscriptionSummary } from './core/index.js';
 import type { Delivery } from './deliveries.js';
 import type { Subscription } from './store.js';

@@ -6,11 +6,11 @@
 import type { Kysely } from 'kysely';
 import { diffFields, recordActivity } from '../activity/log.js';
 import type { AppContext } from '../context.js';
-import type { Schema } from '../db/schema.js';
+import type { Schema } from '../platform/db/schema.js';
 import { dashboardTeamId } from '../dashboards/store.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../posthog/errors.js';
 import { insightTeamId } from '../insights/store.js';
-import type { Team, User } from '../tenancy/models.js';
+import type { Team, User } from '../environments/models.js';
 import {
   nextDeliveryDateOnSave,
   toUtcDate,

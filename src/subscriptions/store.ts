@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { Schema } from '../db/schema.js';
-import { fromBool, fromJson, nowIso, toJson } from '../db/values.js';
+import type { Schema } from '../platform/db/schema.js';
+import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { ScheduleFields } from './core/index.js';
 import type { SubscriptionsTable } from './tables.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { jsonText } from '../db/json-path.js';
+import { jsonText } from '../platform/db/json-path.js';
 import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { checkWebVitalsQuery, WEB_VITALS_EVENT, WEB_VITALS_PROPERTY_KEYS, WebVitalsSamples, type PathCleaningFilter } from '../recordings/core/index.js';
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { teamOwnedTables } from '../../src/environments/store.js';
+import { teamOwnedTables } from '../../src/deletions/store.js';
 import { createKey } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

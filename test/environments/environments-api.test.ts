@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromJson } from '../../src/db/values.js';
+import { fromJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

@@ -4,7 +4,7 @@
  * (posthog/api/team.py, posthog/models/team/team.py) answer them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertMembership, insertUser } from '../../src/tenancy/store.js';
+import { insertMembership, insertUser } from '../../src/environments/tenancy-store.js';
 import { createKey } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { toJson } from '../../src/db/values.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { ensureGroupTypeIndex } from '../../src/groups/store.js';
 import { insertPerson } from '../../src/persons/store.js';
 import type { TestServer } from '../helpers/server.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
 import { editFlag } from '../../src/flags/service.js';
 import { getFlag } from '../../src/flags/store.js';
-import { getTeam, getUser } from '../../src/tenancy/store.js';
+import { getTeam, getUser } from '../../src/environments/tenancy-store.js';
 import { askFlags, createFlag, flagsPath, patchFlag } from './flag-helpers.js';
 
 const server = useTestServer();

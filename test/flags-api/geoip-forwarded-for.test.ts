@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forwardedForAddress, geoipAddress } from '../../src/decide/geoip-address.js';
+import { forwardedForAddress, geoipAddress } from '../../src/sdk/flags/geoip-address.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { askFlags, createFlag, personFilter } from './flag-helpers.js';
 

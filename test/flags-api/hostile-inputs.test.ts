@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { matchesSearch } from '../../src/flags/list-filters.js';
-import { pythonStrip } from '../../src/lib/python-values.js';
+import { pythonStrip } from '../../src/posthog/python-values.js';
 import { useTestServer } from '../helpers/server.js';
 import { cohortsPath, createFlag, flagsPath, storePerson } from './flag-helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillMissingInitialProperties, INITIAL_PROPERTY_SOURCES, initialBackfills } from '../../src/decide/initial-properties.js';
+import { fillMissingInitialProperties, INITIAL_PROPERTY_SOURCES, initialBackfills } from '../../src/sdk/flags/initial-properties.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { askFlags, createFlag, personFilter, storeGroup, storePerson } from './flag-helpers.js';
 

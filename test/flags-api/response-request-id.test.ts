@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalUuid, flagsRequestId } from '../../src/decide/request-id.js';
+import { canonicalUuid, flagsRequestId } from '../../src/sdk/flags/request-id.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { askFlags, createFlag } from './flag-helpers.js';
 

@@ -14,7 +14,7 @@ import { openAndMigrate } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { IngestionQueueWriter } from '../../src/ingestion/queue.js';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
-import { bootstrapIfEmpty } from '../../src/tenancy/bootstrap.js';
+import { bootstrapIfEmpty } from '../../src/environments/bootstrap.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-floor-test-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

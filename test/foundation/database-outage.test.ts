@@ -17,7 +17,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { isDatabaseUnavailable } from '../../src/db/availability.js';
+import { isDatabaseUnavailable } from '../../src/platform/db/availability.js';
 import { BACKEND, TEST_DATABASE_URL, freshStorage } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
 

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MembershipLevel } from '../../src/tenancy/models.js';
-import { insertMembership, insertUser } from '../../src/tenancy/store.js';
+import { MembershipLevel } from '../../src/environments/models.js';
+import { insertMembership, insertUser } from '../../src/environments/tenancy-store.js';
 import { freshStorage } from '../helpers/backend.js';
 import { createForeignOrganization, createKey, createProject } from '../helpers/fixtures.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pythonRepr, pythonStr, pyTypeName } from '../../src/lib/python-text.js';
+import { pythonRepr, pythonStr, pyTypeName } from '../../src/posthog/python-text.js';
 
 describe("Python's str() and repr() of JSON values (texts of DRF and f-string messages)", () => {
   it('prints numbers as Python does: ints in full, floats by repr', () => {

@@ -1,5 +1,5 @@
 /**
- * The SQLite checkpoint thread (src/db/sqlite-checkpointer.ts), on a SQLite file of its own (it
+ * The SQLite checkpoint thread (src/platform/db/sqlite-checkpointer.ts), on a SQLite file of its own (it
  * runs in both CI passes). The thresholds are made small, and the main connection's own automatic
  * checkpoint (the fallback) is moved out of reach, so every restart here is the thread's.
  */
@@ -9,7 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/platform/db/database.js';
 
 const FRAME_BYTES = 4096 + 24;
 const cleanups: Array<() => Promise<unknown> | void> = [];

@@ -3,10 +3,10 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openAndMigrate } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { bootstrapIfEmpty } from '../../src/tenancy/bootstrap.js';
-import { getTeam, getTeamByApiToken } from '../../src/tenancy/store.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { migrations } from '../../src/platform/db/migrations/index.js';
+import { bootstrapIfEmpty } from '../../src/environments/bootstrap.js';
+import { getTeam, getTeamByApiToken } from '../../src/environments/tenancy-store.js';
 import { BACKEND, freshStorage, type TestStorage } from '../helpers/backend.js';
 import { createProject } from '../helpers/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WakeableSleep } from '../../src/lib/wakeable-sleep.js';
+import { WakeableSleep } from '../../src/platform/wakeable-sleep.js';
 
 /** Resolves with whether `promise` settled before a timer of `ms` fired. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toJson } from '../../src/db/values.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { wellFormedJson, wellFormedJsonValue, wellFormedText } from '../../src/lib/well-formed.js';
 
 const R = '\uFFFD';

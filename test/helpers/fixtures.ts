@@ -1,8 +1,8 @@
 import { insertPersonalApiKey } from '../../src/auth/keys-store.js';
 import { generateProjectApiToken } from '../../src/auth/tokens.js';
-import type { Database } from '../../src/db/database.js';
-import { insertOrganization, insertProjectWithTeam } from '../../src/tenancy/store.js';
-import { defaultTeamSettings } from '../../src/tenancy/team-fields.js';
+import type { Database } from '../../src/platform/db/database.js';
+import { insertOrganization, insertProjectWithTeam } from '../../src/environments/tenancy-store.js';
+import { defaultTeamSettings } from '../../src/environments/team-fields.js';
 
 /** A further project (with its first environment) in an organization. */
 export async function createProject(database: Database, organizationId: string, name = 'Second project') {

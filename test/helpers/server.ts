@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
-import type { BootstrapResult } from '../../src/tenancy/bootstrap.js';
+import type { BootstrapResult } from '../../src/environments/bootstrap.js';
 import { freshStorage, type TestStorage } from './backend.js';
 
 export interface ApiResponse<T = any> {

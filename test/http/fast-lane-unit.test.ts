@@ -3,10 +3,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientAddressResolver, trustProxyOption } from '../../src/http/client-address.js';
-import { notFound } from '../../src/http/errors.js';
-import { FastLane } from '../../src/http/fast-lane.js';
-import type { PublicHandler } from '../../src/http/public-endpoint.js';
-import { parseQuery, readRequestTarget } from '../../src/http/request-target.js';
+import { notFound } from '../../src/posthog/errors.js';
+import { FastLane } from '../../src/sdk/router.js';
+import type { PublicHandler } from '../../src/sdk/public-endpoint.js';
+import { parseQuery, readRequestTarget } from '../../src/sdk/request-target.js';
 
 /**
  * The fast lane on its own, in front of a small fastify app through fastify's serverFactory, over

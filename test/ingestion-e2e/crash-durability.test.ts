@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openAndMigrate } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/database.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InListQuery, MultiRowInsert, ROWS_PER_INSERT, padInList } from '../../src/db/multi-row-insert.js';
+import { InListQuery, MultiRowInsert, ROWS_PER_INSERT, padInList } from '../../src/platform/db/multi-row-insert.js';
 import { distinctIdsOf, insertDistinctIds, insertPersons } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
 

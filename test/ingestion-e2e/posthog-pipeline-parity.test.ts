@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fromJson } from '../../src/db/values.js';
+import { fromJson } from '../../src/platform/db/values.js';
 import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { getPersonByDistinctId } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireLease, leaseHolder } from '../../src/ingestion/worker/lease.js';
+import { acquireLease, leaseHolder } from '../../src/platform/lease.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**

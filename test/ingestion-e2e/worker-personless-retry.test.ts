@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromJson } from '../../src/db/values.js';
+import { fromJson } from '../../src/platform/db/values.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { BACKEND } from '../helpers/backend.js';

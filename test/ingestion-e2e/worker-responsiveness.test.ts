@@ -2,10 +2,10 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openAndMigrate } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { Database } from '../../src/db/database.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { chunkPayloads } from '../../src/ingestion/core/queue-rows.js';
 import { IngestionQueueWriter, type QueuedEvent } from '../../src/ingestion/queue.js';
-import { bootstrapIfEmpty } from '../../src/tenancy/bootstrap.js';
+import { bootstrapIfEmpty } from '../../src/environments/bootstrap.js';
 import { BACKEND, freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toJson } from '../../src/db/values.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { useTestServer } from '../helpers/server.js';
 
 // /ingestion_warnings/ against PostHog's IngestionWarningsViewSet (posthog/api/ingestion_warnings.py).

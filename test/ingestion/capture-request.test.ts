@@ -5,12 +5,12 @@
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALWAYS_OFFLOAD_BYTES, CaptureThread, INLINE_EVERY, MAX_IN_HAND, OFFLOAD_MIN_BYTES, workSize } from '../../src/ingestion/capture-thread.js';
-import { captureRequestRows, MAX_EVENT_BYTES, type CaptureRequestInput } from '../../src/ingestion/core/capture-request.js';
+import { ALWAYS_OFFLOAD_BYTES, CaptureThread, INLINE_EVERY, MAX_IN_HAND, OFFLOAD_MIN_BYTES, workSize } from '../../src/sdk/capture/capture-thread.js';
+import { captureRequestRows, MAX_EVENT_BYTES, type CaptureRequestInput } from '../../src/sdk/capture/capture-request.js';
 import { MAX_CHUNK_EVENTS } from '../../src/ingestion/core/queue-rows.js';
-import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/ingestion/core/index.js';
+import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/sdk/decode-body.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
-import { RequestThread } from '../../src/lib/request-thread.js';
+import { RequestThread } from '../../src/platform/request-thread.js';
 
 const NOW_MS = Date.parse('2026-03-01T12:00:00.000Z');
 

@@ -13,7 +13,7 @@ import {
   decodeBody,
   jsonDepthExceeds,
   replaceNonFiniteLiterals,
-} from '../../src/ingestion/core/decode-body.js';
+} from '../../src/sdk/decode-body.js';
 
 const event = { event: '$pageview', properties: { distinct_id: 'u1', token: 'phc_test', $current_url: 'https://é.example/ü?q=1+2' } };
 const json = JSON.stringify([event]);

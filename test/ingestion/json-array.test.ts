@@ -3,7 +3,7 @@
  * exactly the JSON of each element, whatever its strings hold.
  */
 import { describe, expect, it } from 'vitest';
-import { splitJsonArray } from '../../src/ingestion/core/json-array.js';
+import { splitJsonArray } from '../../src/lib/json-array.js';
 
 describe('splitJsonArray', () => {
   it("gives each element's text, for arrays written by JSON.stringify", () => {

@@ -1,7 +1,7 @@
 import lzString from 'lz-string';
 import { describe, expect, it } from 'vitest';
-import { decompressLz64 } from '../../src/ingestion/core/lz64.js';
-import { decodeBody, CAPTURE_LIMITS } from '../../src/ingestion/core/decode-body.js';
+import { decompressLz64 } from '../../src/sdk/lz64.js';
+import { decodeBody, CAPTURE_LIMITS } from '../../src/sdk/decode-body.js';
 
 /** lz-string's own compressor is the oracle: whatever it writes, the bounded decoder must read back. */
 function randomText(length: number, seed: number): string {

@@ -15,13 +15,15 @@ import {
   CAPTURE_LIMITS,
   DECIDE_LIMITS,
   type DecodeBodyLimits,
+  decodeBody,
+} from '../../src/sdk/decode-body.js';
+import {
   type ExtractedEvent,
   type IngestEndpoint,
   type QueryParams,
   computeEventTimestamp,
   decideMerge,
   decidePersonProcessing,
-  decodeBody,
   detectMergeRequest,
   extractEvents,
   extractPersonPropertyUpdate,

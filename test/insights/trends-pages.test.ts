@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toJson } from '../../src/db/values.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { forEachEventPage } from '../../src/events/event-pages.js';
 import { forEachTrendsEvent } from '../../src/insights/store.js';
 import { computeTrends, readTrendsQuery, TrendsCounter, type TrendsEvent } from '../../src/insights/trends.js';

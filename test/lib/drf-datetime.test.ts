@@ -5,7 +5,7 @@ import {
   DATETIME_OVERFLOW_MESSAGE,
   formatDrfDateTime,
   parseDrfDateTime,
-} from '../../src/lib/drf-datetime.js';
+} from '../../src/posthog/drf-datetime.js';
 
 /**
  * Input -> DRF DateTimeField result (output string, or the error code), as computed by Python 3.11

@@ -4,7 +4,7 @@
  * `split` (ids leave the person for persons of their own, named as PostHog names them).
  */
 import { describe, expect, it } from 'vitest';
-import { fromJson } from '../../src/db/values.js';
+import { fromJson } from '../../src/platform/db/values.js';
 import { splitPersonUuid } from '../../src/persons/person-uuid.js';
 import { createKey } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';

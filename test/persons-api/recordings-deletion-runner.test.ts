@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { toJson } from '../../src/db/values.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { DeletionRunner } from '../../src/deletions/runner.js';
 import { finishDeletions, listPendingDeletions, queueDeletion } from '../../src/deletions/store.js';
 import { useTestServer } from '../helpers/server.js';

@@ -143,7 +143,7 @@ describe('session recordings API', () => {
     expect((await server.request(`${env}/session_recordings/${bob}/`)).body.viewed).toBe(true);
     // Another user has not viewed it.
     const { database } = server.running.ctx;
-    const { insertUser, insertMembership } = await import('../../src/tenancy/store.js');
+    const { insertUser, insertMembership } = await import('../../src/environments/tenancy-store.js');
     const other = await insertUser(database.db, {
       email: 'o@example.com',
       currentOrganizationId: server.bootstrap.organization.id,

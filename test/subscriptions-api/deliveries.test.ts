@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDrfDateTime } from '../../src/lib/drf-datetime.js';
+import { formatDrfDateTime } from '../../src/posthog/drf-datetime.js';
 import { Deliverer } from '../../src/subscriptions/delivery/index.js';
 import { SubscriptionScheduler } from '../../src/subscriptions/scheduler.js';
 import { createKey, createProject } from '../helpers/fixtures.js';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
-import { columnTypes } from '../../src/db/migrations/column-types.js';
-import { migrateToLatest, migrations } from '../../src/db/migrations/index.js';
+import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
+import { migrateToLatest, migrations } from '../../src/platform/db/migrations/index.js';
 import { listDeliveries } from '../../src/subscriptions/deliveries.js';
 import { TEST_DATABASE_URL, freshStorage, type TestStorage } from '../helpers/backend.js';
 

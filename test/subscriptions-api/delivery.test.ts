@@ -2,7 +2,7 @@ import pino from 'pino';
 import path from 'node:path';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { Deliverer } from '../../src/subscriptions/delivery/index.js';
 import { SubscriptionScheduler } from '../../src/subscriptions/scheduler.js';
 import { listDeliveries as listDeliveryLog } from '../../src/subscriptions/deliveries.js';

@@ -11,7 +11,7 @@ import {
   type ResourceStatus,
   type ValidationContext,
 } from '../../src/subscriptions/core/validate.js';
-import { pythonStr } from '../../src/lib/python-text.js';
+import { pythonStr } from '../../src/posthog/python-text.js';
 
 // Dashboards/insights of the fake store: 1..9 ours, 50 another team's, everything else missing.
 const status = (id: number): ResourceStatus => (id >= 1 && id <= 9 ? 'ok' : id === 50 ? 'other_team' : 'missing');

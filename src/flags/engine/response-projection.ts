@@ -78,7 +78,7 @@ export type FlagsResponseBody = DecideV1Body | DecideV2Body | FlagsV1Body | Flag
 /**
  * Which body a request gets. `/decide`: v missing/1 → decide v1, 2 → decide v2, 3 → legacy
  * (flags v1), ≥4 → detailed (flags v2). `/flags`: v ≥ 2, or no v at all, → detailed; else legacy.
- * The HTTP layer first resolves `v` as PostHog does (src/decide/query-params.ts: defaults, and
+ * The HTTP layer first resolves `v` as PostHog does (src/sdk/flags/query-params.ts: defaults, and
  * text that is not an integer reads as 1) and passes a number.
  */
 export function selectResponseProtocol(endpoint: 'decide' | 'flags', version: number | string | null | undefined): FlagsResponseProtocol {

@@ -139,7 +139,7 @@ export type FlagReasonCode =
 /**
  * Codes of flags whose evaluation failed (`failed: true`). The engine reports a broken cohort
  * reference as dependency_not_found or dependency_cycle; the flags endpoints answer those under
- * PostHog's names, which also say the dependency is a cohort (src/decide/evaluate-request.ts).
+ * PostHog's names, which also say the dependency is a cohort (src/sdk/flags/evaluate-request.ts).
  */
 export type FlagErrorCode =
   | 'dependency_not_found'

@@ -16,7 +16,7 @@
  * token problems with 401 (docs/decisions/0003-capture-checks-project-key.md; the token is only
  * shape-checked here, the route looks it up).
  */
-import type { QueryParams } from './decode-body.js';
+import type { QueryParams } from './types.js';
 import {
   type ErrorEnvelope,
   type HttpFailure,

@@ -1,13 +1,12 @@
 /**
  * Pure cores of event ingestion. Typical use by a capture route and the worker:
  *
- *   decodeBody → extractEvents → (per event) routeEvent → resolveSentAt + computeEventTimestamp,
+ *   (sdk/decode-body.ts) decodeBody → extractEvents → (per event) routeEvent → resolveSentAt + computeEventTimestamp,
  *   decidePersonProcessing → normalizePersonProperties → addRequestContext → applyGeoipProperties
  *   → extractPersonPropertyUpdate → detectMergeRequest / decideMerge → applyPersonPropertyUpdate,
  *   and applyPersonModeToProperties for what is stored.
  */
 export * from './types.js';
-export * from './decode-body.js';
 export * from './extract.js';
 export * from './timestamps.js';
 export * from './person-properties.js';

@@ -9,6 +9,9 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
+/** Query values as HTTP frameworks hand them over (fastify gives arrays for repeated keys). */
+export type QueryParams = Record<string, string | string[] | undefined>;
+
 /** A property bag as it travels on an event or a person. Values are JSON but typed loosely. */
 export type Properties = Record<string, unknown>;
 

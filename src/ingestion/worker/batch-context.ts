@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
-import { InListQuery, MultiRowInsert } from '../../db/multi-row-insert.js';
+import type { Schema } from '../../platform/db/schema.js';
+import { InListQuery, MultiRowInsert } from '../../platform/db/multi-row-insert.js';
 import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
+import type { Schema } from '../../platform/db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import type { Team } from '../../tenancy/models.js';
-import { getTeam } from '../../tenancy/store.js';
+import type { Team } from '../../environments/models.js';
+import { getTeam } from '../../environments/tenancy-store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
-import { InListQuery } from '../../db/multi-row-insert.js';
+import { InListQuery } from '../../platform/db/multi-row-insert.js';
 import { rowIdsOf, type QueueRecord } from '../queue-records.js';
 import { BatchContext } from './batch-context.js';
 import { processDeferredPerson, processPreparedEvent } from './event-pipeline.js';

@@ -1,4 +1,4 @@
-import type { Team } from '../../tenancy/models.js';
+import type { Team } from '../../environments/models.js';
 import type { IngestionWarning } from '../core/index.js';
 import type { BatchContext } from './batch-context.js';
 import { processGroups } from './groups-step.js';

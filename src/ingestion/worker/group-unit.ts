@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
-import { InListQuery, MultiRowInsert } from '../../db/multi-row-insert.js';
-import { fromJson, toJson } from '../../db/values.js';
+import type { Schema } from '../../platform/db/schema.js';
+import { InListQuery, MultiRowInsert } from '../../platform/db/multi-row-insert.js';
+import { fromJson, toJson } from '../../platform/db/values.js';
 import { updateGroup, type Group } from '../../groups/store.js';
 import type { Properties } from '../core/index.js';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
+import type { Schema } from '../../platform/db/schema.js';
 import { ensureGroupTypeIndex, groupTypeIndexOf } from '../../groups/store.js';
-import { toJson } from '../../db/values.js';
+import { toJson } from '../../platform/db/values.js';
 import type { IngestionWarning } from '../core/index.js';
 import type { GroupUnitOfWork } from './group-unit.js';
 import type { PreparedGroups } from './prepare.js';

@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../../db/availability.js';
-import type { Schema } from '../../db/schema.js';
-import { nextTurn } from '../../lib/next-turn.js';
+import { isDatabaseUnavailable } from '../../platform/db/availability.js';
+import type { Schema } from '../../platform/db/schema.js';
+import { nextTurn } from '../../platform/next-turn.js';
 import { decidePersonProcessing } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent } from '../queue.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type Dequeue, type QueueRecord } from './batch.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Schema } from '../../db/schema.js';
+import type { Schema } from '../../platform/db/schema.js';
 import {
   foldPersons,
   getPersonsByDistinctIds,

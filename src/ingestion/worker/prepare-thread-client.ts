@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import { RequestThread, siblingEntry } from '../../lib/request-thread.js';
+import { RequestThread, siblingEntry } from '../../platform/request-thread.js';
 import type { QueueRecord } from './batch.js';
 import type { PreparedRow } from './prepare.js';
 import { unpackReply, type PackedRows, type PrepareRequest } from './prepare-messages.js';

@@ -5,7 +5,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { geoipFromShared, type SharedGeoip } from '../../geoip/geoip-service.js';
-import { answerQuestions } from '../../lib/request-thread.js';
+import { answerQuestions } from '../../platform/request-thread.js';
 import { prepareRow, ReceiptClock } from './prepare.js';
 import { packReply, type PackedRows, type PrepareRequest } from './prepare-messages.js';
 

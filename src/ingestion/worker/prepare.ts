@@ -1,4 +1,4 @@
-import { toJson } from '../../db/values.js';
+import { toJson } from '../../platform/db/values.js';
 import { wellFormedJsonValue, wellFormedText } from '../../lib/well-formed.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import {

@@ -2,24 +2,24 @@ import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import { nextTurn } from '../../lib/next-turn.js';
-import { WakeableSleep } from '../../lib/wakeable-sleep.js';
-import { isDatabaseUnavailable } from '../../db/availability.js';
-import type { Database } from '../../db/database.js';
-import type { Schema } from '../../db/schema.js';
+import { nextTurn } from '../../platform/next-turn.js';
+import { WakeableSleep } from '../../platform/wakeable-sleep.js';
+import { isDatabaseUnavailable } from '../../platform/db/availability.js';
+import type { Database } from '../../platform/db/database.js';
+import type { Schema } from '../../platform/db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { IngestionWarning } from '../core/index.js';
 import type { Lane } from '../queue.js';
 import { queueHeadId, readQueueBatch } from '../queue-records.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
 import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
-import { acquireLease, leaseHolder, releaseLease } from './lease.js';
+import { acquireLease, leaseHolder, releaseLease } from '../../platform/lease.js';
 import { BatchSizer } from './batch-sizer.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
 import { countPersonDeletions } from '../../persons/store.js';
-import { getTeam } from '../../tenancy/store.js';
+import { getTeam } from '../../environments/tenancy-store.js';
 import { SpikeDetector } from './spike-detector.js';
 
 export interface WorkerOptions {
@@ -193,7 +193,7 @@ export class IngestionWorker {
       try {
         processed = await this.runOnce();
       } catch (error) {
-        // An unreachable database is logged once for the whole outage (db/availability.ts).
+        // An unreachable database is logged once for the whole outage (platform/db/availability.ts).
         if (!isDatabaseUnavailable(error)) this.log.error({ err: error }, 'ingestion worker batch failed; retrying');
         await this.pause.sleep(1000);
       }

@@ -3,10 +3,10 @@
  * (validate.ts declares which field uses which): the value DRF would store, or a FieldError with
  * DRF's code and message. MESSAGES holds DRF's messages and the subscription checks' own.
  */
-import { pyInt } from '../../lib/python-values.js';
-import { parseDrfDateTime } from '../../lib/drf-datetime.js';
+import { pyInt } from '../../posthog/python-values.js';
+import { parseDrfDateTime } from '../../posthog/drf-datetime.js';
 import { WEEKDAYS, type Weekday } from './types.js';
-import { pyTypeName, pythonStr } from '../../lib/python-text.js';
+import { pyTypeName, pythonStr } from '../../posthog/python-text.js';
 
 export type ResourceStatus = 'ok' | 'other_team' | 'missing';
 

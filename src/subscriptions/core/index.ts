@@ -1,5 +1,5 @@
 export * from './types.js';
-export * from '../../lib/drf-datetime.js';
+export * from '../../posthog/drf-datetime.js';
 export * from './schedule.js';
 export * from './summary.js';
 export * from './validate.js';

@@ -41,7 +41,7 @@ import {
   type ValidationErrorBody,
   type Weekday,
 } from './types.js';
-import { pyTypeName } from '../../lib/python-text.js';
+import { pyTypeName } from '../../posthog/python-text.js';
 
 export { pyTypeName, MESSAGES, isValidEmail, webhookUrlError, type ResourceStatus };
 

@@ -3,8 +3,8 @@
  * slack or webhook. Throws on any failure so the scheduler can retry with backoff.
  */
 import type { AppContext } from '../../context.js';
-import type { Database } from '../../db/database.js';
-import { getTeam, getUser } from '../../tenancy/store.js';
+import type { Database } from '../../platform/db/database.js';
+import { getTeam, getUser } from '../../environments/tenancy-store.js';
 import { maskUrl } from '../core/index.js';
 import type { DeliveryTarget } from '../deliveries.js';
 import type { PendingInvite, Subscription } from '../store.js';

@@ -3,7 +3,7 @@
  * six insights, in tile order, as PostHog's `generate_assets`), each with its trends result, and
  * the links back to Hoglet.
  */
-import type { Database } from '../../db/database.js';
+import type { Database } from '../../platform/db/database.js';
 import { getDashboard, tilesOfDashboard } from '../../dashboards/store.js';
 import { insightResult } from '../../insights/service.js';
 import { getInsight, getInsightsByIds, type Insight } from '../../insights/store.js';

@@ -1,5 +1,0 @@
-/** Capture's parse thread's entry (see CaptureThread): works large capture requests' bodies into queue rows. */
-import { answerQuestions } from '../lib/request-thread.js';
-import { captureRequestRows, type CaptureRequestInput, type CaptureRequestOutcome } from './core/capture-request.js';
-
-answerQuestions<CaptureRequestInput, CaptureRequestOutcome>((input) => ({ answer: captureRequestRows(input) }));

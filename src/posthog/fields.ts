@@ -1,0 +1,37 @@
+import { validationError } from './errors.js';
+import { pyTypeName } from './python-text.js';
+
+/**
+ * The data a DRF serializer validates: a JSON object. A missing body reads as an empty one (an
+ * empty form, as Django reads it); `null` is DRF's "No data provided", and any other value that is
+ * not an object its non-field "Invalid data" error (the envelope gives it no attr).
+ */
+export function serializerData(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  if (body === null) throw validationError('No data provided', null, 'null');
+  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) {
+    throw validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(body)}.`);
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * The `name` and `description` of saved things (insights, dashboards), read as PostHog's
+ * serializers read them: name nullable and at most 400 characters, description nullable (stored
+ * as ''). Only the fields present in the body are returned.
+ */
+export function readNameAndDescription(body: Record<string, unknown>): { name?: string | null; description?: string } {
+  const fields: { name?: string | null; description?: string } = {};
+  if ('name' in body) {
+    if (body.name !== null && typeof body.name !== 'string') throw validationError('Not a valid string.', 'name');
+    if (typeof body.name === 'string' && body.name.length > 400) {
+      throw validationError('Ensure this field has no more than 400 characters.', 'name', 'max_length');
+    }
+    fields.name = body.name;
+  }
+  if ('description' in body) {
+    if (body.description !== null && typeof body.description !== 'string') throw validationError('Not a valid string.', 'description');
+    fields.description = body.description ?? '';
+  }
+  return fields;
+}

@@ -67,9 +67,12 @@ export async function waitFor<T>(read: () => T | Promise<T>, options: WaitOption
 }
 
 /**
- * Waits until `Date.now()` has moved past `after` (by default: now), so that a timestamp taken
- * next differs from one taken before. A condition on the clock's value, not a fixed pause.
+ * Waits until `Date.now()` has moved past `after` (by default: now): so that a timestamp taken
+ * next differs from one taken before, or a time-to-live that the code under test measures on the
+ * wall clock (a lease) has run out. A condition on the clock's value, not a fixed pause.
  */
 export async function clockPast(after = Date.now()): Promise<void> {
-  while (Date.now() <= after) await new Promise((resolve) => setImmediate(resolve));
+  for (let left = after - Date.now(); left >= 0; left = after - Date.now()) {
+    await new Promise((resolve) => (left > 1 ? setTimeout(resolve, left) : setImmediate(resolve)));
+  }
 }

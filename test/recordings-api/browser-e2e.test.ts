@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * posthog-js 1.434.18, loaded the way the HTML snippet loads it (`/static/array.js` from Hoglet,
@@ -52,15 +53,9 @@ ${body}
 </body></html>`;
 }
 
-async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 600)}`);
-    await new Promise((r) => setTimeout(r, 300));
-    last = await read();
-  }
-  return last;
+/** waitFor, looking every 300 ms (each look may settle the queue and read a recording). */
+function poll<T>(what: string, read: () => Promise<T>, until: (value: T) => boolean): Promise<T> {
+  return waitFor(read, { what, until, intervalMs: 300 });
 }
 
 async function recording(sessionId: string) {
@@ -155,7 +150,9 @@ describe('posthog-js in Chromium against Hoglet', () => {
 
     for (let i = 0; i < 3; i++) await page.click('#buy');
     await page.click('#q');
-    await page.keyboard.type('hello', { delay: 30 });
+    // Typed as a person types, 300 ms a key at least: the page's activity spans over a second,
+    // so active_seconds (whole seconds, activity 5 s apart at most) is positive however fast the machine.
+    await page.keyboard.type('hello', { delay: 300 });
     await page.evaluate(() => {
       console.log('one log line');
       console.error('one error line');

@@ -217,7 +217,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
     await viewer.goto(`${server.url}/shared/${shared.body.access_token}`);
     await viewer.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
     const replay = viewer.frameLocator('.replayer-wrapper iframe');
-    await expect.poll(async () => replay.locator('#buy').count(), { timeout: 15_000 }).toBe(1);
+    await waitFor(() => replay.locator('#buy').count(), { what: 'the replay to show the Buy button', until: (n) => n === 1 });
     const shot = await viewer.locator('.replayer-wrapper').screenshot();
     // HOGLET_E2E_SCREENSHOT=/path.png keeps the replay's screenshot for a human to look at.
     if (process.env.HOGLET_E2E_SCREENSHOT) fs.writeFileSync(process.env.HOGLET_E2E_SCREENSHOT, shot);

@@ -119,14 +119,14 @@ describe('the connection cap', () => {
     const refused = await connect(capped);
     refused.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
     expect(await refused.closed).toBe('');
-    // One held connection goes: a new one is served.
+    // One held connection goes: a new one is served (once the server has seen it go).
     held.pop()!.socket.destroy();
-    let answered = '';
-    while (!answered.startsWith('HTTP/1.1 200')) {
+    const tryOne = async () => {
       const next = await connect(capped);
       next.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\nConnection: close\r\n\r\n');
-      answered = await next.closed;
-    }
+      return next.closed;
+    };
+    await waitFor(tryOne, { what: 'a new connection to be served', until: (answer) => answer.startsWith('HTTP/1.1 200') });
     for (const connection of held) connection.socket.destroy();
   });
 });

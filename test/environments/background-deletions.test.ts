@@ -16,6 +16,7 @@ import { teamOwnedTables } from '../../src/deletions/store.js';
 import { BACKEND } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
 import { useTestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 // No inline worker, so no runner of the server's own: the tests drive theirs.
 const server = useTestServer({ INGESTION_WORKER: 'off' });
@@ -144,10 +145,7 @@ describe('background deletions', () => {
     const restarted = new DeletionRunner(database(), log, { batchSize: 3, idleMs: 10 });
     restarted.start();
     try {
-      for (let waited = 0; (await pendingDeletionsOf(db, stuck)).length > 0; waited += 20) {
-        if (waited > 10_000) throw new Error('the parked deletion was not resumed');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitFor(() => pendingDeletionsOf(db, stuck), { what: 'the parked deletion to be resumed and finished', until: (left) => left.length === 0 });
     } finally {
       await restarted.stop();
     }

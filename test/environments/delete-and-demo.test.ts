@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamOwnedTables } from '../../src/deletions/store.js';
 import { createKey } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -111,15 +112,16 @@ describe('is_demo', () => {
     expect(created.status).toBe(201);
     expect(created.body.is_demo).toBe(true);
     const id = created.body.id;
-    expect((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body).toEqual({ is_generating_demo_data: true });
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body).toEqual({ is_generating_demo_data: true });
+    const generating = async () => (await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body.is_generating_demo_data;
+    expect(await generating()).toBe(true);
+    // Past every step before the wait for the worker (events queued, recording stored, flag made
+    // last): the generator is now waiting for the held worker, and must still say true.
+    const { db } = server.running.ctx.database;
+    const flag = () => db.selectFrom('feature_flags').select('id').where('key', '=', `demo-${id}-new-checkout`).executeTakeFirst();
+    await waitFor(flag, { what: 'the demo generator to make its flag, its last step before it waits for the worker' });
+    expect(await generating()).toBe(true);
     worker.start();
-    const deadline = Date.now() + 120_000;
-    while ((await server.request(`/api/environments/${id}/is_generating_demo_data/`)).body.is_generating_demo_data) {
-      if (Date.now() > deadline) throw new Error('demo data still generating');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitFor(generating, { what: 'the demo data generation to finish', until: (value) => value === false });
     const counts = await countsByTable(id);
     expect(counts.events).toBeGreaterThan(1000);
     expect(counts.persons).toBeGreaterThan(50);

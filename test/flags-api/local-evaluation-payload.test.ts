@@ -8,6 +8,7 @@ import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLAGS_TOPIC } from '../../src/flags/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { cohortsPath, createFlag, createNestedCohort, personFilter } from './flag-helpers.js';
 
 let server: TestServer;
@@ -133,8 +134,7 @@ describe('local evaluation payload', () => {
     try {
       if (!(await client.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node could not load the feed');
       expect(await client.getFeatureFlag('everyone', 'user-1', { onlyEvaluateLocally: true })).toBe(true);
-      for (let i = 0; i < 50 && !events.some((e) => e.event === '$feature_flag_called'); i++) await new Promise((r) => setTimeout(r, 20));
-      const called = events.find((e) => e.event === '$feature_flag_called');
+      const called = await waitFor(() => events.find((e) => e.event === '$feature_flag_called'), { what: 'posthog-node to capture $feature_flag_called' });
       expect(called?.properties).toMatchObject({ $feature_flag: 'everyone', locally_evaluated: true, $feature_flag_has_experiment: false });
     } finally {
       await client.shutdown();

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
 const exec = promisify(execFile);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -87,13 +88,18 @@ describe('hoglet serve', () => {
     const socket = net.connect(Number(port), hostname);
     await new Promise((r) => socket.once('connect', r));
     const body = JSON.stringify({ personal_api_key: fixed });
-    socket.write(
-      `PUT /api/projects/ HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-    );
-    socket.write(body.slice(0, 5));
     let response = '';
     socket.on('data', (d) => (response += d.toString()));
-    await new Promise((r) => setTimeout(r, 300));
+    // `Expect: 100-continue`: node answers "100 Continue" once it has read the request's head, the
+    // proof that the request is in the server's hands before it is told to stop.
+    socket.write(
+      `PUT /api/projects/ HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+        `Connection: close\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    socket.write(body.slice(0, 5));
+    await waitFor(() => response.includes('\r\n\r\n'), { what: 'the server to read the request' });
+    expect(response).toMatch(/^HTTP\/1.1 100 Continue\r\n\r\n$/);
+    response = '';
     p.child.kill('SIGTERM');
     await p.waitFor(/shutting down/);
     socket.write(body.slice(5));

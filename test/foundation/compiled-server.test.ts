@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { nodeOptionsOf } from '../../bench/node-options.js';
 import { freshStorage } from '../helpers/backend.js';
 import { REPO_ROOT, runHoglet, type HogletProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
 const exec = promisify(execFile);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -59,11 +60,10 @@ describe('the compiled server (npm start)', () => {
     const projects = await get(`${url}/api/projects/`, key!);
     const environment = projects.results[0].id as number;
     for (const n of [0, 1999, 2499]) {
-      let found: any[] = [];
-      for (let attempt = 0; attempt < 100 && found.length === 0; attempt++) {
-        found = (await get(`${url}/api/environments/${environment}/events/?distinct_id=visitor-${n}`, key!)).results;
-        if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const found: any[] = await waitFor(async () => (await get(`${url}/api/environments/${environment}/events/?distinct_id=visitor-${n}`, key!)).results, {
+        what: `visitor-${n}'s event to be stored`,
+        until: (results) => results.length > 0,
+      });
       expect(found.map((e) => [e.event, e.properties.n])).toEqual([['compiled check', n]]);
     }
     expect(server.output()).not.toMatch(/prepare thread (unavailable|could not)/);

@@ -20,20 +20,16 @@ import { loadConfig } from '../../src/config.js';
 import { isDatabaseUnavailable } from '../../src/platform/db/availability.js';
 import { BACKEND, TEST_DATABASE_URL, freshStorage } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-async function poll<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** waitFor in this file's argument order. */
+function poll<T>(read: () => Promise<T> | T, until: (value: T) => boolean, what: string, timeoutMs?: number): Promise<T> {
+  return waitFor(read, { what, until, timeoutMs });
 }
 
 /** What an error rejected with, for the classification test. */
@@ -152,17 +148,21 @@ interface Answer {
   path: string;
   status: number;
   body: string;
-  startedAt: number;
+  /** Its place among the requests begun (sent), counted from 1: what came after what, without a clock. */
+  begun: number;
   /** The events a /batch/ request sent. */
   uuids: string[];
 }
 
+/** How many requests `send` has begun. */
+let requestsBegun = 0;
+
 /** One request on a connection of its own; a network failure or no answer in 30 s is status 0. */
 function send(url: string, path: string, body: unknown, uuids: string[] = [], headers: Record<string, string> = {}): Promise<Answer> {
-  const startedAt = Date.now();
+  const begun = ++requestsBegun;
   const text = JSON.stringify(body);
   return new Promise((resolve) => {
-    const done = (status: number, answer: string) => resolve({ path, status, body: answer, startedAt, uuids });
+    const done = (status: number, answer: string) => resolve({ path, status, body: answer, begun, uuids });
     const req = http.request(`${url}${path}`, { method: 'POST', agent: false, timeout: 30_000, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       let data = '';
       res.setEncoding('utf8');
@@ -202,9 +202,9 @@ class Load {
     }
   }
 
-  /** Resolves once requests of both kinds begun after `since` were answered 200. */
+  /** Resolves once requests of both kinds begun after the `since`-th (requestsBegun then) were answered 200. */
   async servingSince(since: number, what: string): Promise<void> {
-    const served = (path: string) => this.answers.some((a) => a.path.startsWith(path) && a.startedAt > since && a.status === 200);
+    const served = (path: string) => this.answers.some((a) => a.path.startsWith(path) && a.begun > since && a.status === 200);
     await poll(() => served('/batch/') && served('/decide/'), Boolean, what);
   }
 
@@ -316,7 +316,7 @@ if (BACKEND === 'postgres') {
       await load.servingSince(0, 'the load to be served');
       for (let round = 1; round <= 2; round++) {
         await listening(admin, applicationName, 1);
-        const terminatedAt = Date.now();
+        const terminatedAt = requestsBegun;
         // The change listener's connection and the pool's (one commit waits on one of them).
         expect(await terminateInFlight(admin, locker, storage.schema!, applicationName)).toBeGreaterThanOrEqual(2);
         await load.servingSince(terminatedAt, `round ${round}: serving again`);
@@ -369,7 +369,7 @@ if (BACKEND === 'postgres') {
       await load.servingSince(0, 'the load to be served');
       for (let round = 1; round <= 2; round++) {
         await listening(admin, applicationName, 2);
-        const terminatedAt = Date.now();
+        const terminatedAt = requestsBegun;
         const terminated = await terminateInFlight(admin, locker, storage.schema!, applicationName);
         await load.servingSince(terminatedAt, `round ${round}: serving again`);
         // Neither server process died (none was replaced).
@@ -409,10 +409,10 @@ if (BACKEND === 'postgres') {
           const req = http.get(`${url}${path}`, { headers, timeout: 30_000 }, (res) => {
             let body = '';
             res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => resolve({ path, status: res.statusCode!, body, startedAt: 0, uuids: [] }));
+            res.on('end', () => resolve({ path, status: res.statusCode!, body, begun: 0, uuids: [] }));
           });
           req.on('timeout', () => req.destroy(new Error('no answer')));
-          req.on('error', (error) => resolve({ path, status: 0, body: String(error), startedAt: 0, uuids: [] }));
+          req.on('error', (error) => resolve({ path, status: 0, body: String(error), begun: 0, uuids: [] }));
         });
       // Replaces the environment's token behind the server's back, and announces it as another process would.
       const replaceToken = async () => {

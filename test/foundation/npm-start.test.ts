@@ -9,6 +9,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshStorage } from '../helpers/backend.js';
 import { REPO_ROOT } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -85,10 +86,15 @@ async function captureInFlight(url: string, token: string): Promise<{ finish(): 
   let response = '';
   socket.on('data', (d) => (response += d.toString()));
   const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.write(`POST /capture/ HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `POST /capture/ HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+      `Connection: close\r\nExpect: 100-continue\r\n\r\n`,
+  );
   socket.write(body.slice(0, 10));
-  // The server has the request once its headers are read: wait until it is in its hands.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The server has the request once its headers are read: node then answers "100 Continue".
+  await waitFor(() => response.includes('\r\n\r\n'), { what: 'the server to read the request' });
+  expect(response).toMatch(/^HTTP\/1.1 100 Continue\r\n\r\n$/);
+  response = '';
   return {
     async finish() {
       socket.write(body.slice(10));

@@ -8,6 +8,7 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 
 const KEY = 'phx_cluster0123456789abcdefghijklmnopqrstuvwxyzA';
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -40,15 +41,6 @@ const api = (url: string, method: string, path: string, body?: unknown) => reque
 function childrenOf(pid: number): number[] {
   const text = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return text ? text.split(/\s+/).map(Number) : [];
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function startCluster(env: Record<string, string> = {}): Promise<{ p: HogletProcess; url: string; storage: TestStorage }> {
@@ -87,10 +79,10 @@ describe('HTTP_PROCESSES=2', () => {
       Array.from({ length: 20 }, (_, i) => request(url, 'POST', '/capture/', { api_key: token, event: 'clustered', distinct_id: `user-${i}`, properties: { n: i } })),
     );
     expect(captures.map((c) => c.status)).toEqual(Array(20).fill(200));
-    const events = await eventually(
-      () => api(url, 'GET', `/api/environments/${projectId}/events/?event=clustered&limit=100`),
-      (res) => res.body?.results?.length === 20,
-    );
+    const events = await waitFor(() => api(url, 'GET', `/api/environments/${projectId}/events/?event=clustered&limit=100`), {
+      what: 'the 20 events to be stored',
+      until: (res) => res.body?.results?.length === 20,
+    });
     expect(events.body.results.map((e: any) => e.properties.n).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
 
     // Flag definitions cached in both processes follow an edit made through either.
@@ -99,16 +91,16 @@ describe('HTTP_PROCESSES=2', () => {
     expect(await everyAnswer()).toEqual(Array(8).fill(undefined)); // both caches now hold "no flags"
     const created = await api(url, 'POST', `/api/projects/${projectId}/feature_flags/`, { key: 'cluster-flag', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
     expect(created.status).toBe(201);
-    expect(await eventually(everyAnswer, (values) => values.every((v) => v === true))).toEqual(Array(8).fill(true));
+    expect(await waitFor(everyAnswer, { what: 'both processes to serve the new flag', until: (values) => values.every((v) => v === true) })).toEqual(Array(8).fill(true));
 
     // A server process that dies is replaced; the others go on serving meanwhile.
     process.kill(servers[1]!, 'SIGKILL');
     await p.waitFor(/server process died; starting another/);
     expect((await request(url, 'POST', '/capture/', { api_key: token, event: 'after-crash', distinct_id: 'x' })).status).toBe(200);
-    const replaced = await eventually(
-      async () => childrenOf(p.child.pid!),
-      (pids) => pids.length === 2 && !pids.includes(servers[1]!) && p.output().match(/hoglet listening/g)!.length === 3,
-    );
+    const replaced = await waitFor(() => childrenOf(p.child.pid!), {
+      what: 'the dead server process to be replaced and listening (children)',
+      until: (pids) => pids.length === 2 && !pids.includes(servers[1]!) && p.output().match(/hoglet listening/g)!.length === 3,
+    });
     expect(replaced).toContain(servers[0]);
     expect(replaced).toHaveLength(2);
     expect(await everyAnswer()).toEqual(Array(8).fill(true));
@@ -135,7 +127,8 @@ describe('HTTP_PROCESSES=2', () => {
     await read();
     for (let i = 0; i < 4; i++) {
       expect((await request(url, 'POST', '/capture/', { api_key: token, event: 'woken', distinct_id: `user-${i}` })).status).toBe(200);
-      const events = await eventually(read, (res) => res.body?.results?.length === i + 1, 20_000);
+      // Bounded well inside the worker's 60 s poll: only the wake-up can process it in time.
+      const events = await waitFor(read, { what: `event ${i + 1} to be processed`, until: (res) => res.body?.results?.length === i + 1, timeoutMs: 20_000 });
       expect(events.body.results).toHaveLength(i + 1);
     }
   }, 180_000);

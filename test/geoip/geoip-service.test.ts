@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Reader } from 'maxmind';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type GeoipService,
   normalizeGeoipRecord,
@@ -175,16 +176,20 @@ describe('bundled GeoLite2 City database', () => {
     }
   });
 
-  it('is fast once warm', () => {
+  // How fast is `npm run bench`'s to measure; what makes it fast is asserted here.
+  it('answers warm addresses from its recent lookups, without reading the database again', () => {
     const addresses = Array.from(
       { length: 1000 },
       (_, i) => `${(i % 200) + 20}.${(i * 7) % 256}.${(i * 13) % 256}.${i % 250}`,
     );
-    for (const ip of addresses) geoip.lookup(ip);
-    const started = performance.now();
-    for (let round = 0; round < 10; round++) for (const ip of addresses) geoip.lookup(ip);
-    // About 0.04 ms per lookup here; the bound only catches a reader re-opened or re-decoded per call.
-    expect(performance.now() - started).toBeLessThan(5_000);
+    const warm = addresses.map((ip) => geoip.lookup(ip));
+    const reads = vi.spyOn(Reader.prototype, 'get');
+    try {
+      for (let round = 0; round < 3; round++) expect(addresses.map((ip) => geoip.lookup(ip))).toEqual(warm);
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 

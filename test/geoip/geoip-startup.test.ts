@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { freshStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait.js';
 import { uint, writeMmdb } from './mmdb-writer.js';
 
 const KEY = 'phx_geoipstart0123456789abcdefghijklmnopqrstu';
@@ -50,12 +51,8 @@ async function storedEvents(url: string, distinctId: string): Promise<Array<{ pr
   return ((await response.json()) as { results: Array<{ properties: Record<string, unknown> }> }).results;
 }
 
-async function eventuallyStored(url: string, distinctId: string) {
-  for (;;) {
-    const events = await storedEvents(url, distinctId);
-    if (events.length > 0) return events;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function eventuallyStored(url: string, distinctId: string) {
+  return waitFor(() => storedEvents(url, distinctId), { what: `${distinctId}'s event to be stored`, until: (events) => events.length > 0 });
 }
 
 /** A GeoIP2 City file that knows one network, gzipped as users may give it. */

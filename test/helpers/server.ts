@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import type { BootstrapResult } from '../../src/environments/bootstrap.js';
 import { freshStorage, type TestStorage } from './backend.js';
+import { waitFor } from './wait.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -83,18 +84,18 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     request,
     async settle(timeoutMs = 30_000) {
       const { db } = running.ctx.database;
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        // Parked rows (events that failed every attempt) stay in the table but are not work.
-        const row = await db
-          .selectFrom('ingestion_queue')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
-          .executeTakeFirst();
-        if (Number(row?.n ?? 0) === 0) return;
-        if (Date.now() > deadline) throw new Error(`ingestion queue still has ${row?.n} rows after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      // Parked rows (events that failed every attempt) stay in the table but are not work.
+      const unprocessed = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('ingestion_queue')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
+              .executeTakeFirst()
+          )?.n ?? 0,
+        );
+      await waitFor(unprocessed, { what: 'the ingestion queue to empty (rows left)', until: (n) => n === 0, timeoutMs });
     },
     async close() {
       await running.close();

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * What a client may hold of a server: a request must arrive whole within REQUEST_TIMEOUT_MS
@@ -43,10 +44,6 @@ function connect(to: TestServer = server): Promise<Connection> {
   });
 }
 
-/** Waits until `condition` holds, looking every few milliseconds. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 const batchHead = (length: number) =>
   `POST /batch/ HTTP/1.1\r\nHost: hoglet\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
@@ -100,7 +97,7 @@ describe('an idle keep-alive connection', () => {
   it('is closed by the server after its last answer', async () => {
     const connection = await connect();
     connection.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
-    await until(() => connection.received().includes('\r\n\r\n'));
+    await waitFor(() => connection.received().includes('\r\n\r\n'), { what: 'the head of the answer' });
     expect(connection.received()).toMatch(/^HTTP\/1\.1 200 /);
     expect(connection.received().toLowerCase()).toContain('keep-alive');
     const all = await connection.closed;
@@ -116,20 +113,20 @@ describe('the connection cap', () => {
       const connection = await connect(capped);
       // Answered, and kept alive: the server has taken the connection and holds it.
       connection.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
-      await until(() => connection.received().includes('\r\n\r\n'));
+      await waitFor(() => connection.received().includes('\r\n\r\n'), { what: 'the head of the answer' });
       held.push(connection);
     }
     const refused = await connect(capped);
     refused.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\n\r\n');
     expect(await refused.closed).toBe('');
-    // One held connection goes: a new one is served.
+    // One held connection goes: a new one is served (once the server has seen it go).
     held.pop()!.socket.destroy();
-    let answered = '';
-    while (!answered.startsWith('HTTP/1.1 200')) {
+    const tryOne = async () => {
       const next = await connect(capped);
       next.socket.write('GET /_health HTTP/1.1\r\nHost: hoglet\r\nConnection: close\r\n\r\n');
-      answered = await next.closed;
-    }
+      return next.closed;
+    };
+    await waitFor(tryOne, { what: 'a new connection to be served', until: (answer) => answer.startsWith('HTTP/1.1 200') });
     for (const connection of held) connection.socket.destroy();
   });
 });

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/wait.js';
 
 const server = useTestServer();
 const env = () => `/api/environments/${server.bootstrap.team.id}`;
@@ -83,7 +84,7 @@ describe('reads after persons merge', () => {
     expect(person.distinct_ids.sort()).toEqual(['anon-c', 'anon-d', 'user-c']);
     expect((await server.request(`${env()}/persons/${person.uuid}/?delete_events=true`, { method: 'DELETE' })).status).toBe(202);
     // The id comes back later (a returning visitor): that event is a new person's, not the deleted one's.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await clockPast();
     await server.ingest([{ event: 'to forget', distinct_id: 'anon-c', timestamp: '2025-11-22T07:59:00Z', properties: {} }]);
     // A batch that began before the deletion and read the id's person after it (PostgreSQL: read
     // committed) stores the new person's event with a creation time before the deletion's.

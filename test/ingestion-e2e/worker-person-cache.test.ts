@@ -5,6 +5,7 @@ import { PersonCache } from '../../src/ingestion/worker/person-cache.js';
 import { IngestionWorker } from '../../src/ingestion/worker/worker.js';
 import type { IngestionQueueWriter, Lane, QueueRow } from '../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/wait.js';
 
 /**
  * The worker keeps persons across batches (PersonCache): by id and version, and which person owns
@@ -128,8 +129,9 @@ describe('worker person cache', () => {
       row(teamId, 'l-c', 'clicked', { $set: { from: 'c' } }),
     ]);
     await first.drain();
-    // The first worker's lease lapses; a second one takes it and folds l-a's person (l-b's too) into l-c's.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The first worker's lease lapses (its clock is past the lease's end, renewed at the latest by
+    // now); a second one takes it and folds l-a's person (l-b's too) into l-c's.
+    await clockPast(Date.now() + 300);
     const second = new IngestionWorker(database, log, { batchSize: 1, leaseTtlMs: 300 });
     await ingestionQueue.enqueue([row(teamId, 'l-c', '$merge_dangerously', { alias: 'l-a' })]);
     await second.drain();
@@ -156,9 +158,10 @@ describe('worker person cache', () => {
     // meanwhile the second takes the lease, updates r-x's person, and gives the lease up.
     const lanes = first as unknown as { processLane(lane: Lane): Promise<number> };
     const processLane = lanes.processLane.bind(first);
+    const roundStarted = Date.now(); // the lease was renewed at the latest then
     lanes.processLane = async (lane: Lane) => {
       if (lane === 'historical') {
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await clockPast(roundStarted + 300);
         await ingestionQueue.enqueue([row(teamId, 'r-x', 'clicked', { $set: { b: 2 } })]);
         await second.drain();
         await second.stop();

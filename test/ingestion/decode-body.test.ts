@@ -134,10 +134,9 @@ describe('decodeBody: size limits', () => {
     expect(declared).toBe(4 * 1024 ** 3);
     expect(bomb.length).toBeLessThan(BATCH_LIMITS.maxBodyBytes);
 
-    const started = performance.now();
+    // Inflated past the cap it would be 4 GiB of zeros: not JSON (a 400), if memory allowed it at all.
     const result = decode({ body: bomb, limits: { maxBodyBytes: BATCH_LIMITS.maxBodyBytes, maxDecompressedBytes: 8 * 1024 * 1024 } });
     expectFailure(result, 413, 'payload_too_large');
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 
   it('caps lz64 output too', () => {

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { recordActivity, type ActivityEntry } from '../../src/activity/log.js';
 import { createKey, createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/wait.js';
 import { personsPath, seedPerson, type SeededPerson } from './person-fixtures.js';
 
 const server = useTestServer();
@@ -14,7 +15,7 @@ const server = useTestServer();
 let ada: SeededPerson;
 let bob: SeededPerson;
 
-/** Entries get their time when written; a pause keeps "newest first" unambiguous. */
+/** Entries get their time when written; the next is written only once the clock has moved on, so "newest first" is unambiguous. */
 async function record(entry: Partial<ActivityEntry> & Pick<ActivityEntry, 'itemId' | 'activity'>) {
   await recordActivity(server.running.ctx.database.db, {
     organizationId: server.bootstrap.organization.id,
@@ -23,7 +24,7 @@ async function record(entry: Partial<ActivityEntry> & Pick<ActivityEntry, 'itemI
     actor: { userId: server.bootstrap.user.id },
     ...entry,
   });
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast();
 }
 
 beforeAll(async () => {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/wait.js';
 import { fullSnapshot, meta, newSessionId, postSnapshots, snapshotEvent } from '../recordings-api/helpers.js';
 import { personsPath } from './person-fixtures.js';
 
@@ -40,12 +41,6 @@ async function storedRows(sessionIds: string[]): Promise<number> {
   return rows;
 }
 
-/** Lets the clock pass the millisecond of the deletion, so what is recorded next comes after it. */
-async function nextMillisecond() {
-  const start = Date.now();
-  while (Date.now() <= start) await new Promise((resolve) => setImmediate(resolve));
-}
-
 describe('deleting a person with delete_recordings', () => {
   it("deletes the recordings of all its distinct ids, with their data, views and sharing; not other people's", async () => {
     const person = await identify('rec-user', 'rec-anon');
@@ -73,7 +68,7 @@ describe('deleting a person with delete_recordings', () => {
     const person = await identify('kept-rec-user', 'kept-rec-anon');
     const before = await record('kept-rec-anon');
     const res = await server.request(personsPath(server, `${person.uuid}/?keep_person&delete_recordings`), { method: 'DELETE' });
-    await nextMillisecond();
+    await clockPast(); // what is recorded next comes after the deletion's millisecond
     const after = await record('kept-rec-user');
     await server.running.deletions!.drain();
 

@@ -9,6 +9,7 @@ import { notePersonEventDeletion } from '../../src/deletions/person-event-status
 import { queueDeletion } from '../../src/deletions/store.js';
 import { createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
+import { clockPast } from '../helpers/wait.js';
 import { personsPath, seedPerson, storedEventCount, type SeededPerson } from './person-fixtures.js';
 
 const server = useTestServer();
@@ -30,7 +31,8 @@ beforeAll(async () => {
   kept = { ...(await server.request(personsPath(server, '?distinct_id=status-kept'))).body.results[0] };
   quiet = await seedPerson(server, { distinctIds: ['status-quiet'] });
   expect((await server.request(personsPath(server, `${gone.uuid}/?delete_events`), { method: 'DELETE' })).status).toBe(202);
-  await new Promise((r) => setTimeout(r, 5));
+  // Queued strictly after the first: the clock has moved past the millisecond it was queued in.
+  await clockPast();
   expect((await server.request(personsPath(server, `${kept.id}/delete_events/`), { method: 'POST' })).status).toBe(202);
   expect((await server.request(personsPath(server, `${quiet.id}/`), { method: 'DELETE' })).status).toBe(202);
   // Another environment's deletion is not this one's.

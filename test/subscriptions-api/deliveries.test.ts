@@ -7,7 +7,8 @@ import { createKey, createProject } from '../helpers/fixtures.js';
 import { runHoglet } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createInsight, env } from './helpers.js';
-import { startReceiver, startSmtp, waitFor } from './receivers.js';
+import { waitFor } from '../helpers/wait.js';
+import { startReceiver, startSmtp } from './receivers.js';
 
 /**
  * The delivery log through the API and the CLI, after real deliveries: a scheduler runs on its
@@ -76,14 +77,7 @@ async function deliveries(id: number, query = '') {
 
 /** Polls the deliveries endpoint until `check` holds for its first page. */
 async function waitForDeliveries(id: number, check: (results: any[]) => boolean, what: string) {
-  let last: any[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    last = (await deliveries(id)).results;
-    if (check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return waitFor(async () => (await deliveries(id)).results as any[], { what, until: check });
 }
 
 const DELIVERY_KEYS = [

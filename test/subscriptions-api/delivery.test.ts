@@ -9,7 +9,8 @@ import { listDeliveries as listDeliveryLog } from '../../src/subscriptions/deliv
 import { TEST_DATABASE_URL } from '../helpers/backend.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createDashboard, createInsight, env, setSlackWebhook } from './helpers.js';
-import { startReceiver, startSmtp, waitFor } from './receivers.js';
+import { waitFor } from '../helpers/wait.js';
+import { startReceiver, startSmtp } from './receivers.js';
 
 const SITE = 'http://hoglet.test';
 const log = pino({ level: 'silent' });
@@ -53,18 +54,14 @@ async function stored(id: number) {
  */
 async function idle() {
   const { db } = server.running.ctx.database;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const busy = await db
+  const busy = () =>
+    db
       .selectFrom('subscriptions')
       .select('id')
       .where('deleted', '=', false)
       .where((eb) => eb.or([eb('claim_token', 'is not', null), eb('pending_invite', 'is not', null)]))
       .execute();
-    if (busy.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`subscriptions still busy: ${busy.map((b) => b.id).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(busy, { what: 'no subscription claimed or owing an invite (busy ones)', until: (rows) => rows.length === 0 });
 }
 
 /** The subscription's deliveries, oldest first. */
@@ -116,7 +113,7 @@ describe('delivery to real receivers', () => {
 
     // Invites: the e-mail recipient and the slack channel, once each (whichever process sends them).
     await scheduler.runOnce();
-    await waitFor(() => invites('ada@example.com').length === 1 && receiver.posts.some((p) => p.path === '/slack'), 'invites');
+    await waitFor(() => invites('ada@example.com').length === 1 && receiver.posts.some((p) => p.path === '/slack'), { what: 'the invites' });
     await idle();
     const invite = invites('ada@example.com')[0]!;
     expect(invite.subject).toBe(`${server.bootstrap.user.firstName || 'Someone'} subscribed you to a Hoglet insight`);
@@ -229,7 +226,7 @@ describe('delivery to real receivers', () => {
   it('retries only the e-mail recipients a failed attempt did not reach', async () => {
     const retrying = newScheduler(server.running.ctx.database, { backoffMs: 1000 });
     const s = await subscribe({ insight: insight.id, target_type: 'email', target_value: 'first@example.com,second@example.com' });
-    await waitFor(() => invites('second@example.com').length === 1, 'invites');
+    await waitFor(() => invites('second@example.com').length === 1, { what: 'the invite' });
     await idle();
     smtp.rejectOnce.add('second@example.com');
     const due = new Date(s.next_delivery_date);
@@ -271,7 +268,7 @@ describe('delivery to real receivers', () => {
         subs.push(await subscribe({ insight: insight.id, target_type: 'webhook', target_value: `${receiver.url}/pair-${i}` }));
       }
       subs.push(await subscribe({ insight: insight.id, target_type: 'email', target_value: 'pair@example.com' }));
-      await waitFor(() => invites('pair@example.com').length === 1, 'invite');
+      await waitFor(() => invites('pair@example.com').length === 1, { what: 'the invite' });
       await idle();
       const due = new Date(subs[0].next_delivery_date);
       const runs = await Promise.all([a.runOnce(due), b.runOnce(due), a.runOnce(due), b.runOnce(due)]);

@@ -88,12 +88,3 @@ export async function startReceiver() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** Polls until `check` holds, or fails with `what` after the timeout. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -22,7 +22,7 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>): P
       error.dialect === 'sqlite'
         ? `${process.env.DATA_DIR?.trim() ? '' : ' (DATA_DIR is unset: ./data)'}; set DATA_DIR to the folder of the server's hoglet.db, or DATABASE_URL for PostgreSQL`
         : '; set DATABASE_URL (and DATABASE_SCHEMA) to where the server keeps its tables';
-    throw new Error(`${error.message}${hint} (the server creates its database when it first starts)`);
+    throw new Error(`${error.message}${hint} (the server creates its database when it first starts)`, { cause: error });
   }
   if (createLogger(config).isLevelEnabled('info')) process.stderr.write(`database: ${database.location}\n`);
   try {

@@ -95,7 +95,7 @@ export class DeletionRunner {
     await resetParkedDeletions(this.database.db).catch((error: unknown) => this.log.error({ err: error }, 'could not reset parked deletions'));
     let retries = 0;
     while (this.running) {
-      let outcome: StepOutcome = 'none';
+      let outcome: StepOutcome;
       try {
         outcome = await this.nextStep();
       } catch (error) {

@@ -18,7 +18,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     if (jsonDepthExceeds(text, DEFAULT_MAX_JSON_DEPTH)) {
       return done(parseError(`JSON parse error - nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`), undefined);
     }
-    strictJson(request, text, done);
+    void strictJson(request, text, done);
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');

@@ -9,6 +9,7 @@ import { packText, sha1Head, type PackedText } from './sha1.js';
 import type { FlagVariant } from './types.js';
 
 /** 0xFFFFFFFFFFFFFFF; as a double it is exactly 2^60. */
+// eslint-disable-next-line no-loss-of-precision -- PostHog's constant, which Python reads as this same double
 export const LONG_SCALE = 0xfffffffffffffff;
 
 /** Identifiers longer than this many Unicode scalar values are truncated before hashing. */

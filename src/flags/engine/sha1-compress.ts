@@ -41,7 +41,7 @@ export function compressBlock(state: Int32Array, block: Int32Array): void {
   let e = state[4]!;
   let w0 = block[0]!, w1 = block[1]!, w2 = block[2]!, w3 = block[3]!, w4 = block[4]!, w5 = block[5]!, w6 = block[6]!, w7 = block[7]!;
   let w8 = block[8]!, w9 = block[9]!, w10 = block[10]!, w11 = block[11]!, w12 = block[12]!, w13 = block[13]!, w14 = block[14]!, w15 = block[15]!;
-  let x = 0;
+  let x: number;
   e = (rotl5(a) + ch(b, c, d) + e + K1 + w0) | 0; b = rotl30(b);
   d = (rotl5(e) + ch(a, b, c) + d + K1 + w1) | 0; a = rotl30(a);
   c = (rotl5(d) + ch(e, a, b) + c + K1 + w2) | 0; e = rotl30(e);

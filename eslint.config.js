@@ -2,6 +2,43 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers of src/, top to bottom (docs/architecture.md): a file may import its own layer and the
+// ones below it. Type-only imports may go up (the wiring's AppContext, the tables a schema lists).
+const FEATURES = ['activity', 'auth', 'cohorts', 'dashboards', 'deletions', 'environments', 'events', 'flags', 'geoip', 'groups', 'health', 'ingestion', 'insights', 'persons', 'recordings', 'sessions', 'subscriptions', 'web-vitals'];
+const ENTRY = ['**/cli/**', '**/app.js', '**/server.js', '**/context.js', '**/config.js'];
+const folders = (names) => names.map((name) => `**/${name}/**`);
+const LAYERS = [
+  { name: 'features', files: FEATURES.map((name) => `src/${name}/**`), above: [...ENTRY, '**/sdk/**'] },
+  { name: 'http', files: ['src/http/**'], above: [...ENTRY, '**/sdk/**', ...folders(FEATURES)] },
+  { name: 'posthog', files: ['src/posthog/**'], above: [...ENTRY, '**/sdk/**', ...folders(FEATURES), '**/http/**'] },
+  { name: 'platform', files: ['src/platform/**'], above: [...ENTRY, '**/sdk/**', ...folders(FEATURES), '**/http/**', '**/posthog/**'] },
+  { name: 'lib', files: ['src/lib/**'], above: ['../**'] },
+];
+const layerRules = LAYERS.map((layer) => ({
+  files: layer.files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      { patterns: [{ group: layer.above, allowTypeImports: true, message: `${layer.name} may not import a layer above it (docs/architecture.md)` }] },
+    ],
+  },
+}));
+// A pure core does no I/O: no database, files, servers or threads (types excepted; node:net's isIP is pure).
+const coreRule = {
+  files: ['src/**/core/**'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: [...ENTRY, '**/sdk/**', '**/platform/**', '**/http/**', '**/store.js', '**/*-store.js'], allowTypeImports: true, message: 'a core/ folder is pure: no I/O (docs/architecture.md)' },
+        ],
+        paths: ['node:fs', 'node:http', 'node:worker_threads', 'node:child_process', 'better-sqlite3', 'pg'].map((name) => ({ name, allowTypeImports: true, message: 'a core/ folder is pure: no I/O' })),
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', '.tmp/', 'test/fixtures/', 'test/recordings/fixtures/'] },
   js.configs.recommended,
@@ -20,4 +57,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
   },
+  ...layerRules,
+  coreRule,
 );

@@ -13,7 +13,7 @@ import { cohortsPath, createFlag, createNestedCohort, personFilter } from './fla
 
 let server: TestServer;
 let secretId: number;
-let ids: Record<string, number> = {};
+const ids: Record<string, number> = {};
 
 async function createCohort(name: string, properties: unknown): Promise<number> {
   const res = await server.request(cohortsPath(server), { method: 'POST', body: { name, filters: { properties } } });

@@ -182,7 +182,7 @@ describe('hoglet admin commands', () => {
 
     const listed = track(runHoglet(['keys', 'list'], s.env));
     expect((await listed.exited).code).toBe(0);
-    const id = listed.output().match(/^(\S+)  phx_\.\.\.\w{4}  doomed  scopes=project:read  created=/m)![1]!;
+    const id = listed.output().match(/^(\S+) {2}phx_\.\.\.\w{4} {2}doomed {2}scopes=project:read {2}created=/m)![1]!;
     const viaApi = (await (await get(fixed, '/api/personal_api_keys/')).json()) as Array<{ id: string; label: string }>;
     expect(viaApi.find((k) => k.label === 'doomed')!.id).toBe(id);
 

@@ -52,7 +52,7 @@ export async function waitFor<T>(read: () => T | Promise<T>, options: WaitOption
   const end = deadline(options.timeoutMs);
   const holds = options.until ?? ((value: T) => Boolean(value));
   const interval = options.intervalMs ?? 20;
-  let last: unknown = '(nothing read yet)';
+  let last: unknown;
   for (;;) {
     try {
       const value = await read();

@@ -169,15 +169,16 @@ describe('the fast lane in front of fastify', () => {
     // written at the turn's end, after `markClosing`, so it must say `connection: close` and the
     // server must end the socket. Otherwise the keep-alive client would hold the closing server
     // open until its keep-alive timeout (72 s), longer than this test may run.
-    let app!: FastifyInstance;
     let closed: Promise<void> | undefined;
-    ({ app } = await laneInFront({
+    const { app } = await laneInFront({
       gatherAnswers: true,
       handle: async () => {
-        queueMicrotask(() => (closed = app.close()));
+        queueMicrotask(() => {
+          closed = app.close();
+        });
         return { status: 200, body: { ok: 1 } };
       },
-    }));
+    });
     const { port } = app.server.address() as net.AddressInfo;
     const socket = net.connect(port, '127.0.0.1');
     let received = '';

@@ -18,7 +18,7 @@
  *   `$web_vitals_LCP_value`;
  * - `$channel_type`: see `channel-type.ts`, from the entry attribution.
  */
-import { channelType, DEFAULT_CHANNEL_TYPES, type CustomChannelRule } from './channel-type.js';
+import { channelType, type CustomChannelRule } from './channel-type.js';
 import { isRecord } from './rrweb.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';
 

@@ -4,7 +4,7 @@ import { checkTokenShape } from '../../ingestion/core/index.js';
 import type { DecodeBodyLimits, QueryParams } from '../decode-body.js';
 import { parseSnapshotPayload } from '../../recordings/core/index.js';
 import { appendBatch, encodeChunk } from '../../recordings/store.js';
-import { acceptRawBodies, decodeRequestBody, firstHeader, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../public-responses.js';
+import { acceptRawBodies, decodeRequestBody, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../public-responses.js';
 
 const MiB = 1024 * 1024;
 

@@ -17,7 +17,7 @@ import rrulePkg from 'rrule';
 import type { Frequency as RRuleFrequency, Options as RRuleOptions, RRule as RRuleType } from 'rrule';
 
 import { parseDrfDateTime } from '../../posthog/drf-datetime.js';
-import { FREQUENCIES, WEEKDAYS, type Frequency, type ScheduleFields, type Weekday } from './types.js';
+import { FREQUENCIES, WEEKDAYS, type Frequency, type ScheduleFields } from './types.js';
 
 // rrule ships CommonJS only: under Node's ESM loader only the default export is reliable.
 const { RRule } = rrulePkg;

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * Tests that hold a bound on latency (issue 25: /_health within 200 ms while a backlog drains) run
  * after the others, alone: beside another test file on two cores they measure that file too.
  */
-const SOLO = ['test/ingestion-e2e/worker-responsiveness.test.ts'];
+const SOLO = ['test/ingestion/worker/worker-responsiveness.test.ts'];
 
 export default defineConfig({
   test: {

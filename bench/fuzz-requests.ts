@@ -3,7 +3,7 @@
  * (truncated and invalid JSON, wrong JSON types, huge numbers, NUL and lone surrogates, invalid
  * UTF-8, wrong content types, gzip/lz64/base64 garbage and bombs, deep nesting, very long strings)
  * for every public endpoint, and fuzzed path ids, query strings and bodies for /api routes. Used by
- * the suite's fuzz test (test/foundation/fuzz.test.ts) and by bench/fuzz-memory.ts, which sends
+ * the suite's fuzz test (test/app/fuzz.test.ts) and by bench/fuzz-memory.ts, which sends
  * tens of thousands of them and watches the server's memory.
  */
 import { gzipSync } from 'node:zlib';

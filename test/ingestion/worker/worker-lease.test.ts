@@ -1,0 +1,54 @@
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { acquireLease, leaseHolder } from '../../../src/platform/lease.js';
+import { BACKEND } from '../../helpers/backend.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { waitFor } from '../../helpers/wait.js';
+
+/**
+ * The worker checks in each batch's transaction that it still holds its lease (leaseHolder). For
+ * that check to be a fence, another process must not take the lease over until that transaction
+ * ends: SQLite's write lock sees to it, and on PostgreSQL the row is read FOR SHARE.
+ */
+let server: TestServer | undefined;
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('worker lease', () => {
+  it('is not taken over while a transaction that read its holder is open', async () => {
+    server = await startTestServer({ INGESTION_WORKER: 'off' });
+    const { db } = server.running.ctx.database;
+    expect(await acquireLease(db, 'fence-test', 'first', 60_000)).toBe(true);
+    // The first's lease has lapsed (an explicit time, not a pause past it).
+    await db.updateTable('worker_leases').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('name', '=', 'fence-test').execute();
+    const order: string[] = [];
+    let takeover: Promise<boolean> | undefined;
+    let sent = false;
+    // Marks the takeover's first statement as handed to the driver.
+    const watched = db.withPlugin({
+      transformQuery: (args) => ((sent = true), args.node),
+      transformResult: async (args) => args.result,
+    });
+    await db.transaction().execute(async (trx) => {
+      expect(await leaseHolder(trx, 'fence-test')).toBe('first');
+      takeover = acquireLease(watched, 'fence-test', 'second', 60_000).then((taken) => {
+        order.push('taken over');
+        return taken;
+      });
+      // The takeover has reached the point where it would go through, were it not held back:
+      // on PostgreSQL its update waits for this transaction's row lock (pg_blocking_pids);
+      // on SQLite its statement is queued behind this transaction on the one connection.
+      await waitFor(() => sent, { what: "the takeover's statement to be sent" });
+      if (BACKEND === 'postgres') {
+        const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!;
+        const blocked = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`;
+        await waitFor(async () => (await blocked.execute(db)).rows[0]!.n, { what: 'the takeover to wait for this transaction', until: (n) => n > 0 });
+      }
+      order.push('first committed');
+    });
+    expect(await takeover).toBe(true);
+    expect(order).toEqual(['first committed', 'taken over']);
+    expect(await leaseHolder(db, 'fence-test')).toBe('second');
+  }, 60_000);
+});

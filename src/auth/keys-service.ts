@@ -6,7 +6,7 @@
 import type { Database } from '../platform/db/database.js';
 import { notFound, permissionDenied, validationError } from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
-import { canonicalUuid } from '../posthog/python-values.js';
+import { canonicalUuid } from '../lib/uuid.js';
 import { FieldError, MESSAGES, fail, parseInteger, parseString } from '../subscriptions/core/drf-fields.js';
 import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 import {

@@ -39,10 +39,6 @@ export interface IngestionWarning {
   details: Record<string, unknown>;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function validationFailure(code: string, detail: string, status: 400 | 413 = 400): HttpFailure {
   return {
     ok: false,

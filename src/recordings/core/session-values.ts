@@ -2,9 +2,10 @@
  * `sessions/values/`: the stored values of a session property, as PostHog samples and formats them.
  */
 import { DEFAULT_CHANNEL_TYPES } from './channel-type.js';
-import { isRecord } from './rrweb.js';
+
 import type { SessionProperties } from './session-properties.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 /** Properties for which `sessions/values/` reads stored values (PostHog's raw-sessions mapping, strings only). */
 export const SESSION_VALUE_KEYS: ReadonlySet<string> = new Set([
@@ -39,7 +40,7 @@ function convertValue(value: unknown): string {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
     return out;

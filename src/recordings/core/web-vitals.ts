@@ -8,7 +8,8 @@
  * Weeks with no value give 0; with no data at all the four series are still returned, all zeros.
  */
 import { compileClickHouseRegex } from '../../lib/linear-regex.js';
-import { isRecord } from './rrweb.js';
+import { isJsonObject } from '../../lib/json-object.js';
+
 
 export const WEB_VITALS_EVENT = '$web_vitals';
 export const WEB_VITALS_METRICS = ['INP', 'LCP', 'CLS', 'FCP'] as const;
@@ -209,7 +210,7 @@ export class WebVitalsSamples {
 
   add(event: WebVitalsEventInput): void {
     if (event.event !== undefined && event.event !== WEB_VITALS_EVENT) return;
-    if (!isRecord(event.properties)) return;
+    if (!isJsonObject(event.properties)) return;
     const ts = toMillis(event.timestamp);
     if (!Number.isFinite(ts) || ts < this.dateFrom || ts > this.dateTo) return;
     const path = pathnameOf(event.properties);

@@ -1,6 +1,6 @@
 import { validationError } from '../posthog/errors.js';
 import { isValidTimezone } from '../lib/zoned-time.js';
-import { serializerData } from '../posthog/fields.js';
+import { readBoolean, serializerData } from '../posthog/fields.js';
 import { TEAM_CONFIG_FIELDS, type TeamField } from './team-fields.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
@@ -26,18 +26,6 @@ function isTimezoneChoice(name: string): boolean {
   return timezones.has(name) || (name.includes('/') && isValidTimezone(name));
 }
 
-
-/** DRF's BooleanField: also takes the usual strings and 0/1. */
-function readBoolean(value: unknown, attr: string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (value === 1 || value === 0) return value === 1;
-  if (typeof value === 'string') {
-    const v = value.toLowerCase();
-    if (['true', 't', 'yes', 'y', 'on', '1'].includes(v)) return true;
-    if (['false', 'f', 'no', 'n', 'off', '0'].includes(v)) return false;
-  }
-  throw validationError('Must be a valid boolean.', attr);
-}
 
 function readInteger(value: unknown, attr: string): number {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;

@@ -32,15 +32,6 @@ const filtersError = (detail: string, code = 'invalid_input') => validationError
 type Json = Record<string, unknown>;
 
 
-/** DRF BooleanField's accepted spellings. */
-export function readBoolean(value: unknown, attr: string, nullable = false): boolean | null {
-  if (value === null && nullable) return null;
-  if (value === null) throw validationError('This field may not be null.', attr, 'null');
-  if (value === true || value === 1 || value === 'true' || value === 'True' || value === '1' || value === 'on') return true;
-  if (value === false || value === 0 || value === 'false' || value === 'False' || value === '0' || value === 'off') return false;
-  throw validationError('Must be a valid boolean.', attr, 'invalid');
-}
-
 
 /** DRF CharField: numbers become text, and surrounding whitespace is trimmed (`trim_whitespace`) before any check. */
 export function readString(value: unknown, attr: string, options: { allowBlank?: boolean; maxLength?: number } = {}): string {

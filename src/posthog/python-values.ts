@@ -3,6 +3,7 @@
  * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)` and the
  * whitespace `str.isspace` (and so the regex `\s`) knows.
  */
+import { pythonStr } from './python-text.js';
 
 /** Python's whitespace (`str.isspace`), which differs from JavaScript's `\s` (\x1c-\x1f, \x85; no \ufeff). */
 const PY_SPACE = new Set(
@@ -53,4 +54,12 @@ export function pyTruthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'object') return Object.keys(value).length > 0;
   return true;
+}
+
+/**
+ * PostHog's `posthog.utils.str_to_bool`, which it applies to some query parameters and to a
+ * property's `negation`: true only for a few lower-cased spellings; anything else is false.
+ */
+export function strToBool(value: unknown): boolean {
+  return pyTruthy(value) && ['y', 'yes', 't', 'true', 'on', '1'].includes(pythonStr(value).toLowerCase());
 }

@@ -21,17 +21,16 @@
 import {
   fail,
   FieldError,
-  MESSAGES,
   parseBoolean,
   parseChoice,
   parseDateTime,
   parseInteger,
   parsePk,
   parseString,
-  parseWeekdays,
   pyInt,
   type ResourceStatus,
-} from './drf-fields.js';
+} from '../../posthog/drf-fields.js';
+import { MESSAGES, parseWeekdays } from './fields.js';
 import { isValidEmail, webhookUrlError } from './targets.js';
 import {
   FREQUENCIES,

@@ -18,7 +18,6 @@
  */
 import type { QueryParams } from './types.js';
 import {
-  type ErrorEnvelope,
   type HttpFailure,
   type IngestionWarning,
   type JsonValue,
@@ -28,6 +27,7 @@ import {
 import { wellFormedText } from '../../lib/well-formed.js';
 import { normalizeUuid } from './uuid.js';
 import { isJsonObject } from '../../lib/json-object.js';
+import { errorEnvelope } from '../../posthog/errors.js';
 
 export type IngestEndpoint = 'capture' | 'batch' | 'engage';
 
@@ -287,8 +287,7 @@ function resolveToken(
 }
 
 function tokenFailure(problem: TokenProblem, code: string, detail: string): ExtractEventsFailure {
-  const error: ErrorEnvelope = { type: 'authentication_error', code, detail, attr: null };
-  return { ok: false, status: 401, error, tokenProblem: problem };
+  return { ok: false, status: 401, error: errorEnvelope('authentication_error', code, detail), tokenProblem: problem };
 }
 
 function drop(index: number, reason: DropReason, details: Record<string, unknown>): OneOutcome {

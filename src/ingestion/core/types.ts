@@ -1,3 +1,4 @@
+import { errorEnvelope, type ErrorEnvelope } from '../../posthog/errors.js';
 /**
  * Shared shapes of the pure ingestion cores.
  *
@@ -14,17 +15,6 @@ export type QueryParams = Record<string, string | string[] | undefined>;
 
 /** A property bag as it travels on an event or a person. Values are JSON but typed loosely. */
 export type Properties = Record<string, unknown>;
-
-/**
- * PostHog's (Django/DRF style) error body: `{type, code, detail, attr}`.
- * Routes serialise it as the response body with the accompanying HTTP status.
- */
-export interface ErrorEnvelope {
-  type: 'validation_error' | 'authentication_error' | 'invalid_request';
-  code: string;
-  detail: string;
-  attr: string | null;
-}
 
 /** A failure that a route answers directly. */
 export interface HttpFailure {
@@ -43,6 +33,6 @@ export function validationFailure(code: string, detail: string, status: 400 | 41
   return {
     ok: false,
     status,
-    error: { type: status === 413 ? 'invalid_request' : 'validation_error', code, detail, attr: null },
+    error: errorEnvelope(status === 413 ? 'invalid_request' : 'validation_error', code, detail),
   };
 }

@@ -9,6 +9,7 @@
  */
 import { compileClickHouseRegex } from '../../lib/linear-regex.js';
 import { isJsonObject } from '../../lib/json-object.js';
+import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
 
 
 export const WEB_VITALS_EVENT = '$web_vitals';
@@ -77,7 +78,7 @@ export interface WebVitalsResponse {
 
 export type WebVitalsQueryCheck =
   | { ok: true; pathname: string }
-  | { ok: false; status: 400; body: { type: 'validation_error'; code: 'invalid_input'; detail: string; attr: string } };
+  | { ok: false; status: 400; body: ErrorEnvelope };
 
 /** Validates the query string: `pathname` is required (newer PostHog answers this 400). */
 export function checkWebVitalsQuery(query: Record<string, unknown>): WebVitalsQueryCheck {
@@ -87,7 +88,7 @@ export function checkWebVitalsQuery(query: Record<string, unknown>): WebVitalsQu
     return {
       ok: false,
       status: 400,
-      body: { type: 'validation_error', code: 'invalid_input', detail: 'This field is required.', attr: 'pathname' },
+      body: validationEnvelope('This field is required.', 'pathname'),
     };
   }
   return { ok: true, pathname };

@@ -11,6 +11,7 @@ import { RE2JS } from 're2js';
 import { validationError } from '../posthog/errors.js';
 import { pythonJsonDumps } from '../posthog/python-json.js';
 import { isJsonObject } from '../lib/json-object.js';
+import { PROPERTY_OPERATORS } from '../posthog/property-operators.js';
 
 type Json = Record<string, unknown>;
 
@@ -20,13 +21,6 @@ export const NOT_NULL_JSON_FIELDS = new Set(['test_account_filters']);
 // ---------------------------------------------------------------------------------------------
 // test_account_filters: pydantic's TypeAdapter(list[AnyPropertyFilter]) (posthog/types.py), each
 // model of posthog/schema with extra="forbid". An item is valid when one model of the union takes it.
-
-/** PostHog's PropertyOperator (posthog/schema). */
-const PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'is_set',
-  'is_not_set', 'is_date_exact', 'is_date_before', 'is_date_after', 'between', 'not_between', 'min', 'max', 'in',
-  'not_in', 'is_cleaned_path_exact', 'flag_evaluates_to',
-];
 
 /** A field check: an error message, or undefined when the value fits. */
 type Check = (value: unknown) => string | undefined;

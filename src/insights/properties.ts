@@ -6,6 +6,7 @@
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { TrendsQueryError } from './query-error.js';
 import { isJsonObject } from '../lib/json-object.js';
+import { BASIC_PROPERTY_OPERATORS } from '../posthog/property-operators.js';
 
 export interface PropertyFilterInput {
   key: string;
@@ -14,9 +15,6 @@ export interface PropertyFilterInput {
   type?: string;
 }
 
-export const OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'is_set', 'is_not_set', 'gt', 'gte', 'lt', 'lte',
-] as const;
 
 
 /** Flattens AND groups into one list; OR groups and non-event filters are refused (not supported yet). */
@@ -33,7 +31,7 @@ export function readPropertyFilters(raw: unknown, attr: string): PropertyFilterI
   const type = raw.type ?? 'event';
   if (type !== 'event') throw new TrendsQueryError(`Property filters of type "${String(type)}" are not supported.`, attr);
   const operator = raw.operator ?? 'exact';
-  if (!(OPERATORS as readonly unknown[]).includes(operator)) {
+  if (!(BASIC_PROPERTY_OPERATORS as readonly unknown[]).includes(operator)) {
     throw new TrendsQueryError(`"${String(operator)}" is not a valid choice.`, `${attr}__operator`);
   }
   return [{ key: raw.key, value: raw.value, operator: operator as string, type: 'event' }];

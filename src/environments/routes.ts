@@ -8,6 +8,7 @@ import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from './models.js';
 import { serializeTeamBasic } from './serializers.js';
 import { listTeams } from './tenancy-store.js';
+import { isGeneratingDemoData } from './store.js';
 import { startDemoDataGeneration } from './demo-data.js';
 import { checkTeamAttrs, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';
@@ -91,12 +92,6 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
     app.delete(`${path}/`, { config: envAccess('project:write') }, async (request, reply) => {
       const team = environmentOf(request, nested);
-      if (team.id === team.projectId) {
-        const others = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
-        if (others) {
-          throw validationError("A project's first environment cannot be deleted while the project has other environments.", null);
-        }
-      }
       await deleteEnvironment(ctx, request.principal!, team);
       return reply.code(204).send();
     });
@@ -124,8 +119,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
     app.get(`${path}/is_generating_demo_data/`, { config: envAccess('project:read') }, async (request) => {
       const team = environmentOf(request, nested);
-      const row = await db.selectFrom('teams').select('demo_data_status').where('id', '=', team.id).executeTakeFirst();
-      return { is_generating_demo_data: row?.demo_data_status === 'generating' };
+      return { is_generating_demo_data: await isGeneratingDemoData(db, team.id) };
     });
 
     // PostHog declares no scope on the three key actions (session only) and wants a project admin

@@ -87,6 +87,22 @@ export async function registerProductIntent(
     .execute();
 }
 
+/** Whether the environment's project has environments besides it. */
+export async function hasOtherEnvironments(db: Db, team: Team): Promise<boolean> {
+  const other = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
+  return other !== undefined;
+}
+
+/** Marks the environment's demo data as being generated (demo-data.ts clears the mark). */
+export async function markDemoDataGenerating(db: Db, teamId: number): Promise<void> {
+  await db.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', teamId).execute();
+}
+
+export async function isGeneratingDemoData(db: Db, teamId: number): Promise<boolean> {
+  const row = await db.selectFrom('teams').select('demo_data_status').where('id', '=', teamId).executeTakeFirst();
+  return row?.demo_data_status === 'generating';
+}
+
 /**
  * Removes an environment. At once, in one transaction: the environment, its definitions (the rows
  * of every table with its `team_id` but the bulk ones: flags, cohorts, insights, dashboards,

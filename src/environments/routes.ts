@@ -9,7 +9,6 @@ import type { Team } from './models.js';
 import { serializeTeamBasic } from './serializers.js';
 import { listTeams } from './tenancy-store.js';
 import { isGeneratingDemoData } from './store.js';
-import { startDemoDataGeneration } from './demo-data.js';
 import { checkTeamAttrs, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';
 import { readTeamWrite } from './validate-settings.js';
@@ -39,7 +38,16 @@ function productType(body: unknown): { type: string; context: string } {
   return { type: input.product_type.trim(), context };
 }
 
-export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export interface EnvironmentRouteOptions {
+  ctx: AppContext;
+  /**
+   * Fills a new demo environment with data in the background. Passed in (demo/ wires flags,
+   * recordings and ingestion) so that environments import none of those features.
+   */
+  startDemoData: (ctx: AppContext, team: Team, userId: number) => void;
+}
+
+export const environmentRoutes: FastifyPluginAsync<EnvironmentRouteOptions> = async (app, { ctx, startDemoData }) => {
   const { db } = ctx.database;
 
   app.get(
@@ -65,7 +73,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       const write = readTeamWrite(request.body);
       await checkTeamAttrs(ctx, undefined, write);
       const team = await createEnvironment(ctx, request.principal!, request.team!, write);
-      if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team, request.principal!.user.id);
+      if (team.settings.is_demo === true) startDemoData(ctx, team, request.principal!.user.id);
       return reply.code(201).send(await teamBody(ctx, team, request.principal!));
     },
   );

@@ -13,7 +13,15 @@ import { liveEventsToken } from './live-events-token.js';
 import { serializeTeam } from './serializers.js';
 import { insertTeam, lockTeam, memberEmails } from './tenancy-store.js';
 import { defaultTeamSettings } from './team-fields.js';
-import { hasOtherEnvironments, listProductIntents, markDemoDataGenerating, purgeTeam, registerProductIntent, updateTeamRow } from './store.js';
+import {
+  hasOtherEnvironments,
+  listProductIntents,
+  markDemoDataGenerating,
+  purgeTeam,
+  registerProductIntent,
+  setPrimaryDashboard,
+  updateTeamRow,
+} from './store.js';
 import { checkErrorsToIgnore, mergeSettings } from './json-settings.js';
 import type { TeamWrite } from './validate-settings.js';
 
@@ -52,15 +60,13 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
   const { db } = ctx.database;
   const team = await db.transaction().execute(async (trx) => {
     const settings = { ...defaultTeamSettings(await memberEmails(trx, projectTeam.organizationId)), ...write.settings };
-    const created = await createPrimaryDashboard(
-      trx,
-      await insertTeam(trx, projectTeam.projectId, {
-        organizationId: projectTeam.organizationId,
-        name: write.name ?? 'Default project',
-        apiToken: generateProjectApiToken(),
-        settings,
-      }),
-    );
+    const inserted = await insertTeam(trx, projectTeam.projectId, {
+      organizationId: projectTeam.organizationId,
+      name: write.name ?? 'Default project',
+      apiToken: generateProjectApiToken(),
+      settings,
+    });
+    const created = await setPrimaryDashboard(trx, inserted, await createPrimaryDashboard(trx, inserted.id));
     // Marked in the same transaction, so the very first is_generating_demo_data answer is true.
     if (created.settings.is_demo === true) {
       await markDemoDataGenerating(trx, created.id);

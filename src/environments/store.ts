@@ -87,13 +87,23 @@ export async function registerProductIntent(
     .execute();
 }
 
+/** Makes the dashboard the environment's primary one; the environment as it is after. */
+export async function setPrimaryDashboard(db: Db, team: Team, dashboardId: number): Promise<Team> {
+  await db
+    .updateTable('teams')
+    .set({ settings: toJson({ ...team.settings, primary_dashboard: dashboardId }) })
+    .where('id', '=', team.id)
+    .execute();
+  return (await getTeam(db, team.id))!;
+}
+
 /** Whether the environment's project has environments besides it. */
 export async function hasOtherEnvironments(db: Db, team: Team): Promise<boolean> {
   const other = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
   return other !== undefined;
 }
 
-/** Marks the environment's demo data as being generated (demo-data.ts clears the mark). */
+/** Marks the environment's demo data as being generated (demo/demo-data.ts clears the mark). */
 export async function markDemoDataGenerating(db: Db, teamId: number): Promise<void> {
   await db.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', teamId).execute();
 }

@@ -87,6 +87,12 @@ export async function registerProductIntent(
     .execute();
 }
 
+/** A secret of the installation (018-instance-secrets); throws when there is none by that name. */
+export async function instanceSecret(db: Db, name: string): Promise<string> {
+  const row = await db.selectFrom('instance_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.value;
+}
+
 /** Makes the dashboard the environment's primary one; the environment as it is after. */
 export async function setPrimaryDashboard(db: Db, team: Team, dashboardId: number): Promise<Team> {
   await db

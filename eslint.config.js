@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 // The layers of src/, top to bottom (docs/architecture.md): a file may import its own layer and the
 // ones below it. Type-only imports may go up (the wiring's AppContext, the tables a schema lists).
-const FEATURES = ['activity', 'auth', 'cohorts', 'dashboards', 'deletions', 'environments', 'events', 'flags', 'geoip', 'groups', 'health', 'ingestion', 'insights', 'persons', 'recordings', 'sessions', 'subscriptions', 'web-vitals'];
+const FEATURES = ['activity', 'auth', 'cohorts', 'dashboards', 'deletions', 'demo', 'environments', 'events', 'flags', 'geoip', 'groups', 'health', 'ingestion', 'insights', 'persons', 'recordings', 'sessions', 'subscriptions', 'web-vitals'];
 const ENTRY = ['**/cli/**', '**/app.js', '**/server.js', '**/context.js', '**/config.js'];
 const folders = (names) => names.map((name) => `**/${name}/**`);
 const LAYERS = [

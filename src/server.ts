@@ -13,6 +13,7 @@ import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
 import { installRouteRegistry } from './http/route-registry.js';
 import { environmentRoutes } from './environments/routes.js';
+import { startDemoDataGeneration } from './demo/demo-data.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
 import { captureRoutes } from './sdk/capture/capture-handler.js';
@@ -63,7 +64,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('preHandler', apiGuard(ctx.database));
   await app.register(tenancyRoutes, { ctx });
   await app.register(personalApiKeyRoutes, { ctx });
-  await app.register(environmentRoutes, { ctx });
+  await app.register(environmentRoutes, { ctx, startDemoData: startDemoDataGeneration });
   await app.register(eventRoutes, { ctx });
   await app.register(personReadRoutes, { ctx });
   await app.register(personRoutes, { ctx });

@@ -6,8 +6,8 @@
 import type { Database } from '../platform/db/database.js';
 import { notFound, permissionDenied, validationError } from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
-import { canonicalUuid } from '../posthog/python-values.js';
-import { FieldError, MESSAGES, fail, parseInteger, parseString } from '../subscriptions/core/drf-fields.js';
+import { canonicalUuid } from '../lib/uuid.js';
+import { DRF_MESSAGES, FieldError, fail, parseInteger, parseString } from '../posthog/drf-fields.js';
 import { getMemberships, getTeam } from '../environments/tenancy-store.js';
 import {
   countKeysOfUser,
@@ -55,12 +55,12 @@ function checked<T>(attr: string, parse: () => T): T {
 
 /** DRF ListField: a list (empty only when allowed), each item through the child field (never null). */
 function parseList<T>(data: unknown, item: (value: unknown) => T, allowEmpty: boolean): T[] {
-  if (data === null) fail('null', MESSAGES.null);
-  if (!Array.isArray(data)) fail('not_a_list', MESSAGES.notAList(data));
+  if (data === null) fail('null', DRF_MESSAGES.null);
+  if (!Array.isArray(data)) fail('not_a_list', DRF_MESSAGES.notAList(data));
   if (!allowEmpty && data.length === 0) fail('empty', 'This list may not be empty.');
   return data.map((value: unknown, index) => {
     try {
-      if (value === null) fail('null', MESSAGES.null);
+      if (value === null) fail('null', DRF_MESSAGES.null);
       return item(value);
     } catch (error) {
       if (error instanceof FieldError) throw new FieldError(error.code, error.detail, String(index));
@@ -117,13 +117,13 @@ export async function readKeyFields(database: Database, userId: number, body: un
   }
   const present = (name: string) => {
     if (name in data) return true;
-    if (!partial) throw validationError(MESSAGES.required, name, 'required');
+    if (!partial) throw validationError(DRF_MESSAGES.required, name, 'required');
     return false;
   };
   const changes: KeyChanges = {};
   if (present('label')) {
     changes.label = checked('label', () => {
-      if (data.label === null) fail('null', MESSAGES.null);
+      if (data.label === null) fail('null', DRF_MESSAGES.null);
       return parseString(data.label, { allowBlank: false, maxLength: LABEL_MAX_LENGTH });
     });
   }

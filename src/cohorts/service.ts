@@ -4,13 +4,14 @@
  */
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
-import { readBoolean, readString } from '../flags/validation.js';
+import { readString } from '../flags/validation.js';
 import type { Team, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
 import { getUser } from '../environments/tenancy-store.js';
 import { validateCohortFilters } from './filter-validation.js';
 import { addMembers, hasMembers, membersFromBody, withCsvMembers } from './static-members.js';
 import { insertCohort, updateCohort, type Cohort } from './store.js';
+import { readBoolean } from '../posthog/fields.js';
 
 type Json = Record<string, unknown>;
 

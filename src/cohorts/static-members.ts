@@ -4,6 +4,7 @@
  * `remove_person_from_static_cohort`, with their checks and `{"success": true}` answers.
  */
 import { pyTruthy } from '../posthog/python-values.js';
+import { canonicalUuid } from '../lib/uuid.js';
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
 import { notFound, validationError } from '../posthog/errors.js';
@@ -31,17 +32,6 @@ export interface StaticMembersInput {
   distinctIds?: string[];
   personUuids?: string[];
   emails?: string[];
-}
-
-/**
- * A uuid as Python's `uuid.UUID` reads one (any case, hyphens optional, braces or a `urn:uuid:`
- * prefix allowed), in the lowercase hyphenated form persons are stored under; undefined if invalid.
- */
-export function canonicalUuid(text: string): string | undefined {
-  const hex = text.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) return undefined;
-  const h = hex.toLowerCase();
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 const validUuids = (items: unknown[]) =>

@@ -13,8 +13,6 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { nowIso, toJson } from '../platform/db/values.js';
 import { generateShortId } from '../insights/store.js';
-import type { Team } from '../environments/models.js';
-import { getTeam } from '../environments/tenancy-store.js';
 
 type Db = Kysely<Schema>;
 
@@ -77,13 +75,16 @@ const TILES = [
   },
 ];
 
-/** Creates the default dashboard inside the caller's transaction; the environment as it is after. */
-export async function createPrimaryDashboard(trx: Db, team: Team): Promise<Team> {
+/**
+ * Creates the default dashboard inside the caller's transaction and returns its id; the caller
+ * makes it the environment's `primary_dashboard`.
+ */
+export async function createPrimaryDashboard(trx: Db, teamId: number): Promise<number> {
   const now = nowIso();
   const dashboard = await trx
     .insertInto('dashboards')
     .values({
-      team_id: team.id,
+      team_id: teamId,
       name: DEFAULT_DASHBOARD_NAME,
       description: DEFAULT_DASHBOARD_DESCRIPTION,
       pinned: true,
@@ -99,7 +100,7 @@ export async function createPrimaryDashboard(trx: Db, team: Team): Promise<Team>
     const insight = await trx
       .insertInto('insights')
       .values({
-        team_id: team.id,
+        team_id: teamId,
         short_id: generateShortId(),
         name: tile.name,
         description: tile.description,
@@ -126,10 +127,5 @@ export async function createPrimaryDashboard(trx: Db, team: Team): Promise<Team>
       })
       .execute();
   }
-  await trx
-    .updateTable('teams')
-    .set({ settings: toJson({ ...team.settings, primary_dashboard: Number(dashboard.id) }) })
-    .where('id', '=', team.id)
-    .execute();
-  return (await getTeam(trx, team.id))!;
+  return Number(dashboard.id);
 }

@@ -6,7 +6,7 @@ import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
 import type { Team, User } from '../environments/models.js';
 import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
-import { readNameAndDescription, serializerData } from '../posthog/fields.js';
+import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
 function readDashboardBody(raw: unknown, existing?: Dashboard): DashboardFields {
   const body = serializerData(raw);
@@ -16,8 +16,7 @@ function readDashboardBody(raw: unknown, existing?: Dashboard): DashboardFields 
   Object.assign(fields, readNameAndDescription(body));
   for (const flag of ['pinned', 'deleted'] as const) {
     if (flag in body) {
-      if (typeof body[flag] !== 'boolean') throw validationError('Must be a valid boolean.', flag);
-      fields[flag] = body[flag] as boolean;
+      fields[flag] = readBoolean(body[flag], flag);
     }
   }
   if ('tags' in body) {

@@ -6,6 +6,7 @@ import { generateProjectApiToken } from '../auth/tokens.js';
 import { MembershipLevel, type Organization, type Project, type Team, type User } from './models.js';
 import { countOrganizations, insertMembership, insertOrganization, insertProjectWithTeam, insertUser } from './tenancy-store.js';
 import { defaultTeamSettings } from './team-fields.js';
+import { setPrimaryDashboard } from './store.js';
 
 export interface BootstrapResult {
   organization: Organization;
@@ -38,7 +39,7 @@ export async function bootstrapIfEmpty(database: Database, options: BootstrapOpt
       apiToken: generateProjectApiToken(),
       settings: defaultTeamSettings([options.email]),
     });
-    const team = await createPrimaryDashboard(trx, created);
+    const team = await setPrimaryDashboard(trx, created, await createPrimaryDashboard(trx, created.id));
     const user = await insertUser(trx, {
       email: options.email,
       firstName: 'Admin',

@@ -10,9 +10,10 @@
 import { RE2JS } from 're2js';
 import { validationError } from '../posthog/errors.js';
 import { pythonJsonDumps } from '../posthog/python-json.js';
+import { isJsonObject } from '../lib/json-object.js';
+import { PROPERTY_OPERATORS } from '../posthog/property-operators.js';
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON model fields that refuse null (Django JSONField without null=True). */
 export const NOT_NULL_JSON_FIELDS = new Set(['test_account_filters']);
@@ -20,13 +21,6 @@ export const NOT_NULL_JSON_FIELDS = new Set(['test_account_filters']);
 // ---------------------------------------------------------------------------------------------
 // test_account_filters: pydantic's TypeAdapter(list[AnyPropertyFilter]) (posthog/types.py), each
 // model of posthog/schema with extra="forbid". An item is valid when one model of the union takes it.
-
-/** PostHog's PropertyOperator (posthog/schema). */
-const PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'is_set',
-  'is_not_set', 'is_date_exact', 'is_date_before', 'is_date_after', 'between', 'not_between', 'min', 'max', 'in',
-  'not_in', 'is_cleaned_path_exact', 'flag_evaluates_to',
-];
 
 /** A field check: an error message, or undefined when the value fits. */
 type Check = (value: unknown) => string | undefined;
@@ -118,7 +112,7 @@ export function checkTestAccountFilters(value: unknown): void {
   };
   if (!Array.isArray(value)) fail('Input should be a valid list');
   (value as unknown[]).forEach((item, index) => {
-    if (!isObject(item)) return fail(`${index}: Input should be a valid dictionary`);
+    if (!isJsonObject(item)) return fail(`${index}: Input should be a valid dictionary`);
     if (FILTER_MODELS.some((model) => misfit(model, item) === undefined)) return;
     // The reason given is the one of the model the item names (its `type`), else an event filter's.
     const named = FILTER_MODELS.find((model) => model.type === item.type) ?? FILTER_MODELS[0]!;
@@ -170,14 +164,14 @@ function aliasBackreferences(alias: string): number[] {
 }
 
 const truthy = (v: unknown) =>
-  !(v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0));
+  !(v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0));
 
 export function checkPathCleaningFilters(value: unknown): void {
   const attr = 'path_cleaning_filters';
   if (!truthy(value)) return;
   if (!Array.isArray(value)) throw validationError('Must provide a list of path cleaning rules.', attr);
   for (const rule of value) {
-    if (!isObject(rule)) continue;
+    if (!isJsonObject(rule)) continue;
     const { regex, alias } = rule;
     if (typeof regex !== 'string' || regex === '') {
       throw validationError('A path cleaning rule needs a regex. Remove the rule or give it one.', attr);
@@ -204,14 +198,14 @@ const AI_CONFIG_KEYS = ['included_event_properties', 'opt_in', 'preferred_events
 export function checkSessionReplayConfig(value: unknown): void {
   const attr = 'session_replay_config';
   if (value === null) return;
-  if (!isObject(value)) throw validationError('Must provide a dictionary or None.', attr);
+  if (!isJsonObject(value)) throw validationError('Must provide a dictionary or None.', attr);
   const known = ['record_canvas', 'ai_config'];
   if (!Object.keys(value).every((key) => known.includes(key))) {
     throw validationError(`Must provide a dictionary with only known keys. One or more of ${known.join(', ')}.`, attr);
   }
   const ai = value.ai_config;
   if (ai !== undefined && ai !== null) {
-    if (!isObject(ai)) throw validationError('Must provide a dictionary or None.', attr);
+    if (!isJsonObject(ai)) throw validationError('Must provide a dictionary or None.', attr);
     if (!Object.keys(ai).every((key) => AI_CONFIG_KEYS.includes(key))) {
       throw validationError(`Must provide a dictionary with only allowed keys: ${AI_CONFIG_KEYS.join(', ')}.`, attr);
     }
@@ -219,7 +213,7 @@ export function checkSessionReplayConfig(value: unknown): void {
 }
 
 export function checkModifiers(value: unknown): void {
-  if (value !== null && !isObject(value)) throw validationError('Must provide a dictionary or None.', 'modifiers');
+  if (value !== null && !isJsonObject(value)) throw validationError('Must provide a dictionary or None.', 'modifiers');
 }
 
 /** The field checks above, by field; run once the value has its JSON type. */
@@ -260,19 +254,19 @@ export function mergeSettings(stored: Record<string, unknown>, write: Record<str
   const next = { ...stored, ...write };
   const replay = write.session_replay_config;
   const storedReplay = stored.session_replay_config;
-  if (isObject(replay) && isObject(storedReplay)) {
+  if (isJsonObject(replay) && isJsonObject(storedReplay)) {
     const merged: Json = { ...storedReplay };
     for (const [key, value] of Object.entries(replay)) {
       const before = storedReplay[key];
-      merged[key] = isObject(before) && isObject(value) ? { ...before, ...value } : value;
+      merged[key] = isJsonObject(before) && isJsonObject(value) ? { ...before, ...value } : value;
     }
     next.session_replay_config = merged;
   }
-  if (isObject(write.survey_config) && isObject(stored.survey_config)) {
+  if (isJsonObject(write.survey_config) && isJsonObject(stored.survey_config)) {
     next.survey_config = { ...stored.survey_config, ...write.survey_config };
   }
-  if (isObject(write.modifiers)) {
-    next.modifiers = { ...(isObject(stored.modifiers) ? stored.modifiers : {}), ...write.modifiers };
+  if (isJsonObject(write.modifiers)) {
+    next.modifiers = { ...(isJsonObject(stored.modifiers) ? stored.modifiers : {}), ...write.modifiers };
   }
   return next;
 }

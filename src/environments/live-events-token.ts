@@ -8,6 +8,7 @@
 import { createHmac } from 'node:crypto';
 import type { Database } from '../platform/db/database.js';
 import type { Team } from './models.js';
+import { instanceSecret } from './store.js';
 
 export const LIVE_EVENTS_AUDIENCE = 'posthog:livestream';
 const LIFETIME_SECONDS = 7 * 24 * 60 * 60;
@@ -18,12 +19,7 @@ const signingKeys = new WeakMap<Database, Promise<string>>();
 export function jwtSigningKey(database: Database): Promise<string> {
   let key = signingKeys.get(database);
   if (!key) {
-    key = database.db
-      .selectFrom('instance_secrets')
-      .select('value')
-      .where('name', '=', 'jwt_signing_key')
-      .executeTakeFirstOrThrow()
-      .then((row) => row.value);
+    key = instanceSecret(database.db, 'jwt_signing_key');
     // A failed read (the database away) is not remembered: the next request tries again.
     key.catch(() => signingKeys.delete(database));
     signingKeys.set(database, key);

@@ -8,7 +8,7 @@ import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from './models.js';
 import { serializeTeamBasic } from './serializers.js';
 import { listTeams } from './tenancy-store.js';
-import { startDemoDataGeneration } from './demo-data.js';
+import { isGeneratingDemoData } from './store.js';
 import { checkTeamAttrs, createEnvironment, deleteEnvironment, productIntent, resetToken, teamBody, updateEnvironment } from './service.js';
 import { deleteSecretTokenBackup, requireProjectAdmin, rotateSecretToken } from './secret-tokens.js';
 import { readTeamWrite } from './validate-settings.js';
@@ -38,7 +38,16 @@ function productType(body: unknown): { type: string; context: string } {
   return { type: input.product_type.trim(), context };
 }
 
-export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export interface EnvironmentRouteOptions {
+  ctx: AppContext;
+  /**
+   * Fills a new demo environment with data in the background. Passed in (demo/ wires flags,
+   * recordings and ingestion) so that environments import none of those features.
+   */
+  startDemoData: (ctx: AppContext, team: Team, userId: number) => void;
+}
+
+export const environmentRoutes: FastifyPluginAsync<EnvironmentRouteOptions> = async (app, { ctx, startDemoData }) => {
   const { db } = ctx.database;
 
   app.get(
@@ -64,7 +73,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       const write = readTeamWrite(request.body);
       await checkTeamAttrs(ctx, undefined, write);
       const team = await createEnvironment(ctx, request.principal!, request.team!, write);
-      if (team.settings.is_demo === true) startDemoDataGeneration(ctx, team, request.principal!.user.id);
+      if (team.settings.is_demo === true) startDemoData(ctx, team, request.principal!.user.id);
       return reply.code(201).send(await teamBody(ctx, team, request.principal!));
     },
   );
@@ -91,12 +100,6 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
     app.delete(`${path}/`, { config: envAccess('project:write') }, async (request, reply) => {
       const team = environmentOf(request, nested);
-      if (team.id === team.projectId) {
-        const others = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
-        if (others) {
-          throw validationError("A project's first environment cannot be deleted while the project has other environments.", null);
-        }
-      }
       await deleteEnvironment(ctx, request.principal!, team);
       return reply.code(204).send();
     });
@@ -124,8 +127,7 @@ export const environmentRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
     app.get(`${path}/is_generating_demo_data/`, { config: envAccess('project:read') }, async (request) => {
       const team = environmentOf(request, nested);
-      const row = await db.selectFrom('teams').select('demo_data_status').where('id', '=', team.id).executeTakeFirst();
-      return { is_generating_demo_data: row?.demo_data_status === 'generating' };
+      return { is_generating_demo_data: await isGeneratingDemoData(db, team.id) };
     });
 
     // PostHog declares no scope on the three key actions (session only) and wants a project admin

@@ -1,19 +1,27 @@
 import type { Kysely } from 'kysely';
 import { diffFields, recordActivity, type ActivityChange, type Actor } from '../activity/log.js';
 import type { Schema } from '../platform/db/schema.js';
-import { fromBool } from '../platform/db/values.js';
 import { validationError } from '../posthog/errors.js';
 import type { Principal } from '../auth/guard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
 import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
+import { getDashboard } from '../dashboards/store.js';
 import { listGroupTypes } from '../groups/store.js';
 import type { Team } from './models.js';
 import { liveEventsToken } from './live-events-token.js';
 import { serializeTeam } from './serializers.js';
 import { insertTeam, lockTeam, memberEmails } from './tenancy-store.js';
 import { defaultTeamSettings } from './team-fields.js';
-import { listProductIntents, purgeTeam, registerProductIntent, updateTeamRow } from './store.js';
+import {
+  hasOtherEnvironments,
+  listProductIntents,
+  markDemoDataGenerating,
+  purgeTeam,
+  registerProductIntent,
+  setPrimaryDashboard,
+  updateTeamRow,
+} from './store.js';
 import { checkErrorsToIgnore, mergeSettings } from './json-settings.js';
 import type { TeamWrite } from './validate-settings.js';
 
@@ -52,18 +60,16 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
   const { db } = ctx.database;
   const team = await db.transaction().execute(async (trx) => {
     const settings = { ...defaultTeamSettings(await memberEmails(trx, projectTeam.organizationId)), ...write.settings };
-    const created = await createPrimaryDashboard(
-      trx,
-      await insertTeam(trx, projectTeam.projectId, {
-        organizationId: projectTeam.organizationId,
-        name: write.name ?? 'Default project',
-        apiToken: generateProjectApiToken(),
-        settings,
-      }),
-    );
+    const inserted = await insertTeam(trx, projectTeam.projectId, {
+      organizationId: projectTeam.organizationId,
+      name: write.name ?? 'Default project',
+      apiToken: generateProjectApiToken(),
+      settings,
+    });
+    const created = await setPrimaryDashboard(trx, inserted, await createPrimaryDashboard(trx, inserted.id));
     // Marked in the same transaction, so the very first is_generating_demo_data answer is true.
     if (created.settings.is_demo === true) {
-      await trx.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', created.id).execute();
+      await markDemoDataGenerating(trx, created.id);
     }
     await recordActivity(trx, {
       organizationId: created.organizationId,
@@ -94,13 +100,8 @@ async function checkPrimaryDashboard(ctx: AppContext, team: Team | undefined, wr
   const id = write.settings.primary_dashboard;
   if (id === undefined || id === null) return;
   if (!team) throw validationError('Primary dashboard cannot be set on project creation.', 'primary_dashboard');
-  const dashboard = await ctx.database.db
-    .selectFrom('dashboards')
-    .select(['id', 'deleted'])
-    .where('id', '=', Number(id))
-    .where('team_id', '=', team.id)
-    .executeTakeFirst();
-  if (!dashboard || fromBool(dashboard.deleted)) {
+  const dashboard = await getDashboard(ctx.database.db, team.id, Number(id));
+  if (!dashboard || dashboard.deleted) {
     throw validationError(`Invalid pk "${String(id)}" - object does not exist.`, 'primary_dashboard', 'does_not_exist');
   }
 }
@@ -172,6 +173,9 @@ export async function productIntent(
 }
 
 export async function deleteEnvironment(ctx: AppContext, principal: Principal, team: Team): Promise<void> {
+  if (team.id === team.projectId && (await hasOtherEnvironments(ctx.database.db, team))) {
+    throw validationError("A project's first environment cannot be deleted while the project has other environments.", null);
+  }
   await purgeTeam(ctx.database, team);
   // The history outlives the environment: kept by organization, with no team id.
   await recordActivity(ctx.database.db, {

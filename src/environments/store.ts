@@ -1,5 +1,5 @@
 import { BULK_TEAM_TABLES, queueDeletion, teamOwnedTables } from '../deletions/store.js';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, nowIso, toJson } from '../platform/db/values.js';
@@ -85,6 +85,38 @@ export async function registerProductIntent(
     .where('team_id', '=', teamId)
     .where('product_type', '=', productType)
     .execute();
+}
+
+/** A secret of the installation (018-instance-secrets); throws when there is none by that name. */
+export async function instanceSecret(db: Db, name: string): Promise<string> {
+  const row = await db.selectFrom('instance_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.value;
+}
+
+/** Makes the dashboard the environment's primary one; the environment as it is after. */
+export async function setPrimaryDashboard(db: Db, team: Team, dashboardId: number): Promise<Team> {
+  await db
+    .updateTable('teams')
+    .set({ settings: toJson({ ...team.settings, primary_dashboard: dashboardId }) })
+    .where('id', '=', team.id)
+    .execute();
+  return (await getTeam(db, team.id))!;
+}
+
+/** Whether the environment's project has environments besides it. */
+export async function hasOtherEnvironments(db: Db, team: Team): Promise<boolean> {
+  const other = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
+  return other !== undefined;
+}
+
+/** Marks the environment's demo data as being generated (demo/demo-data.ts clears the mark). */
+export async function markDemoDataGenerating(db: Db, teamId: number): Promise<void> {
+  await db.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', teamId).execute();
+}
+
+export async function isGeneratingDemoData(db: Db, teamId: number): Promise<boolean> {
+  const row = await db.selectFrom('teams').select('demo_data_status').where('id', '=', teamId).executeTakeFirst();
+  return row?.demo_data_status === 'generating';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { validationError } from '../posthog/errors.js';
-import { serializerData } from '../posthog/fields.js';
+import { isValidTimezone } from '../lib/zoned-time.js';
+import { readBoolean, serializerData } from '../posthog/fields.js';
 import { TEAM_CONFIG_FIELDS, type TeamField } from './team-fields.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
@@ -16,29 +17,15 @@ const INT32_MAX = 2_147_483_647;
 const INT32_MIN = -2_147_483_648;
 
 let timezones: Set<string> | undefined;
-/** IANA names as the runtime knows them, plus the aliases PostHog's pytz list accepts. */
-export function isValidTimezone(name: string): boolean {
+/**
+ * A name PostHog's timezone choices (pytz's list) hold, as near as Intl can tell: the IANA names
+ * the runtime lists, UTC's aliases, and the linked "Area/City" names it resolves.
+ */
+function isTimezoneChoice(name: string): boolean {
   timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']);
-  if (timezones.has(name)) return true;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone.length > 0 && name.includes('/');
-  } catch {
-    return false;
-  }
+  return timezones.has(name) || (name.includes('/') && isValidTimezone(name));
 }
 
-
-/** DRF's BooleanField: also takes the usual strings and 0/1. */
-function readBoolean(value: unknown, attr: string): boolean {
-  if (typeof value === 'boolean') return value;
-  if (value === 1 || value === 0) return value === 1;
-  if (typeof value === 'string') {
-    const v = value.toLowerCase();
-    if (['true', 't', 'yes', 'y', 'on', '1'].includes(v)) return true;
-    if (['false', 'f', 'no', 'n', 'off', '0'].includes(v)) return false;
-  }
-  throw validationError('Must be a valid boolean.', attr);
-}
 
 function readInteger(value: unknown, attr: string): number {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -101,7 +88,7 @@ function readField(field: TeamField, value: unknown): unknown {
       return value;
     case 'timezone': {
       const name = readString(value, attr);
-      if (!isValidTimezone(name)) throw validationError(`"${name}" is not a valid choice.`, attr, 'invalid_choice');
+      if (!isTimezoneChoice(name)) throw validationError(`"${name}" is not a valid choice.`, attr, 'invalid_choice');
       return name;
     }
     case 'decimal-string':

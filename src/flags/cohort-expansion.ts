@@ -6,7 +6,7 @@
  * Anything it cannot express is left as it was, and the SDK then asks the server.
  */
 import type { Cohort } from '../cohorts/store.js';
-import { pyInt } from '../posthog/python-values.js';
+import { pyInt, strToBool } from '../posthog/python-values.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,9 +23,6 @@ function cohortIdOf(value: unknown): number | null {
   if (typeof value === 'number' && Number.isFinite(value)) return Math.trunc(value);
   return typeof value === 'string' ? pyInt(value) : null;
 }
-
-/** PostHog's `str_to_bool`, which `Property` applies to `negation`. */
-const strToBool = (value: unknown) => ['y', 'yes', 't', 'true', 'on', '1'].includes(String(value).toLowerCase());
 
 /**
  * `Filter._parse_property_group`: a `{type, values}` dict is a group whose values are all groups or

@@ -15,7 +15,6 @@ import { conflictingFields, filtersForNewKey } from './edit-rules.js';
 import {
   describeFlags,
   dependentFlags,
-  readBoolean,
   readChoice,
   readString,
   validateFilters,
@@ -31,6 +30,7 @@ import {
   type FeatureFlag,
   type FlagChanges,
 } from './store.js';
+import { readBoolean } from '../posthog/fields.js';
 
 type Json = Record<string, unknown>;
 

@@ -8,6 +8,7 @@ import { validationError } from '../posthog/errors.js';
 import { parseDateInTimezone } from './engine/index.js';
 import type { FeatureFlag } from './store.js';
 import { pythonStr, pyTypeName } from '../posthog/python-text.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 export const FLAG_KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
 export const MAX_KEY_LENGTH = 400;
@@ -30,19 +31,6 @@ const filtersError = (detail: string, code = 'invalid_input') => validationError
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-
-/** DRF BooleanField's accepted spellings. */
-export function readBoolean(value: unknown, attr: string, nullable = false): boolean | null {
-  if (value === null && nullable) return null;
-  if (value === null) throw validationError('This field may not be null.', attr, 'null');
-  if (value === true || value === 1 || value === 'true' || value === 'True' || value === '1' || value === 'on') return true;
-  if (value === false || value === 0 || value === 'false' || value === 'False' || value === '0' || value === 'off') return false;
-  throw validationError('Must be a valid boolean.', attr, 'invalid');
-}
 
 
 /** DRF CharField: numbers become text, and surrounding whitespace is trimmed (`trim_whitespace`) before any check. */
@@ -63,7 +51,7 @@ export function readChoice<T extends string>(value: unknown, attr: string, choic
 }
 
 export function readFiltersObject(value: unknown): Json {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     throw validationError(`Expected a dictionary of items but got type "${pyTypeName(value)}".`, 'filters', 'not_a_dict');
   }
   return value;
@@ -81,11 +69,11 @@ export async function validateKey(value: unknown, lookups: FlagValidationLookups
 }
 
 function conditionsOf(filters: Json): Json[] {
-  return Array.isArray(filters.groups) ? filters.groups.filter(isObject) : [];
+  return Array.isArray(filters.groups) ? filters.groups.filter(isJsonObject) : [];
 }
 
 function propertiesOf(condition: Json): Json[] {
-  return Array.isArray(condition.properties) ? condition.properties.filter(isObject) : [];
+  return Array.isArray(condition.properties) ? condition.properties.filter(isJsonObject) : [];
 }
 
 /** PostHog's `Property` defaults a missing type to `event`. */
@@ -140,9 +128,9 @@ async function checkCircularDependencies(filters: Json, currentKey: string | und
 }
 
 function flatCohortProperties(group: unknown, into: Json[] = []): Json[] {
-  if (!isObject(group)) return into;
+  if (!isJsonObject(group)) return into;
   if (Array.isArray(group.values)) for (const value of group.values) flatCohortProperties(value, into);
-  else if ('properties' in group && isObject(group.properties)) flatCohortProperties(group.properties, into);
+  else if ('properties' in group && isJsonObject(group.properties)) flatCohortProperties(group.properties, into);
   else if (typeof group.key === 'string' || typeof group.type === 'string') into.push(group);
   return into;
 }
@@ -173,10 +161,10 @@ async function checkCohortReference(id: unknown, lookups: FlagValidationLookups)
 function checkPayloads(filters: Json, variantKeys: Set<string>): void {
   // `filters.get("payloads", {})`: only a missing key defaults; an explicit null is refused.
   const payloads = 'payloads' in filters ? filters.payloads : {};
-  if (!isObject(payloads)) throw filtersError('Payloads must be passed as a dictionary');
+  if (!isJsonObject(payloads)) throw filtersError('Payloads must be passed as a dictionary');
   for (const [key, value] of Object.entries(payloads)) {
     // API callers may send objects; PostHog stores what the UI sends, a JSON string.
-    if (isObject(value)) payloads[key] = JSON.stringify(value);
+    if (isJsonObject(value)) payloads[key] = JSON.stringify(value);
     else if (typeof value === 'string') {
       try {
         JSON.parse(value);
@@ -225,8 +213,8 @@ export async function validateFilters(
     throw filtersError('Filters are not valid (can only use group properties)');
   }
 
-  const multivariate = isObject(filters.multivariate) ? filters.multivariate : {};
-  const variants = Array.isArray(multivariate.variants) ? multivariate.variants.filter(isObject) : [];
+  const multivariate = isJsonObject(filters.multivariate) ? filters.multivariate : {};
+  const variants = Array.isArray(multivariate.variants) ? multivariate.variants.filter(isJsonObject) : [];
   const variantKeys = new Set(variants.map((v) => String(v.key)));
   if (variants.length > 0) {
     const sum = variants.reduce((total, v) => total + (typeof v.rollout_percentage === 'number' ? v.rollout_percentage : 0), 0);

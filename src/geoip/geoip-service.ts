@@ -25,6 +25,7 @@ import { Worker } from 'node:worker_threads';
 import { Reader } from 'maxmind';
 import type { GeoipLookupResult } from './lookup-result.js';
 import { RecentLookups } from './recent-lookups.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 /** A lookup that found nothing, as kept by RecentLookups (which keeps no undefined). */
 const NOT_FOUND = Symbol('not found');
@@ -257,7 +258,7 @@ function ipv4FromMapped(address: string): string | null {
  * result, as in PostHog: the transformation then clears the person's stale GeoIP properties.
  */
 export function normalizeGeoipRecord(record: unknown): GeoipLookupResult | null {
-  if (!isObject(record)) return null;
+  if (!isJsonObject(record)) return null;
   if (isStandardRecord(record)) return normalizeStandard(record);
   if (typeof record.country_code === 'string' || typeof record.city === 'string') return normalizeFlat(record);
   return null;
@@ -276,36 +277,36 @@ const STANDARD_KEYS = [
 ] as const;
 
 function isStandardRecord(record: Record<string, unknown>): boolean {
-  return STANDARD_KEYS.some((key) => isObject(record[key]) || Array.isArray(record[key]));
+  return STANDARD_KEYS.some((key) => isJsonObject(record[key]) || Array.isArray(record[key]));
 }
 
 function normalizeStandard(record: Record<string, unknown>): GeoipLookupResult {
   const result: GeoipLookupResult = {};
   const city = record.city;
-  if (isObject(city)) {
+  if (isJsonObject(city)) {
     result.city = { names: englishNames(city.names) };
     if (typeof city.confidence === 'number') result.city.confidence = city.confidence;
   }
   const country = record.country;
-  if (isObject(country)) {
+  if (isJsonObject(country)) {
     result.country = { names: englishNames(country.names) };
     const code = stringOrUndefined(country.iso_code);
     if (code !== undefined) result.country.iso_code = code;
   }
   const continent = record.continent;
-  if (isObject(continent)) {
+  if (isJsonObject(continent)) {
     result.continent = { names: englishNames(continent.names) };
     const code = stringOrUndefined(continent.code);
     if (code !== undefined) result.continent.code = code;
   }
   const postal = record.postal;
-  if (isObject(postal)) {
+  if (isJsonObject(postal)) {
     result.postal = {};
     const code = stringOrUndefined(postal.code);
     if (code !== undefined) result.postal.code = code;
   }
   const location = record.location;
-  if (isObject(location)) {
+  if (isJsonObject(location)) {
     result.location = {};
     if (typeof location.latitude === 'number') result.location.latitude = location.latitude;
     if (typeof location.longitude === 'number') result.location.longitude = location.longitude;
@@ -314,7 +315,7 @@ function normalizeStandard(record: Record<string, unknown>): GeoipLookupResult {
     if (timeZone !== undefined) result.location.time_zone = timeZone;
   }
   if (Array.isArray(record.subdivisions)) {
-    result.subdivisions = record.subdivisions.filter(isObject).map((subdivision) => {
+    result.subdivisions = record.subdivisions.filter(isJsonObject).map((subdivision) => {
       const normalized: { names: { en?: string }; iso_code?: string } = { names: englishNames(subdivision.names) };
       const code = stringOrUndefined(subdivision.iso_code);
       if (code !== undefined) normalized.iso_code = code;
@@ -381,7 +382,7 @@ function normalizeFlat(record: Record<string, unknown>): GeoipLookupResult {
 }
 
 function englishNames(names: unknown): { en?: string } {
-  if (!isObject(names)) return {};
+  if (!isJsonObject(names)) return {};
   const en = stringOrUndefined(names.en);
   return en !== undefined ? { en } : {};
 }
@@ -392,10 +393,6 @@ function stringOrUndefined(value: unknown): string | undefined {
 
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Freezes an answer and everything in it (plain objects and arrays of a normalised record). */

@@ -3,6 +3,7 @@ import { isNulCharacterError } from '../platform/db/database.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound, parseError, payloadTooLarge, serverError, serviceUnavailable, unsupportedMediaType, validationError } from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
+import { InvalidPropertyFilter } from '../posthog/property-conditions.js';
 
 interface AjvError {
   keyword: string;
@@ -84,6 +85,7 @@ export function schemaErrorToApiError(error: AjvError, data: unknown): ApiError 
 
 function toApiError(error: FastifyError & { validation?: AjvError[] }, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
+  if (error instanceof InvalidPropertyFilter) return validationError(error.detail, error.attr);
   if (error.validation?.length) {
     const context = (error as { validationContext?: string }).validationContext;
     const data = context === 'querystring' ? request.query : context === 'params' ? request.params : request.body;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { containsText, utcDay } from '../platform/db/text-functions.js';
+import { warningDayCounts, warningExamples } from './warnings-store.js';
 import { fromJson } from '../platform/db/values.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 
@@ -26,38 +26,14 @@ interface Summary {
 }
 
 export const ingestionWarningRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const { db, dialect } = ctx.database;
   for (const base of TEAM_ROUTE_BASES) {
     app.get(`${base.base}/ingestion_warnings/`, { config: teamAccess('query:read', base) }, async (request) => {
       const since = new Date(Date.now() - WINDOW_DAYS * 86_400_000).toISOString();
       const q = searchParam(request.query);
-      let scope = db.selectFrom('ingestion_warnings').where('team_id', '=', request.team!.id).where('timestamp', '>=', since);
-      // PostHog's `positionUTF8(details, q) > 0 OR positionUTF8(type, q) > 0`; an empty q is a
-      // substring of everything there too.
-      if (q) scope = scope.where((eb) => eb.or([containsText(dialect, 'details', q), containsText(dialect, 'type', q)]));
-
+      const scope = { teamId: request.team!.id, since, search: q };
       // Counts come from the database, so they cover every warning, not just the examples.
-      const days = await scope
-        .select(['type', utcDay(dialect, 'timestamp').as('day'), (eb) => eb.fn.countAll().as('n')])
-        .groupBy(['type', utcDay(dialect, 'timestamp')])
-        .execute();
-      const ranked = scope.select([
-        'type',
-        'details',
-        'timestamp',
-        (eb) =>
-          eb.fn
-            .agg<number>('row_number')
-            .over((ob) => ob.partitionBy('type').orderBy('timestamp', 'desc').orderBy('id', 'desc'))
-            .as('rank'),
-      ]);
-      const examples = await db
-        .selectFrom(ranked.as('ranked'))
-        .select(['type', 'details', 'timestamp'])
-        .where('rank', '<=', EXAMPLES_PER_TYPE)
-        .orderBy('type')
-        .orderBy('rank')
-        .execute();
+      const days = await warningDayCounts(ctx.database, scope);
+      const examples = await warningExamples(ctx.database, scope, EXAMPLES_PER_TYPE);
 
       // Keys in PostHog's order: type, lastSeen, sparkline, warnings, count.
       const byType = new Map<string, Summary>();

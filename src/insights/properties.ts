@@ -5,6 +5,8 @@
  */
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { TrendsQueryError } from './query-error.js';
+import { isJsonObject } from '../lib/json-object.js';
+import { BASIC_PROPERTY_OPERATORS } from '../posthog/property-operators.js';
 
 export interface PropertyFilterInput {
   key: string;
@@ -13,27 +15,23 @@ export interface PropertyFilterInput {
   type?: string;
 }
 
-export const OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'is_set', 'is_not_set', 'gt', 'gte', 'lt', 'lte',
-] as const;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Flattens AND groups into one list; OR groups and non-event filters are refused (not supported yet). */
 export function readPropertyFilters(raw: unknown, attr: string): PropertyFilterInput[] {
   if (raw === undefined || raw === null) return [];
-  if (isObject(raw) && Array.isArray(raw.values)) {
+  if (isJsonObject(raw) && Array.isArray(raw.values)) {
     if (raw.type !== undefined && raw.type !== 'AND' && raw.values.length > 1) {
       throw new TrendsQueryError('Only AND property groups are supported.', attr);
     }
     return raw.values.flatMap((v, i) => readPropertyFilters(v, `${attr}__values__${i}`));
   }
   if (Array.isArray(raw)) return raw.flatMap((v, i) => readPropertyFilters(v, `${attr}__${i}`));
-  if (!isObject(raw) || typeof raw.key !== 'string') throw new TrendsQueryError('Invalid property filter.', attr);
+  if (!isJsonObject(raw) || typeof raw.key !== 'string') throw new TrendsQueryError('Invalid property filter.', attr);
   const type = raw.type ?? 'event';
   if (type !== 'event') throw new TrendsQueryError(`Property filters of type "${String(type)}" are not supported.`, attr);
   const operator = raw.operator ?? 'exact';
-  if (!(OPERATORS as readonly unknown[]).includes(operator)) {
+  if (!(BASIC_PROPERTY_OPERATORS as readonly unknown[]).includes(operator)) {
     throw new TrendsQueryError(`"${String(operator)}" is not a valid choice.`, `${attr}__operator`);
   }
   return [{ key: raw.key, value: raw.value, operator: operator as string, type: 'event' }];

@@ -12,7 +12,7 @@ import { forEachTrendsEvent, insertInsight, updateInsight, type Insight, type In
 import { readTrendsQuery, TrendsCounter, TrendsQueryError, type TrendsResult } from './trends.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
-import { readNameAndDescription, serializerData } from '../posthog/fields.js';
+import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
 
@@ -39,8 +39,7 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
   }
   for (const flag of ['favorited', 'deleted'] as const) {
     if (flag in body) {
-      if (typeof body[flag] !== 'boolean') throw validationError('Must be a valid boolean.', flag);
-      fields[flag] = body[flag] as boolean;
+      fields[flag] = readBoolean(body[flag], flag);
     }
   }
   let dashboards: number[] | undefined;

@@ -8,6 +8,7 @@ import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
 import { TrendsCounter, BREAKDOWN_NULL, BREAKDOWN_OTHER } from './trends-counter.js';
 import { INTERVALS, parseTrendsDate, type Interval, type TrendsWindow } from './trends-window.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 export { TrendsQueryError, INTERVALS, TrendsCounter, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow };
 
@@ -52,13 +53,12 @@ export interface TrendsResult {
   breakdown_value?: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads an insight's `query`: an InsightVizNode wrapping a TrendsQuery, or the TrendsQuery itself. */
 export function readTrendsQuery(query: unknown): TrendsQuery {
-  const source = isObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
-  const prefix = isObject(query) && query.kind === 'InsightVizNode' ? 'source__' : '';
-  if (!isObject(source) || source.kind !== 'TrendsQuery') {
+  const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
+  const prefix = isJsonObject(query) && query.kind === 'InsightVizNode' ? 'source__' : '';
+  if (!isJsonObject(source) || source.kind !== 'TrendsQuery') {
     throw new TrendsQueryError('Only TrendsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
   }
   const attr = (name: string) => `query__${prefix}${name}`;
@@ -66,7 +66,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     throw new TrendsQueryError('A trends query needs at least one series.', attr('series'));
   }
   const series = source.series.map((raw, i): TrendsSeries => {
-    if (!isObject(raw) || raw.kind !== 'EventsNode') {
+    if (!isJsonObject(raw) || raw.kind !== 'EventsNode') {
       throw new TrendsQueryError('Each series must be an EventsNode.', attr(`series__${i}__kind`));
     }
     const event = raw.event === undefined || raw.event === null ? null : raw.event;
@@ -87,7 +87,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   if (!(INTERVALS as readonly unknown[]).includes(interval)) {
     throw new TrendsQueryError(`"${String(interval)}" is not a valid choice.`, attr('interval'));
   }
-  const range = isObject(source.dateRange) ? source.dateRange : {};
+  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
   const dateFrom = range.date_from ?? '-7d';
   const dateTo = range.date_to ?? null;
   if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
@@ -96,7 +96,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   if (dateTo !== null && (typeof dateTo !== 'string' || parseTrendsDate(dateTo, new Date()) === null)) {
     throw new TrendsQueryError(`Unreadable date_to "${String(dateTo)}".`, attr('dateRange__date_to'));
   }
-  const breakdownFilter = isObject(source.breakdownFilter) ? source.breakdownFilter : {};
+  const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};
   const breakdown = breakdownFilter.breakdown ?? null;
   if (breakdown !== null && typeof breakdown !== 'string') {
     throw new TrendsQueryError('Only a single event property breakdown is supported.', attr('breakdownFilter__breakdown'));

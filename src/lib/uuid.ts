@@ -54,3 +54,32 @@ export function uuidv5(namespace: string, name: string): string {
 export function uuidText(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * The canonical text (lower case, hyphenated) of a uuid as Python's `uuid.UUID(text)` reads it:
+ * "urn:" and "uuid:" removed, braces stripped from the ends, hyphens anywhere ignored, 32 hex
+ * digits left. This is also exactly what PostHog's `UUIDT.is_valid_uuid` accepts. Null when not a uuid.
+ */
+export function canonicalUuid(text: string): string | null {
+  const hex = text.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
+  if (!HEX32.test(hex)) return null;
+  return uuidText(hex.toLowerCase());
+}
+
+const HEX32 = /^[0-9a-fA-F]{32}$/;
+
+/**
+ * The canonical text of a uuid in one of the four forms Rust's `Uuid::parse_str` accepts
+ * (hyphenated, 32 bare hex digits, braced, `urn:uuid:`), as PostHog's flags service reads
+ * `X-Request-Id`. Stricter than `canonicalUuid` on purpose: no hyphens elsewhere, no stray braces.
+ */
+export function canonicalUuidStrict(text: string): string | null {
+  let hyphenated = text;
+  if (text.length === 32) return HEX32.test(text) ? uuidText(text.toLowerCase()) : null;
+  if (text.length === 45 && text.startsWith('urn:uuid:')) hyphenated = text.slice(9);
+  else if (text.length === 38 && text.startsWith('{') && text.endsWith('}')) hyphenated = text.slice(1, -1);
+  if (hyphenated.length !== 36) return null;
+  if (hyphenated[8] !== '-' || hyphenated[13] !== '-' || hyphenated[18] !== '-' || hyphenated[23] !== '-') return null;
+  const hex = hyphenated.slice(0, 8) + hyphenated.slice(9, 13) + hyphenated.slice(14, 18) + hyphenated.slice(19, 23) + hyphenated.slice(24);
+  return HEX32.test(hex) ? uuidText(hex.toLowerCase()) : null;
+}

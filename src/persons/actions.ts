@@ -13,7 +13,7 @@ import type { Principal } from '../auth/guard.js';
 import type { AppContext } from '../context.js';
 import { actorOf } from '../environments/service.js';
 import { ApiError, notFound, validationError } from '../posthog/errors.js';
-import { isPlainObject } from '../ingestion/core/types.js';
+
 import type { QueueRow } from '../ingestion/queue.js';
 import { pythonRepr } from '../posthog/python-text.js';
 import { pyTruthy } from '../posthog/python-values.js';
@@ -22,6 +22,7 @@ import type { Schema } from '../platform/db/schema.js';
 import type { Team } from '../environments/models.js';
 import { splitPersonUuid } from './person-uuid.js';
 import { distinctIdsOf, firstDistinctIdOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 type Db = Kysely<Schema>;
 
@@ -36,7 +37,7 @@ export const PERSON_ACTIVITY_SCOPE = 'Person';
 const requiredByPersonView = (attr: string) => new ApiError(400, 'validation_error', 'This field is required.', 'required', attr);
 
 function bodyObject(body: unknown): Record<string, unknown> {
-  return isPlainObject(body) ? body : {};
+  return isJsonObject(body) ? body : {};
 }
 
 /** A person's event through ingestion, as PostHog's `capture_internal` sends it: no library, no address. */
@@ -89,7 +90,7 @@ export function readPersonUpdateBody(body: unknown): Record<string, unknown> {
   const properties = bodyObject(body).properties;
   if (properties === undefined || properties === null) throw requiredByPersonView('properties');
   // PostHog fails on anything but an object with a 500; here it is said.
-  if (!isPlainObject(properties)) throw validationError('Expected a dictionary of properties.', 'properties');
+  if (!isJsonObject(properties)) throw validationError('Expected a dictionary of properties.', 'properties');
   return properties;
 }
 

@@ -12,7 +12,8 @@ import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDel
 import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../posthog/errors.js';
 import { drfDateTime } from '../posthog/python-datetime.js';
-import { canonicalUuid, pyTruthy, queryParam } from '../posthog/python-values.js';
+import { pyTruthy, queryParam } from '../posthog/python-values.js';
+import { canonicalUuid } from '../lib/uuid.js';
 import type { Team } from '../environments/models.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';

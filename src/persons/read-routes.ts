@@ -11,8 +11,9 @@ import { listPersonEventDeletions } from '../deletions/person-event-status.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { notFound, validationError } from '../posthog/errors.js';
-import { isPlainObject } from '../ingestion/core/types.js';
-import { canonicalUuid, queryParam } from '../posthog/python-values.js';
+
+import { queryParam } from '../posthog/python-values.js';
+import { canonicalUuid } from '../lib/uuid.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { readDeletionStatusParams, serializeDeletionStatus } from './deletion.js';
 import { pathPerson } from './lookup.js';
@@ -22,13 +23,14 @@ import { cohortsOfPerson } from './person-cohorts.js';
 import { propertiesAtTime } from './properties-at-time.js';
 import { serializeMinimalPerson } from './serialize.js';
 import { getPersonByRef, getPersonsByUuids } from './store.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 /** PostHog's cap on a batch lookup. */
 const MAX_BATCH_LOOKUP = 200;
 
 /** A batch lookup's list: its first 200 items; none when it is missing or not a list. */
 function batchList(body: unknown, field: string): unknown[] {
-  const value = isPlainObject(body) ? body[field] : undefined;
+  const value = isJsonObject(body) ? body[field] : undefined;
   return Array.isArray(value) ? value.slice(0, MAX_BATCH_LOOKUP) : [];
 }
 

@@ -8,10 +8,11 @@ import { parsePersonListQuery } from './list-params.js';
 import { listPersons } from './list-query.js';
 import { serializePerson } from './serialize.js';
 import { ApiError, validationError } from '../posthog/errors.js';
-import { isPlainObject } from '../ingestion/core/types.js';
+
 import { deletePersonProperty, readDeletePropertyBody, readPersonUpdateBody, readSplitBody, readUpdatePropertyBody, setPersonProperties, splitPerson, updatePersonProperty } from './actions.js';
 import { pathPerson } from './lookup.js';
 import { distinctIdsOf } from './store.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 /** PostHog tests the DELETE flags for presence (`"delete_events" in request.GET`): any value counts. */
 const present = (request: FastifyRequest, name: string) => Object.hasOwn((request.query ?? {}) as object, name);
@@ -98,7 +99,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
      * frees a deleted person's ids at once, so there is nothing to reset: the body is checked, 202.
      */
     app.post(`${base.base}/persons/reset_person_distinct_id/`, { config: teamAccess('person:write', base) }, async (request, reply) => {
-      const distinctId = (isPlainObject(request.body) ? request.body : {}).distinct_id;
+      const distinctId = (isJsonObject(request.body) ? request.body : {}).distinct_id;
       if (typeof distinctId !== 'string' || distinctId === '') throw validationError('distinct_id is required');
       return reply.code(202).send();
     });

@@ -5,7 +5,8 @@ import type { Schema } from '../platform/db/schema.js';
 import { fromBool, fromJson, toJson } from '../platform/db/values.js';
 import { InListQuery, MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import type { PersonsTable } from './tables.js';
-import { canonicalUuid, pyInt } from '../posthog/python-values.js';
+import { pyInt } from '../posthog/python-values.js';
+import { canonicalUuid } from '../lib/uuid.js';
 
 type Db = Kysely<Schema>;
 

@@ -33,6 +33,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An envelope that is answered rather than thrown (the SDK edge, pure cores that return their
+ * failures); its keys in PostHog's order.
+ */
+export function errorEnvelope(type: ErrorType, code: string, detail: string, attr: string | null = null): ErrorEnvelope {
+  return { type, code, detail, attr };
+}
+
+/** DRF rewrites the generic `invalid` code to `invalid_input`. */
+const drfCode = (code: string) => (code === 'invalid' ? 'invalid_input' : code);
+
+/** A validation_error envelope, as validationError's would be. */
+export const validationEnvelope = (detail: string, attr: string | null = null, code = 'invalid_input') =>
+  errorEnvelope('validation_error', drfCode(code), detail, attr);
+
 export type KeySource = 'Authorization header' | 'body' | 'query string';
 
 export const notAuthenticated = () =>
@@ -62,9 +77,8 @@ export const projectNotFound = () => notFound('Project not found.');
 export const methodNotAllowed = (method: string) =>
   new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`);
 
-/** DRF rewrites the generic `invalid` code to `invalid_input`. */
 export const validationError = (detail: string, attr: string | null = null, code = 'invalid_input') =>
-  new ApiError(400, 'validation_error', code === 'invalid' ? 'invalid_input' : code, detail, attr);
+  new ApiError(400, 'validation_error', drfCode(code), detail, attr);
 
 export const parseError = (detail: string) => new ApiError(400, 'invalid_request', 'parse_error', detail);
 

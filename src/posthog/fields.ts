@@ -1,5 +1,6 @@
 import { validationError } from './errors.js';
 import { pyTypeName } from './python-text.js';
+import { DRF_MESSAGES, drfBoolean } from './drf-fields.js';
 
 /**
  * The data a DRF serializer validates: a JSON object. A missing body reads as an empty one (an
@@ -34,4 +35,17 @@ export function readNameAndDescription(body: Record<string, unknown>): { name?: 
     fields.description = body.description ?? '';
   }
   return fields;
+}
+
+/** DRF BooleanField in a serializer: its exact spellings; null only where the field allows it. */
+export function readBoolean(value: unknown, attr: string, nullable?: false): boolean;
+export function readBoolean(value: unknown, attr: string, nullable: boolean): boolean | null;
+export function readBoolean(value: unknown, attr: string, nullable = false): boolean | null {
+  if (value === null) {
+    if (nullable) return null;
+    throw validationError(DRF_MESSAGES.null, attr, 'null');
+  }
+  const result = drfBoolean(value);
+  if (result === undefined) throw validationError(DRF_MESSAGES.notABoolean, attr, 'invalid');
+  return result;
 }

@@ -17,56 +17,20 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../platform/db/database.js';
 import { jsonNumber, jsonText } from '../platform/db/json-path.js';
-import { validationError } from './errors.js';
+import { OPERATOR_COMPARISONS, type PropertyOperator, type PropertyOperatorName } from './property-operators.js';
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { pythonStr } from './python-text.js';
 
-/** The operators evaluated, after PostHog's aliases (min/max, the date ones) are resolved. */
-export type PropertyOperator =
-  | 'exact'
-  | 'is_not'
-  | 'is_set'
-  | 'is_not_set'
-  | 'icontains'
-  | 'not_icontains'
-  | 'regex'
-  | 'not_regex'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'between'
-  | 'not_between'
-  | 'in'
-  | 'not_in';
-
 /**
- * PostHog operator name → the comparison HogQL's `_expr_to_compare_op` builds for it: min/max are
- * gte/lte, and the date operators compare the value as given (`Eq`, `Lt`, `Gt`).
+ * A property filter the SQL cannot be built from. Query-building code throws it rather than an
+ * HTTP error; http/error-handler.ts answers it as the 400 PostHog gives, with attr `properties`.
  */
-const OPERATORS: Record<string, PropertyOperator> = {
-  exact: 'exact',
-  is_date_exact: 'exact',
-  is_not: 'is_not',
-  is_set: 'is_set',
-  is_not_set: 'is_not_set',
-  icontains: 'icontains',
-  not_icontains: 'not_icontains',
-  regex: 'regex',
-  not_regex: 'not_regex',
-  gt: 'gt',
-  is_date_after: 'gt',
-  gte: 'gte',
-  min: 'gte',
-  lt: 'lt',
-  is_date_before: 'lt',
-  lte: 'lte',
-  max: 'lte',
-  between: 'between',
-  not_between: 'not_between',
-  in: 'in',
-  not_in: 'not_in',
-};
+export class InvalidPropertyFilter extends Error {
+  readonly attr = 'properties';
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
 
 export interface PropertyCondition {
   key: string;
@@ -77,11 +41,11 @@ export interface PropertyCondition {
 /** HogQL's `_validate_between_values`, with its messages. */
 function checkBetween(operator: string, value: unknown): void {
   if (!Array.isArray(value) || value.length !== 2) {
-    throw validationError(`${operator} operator requires a two-element array [min, max]`, 'properties');
+    throw new InvalidPropertyFilter(`${operator} operator requires a two-element array [min, max]`);
   }
   const [low, high] = value.map((v) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN));
-  if (!Number.isFinite(low) || !Number.isFinite(high)) throw validationError(`${operator} operator requires numeric values`, 'properties');
-  if (low! > high!) throw validationError(`${operator} operator requires min value to be less than or equal to max value`, 'properties');
+  if (!Number.isFinite(low) || !Number.isFinite(high)) throw new InvalidPropertyFilter(`${operator} operator requires numeric values`);
+  if (low! > high!) throw new InvalidPropertyFilter(`${operator} operator requires min value to be less than or equal to max value`);
 }
 
 /**
@@ -91,16 +55,16 @@ function checkBetween(operator: string, value: unknown): void {
 export function readPropertyCondition(filter: { key: string; operator?: unknown; value?: unknown }, where: string): PropertyCondition {
   // PostHog sets "exact" on filters sent without an operator.
   const name = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator;
-  const operator = typeof name === 'string' && Object.hasOwn(OPERATORS, name) ? OPERATORS[name] : undefined;
-  if (!operator) throw validationError(`The property operator ${JSON.stringify(name)} is not supported on ${where}.`, 'properties');
+  const operator = typeof name === 'string' && Object.hasOwn(OPERATOR_COMPARISONS, name) ? OPERATOR_COMPARISONS[name as PropertyOperatorName] : undefined;
+  if (!operator) throw new InvalidPropertyFilter(`The property operator ${JSON.stringify(name)} is not supported on ${where}.`);
   if (operator === 'between' || operator === 'not_between') checkBetween(String(name), filter.value);
   // A one-value list is that value (property_to_expr), which IN cannot take.
   if ((operator === 'in' || operator === 'not_in') && (!Array.isArray(filter.value) || filter.value.length === 1)) {
-    throw validationError('IN and NOT IN operators require a list of values', 'properties');
+    throw new InvalidPropertyFilter('IN and NOT IN operators require a list of values');
   }
   if (operator === 'regex' || operator === 'not_regex') {
     for (const value of Array.isArray(filter.value) ? filter.value : [filter.value]) {
-      if (value !== null && !compileClickHouseRegex(pythonStr(value))) throw validationError(`Invalid regular expression: ${pythonStr(value)}`, 'properties');
+      if (value !== null && !compileClickHouseRegex(pythonStr(value))) throw new InvalidPropertyFilter(`Invalid regular expression: ${pythonStr(value)}`);
     }
   }
   return { key: filter.key, operator, value: filter.value };

@@ -1,9 +1,9 @@
 /**
  * The few Python built-ins PostHog's API inputs go through (the events, persons and groups APIs,
- * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)`, `uuid.UUID(text)` / `UUIDT.is_valid_uuid`, and the
+ * cohort ids), so Hoglet accepts and refuses the same texts: `int(text)` and the
  * whitespace `str.isspace` (and so the regex `\s`) knows.
  */
-import { uuidText } from '../lib/uuid.js';
+import { pythonStr } from './python-text.js';
 
 /** Python's whitespace (`str.isspace`), which differs from JavaScript's `\s` (\x1c-\x1f, \x85; no \ufeff). */
 const PY_SPACE = new Set(
@@ -37,19 +37,6 @@ export function pyInt(text: string): number | null {
   return m[1] === '-' ? -n || 0 : n; // "-0" is 0
 }
 
-/**
- * The canonical text (lower case, hyphenated) of a uuid as `uuid.UUID(text)` reads it: "urn:" and
- * "uuid:" removed, braces stripped from the ends, hyphens anywhere ignored, 32 hex digits left.
- * This is also exactly what PostHog's `UUIDT.is_valid_uuid` accepts. Null when not a uuid.
- */
-export function canonicalUuid(text: string): string | null {
-  let hex = text.replaceAll('urn:', '').replaceAll('uuid:', '');
-  hex = hex.replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) return null;
-  hex = hex.toLowerCase();
-  return uuidText(hex);
-}
-
 /** Django's `request.GET.get(name)`: the last of repeated parameters, undefined when absent. */
 export function queryParam(query: unknown, name: string): string | undefined {
   const value = (query as Record<string, unknown> | undefined)?.[name];
@@ -67,4 +54,12 @@ export function pyTruthy(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'object') return Object.keys(value).length > 0;
   return true;
+}
+
+/**
+ * PostHog's `posthog.utils.str_to_bool`, which it applies to some query parameters and to a
+ * property's `negation`: true only for a few lower-cased spellings; anything else is false.
+ */
+export function strToBool(value: unknown): boolean {
+  return pyTruthy(value) && ['y', 'yes', 't', 'true', 'on', '1'].includes(pythonStr(value).toLowerCase());
 }

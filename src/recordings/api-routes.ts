@@ -8,9 +8,10 @@ import { readRecordingListQuery } from './list-query.js';
 import { serializeRecordings } from './serialize.js';
 import { getPersonByRef } from '../persons/store.js';
 import { sharingRoutes } from './sharing-routes.js';
-import { loadRecording, readBoolean } from './route-helpers.js';
+import { loadRecording } from './route-helpers.js';
 import { deleteRecording, listChunks, listRecordings, readChunks, setViewed, type RecordingRow } from './store.js';
 import { recordActivity } from '../activity/log.js';
+import { readBoolean } from '../posthog/fields.js';
 
 /** PostHog's page size for recordings. */
 const RECORDINGS_PAGE_SIZE = 50;

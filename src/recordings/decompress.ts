@@ -6,7 +6,8 @@
  * plain rrweb form, which is what this does.
  */
 import { gunzipSync } from 'node:zlib';
-import { isRecord } from './core/index.js';
+import { isJsonObject } from '../lib/json-object.js';
+
 
 const COMPRESSED_VERSION = '2024-10';
 
@@ -24,7 +25,7 @@ export function decompressEvent(event: Record<string, unknown>): Record<string, 
   const { cv: _cv, ...rest } = event;
   try {
     if (event.type === 2) return { ...rest, data: inflate(event.data) };
-    if (event.type === 3 && isRecord(event.data)) {
+    if (event.type === 3 && isJsonObject(event.data)) {
       const data = { ...event.data };
       const fields = data.source === 0 ? ['texts', 'attributes', 'removes', 'adds'] : data.source === 8 ? ['adds', 'removes'] : [];
       for (const field of fields) if (field in data) data[field] = inflate(data[field]);
@@ -52,7 +53,7 @@ export function playerLines(stored: Buffer): string {
       continue;
     }
     const event = Array.isArray(parsed) ? parsed[1] : parsed;
-    if (isRecord(event)) out += `${JSON.stringify(decompressEvent(event))}\n`;
+    if (isJsonObject(event)) out += `${JSON.stringify(decompressEvent(event))}\n`;
   }
   return out;
 }

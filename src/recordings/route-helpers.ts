@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../posthog/errors.js';
+import { notFound } from '../posthog/errors.js';
 import { getRecording, type RecordingRow } from './store.js';
 
 export const recordingNotFound = () => notFound('Recording not found');
@@ -11,11 +11,4 @@ export async function loadRecording(ctx: AppContext, request: FastifyRequest, pa
   const row = await getRecording(ctx.database.db, request.team!.id, id);
   if (!row) throw recordingNotFound();
   return row;
-}
-
-/** DRF's BooleanField: the booleans, and their usual spellings in forms and query strings. */
-export function readBoolean(value: unknown, attr: string): boolean {
-  if (value === true || value === 'true' || value === 'True' || value === 1 || value === '1') return true;
-  if (value === false || value === 'false' || value === 'False' || value === 0 || value === '0') return false;
-  throw validationError('Must be a valid boolean.', attr, 'invalid');
 }

@@ -2,9 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { permissionDenied, validationError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { loadRecording, readBoolean } from './route-helpers.js';
+import { loadRecording } from './route-helpers.js';
 import { getSharing, saveSharing, type RecordingSharing } from './sharing-store.js';
 import { recordActivity } from '../activity/log.js';
+import { readBoolean } from '../posthog/fields.js';
 
 /** PostHog's SharingConfigurationSerializer body. */
 function sharingBody(sharing: RecordingSharing) {

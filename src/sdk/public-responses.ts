@@ -1,25 +1,24 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { decodeBody, type DecodeBodyLimits, type DecodeBodyResult, type QueryParams } from './decode-body.js';
+import { errorEnvelope } from '../posthog/errors.js';
 
 /**
  * What the public SDK endpoints (capture, recordings, decide) share: the 401 bodies for project
  * API keys (docs/decisions/0003-capture-checks-project-key.md), reading a raw header, and (for
  * recordings, still on fastify) taking and decoding raw bodies.
  */
-export const INVALID_PROJECT_TOKEN = {
-  type: 'authentication_error',
-  code: 'invalid_api_key',
-  detail: 'Project API key invalid. You can find your project API key in your project settings.',
-  attr: null,
-} as const;
+export const INVALID_PROJECT_TOKEN = errorEnvelope(
+  'authentication_error',
+  'invalid_api_key',
+  'Project API key invalid. You can find your project API key in your project settings.',
+);
 
-export const MISSING_PROJECT_TOKEN = {
-  type: 'authentication_error',
-  code: 'missing_api_key',
-  detail: 'API key not provided. You can find your project API key in your project settings.',
-  attr: null,
-} as const;
+export const MISSING_PROJECT_TOKEN = errorEnvelope(
+  'authentication_error',
+  'missing_api_key',
+  'API key not provided. You can find your project API key in your project settings.',
+);
 
 /** A header's first value (Node gives repeated headers as arrays). */
 export function firstHeaderValue(headers: IncomingHttpHeaders, name: string): string | undefined {

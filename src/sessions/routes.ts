@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Database } from '../platform/db/database.js';
-import { forEachEventPage } from '../events/event-pages.js';
+import { forEachSessionEventPage } from './store.js';
 import { fromJson } from '../platform/db/values.js';
 import { ApiError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
@@ -34,14 +34,7 @@ function customChannelRules(team: Team): CustomChannelRule[] {
  */
 async function latestSessions(database: Database, team: Team): Promise<SessionProperties[]> {
   const sessions = new Map<string, SessionAccumulator>();
-  const select = () =>
-    database.db
-      .selectFrom('events')
-      .select(['uuid', 'event', 'timestamp', 'session_id', 'properties'])
-      .where('team_id', '=', team.id)
-      .where('session_id', 'is not', null);
-  type Row = { uuid: string; event: string; timestamp: string; session_id: string; properties: unknown };
-  await forEachEventPage<Row>(database, select, { newestFirst: true, pageSize: PAGE_SIZE, maxRows: SESSION_EVENTS_SCAN_LIMIT }, (rows) => {
+  await forEachSessionEventPage(database, team.id, { pageSize: PAGE_SIZE, maxRows: SESSION_EVENTS_SCAN_LIMIT }, (rows) => {
     for (const row of rows) {
       let acc = sessions.get(row.session_id);
       if (!acc) sessions.set(row.session_id, (acc = new SessionAccumulator(row.session_id)));

@@ -11,6 +11,7 @@ import { sendTestDelivery } from './manual-delivery.js';
 import { serializeDelivery, serializeSubscription } from './serializers.js';
 import { createSubscription, editSubscription } from './service.js';
 import { getSubscription, listSubscriptions, type Subscription, type SubscriptionListFilter } from './store.js';
+import { strToBool } from '../posthog/python-values.js';
 
 /**
  * The warning an e-mail subscription saved on a server without SMTP carries, as an HTTP Warning
@@ -18,11 +19,6 @@ import { getSubscription, listSubscriptions, type Subscription, type Subscriptio
  * PostHog's serializer has no field for it, and a header leaves the body as PostHog's clients know it.
  */
 export const NO_SMTP_WARNING = `299 - "${SMTP_NOT_CONFIGURED}: the e-mails of this subscription will fail until it is"`;
-
-/** Django's str_to_bool, as PostHog reads the `deleted` query parameter. */
-function strToBool(value: string): boolean {
-  return ['y', 'yes', 't', 'true', 'on', '1'].includes(value.toLowerCase());
-}
 
 /** An integer query filter; anything else matches nothing, as a failed pk lookup would. */
 function idFilter(value: string | undefined): number | undefined {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
-import { jsonText } from '../platform/db/json-path.js';
-import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
+import { forEachWebVitalsPage } from './store.js';
 import { ApiError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { checkWebVitalsQuery, WEB_VITALS_EVENT, WEB_VITALS_PROPERTY_KEYS, WebVitalsSamples, type PathCleaningFilter } from '../recordings/core/index.js';
@@ -29,24 +28,20 @@ export const webVitalsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
       const filters = Array.isArray(team.settings.path_cleaning_filters)
         ? (team.settings.path_cleaning_filters as PathCleaningFilter[])
         : [];
-      const { dialect } = ctx.database;
-      const pathname = jsonText(dialect, 'properties', '$pathname');
-      const select = () =>
-        ctx.database.db
-          .selectFrom('events')
-          .select('timestamp')
-          .select(propertyColumns(dialect, WEB_VITALS_PROPERTY_KEYS))
-          .where('team_id', '=', team.id)
-          .where('event', '=', WEB_VITALS_EVENT)
-          .where('timestamp', '>=', since)
-          // Without cleaning rules the path compares as sent, so other pages' events need not be read
-          // (events without `$pathname` are kept: the core falls back to `$current_url`).
-          .$if(filters.length === 0, (q) => q.where((eb) => eb.or([eb(pathname, '=', check.pathname), eb(pathname, 'is', null)])));
       // A page of events at a time, each with only the properties the core reads: a busy site
       // sends one for most page views, more than the process should hold at once.
       const samples = new WebVitalsSamples({ pathname: check.pathname, now, weekStartDay: weekStart, pathCleaningFilters: filters });
-      await forEachEventPage<Record<string, unknown>>(ctx.database, select, { pageSize: 10_000 }, (rows) => {
-        for (const row of rows) samples.add({ event: WEB_VITALS_EVENT, timestamp: row.timestamp as string, properties: readPropertyColumns(row, WEB_VITALS_PROPERTY_KEYS) });
+      const query = {
+        teamId: team.id,
+        event: WEB_VITALS_EVENT,
+        since,
+        // Without cleaning rules the path compares as sent, so other pages' events need not be read
+        // (events without `$pathname` are kept: the core falls back to `$current_url`).
+        pathname: filters.length === 0 ? check.pathname : undefined,
+        propertyKeys: WEB_VITALS_PROPERTY_KEYS,
+      };
+      await forEachWebVitalsPage(ctx.database, query, (rows) => {
+        for (const row of rows) samples.add({ event: WEB_VITALS_EVENT, timestamp: row.timestamp, properties: row.properties });
       });
       return samples.response();
     });

@@ -4,6 +4,7 @@
  * model's top-level `rollout_percentage` (so a flag with no filters at all is on for everyone).
  */
 import type { FlagCondition, FlagDefinition, FlagFilters, FlagHoldout, FlagVariant } from './types.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 export interface NormalizedFlagFilters {
   groups: FlagCondition[];
@@ -18,32 +19,28 @@ export interface NormalizedFlagFilters {
   earlyExit: boolean;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function asArray<T>(value: unknown): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
 /** Redone per call for plain definitions, which callers may mutate; compiled ones keep a snapshot. */
 export function normalizeFlagFilters(flag: FlagDefinition): NormalizedFlagFilters {
-  const raw: FlagFilters = isObject(flag.filters) ? (flag.filters as FlagFilters) : {};
+  const raw: FlagFilters = isJsonObject(flag.filters) ? (flag.filters as FlagFilters) : {};
   const groups = Array.isArray(raw.groups)
-    ? raw.groups.filter(isObject)
+    ? raw.groups.filter(isJsonObject)
     : [{ properties: asArray(raw.properties), rollout_percentage: flag.rollout_percentage ?? null }];
-  const multivariate = isObject(raw.multivariate) ? raw.multivariate : null;
+  const multivariate = isJsonObject(raw.multivariate) ? raw.multivariate : null;
   return {
     groups,
     variants: asArray<FlagVariant>(multivariate?.variants).filter(
-      (variant) => isObject(variant) && typeof variant.key === 'string',
+      (variant) => isJsonObject(variant) && typeof variant.key === 'string',
     ),
-    payloads: isObject(raw.payloads) ? raw.payloads : {},
+    payloads: isJsonObject(raw.payloads) ? raw.payloads : {},
     aggregationGroupTypeIndex: typeof raw.aggregation_group_type_index === 'number' ? raw.aggregation_group_type_index : null,
-    superGroups: asArray<FlagCondition>(raw.super_groups).filter(isObject),
+    superGroups: asArray<FlagCondition>(raw.super_groups).filter(isJsonObject),
     featureEnrollment: raw.feature_enrollment === true,
-    holdout: isObject(raw.holdout) && raw.holdout.id !== undefined && raw.holdout.id !== null ? raw.holdout : null,
-    holdoutGroups: asArray<FlagCondition>(raw.holdout_groups).filter(isObject),
+    holdout: isJsonObject(raw.holdout) && raw.holdout.id !== undefined && raw.holdout.id !== null ? raw.holdout : null,
+    holdoutGroups: asArray<FlagCondition>(raw.holdout_groups).filter(isJsonObject),
     earlyExit: raw.early_exit === true,
   };
 }

@@ -18,16 +18,16 @@
  */
 import type { QueryParams } from './types.js';
 import {
-  type ErrorEnvelope,
   type HttpFailure,
   type IngestionWarning,
   type JsonValue,
   type Properties,
-  isPlainObject,
   validationFailure,
 } from './types.js';
 import { wellFormedText } from '../../lib/well-formed.js';
 import { normalizeUuid } from './uuid.js';
+import { isJsonObject } from '../../lib/json-object.js';
+import { errorEnvelope } from '../../posthog/errors.js';
 
 export type IngestEndpoint = 'capture' | 'batch' | 'engage';
 
@@ -110,13 +110,13 @@ export function extractEvents(input: ExtractEventsInput): ExtractEventsResult {
 
   if (Array.isArray(value)) {
     rawEvents = value;
-  } else if (isPlainObject(value) && 'batch' in value) {
+  } else if (isJsonObject(value) && 'batch' in value) {
     if (!Array.isArray(value.batch)) return invalid('Invalid payload: "batch" must be an array of events');
     rawEvents = value.batch;
     envelopeToken = firstPresent(value, ['api_key', 'token']);
     sentAt = value.sent_at;
     historicalMigration = value.historical_migration === true || value.historical_migration === 'true';
-  } else if (isPlainObject(value)) {
+  } else if (isJsonObject(value)) {
     rawEvents = [value];
   } else {
     return invalid('Invalid payload: expected an event object, an array of events or a batch object');
@@ -146,15 +146,15 @@ type OneOutcome =
   | { kind: 'failure'; failure: HttpFailure };
 
 function extractOne(raw: unknown, index: number, endpoint: IngestEndpoint): OneOutcome {
-  if (!isPlainObject(raw)) {
+  if (!isJsonObject(raw)) {
     // Django rejected the whole request ("some events are null"); one bad element of a batch
     // should not cost the others, so it is dropped and reported like the contract's drop cases.
     return drop(index, 'invalid_event', { type: raw === null ? 'null' : Array.isArray(raw) ? 'array' : typeof raw });
   }
-  if (raw.properties !== undefined && raw.properties !== null && !isPlainObject(raw.properties)) {
+  if (raw.properties !== undefined && raw.properties !== null && !isJsonObject(raw.properties)) {
     return fail(`Invalid payload: Event field "properties" must be an object!`);
   }
-  const properties: Properties = isPlainObject(raw.properties) ? { ...raw.properties } : {};
+  const properties: Properties = isJsonObject(raw.properties) ? { ...raw.properties } : {};
 
   const name = endpoint === 'engage' && (raw.event === undefined || raw.event === null) ? '$identify' : eventName(raw.event);
   if (name === undefined) return drop(index, 'missing_event_name', { eventUuid: raw.uuid ?? null });
@@ -187,8 +187,8 @@ function extractOne(raw: unknown, index: number, endpoint: IngestEndpoint): OneO
       properties,
       timestamp: raw.timestamp,
       offset: raw.offset,
-      set: isPlainObject(raw.$set) ? raw.$set : undefined,
-      setOnce: isPlainObject(raw.$set_once) ? raw.$set_once : undefined,
+      set: isJsonObject(raw.$set) ? raw.$set : undefined,
+      setOnce: isJsonObject(raw.$set_once) ? raw.$set_once : undefined,
       unset: raw.$unset,
     },
   };
@@ -260,8 +260,8 @@ function resolveToken(
   if (chosen === undefined || chosen === null) {
     const seen = new Set<unknown>();
     for (const raw of rawEvents) {
-      if (!isPlainObject(raw)) continue;
-      const own = firstPresent(raw, ['token', '$token', 'api_key']) ?? (isPlainObject(raw.properties) ? raw.properties.token : undefined);
+      if (!isJsonObject(raw)) continue;
+      const own = firstPresent(raw, ['token', '$token', 'api_key']) ?? (isJsonObject(raw.properties) ? raw.properties.token : undefined);
       if (own === undefined || own === null) continue;
       seen.add(typeof own === 'string' ? own.trim() : own);
     }
@@ -287,8 +287,7 @@ function resolveToken(
 }
 
 function tokenFailure(problem: TokenProblem, code: string, detail: string): ExtractEventsFailure {
-  const error: ErrorEnvelope = { type: 'authentication_error', code, detail, attr: null };
-  return { ok: false, status: 401, error, tokenProblem: problem };
+  return { ok: false, status: 401, error: errorEnvelope('authentication_error', code, detail), tokenProblem: problem };
 }
 
 function drop(index: number, reason: DropReason, details: Record<string, unknown>): OneOutcome {

@@ -13,7 +13,8 @@
 import { growableCopy } from '../../lib/growable-copy.js';
 import { wellFormedJson } from '../../lib/well-formed.js';
 import type { GeoipAdditions } from './geoip-properties.js';
-import { isPlainObject, type Properties } from './types.js';
+import { type Properties } from './types.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 /**
  * The properties' JSON with the additions: GeoIP's `$geoip_*` event keys over the event's own,
@@ -72,7 +73,7 @@ function jsonMembers(object: Readonly<Properties>): string {
  * applyGeoipProperties replaces it.
  */
 function objectJsonWith(client: unknown, overlay: Readonly<Properties>, overlayMembers: string): string {
-  if (!isPlainObject(client)) return `{${overlayMembers}}`;
+  if (!isJsonObject(client)) return `{${overlayMembers}}`;
   if (sharesKey(client, overlay)) return json(Object.assign(growableCopy(client), overlay));
   return withMembers(json(client), [overlayMembers]);
 }

@@ -7,8 +7,9 @@
  * `isoCode`, `accuracyRadius`, `timeZone`) and the raw `maxmind` reader shape (snake_case) are read.
  */
 import { growableCopy } from '../../lib/growable-copy.js';
-import { type Properties, isPlainObject } from './types.js';
+import { type Properties } from './types.js';
 import type { GeoipLookupResult, Names } from '../../geoip/lookup-result.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 export type { GeoipLookupResult };
 
@@ -114,8 +115,8 @@ export function applyGeoipProperties(properties: Properties, lookup: Readonly<Ge
  */
 export function addGeoipProperties(result: Properties, lookup: Readonly<GeoipLookupResult>): void {
   const additions = geoipAdditions(lookup);
-  result.$set = Object.assign(growableCopy(isPlainObject(result.$set) ? result.$set : undefined), additions.set);
-  result.$set_once = Object.assign(growableCopy(isPlainObject(result.$set_once) ? result.$set_once : undefined), additions.setOnce);
+  result.$set = Object.assign(growableCopy(isJsonObject(result.$set) ? result.$set : undefined), additions.set);
+  result.$set_once = Object.assign(growableCopy(isJsonObject(result.$set_once) ? result.$set_once : undefined), additions.setOnce);
   Object.assign(result, additions.event);
 }
 

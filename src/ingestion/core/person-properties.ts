@@ -9,7 +9,8 @@
  * (geoip-properties.ts) → `extractPersonPropertyUpdate` → `applyPersonPropertyUpdate`.
  */
 import { growableCopy } from '../../lib/growable-copy.js';
-import { type IngestionWarning, type Properties, isPlainObject } from './types.js';
+import { type IngestionWarning, type Properties } from './types.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 export interface PersonPropertyUpdate {
   /** Overwrite these keys. */
@@ -336,12 +337,12 @@ export function isVolatilePersonProperty(key: string): boolean {
 
 function unsetKeys(raw: unknown): string[] {
   if (Array.isArray(raw)) return raw.filter((key): key is string => typeof key === 'string');
-  if (isPlainObject(raw)) return Object.keys(raw);
+  if (isJsonObject(raw)) return Object.keys(raw);
   return [];
 }
 
 function asObject(value: unknown): Properties {
-  return isPlainObject(value) ? value : {};
+  return isJsonObject(value) ? value : {};
 }
 
 /**

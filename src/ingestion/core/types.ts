@@ -1,3 +1,4 @@
+import { errorEnvelope, type ErrorEnvelope } from '../../posthog/errors.js';
 /**
  * Shared shapes of the pure ingestion cores.
  *
@@ -15,17 +16,6 @@ export type QueryParams = Record<string, string | string[] | undefined>;
 /** A property bag as it travels on an event or a person. Values are JSON but typed loosely. */
 export type Properties = Record<string, unknown>;
 
-/**
- * PostHog's (Django/DRF style) error body: `{type, code, detail, attr}`.
- * Routes serialise it as the response body with the accompanying HTTP status.
- */
-export interface ErrorEnvelope {
-  type: 'validation_error' | 'authentication_error' | 'invalid_request';
-  code: string;
-  detail: string;
-  attr: string | null;
-}
-
 /** A failure that a route answers directly. */
 export interface HttpFailure {
   ok: false;
@@ -39,14 +29,10 @@ export interface IngestionWarning {
   details: Record<string, unknown>;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function validationFailure(code: string, detail: string, status: 400 | 413 = 400): HttpFailure {
   return {
     ok: false,
     status,
-    error: { type: status === 413 ? 'invalid_request' : 'validation_error', code, detail, attr: null },
+    error: errorEnvelope(status === 413 ? 'invalid_request' : 'validation_error', code, detail),
   };
 }

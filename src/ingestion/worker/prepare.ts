@@ -11,7 +11,6 @@ import {
   extractPersonPropertyUpdate,
   geoipAdditions,
   geoipLookupTarget,
-  isPlainObject,
   keepsPersonPropertyUpdates,
   normalizePersonProperties,
   propertiesJsonWithGeoip,
@@ -24,6 +23,7 @@ import {
   type Properties,
 } from '../core/index.js';
 import type { QueuedEvent } from '../queue.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 /**
  * The steps of an event's processing that read nothing stored (docs/posthog-parity.md):
@@ -183,10 +183,10 @@ function enrichWithRequest(
 function prepareGroups(event: string, properties: Properties): PreparedGroups | undefined {
   const groupsProperty = properties.$groups;
   const identify = event === '$groupidentify';
-  if (!identify && !isPlainObject(groupsProperty)) return undefined;
+  if (!identify && !isJsonObject(groupsProperty)) return undefined;
   const identified = identify ? identifiedGroup(properties) : undefined;
   const attached: Array<[string, unknown]> = [];
-  if (isPlainObject(groupsProperty)) {
+  if (isJsonObject(groupsProperty)) {
     for (const [rawType, value] of Object.entries(groupsProperty)) attached.push([wellFormedText(rawType), wellFormedJsonValue(value)]);
   }
   return identified || attached.length > 0 ? { identified, attached } : undefined;
@@ -203,7 +203,7 @@ export function identifiedGroup(properties: Properties): IdentifiedGroup | undef
   if (typeof type !== 'string' || !type) return undefined;
   const key = properties.$group_key;
   const groupSet = properties.$group_set;
-  const set = isPlainObject(groupSet) ? groupSet : {};
+  const set = isJsonObject(groupSet) ? groupSet : {};
   if (key) return { type: wellFormedText(type), key: wellFormedText(String(key)), set };
   return groupSet === undefined || groupSet === null ? undefined : { type: wellFormedText(type), set };
 }

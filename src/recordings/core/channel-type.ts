@@ -11,6 +11,7 @@
  * unlisted source does in PostHog.
  */
 import { compileClickHouseRegex } from '../../lib/linear-regex.js';
+import type { BASIC_PROPERTY_OPERATORS } from '../../posthog/property-operators.js';
 
 export const DEFAULT_CHANNEL_TYPES = [
   'Cross Network',
@@ -54,15 +55,8 @@ export type CustomChannelField =
   | 'hostname'
   | 'pathname'
   | 'referring_domain';
-export type CustomChannelOperator =
-  | 'exact'
-  | 'is_not'
-  | 'is_set'
-  | 'is_not_set'
-  | 'icontains'
-  | 'not_icontains'
-  | 'regex'
-  | 'not_regex';
+/** The basic operators but the numeric comparisons, which channel rules do not offer. */
+export type CustomChannelOperator = Exclude<(typeof BASIC_PROPERTY_OPERATORS)[number], 'gt' | 'gte' | 'lt' | 'lte'>;
 
 /** A team modifier `customChannelTypeRules` entry. */
 export interface CustomChannelRule {

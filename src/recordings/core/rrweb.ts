@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../lib/json-object.js';
 /**
  * rrweb event vocabulary used by session replay (numeric values from rrweb-io/rrweb `packages/types`),
  * and the classifiers PostHog's recording ingestion applies to each event.
@@ -100,12 +101,8 @@ export const ACTIVE_SOURCES: ReadonlySet<number> = new Set([
   IncrementalSource.Drag,
 ]);
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function dataOf(event: RRWebEvent): Record<string, unknown> | undefined {
-  return isRecord(event.data) ? event.data : undefined;
+  return isJsonObject(event.data) ? event.data : undefined;
 }
 
 /** `data.source` of an IncrementalSnapshot event, else undefined. */
@@ -149,7 +146,7 @@ export function hrefFrom(event: RRWebEvent): string | undefined {
   const direct = data['href'];
   if (typeof direct === 'string' && direct.trim() !== '') return direct.trim();
   const payload = data['payload'];
-  if (isRecord(payload)) {
+  if (isJsonObject(payload)) {
     const nested = payload['href'];
     if (typeof nested === 'string' && nested.trim() !== '') return nested.trim();
   }
@@ -168,7 +165,7 @@ export function consoleCategory(event: RRWebEvent): ConsoleCategory | undefined 
   const data = dataOf(event);
   if (!data || data['plugin'] !== CONSOLE_PLUGIN) return undefined;
   const payload = data['payload'];
-  const level = isRecord(payload) ? payload['level'] : undefined;
+  const level = isJsonObject(payload) ? payload['level'] : undefined;
   switch (level) {
     case 'warn':
     case 'countReset':
@@ -188,7 +185,7 @@ export function isValidTimestamp(value: unknown): value is number {
 
 /** Narrow an unknown value to an rrweb event (object with numeric `type` and a valid `timestamp`). */
 export function asRRWebEvent(value: unknown): RRWebEvent | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   if (typeof value['type'] !== 'number' || !Number.isInteger(value['type'])) return undefined;
   if (!isValidTimestamp(value['timestamp'])) return undefined;
   return value as RRWebEvent;

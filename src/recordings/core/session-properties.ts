@@ -19,8 +19,8 @@
  * - `$channel_type`: see `channel-type.ts`, from the entry attribution.
  */
 import { channelType, type CustomChannelRule } from './channel-type.js';
-import { isRecord } from './rrweb.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 /** An ingested event as the session computation needs it. */
 export interface SessionEventInput {
@@ -145,7 +145,7 @@ export class SessionAccumulator {
   add(event: SessionEventInput): void {
     const ts = toMillis(event.timestamp);
     if (!Number.isFinite(ts)) return;
-    const props = isRecord(event.properties) ? event.properties : {};
+    const props = isJsonObject(event.properties) ? event.properties : {};
     if (ts < this.start) this.start = ts;
     if (ts > this.end) this.end = ts;
     const url = stringValue(props['$current_url']);
@@ -223,7 +223,7 @@ export function computeSessionProperties(
 ): Map<string, SessionProperties> {
   const accumulators = new Map<string, SessionAccumulator>();
   for (const event of events) {
-    const sessionId = isRecord(event.properties) ? event.properties['$session_id'] : undefined;
+    const sessionId = isJsonObject(event.properties) ? event.properties['$session_id'] : undefined;
     if (typeof sessionId !== 'string' || sessionId === '') continue;
     let acc = accumulators.get(sessionId);
     if (!acc) {

@@ -2,9 +2,11 @@
  * `sessions/values/`: the stored values of a session property, as PostHog samples and formats them.
  */
 import { DEFAULT_CHANNEL_TYPES } from './channel-type.js';
-import { isRecord } from './rrweb.js';
+
 import type { SessionProperties } from './session-properties.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';
+import { isJsonObject } from '../../lib/json-object.js';
+import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
 
 /** Properties for which `sessions/values/` reads stored values (PostHog's raw-sessions mapping, strings only). */
 export const SESSION_VALUE_KEYS: ReadonlySet<string> = new Set([
@@ -27,7 +29,7 @@ export type SessionValuesResult =
   | {
       ok: false;
       status: 400;
-      body: { type: 'validation_error'; code: 'invalid_input'; detail: string; attr: null };
+      body: ErrorEnvelope;
     };
 
 /** `convert_property_value`: booleans as "true"/"false", objects as sorted-key JSON, others `String()`. */
@@ -39,7 +41,7 @@ function convertValue(value: unknown): string {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
     return out;
@@ -83,7 +85,7 @@ export function sessionPropertyValues(input: {
     return {
       ok: false,
       status: 400,
-      body: { type: 'validation_error', code: 'invalid_input', detail: 'Key not provided', attr: null },
+      body: validationEnvelope('Key not provided'),
     };
   }
   const search = typeof input.value === 'string' && input.value !== '' ? input.value.toLowerCase() : null;

@@ -24,8 +24,9 @@
  * first event only and files every event under it; here every event is validated and events are grouped
  * per (session, window), so a mixed body is never misfiled. Event names other than `$snapshot` are refused.
  */
-import { asRRWebEvent, isRecord, type RRWebEvent } from './rrweb.js';
+import { asRRWebEvent, type RRWebEvent } from './rrweb.js';
 import { normalizeSessionId } from '../../ingestion/core/event-normalization.js';
+import { isJsonObject } from '../../lib/json-object.js';
 
 export const SNAPSHOT_EVENT_NAME = '$snapshot';
 export const MAX_SESSION_ID_LENGTH = 70;
@@ -100,8 +101,8 @@ export function normaliseDistinctId(value: unknown): string | undefined {
 export function parseSnapshotPayload(body: unknown): SnapshotParseResult {
   let events: unknown[];
   if (Array.isArray(body)) events = body;
-  else if (isRecord(body) && Array.isArray(body['batch']) && body['event'] === undefined) events = body['batch'];
-  else if (isRecord(body)) events = [body];
+  else if (isJsonObject(body) && Array.isArray(body['batch']) && body['event'] === undefined) events = body['batch'];
+  else if (isJsonObject(body)) events = [body];
   else return fail('Request body must be a $snapshot event or an array of $snapshot events.', null, null);
 
   if (events.length === 0) return fail('Request body contains no events.', null, null);
@@ -109,17 +110,17 @@ export function parseSnapshotPayload(body: unknown): SnapshotParseResult {
   const batches = new Map<string, SnapshotBatch>();
   for (let index = 0; index < events.length; index++) {
     const raw = events[index];
-    if (!isRecord(raw)) return fail(`Event ${index} is not a JSON object.`, null, index);
+    if (!isJsonObject(raw)) return fail(`Event ${index} is not a JSON object.`, null, index);
 
     if (raw['event'] !== SNAPSHOT_EVENT_NAME) {
       return fail(`Event ${index} must be named "$snapshot".`, 'event', index);
     }
 
     const propertiesRaw = raw['properties'];
-    if (propertiesRaw !== undefined && propertiesRaw !== null && !isRecord(propertiesRaw)) {
+    if (propertiesRaw !== undefined && propertiesRaw !== null && !isJsonObject(propertiesRaw)) {
       return fail(`Event ${index}: properties must be an object.`, 'properties', index);
     }
-    const properties: Record<string, unknown> = isRecord(propertiesRaw) ? propertiesRaw : {};
+    const properties: Record<string, unknown> = isJsonObject(propertiesRaw) ? propertiesRaw : {};
 
     const distinctRaw =
       raw['distinct_id'] ?? raw['$distinct_id'] ?? properties['distinct_id'] ?? properties['$distinct_id'];
@@ -151,7 +152,7 @@ export function parseSnapshotPayload(body: unknown): SnapshotParseResult {
     const data = properties['$snapshot_data'];
     let items: unknown[];
     if (Array.isArray(data)) items = data;
-    else if (isRecord(data)) items = [data];
+    else if (isJsonObject(data)) items = [data];
     else {
       return fail(
         `Event ${index}: $snapshot_data is required and must be an rrweb event or an array of rrweb events.`,

@@ -8,7 +8,9 @@
  * Weeks with no value give 0; with no data at all the four series are still returned, all zeros.
  */
 import { compileClickHouseRegex } from '../../lib/linear-regex.js';
-import { isRecord } from './rrweb.js';
+import { isJsonObject } from '../../lib/json-object.js';
+import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
+
 
 export const WEB_VITALS_EVENT = '$web_vitals';
 export const WEB_VITALS_METRICS = ['INP', 'LCP', 'CLS', 'FCP'] as const;
@@ -76,7 +78,7 @@ export interface WebVitalsResponse {
 
 export type WebVitalsQueryCheck =
   | { ok: true; pathname: string }
-  | { ok: false; status: 400; body: { type: 'validation_error'; code: 'invalid_input'; detail: string; attr: string } };
+  | { ok: false; status: 400; body: ErrorEnvelope };
 
 /** Validates the query string: `pathname` is required (newer PostHog answers this 400). */
 export function checkWebVitalsQuery(query: Record<string, unknown>): WebVitalsQueryCheck {
@@ -86,7 +88,7 @@ export function checkWebVitalsQuery(query: Record<string, unknown>): WebVitalsQu
     return {
       ok: false,
       status: 400,
-      body: { type: 'validation_error', code: 'invalid_input', detail: 'This field is required.', attr: 'pathname' },
+      body: validationEnvelope('This field is required.', 'pathname'),
     };
   }
   return { ok: true, pathname };
@@ -209,7 +211,7 @@ export class WebVitalsSamples {
 
   add(event: WebVitalsEventInput): void {
     if (event.event !== undefined && event.event !== WEB_VITALS_EVENT) return;
-    if (!isRecord(event.properties)) return;
+    if (!isJsonObject(event.properties)) return;
     const ts = toMillis(event.timestamp);
     if (!Number.isFinite(ts) || ts < this.dateFrom || ts > this.dateTo) return;
     const path = pathnameOf(event.properties);

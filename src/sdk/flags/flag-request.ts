@@ -1,3 +1,4 @@
+import { isJsonObject } from '../../lib/json-object.js';
 /**
  * The fields of a `/decide` or `/flags` request body, with the aliases PostHog's flags service
  * accepts (docs/posthog-parity.md).
@@ -21,10 +22,6 @@ export interface FlagsRequest {
   evaluationRuntime: unknown;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function first(body: Json, ...names: string[]): unknown {
   for (const name of names) if (body[name] !== undefined && body[name] !== null) return body[name];
   return undefined;
@@ -36,7 +33,7 @@ function truthy(value: unknown): boolean {
 
 /** Reads a decoded body; null when it is not an object. */
 export function readFlagsRequest(value: unknown): FlagsRequest | null {
-  if (!isObject(value)) return null;
+  if (!isJsonObject(value)) return null;
   const token = first(value, 'token', '$token', 'api_key');
   const distinctId = first(value, 'distinct_id', '$distinct_id');
   const person = first(value, 'person_properties', '$properties');
@@ -46,14 +43,14 @@ export function readFlagsRequest(value: unknown): FlagsRequest | null {
   const device = first(value, 'device_id', '$device_id');
   const flagKeys = first(value, 'flag_keys', 'flag_keys_to_evaluate');
   const properties: Record<string, Json> = {};
-  if (isObject(groupProperties)) {
-    for (const [type, props] of Object.entries(groupProperties)) if (isObject(props)) properties[type] = props;
+  if (isJsonObject(groupProperties)) {
+    for (const [type, props] of Object.entries(groupProperties)) if (isJsonObject(props)) properties[type] = props;
   }
   return {
     token: typeof token === 'string' && token !== '' ? token : null,
     distinctId: typeof distinctId === 'string' || typeof distinctId === 'number' ? distinctId : null,
-    personProperties: isObject(person) ? person : {},
-    groups: isObject(groups) ? groups : {},
+    personProperties: isJsonObject(person) ? person : {},
+    groups: isJsonObject(groups) ? groups : {},
     groupProperties: properties,
     anonDistinctId: typeof anon === 'string' && anon !== '' ? anon : null,
     deviceId: typeof device === 'string' && device !== '' ? device : null,

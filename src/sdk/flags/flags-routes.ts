@@ -20,23 +20,14 @@ import { geoipAddress } from './geoip-address.js';
 import { minimalAnswerVersion, readFlagsQuery, type FlagsQuery } from './query-params.js';
 import { decideConfigFields, SUPPORTED_COMPRESSION } from './remote-config.js';
 import { flagsRequestId } from './request-id.js';
+import { errorEnvelope } from '../../posthog/errors.js';
 
 export type FlagsEndpoint = 'decide' | 'flags';
 
 
-const MALFORMED_DATA = {
-  type: 'validation_error',
-  code: 'malformed_data',
-  detail: 'Malformed request data: expected a JSON object.',
-  attr: null,
-} as const;
+const MALFORMED_DATA = errorEnvelope('validation_error', 'malformed_data', 'Malformed request data: expected a JSON object.');
 
-const MISSING_DISTINCT_ID = {
-  type: 'validation_error',
-  code: 'missing_distinct_id',
-  detail: 'Decide requires a distinct_id.',
-  attr: null,
-} as const;
+const MISSING_DISTINCT_ID = errorEnvelope('validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.');
 
 export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoint, request: PublicRequest): Promise<PublicResponse> {
   // PostHog answers GET (and HEAD, whose body the transport leaves out) before reading anything

@@ -5,6 +5,7 @@ import type { DecodeBodyLimits, QueryParams } from '../decode-body.js';
 import { parseSnapshotPayload } from '../../recordings/core/index.js';
 import { appendBatch, encodeChunk } from '../../recordings/store.js';
 import { acceptRawBodies, decodeRequestBody, INVALID_PROJECT_TOKEN, MISSING_PROJECT_TOKEN } from '../public-responses.js';
+import { errorEnvelope } from '../../posthog/errors.js';
 
 const MiB = 1024 * 1024;
 
@@ -62,7 +63,7 @@ export const recordingIngestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
     const parsed = parseSnapshotPayload(decoded.value);
     if (!parsed.ok) {
       const { code, detail, attr } = parsed.error;
-      return reply.code(400).send({ type: 'validation_error', code, detail, attr });
+      return reply.code(400).send(errorEnvelope('validation_error', code, detail, attr));
     }
     const now = new Date();
     let stored = 0;

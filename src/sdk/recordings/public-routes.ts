@@ -9,6 +9,7 @@ import { playerLines } from '../../recordings/decompress.js';
 import { playerPage } from './player-page.js';
 import { findEnabledSharing, type RecordingSharing } from '../../recordings/sharing-store.js';
 import { getRecording, readChunks } from '../../recordings/store.js';
+import { notFound } from '../../posthog/errors.js';
 
 const require = createRequire(import.meta.url);
 
@@ -92,7 +93,7 @@ export const recordingPublicRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
   app.get('/shared/:token/snapshots', async (request, reply) => {
     const sharing = await sharedRecording(ctx, (request.params as { token: string }).token);
     reply.header('cache-control', 'no-store');
-    if (!sharing) return reply.code(404).send({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
+    if (!sharing) return reply.code(404).send(notFound().toEnvelope());
     const { db } = ctx.database;
     async function* lines() {
       for await (const chunk of readChunks(db, sharing!.teamId, sharing!.sessionId)) yield playerLines(chunk);

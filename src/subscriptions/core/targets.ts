@@ -5,7 +5,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
-import { MESSAGES } from './drf-fields.js';
+import { MESSAGES } from './fields.js';
 
 // Django's EmailValidator (ASCII after IDNA encoding of the domain).
 const EMAIL_USER_RE =

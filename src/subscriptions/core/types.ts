@@ -13,14 +13,6 @@ export type Frequency = (typeof FREQUENCIES)[number];
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-/** PostHog's DRF error envelope (drf-exceptions-hog), validation flavour. */
-export interface ValidationErrorBody {
-  type: 'validation_error';
-  code: string;
-  detail: string;
-  attr: string | null;
-}
-
 /**
  * The schedule part of a subscription, as stored. Dates may be `Date`s or ISO strings
  * (anything `new Date()` reads unambiguously, e.g. the `...Z` strings the validator returns).

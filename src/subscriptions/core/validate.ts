@@ -21,27 +21,26 @@
 import {
   fail,
   FieldError,
-  MESSAGES,
   parseBoolean,
   parseChoice,
   parseDateTime,
   parseInteger,
   parsePk,
   parseString,
-  parseWeekdays,
   pyInt,
   type ResourceStatus,
-} from './drf-fields.js';
+} from '../../posthog/drf-fields.js';
+import { MESSAGES, parseWeekdays } from './fields.js';
 import { isValidEmail, webhookUrlError } from './targets.js';
 import {
   FREQUENCIES,
   TARGET_TYPES,
   type Frequency,
   type TargetType,
-  type ValidationErrorBody,
   type Weekday,
 } from './types.js';
 import { pyTypeName } from '../../posthog/python-text.js';
+import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
 
 export { pyTypeName, MESSAGES, isValidEmail, webhookUrlError, type ResourceStatus };
 
@@ -89,15 +88,13 @@ export interface SubscriptionWrite {
   invite_message?: string | null;
 }
 
-export type ValidationResult = { ok: true; data: SubscriptionWrite } | { ok: false; error: ValidationErrorBody };
+export type ValidationResult = { ok: true; data: SubscriptionWrite } | { ok: false; error: ErrorEnvelope };
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
 
-/** drf-exceptions-hog's envelope for the first error (`invalid` is answered as `invalid_input`). */
-function envelope(code: string, detail: string, attr: string | null): ValidationErrorBody {
-  return { type: 'validation_error', code: code === 'invalid' ? 'invalid_input' : code, detail, attr };
-}
+/** drf-exceptions-hog's envelope for the first error. */
+const envelope = (code: string, detail: string, attr: string | null) => validationEnvelope(detail, attr, code);
 
 // ---------------------------------------------------------------------------------------------
 

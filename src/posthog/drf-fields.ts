@@ -1,16 +1,16 @@
 /**
- * Django REST framework's field parsing, as PostHog's `SubscriptionSerializer` fields run it
- * (validate.ts declares which field uses which): the value DRF would store, or a FieldError with
- * DRF's code and message. MESSAGES holds DRF's messages and the subscription checks' own.
+ * Django REST framework's field parsing: the value a DRF field would store, or a FieldError with
+ * DRF's code and message (the caller puts the attr on it). PostHog's serializers run these
+ * fields; subscriptions, personal API keys and the ApiError readers in fields.ts share them.
  */
-import { pyInt } from '../../posthog/python-values.js';
-import { parseDrfDateTime } from '../../posthog/drf-datetime.js';
-import { WEEKDAYS, type Weekday } from './types.js';
-import { pyTypeName, pythonStr } from '../../posthog/python-text.js';
+import { pyInt } from './python-values.js';
+import { parseDrfDateTime } from './drf-datetime.js';
+import { pyTypeName, pythonStr } from './python-text.js';
 
 export type ResourceStatus = 'ok' | 'other_team' | 'missing';
 
-export const MESSAGES = {
+/** DRF's own messages. */
+export const DRF_MESSAGES = {
   required: 'This field is required.',
   null: 'This field may not be null.',
   blank: 'This field may not be blank.',
@@ -20,16 +20,7 @@ export const MESSAGES = {
   stringTooLarge: 'String value too large.',
   notABoolean: 'Must be a valid boolean.',
   nullCharacters: 'Null characters are not allowed.',
-  dashboardOtherTeam: 'This dashboard does not belong to your team.',
-  insightOtherTeam: 'This insight does not belong to your team.',
-  neitherResource: 'Either dashboard or insight is required for an export.',
-  bothResources: 'A subscription can have either a dashboard or an insight, not both.',
-  bysetposRange: 'bysetpos must be between 1 and 366, or between -366 and -1.',
   invalidEmail: 'Enter a valid email address.',
-  webhookScheme: 'Invalid webhook URL: URL must start with http:// or https://',
-  webhookHost: 'Invalid webhook URL: Missing host',
-  webhookInvalid: 'Invalid webhook URL: Invalid URL',
-  slackNotConfigured: 'A Slack integration is required for Slack subscriptions.',
   invalidChoice: (input: unknown) => `"${pythonStr(input)}" is not a valid choice.`,
   maxValue: (n: number) => `Ensure this value is less than or equal to ${n}.`,
   minValue: (n: number) => `Ensure this value is greater than or equal to ${n}.`,
@@ -61,13 +52,13 @@ export { pyInt };
 
 /** DRF IntegerField.to_internal_value + min/max validators. */
 export function parseInteger(data: unknown, min: number, max: number): number {
-  if (typeof data === 'string' && data.length > 1000) fail('max_string_length', MESSAGES.stringTooLarge);
+  if (typeof data === 'string' && data.length > 1000) fail('max_string_length', DRF_MESSAGES.stringTooLarge);
   let n: number | null = null;
   if (typeof data === 'number') n = Number.isInteger(data) ? data : null;
   else if (typeof data === 'string') n = pyInt(data.replace(/\.0*\s*$/, ''));
-  if (n === null) fail('invalid', MESSAGES.notAnInteger);
-  if (n > max) fail('max_value', MESSAGES.maxValue(max));
-  if (n < min) fail('min_value', MESSAGES.minValue(min));
+  if (n === null) fail('invalid', DRF_MESSAGES.notAnInteger);
+  if (n > max) fail('max_value', DRF_MESSAGES.maxValue(max));
+  if (n < min) fail('min_value', DRF_MESSAGES.minValue(min));
   return n;
 }
 
@@ -75,17 +66,17 @@ export function parseInteger(data: unknown, min: number, max: number): number {
 export function parseString(data: unknown, opts: { allowBlank: boolean; maxLength?: number }): string {
   // DRF checks blankness on str(data) first, but only a string can be blank; other types are invalid.
   if (typeof data === 'boolean' || !(typeof data === 'string' || typeof data === 'number')) {
-    fail('invalid', MESSAGES.notAString);
+    fail('invalid', DRF_MESSAGES.notAString);
   }
   const value = (typeof data === 'string' ? data : pythonStr(data)).trim();
   if (value === '') {
-    if (!opts.allowBlank) fail('blank', MESSAGES.blank);
+    if (!opts.allowBlank) fail('blank', DRF_MESSAGES.blank);
     return '';
   }
   if (opts.maxLength !== undefined && [...value].length > opts.maxLength) {
-    fail('max_length', MESSAGES.maxLength(opts.maxLength));
+    fail('max_length', DRF_MESSAGES.maxLength(opts.maxLength));
   }
-  if (value.includes('\u0000')) fail('null_characters_not_allowed', MESSAGES.nullCharacters);
+  if (value.includes('\u0000')) fail('null_characters_not_allowed', DRF_MESSAGES.nullCharacters);
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdfff) {
@@ -94,7 +85,7 @@ export function parseString(data: unknown, opts: { allowBlank: boolean; maxLengt
         i++; // a valid pair: one astral code point
         continue;
       }
-      fail('surrogate_characters_not_allowed', MESSAGES.surrogate(c));
+      fail('surrogate_characters_not_allowed', DRF_MESSAGES.surrogate(c));
     }
   }
   return value;
@@ -104,19 +95,25 @@ export function parseString(data: unknown, opts: { allowBlank: boolean; maxLengt
 export function parseChoice<T extends string>(data: unknown, choices: readonly T[]): T {
   const key = pythonStr(data);
   if (typeof data === 'object' || !(choices as readonly string[]).includes(key)) {
-    fail('invalid_choice', MESSAGES.invalidChoice(data));
+    fail('invalid_choice', DRF_MESSAGES.invalidChoice(data));
   }
   return key as T;
 }
 
+/** DRF BooleanField's TRUE_VALUES and FALSE_VALUES, exactly: case matters, no surrounding spaces. */
 const DRF_TRUE = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
 const DRF_FALSE = new Set<unknown>(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false]);
 
-/** DRF BooleanField. */
-export function parseBoolean(data: unknown): boolean {
+/** DRF BooleanField.to_internal_value: the boolean a spelling stands for, undefined for any other value. */
+export function drfBoolean(data: unknown): boolean | undefined {
   if (DRF_TRUE.has(data)) return true;
   if (DRF_FALSE.has(data)) return false;
-  return fail('invalid', MESSAGES.notABoolean);
+  return undefined;
+}
+
+/** DRF BooleanField (null is the caller's, as each field allows it or not). */
+export function parseBoolean(data: unknown): boolean {
+  return drfBoolean(data) ?? fail('invalid', DRF_MESSAGES.notABoolean);
 }
 
 /** DRF PrimaryKeyRelatedField over integer pks, existence via `lookup`. Returns the pk. */
@@ -124,32 +121,15 @@ export function parsePk(data: unknown, lookup: (id: number) => ResourceStatus): 
   let id: number | null = null;
   if (typeof data === 'number') id = Math.trunc(data); // Django's int() on the lookup value
   else if (typeof data === 'string') id = pyInt(data);
-  if (id === null) fail('incorrect_type', MESSAGES.incorrectPkType(data));
+  if (id === null) fail('incorrect_type', DRF_MESSAGES.incorrectPkType(data));
   const status = Number.isSafeInteger(id) ? lookup(id) : 'missing';
-  if (status === 'missing') fail('does_not_exist', MESSAGES.doesNotExist(data));
+  if (status === 'missing') fail('does_not_exist', DRF_MESSAGES.doesNotExist(data));
   return { id, status };
 }
 
+/** DRF DateTimeField, as drf-datetime.ts reads it. */
 export function parseDateTime(data: unknown): string {
   const parsed = parseDrfDateTime(data);
   if (!parsed.ok) fail(parsed.code, parsed.detail);
   return parsed.iso;
-}
-
-export function parseWeekdays(data: unknown): Weekday[] {
-  if (typeof data === 'string' || data === null || typeof data !== 'object' || !Array.isArray(data)) {
-    fail('not_a_list', MESSAGES.notAList(data));
-  }
-  const out: Weekday[] = [];
-  for (let i = 0; i < data.length; i++) {
-    const item: unknown = data[i];
-    try {
-      if (item === null || item === undefined) fail('null', MESSAGES.null);
-      out.push(parseChoice(item, WEEKDAYS));
-    } catch (e) {
-      if (e instanceof FieldError) throw new FieldError(e.code, e.detail, String(i));
-      throw e;
-    }
-  }
-  return out;
 }

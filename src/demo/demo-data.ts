@@ -2,11 +2,11 @@ import type { AppContext } from '../context.js';
 import { createFlag } from '../flags/service.js';
 import { appendBatch, encodeChunk } from '../recordings/store.js';
 import { buildDemoRecording } from './demo-recording.js';
-import { getUser } from './tenancy-store.js';
+import { getUser } from '../environments/tenancy-store.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../ingestion/worker/worker.js';
 import { uuidv7 } from '../lib/uuid.js';
-import type { Team } from './models.js';
+import type { Team } from '../environments/models.js';
 
 const DAY_MS = 86_400_000;
 const PAGES = ['/', '/pricing', '/features', '/blog/launch', '/docs', '/signup', '/checkout'];

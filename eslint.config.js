@@ -4,7 +4,27 @@ import tseslint from 'typescript-eslint';
 
 // The layers of src/, top to bottom (docs/architecture.md): a file may import its own layer and the
 // ones below it. Type-only imports may go up (the wiring's AppContext, the tables a schema lists).
-const FEATURES = ['activity', 'auth', 'cohorts', 'dashboards', 'deletions', 'demo', 'environments', 'events', 'flags', 'geoip', 'groups', 'health', 'ingestion', 'insights', 'persons', 'recordings', 'sessions', 'subscriptions', 'web-vitals'];
+const FEATURES = [
+  'activity',
+  'auth',
+  'cohorts',
+  'dashboards',
+  'deletions',
+  'demo',
+  'environments',
+  'events',
+  'flags',
+  'geoip',
+  'groups',
+  'health',
+  'ingestion',
+  'insights',
+  'persons',
+  'recordings',
+  'sessions',
+  'subscriptions',
+  'web-vitals',
+];
 const ENTRY = ['**/cli/**', '**/app.js', '**/server.js', '**/context.js', '**/config.js'];
 const folders = (names) => names.map((name) => `**/${name}/**`);
 const LAYERS = [
@@ -19,7 +39,11 @@ const layerRules = LAYERS.map((layer) => ({
   rules: {
     '@typescript-eslint/no-restricted-imports': [
       'error',
-      { patterns: [{ group: layer.above, allowTypeImports: true, message: `${layer.name} may not import a layer above it (docs/architecture.md)` }] },
+      {
+        patterns: [
+          { group: layer.above, allowTypeImports: true, message: `${layer.name} may not import a layer above it (docs/architecture.md)` },
+        ],
+      },
     ],
   },
 }));
@@ -31,9 +55,17 @@ const coreRule = {
       'error',
       {
         patterns: [
-          { group: [...ENTRY, '**/sdk/**', '**/platform/**', '**/http/**', '**/store.js', '**/*-store.js'], allowTypeImports: true, message: 'a core/ folder is pure: no I/O (docs/architecture.md)' },
+          {
+            group: [...ENTRY, '**/sdk/**', '**/platform/**', '**/http/**', '**/store.js', '**/*-store.js'],
+            allowTypeImports: true,
+            message: 'a core/ folder is pure: no I/O (docs/architecture.md)',
+          },
         ],
-        paths: ['node:fs', 'node:http', 'node:worker_threads', 'node:child_process', 'better-sqlite3', 'pg'].map((name) => ({ name, allowTypeImports: true, message: 'a core/ folder is pure: no I/O' })),
+        paths: ['node:fs', 'node:http', 'node:worker_threads', 'node:child_process', 'better-sqlite3', 'pg'].map((name) => ({
+          name,
+          allowTypeImports: true,
+          message: 'a core/ folder is pure: no I/O',
+        })),
       },
     ],
   },
@@ -45,16 +77,33 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.js', '**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.ts', 'bin/*.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.ts', 'bin/*.js', 'scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       // Kysely's untyped builders (migrations, dynamic tables) and test response bodies are `any` on purpose.
       '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
   ...layerRules,

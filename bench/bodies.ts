@@ -5,14 +5,24 @@
 
 /** A posthog-js-like single event. */
 export function captureEvent(token: string) {
-  return { api_key: token, event: '$pageview', distinct_id: 'bench-user', properties: { $current_url: 'https://example.com/', plan: 'pro' } };
+  return {
+    api_key: token,
+    event: '$pageview',
+    distinct_id: 'bench-user',
+    properties: { $current_url: 'https://example.com/', plan: 'pro' },
+  };
 }
 
 /** A posthog-node-like batch of 100 events over 100 distinct ids, a tenth of them $identify. */
 export function batchEvents(token: string) {
   const batch = Array.from({ length: 100 }, (_, i) => ({
     event: i % 10 === 0 ? '$identify' : 'bench event',
-    properties: { distinct_id: `user-${i % 100}`, n: i, $set: { plan: i % 2 ? 'pro' : 'free' }, $current_url: 'https://example.com/pricing' },
+    properties: {
+      distinct_id: `user-${i % 100}`,
+      n: i,
+      $set: { plan: i % 2 ? 'pro' : 'free' },
+      $current_url: 'https://example.com/pricing',
+    },
   }));
   return { api_key: token, batch };
 }

@@ -26,10 +26,21 @@ const body = batch ? batchBody : captureBody;
 
 async function measureHoglet(cwd: string | undefined, withProfile: boolean): Promise<{ result: LoadResult; token: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
-  const env = { DATA_DIR: path.join(dir, 'hoglet'), DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, HTTP_PROCESSES: process.env.HTTP_PROCESSES ?? '1' };
+  const env = {
+    DATA_DIR: path.join(dir, 'hoglet'),
+    DATABASE_URL: '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    INGESTION_WORKER: 'off',
+    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+    HTTP_PROCESSES: process.env.HTTP_PROCESSES ?? '1',
+  };
   const hoglet = await spawnHoglet(withProfile && profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [], env, cwd);
   try {
-    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as { results: Array<{ api_token: string }> };
+    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+      results: Array<{ api_token: string }>;
+    };
     const token = projects.results[0]!.api_token;
     const options = { url: `${hoglet.url}${endpoint}`, body: body(token), serverPid: hoglet.child.pid };
     await load({ ...options, seconds: 1 }); // warm-up

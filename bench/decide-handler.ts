@@ -22,7 +22,14 @@ const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
-const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', INGESTION_WORKER: 'off', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY });
+const config = loadConfig({
+  DATA_DIR: dir,
+  DATABASE_URL: '',
+  PORT: '0',
+  HOST: '127.0.0.1',
+  INGESTION_WORKER: 'off',
+  HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+});
 const running = await startApp(config, { log: pino({ level: 'silent' }) });
 try {
   const team = running.bootstrap!.team;
@@ -37,7 +44,13 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     const started = process.hrtime.bigint();
     for (let n = 0; n < REQUESTS; n++) {
-      const answer = await decide.handle({ method: 'POST', query: { v: '3' }, headers: { 'content-type': 'application/json' }, body: bodies[n % bodies.length]!, ip: '127.0.0.1' });
+      const answer = await decide.handle({
+        method: 'POST',
+        query: { v: '3' },
+        headers: { 'content-type': 'application/json' },
+        body: bodies[n % bodies.length]!,
+        ip: '127.0.0.1',
+      });
       bytes += String(answer.body).length;
     }
     const micros = Number(process.hrtime.bigint() - started) / 1000 / REQUESTS;

@@ -39,7 +39,8 @@ async function queueBacklog(dataDir: string, events: number): Promise<string> {
     // A slice at a time: a million queued rows built at once would hold a gigabyte.
     for (let queued = 0; queued < events; queued += 100_000) {
       const requests = captureWorkload(boot!.team.id, Math.min(100_000, events - queued));
-      for (let i = 0; i < requests.length; i += 100) await Promise.all(requests.slice(i, i + 100).map((request) => queue.enqueueRequest(request)));
+      for (let i = 0; i < requests.length; i += 100)
+        await Promise.all(requests.slice(i, i + 100).map((request) => queue.enqueueRequest(request)));
     }
     await queue.drain();
     return boot!.team.apiToken;
@@ -57,7 +58,12 @@ function queuedEvents(file: string): number {
   }
 }
 
-export async function captureDuringDrain(options: { events: number; seconds: number; rate: number; connections: number }): Promise<DrainLatency> {
+export async function captureDuringDrain(options: {
+  events: number;
+  seconds: number;
+  rate: number;
+  connections: number;
+}): Promise<DrainLatency> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-drain-'));
   const dataDir = path.join(dir, 'hoglet');
   try {
@@ -69,7 +75,14 @@ export async function captureDuringDrain(options: { events: number; seconds: num
     const server = await spawnHoglet([], { DATA_DIR: dataDir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     try {
       const capture = (seconds: number) =>
-        load({ url: `${server.url}/capture/`, body: captureBody(token), connections: options.connections, seconds, serverPid: server.child.pid, rate: options.rate });
+        load({
+          url: `${server.url}/capture/`,
+          body: captureBody(token),
+          connections: options.connections,
+          seconds,
+          serverPid: server.child.pid,
+          rate: options.rate,
+        });
       const during = await capture(options.seconds);
       const leftAfter = queuedEvents(file);
       while (queuedEvents(file) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -97,6 +110,11 @@ export function drainLatencyText(figure: DrainLatency, rate: number): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   noteUnlessServerNodeOptions();
   const rate = Number(process.env.BENCH_DRAIN_RATE ?? 1000);
-  const figure = await captureDuringDrain({ events: Number(process.argv[2] ?? 1_000_000), seconds: Number(process.env.BENCH_SECONDS ?? 5), rate, connections: 10 });
+  const figure = await captureDuringDrain({
+    events: Number(process.argv[2] ?? 1_000_000),
+    seconds: Number(process.env.BENCH_SECONDS ?? 5),
+    rate,
+    connections: 10,
+  });
   process.stdout.write(drainLatencyText(figure, rate));
 }

@@ -73,7 +73,16 @@ async function startServer(env: Record<string, string>): Promise<Started> {
   const started = performance.now();
   const child = spawn(process.execPath, startCommand(), {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
@@ -171,7 +180,12 @@ export async function footprint(loadSeconds: number): Promise<Footprint> {
       startMs,
       startCpuMs,
       idleRss,
-      loadRss: { peak: Math.max(...samples), median: median(samples.slice(samples.length >> 1)), eventsPerSecond: result.requestsPerSecond * 100, seconds: loadSeconds },
+      loadRss: {
+        peak: Math.max(...samples),
+        median: median(samples.slice(samples.length >> 1)),
+        eventsPerSecond: result.requestsPerSecond * 100,
+        seconds: loadSeconds,
+      },
     };
   } finally {
     await server.stop();
@@ -181,10 +195,20 @@ export async function footprint(loadSeconds: number): Promise<Footprint> {
 export function footprintText(figure: Footprint): string {
   const runs = figure.startMs.map((ms) => fmt(ms)).join(', ');
   return (
-    line('start to serving (npm start\'s command)', `${fmt(median(figure.startMs))} ms`, '< 1,000 ms', `median of ${figure.startMs.length} starts on an empty data dir, dist/ up to date: ${runs} ms`) +
+    line(
+      "start to serving (npm start's command)",
+      `${fmt(median(figure.startMs))} ms`,
+      '< 1,000 ms',
+      `median of ${figure.startMs.length} starts on an empty data dir, dist/ up to date: ${runs} ms`,
+    ) +
     `${''.padEnd(44)} CPU the server used until it served: median ${fmt(median(figure.startCpuMs))} ms (${figure.startCpuMs.map((ms) => fmt(ms)).join(', ')})\n` +
     line('idle RSS, process tree', mb(figure.idleRss), '< 200 MB', 'GeoIP loaded, start settled') +
-    line('RSS under capture load, process tree', mb(figure.loadRss.peak), '< 300 MB', `peak; median of the second half ${mb(figure.loadRss.median)}; /batch/ at ${fmt(figure.loadRss.eventsPerSecond)} events/s for ${figure.loadRss.seconds} s, inline worker`)
+    line(
+      'RSS under capture load, process tree',
+      mb(figure.loadRss.peak),
+      '< 300 MB',
+      `peak; median of the second half ${mb(figure.loadRss.median)}; /batch/ at ${fmt(figure.loadRss.eventsPerSecond)} events/s for ${figure.loadRss.seconds} s, inline worker`,
+    )
   );
 }
 

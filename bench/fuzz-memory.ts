@@ -32,7 +32,9 @@ function residentBytes(pid: number): number {
 /** The /api routes the fuzz may call, read from a server built in this process (it is closed at once). */
 async function apiRoutes(): Promise<Array<{ method: string; url: string }>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-routes-'));
-  const app = await startApp(loadConfig({ DATA_DIR: dir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', INGESTION_WORKER: 'off' }), { log: pino({ level: 'silent' }) });
+  const app = await startApp(loadConfig({ DATA_DIR: dir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', INGESTION_WORKER: 'off' }), {
+    log: pino({ level: 'silent' }),
+  });
   try {
     return app.app.routeTable.filter(fuzzable).map(({ method, url }) => ({ method, url }));
   } finally {
@@ -45,7 +47,11 @@ async function send(url: string, request: FuzzRequest): Promise<number> {
   const headers: Record<string, string> = { ...request.headers };
   if (!request.anonymous) headers.authorization = `Bearer ${KEY}`;
   try {
-    const res = await fetch(url + request.path, { method: request.method, headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+    const res = await fetch(url + request.path, {
+      method: request.method,
+      headers,
+      ...(request.body !== undefined ? { body: request.body } : {}),
+    });
     await res.arrayBuffer();
     return res.status;
   } catch {
@@ -68,7 +74,14 @@ export interface FuzzMemory {
 export async function fuzzMemory(requests: number, settleMs = 60_000): Promise<FuzzMemory> {
   const routes = await apiRoutes();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-fuzz-memory-'));
-  const server = await spawnHoglet([], { DATA_DIR: dir, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY });
+  const server = await spawnHoglet([], {
+    DATA_DIR: dir,
+    DATABASE_URL: '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+  });
   const pid = server.child.pid!;
   try {
     const call: SetupCall = async (p, options) => {
@@ -102,7 +115,8 @@ export async function fuzzMemory(requests: number, settleMs = 60_000): Promise<F
         const request = random.chance(0.5) ? publicRequest(random, known) : apiRequest(random, known, routes);
         const status = await send(server.url, request);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (n % 5000 === 0) process.stderr.write(`  ${fmt(n)} of ${fmt(requests)} requests, resident ${(residentBytes(pid) / MB).toFixed(0)} MB\n`);
+        if (n % 5000 === 0)
+          process.stderr.write(`  ${fmt(n)} of ${fmt(requests)} requests, resident ${(residentBytes(pid) / MB).toFixed(0)} MB\n`);
       }
     };
     await Promise.all(Array.from({ length: PARALLEL }, lane));
@@ -124,12 +138,18 @@ export async function fuzzMemory(requests: number, settleMs = 60_000): Promise<F
 
 export function fuzzMemoryText(figure: FuzzMemory): string {
   const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
-  const statuses = [...figure.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${fmt(n)}`).join(', ');
+  const statuses = [...figure.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}: ${fmt(n)}`)
+    .join(', ');
   return (
     `${'resident size under fuzzed requests'.padEnd(44)} before ${mb(figure.before)}, peak ${mb(figure.peak)}, right after ${mb(figure.after)}, a minute later ${mb(figure.minuteLater)}\n` +
     `${''.padEnd(44)} a minute later minus before: ${mb(figure.minuteLater - figure.before)} (target: within 50 MB)\n` +
     `${''.padEnd(44)} ${fmt(figure.requests)} requests in ${figure.seconds.toFixed(1)} s; answers ${statuses}\n` +
-    figure.errors.slice(0, 5).map((line) => `${''.padEnd(44)} server error: ${line.slice(0, 600)}\n`).join('')
+    figure.errors
+      .slice(0, 5)
+      .map((line) => `${''.padEnd(44)} server error: ${line.slice(0, 600)}\n`)
+      .join('')
   );
 }
 

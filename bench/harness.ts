@@ -44,7 +44,10 @@ export const SERVER_NODE_OPTIONS: readonly string[] = (() => {
 export function noteUnlessServerNodeOptions(): void {
   const given = [...(process.env.NODE_OPTIONS?.split(/\s+/) ?? []), ...process.execArgv];
   const missing = SERVER_NODE_OPTIONS.filter((option) => !given.includes(option));
-  if (missing.length > 0) process.stderr.write(`note: this process runs without the server's node options (${missing.join(' ')}); its in-process figures differ from a deployed server's\n`);
+  if (missing.length > 0)
+    process.stderr.write(
+      `note: this process runs without the server's node options (${missing.join(' ')}); its in-process figures differ from a deployed server's\n`,
+    );
 }
 
 /**
@@ -98,7 +101,10 @@ export async function spawnServer(
  * serves: with HTTP_PROCESSES > 1, until the cluster supervisor says all its processes are ready.
  */
 export function spawnHoglet(nodeArgs: string[], env: Record<string, string>, cwd = ROOT): Promise<Child> {
-  const ready = (env.HTTP_PROCESSES ?? '1') === '1' ? /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/ : /"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/;
+  const ready =
+    (env.HTTP_PROCESSES ?? '1') === '1'
+      ? /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/
+      : /"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/;
   return spawnServer('src/cli/main.ts', { env, pattern: ready, nodeArgs, args: ['serve'], cwd });
 }
 
@@ -110,12 +116,7 @@ function ownCpuSeconds(pid: number): number {
 /** The ids of a process's living children (Linux). */
 function childrenOf(pid: number): number[] {
   try {
-    return fs
-      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
   }
@@ -255,9 +256,18 @@ async function loadWithAutocannon(options: LoadOptions): Promise<Measured> {
     duration: options.seconds ?? 5,
     pipelining: 1,
     ...(options.rate ? { overallRate: options.rate } : {}),
-    ...(bodies ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }) }] } : { body: options.body }),
+    ...(bodies
+      ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }) }] }
+      : { body: options.body }),
   });
-  return { requestsPerSecond: result.requests.average, total: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    requestsPerSecond: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 async function loadWithWrk(options: LoadOptions): Promise<Measured> {
@@ -267,11 +277,31 @@ async function loadWithWrk(options: LoadOptions): Promise<Measured> {
     fs.writeFileSync(file, `${(options.bodies ?? [options.body ?? '']).join('\n')}\n`);
     const connections = options.connections ?? 50;
     const thinkMs = options.rate ? Math.round((connections / options.rate) * 1000) : 0;
-    const args = ['-t1', `-c${connections}`, `-d${options.seconds ?? 5}s`, '--timeout', '10s', '-s', WRK_SCRIPT, options.url, '--', file, options.method ?? 'POST', String(thinkMs)];
+    const args = [
+      '-t1',
+      `-c${connections}`,
+      `-d${options.seconds ?? 5}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      WRK_SCRIPT,
+      options.url,
+      '--',
+      file,
+      options.method ?? 'POST',
+      String(thinkMs),
+    ];
     const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
     const line = stdout.trim().split('\n').at(-1)!;
     const r = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; non2xx: number; errors: number };
-    return { requestsPerSecond: r.requests / (r.micros / 1e6), total: r.requests, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors };
+    return {
+      requestsPerSecond: r.requests / (r.micros / 1e6),
+      total: r.requests,
+      p50: r.p50,
+      p99: r.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -282,7 +312,13 @@ export function fmt(n: number): string {
 }
 
 /** One line per figure: the measurement, its baseline from the same run, and the ratio. */
-export function report(name: string, value: number, unit: string, baseline: { name: string; value: number; unit: string }, target?: string) {
+export function report(
+  name: string,
+  value: number,
+  unit: string,
+  baseline: { name: string; value: number; unit: string },
+  target?: string,
+) {
   const ratio = value / baseline.value;
   process.stdout.write(
     `${name.padEnd(44)} ${fmt(value).padStart(10)} ${unit.padEnd(10)} | ${baseline.name} ${fmt(baseline.value)} ${baseline.unit} | ratio ${ratio.toFixed(2)}${target ? ` | target ${target}` : ''}\n`,

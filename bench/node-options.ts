@@ -13,7 +13,8 @@ export function nodeOptionsOf(commandLine: string): string[] {
     const word = words[i]!;
     if (!word.startsWith('-')) return options;
     if (word === '--import') i++;
-    else if (word.startsWith('--import=')) throw new Error(`cannot read the loader of this command line (write "--import <module>"): ${commandLine}`);
+    else if (word.startsWith('--import='))
+      throw new Error(`cannot read the loader of this command line (write "--import <module>"): ${commandLine}`);
     else options.push(word);
   }
   throw new Error(`no entry point in the command line: ${commandLine}`);

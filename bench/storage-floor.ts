@@ -53,7 +53,11 @@ function readStored(sourceFile: string): Map<string, TableRows> {
       const select = source.prepare(`select * from ${name} order by ${order}`).raw();
       const columns = select.columns().map((column) => column.name);
       const placeholders = columns.map(() => '?').join(', ');
-      tables.set(name, { columns, insert: `insert into ${name} (${columns.join(', ')}) values (${placeholders})`, rows: select.all() as unknown[][] });
+      tables.set(name, {
+        columns,
+        insert: `insert into ${name} (${columns.join(', ')}) values (${placeholders})`,
+        rows: select.all() as unknown[][],
+      });
     }
     return tables;
   } finally {
@@ -70,7 +74,8 @@ export async function storageFloor(sourceFile: string): Promise<StorageFloor> {
   const stored = readStored(sourceFile);
   const { rows: events, columns: eventColumns } = stored.get('events')!;
   const propertiesColumn = eventColumns.indexOf('properties');
-  const propertiesLength = events.length === 0 ? 0 : events.reduce((sum, row) => sum + String(row[propertiesColumn]).length, 0) / events.length;
+  const propertiesLength =
+    events.length === 0 ? 0 : events.reduce((sum, row) => sum + String(row[propertiesColumn]).length, 0) / events.length;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-storage-floor-'));
   try {
     // The same schema as Hoglet's, and the environment the rows belong to (created the same way).
@@ -101,8 +106,16 @@ export async function storageFloor(sourceFile: string): Promise<StorageFloor> {
       for (let k = 0; k < transactions; k++) writeShare(k);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const used = process.cpuUsage(cpu);
-      const rows = Object.fromEntries(TABLES.map(({ name }) => [name, (target.prepare(`select count(*) as n from ${name}`).get() as { n: number }).n])) as StorageFloor['rows'];
-      return { eventsPerSecond: events.length / seconds, eventsPerCpuSecond: events.length / ((used.user + used.system) / 1e6), events: events.length, propertiesLength, rows };
+      const rows = Object.fromEntries(
+        TABLES.map(({ name }) => [name, (target.prepare(`select count(*) as n from ${name}`).get() as { n: number }).n]),
+      ) as StorageFloor['rows'];
+      return {
+        eventsPerSecond: events.length / seconds,
+        eventsPerCpuSecond: events.length / ((used.user + used.system) / 1e6),
+        events: events.length,
+        propertiesLength,
+        rows,
+      };
     } finally {
       await checkpointer.stop();
       target.close();

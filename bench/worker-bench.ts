@@ -97,7 +97,11 @@ async function timeWorker(database: Database, maxSeconds: number, batchSize: num
   return {
     eventsPerSecond: processed / seconds,
     eventsPerCpuSecond: processed / cpuSeconds,
-    cpuMicrosPerEvent: { workerThread: perEvent(mainSpent), prepareThread: perEvent(prepareSpent), otherThreads: perEvent(cpuSeconds - mainSpent - prepareSpent) },
+    cpuMicrosPerEvent: {
+      workerThread: perEvent(mainSpent),
+      prepareThread: perEvent(prepareSpent),
+      otherThreads: perEvent(cpuSeconds - mainSpent - prepareSpent),
+    },
     processed,
     seconds,
   };
@@ -147,7 +151,10 @@ export async function drainExisting(dataDir: string, maxSeconds: number): Promis
   let figure: WorkerFigure;
   try {
     // Events, not rows: a capture request's events are one row.
-    const queued = await database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.sum<number | string>('event_count').as('n')).executeTakeFirstOrThrow();
+    const queued = await database.db
+      .selectFrom('ingestion_queue')
+      .select((eb) => eb.fn.sum<number | string>('event_count').as('n'))
+      .executeTakeFirstOrThrow();
     figure = { ...(await timeWorker(database, maxSeconds, 1000)), queued: Number(queued.n) };
   } finally {
     await database.close();
@@ -160,7 +167,9 @@ export async function drainExisting(dataDir: string, maxSeconds: number): Promis
  * BENCH_WORKER_RUNS or 3) and the median run (by events per CPU second) is returned: a single
  * one-second run on a shared two-core machine moved by ±10%.
  */
-export async function workerBench(options: Parameters<typeof workerBenchOnce>[0] & { runs?: number }): Promise<WorkerFigure & { runs: WorkerFigure[] }> {
+export async function workerBench(
+  options: Parameters<typeof workerBenchOnce>[0] & { runs?: number },
+): Promise<WorkerFigure & { runs: WorkerFigure[] }> {
   const count = Math.max(1, options.runs ?? Number(process.env.BENCH_WORKER_RUNS ?? 3));
   const runs: WorkerFigure[] = [];
   for (let i = 0; i < count; i++) runs.push(await workerBenchOnce(options));
@@ -173,11 +182,17 @@ export async function workerBench(options: Parameters<typeof workerBenchOnce>[0]
  * during the timed part, its memory would be marked by every major collection, a cost no server
  * has.
  */
-async function enqueueWorkload(queue: IngestionQueueWriter, teamId: number, events: number, workload: 'realistic' | 'capture' | undefined): Promise<number> {
+async function enqueueWorkload(
+  queue: IngestionQueueWriter,
+  teamId: number,
+  events: number,
+  workload: 'realistic' | 'capture' | undefined,
+): Promise<number> {
   if (workload === 'capture') {
     // As capture queues them: a request's events in one row.
     const requests = captureWorkload(teamId, events);
-    for (let i = 0; i < requests.length; i += 100) await Promise.all(requests.slice(i, i + 100).map((request) => queue.enqueueRequest(request)));
+    for (let i = 0; i < requests.length; i += 100)
+      await Promise.all(requests.slice(i, i + 100).map((request) => queue.enqueueRequest(request)));
     return requests.reduce((sum, request) => sum + request.length, 0);
   }
   // A row per event: each a request of its own, the least favourable shape for the worker.

@@ -14,7 +14,10 @@ function rng(seed: number) {
 
 const PAGES = ['/', '/pricing', '/docs', '/blog/launch', '/signup', '/app/dashboard', '/app/settings'];
 /** First octets of widely allocated public IPv4 space: the GeoIP database places nearly all of it. */
-const PUBLIC_FIRST_OCTETS = [3, 5, 8, 13, 18, 23, 31, 34, 37, 45, 50, 52, 62, 66, 72, 77, 81, 85, 89, 91, 94, 98, 104, 109, 122, 142, 151, 176, 185, 188, 195, 212, 217];
+const PUBLIC_FIRST_OCTETS = [
+  3, 5, 8, 13, 18, 23, 31, 34, 37, 45, 50, 52, 62, 66, 72, 77, 81, 85, 89, 91, 94, 98, 104, 109, 122, 142, 151, 176, 185, 188, 195, 212,
+  217,
+];
 
 /** A visitor's own public address (stable per visitor, as a browser's is between page views). */
 function visitorAddress(visitor: number): string {
@@ -70,7 +73,11 @@ export function realisticWorkload(teamId: number, count: number, visitors = 5000
       properties = { ...properties, $anon_distinct_id: anon, $set: { email: id, plan: 'free' }, $set_once: { signup_page: page } };
     } else if (roll < 0.15) {
       event = 'feature used';
-      properties = { ...properties, feature: pick(['export', 'share', 'invite', 'search']), $set: { last_feature_at: now, plan: pick(['free', 'pro']) } };
+      properties = {
+        ...properties,
+        feature: pick(['export', 'share', 'invite', 'search']),
+        $set: { last_feature_at: now, plan: pick(['free', 'pro']) },
+      };
     } else if (roll < 0.25) {
       event = 'report viewed';
       properties = { ...properties, $groups: { company: `company-${visitor % 300}` } };
@@ -78,13 +85,26 @@ export function realisticWorkload(teamId: number, count: number, visitors = 5000
       properties = { ...properties, $process_person_profile: false };
     } else if (roll < 0.36) {
       event = '$groupidentify';
-      properties = { $group_type: 'company', $group_key: `company-${visitor % 300}`, $group_set: { name: `Company ${visitor % 300}`, seats: visitor % 50 } };
+      properties = {
+        $group_type: 'company',
+        $group_key: `company-${visitor % 300}`,
+        $group_set: { name: `Company ${visitor % 300}`, seats: visitor % 50 },
+      };
     }
     rows.push({
       teamId,
       lane: 'realtime',
       distinctId,
-      payload: { uuid: uuidv7(start + n * 20), event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: visitorAddress(visitor) },
+      payload: {
+        uuid: uuidv7(start + n * 20),
+        event,
+        distinct_id: distinctId,
+        properties,
+        timestamp: now,
+        now,
+        sent_at: null,
+        ip: visitorAddress(visitor),
+      },
     });
   }
   return rows;
@@ -116,7 +136,20 @@ export function captureWorkload(teamId: number, count: number): QueueRow[][] {
           teamId,
           lane: 'realtime',
           distinctId: e.distinctId,
-          payload: { uuid: e.uuid ?? uuidv7(start + n * 10), event: e.event, distinct_id: e.distinctId, properties: e.properties, timestamp: e.timestamp, offset: e.offset, set: e.set, set_once: e.setOnce, unset: e.unset, sent_at: null, now, ip: '127.0.0.1' },
+          payload: {
+            uuid: e.uuid ?? uuidv7(start + n * 10),
+            event: e.event,
+            distinct_id: e.distinctId,
+            properties: e.properties,
+            timestamp: e.timestamp,
+            offset: e.offset,
+            set: e.set,
+            set_once: e.setOnce,
+            unset: e.unset,
+            sent_at: null,
+            now,
+            ip: '127.0.0.1',
+          },
         });
       }
       requests.push(rows);

@@ -122,7 +122,10 @@ export async function build(out = path.join(root, 'dist')) {
               const contents = fs.readFileSync(args.path, 'utf8');
               if (!contents.includes('import.meta.url')) return undefined;
               const own = path.relative(path.join(root, entryFolder), args.path).replace(/\.ts$/, '.js').split(path.sep).join('/');
-              return { contents: contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`), loader: 'ts' };
+              return {
+                contents: contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`),
+                loader: 'ts',
+              };
             });
           },
         },

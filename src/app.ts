@@ -125,7 +125,11 @@ class Resources {
  * fails after the start (a user's GeoIP file found not to be a database); the process is then to
  * stop.
  */
-async function openContext(config: Config, log: Logger, resources: Resources): Promise<{ ctx: AppContext; failed: Promise<Error>; geoip: GeoipLoading }> {
+async function openContext(
+  config: Config,
+  log: Logger,
+  resources: Resources,
+): Promise<{ ctx: AppContext; failed: Promise<Error>; geoip: GeoipLoading }> {
   const geoip = await prepareGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());

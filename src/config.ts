@@ -96,7 +96,8 @@ function parseProcesses(value: string | undefined): number {
   if (value === undefined || value === '') return 1;
   if (value === 'auto') return os.availableParallelism();
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 256) throw new ConfigError(`HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new ConfigError(`HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`);
   return n;
 }
 
@@ -104,7 +105,8 @@ function parseProcesses(value: string | undefined): number {
 function parseMilliseconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 2_147_483_647) throw new ConfigError(`${name} must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 2_147_483_647)
+    throw new ConfigError(`${name} must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`);
   return n;
 }
 

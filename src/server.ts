@@ -52,8 +52,14 @@ function compilersOnFirstUse(): CompilersFactory {
   // Resolved from fastify, whose dependencies they are.
   const fromFastify = createRequire(createRequire(import.meta.url).resolve('fastify'));
   type Factory = (...args: unknown[]) => unknown;
-  const onFirstUse = (name: string): Factory => (...args) => (fromFastify(name) as () => Factory)()(...args);
-  return { buildValidator: onFirstUse('@fastify/ajv-compiler'), buildSerializer: onFirstUse('@fastify/fast-json-stringify-compiler') } as CompilersFactory;
+  const onFirstUse =
+    (name: string): Factory =>
+    (...args) =>
+      (fromFastify(name) as () => Factory)()(...args);
+  return {
+    buildValidator: onFirstUse('@fastify/ajv-compiler'),
+    buildSerializer: onFirstUse('@fastify/fast-json-stringify-compiler'),
+  } as CompilersFactory;
 }
 
 /**

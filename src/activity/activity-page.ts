@@ -29,7 +29,8 @@ function positiveParam(query: unknown, name: string, fallback: number): number {
   if (n === null) throw validationError('A valid integer is required.', name, 'invalid');
   if (n < 1) throw validationError('Ensure this value is greater than or equal to 1.', name, 'min_value');
   // Beyond this the page's offset could not be computed exactly, nor stored by either backend.
-  if (!Number.isSafeInteger(n)) throw validationError(`Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`, name, 'max_value');
+  if (!Number.isSafeInteger(n))
+    throw validationError(`Ensure this value is less than or equal to ${Number.MAX_SAFE_INTEGER}.`, name, 'max_value');
   return n;
 }
 
@@ -40,7 +41,9 @@ export function readActivityPageParams(query: unknown): ActivityPageParams {
 /** Entries with their authors, in the shape the environments' `activity/` answers. */
 export async function serializeActivity(db: Db, records: ActivityRecord[]) {
   const userIds = [...new Set(records.map((r) => r.userId).filter((id): id is number => id !== null))];
-  const users = userIds.length ? await db.selectFrom('users').select(['id', 'first_name', 'email']).where('id', 'in', userIds).execute() : [];
+  const users = userIds.length
+    ? await db.selectFrom('users').select(['id', 'first_name', 'email']).where('id', 'in', userIds).execute()
+    : [];
   const byId = new Map(users.map((u) => [Number(u.id), u]));
   return records.map((r) => {
     const user = r.userId === null ? undefined : byId.get(r.userId);

@@ -103,13 +103,7 @@ export async function listActivity(
   if (filter.itemId !== undefined) query = query.where('item_id', '=', filter.itemId);
   if (filter.teamId !== undefined) query = query.where('team_id', '=', filter.teamId);
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
-  const rows = await query
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
   return {
     total: Number(total?.n ?? 0),
     records: rows.map((r) => ({

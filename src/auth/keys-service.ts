@@ -48,7 +48,8 @@ function checked<T>(attr: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (error instanceof FieldError) throw validationError(error.detail, error.subKey === null ? attr : `${attr}__${error.subKey}`, error.code);
+    if (error instanceof FieldError)
+      throw validationError(error.detail, error.subKey === null ? attr : `${attr}__${error.subKey}`, error.code);
     throw error;
   }
 }

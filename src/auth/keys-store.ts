@@ -31,10 +31,7 @@ export interface NewPersonalApiKey {
 }
 
 /** Creates a key and returns its raw value: the only moment the raw value exists outside the caller. */
-export async function insertPersonalApiKey(
-  db: Db,
-  input: NewPersonalApiKey,
-): Promise<{ key: PersonalApiKey; rawValue: string }> {
+export async function insertPersonalApiKey(db: Db, input: NewPersonalApiKey): Promise<{ key: PersonalApiKey; rawValue: string }> {
   const rawValue = input.rawValue ?? generatePersonalApiKey();
   const key: PersonalApiKey = {
     id: generateRandomToken(16),
@@ -144,12 +141,7 @@ export async function countKeysOfUser(db: Db, userId: number): Promise<number> {
 
 /** One of the user's keys; another user's key is as absent as an unknown one. */
 export async function getKeyOfUser(db: Db, userId: number, id: string): Promise<PersonalApiKey | undefined> {
-  const row = await db
-    .selectFrom('personal_api_keys')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await db.selectFrom('personal_api_keys').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
   return row && toKey(row);
 }
 
@@ -201,12 +193,7 @@ export async function rollKeyOfUser(
 
 /** Revokes one of the user's keys: the key it was, or undefined when the user has none of that id. */
 export async function deleteKeyOfUser(db: Db, userId: number, id: string): Promise<PersonalApiKey | undefined> {
-  const row = await db
-    .deleteFrom('personal_api_keys')
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await db.deleteFrom('personal_api_keys').where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst();
   return row && toKey(row);
 }
 
@@ -215,9 +202,5 @@ const HOUR_MS = 3_600_000;
 /** PostHog refreshes last_used_at at most once an hour, sparing a write on every request. */
 export async function touchKey(db: Db, key: PersonalApiKey, now = new Date()): Promise<void> {
   if (key.lastUsedAt && now.getTime() - Date.parse(key.lastUsedAt) < HOUR_MS) return;
-  await db
-    .updateTable('personal_api_keys')
-    .set({ last_used_at: now.toISOString() })
-    .where('id', '=', key.id)
-    .execute();
+  await db.updateTable('personal_api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', key.id).execute();
 }

@@ -31,4 +31,3 @@ export function maskKey(rawKey: string): string {
   if (rawKey.length < 16) return '********';
   return `${rawKey.slice(0, 4)}...${rawKey.slice(-4)}`;
 }
-

@@ -34,7 +34,10 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>): P
 
 export function parseIdList(text: string | undefined, option = '--projects'): number[] | undefined {
   if (!text) return undefined;
-  const ids = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const id of ids) if (!/^\d+$/.test(id)) throw new Error(`${option} takes comma-separated ids, got "${id}"`);
   return ids.map(Number);
 }
@@ -45,7 +48,8 @@ export function parseIdList(text: string | undefined, option = '--projects'): nu
  */
 export function parseRetryIds(text: string | undefined, what: string): number[] | undefined {
   const ids = parseIdList(text, '--ids');
-  if (text !== undefined && (ids === undefined || ids.length === 0)) throw new Error(`--ids needs at least one ${what} id; leave it out to retry every parked one`);
+  if (text !== undefined && (ids === undefined || ids.length === 0))
+    throw new Error(`--ids needs at least one ${what} id; leave it out to retry every parked one`);
   return ids;
 }
 
@@ -78,7 +82,10 @@ export async function runKeysCommand(
 ): Promise<number> {
   if (sub === 'create') {
     if (!options.scopes) throw new Error('keys create needs --scopes (for example --scopes "*" or --scopes project:read)');
-    const scopes = options.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    const scopes = options.scopes
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const scopedTeams = parseIdList(options.projects);
     return withDatabase(async (database) => {
       const user = await findUser(database, options.email);
@@ -98,7 +105,9 @@ export async function runKeysCommand(
       const user = await findUser(database, options.email);
       for (const key of await listPersonalApiKeys(database, user.id)) {
         const projects = key.scopedTeams ? ` projects=${key.scopedTeams.join(',')}` : '';
-        process.stdout.write(`${key.id}  ${key.maskValue}  ${key.label}  scopes=${key.scopes.join(',')}${projects}  created=${key.createdAt}\n`);
+        process.stdout.write(
+          `${key.id}  ${key.maskValue}  ${key.label}  scopes=${key.scopes.join(',')}${projects}  created=${key.createdAt}\n`,
+        );
       }
       return 0;
     });
@@ -110,7 +119,9 @@ export async function runKeysCommand(
       const user = await findUser(database, options.email);
       const key = await revokePersonalApiKey(database, user.id, id);
       if (!key) throw new Error(`${user.email} has no personal API key with id ${id}; \`hoglet keys list\` shows the ids`);
-      process.stdout.write(`Revoked personal API key ${key.id} (${key.maskValue}, "${key.label}") of ${user.email}; it stops working at once.\n`);
+      process.stdout.write(
+        `Revoked personal API key ${key.id} (${key.maskValue}, "${key.label}") of ${user.email}; it stops working at once.\n`,
+      );
       return 0;
     });
   }

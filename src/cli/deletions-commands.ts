@@ -27,7 +27,9 @@ export async function runDeletionsCommand(sub: string | undefined, options: { id
     const ids = parseRetryIds(options.ids, 'deletion');
     return withDatabase(async (database) => {
       const count = await retryParkedDeletions(database.db, ids);
-      process.stdout.write(`${count} parked deletion${count === 1 ? '' : 's'} given another round; the worker's runner takes them in order\n`);
+      process.stdout.write(
+        `${count} parked deletion${count === 1 ? '' : 's'} given another round; the worker's runner takes them in order\n`,
+      );
       return 0;
     });
   }

@@ -4,7 +4,10 @@ import { parseRetryIds, withDatabase } from './admin-commands.js';
 const USAGE = 'usage: hoglet queue status | hoglet queue parked [--limit N] | hoglet queue retry [--ids 1,2,…]';
 
 /** `hoglet queue …`: the ingestion queue, for operators (see src/ingestion/queue-admin.ts). */
-export async function runQueueCommand(sub: string | undefined, options: { limit?: string | undefined; ids?: string | undefined }): Promise<number> {
+export async function runQueueCommand(
+  sub: string | undefined,
+  options: { limit?: string | undefined; ids?: string | undefined },
+): Promise<number> {
   if (sub === 'status' || sub === undefined) {
     return withDatabase(async (database) => {
       const counts = await queueCounts(database);
@@ -31,7 +34,9 @@ export async function runQueueCommand(sub: string | undefined, options: { limit?
     const ids = parseRetryIds(options.ids, 'queue');
     return withDatabase(async (database) => {
       const count = await retryParked(database, ids);
-      process.stdout.write(`${count} parked event${count === 1 ? '' : 's'} put back in the queue; the ingestion worker takes them in order\n`);
+      process.stdout.write(
+        `${count} parked event${count === 1 ? '' : 's'} put back in the queue; the ingestion worker takes them in order\n`,
+      );
       return 0;
     });
   }

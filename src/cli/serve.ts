@@ -73,7 +73,11 @@ export async function runWorker(): Promise<number> {
  * Stops gracefully on SIGTERM or SIGINT (exit 0), or when the process cannot go on (`failed`:
  * say why, stop the same way, exit 1).
  */
-function stopOnSignals(log: ReturnType<typeof createLogger>, running: { close(): Promise<void>; failed: Promise<Error> }, message: string): void {
+function stopOnSignals(
+  log: ReturnType<typeof createLogger>,
+  running: { close(): Promise<void>; failed: Promise<Error> },
+  message: string,
+): void {
   let stopping = false;
   const stop = (signal: string, code = 0) => {
     if (stopping) return;

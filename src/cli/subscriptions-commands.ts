@@ -23,7 +23,10 @@ function deliveryLines(d: Delivery): string {
  * `hoglet subscriptions …`: the subscription delivery log, for operators: each delivery (newest
  * first) with its target, status and times, and its attempts beneath it.
  */
-export async function runSubscriptionsCommand(sub: string | undefined, options: { id?: string | undefined; limit?: string | undefined }): Promise<number> {
+export async function runSubscriptionsCommand(
+  sub: string | undefined,
+  options: { id?: string | undefined; limit?: string | undefined },
+): Promise<number> {
   if (sub === 'deliveries') {
     const limit = options.limit === undefined ? 50 : Number(options.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`--limit takes a positive integer, got "${options.limit}"`);
@@ -31,7 +34,10 @@ export async function runSubscriptionsCommand(sub: string | undefined, options: 
     const subscriptionId = options.id === undefined ? undefined : Number(options.id);
     return withDatabase(async (database) => {
       const { deliveries } = await listDeliveries(database.db, { subscriptionId }, { limit, offset: 0 });
-      if (deliveries.length === 0) process.stdout.write(subscriptionId === undefined ? 'no subscription deliveries\n' : `no deliveries of subscription ${subscriptionId}\n`);
+      if (deliveries.length === 0)
+        process.stdout.write(
+          subscriptionId === undefined ? 'no subscription deliveries\n' : `no deliveries of subscription ${subscriptionId}\n`,
+        );
       for (const d of deliveries) process.stdout.write(deliveryLines(d));
       return 0;
     });

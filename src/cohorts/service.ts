@@ -30,7 +30,15 @@ export async function createCohort(ctx: AppContext, team: Team, user: User, body
   const members = membersFromBody(body);
   // The upload is read before anything is stored, so a refused file leaves no empty cohort behind.
   const input = isStatic ? withCsvMembers(members, csv) : members;
-  let cohort = await insertCohort(ctx.database.db, { projectId: team.projectId, teamId: team.id, name, description, filters, isStatic, userId: user.id });
+  let cohort = await insertCohort(ctx.database.db, {
+    projectId: team.projectId,
+    teamId: team.id,
+    name,
+    description,
+    filters,
+    isStatic,
+    userId: user.id,
+  });
   if (isStatic) cohort = await addMembers(ctx, team, cohort, input);
   await announce(ctx, team.projectId);
   return cohort;
@@ -48,7 +56,8 @@ export async function editCohort(
   if ('name' in body) changes.name = readString(body.name, 'name', { allowBlank: true });
   if ('description' in body) changes.description = readString(body.description, 'description', { allowBlank: true });
   if ('deleted' in body) changes.deleted = readBoolean(body.deleted, 'deleted')!;
-  if ('filters' in body && !cohort.isStatic) changes.filters = await validateCohortFilters(ctx, team.projectId, body.filters, cohort, method);
+  if ('filters' in body && !cohort.isStatic)
+    changes.filters = await validateCohortFilters(ctx, team.projectId, body.filters, cohort, method);
   const members = membersFromBody(body);
   // PostHog reads an upload only for a static cohort that is not being deleted.
   const input = cohort.isStatic && changes.deleted !== true ? withCsvMembers(members, csv) : members;

@@ -112,12 +112,7 @@ export async function updateCohort(
   if (changes.count !== undefined) values.count = changes.count;
   if (changes.filters !== undefined && !cohort.isStatic) values.version = (cohort.version ?? 0) + 1;
   if (Object.keys(values).length === 0) return cohort;
-  const row = await db
-    .updateTable('cohorts')
-    .set(values)
-    .where('id', '=', cohort.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await db.updateTable('cohorts').set(values).where('id', '=', cohort.id).returningAll().executeTakeFirstOrThrow();
   return toCohort(row);
 }
 
@@ -133,7 +128,6 @@ export async function addCohortMembers(db: Db, cohortId: number, personIds: numb
   }
   return cohortSize(db, cohortId);
 }
-
 
 /** How many persons a static cohort holds. */
 async function cohortSize(db: Db, cohortId: number): Promise<number> {
@@ -166,7 +160,12 @@ export async function staticMembershipsOf(db: Db, personId: number, cohortIds: n
 export async function personIdsForUuids(db: Db, teamId: number, uuids: string[]): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < uuids.length; i += 500) {
-    const rows = await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', 'in', uuids.slice(i, i + 500)).execute();
+    const rows = await db
+      .selectFrom('persons')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .where('uuid', 'in', uuids.slice(i, i + 500))
+      .execute();
     ids.push(...rows.map((r) => Number(r.id)));
   }
   return ids;

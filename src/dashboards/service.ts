@@ -33,8 +33,13 @@ export async function createDashboard(ctx: AppContext, team: Team, user: User, b
   return ctx.database.db.transaction().execute(async (trx) => {
     const dashboard = await insertDashboard(trx, team.id, fields, user.id);
     await recordActivity(trx, {
-      organizationId: team.organizationId, teamId: team.id, scope: 'Dashboard', itemId: dashboard.id, activity: 'created',
-      actor: { userId: user.id }, name: dashboard.name,
+      organizationId: team.organizationId,
+      teamId: team.id,
+      scope: 'Dashboard',
+      itemId: dashboard.id,
+      activity: 'created',
+      actor: { userId: user.id },
+      name: dashboard.name,
     });
     return dashboard;
   });
@@ -48,8 +53,14 @@ export async function editDashboard(ctx: AppContext, team: Team, user: User, das
     const changes = diffFields('Dashboard', pick(dashboard), pick(updated));
     if (changes.length) {
       await recordActivity(trx, {
-        organizationId: team.organizationId, teamId: team.id, scope: 'Dashboard', itemId: dashboard.id,
-        activity: !dashboard.deleted && updated.deleted ? 'deleted' : 'updated', actor: { userId: user.id }, name: updated.name, changes,
+        organizationId: team.organizationId,
+        teamId: team.id,
+        scope: 'Dashboard',
+        itemId: dashboard.id,
+        activity: !dashboard.deleted && updated.deleted ? 'deleted' : 'updated',
+        actor: { userId: user.id },
+        name: updated.name,
+        changes,
       });
     }
     return updated;
@@ -59,7 +70,10 @@ export async function editDashboard(ctx: AppContext, team: Team, user: User, das
 /** The dashboard's live insights in tile order (what a dashboard subscription delivers). */
 export async function dashboardInsights(ctx: AppContext, dashboard: Dashboard) {
   const tiles = await tilesOfDashboard(ctx.database.db, dashboard.id);
-  const insights = await getInsightsByIds(ctx.database.db, tiles.map((t) => t.insightId));
+  const insights = await getInsightsByIds(
+    ctx.database.db,
+    tiles.map((t) => t.insightId),
+  );
   return tiles
     .map((tile) => ({ tile, insight: insights.get(tile.insightId) }))
     .filter((t): t is { tile: typeof t.tile; insight: NonNullable<typeof t.insight> } => !!t.insight && !t.insight.deleted);

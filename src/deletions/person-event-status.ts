@@ -18,7 +18,9 @@ export async function notePersonEventDeletion(db: Db, teamId: number, personUuid
   await db
     .insertInto('person_event_deletions')
     .values({ team_id: teamId, person_uuid: personUuid, deletion_id: deletionId, created_at: nowIso(), verified_at: null })
-    .onConflict((oc) => oc.columns(['team_id', 'person_uuid']).doUpdateSet({ deletion_id: deletionId, created_at: nowIso(), verified_at: null }))
+    .onConflict((oc) =>
+      oc.columns(['team_id', 'person_uuid']).doUpdateSet({ deletion_id: deletionId, created_at: nowIso(), verified_at: null }),
+    )
     .execute();
 }
 

@@ -92,7 +92,9 @@ export class DeletionRunner {
   private async run(): Promise<void> {
     // Deletions parked before (after repeated failures) get another round after a restart: the
     // cause may be mended by then.
-    await resetParkedDeletions(this.database.db).catch((error: unknown) => this.log.error({ err: error }, 'could not reset parked deletions'));
+    await resetParkedDeletions(this.database.db).catch((error: unknown) =>
+      this.log.error({ err: error }, 'could not reset parked deletions'),
+    );
     let retries = 0;
     while (this.running) {
       let outcome: StepOutcome;
@@ -148,12 +150,18 @@ export class DeletionRunner {
       if (isDatabaseUnavailable(error)) throw error;
       const attempts = await countFailedAttempt(this.database.db, id);
       const parked = attempts >= MAX_DELETION_ATTEMPTS;
-      this.log.error({ err: error, team: Number(deletion.owner_team_id), kind: deletion.kind, attempts, parked }, parked ? 'background deletion parked after repeated failures' : 'background deletion batch failed; it will be retried');
+      this.log.error(
+        { err: error, team: Number(deletion.owner_team_id), kind: deletion.kind, attempts, parked },
+        parked ? 'background deletion parked after repeated failures' : 'background deletion batch failed; it will be retried',
+      );
       return 'retry';
     }
     if (typeof outcome === 'object') {
       await finishDeletions(this.database.db, outcome.done);
-      this.log.info({ team: Number(deletion.owner_team_id), kind: deletion.kind, deletions: outcome.done.length }, 'background deletion complete');
+      this.log.info(
+        { team: Number(deletion.owner_team_id), kind: deletion.kind, deletions: outcome.done.length },
+        'background deletion complete',
+      );
       return 'progress';
     }
     return outcome;
@@ -197,7 +205,10 @@ export class DeletionRunner {
   private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const group = await personEventsWalkGroup(this.database.db, deletion);
     const ids = group.map((d) => Number(d.id));
-    const after = deletion.cursor_timestamp !== null && deletion.cursor_uuid !== null ? { timestamp: deletion.cursor_timestamp, uuid: deletion.cursor_uuid } : null;
+    const after =
+      deletion.cursor_timestamp !== null && deletion.cursor_uuid !== null
+        ? { timestamp: deletion.cursor_timestamp, uuid: deletion.cursor_uuid }
+        : null;
     const persons = { uuids: new Set(group.map((d) => d.target ?? '')), distinctIds: await deletedDistinctIds(this.database.db, group) };
     const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), persons, after, this.batchSize);
     if (next === null) return { done: ids };

@@ -40,7 +40,14 @@ export async function queueDeletion(
 ): Promise<number> {
   const row = await db
     .insertInto('background_deletions')
-    .values({ owner_team_id: deletion.teamId, kind: deletion.kind, target: deletion.target ?? null, cursor_timestamp: null, cursor_uuid: null, created_at: nowIso() })
+    .values({
+      owner_team_id: deletion.teamId,
+      kind: deletion.kind,
+      target: deletion.target ?? null,
+      cursor_timestamp: null,
+      cursor_uuid: null,
+      created_at: nowIso(),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const distinctIds = [...new Set(deletion.distinctIds ?? [])];
@@ -102,7 +109,13 @@ export const BULK_TEAM_TABLES: ReadonlySet<string> = new Set([
 
 /** The oldest deletion that is not parked. */
 export async function nextPendingDeletion(db: Db): Promise<PendingDeletion | undefined> {
-  return db.selectFrom('background_deletions').selectAll().where('attempts', '<', MAX_DELETION_ATTEMPTS).orderBy('id').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('background_deletions')
+    .selectAll()
+    .where('attempts', '<', MAX_DELETION_ATTEMPTS)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Parked deletions start over (at start-up: their cause may be mended). */
@@ -176,9 +189,10 @@ export async function personEventsWalkGroup(db: Db, deletion: PendingDeletion): 
  */
 export async function deleteTeamRowsBatch(database: Database, table: string, teamId: number, limit: number): Promise<number> {
   const id = database.dialect === 'postgres' ? sql.raw('ctid') : sql.raw('rowid');
-  const result = await sql`delete from ${sql.table(table)} where ${id} in (select ${id} from ${sql.table(table)} where team_id = ${teamId} limit ${limit})`.execute(
-    database.db,
-  );
+  const result =
+    await sql`delete from ${sql.table(table)} where ${id} in (select ${id} from ${sql.table(table)} where team_id = ${teamId} limit ${limit})`.execute(
+      database.db,
+    );
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -216,10 +230,20 @@ export async function deletePersonEventsPage(
   // person (merged-away and deleted persons are gone; a personless event names its id's
   // uuidFromDistinctId, which a living person has only when a split gave it that id, and then the
   // id was not the deleted person's).
-  const living = await existingPersons(db, teamId, byDistinctId.map((r) => r.person_id));
-  const doomed = [...rows.filter(processedWith), ...byDistinctId.filter((r) => r.person_id === null || !living.has(r.person_id))].map((r) => r.uuid);
+  const living = await existingPersons(
+    db,
+    teamId,
+    byDistinctId.map((r) => r.person_id),
+  );
+  const doomed = [...rows.filter(processedWith), ...byDistinctId.filter((r) => r.person_id === null || !living.has(r.person_id))].map(
+    (r) => r.uuid,
+  );
   for (let i = 0; i < doomed.length; i += 500) {
-    await db.deleteFrom('events').where('team_id', '=', teamId).where('uuid', 'in', doomed.slice(i, i + 500)).execute();
+    await db
+      .deleteFrom('events')
+      .where('team_id', '=', teamId)
+      .where('uuid', 'in', doomed.slice(i, i + 500))
+      .execute();
   }
   return next;
 }
@@ -229,7 +253,12 @@ async function existingPersons(db: Db, teamId: number, uuids: ReadonlyArray<stri
   const wanted = [...new Set(uuids.filter((uuid): uuid is string => uuid !== null))];
   const found = new Set<string>();
   for (let i = 0; i < wanted.length; i += 500) {
-    const rows = await db.selectFrom('persons').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', wanted.slice(i, i + 500)).execute();
+    const rows = await db
+      .selectFrom('persons')
+      .select('uuid')
+      .where('team_id', '=', teamId)
+      .where('uuid', 'in', wanted.slice(i, i + 500))
+      .execute();
     for (const row of rows) found.add(row.uuid);
   }
   return found;
@@ -266,5 +295,9 @@ export async function personRecordingsBatch(db: Db, deletion: PendingDeletion, m
 }
 
 export async function saveDeletionCursor(db: Db, ids: number[], cursor: EventCursor): Promise<void> {
-  await db.updateTable('background_deletions').set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid }).where('id', 'in', ids).execute();
+  await db
+    .updateTable('background_deletions')
+    .set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid })
+    .where('id', 'in', ids)
+    .execute();
 }

@@ -11,7 +11,13 @@ import type { Team } from '../environments/models.js';
 const DAY_MS = 86_400_000;
 const PAGES = ['/', '/pricing', '/features', '/blog/launch', '/docs', '/signup', '/checkout'];
 const BROWSERS = ['Chrome', 'Safari', 'Firefox', 'Edge'];
-const COUNTRIES = [['US', 'United States'], ['DE', 'Germany'], ['GB', 'United Kingdom'], ['FR', 'France'], ['BR', 'Brazil']];
+const COUNTRIES = [
+  ['US', 'United States'],
+  ['DE', 'Germany'],
+  ['GB', 'United Kingdom'],
+  ['FR', 'France'],
+  ['BR', 'Brazil'],
+];
 const SOURCES = [null, 'google', 'newsletter', 'twitter'];
 
 /** A small deterministic generator, so demo environments look alike and tests can rely on counts. */
@@ -62,7 +68,13 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
       const sessionStart = now - Math.floor(random() * 30 * DAY_MS);
       const sessionId = uuidv7(sessionStart);
       const distinctId = identifiedAs ?? anon;
-      const base = { $session_id: sessionId, $browser: browser, $geoip_country_code: countryCode, $geoip_country_name: countryName, ...(source ? { utm_source: source } : {}) };
+      const base = {
+        $session_id: sessionId,
+        $browser: browser,
+        $geoip_country_code: countryCode,
+        $geoip_country_name: countryName,
+        ...(source ? { utm_source: source } : {}),
+      };
       const views = 2 + Math.floor(random() * 6);
       let at = sessionStart;
       for (let p = 0; p < views; p++) {
@@ -72,11 +84,23 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
       }
       if (!identifiedAs && random() < 0.35) {
         identifiedAs = `demo-user-${team.id}-${v}@example.com`;
-        push(identifiedAs, '$identify', at, { ...base, $anon_distinct_id: anon, $set: { email: identifiedAs, plan: pick(['free', 'pro', 'enterprise']) } });
-        push(identifiedAs, '$groupidentify', at + 1, { $group_type: 'company', $group_key: `company-${v % 12}`, $group_set: { name: `Company ${v % 12}`, employees: 10 + (v % 12) * 25 } });
+        push(identifiedAs, '$identify', at, {
+          ...base,
+          $anon_distinct_id: anon,
+          $set: { email: identifiedAs, plan: pick(['free', 'pro', 'enterprise']) },
+        });
+        push(identifiedAs, '$groupidentify', at + 1, {
+          $group_type: 'company',
+          $group_key: `company-${v % 12}`,
+          $group_set: { name: `Company ${v % 12}`, employees: 10 + (v % 12) * 25 },
+        });
       }
       if (identifiedAs && random() < 0.3) {
-        push(identifiedAs, 'purchase', at + 2_000, { ...base, amount: Math.round(20 + random() * 480), $groups: { company: `company-${v % 12}` } });
+        push(identifiedAs, 'purchase', at + 2_000, {
+          ...base,
+          amount: Math.round(20 + random() * 480),
+          $groups: { company: `company-${v % 12}` },
+        });
       }
     }
   }
@@ -94,7 +118,15 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     const rows = buildDemoEvents(team, Date.now());
     // The queue ids the demo events get lie above the highest one now and up to the highest one
     // once they are queued: the wait below looks only there (the queue has no team index).
-    const lastQueueId = async () => Number((await db.selectFrom('ingestion_queue').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0);
+    const lastQueueId = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('ingestion_queue')
+            .select((eb) => eb.fn.max('id').as('id'))
+            .executeTakeFirst()
+        )?.id ?? 0,
+      );
     const firstId = (await lastQueueId()) + 1;
     for (let i = 0; i < rows.length; i += 1000) await ctx.ingestionQueue.enqueue(rows.slice(i, i + 1000));
     const lastId = await lastQueueId();
@@ -109,7 +141,9 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
       await createFlag(ctx, team, user, {
         key: `demo-${team.id}-new-checkout`,
         name: `Demo (${team.name}): new checkout, half of identified users`,
-        filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'is_set', value: 'is_set' }], rollout_percentage: 50 }] },
+        filters: {
+          groups: [{ properties: [{ key: 'email', type: 'person', operator: 'is_set', value: 'is_set' }], rollout_percentage: 50 }],
+        },
       });
     }
     const deadline = Date.now() + 10 * 60_000;

@@ -39,8 +39,16 @@ export function buildDemoRecording(sessionId: string, distinctId: string, startM
     { type: EventType.FullSnapshot, timestamp: at(0.1), data: { node: page, initialOffset: { top: 0, left: 0 } } },
     { type: EventType.IncrementalSnapshot, timestamp: at(2), data: { source: Source.MouseInteraction, type: 2, id: 10, x: 120, y: 110 } },
     { type: EventType.IncrementalSnapshot, timestamp: at(3), data: { source: Source.Input, id: 10, text: 'ada@', isChecked: false } },
-    { type: EventType.IncrementalSnapshot, timestamp: at(4), data: { source: Source.Input, id: 10, text: 'ada@example.com', isChecked: false } },
-    { type: EventType.Plugin, timestamp: at(5), data: { plugin: 'rrweb/console@1', payload: { level: 'log', payload: ['"trial form filled"'], trace: [] } } },
+    {
+      type: EventType.IncrementalSnapshot,
+      timestamp: at(4),
+      data: { source: Source.Input, id: 10, text: 'ada@example.com', isChecked: false },
+    },
+    {
+      type: EventType.Plugin,
+      timestamp: at(5),
+      data: { plugin: 'rrweb/console@1', payload: { level: 'log', payload: ['"trial form filled"'], trace: [] } },
+    },
     { type: EventType.IncrementalSnapshot, timestamp: at(6), data: { source: Source.MouseInteraction, type: 2, id: 11, x: 90, y: 160 } },
     { type: EventType.IncrementalSnapshot, timestamp: at(7), data: { source: Source.MouseInteraction, type: 2, id: 11, x: 92, y: 161 } },
   ] as RRWebEvent[];

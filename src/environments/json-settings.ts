@@ -27,11 +27,18 @@ type Check = (value: unknown) => string | undefined;
 
 const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const str: Check = (v) => (typeof v === 'string' ? undefined : 'Input should be a valid string');
-const optional = (check: Check): Check => (v) => (v === null ? undefined : check(v));
-const oneOf = (values: readonly string[]): Check => (v) =>
-  typeof v === 'string' && values.includes(v) ? undefined : `Input should be ${values.map((x) => `'${x}'`).join(', ')}`;
+const optional =
+  (check: Check): Check =>
+  (v) =>
+    v === null ? undefined : check(v);
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    typeof v === 'string' && values.includes(v) ? undefined : `Input should be ${values.map((x) => `'${x}'`).join(', ')}`;
 const integer: Check = (v) =>
-  (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v)) ? undefined : 'Input should be a valid integer';
+  (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^\s*[-+]?\d+\s*$/.test(v))
+    ? undefined
+    : 'Input should be a valid integer';
 const filterValue: Check = (v) =>
   v === null || isScalar(v) || (Array.isArray(v) && v.every(isScalar))
     ? undefined
@@ -57,7 +64,12 @@ function keyed(name: string, type: string, extra: Partial<FilterModel> = {}): Fi
 
 const FILTER_MODELS: FilterModel[] = [
   // EventPropertyFilter: the operator defaults to exact.
-  { name: 'EventPropertyFilter', type: 'event', required: { key: str }, optional: { label: optional(str), operator: optional(operator), value: filterValue } },
+  {
+    name: 'EventPropertyFilter',
+    type: 'event',
+    required: { key: str },
+    optional: { label: optional(str), operator: optional(operator), value: filterValue },
+  },
   keyed('PersonPropertyFilter', 'person'),
   keyed('PersonMetadataPropertyFilter', 'person_metadata'),
   keyed('ElementPropertyFilter', 'element', { required: { key: oneOf(['tag_name', 'text', 'href', 'selector']), operator } }),
@@ -77,7 +89,10 @@ const FILTER_MODELS: FilterModel[] = [
   {
     name: 'FlagPropertyFilter',
     type: 'flag',
-    required: { key: str, value: (v) => (typeof v === 'boolean' || typeof v === 'string' ? undefined : 'Input should be a valid boolean or string') },
+    required: {
+      key: str,
+      value: (v) => (typeof v === 'boolean' || typeof v === 'string' ? undefined : 'Input should be a valid boolean or string'),
+    },
     optional: { label: optional(str), operator: oneOf(['flag_evaluates_to']) },
   },
   { name: 'HogQLPropertyFilter', type: 'hogql', required: { key: str }, optional: { label: optional(str), value: filterValue } },
@@ -164,7 +179,14 @@ function aliasBackreferences(alias: string): number[] {
 }
 
 const truthy = (v: unknown) =>
-  !(v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (isJsonObject(v) && Object.keys(v).length === 0));
+  !(
+    v === null ||
+    v === false ||
+    v === 0 ||
+    v === '' ||
+    (Array.isArray(v) && v.length === 0) ||
+    (isJsonObject(v) && Object.keys(v).length === 0)
+  );
 
 export function checkPathCleaningFilters(value: unknown): void {
   const attr = 'path_cleaning_filters';

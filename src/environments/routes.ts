@@ -56,14 +56,24 @@ export const environmentRoutes: FastifyPluginAsync<EnvironmentRouteOptions> = as
     async (request) => {
       const page = readPage(request.query);
       const { count, teams } = await listTeams(db, { projectId: request.team!.projectId, ...visibleScope(request.principal!) }, page);
-      return paginate(request, page, count, teams.map((t) => serializeTeamBasic(t)));
+      return paginate(
+        request,
+        page,
+        count,
+        teams.map((t) => serializeTeamBasic(t)),
+      );
     },
   );
 
   app.get('/environments/', { config: { access: { scope: 'project:read' } } }, async (request) => {
     const page = readPage(request.query);
     const { count, teams } = await listTeams(db, visibleScope(request.principal!), page);
-    return paginate(request, page, count, teams.map((t) => serializeTeamBasic(t)));
+    return paginate(
+      request,
+      page,
+      count,
+      teams.map((t) => serializeTeamBasic(t)),
+    );
   });
 
   app.post(

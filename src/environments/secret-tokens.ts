@@ -66,7 +66,13 @@ export async function deleteSecretTokenBackup(ctx: AppContext, principal: Princi
     const backup = current.secretApiTokenBackup;
     if (!backup) return { team: current, deleted: false };
     const next = await updateTeamRow(trx, current, { secretApiTokenBackup: null });
-    const change: ActivityChange = { type: 'Team', action: 'deleted', field: 'secret_api_token_backup', before: maskKey(backup), after: null };
+    const change: ActivityChange = {
+      type: 'Team',
+      action: 'deleted',
+      field: 'secret_api_token_backup',
+      before: maskKey(backup),
+      after: null,
+    };
     await logTeamUpdate(trx, principal, current, [change]);
     return { team: next, deleted: true };
   });

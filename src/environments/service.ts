@@ -141,7 +141,9 @@ export async function logTeamUpdate(db: Kysely<Schema>, principal: Principal, te
 export async function resetToken(ctx: AppContext, principal: Principal, team: Team): Promise<Team> {
   const updated = await ctx.database.db.transaction().execute(async (trx) => {
     const next = await updateTeamRow(trx, team, { apiToken: generateProjectApiToken() });
-    await logTeamUpdate(trx, principal, next, [{ type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken }]);
+    await logTeamUpdate(trx, principal, next, [
+      { type: 'Team', action: 'changed', field: 'api_token', before: team.apiToken, after: next.apiToken },
+    ]);
     return next;
   });
   await ctx.teams.invalidate(team.id);

@@ -66,7 +66,14 @@ export async function registerProductIntent(
   const now = nowIso();
   await db
     .insertInto('product_intents')
-    .values({ team_id: teamId, product_type: productType, contexts: toJson({}), onboarding_completed_at: null, created_at: now, updated_at: now })
+    .values({
+      team_id: teamId,
+      product_type: productType,
+      contexts: toJson({}),
+      onboarding_completed_at: null,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict((conflict) => conflict.columns(['team_id', 'product_type']).doNothing())
     .execute();
   const current = await db
@@ -105,7 +112,12 @@ export async function setPrimaryDashboard(db: Db, team: Team, dashboardId: numbe
 
 /** Whether the environment's project has environments besides it. */
 export async function hasOtherEnvironments(db: Db, team: Team): Promise<boolean> {
-  const other = await db.selectFrom('teams').select('id').where('project_id', '=', team.projectId).where('id', '!=', team.id).executeTakeFirst();
+  const other = await db
+    .selectFrom('teams')
+    .select('id')
+    .where('project_id', '=', team.projectId)
+    .where('id', '!=', team.id)
+    .executeTakeFirst();
   return other !== undefined;
 }
 
@@ -141,7 +153,12 @@ export async function purgeTeam(database: Database, team: Team): Promise<void> {
       if (!scoped.includes(team.id)) continue;
       const rest = scoped.filter((id) => id !== team.id);
       if (rest.length === 0) await trx.deleteFrom('personal_api_keys').where('id', '=', key.id).execute();
-      else await trx.updateTable('personal_api_keys').set({ scoped_teams: toJson(rest) }).where('id', '=', key.id).execute();
+      else
+        await trx
+          .updateTable('personal_api_keys')
+          .set({ scoped_teams: toJson(rest) })
+          .where('id', '=', key.id)
+          .execute();
     }
     await trx.updateTable('users').set({ current_team_id: null }).where('current_team_id', '=', team.id).execute();
     await trx.deleteFrom('teams').where('id', '=', team.id).execute();

@@ -94,14 +94,31 @@ export const TEAM_CONFIG_FIELDS: readonly TeamField[] = [
   { name: 'experiment_recalculation_time', kind: 'nullable-string', default: null },
 ];
 
-
 export type TeamSettings = Record<string, unknown>;
 
 /** Domains that say nothing about who the user works for, so they make no test-account filter. */
 const GENERIC_EMAIL_DOMAINS = new Set([
-  'gmail.com', 'googlemail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'icloud.com',
-  'me.com', 'aol.com', 'protonmail.com', 'proton.me', 'gmx.com', 'gmx.de', 'mail.com', 'yandex.com',
-  'qq.com', '163.com', 'msn.com', 'hey.com', 'fastmail.com', 'zoho.com',
+  'gmail.com',
+  'googlemail.com',
+  'yahoo.com',
+  'hotmail.com',
+  'outlook.com',
+  'live.com',
+  'icloud.com',
+  'me.com',
+  'aol.com',
+  'protonmail.com',
+  'proton.me',
+  'gmx.com',
+  'gmx.de',
+  'mail.com',
+  'yandex.com',
+  'qq.com',
+  '163.com',
+  'msn.com',
+  'hey.com',
+  'fastmail.com',
+  'zoho.com',
 ]);
 
 /**
@@ -115,10 +132,7 @@ export function defaultTeamSettings(memberEmails: readonly string[] = []): TeamS
     .map((email) => email.split('@')[1]?.toLowerCase())
     .find((d): d is string => !!d && !GENERIC_EMAIL_DOMAINS.has(d));
   if (domain) {
-    settings.test_account_filters = [
-      { key: 'email', operator: 'not_icontains', value: `@${domain}`, type: 'person' },
-      LOCALHOST_FILTER,
-    ];
+    settings.test_account_filters = [{ key: 'email', operator: 'not_icontains', value: `@${domain}`, type: 'person' }, LOCALHOST_FILTER];
   }
   return settings;
 }

@@ -14,26 +14,31 @@ export const tenancyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
   app.get('/projects/', { config: { access: { scope: 'project:read' } } }, async (request) => {
     const page = readPage(request.query);
     const { count, teams } = await listTeams(db, { ...visibleScope(request.principal!), primaryOnly: true }, page);
-    return paginate(request, page, count, teams.map((team) => serializeTeamBasic(team, team.projectId)));
+    return paginate(
+      request,
+      page,
+      count,
+      teams.map((team) => serializeTeamBasic(team, team.projectId)),
+    );
   });
 
-  app.get(
-    '/projects/:id/',
-    { config: { access: { scope: 'project:read', team: { from: 'project', param: 'id' } } } },
-    async (request) => {
-      const team = request.team!;
-      const principal = request.principal!;
-      return serializeTeam(team, {
-        membershipLevel: principal.memberships.get(team.organizationId) ?? null,
-        liveEventsToken: await liveEventsToken(ctx.database, team, principal.user.id),
-      });
-    },
-  );
+  app.get('/projects/:id/', { config: { access: { scope: 'project:read', team: { from: 'project', param: 'id' } } } }, async (request) => {
+    const team = request.team!;
+    const principal = request.principal!;
+    return serializeTeam(team, {
+      membershipLevel: principal.memberships.get(team.organizationId) ?? null,
+      liveEventsToken: await liveEventsToken(ctx.database, team, principal.user.id),
+    });
+  });
 
   // The project's own addresses of the environment actions (PostHog's ProjectViewSet acts on the
   // project's first environment). Scope and admin rule as in environments/routes.ts.
   const projectAdminAction = { access: { scope: 'project:write', team: { from: 'project', param: 'id' } } } as const;
-  const projectKeyActions = { reset_token: resetToken, rotate_secret_token: rotateSecretToken, delete_secret_token_backup: deleteSecretTokenBackup };
+  const projectKeyActions = {
+    reset_token: resetToken,
+    rotate_secret_token: rotateSecretToken,
+    delete_secret_token_backup: deleteSecretTokenBackup,
+  };
   for (const [action, run] of Object.entries(projectKeyActions)) {
     app.patch(`/projects/:id/${action}/`, { config: projectAdminAction }, async (request) => {
       const principal = request.principal!;

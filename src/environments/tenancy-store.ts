@@ -56,7 +56,10 @@ function slugify(name: string): string {
 }
 
 export async function countOrganizations(db: Db): Promise<number> {
-  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const row = await db
+    .selectFrom('organizations')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -87,10 +90,7 @@ export interface NewTeam {
 export async function insertProjectWithTeam(trx: Db, team: NewTeam): Promise<{ project: Project; team: Team }> {
   const id = await nextCounterValue(trx, 'team');
   const now = nowIso();
-  await trx
-    .insertInto('projects')
-    .values({ id, organization_id: team.organizationId, name: team.name, created_at: now })
-    .execute();
+  await trx.insertInto('projects').values({ id, organization_id: team.organizationId, name: team.name, created_at: now }).execute();
   const created = await insertTeamRow(trx, id, id, team, now);
   return { project: { id, organizationId: team.organizationId, name: team.name, createdAt: now }, team: created };
 }
@@ -253,11 +253,7 @@ export async function insertMembership(db: Db, organizationId: string, userId: n
 
 /** The user's memberships: organization id → level. */
 export async function getMemberships(db: Db, userId: number): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('organization_memberships')
-    .select(['organization_id', 'level'])
-    .where('user_id', '=', userId)
-    .execute();
+  const rows = await db.selectFrom('organization_memberships').select(['organization_id', 'level']).where('user_id', '=', userId).execute();
   return new Map(rows.map((r) => [r.organization_id, Number(r.level)]));
 }
 
@@ -265,13 +261,7 @@ export async function listOrganizationsOfUser(db: Db, userId: number) {
   return db
     .selectFrom('organization_memberships')
     .innerJoin('organizations', 'organizations.id', 'organization_memberships.organization_id')
-    .select([
-      'organizations.id',
-      'organizations.name',
-      'organizations.slug',
-      'organizations.created_at',
-      'organization_memberships.level',
-    ])
+    .select(['organizations.id', 'organizations.name', 'organizations.slug', 'organizations.created_at', 'organization_memberships.level'])
     .where('organization_memberships.user_id', '=', userId)
     .orderBy('organizations.created_at')
     .execute();

@@ -7,10 +7,26 @@ import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
 
 /** Fields a request may not set; PostHog ignores them silently, and so does Hoglet. */
 export const READ_ONLY_TEAM_FIELDS = new Set([
-  'id', 'uuid', 'organization', 'project_id', 'api_token', 'secret_api_token', 'secret_api_token_backup',
-  'created_at', 'updated_at', 'ingested_event', 'effective_membership_level', 'has_group_types', 'group_types',
-  'default_modifiers', 'person_on_events_querying_enabled', 'live_events_token', 'user_access_level',
-  'product_intents', 'managed_viewsets', 'access_control_version',
+  'id',
+  'uuid',
+  'organization',
+  'project_id',
+  'api_token',
+  'secret_api_token',
+  'secret_api_token_backup',
+  'created_at',
+  'updated_at',
+  'ingested_event',
+  'effective_membership_level',
+  'has_group_types',
+  'group_types',
+  'default_modifiers',
+  'person_on_events_querying_enabled',
+  'live_events_token',
+  'user_access_level',
+  'product_intents',
+  'managed_viewsets',
+  'access_control_version',
 ]);
 
 const INT32_MAX = 2_147_483_647;
@@ -25,7 +41,6 @@ function isTimezoneChoice(name: string): boolean {
   timezones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']);
   return timezones.has(name) || (name.includes('/') && isValidTimezone(name));
 }
-
 
 function readInteger(value: unknown, attr: string): number {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
@@ -141,4 +156,3 @@ export function readTeamWrite(body: unknown): TeamWrite {
   }
   return write;
 }
-

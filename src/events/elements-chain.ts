@@ -40,7 +40,7 @@ function splitChain(chain: string): string[] {
   }
   const plain = (c: string) => c !== ';' && c !== '"' && !isPySpace(c);
   const tokens: string[] = [];
-  for (let pos = 0; pos < n; ) {
+  for (let pos = 0; pos < n;) {
     let end = pos;
     for (;;) {
       if (end < n && plain(chain[end]!)) end++;
@@ -63,7 +63,7 @@ function splitChain(chain: string): string[] {
  */
 function splitTagAndAttributes(element: string): { tag: string; attributes: string | null } {
   const n = element.length;
-  for (let start = 0; start <= n; ) {
+  for (let start = 0; start <= n;) {
     let e = start;
     for (;;) {
       if (e === n || (e === n - 1 && element[e] === '\n')) return { tag: element.slice(start, e), attributes: null };
@@ -138,7 +138,11 @@ function parseElement(text: string, order: number): SerializedElement {
   if (tag) {
     const dot = tag.indexOf('.');
     element.tag_name = dot < 0 ? tag : tag.slice(0, dot);
-    if (dot >= 0) element.attr_class = tag.slice(dot + 1).split('.').filter((c) => c !== '');
+    if (dot >= 0)
+      element.attr_class = tag
+        .slice(dot + 1)
+        .split('.')
+        .filter((c) => c !== '');
   }
   if (attributes) {
     for (const [key, value] of attributePairs(attributes)) {

@@ -66,7 +66,7 @@ export async function forEachEventPage<R>(
   visit: (rows: R[]) => void | Promise<void>,
 ): Promise<void> {
   let after: EventCursor | null = null;
-  for (let read = 0; options.maxRows === undefined || read < options.maxRows; ) {
+  for (let read = 0; options.maxRows === undefined || read < options.maxRows;) {
     const page: { rows: R[]; next: EventCursor | null } = await readEventPage<R>(database, query, after, options);
     if (page.rows.length > 0) await visit(page.rows);
     read += page.rows.length;

@@ -35,7 +35,12 @@ export async function ownersOf(database: Database, teamId: number, distinctIds: 
       const id = Number(row.id);
       let person = byId.get(id);
       if (!person) {
-        person = { id, isIdentified: Boolean(row.is_identified), properties: fromJson<Record<string, unknown>>(row.properties) ?? {}, distinctIds: [] };
+        person = {
+          id,
+          isIdentified: Boolean(row.is_identified),
+          properties: fromJson<Record<string, unknown>>(row.properties) ?? {},
+          distinctIds: [],
+        };
         byId.set(id, person);
       }
       owners.set(row.distinct_id, person);
@@ -43,7 +48,11 @@ export async function ownersOf(database: Database, teamId: number, distinctIds: 
   }
   const ids = [...byId.keys()];
   for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('person_id', 'in', ids.slice(i, i + BATCH)).execute();
+    const rows = await db
+      .selectFrom('person_distinct_ids')
+      .select(['person_id', 'distinct_id'])
+      .where('person_id', 'in', ids.slice(i, i + BATCH))
+      .execute();
     for (const row of rows) byId.get(Number(row.person_id))?.distinctIds.push(row.distinct_id);
   }
   return owners;

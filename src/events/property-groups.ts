@@ -36,7 +36,11 @@ const MAX_DEPTH = 32;
 const MAX_FILTERS = 500;
 const MAX_VALUES = 10_000;
 
-const tooComplex = () => validationError(`Properties are too complex: at most ${MAX_FILTERS} filters, ${MAX_VALUES} values and ${MAX_DEPTH} levels of groups.`, 'properties');
+const tooComplex = () =>
+  validationError(
+    `Properties are too complex: at most ${MAX_FILTERS} filters, ${MAX_VALUES} values and ${MAX_DEPTH} levels of groups.`,
+    'properties',
+  );
 const malformed = () => validationError('Properties must be a list of {key, value, operator, type} filters.', 'properties');
 
 /** Counts what the SQL will bind as the tree is read. */

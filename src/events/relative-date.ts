@@ -138,7 +138,7 @@ function isoTime(t: string): [number, number, number, number, number | null] {
   if (len < 2) throw new RangeError('ISO time too short');
   const hasSep = len >= 3 && t[2] === ':';
   let pos = 0;
-  for (let comp = -1; pos < len && comp < 5; ) {
+  for (let comp = -1; pos < len && comp < 5;) {
     comp++;
     if ('-+Zz'.includes(t[pos]!)) {
       c[4] = isoOffset(t.slice(pos));
@@ -221,7 +221,10 @@ function deltaFor(kind: string, number: number | null, position: string | undefi
     case 'h':
       return { hours: n, ...(position === 'Start' ? START_OF_HOUR : position === 'End' ? END_OF_HOUR : {}) };
     case 'd':
-      return { days: n, ...(position === 'Start' ? { hour: 0, ...START_OF_HOUR } : position === 'End' ? { hour: 23, ...END_OF_HOUR } : {}) };
+      return {
+        days: n,
+        ...(position === 'Start' ? { hour: 0, ...START_OF_HOUR } : position === 'End' ? { hour: 23, ...END_OF_HOUR } : {}),
+      };
     case 'w':
       return { days: n === undefined ? undefined : n * 7 };
     case 'm':

@@ -52,7 +52,8 @@ function readOffset(text: string | undefined): number {
 }
 
 /** `include_person`: "true" or "1", in any case. */
-const includePerson = (request: FastifyRequest) => ['true', '1'].includes((queryParam(request.query, 'include_person') ?? '').toLowerCase());
+const includePerson = (request: FastifyRequest) =>
+  ['true', '1'].includes((queryParam(request.query, 'include_person') ?? '').toLowerCase());
 
 /** Only the display keys of a person's properties go out with its events. */
 const PERSON_DISPLAY_KEYS = ['email', 'name', 'username'];
@@ -71,7 +72,13 @@ function serializePerson(person: EventPerson) {
  * (`+00:00`, microseconds when there are any), not the stored `Z` text, whatever the timezone.
  */
 async function serializeEvents(ctx: AppContext, teamId: number, events: StoredEvent[], withPerson: boolean) {
-  const owners = withPerson ? await ownersOf(ctx.database, teamId, events.map((e) => e.distinctId)) : new Map<string, EventPerson>();
+  const owners = withPerson
+    ? await ownersOf(
+        ctx.database,
+        teamId,
+        events.map((e) => e.distinctId),
+      )
+    : new Map<string, EventPerson>();
   return events.map((e) => {
     const owner = owners.get(e.distinctId);
     return {

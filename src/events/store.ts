@@ -79,7 +79,9 @@ export async function listEvents(
       .leftJoin('person_distinct_ids as event_person', (join) =>
         join.onRef('event_person.distinct_id', '=', 'events.distinct_id').on('event_person.team_id', '=', teamId),
       )
-      .leftJoin('persons', (join) => join.onRef('persons.id', '=', 'event_person.person_id').on('persons.team_id', '=', teamId)) as unknown as EventQuery;
+      .leftJoin('persons', (join) =>
+        join.onRef('persons.id', '=', 'event_person.person_id').on('persons.team_id', '=', teamId),
+      ) as unknown as EventQuery;
   }
   if (filter.event) query = query.where('events.event', '=', filter.event);
   if (filter.distinctId !== undefined) query = query.where('events.distinct_id', '=', filter.distinctId);
@@ -148,12 +150,7 @@ export async function eventListCursor(database: Database, teamId: number, uuid: 
 }
 
 export async function getEvent(database: Database, teamId: number, uuid: string): Promise<StoredEvent | undefined> {
-  const row = await database.db
-    .selectFrom('events')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('uuid', '=', uuid)
-    .executeTakeFirst();
+  const row = await database.db.selectFrom('events').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
   return (
     row && {
       uuid: row.uuid,

@@ -53,9 +53,24 @@ function clearExcessLevels(node: Node, skip = false): Node {
 
 /** `Property.to_dict`: the set attributes of `Property`, in its attribute order, without unknown keys. */
 const PROPERTY_ATTRIBUTES = [
-  'key', 'operator', 'type', 'group_type_index', 'event_type', 'operator_value', 'time_value', 'time_interval',
-  'explicit_datetime', 'total_periods', 'min_periods', 'seq_event_type', 'seq_event', 'seq_time_value',
-  'seq_time_interval', 'negation', 'event_filters', 'value',
+  'key',
+  'operator',
+  'type',
+  'group_type_index',
+  'event_type',
+  'operator_value',
+  'time_value',
+  'time_interval',
+  'explicit_datetime',
+  'total_periods',
+  'min_periods',
+  'seq_event_type',
+  'seq_event',
+  'seq_time_value',
+  'seq_time_interval',
+  'negation',
+  'event_filters',
+  'value',
 ] as const;
 
 function propertyToDict(raw: Json): Json {

@@ -22,7 +22,10 @@ export { authorizeFeedRequest, invalidProjectApiKey } from './feed-auth.js';
 type Json = Record<string, unknown>;
 
 function flagReferences(filters: Json): Json[] {
-  const conditions = [...(Array.isArray(filters.groups) ? filters.groups : []), ...(Array.isArray(filters.super_groups) ? filters.super_groups : [])];
+  const conditions = [
+    ...(Array.isArray(filters.groups) ? filters.groups : []),
+    ...(Array.isArray(filters.super_groups) ? filters.super_groups : []),
+  ];
   return conditions.flatMap((c: Json) => (Array.isArray(c?.properties) ? (c.properties as Json[]) : [])).filter((p) => p?.type === 'flag');
 }
 
@@ -72,7 +75,8 @@ function referencedCohortIds(group: unknown, into: Set<string>): void {
   if (!group || typeof group !== 'object') return;
   const value = group as Json;
   if (Array.isArray(value.values)) for (const child of value.values) referencedCohortIds(child, into);
-  else if (Array.isArray(value.groups)) for (const child of value.groups) referencedCohortIds({ values: (child as Json)?.properties ?? [] }, into);
+  else if (Array.isArray(value.groups))
+    for (const child of value.groups) referencedCohortIds({ values: (child as Json)?.properties ?? [] }, into);
   else if (value.type === 'cohort') into.add(String(value.value));
 }
 
@@ -106,9 +110,7 @@ export async function buildLocalEvaluationFeed(ctx: AppContext, team: Team, send
   // Remote-configuration flags stay out (their payloads are read through remote_config; the
   // newest PostHog serves unencrypted ones, the version docs/posthog-parity.md pins does not);
   // sorted by key as PostHog loads them, so the ETag does not move with edit order.
-  const eligible = project.flags
-    .filter((flag) => !flag.isRemoteConfiguration)
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const eligible = project.flags.filter((flag) => !flag.isRemoteConfiguration).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   // Dependencies resolve among the served flags only, as PostHog's flag_id_to_key does.
   const byId = new Map(eligible.map((flag) => [String(flag.id), flag]));
   const expand = sendCohorts ? null : new Map(project.cohorts.filter((c) => !c.deleted).map((c) => [c.id, c]));

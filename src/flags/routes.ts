@@ -90,18 +90,22 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   }
   // The legacy feed address: the environment comes from `token` (else the user's current one, or
   // a project secret API key's project).
-  app.get('/feature_flag/local_evaluation/', { config: { access: { scope: 'feature_flag:read', projectSecretKey: true } } }, async (request, reply) => {
-    const token = (request.query as Record<string, string | undefined>).token;
-    let team: Team;
-    if (request.secretKeyTeam) {
-      team = await teamForSecretKeyFeed(ctx, token, request.secretKeyTeam);
-    } else {
-      const principal = request.principal!;
-      team = await teamForFeed(ctx, token, principal.user.currentTeamId);
-      checkKeyReachesTeam(principal.key, principal.memberships, team);
-    }
-    return localEvaluationResponse(ctx, team, request, reply, 'django');
-  });
+  app.get(
+    '/feature_flag/local_evaluation/',
+    { config: { access: { scope: 'feature_flag:read', projectSecretKey: true } } },
+    async (request, reply) => {
+      const token = (request.query as Record<string, string | undefined>).token;
+      let team: Team;
+      if (request.secretKeyTeam) {
+        team = await teamForSecretKeyFeed(ctx, token, request.secretKeyTeam);
+      } else {
+        const principal = request.principal!;
+        team = await teamForFeed(ctx, token, principal.user.currentTeamId);
+        checkKeyReachesTeam(principal.key, principal.memberships, team);
+      }
+      return localEvaluationResponse(ctx, team, request, reply, 'django');
+    },
+  );
 
   // DELETE is answered 405 by the method-not-allowed routes (PostHog's ForbidDestroyModel).
 };

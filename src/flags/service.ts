@@ -21,15 +21,7 @@ import {
   validateKey,
   type FlagValidationLookups,
 } from './validation.js';
-import {
-  findLiveFlagByKey,
-  getFlag,
-  insertFlag,
-  listProjectFlags,
-  updateFlag,
-  type FeatureFlag,
-  type FlagChanges,
-} from './store.js';
+import { findLiveFlagByKey, getFlag, insertFlag, listProjectFlags, updateFlag, type FeatureFlag, type FlagChanges } from './store.js';
 import { readBoolean } from '../posthog/fields.js';
 
 type Json = Record<string, unknown>;
@@ -70,7 +62,8 @@ async function readCommonFields(body: Json, changes: FlagChanges): Promise<void>
   if ('is_remote_configuration' in body) {
     changes.isRemoteConfiguration = readBoolean(body.is_remote_configuration, 'is_remote_configuration', true) ?? false;
   }
-  if ('evaluation_runtime' in body) changes.evaluationRuntime = readChoice(body.evaluation_runtime, 'evaluation_runtime', EVALUATION_RUNTIMES);
+  if ('evaluation_runtime' in body)
+    changes.evaluationRuntime = readChoice(body.evaluation_runtime, 'evaluation_runtime', EVALUATION_RUNTIMES);
   if ('bucketing_identifier' in body) {
     changes.bucketingIdentifier =
       body.bucketing_identifier === null || body.bucketing_identifier === ''
@@ -121,7 +114,16 @@ function validatedFields(changes: FlagChanges): Json {
 }
 
 /** The fields of a flag the activity log compares, in the order its changes are listed. */
-const LOGGED_FIELDS = ['key', 'name', 'filters', 'active', 'deleted', 'ensure_experience_continuity', 'evaluation_runtime', 'tags'] as const;
+const LOGGED_FIELDS = [
+  'key',
+  'name',
+  'filters',
+  'active',
+  'deleted',
+  'ensure_experience_continuity',
+  'evaluation_runtime',
+  'tags',
+] as const;
 
 function loggedFlag(flag: FeatureFlag): Record<string, unknown> {
   const fields = serializerFields(flag);
@@ -248,7 +250,11 @@ export async function editFlag(
     const renamedFilters = renaming ? filtersForNewKey(requested.filters ?? current.filters, changes.key!) : undefined;
     changes.filters = renamedFilters ?? requested.filters;
     const validated = validatedFields(changes);
-    if (version !== -1 && version !== current.version && conflictingFields(serializerFields(current), validated, body.original_flag).length > 0) {
+    if (
+      version !== -1 &&
+      version !== current.version &&
+      conflictingFields(serializerFields(current), validated, body.original_flag).length > 0
+    ) {
       const editor = current.lastModifiedById === null ? undefined : await getUser(ctx.database.db, current.lastModifiedById);
       throw conflict(
         `The feature flag was updated by ${editor ? editor.email : 'another user'} since you started editing it. Please refresh and try again.`,

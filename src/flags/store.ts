@@ -61,12 +61,7 @@ export async function listProjectFlags(db: Db, projectId: number, options: { inc
 }
 
 export async function getFlag(db: Db, projectId: number, id: number): Promise<FeatureFlag | undefined> {
-  const row = await db
-    .selectFrom('feature_flags')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await db.selectFrom('feature_flags').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
   return row && toFlag(row);
 }
 
@@ -157,7 +152,16 @@ export async function insertFlag(db: Db, flag: NewFlag): Promise<FeatureFlag> {
 export type FlagChanges = Partial<
   Pick<
     FeatureFlag,
-    'key' | 'name' | 'filters' | 'active' | 'deleted' | 'ensureExperienceContinuity' | 'isRemoteConfiguration' | 'evaluationRuntime' | 'bucketingIdentifier' | 'tags'
+    | 'key'
+    | 'name'
+    | 'filters'
+    | 'active'
+    | 'deleted'
+    | 'ensureExperienceContinuity'
+    | 'isRemoteConfiguration'
+    | 'evaluationRuntime'
+    | 'bucketingIdentifier'
+    | 'tags'
   >
 >;
 
@@ -165,12 +169,7 @@ export type FlagChanges = Partial<
  * Applies changes and bumps the version, but only if the stored version is still `expectedVersion`
  * (the compare-and-set stands in for PostHog's `select_for_update`). Undefined when another write won.
  */
-export async function updateFlag(
-  db: Db,
-  flag: FeatureFlag,
-  changes: FlagChanges,
-  userId: number,
-): Promise<FeatureFlag | undefined> {
+export async function updateFlag(db: Db, flag: FeatureFlag, changes: FlagChanges, userId: number): Promise<FeatureFlag | undefined> {
   const values: Record<string, unknown> = {};
   if (changes.key !== undefined) values.key = changes.key;
   if (changes.name !== undefined) values.name = changes.name;
@@ -211,13 +210,7 @@ export async function getHashKeyOverrides(db: Db, teamId: number, personIds: num
 }
 
 /** Records `hashKey` for the person's flags that have no override yet (first one wins). */
-export async function insertHashKeyOverrides(
-  db: Db,
-  teamId: number,
-  personId: number,
-  flagKeys: string[],
-  hashKey: string,
-): Promise<void> {
+export async function insertHashKeyOverrides(db: Db, teamId: number, personId: number, flagKeys: string[], hashKey: string): Promise<void> {
   if (flagKeys.length === 0) return;
   await db
     .insertInto('flag_hash_key_overrides')

@@ -31,8 +31,6 @@ const filtersError = (detail: string, code = 'invalid_input') => validationError
 
 type Json = Record<string, unknown>;
 
-
-
 /** DRF CharField: numbers become text, and surrounding whitespace is trimmed (`trim_whitespace`) before any check. */
 export function readString(value: unknown, attr: string, options: { allowBlank?: boolean; maxLength?: number } = {}): string {
   if (value === null) throw validationError('This field may not be null.', attr, 'null');
@@ -94,9 +92,7 @@ async function flagDependencies(filters: Json, lookups: FlagValidationLookups): 
       const reference = String(property.key);
       const id = /^-?\d+$/.test(reference.trim()) ? Number(reference.trim()) : null;
       if (id === null) {
-        throw filtersError(
-          `Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${reference}'`,
-        );
+        throw filtersError(`Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${reference}'`);
       }
       const flag = await lookups.liveFlagById(id);
       if (!flag) throw filtersError(`Flag dependency references non-existent flag with ID ${id}`);
@@ -242,10 +238,7 @@ export async function validateFilters(
         throw filtersError(`Invalid value for operator ${operator}: ${pythonStr(property.value)}`, 'invalid_value');
       }
       if ((operator === 'in' || operator === 'not_in') && type !== 'cohort') {
-        throw filtersError(
-          `The '${operator}' operator is only valid for cohort properties, not '${type}' properties.`,
-          'invalid_operator',
-        );
+        throw filtersError(`The '${operator}' operator is only valid for cohort properties, not '${type}' properties.`, 'invalid_operator');
       }
     }
   }
@@ -272,4 +265,3 @@ export function describeFlags(flags: readonly FeatureFlag[]): string {
   if (flags.length > 5) names.push(`and ${flags.length - 5} more`);
   return names.join(', ');
 }
-

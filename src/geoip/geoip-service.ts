@@ -144,7 +144,9 @@ function readIntoSharedMemory(path: string): Promise<SharedArrayBuffer> {
     let read: SharedArrayBuffer | undefined;
     thread.once('message', (shared: SharedArrayBuffer) => (read = shared));
     thread.once('error', reject);
-    thread.once('exit', (code) => (read ? resolve(read) : reject(new Error(`the GeoIP reading thread exited (${code}) without the database`))));
+    thread.once('exit', (code) =>
+      read ? resolve(read) : reject(new Error(`the GeoIP reading thread exited (${code}) without the database`)),
+    );
   });
 }
 
@@ -168,7 +170,9 @@ parentPort.postMessage(shared);
 /** The lookup service over a database another thread opened (`GeoipService.shared`). */
 export function geoipFromShared(shared: SharedGeoip): GeoipService {
   const { info } = shared;
-  const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), { cache: new RecentLookups<unknown, number>(shared.cacheSize) });
+  const reader = new Reader<Record<string, unknown>>(Buffer.from(shared.buffer), {
+    cache: new RecentLookups<unknown, number>(shared.cacheSize),
+  });
   const ipv4Only = info.ipVersion === 4;
   let current: Reader<Record<string, unknown>> | null = reader;
   // By address (normalised, so that a client's junk never becomes a key): the answers, and

@@ -25,12 +25,7 @@ export interface Group {
 }
 
 export async function listGroupTypes(db: Db, teamId: number): Promise<GroupTypeMapping[]> {
-  const rows = await db
-    .selectFrom('group_type_mappings')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .orderBy('group_type_index')
-    .execute();
+  const rows = await db.selectFrom('group_type_mappings').selectAll().where('team_id', '=', teamId).orderBy('group_type_index').execute();
   return rows.map((r) => ({
     groupType: r.group_type,
     groupTypeIndex: Number(r.group_type_index),

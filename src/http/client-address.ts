@@ -29,7 +29,11 @@ export function clientAddressResolver(trustProxy: boolean | number | string): Cl
       ? option
       : option === true
         ? () => true
-        : proxyAddr.compile(String(option).split(',').map((entry) => entry.trim()));
+        : proxyAddr.compile(
+            String(option)
+              .split(',')
+              .map((entry) => entry.trim()),
+          );
   return (request) => {
     const chain = proxyAddr.all(request, trusts);
     return chain[chain.length - 1];

@@ -1,7 +1,16 @@
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import { isNulCharacterError } from '../platform/db/database.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, notFound, parseError, payloadTooLarge, serverError, serviceUnavailable, unsupportedMediaType, validationError } from '../posthog/errors.js';
+import {
+  ApiError,
+  notFound,
+  parseError,
+  payloadTooLarge,
+  serverError,
+  serviceUnavailable,
+  unsupportedMediaType,
+  validationError,
+} from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { InvalidPropertyFilter } from '../posthog/property-conditions.js';
 
@@ -21,7 +30,6 @@ function valueAt(data: unknown, pointer: string): unknown {
   }
   return current;
 }
-
 
 const TYPE_MESSAGES: Record<string, string> = {
   boolean: 'Must be a valid boolean.',

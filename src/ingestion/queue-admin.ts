@@ -31,7 +31,9 @@ export async function queueCounts(database: Database): Promise<LaneCount[]> {
       'lane',
       // Events, not rows: a chunk row holds a request's events (queue-records.ts).
       eb.fn.sum<number | string>('event_count').as('total'),
-      eb.fn.sum<number | string | null>(eb.case().when('attempts', '>=', MAX_PROCESSING_ATTEMPTS).then(eb.ref('event_count')).else(0).end()).as('parked'),
+      eb.fn
+        .sum<number | string | null>(eb.case().when('attempts', '>=', MAX_PROCESSING_ATTEMPTS).then(eb.ref('event_count')).else(0).end())
+        .as('parked'),
     ])
     .groupBy('lane')
     .orderBy('lane')
@@ -42,7 +44,10 @@ export async function queueCounts(database: Database): Promise<LaneCount[]> {
 function readPayload(text: string): { event: string | null; uuid: string | null } {
   try {
     const payload = JSON.parse(text) as { event?: unknown; uuid?: unknown };
-    return { event: typeof payload.event === 'string' ? payload.event : null, uuid: typeof payload.uuid === 'string' ? payload.uuid : null };
+    return {
+      event: typeof payload.event === 'string' ? payload.event : null,
+      uuid: typeof payload.uuid === 'string' ? payload.uuid : null,
+    };
   } catch {
     return { event: null, uuid: null };
   }

@@ -122,7 +122,11 @@ const FIRST_SIZES_READ = 64;
  */
 async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId: number | undefined) {
   const read = (after: number | undefined, limit: number) => {
-    let sizes = from.selectFrom('ingestion_queue').select(['id', 'event_count']).where('lane', '=', lane).where('attempts', '<', maxAttempts);
+    let sizes = from
+      .selectFrom('ingestion_queue')
+      .select(['id', 'event_count'])
+      .where('lane', '=', lane)
+      .where('attempts', '<', maxAttempts);
     if (after !== undefined) sizes = sizes.where('id', '>', after);
     return sizes.orderBy('id').limit(limit).execute();
   };
@@ -138,7 +142,14 @@ async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttem
 /** The id of the lane's first row not parked (from the lane index alone), if any. */
 export async function queueHeadId(db: Db, lane: Lane, maxAttempts: number): Promise<number | undefined> {
   const head = await withQueueReadPlan(db, (from) =>
-    from.selectFrom('ingestion_queue').select('id').where('lane', '=', lane).where('attempts', '<', maxAttempts).orderBy('id').limit(1).executeTakeFirst(),
+    from
+      .selectFrom('ingestion_queue')
+      .select('id')
+      .where('lane', '=', lane)
+      .where('attempts', '<', maxAttempts)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst(),
   );
   return head && Number(head.id);
 }
@@ -182,7 +193,8 @@ function toRecords(rows: Array<{ id: number; team_id: number; payload: string; e
       continue;
     }
     const state = new ChunkState(parts, row.payload);
-    for (let index = 0; index < parts.length; index++) records.push({ id, team_id: teamId, payload: parts[index]!, chunk: { state, index } });
+    for (let index = 0; index < parts.length; index++)
+      records.push({ id, team_id: teamId, payload: parts[index]!, chunk: { state, index } });
   }
   return records;
 }

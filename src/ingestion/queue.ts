@@ -64,7 +64,8 @@ const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', '
 
 /** A capture request's chunks of one environment and lane (received when `now` says) as rows, joinable. */
 function joinableRows(rows: QueueRowText[], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[]): QueueRowText[] {
-  for (const chunk of chunks) rows.push({ teamId, lane, distinctId: chunk.distinctId, payload: chunk.payload, receivedAt: now, count: chunk.count, joinable: true });
+  for (const chunk of chunks)
+    rows.push({ teamId, lane, distinctId: chunk.distinctId, payload: chunk.payload, receivedAt: now, count: chunk.count, joinable: true });
   return rows;
 }
 
@@ -137,7 +138,15 @@ export class IngestionQueueWriter {
   /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
     const serialise = () =>
-      rows.map((r): QueueRowText => ({ teamId: r.teamId, lane: r.lane, distinctId: r.distinctId, payload: JSON.stringify(r.payload), receivedAt: r.payload.now, count: 1, joinable: false }));
+      rows.map((r): QueueRowText => ({
+        teamId: r.teamId,
+        lane: r.lane,
+        distinctId: r.distinctId,
+        payload: JSON.stringify(r.payload),
+        receivedAt: r.payload.now,
+        count: 1,
+        joinable: false,
+      }));
     return this.hand(serialise, rows.length, warnings);
   }
 

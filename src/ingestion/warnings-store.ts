@@ -13,12 +13,16 @@ function scoped(database: Database, scope: WarningScope) {
   const { db, dialect } = database;
   let query = db.selectFrom('ingestion_warnings').where('team_id', '=', scope.teamId).where('timestamp', '>=', scope.since);
   // An empty search is a substring of everything there too.
-  if (scope.search) query = query.where((eb) => eb.or([containsText(dialect, 'details', scope.search!), containsText(dialect, 'type', scope.search!)]));
+  if (scope.search)
+    query = query.where((eb) => eb.or([containsText(dialect, 'details', scope.search!), containsText(dialect, 'type', scope.search!)]));
   return query;
 }
 
 /** How many warnings of each type there were on each UTC day. */
-export async function warningDayCounts(database: Database, scope: WarningScope): Promise<{ type: string; day: string; n: number | string | bigint }[]> {
+export async function warningDayCounts(
+  database: Database,
+  scope: WarningScope,
+): Promise<{ type: string; day: string; n: number | string | bigint }[]> {
   const { dialect } = database;
   return scoped(database, scope)
     .select(['type', utcDay(dialect, 'timestamp').as('day'), (eb) => eb.fn.countAll().as('n')])

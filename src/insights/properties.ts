@@ -15,8 +15,6 @@ export interface PropertyFilterInput {
   type?: string;
 }
 
-
-
 /** Flattens AND groups into one list; OR groups and non-event filters are refused (not supported yet). */
 export function readPropertyFilters(raw: unknown, attr: string): PropertyFilterInput[] {
   if (raw === undefined || raw === null) return [];
@@ -41,7 +39,6 @@ export function readPropertyFilters(raw: unknown, attr: string): PropertyFilterI
 function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
-
 
 export function matchesFilter(properties: Record<string, unknown>, filter: PropertyFilterInput): boolean {
   const actual = properties[filter.key];

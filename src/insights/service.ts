@@ -20,7 +20,14 @@ type Db = Kysely<Schema>;
 function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFields; dashboards: number[] | undefined } {
   const body = serializerData(raw);
   const fields: InsightFields = existing
-    ? { name: existing.name, description: existing.description, query: existing.query, tags: existing.tags, favorited: existing.favorited, deleted: existing.deleted }
+    ? {
+        name: existing.name,
+        description: existing.description,
+        query: existing.query,
+        tags: existing.tags,
+        favorited: existing.favorited,
+        deleted: existing.deleted,
+      }
     : { name: null, description: '', query: null, tags: [], favorited: false, deleted: false };
   Object.assign(fields, readNameAndDescription(body));
   if ('query' in body) fields.query = body.query;
@@ -34,7 +41,8 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
     }
   }
   if ('tags' in body) {
-    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string')) throw validationError('Expected a list of items but got type "' + typeof body.tags + '".', 'tags', 'not_a_list');
+    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string'))
+      throw validationError('Expected a list of items but got type "' + typeof body.tags + '".', 'tags', 'not_a_list');
     fields.tags = body.tags as string[];
   }
   for (const flag of ['favorited', 'deleted'] as const) {
@@ -60,7 +68,14 @@ async function checkDashboards(db: Db, team: Team, ids: number[] | undefined): P
   }
 }
 
-const LOGGED_FIELDS = (i: Insight) => ({ name: i.name, description: i.description, query: i.query, tags: i.tags, favorited: i.favorited, deleted: i.deleted });
+const LOGGED_FIELDS = (i: Insight) => ({
+  name: i.name,
+  description: i.description,
+  query: i.query,
+  tags: i.tags,
+  favorited: i.favorited,
+  deleted: i.deleted,
+});
 
 export async function createInsight(ctx: AppContext, team: Team, user: User, body: unknown): Promise<Insight> {
   const { fields, dashboards } = readInsightBody(body);
@@ -69,8 +84,14 @@ export async function createInsight(ctx: AppContext, team: Team, user: User, bod
     const insight = await insertInsight(trx, team.id, fields, user.id);
     if (dashboards) await setInsightDashboards(trx, insight.id, dashboards);
     await recordActivity(trx, {
-      organizationId: team.organizationId, teamId: team.id, scope: 'Insight', itemId: insight.id, activity: 'created',
-      actor: { userId: user.id }, name: insight.name, shortId: insight.shortId,
+      organizationId: team.organizationId,
+      teamId: team.id,
+      scope: 'Insight',
+      itemId: insight.id,
+      activity: 'created',
+      actor: { userId: user.id },
+      name: insight.name,
+      shortId: insight.shortId,
     });
     return insight;
   });
@@ -86,8 +107,15 @@ export async function editInsight(ctx: AppContext, team: Team, user: User, insig
     const activity = !insight.deleted && updated.deleted ? 'deleted' : 'updated';
     if (changes.length || dashboards) {
       await recordActivity(trx, {
-        organizationId: team.organizationId, teamId: team.id, scope: 'Insight', itemId: insight.id, activity,
-        actor: { userId: user.id }, name: updated.name, shortId: updated.shortId, changes,
+        organizationId: team.organizationId,
+        teamId: team.id,
+        scope: 'Insight',
+        itemId: insight.id,
+        activity,
+        actor: { userId: user.id },
+        name: updated.name,
+        shortId: updated.shortId,
+        changes,
       });
     }
     return updated;

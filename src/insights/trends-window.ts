@@ -161,7 +161,14 @@ export function trendsWindow(range: TrendsRange, now: Date, zone: TrendsZone = {
   const names = buckets.map((start) => bucketNames(start.getTime(), range.interval, timezone));
   const from = buckets[0] ?? new Date(to);
   const end = buckets.length === MAX_BUCKETS ? b : to;
-  return { from, to: new Date(Math.max(end, from.getTime())), buckets, days: names.map((n) => n.day), labels: names.map((n) => n.label), timezone };
+  return {
+    from,
+    to: new Date(Math.max(end, from.getTime())),
+    buckets,
+    days: names.map((n) => n.day),
+    labels: names.map((n) => n.label),
+    timezone,
+  };
 }
 
 /** The bucket holding instant `t` (ms), or -1 outside the window. Binary search over the starts. */

@@ -34,7 +34,6 @@ export interface TrendsQuery {
   breakdown: string | null;
 }
 
-
 export interface TrendsEvent {
   event: string;
   distinctId: string;
@@ -52,7 +51,6 @@ export interface TrendsResult {
   days: string[];
   breakdown_value?: string;
 }
-
 
 /** Reads an insight's `query`: an InsightVizNode wrapping a TrendsQuery, or the TrendsQuery itself. */
 export function readTrendsQuery(query: unknown): TrendsQuery {

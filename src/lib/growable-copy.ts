@@ -25,6 +25,11 @@ export function growableCopy<T extends object>(...sources: ReadonlyArray<T | nul
 function copyKeyByKey(copy: object, source: object): void {
   for (const key of Reflect.ownKeys(source)) {
     if (!Object.prototype.propertyIsEnumerable.call(source, key)) continue;
-    Object.defineProperty(copy, key, { value: (source as Record<string | symbol, unknown>)[key], enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(copy, key, {
+      value: (source as Record<string | symbol, unknown>)[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
 }

@@ -66,7 +66,9 @@ function wrap(regex: RE2JS): LinearRegex {
   return {
     test: (text) => regex.test(text),
     replaceAll: (text, replacement) =>
-      regex.matcher(text).replaceAll((match: string, ...rest: unknown[]) => expandClickHouseReplacement(replacement, match, rest.slice(0, groupCount))),
+      regex
+        .matcher(text)
+        .replaceAll((match: string, ...rest: unknown[]) => expandClickHouseReplacement(replacement, match, rest.slice(0, groupCount))),
   };
 }
 
@@ -101,7 +103,8 @@ function expandClickHouseReplacement(replacement: string, match: string, groups:
  */
 function rustEscapesToRe2(pattern: string): string {
   if (!/\\[uU]/.test(pattern)) return pattern;
-  return pattern.replace(/\\\\|\\u\{([0-9A-Fa-f]{1,8})\}|\\u([0-9A-Fa-f]{4})|\\U\{([0-9A-Fa-f]{1,8})\}|\\U([0-9A-Fa-f]{8})/g, (whole, a, b, c, d) =>
-    whole === '\\\\' ? whole : `\\x{${a ?? b ?? c ?? d}}`,
+  return pattern.replace(
+    /\\\\|\\u\{([0-9A-Fa-f]{1,8})\}|\\u([0-9A-Fa-f]{4})|\\U\{([0-9A-Fa-f]{1,8})\}|\\U([0-9A-Fa-f]{8})/g,
+    (whole, a, b, c, d) => (whole === '\\\\' ? whole : `\\x{${a ?? b ?? c ?? d}}`),
   );
 }

@@ -61,7 +61,11 @@ export function uuidText(hex: string): string {
  * digits left. This is also exactly what PostHog's `UUIDT.is_valid_uuid` accepts. Null when not a uuid.
  */
 export function canonicalUuid(text: string): string | null {
-  const hex = text.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
+  const hex = text
+    .replaceAll('urn:', '')
+    .replaceAll('uuid:', '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replaceAll('-', '');
   if (!HEX32.test(hex)) return null;
   return uuidText(hex.toLowerCase());
 }

@@ -21,7 +21,16 @@ import { uuidv7 } from '../lib/uuid.js';
 import type { Schema } from '../platform/db/schema.js';
 import type { Team } from '../environments/models.js';
 import { splitPersonUuid } from './person-uuid.js';
-import { distinctIdsOf, firstDistinctIdOf, insertPersons, lockPerson, moveDistinctIds, notePersonsChangedOutsideWorker, personIdsByUuid, type Person } from './store.js';
+import {
+  distinctIdsOf,
+  firstDistinctIdOf,
+  insertPersons,
+  lockPerson,
+  moveDistinctIds,
+  notePersonsChangedOutsideWorker,
+  personIdsByUuid,
+  type Person,
+} from './store.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 type Db = Kysely<Schema>;
@@ -41,7 +50,13 @@ function bodyObject(body: unknown): Record<string, unknown> {
 }
 
 /** A person's event through ingestion, as PostHog's `capture_internal` sends it: no library, no address. */
-async function capturePersonEvent(ctx: AppContext, team: Team, distinctId: string, event: string, properties: Record<string, unknown>): Promise<void> {
+async function capturePersonEvent(
+  ctx: AppContext,
+  team: Team,
+  distinctId: string,
+  event: string,
+  properties: Record<string, unknown>,
+): Promise<void> {
   const now = new Date().toISOString();
   const row: QueueRow = {
     teamId: team.id,
@@ -53,7 +68,15 @@ async function capturePersonEvent(ctx: AppContext, team: Team, distinctId: strin
 }
 
 /** An entry of the person's history, in the transaction `db` when there is one. */
-async function logPersonActivity(db: Db, principal: Principal, team: Team, person: Person, activity: string, changes: ActivityChange[], name: string | null): Promise<void> {
+async function logPersonActivity(
+  db: Db,
+  principal: Principal,
+  team: Team,
+  person: Person,
+  activity: string,
+  changes: ActivityChange[],
+  name: string | null,
+): Promise<void> {
   await recordActivity(db, {
     organizationId: team.organizationId,
     teamId: team.id,
@@ -78,7 +101,13 @@ export function readUpdatePropertyBody(body: unknown): { key: unknown; value: un
 }
 
 /** Sets one property through a `$set` event (null is a value too); answered 202 with no body. */
-export function updatePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, update: { key: unknown; value: unknown }): Promise<void> {
+export function updatePersonProperty(
+  ctx: AppContext,
+  principal: Principal,
+  team: Team,
+  person: Person,
+  update: { key: unknown; value: unknown },
+): Promise<void> {
   return setPersonProperties(ctx, principal, team, person, { [String(update.key)]: update.value });
 }
 
@@ -95,11 +124,25 @@ export function readPersonUpdateBody(body: unknown): Record<string, unknown> {
 }
 
 /** Sets properties through one `$set` event of the person's first distinct id, and logs it. */
-export async function setPersonProperties(ctx: AppContext, principal: Principal, team: Team, person: Person, properties: Record<string, unknown>): Promise<void> {
+export async function setPersonProperties(
+  ctx: AppContext,
+  principal: Principal,
+  team: Team,
+  person: Person,
+  properties: Record<string, unknown>,
+): Promise<void> {
   const distinctId = await firstDistinctIdOf(ctx.database.db, person.id);
   // PostHog's capture failures (here: a person without distinct ids) leave the answer as it is.
   if (distinctId !== undefined) await capturePersonEvent(ctx, team, distinctId, '$set', { $set: properties });
-  await logPersonActivity(ctx.database.db, principal, team, person, 'updated', [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }], null);
+  await logPersonActivity(
+    ctx.database.db,
+    principal,
+    team,
+    person,
+    'updated',
+    [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }],
+    null,
+  );
 }
 
 /**
@@ -113,11 +156,25 @@ export function readDeletePropertyBody(body: unknown): { key: unknown } {
 }
 
 /** Removes one property through a `$delete_person_property` event carrying `$unset: [key]`. */
-export async function deletePersonProperty(ctx: AppContext, principal: Principal, team: Team, person: Person, request: { key: unknown }): Promise<void> {
+export async function deletePersonProperty(
+  ctx: AppContext,
+  principal: Principal,
+  team: Team,
+  person: Person,
+  request: { key: unknown },
+): Promise<void> {
   const distinctId = await firstDistinctIdOf(ctx.database.db, person.id);
   if (distinctId === undefined) throw validationError('Unable to delete property');
   await capturePersonEvent(ctx, team, distinctId, '$delete_person_property', { $unset: [request.key] });
-  await logPersonActivity(ctx.database.db, principal, team, person, 'delete_property', [{ type: 'Person', action: 'changed', field: null, before: null, after: null }], person.uuid);
+  await logPersonActivity(
+    ctx.database.db,
+    principal,
+    team,
+    person,
+    'delete_property',
+    [{ type: 'Person', action: 'changed', field: null, before: null, after: null }],
+    person.uuid,
+  );
 }
 
 export interface SplitRequest {
@@ -165,7 +222,13 @@ export function distinctIdsLeaving(personDistinctIds: readonly string[], request
  * worker is told when ids moved, so it drops the persons it keeps. Writes go 500 rows a statement:
  * a person with tens of thousands of ids splits in a few statements, not two per id.
  */
-export async function splitPerson(ctx: AppContext, principal: Principal, team: Team, personId: number, request: SplitRequest): Promise<void> {
+export async function splitPerson(
+  ctx: AppContext,
+  principal: Principal,
+  team: Team,
+  personId: number,
+  request: SplitRequest,
+): Promise<void> {
   const { dialect } = ctx.database;
   await ctx.database.db.transaction().execute(async (trx) => {
     const person = await lockPerson(trx, dialect, team.id, personId);
@@ -177,13 +240,29 @@ export async function splitPerson(ctx: AppContext, principal: Principal, team: T
       const existing = await personIdsByUuid(trx, team.id, uuids);
       const createdAt = new Date().toISOString();
       const fresh = [...new Set(uuids.filter((uuid) => !existing.has(uuid)))];
-      const created = await insertPersons(trx, fresh.map((uuid) => ({ uuid, teamId: team.id, properties: {}, isIdentified: false, createdAt, version: 0 })));
+      const created = await insertPersons(
+        trx,
+        fresh.map((uuid) => ({ uuid, teamId: team.id, properties: {}, isIdentified: false, createdAt, version: 0 })),
+      );
       const idOf = (uuid: string) => existing.get(uuid) ?? created.get(uuid)!;
-      await moveDistinctIds(trx, team.id, person.id, leaving.map((distinctId, i) => ({ distinctId, toPersonId: idOf(uuids[i]!) })));
+      await moveDistinctIds(
+        trx,
+        team.id,
+        person.id,
+        leaving.map((distinctId, i) => ({ distinctId, toPersonId: idOf(uuids[i]!) })),
+      );
       await notePersonsChangedOutsideWorker(trx);
     }
     const after: Record<string, unknown> = { distinct_ids: personDistinctIds };
     if (request.distinctIdsToSplit) after.distinct_ids_to_split = request.distinctIdsToSplit;
-    await logPersonActivity(trx, principal, team, person, 'split_person', [{ type: 'Person', action: 'split', field: null, before: null, after }], person.uuid);
+    await logPersonActivity(
+      trx,
+      principal,
+      team,
+      person,
+      'split_person',
+      [{ type: 'Person', action: 'split', field: null, before: null, after }],
+      person.uuid,
+    );
   });
 }

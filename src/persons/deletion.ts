@@ -34,12 +34,23 @@ export interface PersonDeletion {
  * the same transaction, so there is no deletion without its entry. Returns how many person rows
  * were deleted.
  */
-export async function deletePersons(db: Db, team: Team, actor: Actor, persons: readonly Person[], deletion: PersonDeletion): Promise<number> {
+export async function deletePersons(
+  db: Db,
+  team: Team,
+  actor: Actor,
+  persons: readonly Person[],
+  deletion: PersonDeletion,
+): Promise<number> {
   if (persons.length === 0) return 0;
   const teamId = team.id;
   return db.transaction().execute(async (trx) => {
     const queuesAny = deletion.deleteEvents || deletion.deleteRecordings;
-    const distinctIds = queuesAny ? await distinctIdsOf(trx, persons.map((p) => p.id)) : new Map<number, string[]>();
+    const distinctIds = queuesAny
+      ? await distinctIdsOf(
+          trx,
+          persons.map((p) => p.id),
+        )
+      : new Map<number, string[]>();
     for (const person of persons) {
       const ids = distinctIds.get(person.id) ?? [];
       if (deletion.deleteEvents) {
@@ -49,7 +60,15 @@ export async function deletePersons(db: Db, team: Team, actor: Actor, persons: r
       if (deletion.deleteRecordings) await queueDeletion(trx, { teamId, kind: 'person_recordings', target: person.uuid, distinctIds: ids });
       if (deletion.keepPerson) continue;
       await deletePersonRow(trx, teamId, person.id);
-      await recordActivity(trx, { organizationId: team.organizationId, teamId, scope: PERSON_ACTIVITY_SCOPE, itemId: person.id, activity: 'deleted', actor, name: person.uuid });
+      await recordActivity(trx, {
+        organizationId: team.organizationId,
+        teamId,
+        scope: PERSON_ACTIVITY_SCOPE,
+        itemId: person.id,
+        activity: 'deleted',
+        actor,
+        name: person.uuid,
+      });
     }
     return deletion.keepPerson ? 0 : persons.length;
   });
@@ -114,7 +133,8 @@ const DELETION_STATUSES: readonly DeletionStatusFilter[] = ['pending', 'complete
 /** PostHog's DeletionStatusQueryParamsSerializer: `status` (default `all`) and `person_uuid`, with DRF's messages. */
 export function readDeletionStatusParams(query: unknown): { status: DeletionStatusFilter; personUuid: string | undefined } {
   const status = queryParam(query, 'status') ?? 'all';
-  if (!DELETION_STATUSES.includes(status as DeletionStatusFilter)) throw validationError(`"${status}" is not a valid choice.`, 'status', 'invalid_choice');
+  if (!DELETION_STATUSES.includes(status as DeletionStatusFilter))
+    throw validationError(`"${status}" is not a valid choice.`, 'status', 'invalid_choice');
   const uuidText = queryParam(query, 'person_uuid');
   const personUuid = uuidText === undefined ? undefined : canonicalUuid(uuidText);
   if (personUuid === null) throw validationError('Must be a valid UUID.', 'person_uuid');

@@ -38,7 +38,8 @@ function searchCondition(dialect: DialectName, teamId: number, search: string): 
 async function cohortCondition(db: Db, team: Team, filter: CohortCondition): Promise<Condition> {
   const cohort = await getCohort(db, team.projectId, filter.cohortId);
   if (!cohort) throw validationError('Cohort matching query does not exist.', 'properties');
-  if (!cohort.isStatic) throw validationError('Hoglet filters persons by static cohorts only: the members of dynamic cohorts are not computed.', 'properties');
+  if (!cohort.isStatic)
+    throw validationError('Hoglet filters persons by static cohorts only: the members of dynamic cohorts are not computed.', 'properties');
   const members = sql`(select cp.person_id from cohort_people as cp where cp.cohort_id = ${cohort.id})`;
   return filter.negated ? sql<SqlBool>`(p.id not in ${members})` : sql<SqlBool>`(p.id in ${members})`;
 }

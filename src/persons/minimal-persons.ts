@@ -11,7 +11,11 @@ export type MinimalPerson = ReturnType<typeof serializeMinimalPerson>;
  * The persons behind these distinct ids, keyed by the distinct id, printed minimal: one query for
  * the persons, one for their distinct ids. Ids without a person are absent.
  */
-export async function minimalPersonsByDistinctId(db: Kysely<Schema>, team: Team, distinctIds: string[]): Promise<Map<string, MinimalPerson>> {
+export async function minimalPersonsByDistinctId(
+  db: Kysely<Schema>,
+  team: Team,
+  distinctIds: string[],
+): Promise<Map<string, MinimalPerson>> {
   const out = new Map<string, MinimalPerson>();
   const unique = [...new Set(distinctIds)];
   if (unique.length === 0) return out;

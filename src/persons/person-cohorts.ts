@@ -37,5 +37,7 @@ export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promi
       throw error;
     }
   };
-  return cohorts.filter((cohort) => !cohort.deleted && isMember(cohort.id)).map((cohort) => ({ id: cohort.id, name: cohort.name, count: cohort.count }));
+  return cohorts
+    .filter((cohort) => !cohort.deleted && isMember(cohort.id))
+    .map((cohort) => ({ id: cohort.id, name: cohort.name, count: cohort.count }));
 }

@@ -114,7 +114,13 @@ export async function propertyUpdatesUntil(
   for (let i = 0; i < distinctIds.length; i += IDS_PER_QUERY) {
     const found = await db
       .selectFrom('events')
-      .select(['event', 'timestamp', 'uuid', jsonValueText(dialect, 'properties', '$set').as('set'), jsonValueText(dialect, 'properties', '$set_once').as('setOnce')])
+      .select([
+        'event',
+        'timestamp',
+        'uuid',
+        jsonValueText(dialect, 'properties', '$set').as('set'),
+        jsonValueText(dialect, 'properties', '$set_once').as('setOnce'),
+      ])
       .where('team_id', '=', teamId)
       .where('distinct_id', 'in', distinctIds.slice(i, i + IDS_PER_QUERY))
       .where('timestamp', '>=', lower)
@@ -124,10 +130,12 @@ export async function propertyUpdatesUntil(
       .orderBy('uuid')
       .limit(PROPERTY_ROW_LIMIT)
       .execute();
-    for (const row of found) rows.push({ event: row.event, timestamp: String(row.timestamp), uuid: row.uuid, set: row.set, setOnce: row.setOnce });
+    for (const row of found)
+      rows.push({ event: row.event, timestamp: String(row.timestamp), uuid: row.uuid, set: row.set, setOnce: row.setOnce });
   }
   // One query's rows are in order already; several are merged.
-  if (distinctIds.length > IDS_PER_QUERY) rows.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  if (distinctIds.length > IDS_PER_QUERY)
+    rows.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
   return rows.slice(0, PROPERTY_ROW_LIMIT);
 }
 
@@ -141,7 +149,11 @@ export type PropertiesAtTimeAnswer =
  * with the properties its events had set by `timestamp`, and what was asked; refusals in PostHog's
  * order and words.
  */
-export async function propertiesAtTime(database: { db: Db; dialect: DialectName }, team: Team, query: unknown): Promise<PropertiesAtTimeAnswer> {
+export async function propertiesAtTime(
+  database: { db: Db; dialect: DialectName },
+  team: Team,
+  query: unknown,
+): Promise<PropertiesAtTimeAnswer> {
   const { db } = database;
   // Python's truthiness: an empty parameter is no parameter.
   const distinctId = queryParam(query, 'distinct_id') || undefined;
@@ -154,10 +166,19 @@ export async function propertiesAtTime(database: { db: Db; dialect: DialectName 
   const at = readPointInTime(timestampText);
   if (!at) return { status: 400, error: 'Invalid timestamp format. Use ISO format like 2023-06-15T14:30:00Z' };
   const uuid = personId === undefined ? null : canonicalUuid(personId);
-  const person = distinctId !== undefined ? await getPersonByDistinctId(db, team.id, distinctId) : uuid ? await getPersonByUuid(db, team.id, uuid) : undefined;
+  const person =
+    distinctId !== undefined
+      ? await getPersonByDistinctId(db, team.id, distinctId)
+      : uuid
+        ? await getPersonByUuid(db, team.id, uuid)
+        : undefined;
   const distinctIds = person ? ((await distinctIdsOf(db, [person.id])).get(person.id) ?? []) : [];
   if (!person || distinctIds.length === 0) {
-    return { status: 404, error: distinctId !== undefined ? `Person with distinct_id '${distinctId}' not found` : `Person with person_id '${personId}' not found` };
+    return {
+      status: 404,
+      error:
+        distinctId !== undefined ? `Person with distinct_id '${distinctId}' not found` : `Person with person_id '${personId}' not found`,
+    };
   }
   const updates = await propertyUpdatesUntil(database, team.id, distinctIds, at, includeSetOnce);
   return {

@@ -58,7 +58,10 @@ async function distinctIdValues(database: Database, teamId: number, value: strin
   const { db, dialect } = database;
   let query = db.selectFrom('person_distinct_ids as d').select('d.distinct_id').where('d.team_id', '=', teamId);
   if (value) query = query.where(ilike(dialect, sql.ref('d.distinct_id'), valueSearchPattern(value)));
-  const rows = await query.orderBy(inByteOrder(dialect, sql.ref('d.distinct_id'))).limit(MAX_VALUES).execute();
+  const rows = await query
+    .orderBy(inByteOrder(dialect, sql.ref('d.distinct_id')))
+    .limit(MAX_VALUES)
+    .execute();
   return rows.map((r) => ({ name: r.distinct_id, count: 1 }));
 }
 

@@ -38,7 +38,12 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
   const { db } = ctx.database;
   for (const base of TEAM_ROUTE_BASES) {
     app.get(`${base.base}/persons/values/`, { config: teamAccess('person:read', base) }, async (request, reply) => {
-      const results = await personPropertyValues(ctx.database, request.team!.id, queryParam(request.query, 'key'), queryParam(request.query, 'value'));
+      const results = await personPropertyValues(
+        ctx.database,
+        request.team!.id,
+        queryParam(request.query, 'key'),
+        queryParam(request.query, 'value'),
+      );
       // PostHog lets clients reuse the answer for 10 seconds: the UI asks on every keystroke.
       reply.header('Cache-Control', 'max-age=10');
       return { results, refreshing: false };
@@ -61,7 +66,11 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       if (uuids.some((uuid) => uuid === null)) throw validationError('One or more UUIDs are invalid.');
       // Read with their distinct ids already.
       const persons = await getPersonsByUuids(db, team.id, uuids as string[]);
-      return { results: Object.fromEntries([...persons.values()].map((person) => [person.uuid, serializeMinimalPerson(team, person, person.distinctIds)])) };
+      return {
+        results: Object.fromEntries(
+          [...persons.values()].map((person) => [person.uuid, serializeMinimalPerson(team, person, person.distinctIds)]),
+        ),
+      };
     });
 
     app.get(`${base.base}/persons/activity/`, { config: teamAccess('activity_log:read', base) }, async (request) => {

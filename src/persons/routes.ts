@@ -9,7 +9,16 @@ import { listPersons } from './list-query.js';
 import { serializePerson } from './serialize.js';
 import { ApiError, validationError } from '../posthog/errors.js';
 
-import { deletePersonProperty, readDeletePropertyBody, readPersonUpdateBody, readSplitBody, readUpdatePropertyBody, setPersonProperties, splitPerson, updatePersonProperty } from './actions.js';
+import {
+  deletePersonProperty,
+  readDeletePropertyBody,
+  readPersonUpdateBody,
+  readSplitBody,
+  readUpdatePropertyBody,
+  setPersonProperties,
+  splitPerson,
+  updatePersonProperty,
+} from './actions.js';
 import { pathPerson } from './lookup.js';
 import { distinctIdsOf } from './store.js';
 import { isJsonObject } from '../lib/json-object.js';
@@ -25,8 +34,16 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       const page = readPage(request.query);
       const team = request.team!;
       const { count, persons } = await listPersons(ctx.database, team, query, page);
-      const ids = await distinctIdsOf(db, persons.map((p) => p.id));
-      return paginate(request, page, count, persons.map((p) => serializePerson(team, p, ids.get(p.id) ?? [], 'list')));
+      const ids = await distinctIdsOf(
+        db,
+        persons.map((p) => p.id),
+      );
+      return paginate(
+        request,
+        page,
+        count,
+        persons.map((p) => serializePerson(team, p, ids.get(p.id) ?? [], 'list')),
+      );
     });
 
     app.get(`${base.base}/persons/:person_id/`, { config: teamAccess('person:read', base) }, async (request) => {

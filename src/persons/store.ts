@@ -58,12 +58,7 @@ export async function getPersonById(db: Db, teamId: number, id: number): Promise
 }
 
 export async function getPersonByUuid(db: Db, teamId: number, uuid: string): Promise<Person | undefined> {
-  const row = await db
-    .selectFrom('persons')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .where('uuid', '=', uuid)
-    .executeTakeFirst();
+  const row = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
   return row && toPerson(row);
 }
 
@@ -134,7 +129,12 @@ const BATCH_ROWS = 500;
  * write of a person's properties raises its version, so the JSON need not be parsed again.
  * The id list is padded to a few lengths, so the statement is compiled once per length.
  */
-export async function getPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[], known?: KnownProperties): Promise<Map<string, Person>> {
+export async function getPersonsByDistinctIds(
+  db: Db,
+  teamId: number,
+  distinctIds: string[],
+  known?: KnownProperties,
+): Promise<Map<string, Person>> {
   const found = new Map<string, Person>();
   if (!known) {
     for (const row of await PERSONS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
@@ -184,9 +184,14 @@ const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
       .where('d.distinct_id', 'in', distinctIds),
   BATCH_ROWS,
 );
-const PERSON_PROPERTIES = new InListQuery((db: Db, _: [], ids: number[]) => db.selectFrom('persons').select(['id', 'properties']).where('id', 'in', ids), BATCH_ROWS);
+const PERSON_PROPERTIES = new InListQuery(
+  (db: Db, _: [], ids: number[]) => db.selectFrom('persons').select(['id', 'properties']).where('id', 'in', ids),
+  BATCH_ROWS,
+);
 
-const PERSON_INSERT = new MultiRowInsert('persons', ['uuid', 'team_id', 'properties', 'is_identified', 'created_at', 'version'], { returning: ['id', 'uuid'] });
+const PERSON_INSERT = new MultiRowInsert('persons', ['uuid', 'team_id', 'properties', 'is_identified', 'created_at', 'version'], {
+  returning: ['id', 'uuid'],
+});
 const DISTINCT_ID_INSERT = new MultiRowInsert('person_distinct_ids', ['team_id', 'distinct_id', 'person_id']);
 
 /**
@@ -220,7 +225,10 @@ export async function insertDistinctIds(db: Db, rows: Array<{ teamId: number; di
  * so the portable UPDATE is compiled by Kysely once and executed per person: compiling it for every
  * person was most of the write-back's cost in the worker's CPU profile.
  */
-export async function updatePersons(db: Db, persons: Array<Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version' | 'createdAt'>>): Promise<void> {
+export async function updatePersons(
+  db: Db,
+  persons: Array<Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version' | 'createdAt'>>,
+): Promise<void> {
   if (persons.length === 0) return;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     for (let i = 0; i < persons.length; i += BATCH_ROWS) {
@@ -236,7 +244,11 @@ export async function updatePersons(db: Db, persons: Array<Pick<Person, 'id' | '
     return;
   }
   // Parameters come out in `set` order, then the `where` value.
-  const { sql: text } = db.updateTable('persons').set({ properties: '', is_identified: false, version: 0, created_at: '' }).where('id', '=', 0).compile();
+  const { sql: text } = db
+    .updateTable('persons')
+    .set({ properties: '', is_identified: false, version: 0, created_at: '' })
+    .where('id', '=', 0)
+    .compile();
   for (const p of persons) {
     await db.executeQuery(CompiledQuery.raw(text, [toJson(p.properties), p.isIdentified, p.version, p.createdAt, p.id]));
   }
@@ -279,7 +291,12 @@ export async function lockPerson(db: Db, dialect: DialectName, teamId: number, p
 export async function personIdsByUuid(db: Db, teamId: number, uuids: string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (let i = 0; i < uuids.length; i += BATCH_ROWS) {
-    const rows = await db.selectFrom('persons').select(['id', 'uuid']).where('team_id', '=', teamId).where('uuid', 'in', uuids.slice(i, i + BATCH_ROWS)).execute();
+    const rows = await db
+      .selectFrom('persons')
+      .select(['id', 'uuid'])
+      .where('team_id', '=', teamId)
+      .where('uuid', 'in', uuids.slice(i, i + BATCH_ROWS))
+      .execute();
     for (const row of rows) ids.set(row.uuid, Number(row.id));
   }
   return ids;
@@ -290,7 +307,12 @@ export async function personIdsByUuid(db: Db, teamId: number, uuids: string[]): 
  * id the person no longer has is left where it is. `else person_id` gives PostgreSQL the CASE's
  * type, as in foldPersons.
  */
-export async function moveDistinctIds(db: Db, teamId: number, fromPersonId: number, moves: Array<{ distinctId: string; toPersonId: number }>): Promise<void> {
+export async function moveDistinctIds(
+  db: Db,
+  teamId: number,
+  fromPersonId: number,
+  moves: Array<{ distinctId: string; toPersonId: number }>,
+): Promise<void> {
   for (let i = 0; i < moves.length; i += BATCH_ROWS) {
     const chunk = moves.slice(i, i + BATCH_ROWS);
     const whens = sql.join(
@@ -302,7 +324,11 @@ export async function moveDistinctIds(db: Db, teamId: number, fromPersonId: numb
       .set({ person_id: sql<number>`case distinct_id ${whens} else person_id end` })
       .where('team_id', '=', teamId)
       .where('person_id', '=', fromPersonId)
-      .where('distinct_id', 'in', chunk.map((m) => m.distinctId))
+      .where(
+        'distinct_id',
+        'in',
+        chunk.map((m) => m.distinctId),
+      )
       .execute();
   }
 }
@@ -310,7 +336,6 @@ export async function moveDistinctIds(db: Db, teamId: number, fromPersonId: numb
 export async function addDistinctId(db: Db, teamId: number, distinctId: string, personId: number): Promise<void> {
   await db.insertInto('person_distinct_ids').values({ team_id: teamId, distinct_id: distinctId, person_id: personId }).execute();
 }
-
 
 /**
  * Deletes a person and its distinct ids, and counts the deletion (`person_deletions`) in the same
@@ -353,7 +378,13 @@ function distinctIdOrder(db: Db): RawBuilder<unknown> {
 
 /** A person's first distinct id (the oldest mapping), one row read however many it has. */
 export async function firstDistinctIdOf(db: Db, personId: number): Promise<string | undefined> {
-  const row = await db.selectFrom('person_distinct_ids').select('distinct_id').where('person_id', '=', personId).orderBy(distinctIdOrder(db)).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('person_distinct_ids')
+    .select('distinct_id')
+    .where('person_id', '=', personId)
+    .orderBy(distinctIdOrder(db))
+    .limit(1)
+    .executeTakeFirst();
   return row?.distinct_id;
 }
 
@@ -381,16 +412,15 @@ export async function distinctIdsOf(db: Db, personIds: number[]): Promise<Map<nu
 }
 
 /** Persons by uuid with their distinct ids, for embedding in event lists. */
-export async function getPersonsByUuids(
-  db: Db,
-  teamId: number,
-  uuids: string[],
-): Promise<Map<string, Person & { distinctIds: string[] }>> {
+export async function getPersonsByUuids(db: Db, teamId: number, uuids: string[]): Promise<Map<string, Person & { distinctIds: string[] }>> {
   const result = new Map<string, Person & { distinctIds: string[] }>();
   if (uuids.length === 0) return result;
   const rows = await db.selectFrom('persons').selectAll().where('team_id', '=', teamId).where('uuid', 'in', uuids).execute();
   const persons = rows.map(toPerson);
-  const ids = await distinctIdsOf(db, persons.map((p) => p.id));
+  const ids = await distinctIdsOf(
+    db,
+    persons.map((p) => p.id),
+  );
   for (const p of persons) result.set(p.uuid, { ...p, distinctIds: ids.get(p.id) ?? [] });
   return result;
 }

@@ -179,7 +179,10 @@ async function pgTransport(
 async function sqliteTransport(log: Logger, database: Database, deliver: (change: Change) => void): Promise<Transport> {
   const { db } = database;
   const origin = randomBytes(8).toString('hex');
-  const newest = await db.selectFrom('change_notices').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const newest = await db
+    .selectFrom('change_notices')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   let lastSeen = Number(newest?.id ?? 0);
   let polls = 0;
   let closed = false;
@@ -190,7 +193,10 @@ async function sqliteTransport(log: Logger, database: Database, deliver: (change
       if (row.origin !== origin) deliver({ topic: row.topic, id: row.item_id });
     }
     if (++polls % 240 === 0) {
-      await db.deleteFrom('change_notices').where('created_at', '<', new Date(Date.now() - SQLITE_KEEP_MS).toISOString()).execute();
+      await db
+        .deleteFrom('change_notices')
+        .where('created_at', '<', new Date(Date.now() - SQLITE_KEEP_MS).toISOString())
+        .execute();
     }
   };
   const timer = setInterval(() => {

@@ -15,9 +15,7 @@ export async function acquireLease(db: Kysely<Schema>, name: string, owner: stri
       oc
         .column('name')
         .doUpdateSet({ owner, expires_at: expires })
-        .where((eb) =>
-          eb.or([eb('worker_leases.owner', '=', owner), eb('worker_leases.expires_at', '<', now.toISOString())]),
-        ),
+        .where((eb) => eb.or([eb('worker_leases.owner', '=', owner), eb('worker_leases.expires_at', '<', now.toISOString())])),
     )
     .execute();
   const row = await db.selectFrom('worker_leases').select('owner').where('name', '=', name).executeTakeFirst();

@@ -84,7 +84,10 @@ export class RequestThread<Q, A> {
       // Kept alive only while it owes an answer (an idle thread must not hold the process open).
       if (this.waiting.size === 0) thread.ref();
       // A thread that stops answering must not hold the caller up: it is replaced.
-      const deadline = setTimeout(() => this.stopUsing(thread, new Error(`${this.options.name} did not answer in ${ANSWER_TIMEOUT_MS} ms`)), ANSWER_TIMEOUT_MS);
+      const deadline = setTimeout(
+        () => this.stopUsing(thread, new Error(`${this.options.name} did not answer in ${ANSWER_TIMEOUT_MS} ms`)),
+        ANSWER_TIMEOUT_MS,
+      );
       deadline.unref();
       const answered = (answer: A | undefined) => {
         clearTimeout(deadline);

@@ -15,8 +15,7 @@ export interface UtcDateTime {
 }
 
 export type DateTimeParseResult =
-  | { ok: true; value: UtcDateTime; iso: string }
-  | { ok: false; code: 'invalid' | 'overflow'; detail: string };
+  { ok: true; value: UtcDateTime; iso: string } | { ok: false; code: 'invalid' | 'overflow'; detail: string };
 
 /** DRF's humanised `iso-8601` input format, as it appears in the "wrong format" message. */
 export const DRF_ISO_8601_HUMANIZED = 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]';

@@ -29,8 +29,7 @@ export const DRF_MESSAGES = {
   doesNotExist: (data: unknown) => `Invalid pk "${pythonStr(data)}" - object does not exist.`,
   notAList: (data: unknown) => `Expected a list of items but got type "${pyTypeName(data)}".`,
   notADict: (data: unknown) => `Invalid data. Expected a dictionary, but got ${pyTypeName(data)}.`,
-  surrogate: (codePoint: number) =>
-    `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
+  surrogate: (codePoint: number) => `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
 } as const;
 
 export class FieldError extends Error {
@@ -119,7 +118,8 @@ export function parseBoolean(data: unknown): boolean {
 /** DRF PrimaryKeyRelatedField over integer pks, existence via `lookup`. Returns the pk. */
 export function parsePk(data: unknown, lookup: (id: number) => ResourceStatus): { id: number; status: ResourceStatus } {
   let id: number | null = null;
-  if (typeof data === 'number') id = Math.trunc(data); // Django's int() on the lookup value
+  if (typeof data === 'number')
+    id = Math.trunc(data); // Django's int() on the lookup value
   else if (typeof data === 'string') id = pyInt(data);
   if (id === null) fail('incorrect_type', DRF_MESSAGES.incorrectPkType(data));
   const status = Number.isSafeInteger(id) ? lookup(id) : 'missing';

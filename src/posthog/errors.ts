@@ -2,12 +2,7 @@
  * PostHog's error envelope (drf-exceptions-hog): `{type, code, detail, attr}`, with PostHog's
  * exact texts. Anything that answers an /api request with an error throws one of these.
  */
-export type ErrorType =
-  | 'validation_error'
-  | 'invalid_request'
-  | 'authentication_error'
-  | 'throttled_error'
-  | 'server_error';
+export type ErrorType = 'validation_error' | 'invalid_request' | 'authentication_error' | 'throttled_error' | 'server_error';
 
 export interface ErrorEnvelope {
   type: ErrorType;
@@ -56,14 +51,9 @@ export const notAuthenticated = () =>
   });
 
 export const invalidPersonalApiKey = (source: KeySource) =>
-  new ApiError(
-    401,
-    'authentication_error',
-    'authentication_failed',
-    `Personal API key found in request ${source} is invalid.`,
-    null,
-    { 'WWW-Authenticate': 'Bearer' },
-  );
+  new ApiError(401, 'authentication_error', 'authentication_failed', `Personal API key found in request ${source} is invalid.`, null, {
+    'WWW-Authenticate': 'Bearer',
+  });
 
 export const permissionDenied = (detail = 'You do not have permission to perform this action.') =>
   new ApiError(403, 'authentication_error', 'permission_denied', detail);

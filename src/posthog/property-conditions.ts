@@ -55,7 +55,8 @@ function checkBetween(operator: string, value: unknown): void {
 export function readPropertyCondition(filter: { key: string; operator?: unknown; value?: unknown }, where: string): PropertyCondition {
   // PostHog sets "exact" on filters sent without an operator.
   const name = filter.operator === undefined || filter.operator === null ? 'exact' : filter.operator;
-  const operator = typeof name === 'string' && Object.hasOwn(OPERATOR_COMPARISONS, name) ? OPERATOR_COMPARISONS[name as PropertyOperatorName] : undefined;
+  const operator =
+    typeof name === 'string' && Object.hasOwn(OPERATOR_COMPARISONS, name) ? OPERATOR_COMPARISONS[name as PropertyOperatorName] : undefined;
   if (!operator) throw new InvalidPropertyFilter(`The property operator ${JSON.stringify(name)} is not supported on ${where}.`);
   if (operator === 'between' || operator === 'not_between') checkBetween(String(name), filter.value);
   // A one-value list is that value (property_to_expr), which IN cannot take.
@@ -64,14 +65,14 @@ export function readPropertyCondition(filter: { key: string; operator?: unknown;
   }
   if (operator === 'regex' || operator === 'not_regex') {
     for (const value of Array.isArray(filter.value) ? filter.value : [filter.value]) {
-      if (value !== null && !compileClickHouseRegex(pythonStr(value))) throw new InvalidPropertyFilter(`Invalid regular expression: ${pythonStr(value)}`);
+      if (value !== null && !compileClickHouseRegex(pythonStr(value)))
+        throw new InvalidPropertyFilter(`Invalid regular expression: ${pythonStr(value)}`);
     }
   }
   return { key: filter.key, operator, value: filter.value };
 }
 
 export type Condition = RawBuilder<SqlBool>;
-
 
 /** A value as the text it is compared with: HogQL turns booleans into "true"/"false". */
 function asText(value: unknown): string {
@@ -194,9 +195,13 @@ function compileOne(dialect: DialectName, column: string, condition: PropertyCon
     }
     case 'regex':
       // `match(x, NULL)` is NULL: no match for regex, a match for not_regex (the ifNull default).
-      return value === null ? sql<SqlBool>`(1 = 0)` : sql<SqlBool>`(${text} is not null and ${regexMatches(dialect, text, pythonStr(value))})`;
+      return value === null
+        ? sql<SqlBool>`(1 = 0)`
+        : sql<SqlBool>`(${text} is not null and ${regexMatches(dialect, text, pythonStr(value))})`;
     case 'not_regex':
-      return value === null ? sql<SqlBool>`(1 = 1)` : sql<SqlBool>`(${text} is null or not ${regexMatches(dialect, text, pythonStr(value))})`;
+      return value === null
+        ? sql<SqlBool>`(1 = 1)`
+        : sql<SqlBool>`(${text} is null or not ${regexMatches(dialect, text, pythonStr(value))})`;
     default:
       throw new Error(`${condition.operator} is not compiled by compileOne`);
   }
@@ -226,7 +231,8 @@ export function compileCondition(dialect: DialectName, condition: PropertyCondit
     values = condition.value;
     if (values.length === 0) return null;
     if (values.length > 1 && (operator === 'exact' || operator === 'in')) return compileIn(dialect, column, condition.key, values, false);
-    if (values.length > 1 && (operator === 'is_not' || operator === 'not_in')) return compileIn(dialect, column, condition.key, values, true);
+    if (values.length > 1 && (operator === 'is_not' || operator === 'not_in'))
+      return compileIn(dialect, column, condition.key, values, true);
   } else if (operator === 'in' || operator === 'not_in') {
     return compileIn(dialect, column, condition.key, values, operator === 'not_in');
   }

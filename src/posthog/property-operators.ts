@@ -5,9 +5,29 @@
 
 /** PostHog's `PropertyOperator` enum (posthog/schema), in its order. */
 export const PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'is_set',
-  'is_not_set', 'is_date_exact', 'is_date_before', 'is_date_after', 'between', 'not_between', 'min', 'max', 'in',
-  'not_in', 'is_cleaned_path_exact', 'flag_evaluates_to',
+  'exact',
+  'is_not',
+  'icontains',
+  'not_icontains',
+  'regex',
+  'not_regex',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is_set',
+  'is_not_set',
+  'is_date_exact',
+  'is_date_before',
+  'is_date_after',
+  'between',
+  'not_between',
+  'min',
+  'max',
+  'in',
+  'not_in',
+  'is_cleaned_path_exact',
+  'flag_evaluates_to',
 ] as const;
 
 export type PropertyOperatorName = (typeof PROPERTY_OPERATORS)[number];
@@ -62,5 +82,16 @@ export const OPERATOR_COMPARISONS: Partial<Record<PropertyOperatorName, Property
 
 /** The operators every comparison in Hoglet handles, the first twelve of PostHog's list. */
 export const BASIC_PROPERTY_OPERATORS = [
-  'exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'gte', 'lt', 'lte', 'is_set', 'is_not_set',
+  'exact',
+  'is_not',
+  'icontains',
+  'not_icontains',
+  'regex',
+  'not_regex',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is_set',
+  'is_not_set',
 ] as const satisfies readonly PropertyOperatorName[];

@@ -19,7 +19,6 @@ const RECORDINGS_PAGE_SIZE = 50;
 export const MAX_BLOB_KEYS_PER_CALL = 20;
 export const SNAPSHOT_SOURCE = 'blob_v2';
 
-
 function blobKey(value: unknown): number {
   if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) throw validationError('Blob keys must be integers');
   return Number(value);
@@ -64,10 +63,15 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
      */
     app.patch(`${path}/:id/`, { config: write }, async (request) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
-      if (typeof body !== 'object' || Array.isArray(body)) throw validationError('Invalid data. Expected a dictionary.', 'non_field_errors', 'invalid');
+      if (typeof body !== 'object' || Array.isArray(body))
+        throw validationError('Invalid data. Expected a dictionary.', 'non_field_errors', 'invalid');
       const row = await loadRecording(ctx, request);
       if (body.person !== undefined && body.person !== null && (typeof body.person !== 'object' || Array.isArray(body.person))) {
-        throw validationError(`Expected a dictionary of items but got type "${Array.isArray(body.person) ? 'list' : typeof body.person}".`, 'person', 'not_a_dict');
+        throw validationError(
+          `Expected a dictionary of items but got type "${Array.isArray(body.person) ? 'list' : typeof body.person}".`,
+          'person',
+          'not_a_dict',
+        );
       }
       if (body.analyzed !== undefined) readBoolean(body.analyzed, 'analyzed');
       if (body.viewed !== undefined) {

@@ -8,7 +8,6 @@
 import { gunzipSync } from 'node:zlib';
 import { isJsonObject } from '../lib/json-object.js';
 
-
 const COMPRESSED_VERSION = '2024-10';
 
 function inflate(value: unknown): unknown {

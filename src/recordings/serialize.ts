@@ -59,8 +59,17 @@ export type RecordingObject = ReturnType<typeof recordingObject>;
 
 /** Serializes recordings for one user: persons and `viewed` loaded in batch. */
 export async function serializeRecordings(db: Db, team: Team, userId: number, rows: RecordingRow[]): Promise<RecordingObject[]> {
-  const persons = await minimalPersonsByDistinctId(db, team, rows.map((r) => r.distinctId));
-  const viewed = await viewedBy(db, team.id, userId, rows.map((r) => r.sessionId));
+  const persons = await minimalPersonsByDistinctId(
+    db,
+    team,
+    rows.map((r) => r.distinctId),
+  );
+  const viewed = await viewedBy(
+    db,
+    team.id,
+    userId,
+    rows.map((r) => r.sessionId),
+  );
   const now = Date.now();
   return rows.map((r) => recordingObject(r, persons.get(r.distinctId), viewed.has(r.sessionId), now));
 }

@@ -19,7 +19,6 @@ function sharingBody(sharing: RecordingSharing) {
   };
 }
 
-
 /**
  * `…/session_recordings/:recording_id/sharing/`: read and change whether the recording is public
  * at `/shared/<access_token>`. The page reads the configuration on every request, so disabling
@@ -39,7 +38,8 @@ export const sharingRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
 
     app.patch(path, { config: teamAccess('sharing_configuration:write', base) }, async (request) => {
       const body = (request.body ?? {}) as Record<string, unknown>;
-      if (typeof body !== 'object' || Array.isArray(body)) throw validationError('Invalid data. Expected a dictionary.', 'non_field_errors', 'invalid');
+      if (typeof body !== 'object' || Array.isArray(body))
+        throw validationError('Invalid data. Expected a dictionary.', 'non_field_errors', 'invalid');
       const row = await loadRecording(ctx, request, 'recording_id');
       const change: { enabled?: boolean; settings?: Record<string, unknown> | null } = {};
       if (body.enabled !== undefined) change.enabled = readBoolean(body.enabled, 'enabled');
@@ -65,7 +65,9 @@ export const sharingRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
           activity: change.enabled ? 'sharing enabled' : 'sharing disabled',
           actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key.id },
           name: row.sessionId,
-          changes: [{ type: 'Replay', action: 'changed', field: 'sharing_enabled', before: before?.enabled ?? false, after: change.enabled }],
+          changes: [
+            { type: 'Replay', action: 'changed', field: 'sharing_enabled', before: before?.enabled ?? false, after: change.enabled },
+          ],
         });
       }
       return sharingBody(saved);

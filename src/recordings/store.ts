@@ -53,13 +53,7 @@ export async function encodeChunk(batch: SnapshotBatch): Promise<Buffer> {
  * row is locked for the read-fold-write: on PostgreSQL with `for update`, on SQLite by the write
  * lock `begin immediate` takes.
  */
-export async function appendBatch(
-  database: Database,
-  teamId: number,
-  batch: SnapshotBatch,
-  data: Buffer,
-  now: Date,
-): Promise<void> {
+export async function appendBatch(database: Database, teamId: number, batch: SnapshotBatch, data: Buffer, now: Date): Promise<void> {
   if (batch.events.length === 0) return;
   let first = Number.POSITIVE_INFINITY;
   let last = 0;
@@ -181,7 +175,11 @@ export async function listRecordings(
             .select('sibling.distinct_id')
             .where('sibling.team_id', '=', teamId)
             .where('sibling.person_id', 'in', (inner) =>
-              inner.selectFrom('person_distinct_ids as own').select('own.person_id').where('own.team_id', '=', teamId).where('own.distinct_id', 'in', asked),
+              inner
+                .selectFrom('person_distinct_ids as own')
+                .select('own.person_id')
+                .where('own.team_id', '=', teamId)
+                .where('own.distinct_id', 'in', asked),
             ),
         ),
       ]),
@@ -262,13 +260,7 @@ export async function listChunks(db: Db, teamId: number, sessionId: string): Pro
  * The decompressed JSON lines of chunks `from`..`to` (inclusive), one chunk at a time: each is read
  * from the database only when the consumer asks for it, so a stream of a large recording stays small.
  */
-export async function* readChunks(
-  db: Db,
-  teamId: number,
-  sessionId: string,
-  from = 0,
-  to?: number,
-): AsyncGenerator<Buffer> {
+export async function* readChunks(db: Db, teamId: number, sessionId: string, from = 0, to?: number): AsyncGenerator<Buffer> {
   let next = from;
   while (to === undefined || next <= to) {
     const row = await db

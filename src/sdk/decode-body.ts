@@ -131,9 +131,7 @@ function decodeBodyUnsafe(input: DecodeBodyInput): DecodeBodyResult {
   }
 
   const hint =
-    compressionHint(firstQueryValue(query, 'compression')) ??
-    compressionHint(formCompression) ??
-    compressionHint(input.contentEncoding);
+    compressionHint(firstQueryValue(query, 'compression')) ?? compressionHint(formCompression) ?? compressionHint(input.contentEncoding);
 
   const text = unwrapToText(payload, hint, limits);
   if (!text.ok) return text;
@@ -262,7 +260,10 @@ function lzDecompress(text: string, maxOutput: number): Step<string> {
 /** Returns the base64 text to decode, or undefined when `text` is not strict base64. */
 function strictBase64(text: string): string | undefined {
   // Spaces come from '+' mangled by form/query decoding; newlines from MIME-style wrapping.
-  const candidate = text.trim().replace(/ /g, '+').replace(/[\r\n]/g, '');
+  const candidate = text
+    .trim()
+    .replace(/ /g, '+')
+    .replace(/[\r\n]/g, '');
   if (candidate.length < 4 || !STRICT_BASE64.test(candidate)) return undefined;
   return candidate;
 }

@@ -74,7 +74,9 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         key,
         value: q.value,
         sessions: NO_SESSIONS_NEEDED.has(key) ? [] : await latestSessions(ctx.database, team),
-        customChannelTypes: customChannelRules(team).map((r) => r.channel_type).filter((t) => typeof t === 'string'),
+        customChannelTypes: customChannelRules(team)
+          .map((r) => r.channel_type)
+          .filter((t) => typeof t === 'string'),
       });
       if (!result.ok) {
         const { type, code, detail, attr } = result.body;

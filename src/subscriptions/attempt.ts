@@ -29,10 +29,14 @@ export interface AttemptSpec {
 }
 
 export type AttemptOutcome =
-  | { ok: true; result: DeliveryResult; handle: AttemptHandle }
-  | { ok: false; error: unknown; text: string; handle: AttemptHandle };
+  { ok: true; result: DeliveryResult; handle: AttemptHandle } | { ok: false; error: unknown; text: string; handle: AttemptHandle };
 
-export async function attemptDelivery(database: Database, log: Logger, spec: AttemptSpec, send: () => Promise<DeliveryResult>): Promise<AttemptOutcome> {
+export async function attemptDelivery(
+  database: Database,
+  log: Logger,
+  spec: AttemptSpec,
+  send: () => Promise<DeliveryResult>,
+): Promise<AttemptOutcome> {
   const s = spec.subscription;
   const handle = await beginAttempt(database.db, {
     subscriptionId: s.id,

@@ -67,7 +67,14 @@ export const INTERRUPTED = 'interrupted: the process stopped before the attempt 
  */
 export async function beginAttempt(
   db: Db,
-  spec: { subscriptionId: number; teamId: number; kind: DeliveryKind; occurrence: string | null; skippedOccurrences?: number; target: DeliveryTarget },
+  spec: {
+    subscriptionId: number;
+    teamId: number;
+    kind: DeliveryKind;
+    occurrence: string | null;
+    skippedOccurrences?: number;
+    target: DeliveryTarget;
+  },
 ): Promise<AttemptHandle> {
   const now = nowIso();
   const open =
@@ -159,7 +166,11 @@ export async function finishAttempt(db: Db, handle: AttemptHandle, result: Attem
 
 async function cancel(db: Db, ids: number[], reason: string, now = nowIso()): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('subscription_deliveries').set({ status: 'cancelled', error: reason, next_attempt_at: null }).where('id', 'in', ids).execute();
+  await db
+    .updateTable('subscription_deliveries')
+    .set({ status: 'cancelled', error: reason, next_attempt_at: null })
+    .where('id', 'in', ids)
+    .execute();
   await db
     .updateTable('subscription_delivery_attempts')
     .set({ status: 'failed', error: INTERRUPTED, finished_at: now })
@@ -180,7 +191,11 @@ export async function cancelOpenDeliveries(db: Db, subscriptionId: number, kinds
     .where('kind', 'in', kinds)
     .where('status', '=', 'retrying')
     .execute();
-  await cancel(db, rows.map((r) => Number(r.id)), reason);
+  await cancel(
+    db,
+    rows.map((r) => Number(r.id)),
+    reason,
+  );
 }
 
 /** A test delivery of the subscription begun this recently and still under way (a crashed one stops counting). */
@@ -227,7 +242,11 @@ async function withAttempts(db: Db, rows: Selectable<SubscriptionDeliveriesTable
   const attempts = await db
     .selectFrom('subscription_delivery_attempts')
     .selectAll()
-    .where('delivery_id', 'in', rows.map((r) => Number(r.id)))
+    .where(
+      'delivery_id',
+      'in',
+      rows.map((r) => Number(r.id)),
+    )
     .orderBy('delivery_id')
     .orderBy('attempt')
     .orderBy('id')

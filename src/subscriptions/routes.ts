@@ -77,7 +77,10 @@ export const subscriptionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
 
     // ModelViewSet's update: a full update, every required field in the body.
     app.put(`${url}/:id/`, write, async (request, reply) =>
-      saved(reply, await editSubscription(ctx, request.team!, request.principal!.user, await load(request), request.body, { partial: false })),
+      saved(
+        reply,
+        await editSubscription(ctx, request.team!, request.principal!.user, await load(request), request.body, { partial: false }),
+      ),
     );
 
     // Hoglet's own: the subscription's deliveries, newest first, each with its attempts.

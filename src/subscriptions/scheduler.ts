@@ -16,14 +16,7 @@ import { attemptDelivery } from './attempt.js';
 import { DELIVERY_BUFFER_MS, isDue, nextDeliveryDate, planDelivery } from './core/index.js';
 import { createDeliverer, Deliverer } from './delivery/index.js';
 import { SUBSCRIPTION_CHANGE_TOPIC } from './service.js';
-import {
-  claimSubscription,
-  findWork,
-  releaseSubscription,
-  scheduleOf,
-  type DeliveryOutcome,
-  type Subscription,
-} from './store.js';
+import { claimSubscription, findWork, releaseSubscription, scheduleOf, type DeliveryOutcome, type Subscription } from './store.js';
 
 export interface SchedulerOptions {
   /** Time between runs; a change announced on `changes` starts one sooner. */
@@ -193,5 +186,8 @@ export class SubscriptionScheduler {
 
 /** The scheduler a server or worker process runs, configured from the app's settings. */
 export function createSubscriptionScheduler(ctx: AppContext): SubscriptionScheduler {
-  return new SubscriptionScheduler(ctx.database, ctx.log, createDeliverer(ctx), { pollMs: ctx.config.subscriptionPollMs, changes: ctx.changes });
+  return new SubscriptionScheduler(ctx.database, ctx.log, createDeliverer(ctx), {
+    pollMs: ctx.config.subscriptionPollMs,
+    changes: ctx.changes,
+  });
 }

@@ -38,7 +38,13 @@ function status(owner: number | undefined, team: Team): ResourceStatus {
   return owner === undefined ? 'missing' : owner === team.id ? 'ok' : 'other_team';
 }
 
-async function validate(db: Db, team: Team, body: unknown, existing?: Subscription, partial = existing !== undefined): Promise<SubscriptionWrite> {
+async function validate(
+  db: Db,
+  team: Team,
+  body: unknown,
+  existing?: Subscription,
+  partial = existing !== undefined,
+): Promise<SubscriptionWrite> {
   const result = await validateSubscriptionBodyAsync(body, {
     partial,
     existing: existing && {
@@ -81,11 +87,18 @@ function merge(data: SubscriptionWrite, base: SubscriptionValues): SubscriptionV
  * for email, the addresses that were not already on the list; for slack, the channel when it is
  * new. Webhooks get no invite.
  */
-export function inviteRecipients(targetType: string, targetValue: string, previous: { targetType: string; targetValue: string } | null): string[] {
+export function inviteRecipients(
+  targetType: string,
+  targetValue: string,
+  previous: { targetType: string; targetValue: string } | null,
+): string[] {
   if (previous && previous.targetType === targetType && previous.targetValue === targetValue) return [];
   if (targetType === 'email') {
     const before = new Set(previous?.targetType === 'email' ? previous.targetValue.split(',').map((e) => e.trim()) : []);
-    return targetValue.split(',').map((e) => e.trim()).filter((e) => e && !before.has(e));
+    return targetValue
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e && !before.has(e));
   }
   if (targetType === 'slack') return [targetValue];
   return [];
@@ -105,19 +118,41 @@ export async function createSubscription(ctx: AppContext, team: Team, user: User
   const { db } = ctx.database;
   const data = await validate(db, team, body);
   const empty: SubscriptionValues = {
-    dashboardId: null, insightId: null, title: null, targetType: '', targetValue: '', frequency: '', interval: 1,
-    byweekday: null, bysetpos: null, count: null, startDate: '', untilDate: null, nextDeliveryDate: null, deleted: false,
-    pendingInvite: null, attempts: 0, retryAt: null, sentTo: [],
+    dashboardId: null,
+    insightId: null,
+    title: null,
+    targetType: '',
+    targetValue: '',
+    frequency: '',
+    interval: 1,
+    byweekday: null,
+    bysetpos: null,
+    count: null,
+    startDate: '',
+    untilDate: null,
+    nextDeliveryDate: null,
+    deleted: false,
+    pendingInvite: null,
+    attempts: 0,
+    retryAt: null,
+    sentTo: [],
   };
   const values = merge(data, empty);
   const next = nextDeliveryDateOnSave(scheduleOf(values), new Date());
   values.nextDeliveryDate = next ? next.toISOString() : null;
-  values.pendingInvite = values.deleted ? null : invite(inviteRecipients(values.targetType, values.targetValue, null), data.invite_message, null);
+  values.pendingInvite = values.deleted
+    ? null
+    : invite(inviteRecipients(values.targetType, values.targetValue, null), data.invite_message, null);
   const created = await db.transaction().execute(async (trx) => {
     const subscription = await insertSubscription(trx, team.id, user.id, values);
     await recordActivity(trx, {
-      organizationId: team.organizationId, teamId: team.id, scope: 'Subscription', itemId: subscription.id,
-      activity: 'created', actor: { userId: user.id }, name: subscription.title,
+      organizationId: team.organizationId,
+      teamId: team.id,
+      scope: 'Subscription',
+      itemId: subscription.id,
+      activity: 'created',
+      actor: { userId: user.id },
+      name: subscription.title,
     });
     return subscription;
   });
@@ -169,8 +204,14 @@ export async function editSubscription(
     const changes = diffFields('Subscription', loggedFields(existing), loggedFields(saved));
     if (changes.length) {
       await recordActivity(trx, {
-        organizationId: team.organizationId, teamId: team.id, scope: 'Subscription', itemId: saved.id,
-        activity: !existing.deleted && saved.deleted ? 'deleted' : 'updated', actor: { userId: user.id }, name: saved.title, changes,
+        organizationId: team.organizationId,
+        teamId: team.id,
+        scope: 'Subscription',
+        itemId: saved.id,
+        activity: !existing.deleted && saved.deleted ? 'deleted' : 'updated',
+        actor: { userId: user.id },
+        name: saved.title,
+        changes,
       });
     }
     return saved;

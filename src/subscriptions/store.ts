@@ -69,7 +69,9 @@ function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
   };
 }
 
-export function scheduleOf(s: Pick<Subscription, 'frequency' | 'interval' | 'byweekday' | 'bysetpos' | 'count' | 'startDate' | 'untilDate'>): ScheduleFields {
+export function scheduleOf(
+  s: Pick<Subscription, 'frequency' | 'interval' | 'byweekday' | 'bysetpos' | 'count' | 'startDate' | 'untilDate'>,
+): ScheduleFields {
   return {
     frequency: s.frequency,
     interval: s.interval,
@@ -134,7 +136,6 @@ export async function getSubscription(db: Db, teamId: number, id: number): Promi
   return row && toSubscription(row);
 }
 
-
 export interface SubscriptionListFilter {
   /** undefined: hide deleted ones (PostHog's default); a boolean filters explicitly. */
   deleted?: boolean | undefined;
@@ -148,7 +149,10 @@ export async function listSubscriptions(
   filter: SubscriptionListFilter,
   page: { limit: number; offset: number },
 ): Promise<{ count: number; subscriptions: Subscription[] }> {
-  let query = db.selectFrom('subscriptions').where('team_id', '=', teamId).where('deleted', '=', filter.deleted ?? false);
+  let query = db
+    .selectFrom('subscriptions')
+    .where('team_id', '=', teamId)
+    .where('deleted', '=', filter.deleted ?? false);
   if (filter.insightId !== undefined) query = query.where('insight_id', '=', filter.insightId);
   if (filter.dashboardId !== undefined) query = query.where('dashboard_id', '=', filter.dashboardId);
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();

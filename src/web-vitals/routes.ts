@@ -3,7 +3,13 @@ import type { AppContext } from '../context.js';
 import { forEachWebVitalsPage } from './store.js';
 import { ApiError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { checkWebVitalsQuery, WEB_VITALS_EVENT, WEB_VITALS_PROPERTY_KEYS, WebVitalsSamples, type PathCleaningFilter } from '../recordings/core/index.js';
+import {
+  checkWebVitalsQuery,
+  WEB_VITALS_EVENT,
+  WEB_VITALS_PROPERTY_KEYS,
+  WebVitalsSamples,
+  type PathCleaningFilter,
+} from '../recordings/core/index.js';
 
 const DAY_MS = 86_400_000;
 

@@ -21,10 +21,15 @@ function checkout(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-build-'));
   cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
   fs.mkdirSync(path.join(root, 'scripts'));
-  for (const script of ['build.mjs', 'run.mjs']) fs.copyFileSync(path.join(REPO_ROOT, 'scripts', script), path.join(root, 'scripts', script));
+  for (const script of ['build.mjs', 'run.mjs'])
+    fs.copyFileSync(path.join(REPO_ROOT, 'scripts', script), path.join(root, 'scripts', script));
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
   fs.writeFileSync(path.join(root, 'package.json'), '{"type": "module"}\n');
-  write(root, 'src/cli/main.ts', "import { greeting } from '../greeting.js';\nconst name: string = process.argv.slice(2).join(' ');\nconsole.log(`${greeting} ${name} from ${process.argv[1]}`);\n");
+  write(
+    root,
+    'src/cli/main.ts',
+    "import { greeting } from '../greeting.js';\nconst name: string = process.argv.slice(2).join(' ');\nconsole.log(`${greeting} ${name} from ${process.argv[1]}`);\n",
+  );
   write(root, 'src/greeting.ts', "export const greeting: string = 'hello';\n");
   write(root, 'src/extra.ts', 'export const extra = 1;\n');
   write(root, 'bench/run.ts', "console.log('bench');\n");

@@ -53,17 +53,24 @@ describe('the compiled server (npm start)', () => {
     // More events than one worker batch (1,000): the batch after the first is prepared on the
     // prepare thread, whose entry is the compiled prepare-thread.js.
     const batch = Array.from({ length: 2500 }, (_, i) => ({ event: 'compiled check', properties: { distinct_id: `visitor-${i}`, n: i } }));
-    const captured = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, batch }) });
+    const captured = await fetch(`${url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: token, batch }),
+    });
     expect(captured.status).toBe(200);
     await server.waitFor(/"preparedAhead":true[^\n]*ingestion batch processed/);
 
     const projects = await get(`${url}/api/projects/`, key!);
     const environment = projects.results[0].id as number;
     for (const n of [0, 1999, 2499]) {
-      const found: any[] = await waitFor(async () => (await get(`${url}/api/environments/${environment}/events/?distinct_id=visitor-${n}`, key!)).results, {
-        what: `visitor-${n}'s event to be stored`,
-        until: (results) => results.length > 0,
-      });
+      const found: any[] = await waitFor(
+        async () => (await get(`${url}/api/environments/${environment}/events/?distinct_id=visitor-${n}`, key!)).results,
+        {
+          what: `visitor-${n}'s event to be stored`,
+          until: (results) => results.length > 0,
+        },
+      );
       expect(found.map((e) => [e.event, e.properties.n])).toEqual([['compiled check', n]]);
     }
     expect(server.output()).not.toMatch(/prepare thread (unavailable|could not)/);

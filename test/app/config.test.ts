@@ -15,7 +15,9 @@ describe('HTTP_PROCESSES', () => {
 
   it.each(['0', '-1', '1.5', 'two', '257'])('refuses %s with a message naming the setting', (value) => {
     expect(() => loadConfig({ HTTP_PROCESSES: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ HTTP_PROCESSES: value })).toThrow(`HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`);
+    expect(() => loadConfig({ HTTP_PROCESSES: value })).toThrow(
+      `HTTP_PROCESSES must be "auto" or an integer from 1 to 256, got "${value}"`,
+    );
   });
 });
 
@@ -24,7 +26,9 @@ describe('INGESTION_POLL_MS', () => {
     expect(loadConfig({}).ingestionPollMs).toBe(200);
     expect(loadConfig({ INGESTION_POLL_MS: '1500' }).ingestionPollMs).toBe(1500);
     for (const value of ['soon', '0', '-5', '1.5', '2147483648']) {
-      expect(() => loadConfig({ INGESTION_POLL_MS: value })).toThrow(`INGESTION_POLL_MS must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`);
+      expect(() => loadConfig({ INGESTION_POLL_MS: value })).toThrow(
+        `INGESTION_POLL_MS must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`,
+      );
     }
   });
 });
@@ -34,23 +38,37 @@ describe('SHUTDOWN_GRACE_MS', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(10_000);
     expect(loadConfig({ SHUTDOWN_GRACE_MS: '2500' }).shutdownGraceMs).toBe(2500);
     for (const value of ['later', '0', '-1', '0.5']) {
-      expect(() => loadConfig({ SHUTDOWN_GRACE_MS: value })).toThrow(`SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`);
+      expect(() => loadConfig({ SHUTDOWN_GRACE_MS: value })).toThrow(
+        `SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`,
+      );
     }
   });
 });
 
 describe('request bounds', () => {
   it('default to 30 s a request, 72 s of keep-alive, 10,000 connections and 10 MiB recordings', () => {
-    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, keepAliveTimeoutMs: 72_000, maxConnections: 10_000, recordingMaxBytes: 10 * 1024 * 1024 });
+    expect(loadConfig({})).toMatchObject({
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 10_000,
+      recordingMaxBytes: 10 * 1024 * 1024,
+    });
   });
 
   it('take their settings', () => {
-    const config = loadConfig({ REQUEST_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '64', RECORDING_MAX_BYTES: '2048' });
+    const config = loadConfig({
+      REQUEST_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      MAX_CONNECTIONS: '64',
+      RECORDING_MAX_BYTES: '2048',
+    });
     expect(config).toMatchObject({ requestTimeoutMs: 5000, keepAliveTimeoutMs: 1000, maxConnections: 64, recordingMaxBytes: 2048 });
   });
 
   it('refuse what is not a positive whole number, naming the setting', () => {
-    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow('REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got "0"');
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow(
+      'REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647, got "0"',
+    );
     for (const value of ['0', '-3', '2.5', 'many']) {
       expect(() => loadConfig({ MAX_CONNECTIONS: value })).toThrow(`MAX_CONNECTIONS must be a whole number from 1, got "${value}"`);
       expect(() => loadConfig({ RECORDING_MAX_BYTES: value })).toThrow(`RECORDING_MAX_BYTES must be a whole number from 1, got "${value}"`);

@@ -29,7 +29,13 @@ describe('error envelope', () => {
 
   it("answers a path that is not UTF-8, or with a segment past the router's length, with the 404 envelope", async () => {
     const long = 'x'.repeat(3000);
-    const paths = ['/api/projects/%FF/', '/api/projects/1/feature_flags/%C3%28/', '/array/%ED%A0%80/config', `/api/projects/${long}/`, `/array/${long}/config`];
+    const paths = [
+      '/api/projects/%FF/',
+      '/api/projects/1/feature_flags/%C3%28/',
+      '/array/%ED%A0%80/config',
+      `/api/projects/${long}/`,
+      `/array/${long}/config`,
+    ];
     for (const path of paths) {
       const res = await server.request(path);
       expect(res.status, path.slice(0, 50)).toBe(404);
@@ -71,7 +77,12 @@ describe('error envelope', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(deep.status, deep.text).toBe(400);
-    expect(deep.body).toEqual({ type: 'invalid_request', code: 'parse_error', detail: 'JSON parse error - nested deeper than 1000 levels', attr: null });
+    expect(deep.body).toEqual({
+      type: 'invalid_request',
+      code: 'parse_error',
+      detail: 'JSON parse error - nested deeper than 1000 levels',
+      attr: null,
+    });
     const deepest = await server.request(flags, {
       method: 'POST',
       rawBody: `{"key": "deep-enough", "filters": {"groups": [{"rollout_percentage": 100}]}, "unread": ${nested(999)}}`,
@@ -83,7 +94,12 @@ describe('error envelope', () => {
   it("answers a JSON body that is not an object as DRF's serializers do, on every resource", async () => {
     const base = `/api/projects/${server.bootstrap.team.id}`;
     const collections = ['feature_flags', 'cohorts', 'insights', 'dashboards', 'subscriptions'];
-    const invalid = (type: string) => ({ type: 'validation_error', code: 'invalid_input', detail: `Invalid data. Expected a dictionary, but got ${type}.`, attr: null });
+    const invalid = (type: string) => ({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: `Invalid data. Expected a dictionary, but got ${type}.`,
+      attr: null,
+    });
     const cases: Array<[string, unknown]> = [
       ['"text"', invalid('str')],
       ['[{}]', invalid('list')],
@@ -104,10 +120,14 @@ describe('error envelope', () => {
     expect(empty.status, empty.text).toBe(201);
   });
 
-  it("answers a body DRF has no parser for (text/plain) with its 415, and reads an empty one as none", async () => {
+  it('answers a body DRF has no parser for (text/plain) with its 415, and reads an empty one as none', async () => {
     const flags = `/api/projects/${server.bootstrap.team.id}/feature_flags/`;
     for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
-      const res = await server.request(flags, { method: 'POST', rawBody: '{"key": "plain-text"}', headers: { 'content-type': contentType } });
+      const res = await server.request(flags, {
+        method: 'POST',
+        rawBody: '{"key": "plain-text"}',
+        headers: { 'content-type': contentType },
+      });
       expect(res.status, contentType).toBe(415);
       expect(res.body).toEqual({
         type: 'invalid_request',
@@ -116,7 +136,11 @@ describe('error envelope', () => {
         attr: null,
       });
     }
-    const nowhere = await server.request('/api/nothing/here/', { method: 'POST', rawBody: 'text', headers: { 'content-type': 'text/plain' } });
+    const nowhere = await server.request('/api/nothing/here/', {
+      method: 'POST',
+      rawBody: 'text',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(nowhere.status).toBe(404);
     const empty = await server.request(flags, { method: 'POST', rawBody: '', headers: { 'content-type': 'text/plain' } });
     expect(empty.status, empty.text).toBe(400);
@@ -188,9 +212,7 @@ describe('pagination', () => {
     expect(first.body.previous).toBeNull();
 
     const middle = await server.request('/api/projects/?offset=2&limit=2&zeta=1');
-    expect(middle.body.results.map((p: { id: number }) => p.id)).toEqual(
-      all.body.results.slice(2, 4).map((p: { id: number }) => p.id),
-    );
+    expect(middle.body.results.map((p: { id: number }) => p.id)).toEqual(all.body.results.slice(2, 4).map((p: { id: number }) => p.id));
     expect(middle.body.next).toBe(`${server.url}/api/projects/?limit=2&offset=4&zeta=1`);
     expect(middle.body.previous).toBe(`${server.url}/api/projects/?limit=2&zeta=1`);
 

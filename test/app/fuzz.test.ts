@@ -9,7 +9,16 @@
  * The seed is fixed, so a failure reproduces; FUZZ_SEED and FUZZ_ROUNDS explore further.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, fuzzable, prepareKnown, publicRequest, Random, type FuzzRequest, type Known, type SetupCall } from '../../bench/fuzz-requests.js';
+import {
+  apiRequest,
+  fuzzable,
+  prepareKnown,
+  publicRequest,
+  Random,
+  type FuzzRequest,
+  type Known,
+  type SetupCall,
+} from '../../bench/fuzz-requests.js';
 import { BACKEND } from '../helpers/backend.js';
 import { useTestServer, type ApiResponse } from '../helpers/server.js';
 
@@ -28,7 +37,12 @@ const INVALID_EVENT_UUID = JSON.stringify({ detail: 'Invalid UUID', code: 'inval
 function isEnvelope(body: unknown): boolean {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
   const { type, code, detail, attr } = body as Record<string, unknown>;
-  return ENVELOPE_TYPES.has(type as string) && typeof code === 'string' && typeof detail === 'string' && (attr === null || typeof attr === 'string');
+  return (
+    ENVELOPE_TYPES.has(type as string) &&
+    typeof code === 'string' &&
+    typeof detail === 'string' &&
+    (attr === null || typeof attr === 'string')
+  );
 }
 
 /** What is wrong with an answer, or undefined. */
@@ -38,16 +52,25 @@ function problemWith(request: FuzzRequest, response: ApiResponse): string | unde
   // PostHog's remote_config action answers an unknown or plain flag with a bare 404.
   if (response.status === 404 && response.text === '' && /\/feature_flags\/[^/]+\/remote_config\//.test(request.path)) return undefined;
   // PostHog's events retrieve answers a malformed id itself, without `attr`.
-  if (response.status === 400 && /\/events\/[^/]+\/$/.test(request.path.split('?')[0]!) && response.text === INVALID_EVENT_UUID) return undefined;
+  if (response.status === 400 && /\/events\/[^/]+\/$/.test(request.path.split('?')[0]!) && response.text === INVALID_EVENT_UUID)
+    return undefined;
   // The shared-recording pages answer an unknown token with an HTML page, as PostHog does.
-  if (response.status === 404 && /^\/(shared|embedded)\/[^/]*$/.test(request.path.split('?')[0]!) && response.headers.get('content-type')?.startsWith('text/html')) return undefined;
+  if (
+    response.status === 404 &&
+    /^\/(shared|embedded)\/[^/]*$/.test(request.path.split('?')[0]!) &&
+    response.headers.get('content-type')?.startsWith('text/html')
+  )
+    return undefined;
   // A HEAD answer has no body to check.
   if (request.method === 'HEAD') return undefined;
   return isEnvelope(response.body) ? undefined : `${response.status} without the error envelope`;
 }
 
 function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : ` ${JSON.stringify((Buffer.isBuffer(request.body) ? request.body.toString('latin1') : request.body).slice(0, 200))}`;
+  const body =
+    request.body === undefined
+      ? ''
+      : ` ${JSON.stringify((Buffer.isBuffer(request.body) ? request.body.toString('latin1') : request.body).slice(0, 200))}`;
   return `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {})}${body}`;
 }
 
@@ -91,7 +114,11 @@ describe(`fuzzing the HTTP surface (${BACKEND}, seed ${SEED})`, () => {
   // One of each thing the routes name, so that fuzzed requests reach past their lookups.
   beforeAll(async () => {
     const call: SetupCall = (path, options) =>
-      server.request(path, { ...(options.method ? { method: options.method } : {}), ...(options.body !== undefined ? { body: options.body } : {}), ...(options.anonymous ? { key: null } : {}) });
+      server.request(path, {
+        ...(options.method ? { method: options.method } : {}),
+        ...(options.body !== undefined ? { body: options.body } : {}),
+        ...(options.anonymous ? { key: null } : {}),
+      });
     known = await prepareKnown(call, server.bootstrap.team.id, server.token, () => server.settle());
   });
 
@@ -111,7 +138,11 @@ describe(`fuzzing the HTTP surface (${BACKEND}, seed ${SEED})`, () => {
 
   it('is alive afterwards: health answers and a normal capture is stored', async () => {
     expect((await server.request('/_health', { key: null })).status).toBe(200);
-    const res = await server.request('/capture/', { method: 'POST', key: null, body: { api_key: known.token, event: 'after the fuzz', distinct_id: 'survivor' } });
+    const res = await server.request('/capture/', {
+      method: 'POST',
+      key: null,
+      body: { api_key: known.token, event: 'after the fuzz', distinct_id: 'survivor' },
+    });
     expect(res.status, res.text).toBe(200);
     await server.settle();
     const events = await server.request(`/api/projects/${known.projectId}/events/?event=${encodeURIComponent('after the fuzz')}`);

@@ -13,7 +13,7 @@ function scripts(): Record<string, string> {
 }
 
 describe('how the server is launched (README, "Memory")', () => {
-  it('grows the server\'s heap in smaller steps from every npm script that runs it', () => {
+  it("grows the server's heap in smaller steps from every npm script that runs it", () => {
     const all = scripts();
     const start = nodeOptionsOf(all.start!);
     expect(start).toContain('--heap-growing-percent=50');
@@ -24,7 +24,10 @@ describe('how the server is launched (README, "Memory")', () => {
   it('reads the node options of a command line, and refuses one it cannot read', () => {
     expect(nodeOptionsOf('node --max-semi-space-size=64 dist/src/cli/main.js serve')).toEqual(['--max-semi-space-size=64']);
     // A loader is how the code is loaded, not a setting of the server's.
-    expect(nodeOptionsOf('node --max-semi-space-size=64 --trace-gc --import tsx src/cli/main.ts serve')).toEqual(['--max-semi-space-size=64', '--trace-gc']);
+    expect(nodeOptionsOf('node --max-semi-space-size=64 --trace-gc --import tsx src/cli/main.ts serve')).toEqual([
+      '--max-semi-space-size=64',
+      '--trace-gc',
+    ]);
     expect(nodeOptionsOf('NODE_ENV=production node dist/src/cli/main.js')).toEqual([]);
     expect(() => nodeOptionsOf('node --import=tsx src/cli/main.ts')).toThrow(/command line/);
     expect(() => nodeOptionsOf('node --max-semi-space-size=64')).toThrow(/entry point/);

@@ -54,7 +54,9 @@ async function npmStart(env: Record<string, string>): Promise<NpmStart> {
   };
   npm.stdout!.on('data', onData);
   npm.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npm.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     npm,
     output: () => text,

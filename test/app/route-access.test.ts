@@ -93,9 +93,7 @@ describe('every /api route checks credentials, scope and project', () => {
         continue;
       }
       const required = route.access.scope === null ? null : scopesOf(route.access.scope);
-      const key = await createKey(server.running.ctx.database, server.bootstrap.user.id, [
-        required ? unrelatedScope(required) : '*',
-      ]);
+      const key = await createKey(server.running.ctx.database, server.bootstrap.user.id, [required ? unrelatedScope(required) : '*']);
       const res = await server.request(path, { method: route.method, key, ...withBody(route.method) });
       expect(res.status, `${route.method} ${path}`).toBe(403);
       expect(res.body.detail).toBe(
@@ -112,7 +110,10 @@ describe('every /api route checks credentials, scope and project', () => {
       const [first, ...rest] = scopesOf(route.access.scope!);
       const key = await createKey(server.running.ctx.database, server.bootstrap.user.id, [first!]);
       const res = await server.request(path, { method: route.method, key, ...withBody(route.method) });
-      expect({ status: res.status, detail: res.body.detail }, `${route.method} ${path}`).toEqual({ status: 403, detail: `API key missing required scope '${rest[0]}'` });
+      expect({ status: res.status, detail: res.body.detail }, `${route.method} ${path}`).toEqual({
+        status: 403,
+        detail: `API key missing required scope '${rest[0]}'`,
+      });
     }
   });
 
@@ -122,9 +123,7 @@ describe('every /api route checks credentials, scope and project', () => {
       const res = await server.request(path, { method: route.method, key: otherProjectKey, ...withBody(route.method) });
       if (route.access.team) {
         expect(res.status, `${route.method} ${path}`).toBe(403);
-        expect(res.body.detail).toBe(
-          `API key does not have access to the requested project: ID ${server.bootstrap.team.id}.`,
-        );
+        expect(res.body.detail).toBe(`API key does not have access to the requested project: ID ${server.bootstrap.team.id}.`);
       } else {
         // Routes that are not about one project answer, but show nothing of the other project.
         expect(res.status, `${route.method} ${path}`).not.toBe(401);
@@ -140,7 +139,10 @@ describe('every /api route checks credentials, scope and project', () => {
         route.method === 'DELETE'
           ? (await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Throwaway')).team.id
           : server.bootstrap.team.id;
-      const path = concretePath(route.url, route.access, teamId).replace(/\/projects\/\d+\/environments\/\d+\//, `/projects/${teamId}/environments/${teamId}/`);
+      const path = concretePath(route.url, route.access, teamId).replace(
+        /\/projects\/\d+\/environments\/\d+\//,
+        `/projects/${teamId}/environments/${teamId}/`,
+      );
       const res = await server.request(path, { method: route.method, ...withBody(route.method) });
       expect([401, 403], `${route.method} ${path} answered ${res.status}: ${res.text}`).not.toContain(res.status);
       expect(res.status, `${route.method} ${path}`).toBeLessThan(500);

@@ -22,21 +22,33 @@ interface Answer {
 }
 
 /** One request on a connection of its own (no keep-alive agent), unless an agent is given. */
-function request(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, agent: http.Agent | false = false): Promise<Answer> {
+function request(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  agent: http.Agent | false = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${url}${path}`, { method, agent, headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (data += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : undefined }));
-    });
+    const req = http.request(
+      `${url}${path}`,
+      { method, agent, headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (data += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : undefined }));
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
 }
 
-const api = (url: string, method: string, path: string, body?: unknown) => request(url, method, path, body, { authorization: `Bearer ${KEY}` });
+const api = (url: string, method: string, path: string, body?: unknown) =>
+  request(url, method, path, body, { authorization: `Bearer ${KEY}` });
 
 function childrenOf(pid: number): number[] {
   const text = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
@@ -46,7 +58,14 @@ function childrenOf(pid: number): number[] {
 async function startCluster(env: Record<string, string> = {}): Promise<{ p: HogletProcess; url: string; storage: TestStorage }> {
   const storage = await freshStorage();
   cleanups.push(() => storage.dispose());
-  const p = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1', HTTP_PROCESSES: '2', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, ...env });
+  const p = runHoglet(['serve'], {
+    ...storage.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    HTTP_PROCESSES: '2',
+    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+    ...env,
+  });
   cleanups.push(async () => {
     if (p.child.exitCode !== null) return;
     const children = childrenOf(p.child.pid!);
@@ -76,22 +95,31 @@ describe('HTTP_PROCESSES=2', () => {
 
     // Events captured through both processes are processed by the one ingestion worker.
     const captures = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => request(url, 'POST', '/capture/', { api_key: token, event: 'clustered', distinct_id: `user-${i}`, properties: { n: i } })),
+      Array.from({ length: 20 }, (_, i) =>
+        request(url, 'POST', '/capture/', { api_key: token, event: 'clustered', distinct_id: `user-${i}`, properties: { n: i } }),
+      ),
     );
     expect(captures.map((c) => c.status)).toEqual(Array(20).fill(200));
     const events = await waitFor(() => api(url, 'GET', `/api/environments/${projectId}/events/?event=clustered&limit=100`), {
       what: 'the 20 events to be stored',
       until: (res) => res.body?.results?.length === 20,
     });
-    expect(events.body.results.map((e: any) => e.properties.n).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(events.body.results.map((e: any) => e.properties.n).sort((a: number, b: number) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
 
     // Flag definitions cached in both processes follow an edit made through either.
     const decide = () => request(url, 'POST', '/decide/?v=3', { api_key: token, distinct_id: 'someone' });
     const everyAnswer = async () => (await Promise.all(Array.from({ length: 8 }, decide))).map((a) => a.body.featureFlags['cluster-flag']);
     expect(await everyAnswer()).toEqual(Array(8).fill(undefined)); // both caches now hold "no flags"
-    const created = await api(url, 'POST', `/api/projects/${projectId}/feature_flags/`, { key: 'cluster-flag', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+    const created = await api(url, 'POST', `/api/projects/${projectId}/feature_flags/`, {
+      key: 'cluster-flag',
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+    });
     expect(created.status).toBe(201);
-    expect(await waitFor(everyAnswer, { what: 'both processes to serve the new flag', until: (values) => values.every((v) => v === true) })).toEqual(Array(8).fill(true));
+    expect(
+      await waitFor(everyAnswer, { what: 'both processes to serve the new flag', until: (values) => values.every((v) => v === true) }),
+    ).toEqual(Array(8).fill(true));
 
     // A server process that dies is replaced; the others go on serving meanwhile.
     process.kill(servers[1]!, 'SIGKILL');
@@ -108,7 +136,8 @@ describe('HTTP_PROCESSES=2', () => {
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
     expect(p.output()).toContain('shutdown complete');
-    for (const pid of replaced) expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
+    for (const pid of replaced)
+      expect(fs.existsSync(`/proc/${pid}`) && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
   }, 120_000);
 
   it("wakes the first process's ingestion worker when another process commits events", async () => {
@@ -123,12 +152,24 @@ describe('HTTP_PROCESSES=2', () => {
     // before the worker's next poll) before the next is sent.
     const reads = new http.Agent({ keepAlive: true, maxSockets: 1 });
     cleanups.push(async () => reads.destroy());
-    const read = () => request(url, 'GET', `/api/environments/${projectId}/events/?event=woken&limit=100`, undefined, { authorization: `Bearer ${KEY}` }, reads);
+    const read = () =>
+      request(
+        url,
+        'GET',
+        `/api/environments/${projectId}/events/?event=woken&limit=100`,
+        undefined,
+        { authorization: `Bearer ${KEY}` },
+        reads,
+      );
     await read();
     for (let i = 0; i < 4; i++) {
       expect((await request(url, 'POST', '/capture/', { api_key: token, event: 'woken', distinct_id: `user-${i}` })).status).toBe(200);
       // Bounded well inside the worker's 60 s poll: only the wake-up can process it in time.
-      const events = await waitFor(read, { what: `event ${i + 1} to be processed`, until: (res) => res.body?.results?.length === i + 1, timeoutMs: 20_000 });
+      const events = await waitFor(read, {
+        what: `event ${i + 1} to be processed`,
+        until: (res) => res.body?.results?.length === i + 1,
+        timeoutMs: 20_000,
+      });
       expect(events.body.results).toHaveLength(i + 1);
     }
   }, 180_000);

@@ -34,7 +34,13 @@ async function member(scopes = ['*']) {
   return { user, key: await createKey(database, user.id, scopes) };
 }
 
-const fullBody = (fields: Record<string, unknown> = {}) => ({ label: 'made', scopes: ['*'], scoped_teams: [], scoped_organizations: [], ...fields });
+const fullBody = (fields: Record<string, unknown> = {}) => ({
+  label: 'made',
+  scopes: ['*'],
+  scoped_teams: [],
+  scoped_organizations: [],
+  ...fields,
+});
 
 async function createThrough(key: string, fields: Record<string, unknown> = {}) {
   const res = await server.request('/api/personal_api_keys/', { method: 'POST', key, body: fullBody(fields) });
@@ -50,7 +56,14 @@ describe('/api/personal_api_keys/', () => {
     const res = await server.request('/api/personal_api_keys', {
       method: 'POST',
       key,
-      body: { label: 'CI deploys', scopes: ['feature_flag:read', 'project:write'], scoped_teams: [], scoped_organizations: [], value: 'phx_mine', id: 'mine' },
+      body: {
+        label: 'CI deploys',
+        scopes: ['feature_flag:read', 'project:write'],
+        scoped_teams: [],
+        scoped_organizations: [],
+        value: 'phx_mine',
+        id: 'mine',
+      },
     });
     expect(res.status).toBe(201);
     const value = res.body.value as string;
@@ -68,7 +81,19 @@ describe('/api/personal_api_keys/', () => {
       scoped_organizations: null,
       last_rolled_at: null,
     });
-    expect(Object.keys(res.body)).toEqual(['id', 'label', 'value', 'mask_value', 'created_at', 'last_used_at', 'user_id', 'scopes', 'scoped_teams', 'scoped_organizations', 'last_rolled_at']);
+    expect(Object.keys(res.body)).toEqual([
+      'id',
+      'label',
+      'value',
+      'mask_value',
+      'created_at',
+      'last_used_at',
+      'user_id',
+      'scopes',
+      'scoped_teams',
+      'scoped_organizations',
+      'last_rolled_at',
+    ]);
     expect(res.body.id).not.toBe('mine');
 
     const { db } = server.running.ctx.database;
@@ -87,7 +112,7 @@ describe('/api/personal_api_keys/', () => {
     expect(listed.text).not.toContain(value);
   });
 
-  it("lists the user's keys as a plain array, newest first, keys without scopes as [\"*\"]", async () => {
+  it('lists the user\'s keys as a plain array, newest first, keys without scopes as ["*"]', async () => {
     const { key } = await member();
     const own = await idOfKey(key);
     const first = await createThrough(key, { label: 'first' });
@@ -207,29 +232,70 @@ describe('/api/personal_api_keys/', () => {
       [{ label: '' }, { code: 'blank', detail: 'This field may not be blank.', attr: 'label' }],
       [{ label: '   ' }, { code: 'blank', detail: 'This field may not be blank.', attr: 'label' }],
       [{ label: null }, { code: 'null', detail: 'This field may not be null.', attr: 'label' }],
-      [{ label: 'x'.repeat(41), scopes: 'bad' }, { code: 'max_length', detail: 'Ensure this field has no more than 40 characters.', attr: 'label' }],
+      [
+        { label: 'x'.repeat(41), scopes: 'bad' },
+        { code: 'max_length', detail: 'Ensure this field has no more than 40 characters.', attr: 'label' },
+      ],
       [{ label: 'ok' }, { code: 'required', detail: 'This field is required.', attr: 'scopes' }],
-      [{ label: 'ok', scopes: [] }, { code: 'empty', detail: 'This list may not be empty.', attr: 'scopes' }],
-      [{ label: 'ok', scopes: 'project:read' }, { code: 'not_a_list', detail: 'Expected a list of items but got type "str".', attr: 'scopes' }],
-      [{ label: 'ok', scopes: [null] }, { code: 'null', detail: 'This field may not be null.', attr: 'scopes__0' }],
-      [{ label: 'ok', scopes: ['project:read', 'nothing:read'] }, { code: 'invalid_input', detail: 'Invalid scope: nothing:read', attr: 'scopes' }],
-      [{ label: 'ok', scopes: ['project:admin'] }, { code: 'invalid_input', detail: 'Invalid scope: project:admin', attr: 'scopes' }],
-      [{ label: 'ok', scopes: ['*'] }, { code: 'required', detail: 'This field is required.', attr: 'scoped_teams' }],
-      [{ label: 'ok', scopes: ['*'], scoped_teams: ['one'] }, { code: 'invalid_input', detail: 'A valid integer is required.', attr: 'scoped_teams__0' }],
+      [
+        { label: 'ok', scopes: [] },
+        { code: 'empty', detail: 'This list may not be empty.', attr: 'scopes' },
+      ],
+      [
+        { label: 'ok', scopes: 'project:read' },
+        { code: 'not_a_list', detail: 'Expected a list of items but got type "str".', attr: 'scopes' },
+      ],
+      [
+        { label: 'ok', scopes: [null] },
+        { code: 'null', detail: 'This field may not be null.', attr: 'scopes__0' },
+      ],
+      [
+        { label: 'ok', scopes: ['project:read', 'nothing:read'] },
+        { code: 'invalid_input', detail: 'Invalid scope: nothing:read', attr: 'scopes' },
+      ],
+      [
+        { label: 'ok', scopes: ['project:admin'] },
+        { code: 'invalid_input', detail: 'Invalid scope: project:admin', attr: 'scopes' },
+      ],
+      [
+        { label: 'ok', scopes: ['*'] },
+        { code: 'required', detail: 'This field is required.', attr: 'scoped_teams' },
+      ],
+      [
+        { label: 'ok', scopes: ['*'], scoped_teams: ['one'] },
+        { code: 'invalid_input', detail: 'A valid integer is required.', attr: 'scoped_teams__0' },
+      ],
       ...[[foreign.team.id], [999_999], [teamId, teamId]].map(
-        (teams) => [fullBody({ scoped_teams: teams }), { code: 'invalid_input', detail: 'You must be a member of all teams that you are scoping the key to.', attr: 'scoped_teams' }] as [unknown, { code: string; detail: string; attr: string | null }],
+        (teams) =>
+          [
+            fullBody({ scoped_teams: teams }),
+            { code: 'invalid_input', detail: 'You must be a member of all teams that you are scoping the key to.', attr: 'scoped_teams' },
+          ] as [unknown, { code: string; detail: string; attr: string | null }],
       ),
-      [{ label: 'ok', scopes: ['*'], scoped_teams: [] }, { code: 'required', detail: 'This field is required.', attr: 'scoped_organizations' }],
-      [fullBody({ scoped_organizations: ['not-a-uuid'] }), { code: 'invalid_input', detail: 'Invalid organization UUID', attr: 'scoped_organizations' }],
+      [
+        { label: 'ok', scopes: ['*'], scoped_teams: [] },
+        { code: 'required', detail: 'This field is required.', attr: 'scoped_organizations' },
+      ],
+      [
+        fullBody({ scoped_organizations: ['not-a-uuid'] }),
+        { code: 'invalid_input', detail: 'Invalid organization UUID', attr: 'scoped_organizations' },
+      ],
       [
         fullBody({ scoped_organizations: [server.bootstrap.organization.id, foreign.organization.id] }),
-        { code: 'invalid_input', detail: 'You must be a member of all organizations that you are scoping the key to.', attr: 'scoped_organizations' },
+        {
+          code: 'invalid_input',
+          detail: 'You must be a member of all organizations that you are scoping the key to.',
+          attr: 'scoped_organizations',
+        },
       ],
       [[fullBody()], { code: 'invalid_input', detail: 'Invalid data. Expected a dictionary, but got list.', attr: null }],
     ];
     for (const [body, expected] of cases) {
       const res = await server.request('/api/personal_api_keys/', { method: 'POST', key, body });
-      expect({ status: res.status, body: res.body }, JSON.stringify(body)).toEqual({ status: 400, body: { type: 'validation_error', ...expected } });
+      expect({ status: res.status, body: res.body }, JSON.stringify(body)).toEqual({
+        status: 400,
+        body: { type: 'validation_error', ...expected },
+      });
     }
     const patch = await server.request('/api/personal_api_keys/@current/', { method: 'PATCH', key, body: { scopes: ['everything'] } });
     expect(patch.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Invalid scope: everything', attr: 'scopes' });
@@ -300,7 +366,11 @@ describe('/api/personal_api_keys/', () => {
 
     expect((await server.request('/api/projects/', { key: made.value })).status).toBe(401);
     expect((await server.request('/api/projects/', { key: value })).status).toBe(200);
-    const row = await server.running.ctx.database.db.selectFrom('personal_api_keys').selectAll().where('id', '=', made.id).executeTakeFirstOrThrow();
+    const row = await server.running.ctx.database.db
+      .selectFrom('personal_api_keys')
+      .selectAll()
+      .where('id', '=', made.id)
+      .executeTakeFirstOrThrow();
     expect(row.secure_value).toBe(sha256(value));
     const later = await server.request(`/api/personal_api_keys/${made.id}/`, { key });
     expect(later.body).toMatchObject({ value: null, mask_value: mask(value), last_rolled_at: rolled.body.last_rolled_at });
@@ -347,7 +417,10 @@ describe('two server processes on one database', () => {
     expect((await call(second, made.body.value)).status).toBe(200);
     expect((await call(first, KEY, 'DELETE', `/api/personal_api_keys/${made.body.id}/`)).status).toBe(204);
     const refused = await call(second, made.body.value);
-    expect(refused).toEqual({ status: 401, body: { type: 'authentication_error', code: 'authentication_failed', detail: INVALID_KEY, attr: null } });
+    expect(refused).toEqual({
+      status: 401,
+      body: { type: 'authentication_error', code: 'authentication_failed', detail: INVALID_KEY, attr: null },
+    });
 
     const other = await call(second, KEY, 'POST', '/api/personal_api_keys/', fullBody({ scopes: ['project:read'] }));
     expect((await call(first, other.body.value)).status).toBe(200);

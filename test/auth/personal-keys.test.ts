@@ -116,7 +116,11 @@ describe('personal API keys', () => {
 
   it('record when they were last used', async () => {
     const { db } = server.running.ctx.database;
-    const row = await db.selectFrom('personal_api_keys').select(['created_at', 'last_used_at']).where('label', '=', 'Bootstrap key').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('personal_api_keys')
+      .select(['created_at', 'last_used_at'])
+      .where('label', '=', 'Bootstrap key')
+      .executeTakeFirstOrThrow();
     expect(row.last_used_at).not.toBeNull();
     // Set by a use: after the key was made, not after now.
     expect(Date.parse(row.last_used_at!)).toBeGreaterThanOrEqual(Date.parse(row.created_at));

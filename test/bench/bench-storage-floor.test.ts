@@ -32,8 +32,20 @@ describe('bench storage floor', () => {
       await worker.drain();
       await worker.stop();
       const count = async (table: 'events' | 'persons' | 'person_distinct_ids' | 'groups') =>
-        Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-      stored = { events: await count('events'), persons: await count('persons'), person_distinct_ids: await count('person_distinct_ids'), groups: await count('groups') };
+        Number(
+          (
+            await database.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      stored = {
+        events: await count('events'),
+        persons: await count('persons'),
+        person_distinct_ids: await count('person_distinct_ids'),
+        groups: await count('groups'),
+      };
     } finally {
       await database.close();
     }

@@ -51,7 +51,11 @@ async function schemaExists(schema: string): Promise<boolean> {
   }
 }
 
-const COMMANDS = [['keys', 'list'], ['queue', 'status'], ['deletions', 'list']];
+const COMMANDS = [
+  ['keys', 'list'],
+  ['queue', 'status'],
+  ['deletions', 'list'],
+];
 
 describe('the one-shot commands and their database', () => {
   it('refuse a place that holds no database, and create none there', async () => {
@@ -70,7 +74,7 @@ describe('the one-shot commands and their database', () => {
     if (BACKEND === 'postgres') expect(await schemaExists(s.schema!)).toBe(false);
   }, 120_000);
 
-  it('refuse an SQLite file that is not Hoglet\'s, and leave it as it was', async () => {
+  it("refuse an SQLite file that is not Hoglet's, and leave it as it was", async () => {
     if (BACKEND !== 'sqlite') return;
     const s = await storage();
     const file = path.join(s.dataDir, 'hoglet.db');
@@ -96,6 +100,10 @@ describe('the one-shot commands and their database', () => {
     const deletions = await hoglet(['deletions', 'list'], s.env);
     expect(deletions).toEqual({ code: 0, stdout: 'no background deletions pending\n', stderr: `database: ${location}\n` });
     // Quieter than info: the answer alone.
-    expect(await hoglet(['queue', 'status'], { ...s.env, LOG_LEVEL: 'warn' })).toEqual({ code: 0, stdout: 'the ingestion queue is empty\n', stderr: '' });
+    expect(await hoglet(['queue', 'status'], { ...s.env, LOG_LEVEL: 'warn' })).toEqual({
+      code: 0,
+      stdout: 'the ingestion queue is empty\n',
+      stderr: '',
+    });
   }, 120_000);
 });

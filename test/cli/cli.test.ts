@@ -128,9 +128,7 @@ describe('hoglet serve', () => {
     expect((await p.exited).code).toBe(1);
     expect(p.output()).toContain('cannot open the SQLite database');
 
-    const pg = track(
-      runHoglet(['serve'], { ...s.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: '0', HOST: '127.0.0.1' }),
-    );
+    const pg = track(runHoglet(['serve'], { ...s.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', PORT: '0', HOST: '127.0.0.1' }));
     expect((await pg.exited).code).toBe(1);
     expect(pg.output()).toContain('cannot connect to PostgreSQL');
   });
@@ -188,7 +186,10 @@ describe('hoglet admin commands', () => {
 
     const refusals: Array<[string[], string]> = [
       [['keys', 'revoke'], 'keys revoke needs --id'],
-      [['keys', 'revoke', '--id', 'no-such-key'], 'admin@hoglet.local has no personal API key with id no-such-key; `hoglet keys list` shows the ids'],
+      [
+        ['keys', 'revoke', '--id', 'no-such-key'],
+        'admin@hoglet.local has no personal API key with id no-such-key; `hoglet keys list` shows the ids',
+      ],
       [['keys', 'create', '--scopes', '*', '--label', 'x'.repeat(41)], '--label: Ensure this field has no more than 40 characters.'],
     ];
     for (const [args, message] of refusals) {
@@ -200,7 +201,9 @@ describe('hoglet admin commands', () => {
 
     const revoked = track(runHoglet(['keys', 'revoke', '--id', id], s.env));
     expect((await revoked.exited).code).toBe(0);
-    expect(revoked.output()).toContain(`Revoked personal API key ${id} (${key.slice(0, 4)}...${key.slice(-4)}, "doomed") of admin@hoglet.local`);
+    expect(revoked.output()).toContain(
+      `Revoked personal API key ${id} (${key.slice(0, 4)}...${key.slice(-4)}, "doomed") of admin@hoglet.local`,
+    );
     expect((await get(key)).status).toBe(401);
     expect((await get(fixed)).status).toBe(200);
     const again = track(runHoglet(['keys', 'list'], s.env));

@@ -4,7 +4,14 @@ import { askFlags, cohortsPath, createFlag, flagsPath, personFilter } from '../f
 
 const server = useTestServer();
 
-const behavioural = { key: '$pageview', type: 'behavioral', value: 'performed_event', event_type: 'events', time_value: 30, time_interval: 'day' };
+const behavioural = {
+  key: '$pageview',
+  type: 'behavioral',
+  value: 'performed_event',
+  event_type: 'events',
+  time_value: 30,
+  time_interval: 'day',
+};
 const propertiesOf = (...values: unknown[]) => ({ properties: { type: 'OR', values: [{ type: 'AND', values }] } });
 
 async function createCohort(name: string, filters: unknown) {
@@ -16,7 +23,10 @@ async function createCohort(name: string, filters: unknown) {
 const patchCohort = (id: number, body: unknown, method = 'PATCH') => server.request(cohortsPath(server, `${id}/`), { method, body });
 
 const cohortFlag = (key: string, cohortId: number) =>
-  createFlag(server, { key, filters: { groups: [{ properties: [{ key: 'id', value: cohortId, type: 'cohort' }], rollout_percentage: 100 }] } });
+  createFlag(server, {
+    key,
+    filters: { groups: [{ properties: [{ key: 'id', value: cohortId, type: 'cohort' }], rollout_percentage: 100 }] },
+  });
 
 async function enabledFor(key: string, personProperties: Record<string, unknown>) {
   const body = await askFlags(server, '/flags/?v=2', { distinct_id: `user-${key}`, person_properties: personProperties });
@@ -73,9 +83,17 @@ describe('cohort filter shape (PostHog names missing keys)', () => {
   const cases: Array<[string, unknown, string]> = [
     ['person filter without operator', { key: 'plan', type: 'person', value: 'pro' }, 'Missing required keys for person filter: operator'],
     ['person filter without value', { key: 'plan', type: 'person', operator: 'exact' }, 'Missing required keys for person filter: value'],
-    ['person filter with neither', { key: 'plan', type: 'person', value: null }, 'Missing required keys for person filter: value, operator'],
+    [
+      'person filter with neither',
+      { key: 'plan', type: 'person', value: null },
+      'Missing required keys for person filter: value, operator',
+    ],
     ['person filter without key', { type: 'person', value: 'pro', operator: 'exact' }, 'Missing required keys for person filter: key'],
-    ['behavioural filter without event_type', { key: '$pageview', type: 'behavioral', value: 'performed_event' }, 'Missing required keys for behavioral filter: event_type'],
+    [
+      'behavioural filter without event_type',
+      { key: '$pageview', type: 'behavioral', value: 'performed_event' },
+      'Missing required keys for behavioral filter: event_type',
+    ],
     ['cohort filter without value', { key: 'id', type: 'cohort' }, 'Missing required keys for cohort filter: value'],
   ];
 

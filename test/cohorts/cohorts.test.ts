@@ -13,7 +13,12 @@ afterAll(async () => {
 });
 
 const cohortFlag = (key: string, id: number, operator?: string) =>
-  createFlag(server, { key, filters: { groups: [{ properties: [{ key: 'id', value: id, type: 'cohort', ...(operator ? { operator } : {}) }], rollout_percentage: 100 }] } });
+  createFlag(server, {
+    key,
+    filters: {
+      groups: [{ properties: [{ key: 'id', value: id, type: 'cohort', ...(operator ? { operator } : {}) }], rollout_percentage: 100 }],
+    },
+  });
 
 async function flagsFor(distinctId: string, personProperties: Record<string, unknown> = {}) {
   return (await askFlags(server, '/decide/?v=3', { distinct_id: distinctId, person_properties: personProperties })).featureFlags;
@@ -23,10 +28,21 @@ describe('cohorts API', () => {
   it('creates, lists, retrieves, edits and soft-deletes a property cohort; DELETE is 405', async () => {
     const created = await server.request(cohortsPath(server), {
       method: 'POST',
-      body: { name: 'Pros', description: 'paying', filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [personFilter('plan', 'pro')] }] } } },
+      body: {
+        name: 'Pros',
+        description: 'paying',
+        filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [personFilter('plan', 'pro')] }] } },
+      },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Pros', description: 'paying', is_static: false, deleted: false, version: 1, is_calculating: false });
+    expect(created.body).toMatchObject({
+      name: 'Pros',
+      description: 'paying',
+      is_static: false,
+      deleted: false,
+      version: 1,
+      is_calculating: false,
+    });
     expect(created.body.created_by.email).toBe(server.bootstrap.user.email);
     const id = created.body.id;
     const list = await server.request(cohortsPath(server));
@@ -115,7 +131,10 @@ describe('cohorts in flags', () => {
   it('fails only the flag whose cohort was deleted', async () => {
     const cohort = await server.request(cohortsPath(server), {
       method: 'POST',
-      body: { name: 'Temporary', filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [personFilter('plan', 'pro')] }] } } },
+      body: {
+        name: 'Temporary',
+        filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [personFilter('plan', 'pro')] }] } },
+      },
     });
     await cohortFlag('doomed', cohort.body.id);
     await createFlag(server, { key: 'healthy' });

@@ -7,7 +7,10 @@ const server = useTestServer();
 const invalid = (detail: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr: null });
 
 async function staticCohort(distinctIds: string[]) {
-  const res = await server.request(cohortsPath(server), { method: 'POST', body: { name: 'Static', is_static: true, distinct_ids: distinctIds } });
+  const res = await server.request(cohortsPath(server), {
+    method: 'POST',
+    body: { name: 'Static', is_static: true, distinct_ids: distinctIds },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
@@ -30,7 +33,10 @@ describe('PATCH /cohorts/:id/remove_person_from_static_cohort/', () => {
     const member = await storePerson(server, ['leaving']);
     await storePerson(server, ['staying']);
     const cohort = await staticCohort(['leaving', 'staying']);
-    await createFlag(server, { key: 'static-members', filters: { groups: [{ properties: [{ key: 'id', value: cohort.id, type: 'cohort' }], rollout_percentage: 100 }] } });
+    await createFlag(server, {
+      key: 'static-members',
+      filters: { groups: [{ properties: [{ key: 'id', value: cohort.id, type: 'cohort' }], rollout_percentage: 100 }] },
+    });
     const res = await act(cohort.id, 'remove_person_from_static_cohort', { person_id: member.uuid.toUpperCase() });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ success: true });
@@ -45,11 +51,20 @@ describe('PATCH /cohorts/:id/remove_person_from_static_cohort/', () => {
     const cohort = await staticCohort([]);
     expect((await act(cohort.id, 'remove_person_from_static_cohort', {})).body).toEqual(invalid('person_id is required'));
     expect((await act(cohort.id, 'remove_person_from_static_cohort', { person_id: '' })).body).toEqual(invalid('person_id is required'));
-    expect((await act(cohort.id, 'remove_person_from_static_cohort', { person_id: 5 })).body).toEqual(invalid('person_id must be a string'));
-    expect((await act(cohort.id, 'remove_person_from_static_cohort', { person_id: 'nope' })).body).toEqual(invalid('person_id must be a valid UUID'));
+    expect((await act(cohort.id, 'remove_person_from_static_cohort', { person_id: 5 })).body).toEqual(
+      invalid('person_id must be a string'),
+    );
+    expect((await act(cohort.id, 'remove_person_from_static_cohort', { person_id: 'nope' })).body).toEqual(
+      invalid('person_id must be a valid UUID'),
+    );
     const missing = await act(cohort.id, 'remove_person_from_static_cohort', { person_id: '00000000-0000-4000-8000-00000000dead' });
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: "Person with this UUID does not exist in the cohort's team", attr: null });
+    expect(missing.body).toEqual({
+      type: 'invalid_request',
+      code: 'not_found',
+      detail: "Person with this UUID does not exist in the cohort's team",
+      attr: null,
+    });
     const dynamic = await propertyCohort();
     expect((await act(dynamic.id, 'remove_person_from_static_cohort', { person_id: 'nope' })).body).toEqual(
       invalid('Can only remove users from static cohorts'),
@@ -73,11 +88,15 @@ describe('PATCH /cohorts/:id/add_persons_to_static_cohort/', () => {
     expect((await act(cohort.id, 'add_persons_to_static_cohort', {})).body).toEqual(invalid('person_ids must be a list'));
     expect((await act(cohort.id, 'add_persons_to_static_cohort', { person_ids: [] })).body).toEqual(invalid('person_ids cannot be empty'));
     const tooMany = Array.from({ length: 1001 }, () => '00000000-0000-4000-8000-00000000dead');
-    expect((await act(cohort.id, 'add_persons_to_static_cohort', { person_ids: tooMany })).body).toEqual(invalid('List size exceeds limit'));
+    expect((await act(cohort.id, 'add_persons_to_static_cohort', { person_ids: tooMany })).body).toEqual(
+      invalid('List size exceeds limit'),
+    );
     expect((await act(cohort.id, 'add_persons_to_static_cohort', { person_ids: ['00000000-0000-4000-8000-00000000dead'] })).body).toEqual(
       invalid('No valid users to add to cohort'),
     );
     const dynamic = await propertyCohort();
-    expect((await act(dynamic.id, 'add_persons_to_static_cohort', { person_ids: [] })).body).toEqual(invalid('Can only add users to static cohorts'));
+    expect((await act(dynamic.id, 'add_persons_to_static_cohort', { person_ids: [] })).body).toEqual(
+      invalid('Can only add users to static cohorts'),
+    );
   });
 });

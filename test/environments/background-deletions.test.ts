@@ -22,7 +22,8 @@ import { waitFor } from '../helpers/wait.js';
 const server = useTestServer({ INGESTION_WORKER: 'off' });
 const log = pino({ level: 'silent' });
 const database = () => server.running.ctx.database;
-const pendingDeletionsOf = async (db: Kysely<any>, teamId: number) => (await listPendingDeletions(db)).filter((d) => Number(d.owner_team_id) === teamId);
+const pendingDeletionsOf = async (db: Kysely<any>, teamId: number) =>
+  (await listPendingDeletions(db)).filter((d) => Number(d.owner_team_id) === teamId);
 
 async function insertEvents(teamId: number, personOf: (n: number) => string, count: number): Promise<void> {
   const rows = Array.from({ length: count }, (_, n) => {
@@ -46,7 +47,10 @@ async function insertEvents(teamId: number, personOf: (n: number) => string, cou
 
 async function eventsOf(teamId: number): Promise<Array<{ person_id: string | null; n: number }>> {
   const rows = await database().db.selectFrom('events').select(['person_id', 'properties']).where('team_id', '=', teamId).execute();
-  return rows.map((r) => ({ person_id: r.person_id, n: (typeof r.properties === 'string' ? JSON.parse(r.properties) : r.properties).n as number }));
+  return rows.map((r) => ({
+    person_id: r.person_id,
+    n: (typeof r.properties === 'string' ? JSON.parse(r.properties) : r.properties).n as number,
+  }));
 }
 
 describe('background deletions', () => {
@@ -94,7 +98,11 @@ describe('background deletions', () => {
     const count = async (teamId: number) => {
       const counts: Record<string, number> = {};
       for (const table of await teamOwnedTables(database())) {
-        const row = await (db as Kysely<any>).selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+        const row = await (db as Kysely<any>)
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('team_id', '=', teamId)
+          .executeTakeFirstOrThrow();
         counts[table] = Number(row.n);
       }
       return counts;
@@ -138,14 +146,18 @@ describe('background deletions', () => {
       expect(Number(parked!.attempts)).toBe(MAX_DELETION_ATTEMPTS);
       expect((await eventsOf(stuck)).length).toBe(5);
     } finally {
-      const mend = BACKEND === 'sqlite' ? ['DROP TRIGGER refuse_stuck'] : ['DROP TRIGGER refuse_stuck ON events', 'DROP FUNCTION refuse_stuck()'];
+      const mend =
+        BACKEND === 'sqlite' ? ['DROP TRIGGER refuse_stuck'] : ['DROP TRIGGER refuse_stuck ON events', 'DROP FUNCTION refuse_stuck()'];
       for (const statement of mend) await sql.raw(statement).execute(db);
     }
     // The fault mended, a restarted runner gives the parked deletion another round and finishes it.
     const restarted = new DeletionRunner(database(), log, { batchSize: 3, idleMs: 10 });
     restarted.start();
     try {
-      await waitFor(() => pendingDeletionsOf(db, stuck), { what: 'the parked deletion to be resumed and finished', until: (left) => left.length === 0 });
+      await waitFor(() => pendingDeletionsOf(db, stuck), {
+        what: 'the parked deletion to be resumed and finished',
+        until: (left) => left.length === 0,
+      });
     } finally {
       await restarted.stop();
     }
@@ -189,9 +201,16 @@ describe('hoglet deletions', () => {
     };
     const listed = await run('list');
     expect(listed.code).toBe(0);
-    expect(listed.output).toMatch(new RegExp(`^${row!.id} {2}project=${teamId} {2}kind=person_events {2}target=a-person {2}not started {2}attempts=${MAX_DELETION_ATTEMPTS} {2}parked {2}queued=\\S+\\n$`));
+    expect(listed.output).toMatch(
+      new RegExp(
+        `^${row!.id} {2}project=${teamId} {2}kind=person_events {2}target=a-person {2}not started {2}attempts=${MAX_DELETION_ATTEMPTS} {2}parked {2}queued=\\S+\\n$`,
+      ),
+    );
     expect(await run('retry', '--ids', '')).toMatchObject({ code: 1 });
-    expect(await run('retry', '--ids', String(row!.id))).toEqual({ code: 0, output: "1 parked deletion given another round; the worker's runner takes them in order\n" });
+    expect(await run('retry', '--ids', String(row!.id))).toEqual({
+      code: 0,
+      output: "1 parked deletion given another round; the worker's runner takes them in order\n",
+    });
     const [after] = await pendingDeletionsOf(db, teamId);
     expect(Number(after!.attempts)).toBe(0);
     await db.deleteFrom('background_deletions').execute();

@@ -8,12 +8,16 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 
 async function createEnv(body: Record<string, unknown> = {}) {
-  const res = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Parity', ...body } });
+  const res = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+    method: 'POST',
+    body: { name: 'Parity', ...body },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
 
-const patch = (id: number, body: unknown, key?: string) => server.request(`/api/environments/${id}/`, { method: 'PATCH', body, ...(key ? { key } : {}) });
+const patch = (id: number, body: unknown, key?: string) =>
+  server.request(`/api/environments/${id}/`, { method: 'PATCH', body, ...(key ? { key } : {}) });
 
 describe('a new environment', () => {
   async function expectDefaultDashboard(envId: number, dashboardId: unknown) {
@@ -21,7 +25,11 @@ describe('a new environment', () => {
     const res = await server.request(`/api/environments/${envId}/dashboards/${dashboardId}/`);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ name: 'My App Dashboard', pinned: true, deleted: false });
-    expect(res.body.tiles.map((t: any) => t.insight.name)).toEqual(['Daily active users (DAUs)', 'Weekly active users (WAUs)', 'Referring domain (last 14 days)']);
+    expect(res.body.tiles.map((t: any) => t.insight.name)).toEqual([
+      'Daily active users (DAUs)',
+      'Weekly active users (WAUs)',
+      'Referring domain (last 14 days)',
+    ]);
     for (const tile of res.body.tiles) {
       expect(tile.insight.result, tile.insight.name).toEqual(expect.any(Array));
       expect(tile.layouts).toHaveProperty('sm');

@@ -34,7 +34,11 @@ async function fill(env: { id: number; api_token: string }, prefix: string) {
     { event: '$groupidentify', properties: { distinct_id: `${prefix}-2`, $group_type: 'org', $group_key: prefix, $group_set: { a: 1 } } },
     { event: 'bad' },
   ];
-  const res = await fetch(`${server.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: env.api_token, batch }) });
+  const res = await fetch(`${server.url}/batch/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: env.api_token, batch }),
+  });
   expect(res.status).toBe(200);
   await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { timezone: 'Europe/Paris' } });
   await server.request(`/api/environments/${env.id}/add_product_intent/`, { method: 'PATCH', body: { product_type: 'product_analytics' } });
@@ -55,7 +59,16 @@ describe('deleting an environment', () => {
 
     const doomedBefore = await countsByTable(doomed.id);
     const keptBefore = await countsByTable(kept.id);
-    for (const table of ['events', 'persons', 'person_distinct_ids', 'groups', 'group_type_mappings', 'ingestion_warnings', 'activity_log', 'product_intents']) {
+    for (const table of [
+      'events',
+      'persons',
+      'person_distinct_ids',
+      'groups',
+      'group_type_mappings',
+      'ingestion_warnings',
+      'activity_log',
+      'product_intents',
+    ]) {
       expect(doomedBefore[table], table).toBeGreaterThan(0);
     }
 
@@ -70,7 +83,10 @@ describe('deleting an environment', () => {
     await expect(sql`select count(*) from pending_deletions`.execute(database.db)).rejects.toThrow();
 
     const doomedAfter = await countsByTable(doomed.id);
-    expect(Object.values(doomedAfter).every((n) => n === 0), JSON.stringify(doomedAfter)).toBe(true);
+    expect(
+      Object.values(doomedAfter).every((n) => n === 0),
+      JSON.stringify(doomedAfter),
+    ).toBe(true);
     expect(await countsByTable(kept.id)).toEqual(keptBefore);
     expect(await database.db.selectFrom('teams').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined();
 
@@ -80,7 +96,11 @@ describe('deleting an environment', () => {
     expect(stillWorks.status).toBe(200);
 
     // Its token no longer captures, its URLs are gone, and deleting again is a clean 404.
-    const capture = await fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: doomed.api_token, event: 'e', distinct_id: 'd' }) });
+    const capture = await fetch(`${server.url}/capture/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: doomed.api_token, event: 'e', distinct_id: 'd' }),
+    });
     expect(capture.status).toBe(401);
     expect((await server.request(`/api/environments/${doomed.id}/activity/`)).status).toBe(404);
     expect((await server.request(`/api/environments/${doomed.id}/`, { method: 'DELETE' })).status).toBe(404);
@@ -108,7 +128,10 @@ describe('is_demo', () => {
     // Hold the worker so generation cannot finish before we look: it must say true meanwhile.
     const worker = server.running.worker!;
     await worker.stop();
-    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Demo', is_demo: true } });
+    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+      method: 'POST',
+      body: { name: 'Demo', is_demo: true },
+    });
     expect(created.status).toBe(201);
     expect(created.body.is_demo).toBe(true);
     const id = created.body.id;
@@ -132,7 +155,11 @@ describe('is_demo', () => {
     expect((await server.request(`/api/environments/${id}/`)).body.ingested_event).toBe(true);
     const recordings = await server.request(`/api/environments/${id}/session_recordings/?date_from=-7d`);
     expect(recordings.body.results).toHaveLength(1);
-    expect(recordings.body.results[0]).toMatchObject({ click_count: 3, console_log_count: 1, start_url: 'https://demo.hoglet.dev/pricing' });
+    expect(recordings.body.results[0]).toMatchObject({
+      click_count: 3,
+      console_log_count: 1,
+      start_url: 'https://demo.hoglet.dev/pricing',
+    });
     const flags = await server.request(`/api/projects/${server.bootstrap.project.id}/feature_flags/?search=demo-${id}`);
     expect(flags.body.results.map((f: any) => f.key)).toEqual([`demo-${id}-new-checkout`]);
   });

@@ -47,7 +47,17 @@ describe('environments: list, create, retrieve, update, delete', () => {
       has_group_types: false,
       effective_membership_level: 15,
     });
-    for (const field of ['uuid', 'organization', 'created_at', 'updated_at', 'default_modifiers', 'person_on_events_querying_enabled', 'live_events_token', 'user_access_level', 'access_control_version']) {
+    for (const field of [
+      'uuid',
+      'organization',
+      'created_at',
+      'updated_at',
+      'default_modifiers',
+      'person_on_events_querying_enabled',
+      'live_events_token',
+      'user_access_level',
+      'access_control_version',
+    ]) {
       expect(env, field).toHaveProperty(field);
     }
   });
@@ -58,7 +68,20 @@ describe('environments: list, create, retrieve, update, delete', () => {
     expect(res.body.count).toBeGreaterThanOrEqual(2);
     expect(res.body.next).toContain('limit=1&offset=1');
     expect(Object.keys(res.body.results[0]).sort()).toEqual(
-      ['id', 'uuid', 'organization', 'project_id', 'api_token', 'name', 'completed_snippet_onboarding', 'has_completed_onboarding_for', 'ingested_event', 'is_demo', 'timezone', 'access_control'].sort(),
+      [
+        'id',
+        'uuid',
+        'organization',
+        'project_id',
+        'api_token',
+        'name',
+        'completed_snippet_onboarding',
+        'has_completed_onboarding_for',
+        'ingested_event',
+        'is_demo',
+        'timezone',
+        'access_control',
+      ].sort(),
     );
     const all = await server.request('/api/environments/');
     expect(all.body.count).toBe(res.body.count);
@@ -71,10 +94,27 @@ describe('environments: list, create, retrieve, update, delete', () => {
     expect(nested.body).toEqual(flat.body);
     const patched = await server.request(`/api/environments/${env.id}/`, {
       method: 'PATCH',
-      body: { name: 'Renamed', week_start_day: 1, completed_snippet_onboarding: true, session_recording_sample_rate: '0.5', api_token: 'phc_mine', id: 999, uuid: 'x', ingested_event: true },
+      body: {
+        name: 'Renamed',
+        week_start_day: 1,
+        completed_snippet_onboarding: true,
+        session_recording_sample_rate: '0.5',
+        api_token: 'phc_mine',
+        id: 999,
+        uuid: 'x',
+        ingested_event: true,
+      },
     });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body).toMatchObject({ id: env.id, name: 'Renamed', week_start_day: 1, completed_snippet_onboarding: true, session_recording_sample_rate: '0.50', api_token: env.api_token, ingested_event: false });
+    expect(patched.body).toMatchObject({
+      id: env.id,
+      name: 'Renamed',
+      week_start_day: 1,
+      completed_snippet_onboarding: true,
+      session_recording_sample_rate: '0.50',
+      api_token: env.api_token,
+      ingested_event: false,
+    });
     expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(env.updated_at));
   });
 
@@ -91,12 +131,42 @@ describe('environment validation', () => {
   const cases: Array<[string, Record<string, unknown>, string, string, string]> = [
     ['timezone', { timezone: 'Mars/Olympus' }, 'invalid_choice', '"Mars/Olympus" is not a valid choice.', 'timezone'],
     ['week_start_day', { week_start_day: 3 }, 'invalid_choice', '"3" is not a valid choice.', 'week_start_day'],
-    ['sample rate above 1', { session_recording_sample_rate: '1.5' }, 'max_value', 'Ensure this value is less than or equal to 1.', 'session_recording_sample_rate'],
-    ['sample rate decimals', { session_recording_sample_rate: '0.125' }, 'max_decimal_places', 'Ensure that there are no more than 2 decimal places.', 'session_recording_sample_rate'],
-    ['sample rate text', { session_recording_sample_rate: 'half' }, 'invalid_input', 'A valid number is required.', 'session_recording_sample_rate'],
+    [
+      'sample rate above 1',
+      { session_recording_sample_rate: '1.5' },
+      'max_value',
+      'Ensure this value is less than or equal to 1.',
+      'session_recording_sample_rate',
+    ],
+    [
+      'sample rate decimals',
+      { session_recording_sample_rate: '0.125' },
+      'max_decimal_places',
+      'Ensure that there are no more than 2 decimal places.',
+      'session_recording_sample_rate',
+    ],
+    [
+      'sample rate text',
+      { session_recording_sample_rate: 'half' },
+      'invalid_input',
+      'A valid number is required.',
+      'session_recording_sample_rate',
+    ],
     ['boolean', { anonymize_ips: 'maybe' }, 'invalid_input', 'Must be a valid boolean.', 'anonymize_ips'],
-    ['integer', { session_recording_minimum_duration_milliseconds: 'long' }, 'invalid_input', 'A valid integer is required.', 'session_recording_minimum_duration_milliseconds'],
-    ['32-bit', { default_data_theme: 2147483648 }, 'max_value', 'Ensure this value is less than or equal to 2147483647.', 'default_data_theme'],
+    [
+      'integer',
+      { session_recording_minimum_duration_milliseconds: 'long' },
+      'invalid_input',
+      'A valid integer is required.',
+      'session_recording_minimum_duration_milliseconds',
+    ],
+    [
+      '32-bit',
+      { default_data_theme: 2147483648 },
+      'max_value',
+      'Ensure this value is less than or equal to 2147483647.',
+      'default_data_theme',
+    ],
     ['list', { app_urls: 'https://x' }, 'not_a_list', 'Expected a list of items but got type "str".', 'app_urls'],
     ['list item', { recording_domains: ['ok', { a: 1 }] }, 'invalid_input', 'Not a valid string.', 'recording_domains__1'],
     ['blank name', { name: '  ' }, 'blank', 'This field may not be blank.', 'name'],
@@ -106,7 +176,10 @@ describe('environment validation', () => {
   ];
   for (const [name, body, code, detail, attr] of cases) {
     it(`rejects ${name}`, async () => {
-      for (const [method, path] of [['POST', `${base()}/`], ['PATCH', `/api/environments/${projectId}/`]] as const) {
+      for (const [method, path] of [
+        ['POST', `${base()}/`],
+        ['PATCH', `/api/environments/${projectId}/`],
+      ] as const) {
         const res = await server.request(path, { method, body });
         expect(res.status, `${method} ${res.text}`).toBe(400);
         expect(res.body).toEqual({ type: 'validation_error', code, detail, attr });
@@ -124,18 +197,33 @@ describe('environment validation', () => {
     expect(ok.body.primary_dashboard).toBe(own.body.id);
     for (const id of [foreign.body.id, 999999]) {
       const res = await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { primary_dashboard: id } });
-      expect(res.body).toEqual({ type: 'validation_error', code: 'does_not_exist', detail: `Invalid pk "${id}" - object does not exist.`, attr: 'primary_dashboard' });
+      expect(res.body).toEqual({
+        type: 'validation_error',
+        code: 'does_not_exist',
+        detail: `Invalid pk "${id}" - object does not exist.`,
+        attr: 'primary_dashboard',
+      });
     }
     await server.request(`/api/environments/${env.id}/dashboards/${own.body.id}/`, { method: 'PATCH', body: { deleted: true } });
     const gone = await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { primary_dashboard: own.body.id } });
     expect(gone.body.code).toBe('does_not_exist');
     const onCreate = await server.request(`${base()}/`, { method: 'POST', body: { primary_dashboard: own.body.id } });
-    expect(onCreate.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Primary dashboard cannot be set on project creation.', attr: 'primary_dashboard' });
+    expect(onCreate.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Primary dashboard cannot be set on project creation.',
+      attr: 'primary_dashboard',
+    });
   });
 
   it('rejects a body that is not an object', async () => {
     const res = await server.request(`/api/environments/${projectId}/`, { method: 'PATCH', body: [1, 2] });
-    expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Invalid data. Expected a dictionary, but got list.', attr: null });
+    expect(res.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Invalid data. Expected a dictionary, but got list.',
+      attr: null,
+    });
   });
 });
 
@@ -168,10 +256,16 @@ describe('environment actions and activity', () => {
 
   it('records product intents and completed onboarding', async () => {
     const env = await createEnv();
-    const added = await server.request(`/api/environments/${env.id}/add_product_intent/`, { method: 'PATCH', body: { product_type: 'feature_flags', intent_context: 'onboarding' } });
+    const added = await server.request(`/api/environments/${env.id}/add_product_intent/`, {
+      method: 'PATCH',
+      body: { product_type: 'feature_flags', intent_context: 'onboarding' },
+    });
     expect(added.status).toBe(201);
     expect(added.body.product_intents).toEqual([expect.objectContaining({ product_type: 'feature_flags', onboarding_completed_at: null })]);
-    const done = await server.request(`/api/environments/${env.id}/complete_product_onboarding/`, { method: 'PATCH', body: { product_type: 'feature_flags' } });
+    const done = await server.request(`/api/environments/${env.id}/complete_product_onboarding/`, {
+      method: 'PATCH',
+      body: { product_type: 'feature_flags' },
+    });
     expect(done.status).toBe(200);
     expect(done.body.product_intents[0].onboarding_completed_at).toMatch(/^\d{4}-/);
     const missing = await server.request(`/api/environments/${env.id}/complete_product_onboarding/`, { method: 'PATCH', body: {} });
@@ -183,7 +277,10 @@ describe('environment actions and activity', () => {
     const env = await createEnv();
     const answers = await Promise.all(
       Array.from({ length: 8 }, () =>
-        server.request(`/api/environments/${env.id}/add_product_intent/`, { method: 'PATCH', body: { product_type: 'surveys', intent_context: 'race' } }),
+        server.request(`/api/environments/${env.id}/add_product_intent/`, {
+          method: 'PATCH',
+          body: { product_type: 'surveys', intent_context: 'race' },
+        }),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
@@ -204,9 +301,17 @@ describe('environment actions and activity', () => {
   it('resets the project API key: the old one stops working for capture at once', async () => {
     const env = await createEnv();
     const send = (token: string) =>
-      fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, event: 'e', distinct_id: 'd' }) });
+      fetch(`${server.url}/capture/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, event: 'e', distinct_id: 'd' }),
+      });
     const decide = (token: string) =>
-      fetch(`${server.url}/decide/?v=3`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, distinct_id: 'd' }) });
+      fetch(`${server.url}/decide/?v=3`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, distinct_id: 'd' }),
+      });
     expect((await send(env.api_token)).status).toBe(200);
     expect((await decide(env.api_token)).status).toBe(200);
     const reset = await server.request(`/api/projects/${projectId}/environments/${env.id}/reset_token/`, { method: 'PATCH', body: {} });
@@ -219,14 +324,26 @@ describe('environment actions and activity', () => {
     expect((await send(reset.body.api_token)).status).toBe(200);
     expect((await decide(reset.body.api_token)).status).toBe(200);
     const activity = await server.request(`/api/environments/${env.id}/activity/`);
-    expect(activity.body.results[0].detail.changes[0]).toMatchObject({ field: 'api_token', before: env.api_token, after: reset.body.api_token });
+    expect(activity.body.results[0].detail.changes[0]).toMatchObject({
+      field: 'api_token',
+      before: env.api_token,
+      after: reset.body.api_token,
+    });
   });
 
   it('removes $ip after GeoIP when anonymize_ips is on', async () => {
     const env = await createEnv({ anonymize_ips: true });
-    await fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: env.api_token, event: 'anon', distinct_id: 'ip-user' }) });
+    await fetch(`${server.url}/capture/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: env.api_token, event: 'anon', distinct_id: 'ip-user' }),
+    });
     const plain = await createEnv();
-    await fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: plain.api_token, event: 'anon', distinct_id: 'ip-user' }) });
+    await fetch(`${server.url}/capture/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: plain.api_token, event: 'anon', distinct_id: 'ip-user' }),
+    });
     await server.settle();
     const anonymous = await server.request(`/api/environments/${env.id}/events/?event=anon`);
     expect(anonymous.body.results[0].properties.$ip).toBeUndefined();

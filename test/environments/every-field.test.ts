@@ -67,7 +67,9 @@ describe('every contract field of an environment', () => {
   });
 
   it('is accepted one at a time by PATCH, and read back by GET', async () => {
-    const env = (await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Patched' } })).body;
+    const env = (
+      await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Patched' } })
+    ).body;
     for (const [field, value] of Object.entries(FIELDS)) {
       const res = await server.request(`/api/environments/${env.id}/`, { method: 'PATCH', body: { [field]: value } });
       expect(res.status, `${field}: ${res.text}`).toBe(200);
@@ -76,7 +78,24 @@ describe('every contract field of an environment', () => {
     const read = await server.request(`/api/environments/${env.id}/`);
     for (const [field, value] of Object.entries(FIELDS)) expect(read.body[field], field).toEqual(value);
     // Every response-only field of the contract is present.
-    for (const field of ['id', 'uuid', 'organization', 'project_id', 'api_token', 'created_at', 'updated_at', 'ingested_event', 'effective_membership_level', 'has_group_types', 'person_on_events_querying_enabled', 'default_modifiers', 'live_events_token', 'product_intents', 'user_access_level', 'access_control_version']) {
+    for (const field of [
+      'id',
+      'uuid',
+      'organization',
+      'project_id',
+      'api_token',
+      'created_at',
+      'updated_at',
+      'ingested_event',
+      'effective_membership_level',
+      'has_group_types',
+      'person_on_events_querying_enabled',
+      'default_modifiers',
+      'live_events_token',
+      'product_intents',
+      'user_access_level',
+      'access_control_version',
+    ]) {
       expect(read.body, field).toHaveProperty(field);
     }
   });

@@ -9,7 +9,10 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 
 async function createEnv(body: Record<string, unknown> = {}) {
-  const res = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, { method: 'POST', body: { name: 'Parity', ...body } });
+  const res = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+    method: 'POST',
+    body: { name: 'Parity', ...body },
+  });
   expect(res.status, res.text).toBe(201);
   return res.body;
 }
@@ -42,7 +45,12 @@ describe('live_events_token', () => {
       expect(createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url'), `read ${i}`).toBe(signature);
       const claims = decodePart(payload);
       const teamId = i === 2 ? server.bootstrap.team.id : env.id;
-      expect(claims).toMatchObject({ team_id: teamId, user_id: server.bootstrap.user.id, organization_id: server.bootstrap.organization.id, aud: 'posthog:livestream' });
+      expect(claims).toMatchObject({
+        team_id: teamId,
+        user_id: server.bootstrap.user.id,
+        organization_id: server.bootstrap.organization.id,
+        aud: 'posthog:livestream',
+      });
       expect(claims.api_token).toBe(i === 2 ? server.bootstrap.team.apiToken : env.api_token);
       // Issued during this test (seconds): a week from then.
       const week = 7 * 24 * 3600;

@@ -30,8 +30,10 @@ async function createEnv(name: string) {
 }
 
 const rotate = (envId: number) => server.request(`/api/environments/${envId}/rotate_secret_token/`, { method: 'PATCH', body: {} });
-const deleteBackup = (envId: number) => server.request(`/api/environments/${envId}/delete_secret_token_backup/`, { method: 'PATCH', body: {} });
-const latestChange = async (envId: number) => (await server.request(`/api/environments/${envId}/activity/`)).body.results[0]?.detail.changes[0];
+const deleteBackup = (envId: number) =>
+  server.request(`/api/environments/${envId}/delete_secret_token_backup/`, { method: 'PATCH', body: {} });
+const latestChange = async (envId: number) =>
+  (await server.request(`/api/environments/${envId}/activity/`)).body.results[0]?.detail.changes[0];
 
 describe('rotate_secret_token', () => {
   it('gives a new environment no key until the first rotation, then a phs_ key without a backup', async () => {
@@ -93,7 +95,10 @@ describe('rotate_secret_token', () => {
       before: { secret_api_token: mask(second.body.secret_api_token), secret_api_token_backup: mask(first) },
     });
     // The nested address acts on the same environment.
-    const nested = await server.request(`/api/projects/${projectId}/environments/${env.id}/rotate_secret_token/`, { method: 'PATCH', body: {} });
+    const nested = await server.request(`/api/projects/${projectId}/environments/${env.id}/rotate_secret_token/`, {
+      method: 'PATCH',
+      body: {},
+    });
     expect(nested.body.secret_api_token_backup).toBe(third.body.secret_api_token);
   });
 
@@ -145,7 +150,10 @@ describe('who may change the keys', () => {
     const reader = await createKey(server.running.ctx.database, server.bootstrap.user.id, ['project:read']);
     for (const action of ['rotate_secret_token', 'delete_secret_token_backup']) {
       const res = await server.request(`/api/environments/${env.id}/${action}/`, { method: 'PATCH', key: reader, body: {} });
-      expect({ status: res.status, detail: res.body.detail }, action).toEqual({ status: 403, detail: "API key missing required scope 'project:write'" });
+      expect({ status: res.status, detail: res.body.detail }, action).toEqual({
+        status: 403,
+        detail: "API key missing required scope 'project:write'",
+      });
     }
     expect((await server.request(`/api/environments/${env.id}/`)).body.secret_api_token).toBeNull();
   });
@@ -173,7 +181,10 @@ describe('who may change the keys', () => {
     const projectTokenBefore = (await server.request(`/api/projects/${projectId}/`)).body.api_token;
     for (const path of paths) {
       const res = await server.request(path, { method: 'PATCH', key: memberKey, body: {} });
-      expect({ status: res.status, detail: res.body.detail }, path).toEqual({ status: 403, detail: "You don't have sufficient permissions in the project." });
+      expect({ status: res.status, detail: res.body.detail }, path).toEqual({
+        status: 403,
+        detail: "You don't have sufficient permissions in the project.",
+      });
     }
     // Nothing changed: the SDKs' keys still work.
     expect((await server.request(`/api/environments/${env.id}/`)).body.api_token).toBe(tokensBefore);
@@ -187,7 +198,11 @@ describe('reset_token under the project', () => {
   it("resets the project's environment's project API key, as the environment action does", async () => {
     const before = (await server.request(`/api/projects/${projectId}/`)).body.api_token;
     const capture = (token: string) =>
-      fetch(`${server.url}/capture/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, event: 'reset', distinct_id: 'r' }) });
+      fetch(`${server.url}/capture/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, event: 'reset', distinct_id: 'r' }),
+      });
     expect((await capture(before)).status).toBe(200);
 
     const res = await server.request(`/api/projects/${projectId}/reset_token/`, { method: 'PATCH', body: {} });

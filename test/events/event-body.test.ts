@@ -66,7 +66,11 @@ describe('the event body', () => {
   });
 
   it('shows the person only with include_person, with one distinct id and only its display properties', async () => {
-    const shown = { is_identified: false, distinct_ids: ['clicker'], properties: { email: 'c@example.com', name: 'Clicker', username: 'clk' } };
+    const shown = {
+      is_identified: false,
+      distinct_ids: ['clicker'],
+      properties: { email: 'c@example.com', name: 'Clicker', username: 'clk' },
+    };
     expect((await server.request(`${env()}/events/?event=plain`)).body.results[0].person).toBeNull();
     expect((await server.request(`${env()}/events/?event=plain&include_person=false`)).body.results[0].person).toBeNull();
     for (const flag of ['true', 'TRUE', '1']) {

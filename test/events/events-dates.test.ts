@@ -29,10 +29,22 @@ function zoneNearNoon(now: number): { timezone: string; offset: number } {
 }
 
 const now = Date.now();
-const ago = (label: string, ms: number) => ({ event: 'dated', distinct_id: 'dater', timestamp: new Date(now - ms).toISOString(), properties: { label } });
+const ago = (label: string, ms: number) => ({
+  event: 'dated',
+  distinct_id: 'dater',
+  timestamp: new Date(now - ms).toISOString(),
+  properties: { label },
+});
 
 beforeAll(async () => {
-  await server.ingest([ago('10 min', 10 * MINUTE), ago('2 h', 2 * HOUR), ago('3 d', 3 * DAY), ago('100 d', 100 * DAY), ago('400 d', 400 * DAY), ago('in 2 h', -2 * HOUR)]);
+  await server.ingest([
+    ago('10 min', 10 * MINUTE),
+    ago('2 h', 2 * HOUR),
+    ago('3 d', 3 * DAY),
+    ago('100 d', 100 * DAY),
+    ago('400 d', 400 * DAY),
+    ago('in 2 h', -2 * HOUR),
+  ]);
 });
 
 describe('after and before', () => {
@@ -88,7 +100,12 @@ describe('after and before', () => {
     const today = new Date(wallNow);
     const lastOfPreviousMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 0);
     const previousMonthEnd = lastOfPreviousMonth + (wallNow % DAY) - offset;
-    const at = (label: string, t: number) => ({ event: 'bounded', distinct_id: 'bounds', timestamp: new Date(t).toISOString(), properties: { label } });
+    const at = (label: string, t: number) => ({
+      event: 'bounded',
+      distinct_id: 'bounds',
+      timestamp: new Date(t).toISOString(),
+      properties: { label },
+    });
     await server.ingest([
       at('before yesterday', yesterdayStart - 30 * MINUTE),
       at('yesterday', yesterdayStart + 30 * MINUTE),

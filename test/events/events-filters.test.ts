@@ -17,21 +17,60 @@ const names = (res: { body: any }) => res.body.results.map((e: any) => e.propert
 
 beforeAll(async () => {
   await server.ingest([
-    { event: 'prop test', distinct_id: 'prop-a', timestamp: '2025-10-01T10:00:00Z', properties: { name: 'e1', browser: 'Chrome', plan: 'pro' } },
-    { event: 'prop test', distinct_id: 'prop-b', timestamp: '2025-10-01T10:01:00Z', properties: { name: 'e2', browser: 'Firefox', plan: 'free', $set: { email: 'b@example.com' } } },
-    { event: 'prop test', distinct_id: 'prop-c', timestamp: '2025-10-01T10:02:00Z', properties: { name: 'e3', browser: 'Safari', plan: 'pro' } },
+    {
+      event: 'prop test',
+      distinct_id: 'prop-a',
+      timestamp: '2025-10-01T10:00:00Z',
+      properties: { name: 'e1', browser: 'Chrome', plan: 'pro' },
+    },
+    {
+      event: 'prop test',
+      distinct_id: 'prop-b',
+      timestamp: '2025-10-01T10:01:00Z',
+      properties: { name: 'e2', browser: 'Firefox', plan: 'free', $set: { email: 'b@example.com' } },
+    },
+    {
+      event: 'prop test',
+      distinct_id: 'prop-c',
+      timestamp: '2025-10-01T10:02:00Z',
+      properties: { name: 'e3', browser: 'Safari', plan: 'pro' },
+    },
   ]);
 });
 
 describe('properties', () => {
   it('honours OR groups, nested groups and person filters inside them', async () => {
-    const either = { type: 'OR', values: [{ key: 'browser', value: 'Chrome' }, { key: 'browser', value: 'Firefox' }] };
+    const either = {
+      type: 'OR',
+      values: [
+        { key: 'browser', value: 'Chrome' },
+        { key: 'browser', value: 'Firefox' },
+      ],
+    };
     expect(names(await withProperties(either))).toEqual(['e1', 'e2']);
 
-    const nested = { type: 'AND', values: [{ key: 'plan', value: 'pro' }, { type: 'OR', values: [{ key: 'browser', value: 'Chrome' }, { key: 'browser', value: 'Safari' }] }] };
+    const nested = {
+      type: 'AND',
+      values: [
+        { key: 'plan', value: 'pro' },
+        {
+          type: 'OR',
+          values: [
+            { key: 'browser', value: 'Chrome' },
+            { key: 'browser', value: 'Safari' },
+          ],
+        },
+      ],
+    };
     expect(names(await withProperties(nested))).toEqual(['e1', 'e3']);
 
-    const personOrEvent = { type: 'OR', values: [{ key: 'browser', value: 'Safari' }, { key: 'email', value: 'b@example.com', type: 'person' }] };
+    const personOrEvent = {
+      type: 'OR',
+      values: [
+        { key: 'browser', value: 'Safari' },
+        { key: 'email', value: 'b@example.com', type: 'person' },
+      ],
+    };
     expect(names(await withProperties(personOrEvent))).toEqual(['e2', 'e3']);
 
     // A group inside a list, and groups many levels deep.
@@ -39,10 +78,23 @@ describe('properties', () => {
     // An empty group is true (it drops out of an AND); a group of one is its member.
     let deep: unknown = { key: 'browser', value: 'Firefox' };
     for (let i = 0; i < 30; i++) {
-      deep = i % 2 ? { type: 'AND', values: [deep, { type: 'OR', values: [] }] } : { type: 'OR', values: [{ key: 'browser', value: 'Opera' }, deep] };
+      deep =
+        i % 2
+          ? { type: 'AND', values: [deep, { type: 'OR', values: [] }] }
+          : { type: 'OR', values: [{ key: 'browser', value: 'Opera' }, deep] };
     }
     expect(names(await withProperties({ type: 'OR', values: [deep] }))).toEqual(['e2']);
-    expect(names(await withProperties({ type: 'OR', values: [{ key: 'browser', value: 'Opera' }, { type: 'AND', values: [] }] }))).toEqual(['e1', 'e2', 'e3']);
+    expect(
+      names(
+        await withProperties({
+          type: 'OR',
+          values: [
+            { key: 'browser', value: 'Opera' },
+            { type: 'AND', values: [] },
+          ],
+        }),
+      ),
+    ).toEqual(['e1', 'e2', 'e3']);
     // Many filters in one request (200 bound values and their JSON paths).
     const wide = { type: 'OR', values: Array.from({ length: 200 }, (_, i) => ({ key: 'browser', value: i === 150 ? 'Safari' : `b${i}` })) };
     expect(names(await withProperties(wide))).toEqual(['e3']);
@@ -69,9 +121,24 @@ describe('properties', () => {
 
   it('reads a regex alike on both backends: word boundaries, `.` across lines as ClickHouse, named groups', async () => {
     await server.ingest([
-      { event: 'regex test', distinct_id: 'rx-1', timestamp: '2025-10-04T10:00:00Z', properties: { name: 'r1', text: 'line one\nline two', word: 'a pro plan' } },
-      { event: 'regex test', distinct_id: 'rx-2', timestamp: '2025-10-04T10:01:00Z', properties: { name: 'r2', text: 'single line', word: 'approval' } },
-      { event: 'regex test', distinct_id: 'rx-3', timestamp: '2025-10-04T10:02:00Z', properties: { name: 'r3', long: `${'a'.repeat(5000)}!` } },
+      {
+        event: 'regex test',
+        distinct_id: 'rx-1',
+        timestamp: '2025-10-04T10:00:00Z',
+        properties: { name: 'r1', text: 'line one\nline two', word: 'a pro plan' },
+      },
+      {
+        event: 'regex test',
+        distinct_id: 'rx-2',
+        timestamp: '2025-10-04T10:01:00Z',
+        properties: { name: 'r2', text: 'single line', word: 'approval' },
+      },
+      {
+        event: 'regex test',
+        distinct_id: 'rx-3',
+        timestamp: '2025-10-04T10:02:00Z',
+        properties: { name: 'r3', long: `${'a'.repeat(5000)}!` },
+      },
     ]);
     const by = async (filter: Record<string, unknown>) => names(await withProperties([filter], 'event=regex%20test'));
     expect(await by({ key: 'word', operator: 'regex', value: '\\bpro\\b' })).toEqual(['r1']);
@@ -142,13 +209,18 @@ describe('properties', () => {
 
 describe('person_id', () => {
   it("takes the person's numeric id or its uuid in any form uuid.UUID reads", async () => {
-    await server.ingest([{ event: 'by person', distinct_id: 'pid-1', timestamp: '2025-10-02T10:00:00Z', properties: { $set: { email: 'p@example.com' } } }]);
+    await server.ingest([
+      { event: 'by person', distinct_id: 'pid-1', timestamp: '2025-10-02T10:00:00Z', properties: { $set: { email: 'p@example.com' } } },
+    ]);
     const person = (await server.request(`${env()}/persons/?distinct_id=pid-1`)).body.results[0];
     const hex = person.uuid.replaceAll('-', '');
     for (const ref of [String(person.id), person.uuid.toUpperCase(), hex, `{${person.uuid}}`, `urn:uuid:${person.uuid}`]) {
       const res = await list(`person_id=${encodeURIComponent(ref)}`);
       expect(res.status).toBe(200);
-      expect(res.body.results.map((e: any) => e.event), ref).toEqual(['by person']);
+      expect(
+        res.body.results.map((e: any) => e.event),
+        ref,
+      ).toEqual(['by person']);
     }
     // Numbers and texts that name no one: no events, not an error.
     for (const ref of ['987654321', '99999999999999999999999', 'abc', '-1']) {
@@ -168,7 +240,14 @@ describe('distinct_id', () => {
 
 describe('offset', () => {
   it('skips that many events, so paging by offset ends', async () => {
-    await server.ingest(Array.from({ length: 5 }, (_, i) => ({ event: 'paged', distinct_id: 'pager', timestamp: `2025-10-03T10:0${i}:00Z`, properties: { i } })));
+    await server.ingest(
+      Array.from({ length: 5 }, (_, i) => ({
+        event: 'paged',
+        distinct_id: 'pager',
+        timestamp: `2025-10-03T10:0${i}:00Z`,
+        properties: { i },
+      })),
+    );
     const seen: number[] = [];
     for (let offset = 0; offset < 20; offset += 2) {
       const res = await list(`event=paged&limit=2&offset=${offset}`);
@@ -181,7 +260,10 @@ describe('offset', () => {
     expect((await list('event=paged&limit=2&offset=2')).body.next).not.toBeNull();
     // Unreadable or negative: from the start.
     for (const offset of ['abc', '-3', '1.5']) {
-      expect((await list(`event=paged&limit=2&offset=${offset}`)).body.results.map((e: any) => e.properties.i), offset).toEqual([4, 3]);
+      expect(
+        (await list(`event=paged&limit=2&offset=${offset}`)).body.results.map((e: any) => e.properties.i),
+        offset,
+      ).toEqual([4, 3]);
     }
     expect((await list('event=paged&offset=99999999999999999999')).body.results).toEqual([]);
   });

@@ -45,7 +45,11 @@ describe('cached flag definitions', () => {
       await server.request(flagsPath(server, `${flag.id}/`), { method: 'PATCH', body: { active: false } });
       // Bounded well inside the cache's 30 s lifetime (definitions-cache.ts): only the change
       // notice, not the entry's expiry, can end the wait.
-      await waitFor(ask, { what: 'the other process to stop serving the deactivated flag', until: (value) => value === undefined, timeoutMs: 10_000 });
+      await waitFor(ask, {
+        what: 'the other process to stop serving the deactivated flag',
+        until: (value) => value === undefined,
+        timeoutMs: 10_000,
+      });
       expect((await askFlags(server, '/decide/?v=3', { distinct_id: 'd' })).featureFlags.shared).toBeUndefined();
     } finally {
       other.child.kill('SIGTERM');

@@ -112,7 +112,13 @@ describe('cohorts referencing cohorts', () => {
     expect(() => isCohortMember('20', {}, env, cyclic)).toThrow(FlagEvaluationError);
     expect(() => isCohortMember('20', {}, env, cyclic)).toThrow(expect.objectContaining({ code: 'dependency_cycle' }));
     // Broken even though the OR's first branch already matches: the graph is validated first.
-    const orphan: PropertyGroup = { type: 'OR', values: [{ key: 'country', type: 'person', value: 'GB' }, { key: 'id', type: 'cohort', value: 999 }] };
+    const orphan: PropertyGroup = {
+      type: 'OR',
+      values: [
+        { key: 'country', type: 'person', value: 'GB' },
+        { key: 'id', type: 'cohort', value: 999 },
+      ],
+    };
     expect(() => isCohortMember('22', { country: 'GB' }, env, createCohortResolver({ '22': orphan }, [], []))).toThrow(
       expect.objectContaining({ code: 'dependency_not_found' }),
     );
@@ -136,7 +142,10 @@ describe('cohort filters in flags', () => {
   });
 
   it('other operators on a cohort filter never match', () => {
-    const result = evaluateFlags(definitions(cohortFlag({ value: 10, operator: 'exact' })), { distinct_id: 'u', person_properties: { country: 'GB' } });
+    const result = evaluateFlags(definitions(cohortFlag({ value: 10, operator: 'exact' })), {
+      distinct_id: 'u',
+      person_properties: { country: 'GB' },
+    });
     expect(result.flags['cohort-flag']!.reason.code).toBe('no_condition_match');
   });
 

@@ -46,8 +46,18 @@ describe('consistency suites', () => {
     const values = ids.map((id) => evaluateFlags(definitions, { distinct_id: id }).flags['multivariate-flag']!.value);
     const encoded = values.map((value) => (value === false ? '0' : String(variants.indexOf(value as string) + 1))).join('');
     expect(values.slice(0, 12)).toEqual([
-      'second-variant', 'second-variant', 'first-variant', false, false, 'second-variant',
-      'first-variant', false, false, false, 'first-variant', 'third-variant',
+      'second-variant',
+      'second-variant',
+      'first-variant',
+      false,
+      false,
+      'second-variant',
+      'first-variant',
+      false,
+      false,
+      false,
+      'first-variant',
+      'third-variant',
     ]);
     const count = (digit: string) => encoded.split('').filter((c) => c === digit).length;
     expect([count('0'), count('1'), count('2'), count('3'), count('4'), count('5')]).toEqual([444, 290, 110, 111, 24, 21]);

@@ -28,7 +28,11 @@ interface HashVector {
   identifier_source?: { json_group_key: number };
   rollout_checks?: Array<{ rollout_percentage: number; threshold: number; included: boolean }>;
   holdout_checks?: Array<{ exclusion_percentage: number; member: boolean }>;
-  variant_check?: { variants: Array<{ key: string; rollout_percentage: number }>; cumulative_boundaries: number[]; selected: string | null };
+  variant_check?: {
+    variants: Array<{ key: string; rollout_percentage: number }>;
+    cumulative_boundaries: number[];
+    selected: string | null;
+  };
 }
 
 interface HashCorpus {
@@ -63,7 +67,9 @@ describe('hash_sha1_60_v1 corpus', () => {
   describe('vectors', () => {
     it.each(corpus.vectors.map((v) => [v.id, v] as const))('%s', (_id, vector) => {
       // The identifier the engine would hash: truncated and (for JSON group keys) normalised.
-      const raw = vector.identifier_source ? vector.identifier_source.json_group_key : (vector.identifier_before_truncation ?? vector.identifier);
+      const raw = vector.identifier_source
+        ? vector.identifier_source.json_group_key
+        : (vector.identifier_before_truncation ?? vector.identifier);
       const identifier = truncateIdentifier(identifierToString(raw)!);
       expect(identifier).toBe(vector.identifier);
       expect(vector.prefix + identifier + vector.salt).toBe(vector.input);
@@ -106,13 +112,16 @@ describe('hash_sha1_60_v1 corpus', () => {
     it.each(corpus.seed_parity.map((v) => [v.id, v] as const))('%s', (_id, vector) => {
       if (vector.identifier === null) {
         // White-box hash of 1.0: version 1 assigns no variant (boolean true).
-        expect(selectVariantForHash(vector.hash01, [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }])).toBeNull();
+        expect(
+          selectVariantForHash(vector.hash01, [
+            { key: 'control', rollout_percentage: 50 },
+            { key: 'test', rollout_percentage: 50 },
+          ]),
+        ).toBeNull();
         return;
       }
       const isHoldout = vector.v1_input?.startsWith('holdout-') ?? false;
-      const computed = isHoldout
-        ? holdoutHash(vector.identifier)
-        : hash01(`${vector.flag_key}.`, vector.identifier, vector.salt);
+      const computed = isHoldout ? holdoutHash(vector.identifier) : hash01(`${vector.flag_key}.`, vector.identifier, vector.salt);
       expect(computed).toBe(vector.hash01);
       if (vector.divergence === 'empty_identifier') {
         // The v1 reference never uses the prefix-alone hash for rollout/variants: it uses 0.0.

@@ -75,7 +75,9 @@ describe('filter-side formats', () => {
   it('has no instant for a wall clock inside a DST gap, and picks the earliest in an overlap', () => {
     expect(fromWallClock(Date.UTC(2024, 2, 10, 2, 30), 'America/New_York')).toBeNull();
     expect(iso(fromWallClock(Date.UTC(2024, 10, 3, 1, 30), 'America/New_York'))).toBe('2024-11-03T05:30:00.000Z');
-    expect(dateMatch('is_date_exact', '2024-11-03 01:30:00', '2024-11-03T05:30:00Z', { ...utcNoon, timezone: 'America/New_York' })).toBe(true);
+    expect(dateMatch('is_date_exact', '2024-11-03 01:30:00', '2024-11-03T05:30:00Z', { ...utcNoon, timezone: 'America/New_York' })).toBe(
+      true,
+    );
     expect(dateMatch('is_date_before', '2024-03-10 02:30:00', 0, { ...utcNoon, timezone: 'America/New_York' })).toBe(false);
   });
 });
@@ -132,7 +134,9 @@ describe('timezone and clock through evaluateFlags', () => {
         key: 'recent-signup',
         active: true,
         filters: {
-          groups: [{ properties: [{ key: 'signed_up', type: 'person', operator: 'is_date_after', value: '2024-06-15' }], rollout_percentage: 100 }],
+          groups: [
+            { properties: [{ key: 'signed_up', type: 'person', operator: 'is_date_after', value: '2024-06-15' }], rollout_percentage: 100 },
+          ],
         },
       },
       {
@@ -140,7 +144,9 @@ describe('timezone and clock through evaluateFlags', () => {
         key: 'last-week',
         active: true,
         filters: {
-          groups: [{ properties: [{ key: 'signed_up', type: 'person', operator: 'is_date_after', value: '-7d' }], rollout_percentage: 100 }],
+          groups: [
+            { properties: [{ key: 'signed_up', type: 'person', operator: 'is_date_after', value: '-7d' }], rollout_percentage: 100 },
+          ],
         },
       },
     ],
@@ -148,14 +154,29 @@ describe('timezone and clock through evaluateFlags', () => {
   const person = { signed_up: '2024-06-14T20:00:00Z' };
 
   it('uses the context timezone for naive filter dates', () => {
-    const tokyo = evaluateFlags(definitions, { distinct_id: 'u', person_properties: person, timezone: 'Asia/Tokyo', now: new Date('2024-06-16T00:00:00Z') });
-    const utc = evaluateFlags(definitions, { distinct_id: 'u', person_properties: person, timezone: 'UTC', now: new Date('2024-06-16T00:00:00Z') });
+    const tokyo = evaluateFlags(definitions, {
+      distinct_id: 'u',
+      person_properties: person,
+      timezone: 'Asia/Tokyo',
+      now: new Date('2024-06-16T00:00:00Z'),
+    });
+    const utc = evaluateFlags(definitions, {
+      distinct_id: 'u',
+      person_properties: person,
+      timezone: 'UTC',
+      now: new Date('2024-06-16T00:00:00Z'),
+    });
     expect(tokyo.flags['recent-signup']!.enabled).toBe(true); // midnight Tokyo = 15:00Z on the 14th
     expect(utc.flags['recent-signup']!.enabled).toBe(false);
   });
 
   it('falls back to UTC for an unknown timezone', () => {
-    const result = evaluateFlags(definitions, { distinct_id: 'u', person_properties: person, timezone: 'Mars/Olympus', now: new Date('2024-06-16T00:00:00Z') });
+    const result = evaluateFlags(definitions, {
+      distinct_id: 'u',
+      person_properties: person,
+      timezone: 'Mars/Olympus',
+      now: new Date('2024-06-16T00:00:00Z'),
+    });
     expect(result.flags['recent-signup']!.enabled).toBe(false);
   });
 

@@ -7,7 +7,11 @@ export function flag(key: string, filters: FlagFilters, extra: Partial<FlagDefin
   return { id: nextId++, key, version: 1, active: true, filters, ...extra };
 }
 
-export function condition(properties: PropertyFilter[] = [], rollout_percentage: number | null = 100, extra: Partial<FlagCondition> = {}): FlagCondition {
+export function condition(
+  properties: PropertyFilter[] = [],
+  rollout_percentage: number | null = 100,
+  extra: Partial<FlagCondition> = {},
+): FlagCondition {
   return { properties, rollout_percentage, ...extra };
 }
 
@@ -19,7 +23,12 @@ export function dependsOn(key: string, value: unknown): PropertyFilter {
   return { key, type: 'flag', operator: 'flag_evaluates_to', value };
 }
 
-export const TWO_VARIANTS = { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] };
+export const TWO_VARIANTS = {
+  variants: [
+    { key: 'control', rollout_percentage: 50 },
+    { key: 'test', rollout_percentage: 50 },
+  ],
+};
 
 /*
  * Hashes used below (sha1_60_v1), so expectations are readable:

@@ -65,7 +65,14 @@ export async function storeGroup(server: TestServer, groupType: string, groupKey
   const index = await ensureGroupTypeIndex(db, teamId, groupType);
   await db
     .insertInto('groups')
-    .values({ team_id: teamId, group_type_index: index!, group_key: groupKey, group_properties: toJson(properties), created_at: new Date().toISOString(), version: 0 })
+    .values({
+      team_id: teamId,
+      group_type_index: index!,
+      group_key: groupKey,
+      group_properties: toJson(properties),
+      created_at: new Date().toISOString(),
+      version: 0,
+    })
     .execute();
   return index!;
 }

@@ -19,7 +19,9 @@ describe('hash identifiers', () => {
   it('falls back to the anonymous id only for experience-continuity flags, after the stored override', () => {
     expect(evaluateOne(eec(true), { distinct_id: 'b', anon_distinct_id: 'a' }).enabled).toBe(true);
     expect(evaluateOne(eec(false), { distinct_id: 'b', anon_distinct_id: 'a' }).enabled).toBe(false);
-    expect(evaluateOne(eec(true), { distinct_id: 'a', anon_distinct_id: 'a', hash_key_overrides: { eec: 'stored-key' } }).enabled).toBe(false);
+    expect(evaluateOne(eec(true), { distinct_id: 'a', anon_distinct_id: 'a', hash_key_overrides: { eec: 'stored-key' } }).enabled).toBe(
+      false,
+    );
   });
 
   it('uses the override for variant hashing too', () => {
@@ -71,7 +73,14 @@ describe('flag dependencies', () => {
 
   it('matches true against any variant, false only against false, strings exactly', () => {
     const base = flag('base', { groups: [condition()], multivariate: TWO_VARIANTS });
-    const expectations: Array<[unknown, boolean]> = [[true, true], [false, false], ['test', true], ['Test', false], ['control', false], [1, false]];
+    const expectations: Array<[unknown, boolean]> = [
+      [true, true],
+      [false, false],
+      ['test', true],
+      ['Test', false],
+      ['control', false],
+      [1, false],
+    ];
     for (const [expected, enabled] of expectations) {
       const dependent = flag('dep', { groups: [condition([dependsOn('base', expected)])] });
       expect(evaluateFlags({ flags: [base, dependent] }, { distinct_id: 'a' }).flags.dep!.enabled, String(expected)).toBe(enabled);
@@ -128,7 +137,14 @@ describe('flag dependencies', () => {
   });
 
   it('findCyclicFlags reports only members of cycles', () => {
-    const edges = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']], ['e', ['e']], ['f', []]]);
+    const edges = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+      ['e', ['e']],
+      ['f', []],
+    ]);
     expect([...findCyclicFlags(edges)].sort()).toEqual(['a', 'b', 'c', 'e']);
   });
 

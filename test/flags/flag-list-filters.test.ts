@@ -5,14 +5,20 @@ import { createFlag, flagsPath, personFilter } from './flag-helpers.js';
 let server: TestServer;
 
 const everyone = { properties: [], rollout_percentage: 100 };
-const variants = (...split: Array<[string, number]>) => ({ variants: split.map(([key, rollout_percentage]) => ({ key, rollout_percentage })) });
+const variants = (...split: Array<[string, number]>) => ({
+  variants: split.map(([key, rollout_percentage]) => ({ key, rollout_percentage })),
+});
 const FORTY_DAYS_AGO = new Date(Date.now() - 40 * 86_400_000).toISOString();
 
 /** Creates a flag, then backdates it (PostHog's staleness needs a flag 30+ days old). */
 async function flag(body: Record<string, unknown>, options: { old?: boolean } = {}) {
   const created = await createFlag(server, body);
   if (options.old) {
-    await server.running.ctx.database.db.updateTable('feature_flags').set({ created_at: FORTY_DAYS_AGO }).where('id', '=', created.id).execute();
+    await server.running.ctx.database.db
+      .updateTable('feature_flags')
+      .set({ created_at: FORTY_DAYS_AGO })
+      .where('id', '=', created.id)
+      .execute();
   }
   return created;
 }
@@ -30,10 +36,16 @@ beforeAll(async () => {
   await flag({ key: 'stale-boolean', filters: { groups: [everyone] } }, { old: true });
   await flag({ key: 'stale-no-filters' }, { old: true });
   await flag({ key: 'stale-variant', filters: { groups: [everyone], multivariate: variants(['a', 100], ['b', 0]) } }, { old: true });
-  await flag({ key: 'stale-override', filters: { groups: [{ ...everyone, variant: 'b' }], multivariate: variants(['a', 50], ['b', 50]) } }, { old: true });
+  await flag(
+    { key: 'stale-override', filters: { groups: [{ ...everyone, variant: 'b' }], multivariate: variants(['a', 50], ['b', 50]) } },
+    { old: true },
+  );
   await flag({ key: 'old-split', filters: { groups: [everyone], multivariate: variants(['a', 50], ['b', 50]) } }, { old: true });
   await flag({ key: 'old-partial', filters: { groups: [{ properties: [], rollout_percentage: 50 }] } }, { old: true });
-  await flag({ key: 'old-targeted', filters: { groups: [{ properties: [personFilter('plan', 'pro')], rollout_percentage: 100 }] } }, { old: true });
+  await flag(
+    { key: 'old-targeted', filters: { groups: [{ properties: [personFilter('plan', 'pro')], rollout_percentage: 100 }] } },
+    { old: true },
+  );
   await flag({ key: 'old-disabled', active: false, filters: { groups: [everyone] } }, { old: true });
   await flag({ key: 'young-boolean', filters: { groups: [everyone] }, tags: ['beta'], evaluation_runtime: 'server' });
   await flag({ key: 'empty-variants', filters: { groups: [everyone], multivariate: { variants: [] } }, tags: ['ops'] });
@@ -79,7 +91,12 @@ describe('flag list filters (FeatureFlagViewSet._apply_filters)', () => {
     expect(await keys('search=CHECKOUT')).toEqual(['new-checkout-flow']);
     const long = await server.request(flagsPath(server, `?search=${'x'.repeat(201)}`));
     expect(long.status).toBe(400);
-    expect(long.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Search term cannot exceed 200 characters', attr: null });
+    expect(long.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Search term cannot exceed 200 characters',
+      attr: null,
+    });
   });
 
   it('evaluation_runtime matches exactly', async () => {

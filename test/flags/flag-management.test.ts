@@ -60,7 +60,12 @@ describe('flag management API', () => {
       name: 'Checkout layout',
       filters: {
         groups: [{ properties: [], rollout_percentage: 100 }],
-        multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] },
+        multivariate: {
+          variants: [
+            { key: 'a', rollout_percentage: 50 },
+            { key: 'b', rollout_percentage: 50 },
+          ],
+        },
       },
     });
     const all = await server.request(flagsPath(server));
@@ -152,7 +157,13 @@ describe('flag validation (PostHog messages)', () => {
     ['missing key', { name: 'x' }, 'This field is required.', 'key', 'required'],
     ['bad key', { key: 'has space' }, 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.', 'key', 'invalid_key'],
     ['long key', { key: 'k'.repeat(401) }, 'Ensure this field has no more than 400 characters.', 'key', 'max_length'],
-    ['no condition set', { key: 'v-empty', filters: { groups: [] } }, 'Feature flags must have at least one condition set (group).', 'filters', 'invalid_input'],
+    [
+      'no condition set',
+      { key: 'v-empty', filters: { groups: [] } },
+      'Feature flags must have at least one condition set (group).',
+      'filters',
+      'invalid_input',
+    ],
     ['filters not a dict', { key: 'v-list', filters: [] }, 'Expected a dictionary of items but got type "list".', 'filters', 'not_a_dict'],
     ['active not boolean', { key: 'v-active', active: 'maybe' }, 'Must be a valid boolean.', 'active', 'invalid_input'],
     [
@@ -171,14 +182,28 @@ describe('flag validation (PostHog messages)', () => {
     ],
     [
       'variants not summing to 100',
-      { key: 'v-sum', filters: { groups: [boolGroup], multivariate: { variants: [{ key: 'a', rollout_percentage: 60 }, { key: 'b', rollout_percentage: 30 }] } } },
+      {
+        key: 'v-sum',
+        filters: {
+          groups: [boolGroup],
+          multivariate: {
+            variants: [
+              { key: 'a', rollout_percentage: 60 },
+              { key: 'b', rollout_percentage: 30 },
+            ],
+          },
+        },
+      },
       'Invalid variant definitions: Variant rollout percentages must sum to 100.',
       'filters',
       'invalid_input',
     ],
     [
       'unknown variant override',
-      { key: 'v-override', filters: { groups: [{ ...boolGroup, variant: 'nope' }], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] } } },
+      {
+        key: 'v-override',
+        filters: { groups: [{ ...boolGroup, variant: 'nope' }], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] } },
+      },
       'Filters are not valid (variant override does not exist)',
       'filters',
       'invalid_input',
@@ -192,13 +217,28 @@ describe('flag validation (PostHog messages)', () => {
     ],
     [
       'payload key that is no variant',
-      { key: 'v-payload2', filters: { groups: [boolGroup], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] }, payloads: { b: '1' } } },
+      {
+        key: 'v-payload2',
+        filters: { groups: [boolGroup], multivariate: { variants: [{ key: 'a', rollout_percentage: 100 }] }, payloads: { b: '1' } },
+      },
       'Payload keys must match a variant key for multivariate flags',
       'filters',
       'invalid_input',
     ],
-    ['payload not JSON', { key: 'v-payload3', filters: { groups: [boolGroup], payloads: { true: '{nope' } } }, 'Payload value is not valid JSON', 'filters', 'invalid_input'],
-    ['payloads not a dict', { key: 'v-payload4', filters: { groups: [boolGroup], payloads: ['x'] } }, 'Payloads must be passed as a dictionary', 'filters', 'invalid_input'],
+    [
+      'payload not JSON',
+      { key: 'v-payload3', filters: { groups: [boolGroup], payloads: { true: '{nope' } } },
+      'Payload value is not valid JSON',
+      'filters',
+      'invalid_input',
+    ],
+    [
+      'payloads not a dict',
+      { key: 'v-payload4', filters: { groups: [boolGroup], payloads: ['x'] } },
+      'Payloads must be passed as a dictionary',
+      'filters',
+      'invalid_input',
+    ],
     [
       'numeric value for gt',
       { key: 'v-gt', filters: { groups: [{ properties: [personFilter('age', 5, 'gt')] }] } },
@@ -236,7 +276,21 @@ describe('flag validation (PostHog messages)', () => {
     ],
     [
       'too many values',
-      { key: 'v-many', filters: { groups: [{ properties: [personFilter('id', Array.from({ length: 1001 }, (_, i) => String(i)))] }] } },
+      {
+        key: 'v-many',
+        filters: {
+          groups: [
+            {
+              properties: [
+                personFilter(
+                  'id',
+                  Array.from({ length: 1001 }, (_, i) => String(i)),
+                ),
+              ],
+            },
+          ],
+        },
+      },
       'Property group expressions of type id cannot contain more than 1000 values.',
       'filters',
       'invalid_input',
@@ -250,14 +304,20 @@ describe('flag validation (PostHog messages)', () => {
     ],
     [
       'flag dependency by key',
-      { key: 'v-flagkey', filters: { groups: [{ properties: [{ key: 'abc', value: true, type: 'flag', operator: 'flag_evaluates_to' }] }] } },
+      {
+        key: 'v-flagkey',
+        filters: { groups: [{ properties: [{ key: 'abc', value: true, type: 'flag', operator: 'flag_evaluates_to' }] }] },
+      },
       "Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: 'abc'",
       'filters',
       'invalid_input',
     ],
     [
       'flag dependency on a missing flag',
-      { key: 'v-flagmissing', filters: { groups: [{ properties: [{ key: '987654', value: true, type: 'flag', operator: 'flag_evaluates_to' }] }] } },
+      {
+        key: 'v-flagmissing',
+        filters: { groups: [{ properties: [{ key: '987654', value: true, type: 'flag', operator: 'flag_evaluates_to' }] }] },
+      },
       'Flag dependency references non-existent flag with ID 987654',
       'filters',
       'invalid_input',
@@ -274,7 +334,12 @@ describe('flag validation (PostHog messages)', () => {
     await createFlag(server, { key: 'unique-key' });
     const res = await server.request(flagsPath(server), { method: 'POST', body: { key: 'unique-key' } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ type: 'validation_error', code: 'unique', detail: 'There is already a feature flag with this key.', attr: 'key' });
+    expect(res.body).toEqual({
+      type: 'validation_error',
+      code: 'unique',
+      detail: 'There is already a feature flag with this key.',
+      attr: 'key',
+    });
   });
 
   it('accepts variant weights that sum to 100 in floating point, and stores object payloads as JSON text', async () => {
@@ -296,7 +361,9 @@ describe('flag validation (PostHog messages)', () => {
   });
 
   it('checks flag dependencies: disabled target, itself, cycles, and dependents on delete or disable', async () => {
-    const dep = (id: number) => ({ groups: [{ properties: [{ key: String(id), value: true, type: 'flag', operator: 'flag_evaluates_to' }] }] });
+    const dep = (id: number) => ({
+      groups: [{ properties: [{ key: String(id), value: true, type: 'flag', operator: 'flag_evaluates_to' }] }],
+    });
     const off = await createFlag(server, { key: 'dep-off', active: false });
     const disabled = await server.request(flagsPath(server), { method: 'POST', body: { key: 'dep-on-off', filters: dep(off.id) } });
     expect(disabled.body.detail).toBe(
@@ -330,7 +397,10 @@ describe('flag validation (PostHog messages)', () => {
       body: { name: 'Pros', filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [personFilter('plan', 'pro')] }] } } },
     });
     expect(cohort.status).toBe(201);
-    const flag = await createFlag(server, { key: 'cohort-named', filters: { groups: [{ properties: [{ key: 'id', value: cohort.body.id, type: 'cohort' }] }] } });
+    const flag = await createFlag(server, {
+      key: 'cohort-named',
+      filters: { groups: [{ properties: [{ key: 'id', value: cohort.body.id, type: 'cohort' }] }] },
+    });
     expect(flag.filters.groups[0].properties[0].cohort_name).toBe('Pros');
   });
 
@@ -339,7 +409,12 @@ describe('flag validation (PostHog messages)', () => {
       method: 'POST',
       body: {
         name: 'Doers',
-        filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: '$pageview', type: 'behavioral', value: 'performed_event', event_type: 'events' }] }] } },
+        filters: {
+          properties: {
+            type: 'AND',
+            values: [{ type: 'AND', values: [{ key: '$pageview', type: 'behavioral', value: 'performed_event', event_type: 'events' }] }],
+          },
+        },
       },
     });
     expect(cohort.status).toBe(201);

@@ -19,7 +19,11 @@ describe('conditions and reasons', () => {
 
   it('describes a match with its 1-based condition set', () => {
     const f = flag('f', { groups: [condition([person('plan', 'pro')]), condition()] });
-    expect(evaluateOne(f, { distinct_id: 'a' }).reason).toEqual({ code: 'condition_match', condition_index: 1, description: 'Matched condition set 2' });
+    expect(evaluateOne(f, { distinct_id: 'a' }).reason).toEqual({
+      code: 'condition_match',
+      condition_index: 1,
+      description: 'Matched condition set 2',
+    });
   });
 
   it('a flag with no conditions is false with no_group_type and no index', () => {
@@ -70,12 +74,21 @@ describe('variants and payloads', () => {
   });
 
   it('leaves a hash beyond the last variant boundary as plain true', () => {
-    const partial = flag('f', { groups: [condition()], multivariate: { variants: [{ key: 'x', rollout_percentage: 10 }] }, payloads: { true: 'p' } });
+    const partial = flag('f', {
+      groups: [condition()],
+      multivariate: { variants: [{ key: 'x', rollout_percentage: 10 }] },
+      payloads: { true: 'p' },
+    });
     expect(evaluateOne(partial, { distinct_id: 'a' })).toMatchObject({ enabled: true, value: true, variant: null, payload: 'p' });
   });
 
   it('finds only stored payloads: a variant named like an Object method has none of its own', () => {
-    const variants = { variants: [{ key: 'constructor', rollout_percentage: 50 }, { key: 'toString', rollout_percentage: 50 }] };
+    const variants = {
+      variants: [
+        { key: 'constructor', rollout_percentage: 50 },
+        { key: 'toString', rollout_percentage: 50 },
+      ],
+    };
     const named = flag('f', { groups: [condition()], multivariate: variants, payloads: { toString: 'stored' } });
     const results = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => evaluateOne(named, { distinct_id: id }));
     expect(new Set(results.map((r) => r.variant))).toEqual(new Set(['constructor', 'toString']));
@@ -97,7 +110,11 @@ describe('groups', () => {
 
   it('hashes the group key, not the distinct id', () => {
     const g = flag('g', { groups: [condition([tierGold], 50)], aggregation_group_type_index: 0 });
-    const context = (key: unknown) => ({ distinct_id: 'b', groups: { organization: key }, group_properties: { organization: { tier: 'gold' } } });
+    const context = (key: unknown) => ({
+      distinct_id: 'b',
+      groups: { organization: key },
+      group_properties: { organization: { tier: 'gold' } },
+    });
     expect(evaluateOne(g, context('org-1'), mapping).enabled).toBe(true); // 0.459
     expect(evaluateOne(g, context('a'), mapping).reason.code).toBe('out_of_rollout_bound'); // 0.910
   });
@@ -105,13 +122,19 @@ describe('groups', () => {
   it('skips group conditions without a usable group key or mapping (no_group_type)', () => {
     const g = flag('g', { groups: [condition([], 100)], aggregation_group_type_index: 0 });
     for (const groups of [{}, { organization: '' }, { organization: true }, { organization: null }, { project: 'p' }]) {
-      expect(evaluateOne(g, { distinct_id: 'a', groups }, mapping).reason, JSON.stringify(groups)).toMatchObject({ code: 'no_group_type', condition_index: 0 });
+      expect(evaluateOne(g, { distinct_id: 'a', groups }, mapping).reason, JSON.stringify(groups)).toMatchObject({
+        code: 'no_group_type',
+        condition_index: 0,
+      });
     }
     expect(evaluateOne(g, { distinct_id: 'a', groups: { organization: 'o' } }, {}).reason.code).toBe('no_group_type');
   });
 
   it('injects $group_key into the group properties', () => {
-    const g = flag('g', { groups: [condition([{ key: '$group_key', type: 'group', group_type_index: 0, value: 'org-1' }])], aggregation_group_type_index: 0 });
+    const g = flag('g', {
+      groups: [condition([{ key: '$group_key', type: 'group', group_type_index: 0, value: 'org-1' }])],
+      aggregation_group_type_index: 0,
+    });
     expect(evaluateOne(g, { distinct_id: 'a', groups: { organization: 'org-1' } }, mapping).enabled).toBe(true);
     expect(evaluateOne(g, { distinct_id: 'a', groups: { organization: 'org-2' } }, mapping).enabled).toBe(false);
   });
@@ -130,14 +153,24 @@ describe('groups', () => {
       condition_index: 1,
       description: 'No matching condition set (group conditions were not evaluated because no group type was provided)',
     });
-    expect(evaluateOne(mixed, { distinct_id: 'a', person_properties: { plan: 'pro' } }, mapping).reason).toMatchObject({ code: 'condition_match', condition_index: 1 });
+    expect(evaluateOne(mixed, { distinct_id: 'a', person_properties: { plan: 'pro' } }, mapping).reason).toMatchObject({
+      code: 'condition_match',
+      condition_index: 1,
+    });
     const withGroup = { distinct_id: 'a', groups: { organization: 'o' }, group_properties: { organization: { tier: 'gold' } } };
     expect(evaluateOne(mixed, withGroup, mapping).reason).toMatchObject({ code: 'condition_match', condition_index: 0 });
   });
 
   it('lets a person condition also filter on a group property by its group_type_index', () => {
-    const f = flag('f', { groups: [condition([person('plan', 'pro'), { key: 'size', type: 'group', group_type_index: 1, operator: 'gt', value: 10 }])] });
-    const context = (size: number) => ({ distinct_id: 'a', person_properties: { plan: 'pro' }, groups: { project: 'p' }, group_properties: { project: { size } } });
+    const f = flag('f', {
+      groups: [condition([person('plan', 'pro'), { key: 'size', type: 'group', group_type_index: 1, operator: 'gt', value: 10 }])],
+    });
+    const context = (size: number) => ({
+      distinct_id: 'a',
+      person_properties: { plan: 'pro' },
+      groups: { project: 'p' },
+      group_properties: { project: { size } },
+    });
     expect(evaluateOne(f, context(11), mapping).enabled).toBe(true);
     expect(evaluateOne(f, context(9), mapping).enabled).toBe(false);
   });
@@ -149,7 +182,12 @@ describe('holdouts', () => {
 
   it('puts members in holdout-<id> with no condition index, before any condition', () => {
     expect(evaluateOne(experiment({ id: 9, exclusion_percentage: 10 }), { distinct_id: 'd' })).toEqual(
-      expect.objectContaining({ value: 'holdout-9', variant: 'holdout-9', payload: 'held', reason: expect.objectContaining({ code: 'holdout_condition_value', condition_index: null }) }),
+      expect.objectContaining({
+        value: 'holdout-9',
+        variant: 'holdout-9',
+        payload: 'held',
+        reason: expect.objectContaining({ code: 'holdout_condition_value', condition_index: null }),
+      }),
     );
     expect(evaluateOne(experiment({ id: 9, exclusion_percentage: 10 }), { distinct_id: 'a' }).reason.code).toBe('condition_match');
   });
@@ -174,19 +212,33 @@ describe('holdouts', () => {
     eec.ensure_experience_continuity = true;
     expect(evaluateOne(eec, { distinct_id: 'a' }).reason.code).toBe('condition_match'); // a 0.755
     expect(evaluateOne(eec, { distinct_id: 'a', anon_distinct_id: 'anon-1' }).variant).toBe('holdout-9'); // 0.646
-    expect(evaluateOne(eec, { distinct_id: 'a', anon_distinct_id: 'anon-1', hash_key_overrides: { f: 'stored-key' } }).variant).toBe('holdout-9');
+    expect(evaluateOne(eec, { distinct_id: 'a', anon_distinct_id: 'anon-1', hash_key_overrides: { f: 'stored-key' } }).variant).toBe(
+      'holdout-9',
+    );
   });
 
   it('honours legacy holdout_groups only when they have no properties', () => {
     const legacy = (properties: unknown[]) =>
-      flag('f', { groups: [condition()], multivariate: TWO_VARIANTS, holdout_groups: [{ properties, rollout_percentage: 10, variant: 'holdout-legacy' }] } as never);
-    expect(evaluateOne(legacy([]), { distinct_id: 'd' })).toMatchObject({ variant: 'holdout-legacy', reason: { code: 'holdout_condition_value' } });
+      flag('f', {
+        groups: [condition()],
+        multivariate: TWO_VARIANTS,
+        holdout_groups: [{ properties, rollout_percentage: 10, variant: 'holdout-legacy' }],
+      } as never);
+    expect(evaluateOne(legacy([]), { distinct_id: 'd' })).toMatchObject({
+      variant: 'holdout-legacy',
+      reason: { code: 'holdout_condition_value' },
+    });
     expect(evaluateOne(legacy([person('x', 1)]), { distinct_id: 'd' }).reason.code).toBe('condition_match');
   });
 });
 
 describe('early access enrollment (super conditions)', () => {
-  const enrollable = flag('beta', { groups: [condition([person('plan', 'pro')])], multivariate: TWO_VARIANTS, payloads: { true: 'enrolled', control: 'c' }, feature_enrollment: true });
+  const enrollable = flag('beta', {
+    groups: [condition([person('plan', 'pro')])],
+    multivariate: TWO_VARIANTS,
+    payloads: { true: 'enrolled', control: 'c' },
+    feature_enrollment: true,
+  });
 
   it('enables from $feature_enrollment/<key>, with no variant and the "true" payload', () => {
     expect(evaluateOne(enrollable, { distinct_id: 'a', person_properties: { '$feature_enrollment/beta': 'true' } })).toMatchObject({
@@ -200,14 +252,19 @@ describe('early access enrollment (super conditions)', () => {
   });
 
   it('an explicit opt-out disables even when conditions would match', () => {
-    expect(evaluateOne(enrollable, { distinct_id: 'a', person_properties: { plan: 'pro', '$feature_enrollment/beta': false } })).toMatchObject({
+    expect(
+      evaluateOne(enrollable, { distinct_id: 'a', person_properties: { plan: 'pro', '$feature_enrollment/beta': false } }),
+    ).toMatchObject({
       enabled: false,
       reason: { code: 'super_condition_value', condition_index: 0 },
     });
   });
 
   it('falls through to the conditions when the person has no enrollment property', () => {
-    expect(evaluateOne(enrollable, { distinct_id: 'c', person_properties: { plan: 'pro' } })).toMatchObject({ value: 'control', reason: { code: 'condition_match' } });
+    expect(evaluateOne(enrollable, { distinct_id: 'c', person_properties: { plan: 'pro' } })).toMatchObject({
+      value: 'control',
+      reason: { code: 'condition_match' },
+    });
   });
 
   it('legacy super_groups apply only when the person has one of their keys', () => {
@@ -215,8 +272,13 @@ describe('early access enrollment (super conditions)', () => {
       groups: [condition([person('plan', 'pro')])],
       super_groups: [condition([{ key: '$feature_enrollment/beta', type: 'person', operator: 'exact', value: ['true'] }], 100)],
     });
-    expect(evaluateOne(legacy, { distinct_id: 'a', person_properties: { '$feature_enrollment/beta': 'true' } }).reason.code).toBe('super_condition_value');
-    expect(evaluateOne(legacy, { distinct_id: 'a', person_properties: { '$feature_enrollment/beta': 'false' } })).toMatchObject({ enabled: false, reason: { code: 'super_condition_value' } });
+    expect(evaluateOne(legacy, { distinct_id: 'a', person_properties: { '$feature_enrollment/beta': 'true' } }).reason.code).toBe(
+      'super_condition_value',
+    );
+    expect(evaluateOne(legacy, { distinct_id: 'a', person_properties: { '$feature_enrollment/beta': 'false' } })).toMatchObject({
+      enabled: false,
+      reason: { code: 'super_condition_value' },
+    });
     expect(evaluateOne(legacy, { distinct_id: 'a', person_properties: { plan: 'pro' } }).reason.code).toBe('condition_match');
   });
 

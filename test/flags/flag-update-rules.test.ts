@@ -26,7 +26,10 @@ describe('renaming a flag (FeatureFlagSerializer._update_super_groups_for_key_ch
     expect(read.body.filters.super_groups).toEqual([enrollment('early-new')]);
     expect(read.body.filters.groups).toEqual([{ properties: [], rollout_percentage: 0 }]);
 
-    const enrolled = await askFlags(server, '/flags/?v=2', { distinct_id: 'early-adopter', person_properties: { '$feature_enrollment/early-new': true } });
+    const enrolled = await askFlags(server, '/flags/?v=2', {
+      distinct_id: 'early-adopter',
+      person_properties: { '$feature_enrollment/early-new': true },
+    });
     expect(enrolled.flags['early-new']).toMatchObject({ enabled: true, reason: { code: 'super_condition_value' } });
     const other = await askFlags(server, '/flags/?v=2', { distinct_id: 'someone-else' });
     expect(other.flags['early-new'].enabled).toBe(false);
@@ -104,7 +107,12 @@ describe('key and name are trimmed (DRF CharField trim_whitespace)', () => {
     const flag = await createFlag(server, { key: '  padded-key\t', name: '  Padded  ' });
     expect(flag).toMatchObject({ key: 'padded-key', name: 'Padded' });
     const duplicate = await server.request(flagsPath(server), { method: 'POST', body: { key: ' padded-key ' } });
-    expect(duplicate.body).toEqual({ type: 'validation_error', code: 'unique', detail: 'There is already a feature flag with this key.', attr: 'key' });
+    expect(duplicate.body).toEqual({
+      type: 'validation_error',
+      code: 'unique',
+      detail: 'There is already a feature flag with this key.',
+      attr: 'key',
+    });
     const renamed = await patch(flag.id, { key: ' padded-renamed ' });
     expect(renamed.body.key).toBe('padded-renamed');
     const blank = await server.request(flagsPath(server), { method: 'POST', body: { key: '   ' } });
@@ -118,13 +126,23 @@ describe('filters.payloads', () => {
       method: 'POST',
       body: { key: 'null-payloads', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: null } },
     });
-    expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Payloads must be passed as a dictionary', attr: 'filters' });
+    expect(res.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Payloads must be passed as a dictionary',
+      attr: 'filters',
+    });
   });
 });
 
 describe('tags', () => {
   it('names the Python type of a value that is not a list', async () => {
     const res = await server.request(flagsPath(server), { method: 'POST', body: { key: 'tag-string', tags: 'beta' } });
-    expect(res.body).toEqual({ type: 'validation_error', code: 'not_a_list', detail: 'Expected a list of items but got type "str".', attr: 'tags' });
+    expect(res.body).toEqual({
+      type: 'validation_error',
+      code: 'not_a_list',
+      detail: 'Expected a list of items but got type "str".',
+      attr: 'tags',
+    });
   });
 });

@@ -73,7 +73,12 @@ describe('the API with hostile text', () => {
 
   it('refuses a create or an edit whose JSON body is not an object, as DRF does', async () => {
     const flag = await createFlag(server, { key: 'not-an-object' });
-    const invalid = (type: string) => ({ type: 'validation_error', code: 'invalid_input', detail: `Invalid data. Expected a dictionary, but got ${type}.`, attr: null });
+    const invalid = (type: string) => ({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: `Invalid data. Expected a dictionary, but got ${type}.`,
+      attr: null,
+    });
     const cases: Array<[string, unknown]> = [
       ['"text"', invalid('str')],
       ['[{"key": "x"}]', invalid('list')],
@@ -81,7 +86,10 @@ describe('the API with hostile text', () => {
       ['true', invalid('bool')],
       ['null', { type: 'validation_error', code: 'null', detail: 'No data provided', attr: null }],
     ];
-    for (const [method, path] of [['POST', flagsPath(server)], ['PATCH', flagsPath(server, `${flag.id}/`)]] as const) {
+    for (const [method, path] of [
+      ['POST', flagsPath(server)],
+      ['PATCH', flagsPath(server, `${flag.id}/`)],
+    ] as const) {
       for (const [rawBody, expected] of cases) {
         const res = await server.request(path, { method, rawBody, headers: { 'content-type': 'application/json' } });
         expect(res.status, `${method} ${rawBody}`).toBe(400);
@@ -119,7 +127,12 @@ describe('the API with hostile text', () => {
   it('answers a flag key holding a NUL as one no flag has, on both backends', async () => {
     const res = await server.request(flagsPath(server), { method: 'POST', body: { key: 'nul\u0000key' } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_key', detail: 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.', attr: 'key' });
+    expect(res.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_key',
+      detail: 'Only letters, numbers, hyphens (-) & underscores (_) are allowed.',
+      attr: 'key',
+    });
     // posthog-node's remote config: an unknown flag is PostHog's bare 404.
     const remote = await server.request(flagsPath(server, 'nul%00key/remote_config/'));
     expect(remote.status).toBe(404);
@@ -133,7 +146,11 @@ describe('the API with hostile text', () => {
       form.set('name', 'NUL cells');
       form.set('is_static', 'true');
       form.set('csv', new Blob([csv], { type: 'text/csv' }), 'people.csv');
-      const response = await fetch(`${server.url}${cohortsPath(server)}`, { method: 'POST', headers: { authorization: `Bearer ${server.key}` }, body: form });
+      const response = await fetch(`${server.url}${cohortsPath(server)}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.key}` },
+        body: form,
+      });
       expect(response.status, await response.clone().text()).toBe(201);
       const body = (await response.json()) as { count: number };
       expect(body.count).toBe(csv.startsWith('distinct_id') ? 1 : 0);

@@ -60,7 +60,10 @@ describe('direct response JSON', () => {
       ],
     };
     for (const distinctId of ['a', 'b', 'user-42', '', 'émile']) {
-      const evaluation = evaluateFlags(definitions, { distinct_id: distinctId, person_properties: { plan: distinctId === 'a' ? 'pro' : 'free' } });
+      const evaluation = evaluateFlags(definitions, {
+        distinct_id: distinctId,
+        person_properties: { plan: distinctId === 'a' ? 'pro' : 'free' },
+      });
       expect(evaluation.errorsWhileComputingFlags).toBe(true); // the missing cohort
       expectSame(evaluation);
       expectSame(evaluation, { requestId: 'r', evaluatedAt: 5 });
@@ -69,9 +72,25 @@ describe('direct response JSON', () => {
 
   it('matches for hand-made results (no shared reason or metadata objects)', () => {
     const results: FlagEvaluation[] = [
-      { key: 'x', enabled: true, variant: 'v"1', value: 'v"1', payload: '[1,2]', reason: { code: 'condition_match', condition_index: 3 }, metadata: { id: 9, version: 4 } },
+      {
+        key: 'x',
+        enabled: true,
+        variant: 'v"1',
+        value: 'v"1',
+        payload: '[1,2]',
+        reason: { code: 'condition_match', condition_index: 3 },
+        metadata: { id: 9, version: 4 },
+      },
       failedFlagEvaluation({ key: 'y', id: 2, version: 1 }, 'dependency_cycle'),
-      { key: 'z', enabled: false, variant: null, value: false, payload: null, reason: { code: 'no_condition_match', condition_index: null, description: 'd' }, metadata: { id: 0, version: 0 } },
+      {
+        key: 'z',
+        enabled: false,
+        variant: null,
+        value: false,
+        payload: null,
+        reason: { code: 'no_condition_match', condition_index: null, description: 'd' },
+        metadata: { id: 0, version: 0 },
+      },
     ];
     expectSame(flagSetEvaluation(results, true));
     expectSame(flagSetEvaluation([], false), { quotaLimited: [] });
@@ -82,7 +101,11 @@ describe('direct response JSON', () => {
     const head = '{"config":{"enable_collect_everything":true},"siteApps":[],';
     for (const protocol of ['flags_v1', 'flags_v2'] as const) {
       const text = flagsResponseJson(evaluation, protocol, {}, head)!;
-      expect(JSON.parse(text)).toEqual({ config: { enable_collect_everything: true }, siteApps: [], ...JSON.parse(reference(evaluation, protocol)) });
+      expect(JSON.parse(text)).toEqual({
+        config: { enable_collect_everything: true },
+        siteApps: [],
+        ...JSON.parse(reference(evaluation, protocol)),
+      });
     }
     expect(() => flagsV1Json(evaluation, {}, '{"a":1')).toThrow();
   });
@@ -91,7 +114,11 @@ describe('direct response JSON', () => {
     const evaluation = flagSetEvaluation([], false);
     expect(flagsResponseJson(evaluation, 'decide_v1')).toBeNull();
     expect(flagsResponseJson(evaluation, 'decide_v2')).toBeNull();
-    expect(JSON.parse(flagsResponseJson(evaluation, 'flags_v1')!)).toEqual({ featureFlags: {}, featureFlagPayloads: {}, errorsWhileComputingFlags: false });
+    expect(JSON.parse(flagsResponseJson(evaluation, 'flags_v1')!)).toEqual({
+      featureFlags: {},
+      featureFlagPayloads: {},
+      errorsWhileComputingFlags: false,
+    });
     expect(JSON.parse(flagsResponseJson(evaluation, 'flags_v2')!)).toEqual({ flags: {}, errorsWhileComputingFlags: false });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateFlags, flagSetEvaluation, projectFlagsResponse, selectResponseProtocol, type FlagDefinitions } from '../../src/flags/engine/index.js';
+import {
+  evaluateFlags,
+  flagSetEvaluation,
+  projectFlagsResponse,
+  selectResponseProtocol,
+  type FlagDefinitions,
+} from '../../src/flags/engine/index.js';
 import { condition, flag, person, TWO_VARIANTS } from './flag-fixtures.js';
 
 describe('selectResponseProtocol', () => {
@@ -98,7 +104,11 @@ describe('projectFlagsResponse from a real evaluation', () => {
   it('an empty evaluation projects to empty bodies', () => {
     const empty = flagSetEvaluation([], false);
     expect(projectFlagsResponse(empty, 'decide_v1')).toEqual({ featureFlags: [] });
-    expect(projectFlagsResponse(empty, 'flags_v1')).toEqual({ featureFlags: {}, featureFlagPayloads: {}, errorsWhileComputingFlags: false });
+    expect(projectFlagsResponse(empty, 'flags_v1')).toEqual({
+      featureFlags: {},
+      featureFlagPayloads: {},
+      errorsWhileComputingFlags: false,
+    });
     expect(projectFlagsResponse(empty, 'flags_v2')).toEqual({ flags: {}, errorsWhileComputingFlags: false });
   });
 });

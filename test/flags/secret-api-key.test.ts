@@ -28,9 +28,21 @@ async function rotate(path: string): Promise<{ secret_api_token: string; secret_
 beforeAll(async () => {
   server = await startTestServer();
   const aId = server.bootstrap.team.id;
-  await createFlag(server, { key: 'a-only', filters: { groups: [{ properties: [personFilter('email', '@corp.io', 'icontains')], rollout_percentage: 100 }] } });
-  configFlagId = (await createFlag(server, { key: 'a-config', is_remote_configuration: true, filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: { color: 'red' } } } })).id;
-  await createFlag(server, { key: 'a-plain', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: { color: 'blue' } } } });
+  await createFlag(server, {
+    key: 'a-only',
+    filters: { groups: [{ properties: [personFilter('email', '@corp.io', 'icontains')], rollout_percentage: 100 }] },
+  });
+  configFlagId = (
+    await createFlag(server, {
+      key: 'a-config',
+      is_remote_configuration: true,
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: { color: 'red' } } },
+    })
+  ).id;
+  await createFlag(server, {
+    key: 'a-plain',
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: { color: 'blue' } } },
+  });
   const backup = (await rotate(`/api/projects/${aId}`)).secret_api_token;
   const key = (await rotate(`/api/projects/${aId}`)).secret_api_token;
   a = { id: aId, token: server.bootstrap.team.apiToken, key, backup };
@@ -40,7 +52,10 @@ beforeAll(async () => {
   a2 = { id: env.body.id, token: env.body.api_token, key: (await rotate(`/api/environments/${env.body.id}`)).secret_api_token };
 
   const { team } = await createProject(server.running.ctx.database, server.bootstrap.organization.id);
-  const flag = await server.request(`/api/projects/${team.id}/feature_flags/`, { method: 'POST', body: { key: 'b-only', is_remote_configuration: true } });
+  const flag = await server.request(`/api/projects/${team.id}/feature_flags/`, {
+    method: 'POST',
+    body: { key: 'b-only', is_remote_configuration: true },
+  });
   expect(flag.status, flag.text).toBe(201);
   bFlagId = flag.body.id;
   const plain = await server.request(`/api/projects/${team.id}/feature_flags/`, { method: 'POST', body: { key: 'b-flag' } });
@@ -57,7 +72,12 @@ const flagKeys = (res: { body: any }) => (res.body.flags as Array<{ key: string 
 const authFailed = (detail: string) => ({ type: 'authentication_error', code: 'authentication_failed', detail, attr: null });
 const SECRET_INVALID = authFailed('Secret API token is invalid.');
 const PERSONAL_INVALID = authFailed('Personal API key found in request Authorization header is invalid.');
-const FORBIDDEN = { type: 'authentication_error', code: 'permission_denied', detail: 'You do not have permission to perform this action.', attr: null };
+const FORBIDDEN = {
+  type: 'authentication_error',
+  code: 'permission_denied',
+  detail: 'You do not have permission to perform this action.',
+  attr: null,
+};
 
 describe('/flags/definitions with a project secret key', () => {
   it('serves the key’s environment, with the current key and with the backup', async () => {
@@ -109,7 +129,11 @@ describe('Django local-evaluation actions with a project secret key', () => {
     get(`/api/projects/${project}/feature_flags/local_evaluation/${query}`, key);
 
   it('serve the key’s environment by its project, `@current` or its token', async () => {
-    for (const res of [await projectFeed(a.id, '', a.key), await projectFeed('@current', '', a.backup), await projectFeed(a.id, `?token=${a.token}`, a.key)]) {
+    for (const res of [
+      await projectFeed(a.id, '', a.key),
+      await projectFeed('@current', '', a.backup),
+      await projectFeed(a.id, `?token=${a.token}`, a.key),
+    ]) {
       expect({ status: res.status, keys: flagKeys(res) }).toEqual({ status: 200, keys: ['a-only', 'a-plain'] });
     }
     const legacy = await get(`/api/feature_flag/local_evaluation/?token=${a.token}`, a.key);
@@ -224,7 +248,9 @@ describe('posthog-node with the project secret key as personalApiKey', () => {
     try {
       expect(await own.waitForLocalEvaluationReady(10_000)).toBe(true);
       expect(await other.waitForLocalEvaluationReady(3_000)).toBe(false);
-      expect(await other.getFeatureFlag('a-only', 'insider', { onlyEvaluateLocally: true, personProperties: { email: 'ada@corp.io' } })).toBeUndefined();
+      expect(
+        await other.getFeatureFlag('a-only', 'insider', { onlyEvaluateLocally: true, personProperties: { email: 'ada@corp.io' } }),
+      ).toBeUndefined();
     } finally {
       await own.shutdown();
       await other.shutdown();

@@ -20,7 +20,16 @@ describe('version parsing', () => {
   });
 
   it('orders pre-releases by SemVer precedence, before the release', () => {
-    const ordered = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0'];
+    const ordered = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+    ];
     for (let i = 1; i < ordered.length; i++) {
       expect(compareVersions(parseVersion(ordered[i - 1])!, parseVersion(ordered[i])!), `${ordered[i - 1]} < ${ordered[i]}`).toBe(-1);
     }

@@ -12,16 +12,33 @@ import { condition, flag, person, TWO_VARIANTS } from './flag-fixtures.js';
 const definitions: FlagDefinitions = {
   group_type_mapping: { '0': 'company' },
   flags: [
-    flag('enroll', { groups: [condition([person('plan', 'pro')], 0)], multivariate: TWO_VARIANTS, payloads: { true: 'in', control: 'c' }, feature_enrollment: true }),
+    flag('enroll', {
+      groups: [condition([person('plan', 'pro')], 0)],
+      multivariate: TWO_VARIANTS,
+      payloads: { true: 'in', control: 'c' },
+      feature_enrollment: true,
+    }),
     flag('legacy-enroll', {
       groups: [condition([person('plan', 'pro')])],
       super_groups: [condition([{ key: '$feature_enrollment/legacy-enroll', type: 'person', operator: 'exact', value: ['true'] }], 50)],
     }),
-    flag('held', { groups: [condition()], multivariate: TWO_VARIANTS, holdout: { id: 7, exclusion_percentage: 30 }, payloads: { 'holdout-7': 'h', test: 't' } }),
+    flag('held', {
+      groups: [condition()],
+      multivariate: TWO_VARIANTS,
+      holdout: { id: 7, exclusion_percentage: 30 },
+      payloads: { 'holdout-7': 'h', test: 't' },
+    }),
     flag('legacy-held', { groups: [condition()], multivariate: TWO_VARIANTS, holdout_groups: [condition([], 40, { variant: 'control' })] }),
     flag('rollout', { groups: [condition([person('plan', 'pro')], 50), condition([person('plan', 'team')], 100)] }),
-    flag('variants', { groups: [condition([], 80), condition([person('plan', 'team')], 100, { variant: 'test' })], multivariate: TWO_VARIANTS, payloads: { control: '{"a":1}' } }),
-    flag('company', { aggregation_group_type_index: 0, groups: [condition([{ key: 'size', type: 'group', group_type_index: 0, operator: 'gt', value: '10' }], 60)] }),
+    flag('variants', {
+      groups: [condition([], 80), condition([person('plan', 'team')], 100, { variant: 'test' })],
+      multivariate: TWO_VARIANTS,
+      payloads: { control: '{"a":1}' },
+    }),
+    flag('company', {
+      aggregation_group_type_index: 0,
+      groups: [condition([{ key: 'size', type: 'group', group_type_index: 0, operator: 'gt', value: '10' }], 60)],
+    }),
     flag('mixed', { groups: [condition([person('plan', 'pro')]), { ...condition([], 100), aggregation_group_type_index: 0 }] }),
   ],
 };

@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  type GeoipService,
-  normalizeGeoipRecord,
-  normalizeIpAddress,
-  openGeoip,
-} from '../../src/geoip/geoip-service.js';
+import { type GeoipService, normalizeGeoipRecord, normalizeIpAddress, openGeoip } from '../../src/geoip/geoip-service.js';
 import { applyGeoipProperties, geoipFlagProperties } from '../../src/ingestion/core/geoip-properties.js';
 import { uint, writeMmdb } from './mmdb-writer.js';
 
@@ -124,10 +119,7 @@ describe('bundled GeoLite2 City database', () => {
   });
 
   it('feeds applyGeoipProperties with a real lookup', () => {
-    const properties = applyGeoipProperties(
-      { $ip: '80.156.0.1', $set: { plan: 'pro' } },
-      geoip.lookup('80.156.0.1'),
-    );
+    const properties = applyGeoipProperties({ $ip: '80.156.0.1', $set: { plan: 'pro' } }, geoip.lookup('80.156.0.1'));
     expect(properties).toMatchObject({
       $ip: '80.156.0.1',
       $geoip_country_code: 'DE',
@@ -178,10 +170,7 @@ describe('bundled GeoLite2 City database', () => {
 
   // How fast is `npm run bench`'s to measure; what makes it fast is asserted here.
   it('answers warm addresses from its recent lookups, without reading the database again', () => {
-    const addresses = Array.from(
-      { length: 1000 },
-      (_, i) => `${(i % 200) + 20}.${(i * 7) % 256}.${(i * 13) % 256}.${i % 250}`,
-    );
+    const addresses = Array.from({ length: 1000 }, (_, i) => `${(i % 200) + 20}.${(i * 7) % 256}.${(i * 13) % 256}.${i % 250}`);
     const warm = addresses.map((ip) => geoip.lookup(ip));
     const reads = vi.spyOn(Reader.prototype, 'get');
     try {
@@ -409,9 +398,7 @@ describe('normalizeGeoipRecord', () => {
   });
 
   it('reads flat records that carry country and continent names', () => {
-    expect(
-      normalizeGeoipRecord({ country_code: 'hk', country: 'Hong Kong', continent_code: 'AS', continent: 'Asia' }),
-    ).toEqual({
+    expect(normalizeGeoipRecord({ country_code: 'hk', country: 'Hong Kong', continent_code: 'AS', continent: 'Asia' })).toEqual({
       country: { names: { en: 'Hong Kong' }, iso_code: 'HK' },
       continent: { names: { en: 'Asia' }, code: 'AS' },
     });

@@ -25,7 +25,14 @@ afterEach(async () => {
 async function serve(env: Record<string, string>): Promise<{ p: HogletProcess; url: string; token: string }> {
   const storage = await freshStorage();
   cleanups.push(() => storage.dispose());
-  const p = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, ...env });
+  const p = runHoglet(['serve'], {
+    ...storage.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+    ...env,
+  });
   cleanups.push(async () => {
     if (p.child.exitCode === null) p.child.kill('SIGKILL');
     await p.exited;
@@ -98,7 +105,12 @@ describe('GeoIP at start', () => {
     fs.writeFileSync(fifo, lyonDatabase());
     await p.waitFor(/geoip ready/);
     const [event] = await eventuallyStored(url, 'early-visitor');
-    expect(event!.properties).toMatchObject({ $ip: '203.0.113.9', $geoip_city_name: 'Lyon', $geoip_country_code: 'FR', $geoip_time_zone: 'Europe/Paris' });
+    expect(event!.properties).toMatchObject({
+      $ip: '203.0.113.9',
+      $geoip_city_name: 'Lyon',
+      $geoip_country_code: 'FR',
+      $geoip_time_zone: 'Europe/Paris',
+    });
 
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);

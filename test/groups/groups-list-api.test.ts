@@ -14,7 +14,14 @@ async function storeGroup(groupType: string, groupKey: string, properties: Recor
   const index = (await ensureGroupTypeIndex(db, teamId, groupType))!;
   await db
     .insertInto('groups')
-    .values({ team_id: teamId, group_type_index: index, group_key: groupKey, group_properties: toJson(properties), created_at: createdAt, version: 0 })
+    .values({
+      team_id: teamId,
+      group_type_index: index,
+      group_key: groupKey,
+      group_properties: toJson(properties),
+      created_at: createdAt,
+      version: 0,
+    })
     .execute();
 }
 
@@ -25,7 +32,10 @@ const keysOf = async (query: string) => {
 };
 
 /** A 400 in PostHog's envelope, compared with the status in one assertion. */
-const invalid = (detail: string, attr: string) => ({ status: 400, body: { type: 'validation_error', code: 'invalid_input', detail, attr } });
+const invalid = (detail: string, attr: string) => ({
+  status: 400,
+  body: { type: 'validation_error', code: 'invalid_input', detail, attr },
+});
 const answer = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
 
 beforeAll(async () => {

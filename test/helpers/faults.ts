@@ -32,6 +32,9 @@ export async function refuseBoomDistinctIds(db: Kysely<any>): Promise<void> {
 
 /** The fault is mended. */
 export async function acceptBoomDistinctIds(db: Kysely<any>): Promise<void> {
-  const statements = BACKEND === 'sqlite' ? ['DROP TRIGGER refuse_boom'] : ['DROP TRIGGER refuse_boom ON person_distinct_ids', 'DROP FUNCTION refuse_boom()'];
+  const statements =
+    BACKEND === 'sqlite'
+      ? ['DROP TRIGGER refuse_boom']
+      : ['DROP TRIGGER refuse_boom ON person_distinct_ids', 'DROP FUNCTION refuse_boom()'];
   for (const statement of statements) await sql.raw(statement).execute(db);
 }

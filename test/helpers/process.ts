@@ -15,7 +15,11 @@ export interface HogletProcess {
  * Runs `hoglet <args>` as a real child process, as a user would from the repository: the
  * TypeScript sources through tsx, or `launch` (node options and a compiled entry point).
  */
-export function runHoglet(args: string[], env: Record<string, string>, launch: string[] = ['--import', 'tsx', 'src/cli/main.ts']): HogletProcess {
+export function runHoglet(
+  args: string[],
+  env: Record<string, string>,
+  launch: string[] = ['--import', 'tsx', 'src/cli/main.ts'],
+): HogletProcess {
   const child = spawn(process.execPath, [...launch, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },

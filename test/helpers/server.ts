@@ -152,7 +152,11 @@ export function useTestServer(env: Record<string, string> = {}): SharedTestServe
     settle: (timeoutMs) => current().settle(timeoutMs),
     async ingest(events) {
       const server = current();
-      const res = await server.request('/batch/', { method: 'POST', key: null, body: { api_key: server.bootstrap.team.apiToken, batch: events } });
+      const res = await server.request('/batch/', {
+        method: 'POST',
+        key: null,
+        body: { api_key: server.bootstrap.team.apiToken, batch: events },
+      });
       if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${JSON.stringify(res.body)}`);
       await server.settle();
     },

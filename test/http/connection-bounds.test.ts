@@ -44,7 +44,6 @@ function connect(to: TestServer = server): Promise<Connection> {
   });
 }
 
-
 const batchHead = (length: number) =>
   `POST /batch/ HTTP/1.1\r\nHost: hoglet\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 

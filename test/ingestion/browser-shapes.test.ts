@@ -28,7 +28,13 @@ async function eventsOf(distinctId: string) {
 
 describe('posthog-js request shapes', () => {
   it('newest: gzip envelope with no hint, as text/plain', async () => {
-    const body = gzipSync(JSON.stringify({ api_key: server.token, batch: [webEvent('$pageview', 'js-1'), webEvent('clicked', 'js-1')], sent_at: new Date().toISOString() }));
+    const body = gzipSync(
+      JSON.stringify({
+        api_key: server.token,
+        batch: [webEvent('$pageview', 'js-1'), webEvent('clicked', 'js-1')],
+        sent_at: new Date().toISOString(),
+      }),
+    );
     const res = await post('/e/', body, 'text/plain');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 1 });
@@ -73,10 +79,18 @@ describe('posthog-js request shapes', () => {
     const data = Buffer.from(JSON.stringify(webEvent('via-get', 'js-5'))).toString('base64');
     expect((await fetch(`${server.url}/e?data=${encodeURIComponent(data)}`)).status).toBe(200);
     for (const path of ['/capture/', '/track', '/i/v0/e/', '/capture']) {
-      const res = await post(path, JSON.stringify({ api_key: server.token, event: `path ${path}`, distinct_id: 'js-5' }), 'application/json');
+      const res = await post(
+        path,
+        JSON.stringify({ api_key: server.token, event: `path ${path}`, distinct_id: 'js-5' }),
+        'application/json',
+      );
       expect(res.status, path).toBe(200);
     }
-    const engage = await post('/engage/', JSON.stringify({ token: server.token, $distinct_id: 'js-5', $set: { plan: 'team' } }), 'application/json');
+    const engage = await post(
+      '/engage/',
+      JSON.stringify({ token: server.token, $distinct_id: 'js-5', $set: { plan: 'team' } }),
+      'application/json',
+    );
     expect(engage.status).toBe(200);
     const stored = await eventsOf('js-5');
     expect(stored.map((e) => e.event)).toContain('via-get');
@@ -88,7 +102,11 @@ describe('posthog-js request shapes', () => {
   it('answers CORS preflight', async () => {
     const res = await fetch(`${server.url}/e/`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example');
@@ -97,7 +115,15 @@ describe('posthog-js request shapes', () => {
   it('drops only the bad events of a batch, with ingestion warnings', async () => {
     const res = await post(
       '/batch/',
-      JSON.stringify({ api_key: server.token, batch: [{ event: 'kept', properties: { distinct_id: 'js-6' } }, { event: 'no id' }, { properties: { distinct_id: 'js-6' } }, { event: 'empty', distinct_id: '' }] }),
+      JSON.stringify({
+        api_key: server.token,
+        batch: [
+          { event: 'kept', properties: { distinct_id: 'js-6' } },
+          { event: 'no id' },
+          { properties: { distinct_id: 'js-6' } },
+          { event: 'empty', distinct_id: '' },
+        ],
+      }),
       'application/json',
     );
     expect(res.status).toBe(200);
@@ -114,7 +140,11 @@ describe('posthog-js request shapes', () => {
   });
 
   it('processes $process_person_profile: false events without a person', async () => {
-    await post('/e/', JSON.stringify([webEvent('anon view', 'js-8', { $process_person_profile: false, $set: { x: 1 } })]), 'application/json');
+    await post(
+      '/e/',
+      JSON.stringify([webEvent('anon view', 'js-8', { $process_person_profile: false, $set: { x: 1 } })]),
+      'application/json',
+    );
     const stored = await eventsOf('js-8');
     expect(stored).toHaveLength(1);
     expect(stored[0].person).toBeNull();
@@ -123,7 +153,11 @@ describe('posthog-js request shapes', () => {
   });
 
   it('rejects unknown and malformed tokens with 401', async () => {
-    const res = await post('/e/', JSON.stringify([{ ...webEvent('x', 'y'), properties: { token: 'phc_unknown', distinct_id: 'y' } }]), 'application/json');
+    const res = await post(
+      '/e/',
+      JSON.stringify([{ ...webEvent('x', 'y'), properties: { token: 'phc_unknown', distinct_id: 'y' } }]),
+      'application/json',
+    );
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({
       type: 'authentication_error',

@@ -42,7 +42,11 @@ describe('a crash right after a 200 loses nothing', () => {
         }));
         sent += batch.length;
         try {
-          const res = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, batch }) });
+          const res = await fetch(`${url}/batch/`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ api_key: token, batch }),
+          });
           if (res.status === 200) acknowledged.push(...batch.map((e) => e.uuid));
         } catch {
           return; // the server is gone
@@ -63,7 +67,15 @@ describe('a crash right after a 200 loses nothing', () => {
     await second.waitFor(/hoglet listening/);
     database = await openAndMigrate(loadConfig(storage.env), pino({ level: 'silent' }));
     const { db } = database;
-    const left = async () => Number((await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const left = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('ingestion_queue')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await waitFor(left, { what: 'the restarted server to drain the queue (rows left)', until: (n) => n === 0 });
     const stored = new Map<string, number>();
     for (let i = 0; i < acknowledged.length; i += 500) {
@@ -78,7 +90,11 @@ describe('a crash right after a 200 loses nothing', () => {
     const missing = acknowledged.filter((u) => !stored.has(u));
     expect(missing, `${missing.length} acknowledged events lost`).toEqual([]);
     expect([...stored.values()].every((c) => c === 1)).toBe(true);
-    const total = await database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('team_id', '=', teamId).executeTakeFirstOrThrow();
+    const total = await database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('team_id', '=', teamId)
+      .executeTakeFirstOrThrow();
     expect(Number(total.n)).toBeGreaterThanOrEqual(acknowledged.length);
     expect(Number(total.n)).toBeLessThanOrEqual(sent);
     second.child.kill('SIGTERM');

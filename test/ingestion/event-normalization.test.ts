@@ -22,7 +22,8 @@ describe('routeEvent', () => {
     expect(routeEvent('$$client_ingestion_warning')).toBe('client_ingestion_warning');
     expect(routeEvent('$$heatmap')).toBe('heatmap');
     expect(routeEvent('$exception')).toBe('exception');
-    for (const event of ['$pageview', 'clicked', '$identify', '$$plugin_metrics', '$heatmap', 'exception']) expect(routeEvent(event)).toBe('analytics');
+    for (const event of ['$pageview', 'clicked', '$identify', '$$plugin_metrics', '$heatmap', 'exception'])
+      expect(routeEvent(event)).toBe('analytics');
   });
 });
 
@@ -110,7 +111,7 @@ describe('applyPersonModeToProperties', () => {
     expect(stored(properties)).toEqual({ a: 1, $group_type: 'company', $group_key: 'acme' });
   });
 
-  it("strips $set and $set_once from an $exception, whose person is only read", () => {
+  it('strips $set and $set_once from an $exception, whose person is only read', () => {
     const properties = full();
     applyPersonModeToProperties(properties, '$exception', 'lookup');
     expect(stored(properties)).toEqual({ a: 1, $unset: ['d'], $process_person_profile: true });
@@ -130,7 +131,10 @@ describe("ingestion warnings' details", () => {
   it('name the event of an ignored invalid timestamp', () => {
     const unparsable = computeEventTimestamp({ now, timestamp: 'not a date', ...named });
     expect(unparsable.warnings).toEqual([
-      { type: 'ignored_invalid_timestamp', details: { eventUuid: 'u-1', field: 'timestamp', value: 'not a date', reason: 'invalid format' } },
+      {
+        type: 'ignored_invalid_timestamp',
+        details: { eventUuid: 'u-1', field: 'timestamp', value: 'not a date', reason: 'invalid format' },
+      },
     ]);
     const badSentAt = computeEventTimestamp({ now, timestamp: '2026-06-01T11:00:00Z', sentAt: 'nope', ...named });
     expect(badSentAt.warnings[0]!.details).toEqual({ eventUuid: 'u-1', field: 'sent_at', value: 'nope', reason: 'invalid format' });
@@ -141,11 +145,19 @@ describe("ingestion warnings' details", () => {
 
   it('name the event of a timestamp in the future', () => {
     const result = computeEventTimestamp({ now, timestamp: '2026-06-03T12:00:00Z', ...named });
-    expect(result.warnings[0]).toMatchObject({ type: 'event_timestamp_in_future', details: { eventUuid: 'u-1', eventName: 'clicked', result: '2026-06-03T12:00:00.000Z' } });
+    expect(result.warnings[0]).toMatchObject({
+      type: 'event_timestamp_in_future',
+      details: { eventUuid: 'u-1', eventName: 'clicked', result: '2026-06-03T12:00:00.000Z' },
+    });
   });
 
   it('name the event of an invalid or refused $process_person_profile', () => {
-    const invalid = decidePersonProcessing({ event: 'clicked', uuid: 'u-1', distinctId: 'd-1', properties: { $process_person_profile: 'no' } });
+    const invalid = decidePersonProcessing({
+      event: 'clicked',
+      uuid: 'u-1',
+      distinctId: 'd-1',
+      properties: { $process_person_profile: 'no' },
+    });
     expect(invalid.warnings).toEqual([
       {
         type: 'invalid_process_person_profile',
@@ -158,7 +170,12 @@ describe("ingestion warnings' details", () => {
         },
       },
     ]);
-    const refused = decidePersonProcessing({ event: '$identify', uuid: 'u-2', distinctId: 'd-2', properties: { $process_person_profile: false } });
+    const refused = decidePersonProcessing({
+      event: '$identify',
+      uuid: 'u-2',
+      distinctId: 'd-2',
+      properties: { $process_person_profile: false },
+    });
     expect(refused.warnings).toEqual([
       { type: 'invalid_event_when_process_person_profile_is_false', details: { eventUuid: 'u-2', event: '$identify', distinctId: 'd-2' } },
     ]);

@@ -30,7 +30,9 @@ function failure(result: ExtractEventsResult, status: number, code: string) {
 
 describe('extractEvents: request shapes', () => {
   it('reads a single event object (documented /capture/ body)', () => {
-    const result = ok(extract({ api_key: T, event: 'signed_up', distinct_id: 'u1', properties: { plan: 'pro' }, timestamp: '2026-01-01T00:00:00Z' }));
+    const result = ok(
+      extract({ api_key: T, event: 'signed_up', distinct_id: 'u1', properties: { plan: 'pro' }, timestamp: '2026-01-01T00:00:00Z' }),
+    );
     expect(result.token).toBe(T);
     expect(result.events).toHaveLength(1);
     expect(result.events[0]).toMatchObject({
@@ -163,7 +165,12 @@ describe('extractEvents: dropped events (contract, decision 1)', () => {
       }),
     );
     expect(result.events).toEqual([]);
-    expect(result.dropped.map((d) => d.reason)).toEqual(['missing_distinct_id', 'missing_distinct_id', 'empty_distinct_id', 'empty_distinct_id']);
+    expect(result.dropped.map((d) => d.reason)).toEqual([
+      'missing_distinct_id',
+      'missing_distinct_id',
+      'empty_distinct_id',
+      'empty_distinct_id',
+    ]);
     expect(result.dropped[2]!.warning.details).toMatchObject({ eventName: 'c' });
   });
 

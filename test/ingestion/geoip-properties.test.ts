@@ -51,7 +51,12 @@ describe('geoipLookupTarget', () => {
 });
 
 describe('applyGeoipProperties', () => {
-  const properties = { $ip: '89.160.20.129', $current_url: 'https://x', $set: { email: 'a@b', $geoip_city_name: 'client value' }, $set_once: { first: 1 } };
+  const properties = {
+    $ip: '89.160.20.129',
+    $current_url: 'https://x',
+    $set: { email: 'a@b', $geoip_city_name: 'client value' },
+    $set_once: { first: 1 },
+  };
 
   it('adds $geoip_* event properties and $set / $set_once person updates', () => {
     const result = applyGeoipProperties(properties, linkoping);
@@ -90,7 +95,9 @@ describe('applyGeoipProperties', () => {
   });
 
   it('numbers every subdivision', () => {
-    const fields = geoipLocationFields({ subdivisions: [{ isoCode: 'ENG', names: { en: 'England' } }, { isoCode: 'LND', names: { en: 'London' } }, {}] });
+    const fields = geoipLocationFields({
+      subdivisions: [{ isoCode: 'ENG', names: { en: 'England' } }, { isoCode: 'LND', names: { en: 'London' } }, {}],
+    });
     expect(fields).toEqual({
       subdivision_1_code: 'ENG',
       subdivision_1_name: 'England',
@@ -136,7 +143,7 @@ describe('applyGeoipProperties', () => {
 });
 
 describe('applyGeoipProperties with one lookup answer for many events', () => {
-  it('gives each event its own equal additions, after the client\'s own $set / $set_once keys', () => {
+  it("gives each event its own equal additions, after the client's own $set / $set_once keys", () => {
     const lookup = { ...linkoping };
     const first = applyGeoipProperties({ $ip: '89.160.20.129', $set: { plan: 'pro' }, $set_once: { signup: 'a' } }, lookup);
     const second = applyGeoipProperties({ $ip: '89.160.20.129', $set: { plan: 'free', $geoip_city_name: 'Mine' } }, lookup);

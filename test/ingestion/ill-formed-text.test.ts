@@ -62,7 +62,11 @@ describe('events with NUL and lone surrogates in their distinct id, name, proper
     ]);
     // The second request finds the person stored by the first, under its stored distinct id.
     await send([
-      { event: `second${NUL}${HIGH}`, distinct_id: distinctId, properties: { $set: { plan: `pro${HIGH}` }, $groups: { [`company${NUL}`]: `acme${NUL}${HIGH}` } } },
+      {
+        event: `second${NUL}${HIGH}`,
+        distinct_id: distinctId,
+        properties: { $set: { plan: `pro${HIGH}` }, $groups: { [`company${NUL}`]: `acme${NUL}${HIGH}` } },
+      },
       { event: '$identify', distinct_id: distinctId, properties: { $anon_distinct_id: anon } },
     ]);
     await send([{ event: 'from the anonymous id', distinct_id: anon, properties: { n: 1 } }]);
@@ -70,7 +74,11 @@ describe('events with NUL and lone surrogates in their distinct id, name, proper
     // Nothing parked or left behind, nothing failed.
     const db = server.running.ctx.database.db;
     expect(await db.selectFrom('ingestion_queue').select('id').execute()).toEqual([]);
-    const failed = await db.selectFrom('ingestion_warnings').select(['type', 'details']).where('type', '=', 'event_processing_failed').execute();
+    const failed = await db
+      .selectFrom('ingestion_warnings')
+      .select(['type', 'details'])
+      .where('type', '=', 'event_processing_failed')
+      .execute();
     expect(failed).toEqual([]);
 
     // One person, with both (well-formed) distinct ids and the well-formed $set values.

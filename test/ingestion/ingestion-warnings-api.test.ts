@@ -18,13 +18,25 @@ const day = (daysAgo: number) => at(daysAgo).slice(0, 10);
 async function store(rows: { teamId?: number; type: string; details: Record<string, unknown>; timestamp: string }[]) {
   await server.running.ctx.database.db
     .insertInto('ingestion_warnings')
-    .values(rows.map((r) => ({ team_id: r.teamId ?? server.bootstrap.team.id, type: r.type, source: 'test', details: toJson(r.details), timestamp: r.timestamp })))
+    .values(
+      rows.map((r) => ({
+        team_id: r.teamId ?? server.bootstrap.team.id,
+        type: r.type,
+        source: 'test',
+        details: toJson(r.details),
+        timestamp: r.timestamp,
+      })),
+    )
     .execute();
 }
 
 const merge = { sourcePerson: 'x-uuid', sourcePersonDistinctId: 'Alice' };
 // 55 warnings over three days (2 days ago is the newest): more than the 50 examples PostHog sends.
-const replay = Array.from({ length: 55 }, (_, i) => ({ type: 'replay_timestamp_too_far', details: { n: i }, timestamp: at(2 + (i % 3), i) }));
+const replay = Array.from({ length: 55 }, (_, i) => ({
+  type: 'replay_timestamp_too_far',
+  details: { n: i },
+  timestamp: at(2 + (i % 3), i),
+}));
 
 beforeAll(async () => {
   await store([

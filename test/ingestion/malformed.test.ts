@@ -23,13 +23,22 @@ describe('malformed input gets 4xx and the server keeps serving', () => {
     ['invalid UTF-8', () => ['/capture/', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]],
     ['not JSON at all', () => ['/capture/', 'this is not json {']],
     ['batch is an object', () => ['/batch/', JSON.stringify({ api_key: server.token, batch: { a: 1 } })]],
-    ['properties is a string', () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', properties: 'nope' })]],
+    [
+      'properties is a string',
+      () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', properties: 'nope' })],
+    ],
     ['api_key is a number', () => ['/capture/', JSON.stringify({ api_key: 12, event: 'e', distinct_id: 'x' })]],
     ['uuid is malformed', () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', uuid: 'not-a-uuid' })]],
     ['deep nesting', () => ['/capture/', '['.repeat(200_000) + ']'.repeat(200_000)]],
     ['empty body', () => ['/capture/', '']],
     ['gzip bomb', () => ['/batch/', gzipBomb(300), 'text/plain']],
-    ['over the single-event limit', () => ['/capture/', JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', properties: { s: 'x'.repeat(3 * 1024 * 1024) } })]],
+    [
+      'over the single-event limit',
+      () => [
+        '/capture/',
+        JSON.stringify({ api_key: server.token, event: 'e', distinct_id: 'x', properties: { s: 'x'.repeat(3 * 1024 * 1024) } }),
+      ],
+    ],
   ];
 
   for (const [name, build] of cases) {

@@ -12,20 +12,53 @@ import {
 
 describe('isDistinctIdIllegal', () => {
   it.each([
-    'anonymous', 'ANONYMOUS', 'Guest', 'distinctid', 'distinct_id', 'ID', 'not_authenticated', 'email', 'UNDEFINED', 'True', 'false',
-    '[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined',
-    "'anonymous'", '"guest"', "'NaN'", '"null"', '"0"', "'[object Object]'",
-    '', ' ', '\t\n',
+    'anonymous',
+    'ANONYMOUS',
+    'Guest',
+    'distinctid',
+    'distinct_id',
+    'ID',
+    'not_authenticated',
+    'email',
+    'UNDEFINED',
+    'True',
+    'false',
+    '[object Object]',
+    'NaN',
+    'None',
+    'none',
+    'null',
+    '0',
+    'undefined',
+    "'anonymous'",
+    '"guest"',
+    "'NaN'",
+    '"null"',
+    '"0"',
+    "'[object Object]'",
+    '',
+    ' ',
+    '\t\n',
   ])('refuses %j', (id) => {
     expect(isDistinctIdIllegal(id)).toBe(true);
   });
 
-  it.each(['nan', 'NULL', 'Null', 'NONE', '[object object]', '00', '1', 'user@example.com', 'anonymous1', ' anonymous', "'anonymous", 'real-user'])(
-    'accepts %j',
-    (id) => {
-      expect(isDistinctIdIllegal(id)).toBe(false);
-    },
-  );
+  it.each([
+    'nan',
+    'NULL',
+    'Null',
+    'NONE',
+    '[object object]',
+    '00',
+    '1',
+    'user@example.com',
+    'anonymous1',
+    ' anonymous',
+    "'anonymous",
+    'real-user',
+  ])('accepts %j', (id) => {
+    expect(isDistinctIdIllegal(id)).toBe(false);
+  });
 });
 
 describe('detectMergeRequest', () => {
@@ -38,9 +71,13 @@ describe('detectMergeRequest', () => {
   });
 
   it('stringifies $anon_distinct_id like PostHog, so null becomes the illegal "null"', () => {
-    expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: null } })?.otherDistinctId).toBe('null');
+    expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: null } })?.otherDistinctId).toBe(
+      'null',
+    );
     expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: 42 } })?.otherDistinctId).toBe('42');
-    expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: {} } })?.otherDistinctId).toBe('[object Object]');
+    expect(detectMergeRequest({ event: '$identify', distinctId: 'u', properties: { $anon_distinct_id: {} } })?.otherDistinctId).toBe(
+      '[object Object]',
+    );
   });
 
   it('makes the other id well-formed like the event distinct_id: NUL and lone surrogates become U+FFFD', () => {
@@ -92,11 +129,21 @@ describe('decideMerge', () => {
   });
 
   it('refuses illegal ids with cannot_merge_with_illegal_distinct_id, naming the illegal one', () => {
-    const other = decideMerge({ request: { ...identify, otherDistinctId: 'anonymous' }, intoPerson: undefined, otherPerson: undefined, eventUuid: 'e1' });
+    const other = decideMerge({
+      request: { ...identify, otherDistinctId: 'anonymous' },
+      intoPerson: undefined,
+      otherPerson: undefined,
+      eventUuid: 'e1',
+    });
     expect(other).toEqual({
       action: 'skip_illegal',
       markIdentified: false,
-      warnings: [{ type: 'cannot_merge_with_illegal_distinct_id', details: { illegalDistinctId: 'anonymous', otherDistinctId: 'user', eventUuid: 'e1' } }],
+      warnings: [
+        {
+          type: 'cannot_merge_with_illegal_distinct_id',
+          details: { illegalDistinctId: 'anonymous', otherDistinctId: 'user', eventUuid: 'e1' },
+        },
+      ],
     });
     const into = decideMerge({ request: { ...identify, intoDistinctId: 'null' }, intoPerson: undefined, otherPerson: anonPerson });
     expect(into.action).toBe('skip_illegal');
@@ -154,13 +201,22 @@ describe('decideMerge', () => {
         action: 'refuse',
         personId: 'p-user',
         markIdentified: true,
-        warnings: [{ type: 'cannot_merge_already_identified', details: { sourcePersonDistinctId: 'anon', targetPersonDistinctId: 'user', eventUuid: 'e2' } }],
+        warnings: [
+          {
+            type: 'cannot_merge_already_identified',
+            details: { sourcePersonDistinctId: 'anon', targetPersonDistinctId: 'user', eventUuid: 'e2' },
+          },
+        ],
       });
     }
   });
 
   it('merges identified persons with $merge_dangerously', () => {
-    const decision = decideMerge({ request: { ...identify, kind: '$merge_dangerously' }, intoPerson: userPerson, otherPerson: { id: 'p-other', isIdentified: true } });
+    const decision = decideMerge({
+      request: { ...identify, kind: '$merge_dangerously' },
+      intoPerson: userPerson,
+      otherPerson: { id: 'p-other', isIdentified: true },
+    });
     expect(decision).toMatchObject({ action: 'merge', targetPersonId: 'p-user', sourcePersonId: 'p-other' });
   });
 

@@ -18,7 +18,15 @@ async function personOf(distinctId: string) {
 }
 
 async function uniqueUsers(event: string, day: string): Promise<number[]> {
-  const query = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event, math: 'dau' }], interval: 'day', dateRange: { date_from: day, date_to: day } } };
+  const query = {
+    kind: 'InsightVizNode',
+    source: {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event, math: 'dau' }],
+      interval: 'day',
+      dateRange: { date_from: day, date_to: day },
+    },
+  };
   const res = await server.request(`${env()}/insights/`, { method: 'POST', body: { name: `${event} users`, query } });
   expect(res.status).toBe(201);
   return res.body.result[0].data;
@@ -28,7 +36,12 @@ describe('reads after persons merge', () => {
   it('attributes personless events sent before $identify to the identified person', async () => {
     await server.ingest([
       { event: 'docs read', distinct_id: 'anon-a', timestamp: '2025-11-19T10:00:00Z', properties: { $process_person_profile: false } },
-      { event: '$identify', distinct_id: 'user-a', timestamp: '2025-11-19T10:05:00Z', properties: { $anon_distinct_id: 'anon-a', $set: { plan: 'pro', email: 'a@example.com' } } },
+      {
+        event: '$identify',
+        distinct_id: 'user-a',
+        timestamp: '2025-11-19T10:05:00Z',
+        properties: { $anon_distinct_id: 'anon-a', $set: { plan: 'pro', email: 'a@example.com' } },
+      },
       { event: 'docs read', distinct_id: 'user-a', timestamp: '2025-11-19T10:06:00Z', properties: {} },
     ]);
     const person = await personOf('user-a');
@@ -36,7 +49,9 @@ describe('reads after persons merge', () => {
 
     expect(await uniqueUsers('docs read', '2025-11-19')).toEqual([1]);
 
-    const byPerson = await server.request(`${env()}/events/?event=docs%20read&person_id=${person.uuid}&after=2025-11-01&include_person=true`);
+    const byPerson = await server.request(
+      `${env()}/events/?event=docs%20read&person_id=${person.uuid}&after=2025-11-01&include_person=true`,
+    );
     expect(byPerson.body.results.map((e: any) => e.distinct_id).sort()).toEqual(['anon-a', 'user-a']);
     for (const event of byPerson.body.results) {
       // The identified person, even on the personless event sent before $identify.
@@ -55,7 +70,14 @@ describe('reads after persons merge', () => {
       { event: 'page seen', distinct_id: 'user-b', timestamp: '2025-11-20T09:01:00Z', properties: {} },
     ]);
     expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([2]);
-    await server.ingest([{ event: '$identify', distinct_id: 'user-b', timestamp: '2025-11-20T09:02:00Z', properties: { $anon_distinct_id: 'anon-b', $set: { email: 'b@example.com' } } }]);
+    await server.ingest([
+      {
+        event: '$identify',
+        distinct_id: 'user-b',
+        timestamp: '2025-11-20T09:02:00Z',
+        properties: { $anon_distinct_id: 'anon-b', $set: { email: 'b@example.com' } },
+      },
+    ]);
     expect(await uniqueUsers('page seen', '2025-11-20')).toEqual([1]);
 
     const person = await personOf('anon-b');
@@ -92,10 +114,19 @@ describe('reads after persons merge', () => {
     const returning = await personOf('anon-d');
     expect(returning.uuid).not.toBe(person.uuid);
     const { db } = server.running.ctx.database;
-    await db.updateTable('events').set({ created_at: '2000-01-01T00:00:00.000Z' }).where('team_id', '=', server.bootstrap.team.id).where('event', '=', 'raced').execute();
+    await db
+      .updateTable('events')
+      .set({ created_at: '2000-01-01T00:00:00.000Z' })
+      .where('team_id', '=', server.bootstrap.team.id)
+      .where('event', '=', 'raced')
+      .execute();
     await server.running.deletions!.drain();
     const left = await server.request(`${env()}/events/?after=2025-11-22T00:00:00Z&before=2025-11-23T00:00:00Z`);
-    expect(left.body.results.map((e: any) => `${e.event} ${e.distinct_id}`).sort()).toEqual(['raced anon-d', 'to forget anon-c', 'to keep someone-else']);
+    expect(left.body.results.map((e: any) => `${e.event} ${e.distinct_id}`).sort()).toEqual([
+      'raced anon-d',
+      'to forget anon-c',
+      'to keep someone-else',
+    ]);
   });
 
   it('keeps personless distinct ids that were never identified apart, and without a person', async () => {

@@ -33,7 +33,11 @@ describe('InListQuery and MultiRowInsert with returning', () => {
     expect(ids.size).toBe(250);
     expect(new Set(ids.values()).size).toBe(250);
 
-    const byIds = new InListQuery((d: typeof db, [team]: [number], list: number[]) => d.selectFrom('persons').select(['id', 'uuid']).where('team_id', '=', team).where('id', 'in', list), 7);
+    const byIds = new InListQuery(
+      (d: typeof db, [team]: [number], list: number[]) =>
+        d.selectFrom('persons').select(['id', 'uuid']).where('team_id', '=', team).where('id', 'in', list),
+      7,
+    );
     const wanted = [...ids.values()].filter((_, i) => i % 12 === 0); // 21 ids: chunks of 7, 7, 7
     for (const list of [wanted, wanted.slice(0, 5), wanted.slice(0, 1)]) {
       const rows = await byIds.execute(db, [teamId], list);
@@ -44,7 +48,7 @@ describe('InListQuery and MultiRowInsert with returning', () => {
 });
 
 describe('MultiRowInsert without returning', () => {
-  it('inserts flat values in one statement or several, and row arrays, leaving the caller\'s arrays as they were', async () => {
+  it("inserts flat values in one statement or several, and row arrays, leaving the caller's arrays as they were", async () => {
     const { db } = server.running.ctx.database;
     const teamId = server.bootstrap.team.id;
     const insert = new MultiRowInsert('ingestion_warnings', ['team_id', 'type', 'source', 'details', 'timestamp']);
@@ -55,7 +59,10 @@ describe('MultiRowInsert without returning', () => {
         typeof r.details === 'string' ? JSON.parse(r.details) : r.details,
       );
 
-    for (const [type, n] of [['one statement', 3], ['several statements', ROWS_PER_INSERT * 2 + 5]] as const) {
+    for (const [type, n] of [
+      ['one statement', 3],
+      ['several statements', ROWS_PER_INSERT * 2 + 5],
+    ] as const) {
       const values = flat(type, n);
       await insert.executeFlat(db, values, n);
       expect(await stored(type)).toEqual(Array.from({ length: n }, (_, i) => ({ i })));
@@ -64,7 +71,13 @@ describe('MultiRowInsert without returning', () => {
     }
     await expect(insert.executeFlat(db, flat('short', 2), 3)).rejects.toThrow('expected 15 values, got 10');
 
-    const rows = Array.from({ length: ROWS_PER_INSERT + 1 }, (_, i) => [teamId, 'rows', 'test', JSON.stringify({ i }), '2026-01-01T00:00:00.000Z']);
+    const rows = Array.from({ length: ROWS_PER_INSERT + 1 }, (_, i) => [
+      teamId,
+      'rows',
+      'test',
+      JSON.stringify({ i }),
+      '2026-01-01T00:00:00.000Z',
+    ]);
     expect(await insert.execute(db, rows)).toEqual([]);
     expect(await stored('rows')).toEqual(rows.map((_, i) => ({ i })));
     expect(rows.every((r) => !Object.isFrozen(r) && r.length === 5)).toBe(true);
@@ -77,7 +90,17 @@ describe('distinctIdsOf', () => {
     // A persons page of any size (list endpoints have no maximum limit) asks for all its persons.
     const { db } = server.running.ctx.database;
     const teamId = server.bootstrap.team.id;
-    const ids = await insertPersons(db, [0, 1, 2].map((i) => ({ uuid: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`, teamId, properties: {}, isIdentified: false, createdAt: '2026-01-01T00:00:00.000Z', version: 0 })));
+    const ids = await insertPersons(
+      db,
+      [0, 1, 2].map((i) => ({
+        uuid: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
+        teamId,
+        properties: {},
+        isIdentified: false,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        version: 0,
+      })),
+    );
     const [a, b, c] = [...ids.values()];
     await insertDistinctIds(db, [
       { teamId, distinctId: 'many-a1', personId: a! },
@@ -87,6 +110,9 @@ describe('distinctIdsOf', () => {
     // 70,000 ids, most of them no person's: over SQLite's 32,766 and PostgreSQL's 65,535.
     const asked = [a!, ...Array.from({ length: 70_000 }, (_, i) => 10_000_000 + i), b!, c!];
     const found = await distinctIdsOf(db, asked);
-    expect(Object.fromEntries([...found].map(([id, list]) => [id, [...list].sort()]))).toEqual({ [a!]: ['many-a1', 'many-a2'], [c!]: ['many-c'] });
+    expect(Object.fromEntries([...found].map(([id, list]) => [id, [...list].sort()]))).toEqual({
+      [a!]: ['many-a1', 'many-a2'],
+      [c!]: ['many-c'],
+    });
   });
 });

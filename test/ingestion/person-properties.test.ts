@@ -88,7 +88,13 @@ describe('liftInitialAndCampaignProperties', () => {
       gclid: 'g1',
       other: 'not lifted',
     });
-    expect(result.$set).toEqual({ $browser: 'Chrome', $current_url: 'https://example.com/a', $referring_domain: '$direct', utm_source: 'newsletter', gclid: 'g1' });
+    expect(result.$set).toEqual({
+      $browser: 'Chrome',
+      $current_url: 'https://example.com/a',
+      $referring_domain: '$direct',
+      utm_source: 'newsletter',
+      gclid: 'g1',
+    });
     expect(result.$set_once).toEqual({
       $initial_browser: 'Chrome',
       $initial_current_url: 'https://example.com/a',
@@ -100,7 +106,11 @@ describe('liftInitialAndCampaignProperties', () => {
   });
 
   it("lets the event's own $set / $set_once win over lifted values", () => {
-    const result = liftInitialAndCampaignProperties({ $browser: 'Chrome', $set: { $browser: 'Mine' }, $set_once: { $initial_browser: 'First' } });
+    const result = liftInitialAndCampaignProperties({
+      $browser: 'Chrome',
+      $set: { $browser: 'Mine' },
+      $set_once: { $initial_browser: 'First' },
+    });
     expect(result.$set).toEqual({ $browser: 'Mine' });
     expect(result.$set_once).toEqual({ $initial_browser: 'First' });
   });
@@ -153,9 +163,20 @@ describe('liftInitialAndCampaignProperties', () => {
 
 describe('lift key order', () => {
   it('fills $set and $set_once in the lifted-property order, whatever the order of the event keys', () => {
-    const lifted = liftInitialAndCampaignProperties({ utm_source: 'news', $os: 'Linux', $browser: 'Firefox', $current_url: 'https://x.test/', other: 1 });
+    const lifted = liftInitialAndCampaignProperties({
+      utm_source: 'news',
+      $os: 'Linux',
+      $browser: 'Firefox',
+      $current_url: 'https://x.test/',
+      other: 1,
+    });
     expect(Object.keys(lifted.$set as object)).toEqual(['$browser', '$current_url', '$os', 'utm_source']);
-    expect(Object.keys(lifted.$set_once as object)).toEqual(['$initial_browser', '$initial_current_url', '$initial_os', '$initial_utm_source']);
+    expect(Object.keys(lifted.$set_once as object)).toEqual([
+      '$initial_browser',
+      '$initial_current_url',
+      '$initial_os',
+      '$initial_utm_source',
+    ]);
     expect(Object.keys(lifted)).toEqual(['utm_source', '$os', '$browser', '$current_url', 'other', '$set', '$set_once']);
   });
 
@@ -170,7 +191,9 @@ describe('lift key order', () => {
 
 describe('extractPersonPropertyUpdate', () => {
   it('reads $set, $set_once and $unset (array or object)', () => {
-    expect(extractPersonPropertyUpdate({ event: '$set', properties: { $set: { a: 1 }, $set_once: { b: 2 }, $unset: ['c', 3, 'd'] } })).toEqual({
+    expect(
+      extractPersonPropertyUpdate({ event: '$set', properties: { $set: { a: 1 }, $set_once: { b: 2 }, $unset: ['c', 3, 'd'] } }),
+    ).toEqual({
       set: { a: 1 },
       setOnce: { b: 2 },
       unset: ['c', 'd'],
@@ -198,11 +221,17 @@ describe('applyPersonPropertyUpdate', () => {
 
   it('overwrites with $set, and $set beats $set_once in the same event', () => {
     expect(applyPersonPropertyUpdate({ a: 1 }, update({ set: { a: 3 } }), '$set').properties).toEqual({ a: 3 });
-    expect(applyPersonPropertyUpdate({}, update({ set: { a: 'set' }, setOnce: { a: 'once' } }), '$identify').properties).toEqual({ a: 'set' });
+    expect(applyPersonPropertyUpdate({}, update({ set: { a: 'set' }, setOnce: { a: 'once' } }), '$identify').properties).toEqual({
+      a: 'set',
+    });
   });
 
   it('removes $unset keys the person had; unknown keys change nothing', () => {
-    expect(applyPersonPropertyUpdate({ a: 1, b: 2 }, update({ unset: ['a'] }), '$set')).toEqual({ properties: { b: 2 }, changed: true, shouldPersist: true });
+    expect(applyPersonPropertyUpdate({ a: 1, b: 2 }, update({ unset: ['a'] }), '$set')).toEqual({
+      properties: { b: 2 },
+      changed: true,
+      shouldPersist: true,
+    });
     expect(applyPersonPropertyUpdate({ b: 2 }, update({ unset: ['a'] }), '$set').changed).toBe(false);
   });
 
@@ -240,14 +269,23 @@ describe('applyPersonPropertyUpdate', () => {
       expect(result.changed).toBe(true);
       expect(result.properties).toEqual({ $current_url: '/b' });
       expect(result.shouldPersist).toBe(false);
-      expect(applyPersonPropertyUpdate({ $geoip_postal_code: '1' }, update({ set: { $geoip_postal_code: '2' } }), '$pageview').shouldPersist).toBe(false);
+      expect(
+        applyPersonPropertyUpdate({ $geoip_postal_code: '1' }, update({ set: { $geoip_postal_code: '2' } }), '$pageview').shouldPersist,
+      ).toBe(false);
     });
 
     it('persists when a volatile key is new, when a non-volatile key changes, or for person events', () => {
       expect(applyPersonPropertyUpdate({}, update({ set: { $current_url: '/b' } }), '$pageview').shouldPersist).toBe(true);
-      expect(applyPersonPropertyUpdate({ $current_url: '/a', plan: 'a' }, update({ set: { $current_url: '/b', plan: 'b' } }), '$pageview').shouldPersist).toBe(true);
-      expect(applyPersonPropertyUpdate({ $current_url: '/a' }, update({ set: { $current_url: '/b' } }), '$identify').shouldPersist).toBe(true);
-      expect(applyPersonPropertyUpdate({ $geoip_city_name: 'A' }, update({ set: { $geoip_city_name: 'B' } }), '$pageview').shouldPersist).toBe(true);
+      expect(
+        applyPersonPropertyUpdate({ $current_url: '/a', plan: 'a' }, update({ set: { $current_url: '/b', plan: 'b' } }), '$pageview')
+          .shouldPersist,
+      ).toBe(true);
+      expect(applyPersonPropertyUpdate({ $current_url: '/a' }, update({ set: { $current_url: '/b' } }), '$identify').shouldPersist).toBe(
+        true,
+      );
+      expect(
+        applyPersonPropertyUpdate({ $geoip_city_name: 'A' }, update({ set: { $geoip_city_name: 'B' } }), '$pageview').shouldPersist,
+      ).toBe(true);
     });
 
     it('classifies volatile keys', () => {
@@ -261,7 +299,13 @@ describe('applyPersonPropertyUpdate', () => {
   });
 
   it('computePersonPropertyChanges lists exactly what changes', () => {
-    expect(computePersonPropertyChanges({ a: 1, b: 2, c: 3 }, update({ set: { a: 1, b: 5 }, setOnce: { c: 9, d: 4 }, unset: ['c', 'x'] }), '$set')).toEqual({
+    expect(
+      computePersonPropertyChanges(
+        { a: 1, b: 2, c: 3 },
+        update({ set: { a: 1, b: 5 }, setOnce: { c: 9, d: 4 }, unset: ['c', 'x'] }),
+        '$set',
+      ),
+    ).toEqual({
       toSet: { b: 5, d: 4 },
       toUnset: ['c'],
       hasChanges: true,

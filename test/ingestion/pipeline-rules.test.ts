@@ -26,7 +26,11 @@ async function batch(events: unknown[], extra: Record<string, unknown> = {}, hea
 describe('ingestion pipeline rules', () => {
   it('takes $ip from the first X-Forwarded-For entry and enriches events and persons with GeoIP', async () => {
     await batch([{ event: 'located', properties: { distinct_id: 'geo-1' } }], {}, { 'x-forwarded-for': '81.2.69.142, 10.0.0.1' });
-    await batch([{ event: 'not located', properties: { distinct_id: 'geo-2', $geoip_disable: true } }], {}, { 'x-forwarded-for': '81.2.69.142' });
+    await batch(
+      [{ event: 'not located', properties: { distinct_id: 'geo-2', $geoip_disable: true } }],
+      {},
+      { 'x-forwarded-for': '81.2.69.142' },
+    );
     await server.settle();
     const located = (await server.request(`${env()}/events/?event=located`)).body.results[0];
     expect(located.properties.$ip).toBe('81.2.69.142');
@@ -101,20 +105,31 @@ describe('ingestion pipeline rules', () => {
   });
 
   it('defers nothing for a burst of events without a person step (personless, $exception): no deferral warning', async () => {
-    const personless = Array.from({ length: 100 }, (_, i) => ({ event: 'quiet burst', properties: { distinct_id: 'hot-personless', $process_person_profile: false, n: i } }));
-    const exceptions = Array.from({ length: 100 }, (_, i) => ({ event: '$exception', properties: { distinct_id: 'hot-exceptions', n: i } }));
+    const personless = Array.from({ length: 100 }, (_, i) => ({
+      event: 'quiet burst',
+      properties: { distinct_id: 'hot-personless', $process_person_profile: false, n: i },
+    }));
+    const exceptions = Array.from({ length: 100 }, (_, i) => ({
+      event: '$exception',
+      properties: { distinct_id: 'hot-exceptions', n: i },
+    }));
     await batch([...personless, ...exceptions]);
     await server.settle();
     expect((await server.request(`${env()}/events/?distinct_id=hot-personless&limit=1000`)).body.results).toHaveLength(100);
     expect((await server.request(`${env()}/events/?distinct_id=hot-exceptions&limit=1000`)).body.results).toHaveLength(100);
     const warnings = (await server.request(`${env()}/ingestion_warnings/`)).body.results;
-    const deferredIds = (warnings.find((w: any) => w.type === 'person_processing_deferred')?.warnings ?? []).map((w: any) => w.details.distinctId);
+    const deferredIds = (warnings.find((w: any) => w.type === 'person_processing_deferred')?.warnings ?? []).map(
+      (w: any) => w.details.distinctId,
+    );
     expect(deferredIds).not.toContain('hot-personless');
     expect(deferredIds).not.toContain('hot-exceptions');
   });
 
   it('deletes a person, and with delete_events its events', async () => {
-    await batch([{ event: 'doomed', properties: { distinct_id: 'gone-1' } }, { event: 'doomed', properties: { distinct_id: 'gone-2' } }]);
+    await batch([
+      { event: 'doomed', properties: { distinct_id: 'gone-1' } },
+      { event: 'doomed', properties: { distinct_id: 'gone-2' } },
+    ]);
     await server.settle();
     const first = (await server.request(`${env()}/persons/?distinct_id=gone-1`)).body.results[0];
     const second = (await server.request(`${env()}/persons/?distinct_id=gone-2`)).body.results[0];
@@ -149,7 +164,9 @@ describe('ingestion pipeline rules', () => {
     expect((await q([{ key: '$feature_flag', value: 'beta' }])).body.results.map((e: any) => e.event)).toEqual(['$feature_flag_called']);
     expect((await q([{ key: '$feature/beta', value: 'test' }])).body.results.map((e: any) => e.event)).toEqual(['checkout']);
     expect((await q([{ key: '$survey_response', value: 'yes' }])).body.results.map((e: any) => e.event)).toEqual(['survey sent']);
-    expect((await q([{ key: '$current_url', value: 'x.io/a', operator: 'icontains' }])).body.results.map((e: any) => e.event)).toEqual(['$pageview']);
+    expect((await q([{ key: '$current_url', value: 'x.io/a', operator: 'icontains' }])).body.results.map((e: any) => e.event)).toEqual([
+      '$pageview',
+    ]);
   });
 
   it('finds events by property keys holding quotes, backslashes, dots and brackets', async () => {
@@ -158,8 +175,14 @@ describe('ingestion pipeline rules', () => {
     await server.settle();
     const q = (filters: unknown) => server.request(`${env()}/events/?properties=${encodeURIComponent(JSON.stringify(filters))}`);
     for (const [i, key] of keys.entries()) {
-      expect((await q([{ key, value: `v${i}` }])).body.results.map((e: any) => e.event), key).toEqual([`odd key ${i}`]);
-      expect((await q([{ key, operator: 'is_set' }])).body.results.map((e: any) => e.event), key).toEqual([`odd key ${i}`]);
+      expect(
+        (await q([{ key, value: `v${i}` }])).body.results.map((e: any) => e.event),
+        key,
+      ).toEqual([`odd key ${i}`]);
+      expect(
+        (await q([{ key, operator: 'is_set' }])).body.results.map((e: any) => e.event),
+        key,
+      ).toEqual([`odd key ${i}`]);
     }
   });
 });

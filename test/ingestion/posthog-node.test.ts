@@ -44,7 +44,11 @@ describe('posthog-node against Hoglet', () => {
 
   it('identifies, aliases and merges persons', async () => {
     const ph = client();
-    ph.capture({ distinctId: 'anon-123', event: '$pageview', properties: { $current_url: 'https://example.com/a', $set_once: { first_seen_plan: 'free' } } });
+    ph.capture({
+      distinctId: 'anon-123',
+      event: '$pageview',
+      properties: { $current_url: 'https://example.com/a', $set_once: { first_seen_plan: 'free' } },
+    });
     await ph.flush();
     ph.capture({
       distinctId: 'user@example.com',

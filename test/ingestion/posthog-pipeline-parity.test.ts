@@ -31,7 +31,12 @@ async function capture(events: Array<Record<string, unknown>>, sentAt?: string, 
 }
 
 async function storedEvent(uuid: string) {
-  const row = await db().selectFrom('events').select(['event', 'person_id', 'properties', 'session_id']).where('team_id', '=', teamId()).where('uuid', '=', uuid).executeTakeFirst();
+  const row = await db()
+    .selectFrom('events')
+    .select(['event', 'person_id', 'properties', 'session_id'])
+    .where('team_id', '=', teamId())
+    .where('uuid', '=', uuid)
+    .executeTakeFirst();
   return row && { ...row, properties: fromJson<Record<string, any>>(row.properties) };
 }
 
@@ -41,7 +46,12 @@ async function groupTypes(): Promise<string[]> {
 }
 
 async function typeIndex(groupType: string): Promise<number | undefined> {
-  const mapping = await db().selectFrom('group_type_mappings').select('group_type_index').where('team_id', '=', teamId()).where('group_type', '=', groupType).executeTakeFirst();
+  const mapping = await db()
+    .selectFrom('group_type_mappings')
+    .select('group_type_index')
+    .where('team_id', '=', teamId())
+    .where('group_type', '=', groupType)
+    .executeTakeFirst();
   return mapping && Number(mapping.group_type_index);
 }
 
@@ -58,13 +68,20 @@ async function group(groupType: string, key: string) {
 }
 
 async function warnings(type: string): Promise<Array<Record<string, unknown>>> {
-  const rows = await db().selectFrom('ingestion_warnings').select('details').where('team_id', '=', teamId()).where('type', '=', type).execute();
+  const rows = await db()
+    .selectFrom('ingestion_warnings')
+    .select('details')
+    .where('team_id', '=', teamId())
+    .where('type', '=', type)
+    .execute();
   return rows.map((r) => fromJson<Record<string, unknown>>(r.details));
 }
 
 describe('personless events and groups', () => {
   it('attach no group and create no group type', async () => {
-    const [uuid] = await capture([{ event: 'anonymous view', distinct_id: 'pl-1', properties: { $process_person_profile: false, $groups: { pl_company: 'acme' } } }]);
+    const [uuid] = await capture([
+      { event: 'anonymous view', distinct_id: 'pl-1', properties: { $process_person_profile: false, $groups: { pl_company: 'acme' } } },
+    ]);
     const event = (await storedEvent(uuid!))!;
     expect(event.properties.$group_0).toBeUndefined();
     expect(event.properties.$groups).toEqual({ pl_company: 'acme' });
@@ -76,13 +93,25 @@ describe('personless events and groups', () => {
 describe('$groupidentify', () => {
   it('creates or updates its group, is attached to groups by $groups only, and stores no person update', async () => {
     const [alone, withGroups] = await capture([
-      { event: '$groupidentify', distinct_id: 'gi-1', properties: { $group_type: 'gi_company', $group_key: 'acme', $group_set: { name: 'Acme' }, $set: { role: 'admin' } } },
-      { event: '$groupidentify', distinct_id: 'gi-1', properties: { $group_type: 'gi_company', $group_key: 'acme', $group_set: { size: 5 }, $groups: { gi_company: 'acme' } } },
+      {
+        event: '$groupidentify',
+        distinct_id: 'gi-1',
+        properties: { $group_type: 'gi_company', $group_key: 'acme', $group_set: { name: 'Acme' }, $set: { role: 'admin' } },
+      },
+      {
+        event: '$groupidentify',
+        distinct_id: 'gi-1',
+        properties: { $group_type: 'gi_company', $group_key: 'acme', $group_set: { size: 5 }, $groups: { gi_company: 'acme' } },
+      },
     ]);
-    expect((await group('gi_company', 'acme'))).toBeDefined();
+    expect(await group('gi_company', 'acme')).toBeDefined();
     expect(fromJson((await group('gi_company', 'acme'))!.group_properties)).toEqual({ name: 'Acme', size: 5 });
     const first = (await storedEvent(alone!))!.properties;
-    expect(Object.keys(first).filter((k) => k.startsWith('$group_')).sort()).toEqual(['$group_key', '$group_set', '$group_type']);
+    expect(
+      Object.keys(first)
+        .filter((k) => k.startsWith('$group_'))
+        .sort(),
+    ).toEqual(['$group_key', '$group_set', '$group_type']);
     expect(first.$set).toBeUndefined();
     const second = (await storedEvent(withGroups!))!.properties;
     expect(second[`$group_${await typeIndex('gi_company')}`]).toBe('acme');
@@ -97,7 +126,12 @@ describe('$groupidentify', () => {
     // The type is made sure of (updateGroupsAndFirstEvent: it has a $group_set), the group is not.
     const index = await typeIndex('gi_zero');
     expect(index).toBeDefined();
-    const groups = await db().selectFrom('groups').select('group_key').where('team_id', '=', teamId()).where('group_type_index', '=', index!).execute();
+    const groups = await db()
+      .selectFrom('groups')
+      .select('group_key')
+      .where('team_id', '=', teamId())
+      .where('group_type_index', '=', index!)
+      .execute();
     expect(groups).toEqual([]);
   });
 
@@ -111,14 +145,23 @@ describe('$groupidentify', () => {
 
 describe('events of other pipelines', () => {
   it('records a $$client_ingestion_warning as a warning, with no event and no person', async () => {
-    const [uuid] = await capture([{ event: '$$client_ingestion_warning', distinct_id: 'cw-1', properties: { $$client_ingestion_warning_message: 'queue full' } }]);
+    const [uuid] = await capture([
+      { event: '$$client_ingestion_warning', distinct_id: 'cw-1', properties: { $$client_ingestion_warning_message: 'queue full' } },
+    ]);
     expect(await storedEvent(uuid!)).toBeUndefined();
     expect(await getPersonByDistinctId(db(), teamId(), 'cw-1')).toBeUndefined();
-    expect(await warnings('client_ingestion_warning')).toContainEqual({ eventUuid: uuid, event: '$$client_ingestion_warning', distinctId: 'cw-1', message: 'queue full' });
+    expect(await warnings('client_ingestion_warning')).toContainEqual({
+      eventUuid: uuid,
+      event: '$$client_ingestion_warning',
+      distinctId: 'cw-1',
+      message: 'queue full',
+    });
   });
 
   it('stores no event and no person for a $$heatmap', async () => {
-    const [uuid] = await capture([{ event: '$$heatmap', distinct_id: 'hm-1', properties: { $heatmap_data: { 'https://x.io/': [{ x: 1, y: 2, type: 'click' }] } } }]);
+    const [uuid] = await capture([
+      { event: '$$heatmap', distinct_id: 'hm-1', properties: { $heatmap_data: { 'https://x.io/': [{ x: 1, y: 2, type: 'click' }] } } },
+    ]);
     expect(await storedEvent(uuid!)).toBeUndefined();
     expect(await getPersonByDistinctId(db(), teamId(), 'hm-1')).toBeUndefined();
   });
@@ -145,7 +188,9 @@ describe('new persons', () => {
   it('record the uuid of the event that created them, also when an identify creates one for two ids', async () => {
     const [created] = await capture([{ event: 'first', distinct_id: 'np-1', properties: { $set: { a: 1 }, $set_once: { b: 2 } } }]);
     expect((await getPersonByDistinctId(db(), teamId(), 'np-1'))!.properties).toEqual({ a: 1, b: 2, $creator_event_uuid: created });
-    const [identify] = await capture([{ event: '$identify', distinct_id: 'np-user', properties: { $anon_distinct_id: 'np-anon', $set: { c: 3 } } }]);
+    const [identify] = await capture([
+      { event: '$identify', distinct_id: 'np-user', properties: { $anon_distinct_id: 'np-anon', $set: { c: 3 } } },
+    ]);
     expect((await getPersonByDistinctId(db(), teamId(), 'np-anon'))!.properties).toEqual({ c: 3, $creator_event_uuid: identify });
     // Later events keep it.
     await capture([{ event: 'second', distinct_id: 'np-1', properties: { $set: { a: 2 } } }]);
@@ -157,7 +202,13 @@ describe('request context and person mode on stored properties', () => {
   it('adds $sent_at, replaces an empty $ip, lower-cases a UUID session id and drops $process_person_profile: true', async () => {
     const sentAt = new Date().toISOString();
     const [uuid] = await capture(
-      [{ event: 'normalised', distinct_id: 'nm-1', properties: { $ip: null, $session_id: '0190F2B4-AB12-7000-8000-0000000000AB', $process_person_profile: true } }],
+      [
+        {
+          event: 'normalised',
+          distinct_id: 'nm-1',
+          properties: { $ip: null, $session_id: '0190F2B4-AB12-7000-8000-0000000000AB', $process_person_profile: true },
+        },
+      ],
       sentAt,
       { 'x-forwarded-for': '198.51.100.23' },
     );
@@ -170,13 +221,18 @@ describe('request context and person mode on stored properties', () => {
     expect(event.properties.$ip).not.toBe('');
   });
 
-  it("names the event in the warnings about its timestamp and person mode", async () => {
+  it('names the event in the warnings about its timestamp and person mode', async () => {
     const [badTimestamp, badFlag, refused] = await capture([
       { event: 'bad time', distinct_id: 'wd-1', timestamp: 'not a date' },
       { event: 'bad flag', distinct_id: 'wd-1', properties: { $process_person_profile: 'sometimes' } },
       { event: '$identify', distinct_id: 'wd-1', properties: { $process_person_profile: false, $anon_distinct_id: 'wd-0' } },
     ]);
-    expect(await warnings('ignored_invalid_timestamp')).toContainEqual({ eventUuid: badTimestamp, field: 'timestamp', value: 'not a date', reason: 'invalid format' });
+    expect(await warnings('ignored_invalid_timestamp')).toContainEqual({
+      eventUuid: badTimestamp,
+      field: 'timestamp',
+      value: 'not a date',
+      reason: 'invalid format',
+    });
     expect(await warnings('invalid_process_person_profile')).toContainEqual({
       eventUuid: badFlag,
       event: 'bad flag',
@@ -184,6 +240,10 @@ describe('request context and person mode on stored properties', () => {
       $process_person_profile: 'sometimes',
       message: 'Only a boolean value is valid for the $process_person_profile property',
     });
-    expect(await warnings('invalid_event_when_process_person_profile_is_false')).toContainEqual({ eventUuid: refused, event: '$identify', distinctId: 'wd-1' });
+    expect(await warnings('invalid_event_when_process_person_profile_is_false')).toContainEqual({
+      eventUuid: refused,
+      event: '$identify',
+      distinctId: 'wd-1',
+    });
   });
 });

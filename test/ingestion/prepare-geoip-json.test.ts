@@ -33,13 +33,31 @@ const NOW = '2026-03-01T12:00:00.000Z';
 const LOCATED = '80.156.0.1';
 
 function queued(overrides: Partial<QueuedEvent>): QueuedEvent {
-  return { uuid: '0190f2b4-0000-7000-8000-000000000001', event: 'clicked', distinct_id: 'd-1', properties: {}, now: NOW, ip: LOCATED, ...overrides };
+  return {
+    uuid: '0190f2b4-0000-7000-8000-000000000001',
+    event: 'clicked',
+    distinct_id: 'd-1',
+    properties: {},
+    now: NOW,
+    ip: LOCATED,
+    ...overrides,
+  };
 }
 
 /** The event as stored and its person update, GeoIP merged into the objects (the reference). */
-function merged(event: QueuedEvent, mode: PreparedEvent['mode'], anonymizeIps: boolean): { properties: Properties; update: PersonPropertyUpdate | undefined } {
+function merged(
+  event: QueuedEvent,
+  mode: PreparedEvent['mode'],
+  anonymizeIps: boolean,
+): { properties: Properties; update: PersonPropertyUpdate | undefined } {
   const copy = JSON.parse(JSON.stringify(event)) as QueuedEvent;
-  let properties = normalizePersonProperties({ event: copy.event, properties: copy.properties, set: copy.set, setOnce: copy.set_once, unset: copy.unset });
+  let properties = normalizePersonProperties({
+    event: copy.event,
+    properties: copy.properties,
+    set: copy.set,
+    setOnce: copy.set_once,
+    unset: copy.unset,
+  });
   addRequestContext(properties, copy.ip, copy.sent_at);
   properties = applyGeoipProperties(properties, typeof properties.$ip === 'string' ? geoip.lookup(properties.$ip.trim()) : null);
   if (anonymizeIps) properties = withoutIp(properties);
@@ -121,7 +139,10 @@ describe('GeoIP kept out of the prepared objects', () => {
   it.each([
     ['a $set that is not an object', { $set: 'x', $set_once: [1, 2] }],
     ['no $set at all', {}],
-    ['keys named like Object.prototype members', JSON.parse('{"__proto__": {"x": 1}, "$set": {"__proto__": {"y": 2}, "constructor": 1}}') as Properties],
+    [
+      'keys named like Object.prototype members',
+      JSON.parse('{"__proto__": {"x": 1}, "$set": {"__proto__": {"y": 2}, "constructor": 1}}') as Properties,
+    ],
     ['ill-formed text', { name: 'nul\u0000 and lone \ud800', $set: { 'k\udc00': 'v\u0000' } }],
     ['$unset and a top-level $set', { $unset: ['plan'] }],
   ])('matches the merge for %s', (_name, properties) => {
@@ -132,7 +153,10 @@ describe('GeoIP kept out of the prepared objects', () => {
     ['a personless event', { event: 'viewed', properties: { $process_person_profile: false, $set: { a: 1 } } }],
     ['an $exception (person only read)', { event: '$exception', properties: { $set: { a: 1 } } }],
     ['a $groupidentify', { event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $set: { a: 1 } } }],
-    ['an $identify', { event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: 'anon', $set: { email: 'a@example.com' } } }],
+    [
+      'an $identify',
+      { event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: 'anon', $set: { email: 'a@example.com' } } },
+    ],
     ['GeoIP turned off by the client', { event: 'viewed', properties: { $geoip_disable: true, $set: { a: 1 } } }],
     ['an address GeoIP cannot place', { event: 'viewed', ip: '10.0.0.1', properties: { $set: { a: 1 } } }],
   ])('matches the merge for %s', (_name, overrides) => {
@@ -140,7 +164,10 @@ describe('GeoIP kept out of the prepared objects', () => {
   });
 
   it('stores GeoIP keys on events without a person step, but no $set or $set_once', () => {
-    for (const overrides of [{ event: 'viewed', properties: { $process_person_profile: false } }, { event: '$exception', properties: {} }]) {
+    for (const overrides of [
+      { event: 'viewed', properties: { $process_person_profile: false } },
+      { event: '$exception', properties: {} },
+    ]) {
       const stored = JSON.parse(expectSameAsMerged(queued(overrides as Partial<QueuedEvent>)).propertiesJson);
       expect(stored.$geoip_country_code).toBe('DE');
       expect(stored.$set).toBeUndefined();

@@ -19,16 +19,25 @@ const parsed = (prepared: PreparedEvent) => JSON.parse(prepared.propertiesJson) 
 describe('events PostHog does not store', () => {
   it('turns a $$client_ingestion_warning into its warning, with nothing to store and no person', () => {
     const prepared = prepare(
-      queued({ event: '$$client_ingestion_warning', timestamp: 'garbage', properties: { $$client_ingestion_warning_message: 'oops', $process_person_profile: 'x' } }),
+      queued({
+        event: '$$client_ingestion_warning',
+        timestamp: 'garbage',
+        properties: { $$client_ingestion_warning_message: 'oops', $process_person_profile: 'x' },
+      }),
     );
     expect(prepared.mode).toBe('drop');
     expect(prepared.warnings).toEqual([
-      { type: 'client_ingestion_warning', details: { eventUuid: UUID, event: '$$client_ingestion_warning', distinctId: 'd-1', message: 'oops' } },
+      {
+        type: 'client_ingestion_warning',
+        details: { eventUuid: UUID, event: '$$client_ingestion_warning', distinctId: 'd-1', message: 'oops' },
+      },
     ]);
   });
 
   it('drops a $$heatmap without a warning', () => {
-    const prepared = prepare(queued({ event: '$$heatmap', properties: { $heatmap_data: { 'https://x.io/': [{ x: 1, y: 2, type: 'click' }] }, $set: { a: 1 } } }));
+    const prepared = prepare(
+      queued({ event: '$$heatmap', properties: { $heatmap_data: { 'https://x.io/': [{ x: 1, y: 2, type: 'click' }] }, $set: { a: 1 } } }),
+    );
     expect(prepared.mode).toBe('drop');
     expect(prepared.warnings).toEqual([]);
     expect(prepare(queued({ event: '$$heatmap', person_only: true, properties: { $set: { a: 1 } } })).mode).toBe('drop');
@@ -43,21 +52,32 @@ describe('groups', () => {
     expect(parsed(prepared).$groups).toEqual({ company: 'acme' });
   });
 
-  it("attaches a $groupidentify to its own group only through $groups, and stores it without person updates", () => {
-    const alone = prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $set: { a: 1 }, $set_once: { b: 1 }, $unset: ['c'] } }));
+  it('attaches a $groupidentify to its own group only through $groups, and stores it without person updates', () => {
+    const alone = prepare(
+      queued({
+        event: '$groupidentify',
+        properties: { $group_type: 'company', $group_key: 'acme', $set: { a: 1 }, $set_once: { b: 1 }, $unset: ['c'] },
+      }),
+    );
     expect(alone.groups).toEqual({ identified: { type: 'company', key: 'acme', set: {} }, attached: [] });
     expect(parsed(alone)).toEqual({ $group_type: 'company', $group_key: 'acme' });
-    const withGroups = prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $groups: { company: 'acme' } } }));
+    const withGroups = prepare(
+      queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 'acme', $groups: { company: 'acme' } } }),
+    );
     expect(withGroups.groups!.attached).toEqual([['company', 'acme']]);
   });
 
   it('upserts no group for a falsy $group_key, but a $group_set still makes sure of the type', () => {
     for (const key of [0, '', null, false, undefined]) {
       expect(prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: key } })).groups).toBeUndefined();
-      const withSet = prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: key, $group_set: { n: 1 } } }));
+      const withSet = prepare(
+        queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: key, $group_set: { n: 1 } } }),
+      );
       expect(withSet.groups!.identified).toEqual({ type: 'company', set: { n: 1 } });
     }
-    expect(prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: true } })).groups!.identified!.key).toBe('true');
+    expect(
+      prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: true } })).groups!.identified!.key,
+    ).toBe('true');
   });
 
   it('copies $groups values as they are: a number stays a number', () => {
@@ -70,7 +90,9 @@ describe('groups', () => {
 
 describe('$exception', () => {
   it('only reads its person: no update, no merge, and no deferred person update', () => {
-    const prepared = prepare(queued({ event: '$exception', properties: { $set: { a: 1 }, $set_once: { b: 1 }, $groups: { company: 'acme' } } }));
+    const prepared = prepare(
+      queued({ event: '$exception', properties: { $set: { a: 1 }, $set_once: { b: 1 }, $groups: { company: 'acme' } } }),
+    );
     expect(prepared.mode).toBe('lookup');
     expect(prepared.update).toEqual({ set: {}, setOnce: {}, unset: [] });
     expect(parsed(prepared).$set).toBeUndefined();
@@ -81,7 +103,7 @@ describe('$exception', () => {
 });
 
 describe('normalisation of stored properties', () => {
-  it("adds $sent_at and the capture address, lower-cases a UUID session id and drops $process_person_profile: true", () => {
+  it('adds $sent_at and the capture address, lower-cases a UUID session id and drops $process_person_profile: true', () => {
     const prepared = prepare(
       queued({
         ip: '198.51.100.4',
@@ -89,7 +111,11 @@ describe('normalisation of stored properties', () => {
         properties: { $ip: '', $session_id: '0190F2B4-AB12-7000-8000-0000000000AB', $process_person_profile: true },
       }),
     );
-    expect(parsed(prepared)).toEqual({ $ip: '198.51.100.4', $sent_at: '2026-03-01T12:00:01.000Z', $session_id: '0190f2b4-ab12-7000-8000-0000000000ab' });
+    expect(parsed(prepared)).toEqual({
+      $ip: '198.51.100.4',
+      $sent_at: '2026-03-01T12:00:01.000Z',
+      $session_id: '0190f2b4-ab12-7000-8000-0000000000ab',
+    });
     expect(prepared.sessionId).toBe('0190f2b4-ab12-7000-8000-0000000000ab');
   });
 

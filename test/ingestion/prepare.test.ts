@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isUnprepared, prepareQueuedEvent, prepareRow, ReceiptClock, withGroupProperties, type PreparedEvent } from '../../src/ingestion/worker/prepare.js';
+import {
+  isUnprepared,
+  prepareQueuedEvent,
+  prepareRow,
+  ReceiptClock,
+  withGroupProperties,
+  type PreparedEvent,
+} from '../../src/ingestion/worker/prepare.js';
 import { packReply, unpackReply } from '../../src/ingestion/worker/prepare-messages.js';
 import { openGeoip, type GeoipService } from '../../src/geoip/geoip-service.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
@@ -7,7 +14,15 @@ import type { QueuedEvent } from '../../src/ingestion/queue.js';
 const NOW = '2026-03-01T12:00:00.000Z';
 
 function queued(overrides: Partial<QueuedEvent> = {}): QueuedEvent {
-  return { uuid: '0190f2b4-0000-7000-8000-000000000001', event: 'clicked', distinct_id: 'd-1', properties: {}, now: NOW, ip: null, ...overrides };
+  return {
+    uuid: '0190f2b4-0000-7000-8000-000000000001',
+    event: 'clicked',
+    distinct_id: 'd-1',
+    properties: {},
+    now: NOW,
+    ip: null,
+    ...overrides,
+  };
 }
 
 function prepare(event: QueuedEvent, options: { anonymizeIps?: boolean; geoip?: GeoipService } = {}): PreparedEvent {
@@ -32,8 +47,20 @@ describe('withGroupProperties', () => {
   it('writes what JSON.stringify writes for the object with the keys set on it', () => {
     const cases: Array<[Record<string, unknown>, Array<[string, string]>]> = [
       [{}, [['$group_0', 'acme']]],
-      [{ a: 1, nested: { b: [1, '}'] } }, [['$group_1', 'k"ey'], ['$group_0', 'é\u2028']]],
-      [{ $group_0: 'by hand', z: true }, [['$group_0', 'acme'], ['$group_2', 'p']]],
+      [
+        { a: 1, nested: { b: [1, '}'] } },
+        [
+          ['$group_1', 'k"ey'],
+          ['$group_0', 'é\u2028'],
+        ],
+      ],
+      [
+        { $group_0: 'by hand', z: true },
+        [
+          ['$group_0', 'acme'],
+          ['$group_2', 'p'],
+        ],
+      ],
       [{ $group_4: 'kept' }, [['$group_1', 'x']]],
     ];
     for (const [properties, added] of cases) {
@@ -48,11 +75,20 @@ describe('withGroupProperties', () => {
 describe('prepareQueuedEvent', () => {
   it('resolves the timestamp, adds $ip, lifts person properties and finds the person update', () => {
     const prepared = prepare(
-      queued({ event: '$pageview', ip: '198.51.100.4', timestamp: '2026-03-01T11:59:00.000Z', properties: { $current_url: 'https://a.example/x', $set: { plan: 'pro' } } }),
+      queued({
+        event: '$pageview',
+        ip: '198.51.100.4',
+        timestamp: '2026-03-01T11:59:00.000Z',
+        properties: { $current_url: 'https://a.example/x', $set: { plan: 'pro' } },
+      }),
     );
     expect(prepared.mode).toBe('process');
     expect(prepared.timestamp).toBe('2026-03-01T11:59:00.000Z');
-    expect(parsed(prepared)).toMatchObject({ $ip: '198.51.100.4', $current_url: 'https://a.example/x', $set: { plan: 'pro', $current_url: 'https://a.example/x' } });
+    expect(parsed(prepared)).toMatchObject({
+      $ip: '198.51.100.4',
+      $current_url: 'https://a.example/x',
+      $set: { plan: 'pro', $current_url: 'https://a.example/x' },
+    });
     expect(prepared.update.set).toMatchObject({ plan: 'pro', $current_url: 'https://a.example/x' });
     expect(prepared.update.setOnce).toMatchObject({ $initial_current_url: 'https://a.example/x' });
     expect(prepared.merge).toBeUndefined();
@@ -89,13 +125,23 @@ describe('prepareQueuedEvent', () => {
   it('finds merges and the groups an event names, as stored', () => {
     const identify = prepare(queued({ event: '$identify', distinct_id: 'user', properties: { $anon_distinct_id: 'anon' } }));
     expect(identify.merge).toEqual({ kind: '$identify', intoDistinctId: 'user', otherDistinctId: 'anon' });
-    const group = prepare(queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 42, $group_set: { name: 'Acme' } } }));
+    const group = prepare(
+      queued({ event: '$groupidentify', properties: { $group_type: 'company', $group_key: 42, $group_set: { name: 'Acme' } } }),
+    );
     expect(group.groups).toEqual({ identified: { type: 'company', key: '42', set: { name: 'Acme' } }, attached: [] });
-    const attached = prepare(queued({ properties: { $groups: { company: 'acme', team: { id: 1 }, none: null, empty: '', 'bad\u0000': 'k\ud800' } } }));
+    const attached = prepare(
+      queued({ properties: { $groups: { company: 'acme', team: { id: 1 }, none: null, empty: '', 'bad\u0000': 'k\ud800' } } }),
+    );
     // As PostHog's addGroupProperties: every type, its value copied as it is (made well-formed).
     expect(attached.groups).toEqual({
       identified: undefined,
-      attached: [['company', 'acme'], ['team', { id: 1 }], ['none', null], ['empty', ''], ['bad\ufffd', 'k\ufffd']],
+      attached: [
+        ['company', 'acme'],
+        ['team', { id: 1 }],
+        ['none', null],
+        ['empty', ''],
+        ['bad\ufffd', 'k\ufffd'],
+      ],
     });
     expect(attached.ownGroupKeys).toBe(false);
     expect(prepare(queued({ properties: { $group_2: 'x', $groups: { company: 'acme' } } })).ownGroupKeys).toBe(true);
@@ -128,15 +174,34 @@ describe('prepareRow and the packing between threads', () => {
     const rows = [
       prepareRow(JSON.stringify(queued({ properties: { emoji: '😀', quote: '"}' } })), { anonymizeIps: false, clock }),
       prepareRow('not json', { anonymizeIps: false, clock }),
-      prepareRow(JSON.stringify(queued({ event: '$identify', properties: { $process_person_profile: false } })), { anonymizeIps: false, clock }),
-      prepareRow(JSON.stringify(queued({ event: '$groupidentify', ip: '1.2.3.4', properties: { $group_type: 't', $group_key: 'k', $set: { a: [1, { b: null }] } } })), { anonymizeIps: true, clock }),
+      prepareRow(JSON.stringify(queued({ event: '$identify', properties: { $process_person_profile: false } })), {
+        anonymizeIps: false,
+        clock,
+      }),
+      prepareRow(
+        JSON.stringify(
+          queued({
+            event: '$groupidentify',
+            ip: '1.2.3.4',
+            properties: { $group_type: 't', $group_key: 'k', $set: { a: [1, { b: null }] } },
+          }),
+        ),
+        { anonymizeIps: true, clock },
+      ),
       // Every field away from its default: a merge, $unset, warnings, groups with own keys, a session and elements.
       prepareRow(
         JSON.stringify(
           queued({
             event: '$identify',
             timestamp: 'not a time',
-            properties: { $anon_distinct_id: 'anon-1', $unset: ['old'], $groups: { company: 'acme' }, $group_0: 'mine', $session_id: 's-1', $elements_chain: 'a:nth-child="1"' },
+            properties: {
+              $anon_distinct_id: 'anon-1',
+              $unset: ['old'],
+              $groups: { company: 'acme' },
+              $group_0: 'mine',
+              $session_id: 's-1',
+              $elements_chain: 'a:nth-child="1"',
+            },
           }),
         ),
         { anonymizeIps: false, clock },
@@ -153,7 +218,16 @@ describe('prepareRow and the packing between threads', () => {
       session: merged!.sessionId,
       elements: merged!.elementsChain !== null,
       personOnly: personOnly!.personOnly,
-    }).toEqual({ merge: true, unset: ['old'], warnings: true, groups: true, ownGroupKeys: true, session: 's-1', elements: true, personOnly: true });
+    }).toEqual({
+      merge: true,
+      unset: ['old'],
+      warnings: true,
+      groups: true,
+      ownGroupKeys: true,
+      session: 's-1',
+      elements: true,
+      personOnly: true,
+    });
     const unpacked = unpackReply(packReply(rows), geoip);
     // JSON leaves out undefined members, as the receiving code reads them: compare through JSON.
     expect(JSON.parse(JSON.stringify(unpacked))).toEqual(JSON.parse(JSON.stringify(rows)));
@@ -162,7 +236,11 @@ describe('prepareRow and the packing between threads', () => {
   });
 
   it("sends a located event's GeoIP keys as its address, and the worker's thread finds them again", () => {
-    const row = prepareRow(JSON.stringify(queued({ event: '$pageview', ip: '80.156.0.1', properties: { $set: { plan: 'pro' } } })), { anonymizeIps: false, geoip, clock: new ReceiptClock() });
+    const row = prepareRow(JSON.stringify(queued({ event: '$pageview', ip: '80.156.0.1', properties: { $set: { plan: 'pro' } } })), {
+      anonymizeIps: false,
+      geoip,
+      clock: new ReceiptClock(),
+    });
     const prepared = row as PreparedEvent;
     expect(prepared.geoipAddress).toBe('80.156.0.1');
     expect(prepared.update.setOverlay).toMatchObject({ $geoip_country_code: 'DE' });

@@ -31,24 +31,40 @@ function event(distinctId: string, name = 'chunked', properties: Record<string, 
   const n = ++sequence;
   const now = new Date(Date.parse('2026-03-01T00:00:00.000Z') + n * 1000).toISOString();
   const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return { teamId: server.bootstrap.team.id, lane: 'realtime', distinctId, payload: { uuid, event: name, distinct_id: distinctId, properties: { n, ...properties }, timestamp: now, now, sent_at: null, ip: null } };
+  return {
+    teamId: server.bootstrap.team.id,
+    lane: 'realtime',
+    distinctId,
+    payload: { uuid, event: name, distinct_id: distinctId, properties: { n, ...properties }, timestamp: now, now, sent_at: null, ip: null },
+  };
 }
 
 // Batches of exactly batchSize events (no time budget): the batches are what these tests look at.
-const worker = (batchSize = 1000) => new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), { batchSize, batchBudgetMs: 0 });
-const queueRows = () => server.running.ctx.database.db.selectFrom('ingestion_queue').select(['payload', 'event_count', 'attempts']).orderBy('id').execute();
+const worker = (batchSize = 1000) =>
+  new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), { batchSize, batchBudgetMs: 0 });
+const queueRows = () =>
+  server.running.ctx.database.db.selectFrom('ingestion_queue').select(['payload', 'event_count', 'attempts']).orderBy('id').execute();
 const storedCount = async (distinctIds: string[]) =>
   (await server.running.ctx.database.db.selectFrom('events').select('uuid').where('distinct_id', 'in', distinctIds).execute()).length;
 
 describe('queue chunks', () => {
   it('a /batch/ request is one queue row holding its events, stored by the worker', async () => {
     const team = server.bootstrap.team;
-    const batch = Array.from({ length: 100 }, (_, i) => ({ event: 'from a batch', properties: { distinct_id: `batch-${i % 10}`, i, $set: { last: i } } }));
-    const res = await fetch(`${server.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: team.apiToken, batch }) });
+    const batch = Array.from({ length: 100 }, (_, i) => ({
+      event: 'from a batch',
+      properties: { distinct_id: `batch-${i % 10}`, i, $set: { last: i } },
+    }));
+    const res = await fetch(`${server.url}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: team.apiToken, batch }),
+    });
     expect(res.status).toBe(200);
     const rows = await queueRows();
     expect(rows.map((r) => r.event_count)).toEqual([100]);
-    expect(JSON.parse(rows[0]!.payload).map((e: { properties: { i: number } }) => e.properties.i)).toEqual(batch.map((e) => e.properties.i));
+    expect(JSON.parse(rows[0]!.payload).map((e: { properties: { i: number } }) => e.properties.i)).toEqual(
+      batch.map((e) => e.properties.i),
+    );
     expect(await queueCounts(server.running.ctx.database)).toEqual([{ lane: 'realtime', waiting: 100, parked: 0 }]);
 
     const w = worker();
@@ -112,7 +128,11 @@ describe('queue chunks', () => {
       ingestionQueue.enqueueRequest([setSecond]),
     ]);
     await ingestionQueue.enqueueRequest([later]); // the next commit: a row of its own
-    const rows = await database.db.selectFrom('ingestion_queue').select(['distinct_id', 'received_at', 'payload', 'event_count']).orderBy('id').execute();
+    const rows = await database.db
+      .selectFrom('ingestion_queue')
+      .select(['distinct_id', 'received_at', 'payload', 'event_count'])
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => [r.distinct_id, Number(r.event_count)])).toEqual([
       ['shared-0', 5],
       ['shared-alone', 1],
@@ -120,14 +140,22 @@ describe('queue chunks', () => {
       ['shared-later', 1],
     ]);
     expect(new Date(rows[0]!.received_at).toISOString()).toBe(singles[0]!.payload.now);
-    expect((JSON.parse(rows[0]!.payload) as QueueRow['payload'][]).map((e) => e.uuid)).toEqual([singles[0]!, ...request, singles[1]!].map((e) => e.payload.uuid));
+    expect((JSON.parse(rows[0]!.payload) as QueueRow['payload'][]).map((e) => e.uuid)).toEqual(
+      [singles[0]!, ...request, singles[1]!].map((e) => e.payload.uuid),
+    );
 
     const w = worker();
     expect(await w.runOnce()).toBe(11);
     await w.stop();
     expect(await queueRows()).toEqual([]);
-    const stored = await database.db.selectFrom('events').select(['uuid', 'distinct_id', 'timestamp']).where('distinct_id', 'like', 'shared-%').execute();
-    expect(stored.map((e) => e.uuid).sort()).toEqual([...singles, ...request, alone, later, setFirst, setSecond].map((e) => e.payload.uuid).sort());
+    const stored = await database.db
+      .selectFrom('events')
+      .select(['uuid', 'distinct_id', 'timestamp'])
+      .where('distinct_id', 'like', 'shared-%')
+      .execute();
+    expect(stored.map((e) => e.uuid).sort()).toEqual(
+      [...singles, ...request, alone, later, setFirst, setSecond].map((e) => e.payload.uuid).sort(),
+    );
     const second = stored.find((e) => e.distinct_id === 'shared-1')!;
     expect(new Date(second.timestamp).toISOString()).toBe(singles[1]!.payload.now);
     expect(singles[1]!.payload.now).not.toBe(new Date(rows[0]!.received_at).toISOString());
@@ -147,7 +175,9 @@ describe('queue chunks', () => {
       expect(await storedCount(['retry-a', 'retry-c', 'personless-boom'])).toBe(3);
       // Left alone in the row, a plain row now, its failure counted in its row's attempts.
       const left = await queueRows();
-      expect(left.map((r) => ({ ...r, payload: JSON.parse(r.payload) }))).toEqual([{ payload: { ...failing.payload, attempts: 1 }, event_count: 1, attempts: 1 }]);
+      expect(left.map((r) => ({ ...r, payload: JSON.parse(r.payload) }))).toEqual([
+        { payload: { ...failing.payload, attempts: 1 }, event_count: 1, attempts: 1 },
+      ]);
 
       await acceptBoomDistinctIds(database.db);
       await w.runOnce();

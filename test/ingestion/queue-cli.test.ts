@@ -38,7 +38,12 @@ describe('hoglet queue', () => {
     const res = await fetch(`${server.url}/capture/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: server.bootstrap.team.apiToken, event: '$identify', distinct_id: 'customer-7', properties: { $anon_distinct_id: 'visitor-boom' } }),
+      body: JSON.stringify({
+        api_key: server.bootstrap.team.apiToken,
+        event: '$identify',
+        distinct_id: 'customer-7',
+        properties: { $anon_distinct_id: 'visitor-boom' },
+      }),
     });
     expect(res.status).toBe(200);
     await server.settle();
@@ -46,12 +51,16 @@ describe('hoglet queue', () => {
     expect(await hoglet('status')).toEqual({ code: 0, output: 'realtime  waiting=0  parked=1\n' });
     const parked = await hoglet('parked');
     expect(parked.code).toBe(0);
-    expect(parked.output).toMatch(/^\d+ {2}project=\d+ {2}lane=realtime {2}event="\$identify" {2}distinct_id="customer-7" {2}uuid=[0-9a-f-]{36} {2}received=\S+ {2}attempts=3\n$/);
+    expect(parked.output).toMatch(
+      /^\d+ {2}project=\d+ {2}lane=realtime {2}event="\$identify" {2}distinct_id="customer-7" {2}uuid=[0-9a-f-]{36} {2}received=\S+ {2}attempts=3\n$/,
+    );
     const queueId = parked.output.split(' ')[0]!;
     expect(await personOf('visitor-boom')).toBeUndefined();
 
     // Nothing else is touched: an id that is not parked is not counted.
-    expect((await hoglet('retry', '--ids', String(Number(queueId) + 1000))).output).toBe('0 parked events put back in the queue; the ingestion worker takes them in order\n');
+    expect((await hoglet('retry', '--ids', String(Number(queueId) + 1000))).output).toBe(
+      '0 parked events put back in the queue; the ingestion worker takes them in order\n',
+    );
     const refused = await hoglet('retry', '--ids', `${queueId},x`);
     expect(refused.code).not.toBe(0);
     expect(refused.output).toContain('--ids takes comma-separated ids, got "x"');
@@ -61,7 +70,10 @@ describe('hoglet queue', () => {
     expect(await hoglet('status')).toEqual({ code: 0, output: 'realtime  waiting=0  parked=1\n' });
 
     await acceptBoomDistinctIds(db);
-    expect(await hoglet('retry', '--ids', queueId)).toEqual({ code: 0, output: '1 parked event put back in the queue; the ingestion worker takes them in order\n' });
+    expect(await hoglet('retry', '--ids', queueId)).toEqual({
+      code: 0,
+      output: '1 parked event put back in the queue; the ingestion worker takes them in order\n',
+    });
     await server.settle();
 
     expect((await personOf('visitor-boom'))?.distinct_ids.sort()).toEqual(['customer-7', 'visitor-boom']);

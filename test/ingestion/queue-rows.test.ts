@@ -3,7 +3,13 @@
  * of one commit joined into as few as they can be.
  */
 import { describe, expect, it } from 'vitest';
-import { chunkPayloads, joinQueueRows, MAX_CHUNK_EVENTS, MAX_JOINED_CHARS, type QueueRowText } from '../../src/ingestion/core/queue-rows.js';
+import {
+  chunkPayloads,
+  joinQueueRows,
+  MAX_CHUNK_EVENTS,
+  MAX_JOINED_CHARS,
+  type QueueRowText,
+} from '../../src/ingestion/core/queue-rows.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
 
 const payload = (n: number, extra: Record<string, unknown> = {}): QueuedEvent => ({
@@ -17,7 +23,14 @@ const payload = (n: number, extra: Record<string, unknown> = {}): QueuedEvent =>
 
 /** The rows capture hands over for a request of `events` (one chunk each, as chunkPayloads cuts them). */
 function requestRows(events: QueuedEvent[], overrides: Partial<QueueRowText> = {}): QueueRowText[] {
-  return chunkPayloads(events).map((chunk) => ({ ...chunk, teamId: 1, lane: 'realtime', receivedAt: events[0]!.now, joinable: true, ...overrides }));
+  return chunkPayloads(events).map((chunk) => ({
+    ...chunk,
+    teamId: 1,
+    lane: 'realtime',
+    receivedAt: events[0]!.now,
+    joinable: true,
+    ...overrides,
+  }));
 }
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => payload(from + i));
@@ -37,7 +50,9 @@ describe('chunkPayloads', () => {
       ['d200', 1],
     ]);
     expect(JSON.parse(chunks[2]!.payload)).toEqual(payloads[200]); // a lone event: no array
-    expect([...(JSON.parse(chunks[0]!.payload) as unknown[]), ...(JSON.parse(chunks[1]!.payload) as unknown[])]).toEqual(payloads.slice(0, 200));
+    expect([...(JSON.parse(chunks[0]!.payload) as unknown[]), ...(JSON.parse(chunks[1]!.payload) as unknown[])]).toEqual(
+      payloads.slice(0, 200),
+    );
   });
 });
 
@@ -46,7 +61,14 @@ describe('joinQueueRows', () => {
     const rows = [...requestRows([payload(1)]), ...requestRows(range(2, 5)), ...requestRows([payload(7)]), ...requestRows(range(8, 3))];
     const joined = joinQueueRows(rows);
     expect(joined).toHaveLength(1);
-    expect(joined[0]).toMatchObject({ teamId: 1, lane: 'realtime', distinctId: 'd1', receivedAt: payload(1).now, count: 10, joinable: true });
+    expect(joined[0]).toMatchObject({
+      teamId: 1,
+      lane: 'realtime',
+      distinctId: 'd1',
+      receivedAt: payload(1).now,
+      count: 10,
+      joinable: true,
+    });
     expect(eventsOf(joined[0]!)).toEqual(range(1, 10));
   });
 
@@ -80,7 +102,13 @@ describe('joinQueueRows', () => {
   });
 
   it('stops a row at MAX_CHUNK_EVENTS events: a full chunk is never joined', () => {
-    const rows = [...requestRows(range(0, 60)), ...requestRows(range(60, 30)), ...requestRows(range(90, 20)), ...requestRows(range(110, MAX_CHUNK_EVENTS)), ...requestRows([payload(210)])];
+    const rows = [
+      ...requestRows(range(0, 60)),
+      ...requestRows(range(60, 30)),
+      ...requestRows(range(90, 20)),
+      ...requestRows(range(110, MAX_CHUNK_EVENTS)),
+      ...requestRows([payload(210)]),
+    ];
     const joined = joinQueueRows(rows);
     expect(joined.map((r) => r.count)).toEqual([90, 20, MAX_CHUNK_EVENTS, 1]);
     expect(joined.flatMap(eventsOf)).toEqual(range(0, 211));
@@ -101,7 +129,13 @@ describe('joinQueueRows', () => {
   it('stops a row at MAX_JOINED_CHARS characters; a larger row stays as it is', () => {
     const big = (n: number, chars: number) => payload(n, { padding: 'x'.repeat(chars) });
     const third = Math.floor(MAX_JOINED_CHARS / 3);
-    const rows = [...requestRows([big(0, third)]), ...requestRows([big(1, third)]), ...requestRows([big(2, third)]), ...requestRows([big(3, MAX_JOINED_CHARS)]), ...requestRows([payload(4)])];
+    const rows = [
+      ...requestRows([big(0, third)]),
+      ...requestRows([big(1, third)]),
+      ...requestRows([big(2, third)]),
+      ...requestRows([big(3, MAX_JOINED_CHARS)]),
+      ...requestRows([payload(4)]),
+    ];
     const joined = joinQueueRows(rows);
     expect(joined.map((r) => r.count)).toEqual([2, 1, 1, 1]);
     for (const row of joined.slice(0, 2)) expect(row.payload.length).toBeLessThanOrEqual(MAX_JOINED_CHARS);

@@ -10,13 +10,7 @@ import lzString from 'lz-string';
 import { PostHog } from 'posthog-node';
 import { describe, expect, it } from 'vitest';
 
-import {
-  BATCH_LIMITS,
-  CAPTURE_LIMITS,
-  DECIDE_LIMITS,
-  type DecodeBodyLimits,
-  decodeBody,
-} from '../../src/sdk/decode-body.js';
+import { BATCH_LIMITS, CAPTURE_LIMITS, DECIDE_LIMITS, type DecodeBodyLimits, decodeBody } from '../../src/sdk/decode-body.js';
 import {
   type ExtractedEvent,
   type IngestEndpoint,
@@ -142,7 +136,9 @@ describe('posthog-node 5.x (real client)', () => {
     const alias = byName.get('$create_alias')!;
     const mergeRequest = detectMergeRequest(alias);
     expect(mergeRequest).toEqual({ kind: '$create_alias', intoDistinctId: 'u1', otherDistinctId: 'anon-1' });
-    expect(decideMerge({ request: mergeRequest!, intoPerson: { id: 'p1', isIdentified: true }, otherPerson: undefined }).action).toBe('add_distinct_id');
+    expect(decideMerge({ request: mergeRequest!, intoPerson: { id: 'p1', isIdentified: true }, otherPerson: undefined }).action).toBe(
+      'add_distinct_id',
+    );
 
     const group = byName.get('$groupidentify')!;
     expect(group.properties).toMatchObject({ $group_type: 'company', $group_key: 'acme', $group_set: { name: 'Acme' } });
@@ -173,7 +169,12 @@ describe('posthog-node 5.x (real client)', () => {
     const flags = requests.find((r) => r.url.pathname === '/flags/')!;
     expect(flags.url.searchParams.get('v')).toBe('2');
     const decoded = decodeBody({ body: flags.body, contentType: flags.headers['Content-Type'], limits: DECIDE_LIMITS });
-    expect(decoded.ok && decoded.value).toMatchObject({ token: 'phc_test', distinct_id: 'u1', geoip_disable: true, person_properties: { plan: 'pro' } });
+    expect(decoded.ok && decoded.value).toMatchObject({
+      token: 'phc_test',
+      distinct_id: 'u1',
+      geoip_disable: true,
+      person_properties: { plan: 'pro' },
+    });
   });
 });
 
@@ -218,7 +219,9 @@ describe('posthog-js request shapes', () => {
 
   it('2026 shape: gzip envelope {api_key, batch, sent_at} with no compression hint', () => {
     const sentAt = '2026-06-01T13:00:10.000Z'; // client clock one hour fast
-    const body = gzipSync(JSON.stringify({ api_key: token, batch: [pageview({ timestamp: '2026-06-01T13:00:00.000Z' })], sent_at: sentAt }));
+    const body = gzipSync(
+      JSON.stringify({ api_key: token, batch: [pageview({ timestamp: '2026-06-01T13:00:00.000Z' })], sent_at: sentAt }),
+    );
     const { decoded, extracted, timestamps } = ingest({ endpoint: 'capture', body, contentType: 'text/plain' });
     expect(decoded.compression).toBe('gzip');
     expect(extracted.sentAt).toBe(sentAt);
@@ -291,7 +294,10 @@ describe('posthog-js request shapes', () => {
   });
 
   it('unsetPersonProperties(): $set event with properties.$unset', () => {
-    const { extracted } = ingest({ endpoint: 'capture', body: JSON.stringify([{ event: '$set', properties: { token, distinct_id: 'u', $unset: ['plan'] } }]) });
+    const { extracted } = ingest({
+      endpoint: 'capture',
+      body: JSON.stringify([{ event: '$set', properties: { token, distinct_id: 'u', $unset: ['plan'] } }]),
+    });
     expect(extractPersonPropertyUpdate(extracted.events[0]!).unset).toEqual(['plan']);
   });
 
@@ -311,7 +317,11 @@ describe('posthog-js request shapes', () => {
       limits: DECIDE_LIMITS,
     });
     expect(form.ok && form.value).toEqual(decideBody);
-    const flags = decodeBody({ body: JSON.stringify({ ...decideBody, sent_at: now.toISOString() }), contentType: 'application/json', limits: DECIDE_LIMITS });
+    const flags = decodeBody({
+      body: JSON.stringify({ ...decideBody, sent_at: now.toISOString() }),
+      contentType: 'application/json',
+      limits: DECIDE_LIMITS,
+    });
     expect(flags.ok && flags.value).toMatchObject(decideBody);
   });
 

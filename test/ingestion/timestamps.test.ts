@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  FUTURE_EVENT_CUTOFF_MS,
-  computeEventTimestamp,
-  parseTimestamp,
-  resolveSentAt,
-} from '../../src/ingestion/core/timestamps.js';
+import { FUTURE_EVENT_CUTOFF_MS, computeEventTimestamp, parseTimestamp, resolveSentAt } from '../../src/ingestion/core/timestamps.js';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
 const iso = (date: Date) => date.toISOString();
@@ -36,7 +31,9 @@ describe('computeEventTimestamp', () => {
   it('ignores sent_at when properties.$ignore_sent_at is true (only boolean true)', () => {
     const input = { now, timestamp: '2026-05-01T00:00:00Z', sentAt: '2026-06-01T13:00:10Z' };
     expect(iso(computeEventTimestamp({ ...input, properties: { $ignore_sent_at: true } }).timestamp)).toBe('2026-05-01T00:00:00.000Z');
-    expect(iso(computeEventTimestamp({ ...input, properties: { $ignore_sent_at: 'true' } }).timestamp)).not.toBe('2026-05-01T00:00:00.000Z');
+    expect(iso(computeEventTimestamp({ ...input, properties: { $ignore_sent_at: 'true' } }).timestamp)).not.toBe(
+      '2026-05-01T00:00:00.000Z',
+    );
   });
 
   it('lets offset override timestamp and sent_at: now − offset', () => {
@@ -48,7 +45,9 @@ describe('computeEventTimestamp', () => {
   });
 
   it('ignores a non-numeric offset', () => {
-    expect(iso(computeEventTimestamp({ now, offset: '500', timestamp: '2026-05-01T00:00:00Z' }).timestamp)).toBe('2026-05-01T00:00:00.000Z');
+    expect(iso(computeEventTimestamp({ now, offset: '500', timestamp: '2026-05-01T00:00:00Z' }).timestamp)).toBe(
+      '2026-05-01T00:00:00.000Z',
+    );
     expect(iso(computeEventTimestamp({ now, offset: Number.NaN }).timestamp)).toBe(iso(now));
   });
 
@@ -57,7 +56,11 @@ describe('computeEventTimestamp', () => {
     expect(iso(result.timestamp)).toBe(iso(now));
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]!.type).toBe('event_timestamp_in_future');
-    expect(result.warnings[0]!.details).toMatchObject({ timestamp: '2026-06-03T12:00:00Z', now: iso(now), result: '2026-06-03T12:00:00.000Z' });
+    expect(result.warnings[0]!.details).toMatchObject({
+      timestamp: '2026-06-03T12:00:00Z',
+      now: iso(now),
+      result: '2026-06-03T12:00:00.000Z',
+    });
   });
 
   it('keeps events exactly 23 h ahead and clamps one millisecond more', () => {
@@ -87,7 +90,9 @@ describe('computeEventTimestamp', () => {
   it('ignores an unparsable sent_at with a warning and uses the timestamp as sent', () => {
     const result = computeEventTimestamp({ now, timestamp: '2026-05-01T00:00:00Z', sentAt: 'invalid-date' });
     expect(iso(result.timestamp)).toBe('2026-05-01T00:00:00.000Z');
-    expect(result.warnings).toEqual([{ type: 'ignored_invalid_timestamp', details: { eventUuid: '', field: 'sent_at', value: 'invalid-date', reason: 'invalid format' } }]);
+    expect(result.warnings).toEqual([
+      { type: 'ignored_invalid_timestamp', details: { eventUuid: '', field: 'sent_at', value: 'invalid-date', reason: 'invalid format' } },
+    ]);
   });
 
   it('treats empty and null timestamp / sent_at as absent', () => {
@@ -104,8 +109,13 @@ describe('computeEventTimestamp', () => {
     expect(hugeOffset.warnings[0]!.type).toBe('ignored_invalid_timestamp');
     expect(iso(computeEventTimestamp({ now, timestamp: '0001-01-01T12:00:00Z' }).timestamp)).toBe('0001-01-01T12:00:00.000Z');
     // The bound itself: the first instant of year 0 is kept, the one before it is not.
-    expect(computeEventTimestamp({ now, timestamp: '0000-01-01T00:00:00Z' })).toEqual({ timestamp: new Date('0000-01-01T00:00:00Z'), warnings: [] });
-    expect(computeEventTimestamp({ now, timestamp: '-000001-12-31T23:59:59.999Z' }).warnings[0]).toMatchObject({ details: { reason: 'out of bounds' } });
+    expect(computeEventTimestamp({ now, timestamp: '0000-01-01T00:00:00Z' })).toEqual({
+      timestamp: new Date('0000-01-01T00:00:00Z'),
+      warnings: [],
+    });
+    expect(computeEventTimestamp({ now, timestamp: '-000001-12-31T23:59:59.999Z' }).warnings[0]).toMatchObject({
+      details: { reason: 'out of bounds' },
+    });
   });
 });
 
@@ -140,12 +150,18 @@ describe('parseTimestamp', () => {
     expect(parseTimestamp(Number.POSITIVE_INFINITY)).toBeUndefined();
   });
 
-  it.each([['2026-02-29'], ['2025-00-10'], ['2026-01-32'], ['2026-01-01T24:00:00Z'], ['2026-01-01T10:60:00Z'], ['2026-01-01T10:00:00+25:00'], ['garbage'], ['']])(
-    'rejects %j',
-    (text) => {
-      expect(parseTimestamp(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    ['2026-02-29'],
+    ['2025-00-10'],
+    ['2026-01-32'],
+    ['2026-01-01T24:00:00Z'],
+    ['2026-01-01T10:60:00Z'],
+    ['2026-01-01T10:00:00+25:00'],
+    ['garbage'],
+    [''],
+  ])('rejects %j', (text) => {
+    expect(parseTimestamp(text)).toBeUndefined();
+  });
 
   it('rejects non-string, non-number values', () => {
     expect(parseTimestamp(null)).toBeUndefined();

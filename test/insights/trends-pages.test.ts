@@ -42,7 +42,8 @@ beforeAll(async () => {
     if (value !== undefined) properties.plan = value;
     if (n % 4 === 0) properties.amount = n;
     // A key like any other in the stored JSON (an own property, not the prototype).
-    if (n % 3 === 1) Object.defineProperty(properties, '__proto__', { value: `proto-${n % 2}`, enumerable: true, writable: true, configurable: true });
+    if (n % 3 === 1)
+      Object.defineProperty(properties, '__proto__', { value: `proto-${n % 2}`, enumerable: true, writable: true, configurable: true });
     const event = n % 5 === 0 ? 'view' : 'buy';
     const personId = n % 6 === 0 ? null : `person-${n % 13}`;
     const distinctId = `user-${n % 17}`;
@@ -62,26 +63,47 @@ beforeAll(async () => {
       elements_chain: null,
     });
   }
-  await server.running.ctx.database.db.insertInto('events').values(rows as never).execute();
+  await server.running.ctx.database.db
+    .insertInto('events')
+    .values(rows as never)
+    .execute();
 });
 
 const QUERIES: Array<[string, Record<string, unknown>]> = [
   ['total per day', { series: [{ kind: 'EventsNode', event: 'buy' }] }],
-  ['dau per hour, all events', { series: [{ kind: 'EventsNode', event: null, math: 'dau' }], interval: 'hour', dateRange: { date_from: '-4d' } }],
-  ['two series with filters', {
-    series: [
-      { kind: 'EventsNode', event: 'buy', properties: [{ key: 'amount', operator: 'gt', value: 40 }] },
-      { kind: 'EventsNode', event: 'view', properties: [{ key: 'odd "key".x', operator: 'exact', value: 'quoted' }] },
-    ],
-    properties: [{ key: 'plan', operator: 'is_set' }],
-  }],
-  ['breakdown by a property of every JSON type', { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: 'plan', breakdown_type: 'event' } }],
-  ['dau breakdown with more values than shown (the rest as "other")', {
-    series: [{ kind: 'EventsNode', event: null, math: 'dau' }],
-    breakdownFilter: { breakdown: 'n', breakdown_type: 'event' },
-  }],
-  ['breakdown by a key named __proto__', { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: '__proto__', breakdown_type: 'event' } }],
-  ['filters on text operators', { series: [{ kind: 'EventsNode', event: null }], properties: [{ key: 'plan', operator: 'icontains', value: 'R' }] }],
+  [
+    'dau per hour, all events',
+    { series: [{ kind: 'EventsNode', event: null, math: 'dau' }], interval: 'hour', dateRange: { date_from: '-4d' } },
+  ],
+  [
+    'two series with filters',
+    {
+      series: [
+        { kind: 'EventsNode', event: 'buy', properties: [{ key: 'amount', operator: 'gt', value: 40 }] },
+        { kind: 'EventsNode', event: 'view', properties: [{ key: 'odd "key".x', operator: 'exact', value: 'quoted' }] },
+      ],
+      properties: [{ key: 'plan', operator: 'is_set' }],
+    },
+  ],
+  [
+    'breakdown by a property of every JSON type',
+    { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: 'plan', breakdown_type: 'event' } },
+  ],
+  [
+    'dau breakdown with more values than shown (the rest as "other")',
+    {
+      series: [{ kind: 'EventsNode', event: null, math: 'dau' }],
+      breakdownFilter: { breakdown: 'n', breakdown_type: 'event' },
+    },
+  ],
+  [
+    'breakdown by a key named __proto__',
+    { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: '__proto__', breakdown_type: 'event' } },
+  ],
+  [
+    'filters on text operators',
+    { series: [{ kind: 'EventsNode', event: null }], properties: [{ key: 'plan', operator: 'icontains', value: 'R' }] },
+  ],
 ];
 
 describe('trends read in pages', () => {
@@ -119,7 +141,18 @@ describe('trends read in pages', () => {
 describe('event pages', () => {
   // Microsecond text sorts as its instant here: every fraction has six digits or none.
   const instant = (t: string) => t.replace(/\.(\d{3})Z$/, '.$1000Z');
-  const ordered = () => [...keys].sort((a, b) => (instant(a.timestamp) < instant(b.timestamp) ? -1 : instant(a.timestamp) > instant(b.timestamp) ? 1 : a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  const ordered = () =>
+    [...keys].sort((a, b) =>
+      instant(a.timestamp) < instant(b.timestamp)
+        ? -1
+        : instant(a.timestamp) > instant(b.timestamp)
+          ? 1
+          : a.uuid < b.uuid
+            ? -1
+            : a.uuid > b.uuid
+              ? 1
+              : 0,
+    );
   const select = () => server.running.ctx.database.db.selectFrom('events').select('uuid').where('team_id', '=', server.bootstrap.team.id);
 
   it.each([
@@ -136,9 +169,14 @@ describe('event pages', () => {
 
   it('stop after the page that reaches maxRows', async () => {
     const pages: number[] = [];
-    await forEachEventPage<{ uuid: string }>(server.running.ctx.database, select, { newestFirst: true, pageSize: 7, maxRows: 20 }, (rows) => {
-      pages.push(rows.length);
-    });
+    await forEachEventPage<{ uuid: string }>(
+      server.running.ctx.database,
+      select,
+      { newestFirst: true, pageSize: 7, maxRows: 20 },
+      (rows) => {
+        pages.push(rows.length);
+      },
+    );
     expect(pages).toEqual([7, 7, 7]);
   });
 });

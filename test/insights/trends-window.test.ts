@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { bucketIndex, bucketStart, parseTrendsDate, trendsWindow, type TrendsRange, type TrendsZone } from '../../src/insights/trends-window.js';
+import {
+  bucketIndex,
+  bucketStart,
+  parseTrendsDate,
+  trendsWindow,
+  type TrendsRange,
+  type TrendsZone,
+} from '../../src/insights/trends-window.js';
 import { effectiveTimezone, fromWall, toWall } from '../../src/lib/zoned-time.js';
 
 const NOW = new Date('2026-11-21T10:30:00Z'); // a Saturday; 05:30 in New York (EST), 16:00 in Kolkata
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-const range = (interval: TrendsRange['interval'], dateFrom: string, dateTo: string | null = null): TrendsRange => ({ interval, dateFrom, dateTo });
+const range = (interval: TrendsRange['interval'], dateFrom: string, dateTo: string | null = null): TrendsRange => ({
+  interval,
+  dateFrom,
+  dateTo,
+});
 const win = (r: TrendsRange, zone: TrendsZone, now = NOW) => trendsWindow(r, now, zone);
 const starts = (w: ReturnType<typeof trendsWindow>) => w.buckets.map((b) => b.toISOString());
 const hours = (w: ReturnType<typeof trendsWindow>) =>
@@ -86,7 +97,9 @@ describe('buckets in UTC', () => {
     expect(iso(bucketStart(NOW, 'month'))).toBe('2026-11-01T00:00:00.000Z');
     expect(iso(bucketStart(NOW, 'hour'))).toBe('2026-11-21T10:00:00.000Z');
     expect(starts(win(range('week', '-14d'), { weekStartDay: 1 }))).toEqual([
-      '2026-11-02T00:00:00.000Z', '2026-11-09T00:00:00.000Z', '2026-11-16T00:00:00.000Z',
+      '2026-11-02T00:00:00.000Z',
+      '2026-11-09T00:00:00.000Z',
+      '2026-11-16T00:00:00.000Z',
     ]);
     expect(starts(win(range('week', '-14d'), { weekStartDay: null }))[0]).toBe('2026-11-01T00:00:00.000Z');
   });
@@ -131,7 +144,16 @@ describe('buckets in local time', () => {
     expect(w.timezone).toBe('America/New_York');
     expect(starts(w)[0]).toBe('2026-11-14T05:00:00.000Z');
     expect(iso(w.to)).toBe('2026-11-22T05:00:00.000Z');
-    expect(w.days).toEqual(['2026-11-14', '2026-11-15', '2026-11-16', '2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21']);
+    expect(w.days).toEqual([
+      '2026-11-14',
+      '2026-11-15',
+      '2026-11-16',
+      '2026-11-17',
+      '2026-11-18',
+      '2026-11-19',
+      '2026-11-20',
+      '2026-11-21',
+    ]);
     // At 03:00 UTC it is still the 20th in New York: the range ends there.
     const early = win(range('day', '-7d'), NY, new Date('2026-11-21T03:00:00Z'));
     expect(early.days.at(-1)).toBe('2026-11-20');
@@ -153,11 +175,21 @@ describe('buckets in local time', () => {
 
   it('skips the missing hour and repeats the doubled one by hour', () => {
     const spring = win(range('hour', '2026-03-08', '2026-03-08 05:00'), NY);
-    expect(spring.days).toEqual(['2026-03-08 00:00:00', '2026-03-08 01:00:00', '2026-03-08 03:00:00', '2026-03-08 04:00:00', '2026-03-08 05:00:00']);
+    expect(spring.days).toEqual([
+      '2026-03-08 00:00:00',
+      '2026-03-08 01:00:00',
+      '2026-03-08 03:00:00',
+      '2026-03-08 04:00:00',
+      '2026-03-08 05:00:00',
+    ]);
     expect(hours(spring).slice(0, 4)).toEqual([1, 1, 1, 1]);
     const fall = win(range('hour', '2026-11-01', '2026-11-01 03:00'), NY);
     expect(starts(fall)).toEqual([
-      '2026-11-01T04:00:00.000Z', '2026-11-01T05:00:00.000Z', '2026-11-01T06:00:00.000Z', '2026-11-01T07:00:00.000Z', '2026-11-01T08:00:00.000Z',
+      '2026-11-01T04:00:00.000Z',
+      '2026-11-01T05:00:00.000Z',
+      '2026-11-01T06:00:00.000Z',
+      '2026-11-01T07:00:00.000Z',
+      '2026-11-01T08:00:00.000Z',
     ]);
     expect(fall.labels).toEqual(['1-Nov-2026 00:00', '1-Nov-2026 01:00', '1-Nov-2026 01:00', '1-Nov-2026 02:00', '1-Nov-2026 03:00']);
   });
@@ -208,7 +240,7 @@ describe('buckets in local time', () => {
   });
 });
 
-describe('finding an instant\'s bucket', () => {
+describe("finding an instant's bucket", () => {
   it('uses the boundaries, half-open, -1 outside the window', () => {
     const w = win(range('day', '2026-11-01', '2026-11-02'), { timezone: 'America/New_York' });
     const at = (s: string) => bucketIndex(w, Date.parse(s));

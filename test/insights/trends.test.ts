@@ -9,7 +9,11 @@ const query = (source: Record<string, unknown>) =>
   readTrendsQuery({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'buy' }], ...source } });
 
 const ev = (timestamp: string, props: Record<string, unknown> = {}, distinctId = 'a', event = 'buy'): TrendsEvent => ({
-  event, distinctId, personId: null, properties: props, timestamp,
+  event,
+  distinctId,
+  personId: null,
+  properties: props,
+  timestamp,
 });
 
 describe('reading a trends query', () => {
@@ -110,7 +114,11 @@ describe('computing trends', () => {
   it('breaks down by an event property, most frequent first', () => {
     const q = query({ breakdownFilter: { breakdown: 'plan', breakdown_type: 'event' } });
     const results = computeTrends(q, events, trendsWindow(q, NOW));
-    expect(results.map((r) => [r.breakdown_value, r.count])).toEqual([['pro', 2], [BREAKDOWN_NULL, 1], ['free', 1]]);
+    expect(results.map((r) => [r.breakdown_value, r.count])).toEqual([
+      ['pro', 2],
+      [BREAKDOWN_NULL, 1],
+      ['free', 1],
+    ]);
     expect(results[0]!.label).toBe('buy - pro');
   });
 

@@ -9,7 +9,7 @@ describe('splitJsonArray', () => {
   it("gives each element's text, for arrays written by JSON.stringify", () => {
     const tricky = ['plain', 'a "quoted" word', 'back\\slash', 'ends in \\', '\\"', '[{,}]', ',', 'é😀', '\u0000\n\t'];
     let seed = 3;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)]!;
     const value = (depth: number): unknown => {
       const roll = random();

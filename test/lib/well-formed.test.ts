@@ -128,7 +128,11 @@ describe('wellFormedJson', () => {
     ['NUL in a value', { a: 'x\u0000y' }, `{"a":"x${R}y"}`],
     ['NUL in a key', { 'k\u0000': 1 }, `{"k${R}":1}`],
     ['a lone surrogate in a key', { [`k${HIGH}`]: 1 }, `{"k${R}":1}`],
-    ['nested arrays and objects', { a: [{ b: [['\u0000', HIGH]] }], c: { d: { e: LOW } } }, `{"a":[{"b":[["${R}","${R}"]]}],"c":{"d":{"e":"${R}"}}}`],
+    [
+      'nested arrays and objects',
+      { a: [{ b: [['\u0000', HIGH]] }], c: { d: { e: LOW } } },
+      `{"a":[{"b":[["${R}","${R}"]]}],"c":{"d":{"e":"${R}"}}}`,
+    ],
     ['a string at the top', `x\u0000`, `"x${R}"`],
     ['an array at the top', ['\u0000', 1, null], `["${R}",1,null]`],
   ])('replaces %s', (_name, value, expected) => {

@@ -24,7 +24,8 @@ async function personByDistinctId(distinctId: string): Promise<any> {
   return res.body.results[0];
 }
 
-const post = (path: string, body: unknown, key?: string) => server.request(personsPath(server, path), { method: 'POST', body, ...(key ? { key } : {}) });
+const post = (path: string, body: unknown, key?: string) =>
+  server.request(personsPath(server, path), { method: 'POST', body, ...(key ? { key } : {}) });
 
 async function storedEvents(event: string) {
   const rows = await server.running.ctx.database.db
@@ -58,9 +59,16 @@ describe('update_property', () => {
     expect(res.text).toBe('');
     await server.settle();
     expect((await personByDistinctId('up-second')).properties.plan).toBe('pro');
-    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'up-first').map((e) => e.properties.$set)).toEqual([{ plan: 'pro' }]);
+    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'up-first').map((e) => e.properties.$set)).toEqual([
+      { plan: 'pro' },
+    ]);
     expect(await personActivity(person.id)).toEqual([
-      { activity: 'updated', detail: expect.objectContaining({ changes: [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }] }) },
+      {
+        activity: 'updated',
+        detail: expect.objectContaining({
+          changes: [{ type: 'Person', action: 'changed', field: 'properties', before: null, after: null }],
+        }),
+      },
     ]);
   });
 
@@ -74,7 +82,12 @@ describe('update_property', () => {
   });
 
   it("answers a missing value or key with PostHog's own envelope, before looking the person up", async () => {
-    expect((await post('12345678/update_property/', { key: 'plan' })).body).toEqual({ type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'value' });
+    expect((await post('12345678/update_property/', { key: 'plan' })).body).toEqual({
+      type: 'validation_error',
+      code: 'This field is required.',
+      detail: 'required',
+      attr: 'value',
+    });
     const missingKey = await post('12345678/update_property/', { value: 1 });
     expect(missingKey.status).toBe(400);
     expect(missingKey.body).toEqual({ type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'key' });
@@ -88,7 +101,10 @@ describe('update_property', () => {
     const person = await personAfter([{ event: 'x', distinct_id: 'up-scope' }]);
     const reader = await createKey(server.running.ctx.database, server.bootstrap.user.id, ['person:read']);
     const res = await post(`${person.uuid}/update_property/`, { key: 'plan', value: 'pro' }, reader);
-    expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 403, detail: "API key missing required scope 'person:write'" });
+    expect({ status: res.status, detail: res.body.detail }).toEqual({
+      status: 403,
+      detail: "API key missing required scope 'person:write'",
+    });
   });
 });
 
@@ -101,9 +117,17 @@ describe('delete_property', () => {
     await server.settle();
     expect((await personByDistinctId('del-1')).properties).toEqual(expect.objectContaining({ keep: 1 }));
     expect('plan' in (await personByDistinctId('del-1')).properties).toBe(false);
-    expect((await storedEvents('$delete_person_property')).filter((e) => e.distinct_id === 'del-1').map((e) => e.properties.$unset)).toEqual([['plan']]);
+    expect(
+      (await storedEvents('$delete_person_property')).filter((e) => e.distinct_id === 'del-1').map((e) => e.properties.$unset),
+    ).toEqual([['plan']]);
     const [logged] = await personActivity(person.id);
-    expect(logged).toEqual({ activity: 'delete_property', detail: expect.objectContaining({ name: person.uuid, changes: [expect.objectContaining({ type: 'Person', action: 'changed', field: null })] }) });
+    expect(logged).toEqual({
+      activity: 'delete_property',
+      detail: expect.objectContaining({
+        name: person.uuid,
+        changes: [expect.objectContaining({ type: 'Person', action: 'changed', field: null })],
+      }),
+    });
   });
 
   it('says what is missing (PostHog fails with a 500) and 404s an unknown person', async () => {
@@ -219,12 +243,19 @@ describe('split', () => {
       [{ distinct_ids_to_split: 'sp4-a' }, { detail: 'must be a list of strings', attr: 'distinct_ids_to_split' }],
       [{ distinct_ids_to_split: ['sp4-a', 5] }, { detail: 'must be a list of strings', attr: 'distinct_ids_to_split' }],
       [{ distinct_ids_to_split: [] }, { detail: 'must not be empty', attr: 'distinct_ids_to_split' }],
-      [{ distinct_ids_to_split: ['sp4-a'], main_distinct_id: 'sp4-b' }, { detail: 'main_distinct_id cannot be combined with distinct_ids_to_split', attr: null }],
+      [
+        { distinct_ids_to_split: ['sp4-a'], main_distinct_id: 'sp4-b' },
+        { detail: 'main_distinct_id cannot be combined with distinct_ids_to_split', attr: null },
+      ],
       [{ distinct_ids_to_split: ['zz', 'sp4-a', "o'k"] }, { detail: `not on this person: ["o'k", 'zz']`, attr: 'distinct_ids_to_split' }],
     ];
     for (const [body, expected] of cases) {
       const res = await post(`${person.uuid}/split/`, body);
-      expect({ status: res.status, type: res.body.type, detail: res.body.detail, attr: res.body.attr }, JSON.stringify(body)).toEqual({ status: 400, type: 'validation_error', ...expected });
+      expect({ status: res.status, type: res.body.type, detail: res.body.detail, attr: res.body.attr }, JSON.stringify(body)).toEqual({
+        status: 400,
+        type: 'validation_error',
+        ...expected,
+      });
     }
     // Nothing moved.
     expect((await personByDistinctId('sp4-a')).distinct_ids.sort()).toEqual(['sp4-a', 'sp4-b', 'sp4-c']);
@@ -234,7 +265,10 @@ describe('split', () => {
 describe('update (PATCH and PUT)', () => {
   it('sets the properties over the person’s through one $set event, answering 202 with no body', async () => {
     const person = await personAfter([{ event: 'x', distinct_id: 'upd-1', properties: { $set: { plan: 'free', keep: 'me' } } }]);
-    for (const [method, properties] of [['PATCH', { plan: 'pro' }], ['PUT', { seats: 5 }]] as const) {
+    for (const [method, properties] of [
+      ['PATCH', { plan: 'pro' }],
+      ['PUT', { seats: 5 }],
+    ] as const) {
       const res = await server.request(personsPath(server, `${person.uuid}/`), { method, body: { properties, is_identified: true } });
       expect(res.status, `${method} ${res.text}`).toBe(202);
       expect(res.text).toBe('');
@@ -243,13 +277,20 @@ describe('update (PATCH and PUT)', () => {
     const after = await personByDistinctId('upd-1');
     expect(after.properties).toEqual(expect.objectContaining({ plan: 'pro', seats: 5, keep: 'me' }));
     expect(after.is_identified).toBe(false);
-    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'upd-1').map((e) => e.properties.$set)).toEqual(expect.arrayContaining([{ plan: 'pro' }, { seats: 5 }]));
+    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'upd-1').map((e) => e.properties.$set)).toEqual(
+      expect.arrayContaining([{ plan: 'pro' }, { seats: 5 }]),
+    );
   });
 
-  it("answers a missing or odd `properties` with a 400, and takes person:write", async () => {
+  it('answers a missing or odd `properties` with a 400, and takes person:write', async () => {
     const person = await personAfter([{ event: 'x', distinct_id: 'upd-2' }]);
     const path = personsPath(server, `${person.uuid}/`);
-    expect((await server.request(path, { method: 'PATCH', body: {} })).body).toEqual({ type: 'validation_error', code: 'This field is required.', detail: 'required', attr: 'properties' });
+    expect((await server.request(path, { method: 'PATCH', body: {} })).body).toEqual({
+      type: 'validation_error',
+      code: 'This field is required.',
+      detail: 'required',
+      attr: 'properties',
+    });
     const list = await server.request(path, { method: 'PATCH', body: { properties: ['a'] } });
     expect({ status: list.status, attr: list.body.attr }).toEqual({ status: 400, attr: 'properties' });
     const reader = await createKey(server.running.ctx.database, server.bootstrap.user.id, ['person:read']);
@@ -266,7 +307,10 @@ describe('update (PATCH and PUT)', () => {
 
 describe('delete_events, delete_recordings and reset_person_distinct_id', () => {
   it('delete_events queues the deletion of the person’s events and keeps the person', async () => {
-    const person = await personAfter([{ event: 'gone soon', distinct_id: 'de-1' }, { event: 'gone soon', distinct_id: 'de-1' }]);
+    const person = await personAfter([
+      { event: 'gone soon', distinct_id: 'de-1' },
+      { event: 'gone soon', distinct_id: 'de-1' },
+    ]);
     const res = await post(`${person.uuid}/delete_events/`, {});
     expect(res.status, res.text).toBe(202);
     expect(res.text).toBe('');
@@ -290,13 +334,23 @@ describe('batch_by_distinct_ids and batch_by_uuids', () => {
       { event: 'x', distinct_id: 'bb-1', properties: { $set: { email: 'bb@example.com' } } },
       { event: '$create_alias', distinct_id: 'bb-1', properties: { alias: 'bb-2' } },
     ]);
-    const minimal = { id: person.id, name: 'bb@example.com', distinct_ids: ['bb-1', 'bb-2'], properties: expect.objectContaining({ email: 'bb@example.com' }), created_at: person.created_at, uuid: person.uuid };
+    const minimal = {
+      id: person.id,
+      name: 'bb@example.com',
+      distinct_ids: ['bb-1', 'bb-2'],
+      properties: expect.objectContaining({ email: 'bb@example.com' }),
+      created_at: person.created_at,
+      uuid: person.uuid,
+    };
     const byIds = await post('batch_by_distinct_ids/', { distinct_ids: ['bb-2', 'nobody', 5, 'bb-1'] });
     expect(byIds.status, byIds.text).toBe(200);
     expect(byIds.body).toEqual({ results: { 'bb-1': minimal, 'bb-2': minimal } });
-    const byUuids = await post('batch_by_uuids/', { uuids: [person.uuid.replaceAll('-', '').toUpperCase(), '00000000-0000-4000-8000-000000000000'] });
+    const byUuids = await post('batch_by_uuids/', {
+      uuids: [person.uuid.replaceAll('-', '').toUpperCase(), '00000000-0000-4000-8000-000000000000'],
+    });
     expect(byUuids.body).toEqual({ results: { [person.uuid]: minimal } });
-    for (const body of [{}, { distinct_ids: [] }, { distinct_ids: 'bb-1' }]) expect((await post('batch_by_distinct_ids/', body)).body).toEqual({ results: {} });
+    for (const body of [{}, { distinct_ids: [] }, { distinct_ids: 'bb-1' }])
+      expect((await post('batch_by_distinct_ids/', body)).body).toEqual({ results: {} });
     const invalid = await post('batch_by_uuids/', { uuids: ['not-a-uuid'] });
     expect({ status: invalid.status, detail: invalid.body.detail }).toEqual({ status: 400, detail: 'One or more UUIDs are invalid.' });
   });

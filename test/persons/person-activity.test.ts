@@ -31,7 +31,10 @@ beforeAll(async () => {
   const res = await server.request('/batch/', {
     method: 'POST',
     key: null,
-    body: { api_key: server.token, batch: [{ event: 'signed up', properties: { distinct_id: 'ada', $set: { email: 'ada@example.com' } } }] },
+    body: {
+      api_key: server.token,
+      batch: [{ event: 'signed up', properties: { distinct_id: 'ada', $set: { email: 'ada@example.com' } } }],
+    },
   });
   expect(res.status).toBe(200);
   await server.settle();
@@ -40,7 +43,11 @@ beforeAll(async () => {
   bob = await seedPerson(server, { distinctIds: ['bob'] });
   const { team: elsewhere } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Elsewhere');
 
-  await record({ itemId: String(ada.id), activity: 'updated', changes: [{ type: 'Person', action: 'changed', field: 'properties', before: {}, after: { plan: 'pro' } }] });
+  await record({
+    itemId: String(ada.id),
+    activity: 'updated',
+    changes: [{ type: 'Person', action: 'changed', field: 'properties', before: {}, after: { plan: 'pro' } }],
+  });
   await record({ itemId: String(bob.id), activity: 'updated' });
   await record({ itemId: String(ada.id), activity: 'delete_property', actor: { userId: null } });
   // Not person activity of this environment: another scope with the same item id, another environment.
@@ -64,7 +71,9 @@ describe("a person's activity", () => {
     expect(split).toMatchObject({ scope: 'Person', item_id: String(ada.id), detail: { name: 'ada@example.com' } });
     expect(split.user).toEqual({ first_name: server.bootstrap.user.firstName, email: server.bootstrap.user.email });
     expect(deleted.user).toEqual({ first_name: 'System', email: null, is_system: true });
-    expect(updated.detail.changes).toEqual([{ type: 'Person', action: 'changed', field: 'properties', before: {}, after: { plan: 'pro' } }]);
+    expect(updated.detail.changes).toEqual([
+      { type: 'Person', action: 'changed', field: 'properties', before: {}, after: { plan: 'pro' } },
+    ]);
   });
 
   it('finds the person by uuid too, under both route bases', async () => {
@@ -82,7 +91,8 @@ describe("a person's activity", () => {
     expect(bad.body).toEqual({
       type: 'validation_error',
       code: 'invalid_input',
-      detail: 'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=ada@example.com instead.',
+      detail:
+        'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=ada@example.com instead.',
       attr: null,
     });
     for (const missing of [999_999_999, '00000000-0000-4000-8000-000000000000']) {
@@ -129,7 +139,11 @@ describe("the environment's person activity", () => {
   });
 
   it('answers an empty page past the end, however far', async () => {
-    for (const query of ['?page=3', `?limit=1&page=${Number.MAX_SAFE_INTEGER}`, `?limit=${Number.MAX_SAFE_INTEGER}&page=${Number.MAX_SAFE_INTEGER}`]) {
+    for (const query of [
+      '?page=3',
+      `?limit=1&page=${Number.MAX_SAFE_INTEGER}`,
+      `?limit=${Number.MAX_SAFE_INTEGER}&page=${Number.MAX_SAFE_INTEGER}`,
+    ]) {
       const res = await server.request(personsPath(server, `activity/${query}`));
       expect(res.status, `${query}: ${res.text}`).toBe(200);
       expect(res.body.results).toEqual([]);

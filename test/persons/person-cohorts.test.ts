@@ -21,24 +21,38 @@ async function createCohort(name: string, body: Record<string, unknown>): Promis
   return res.body.id;
 }
 
-const propertyCohort = (values: unknown[], type: 'AND' | 'OR' = 'AND') => ({ filters: { properties: { type: 'OR', values: [{ type, values }] } } });
+const propertyCohort = (values: unknown[], type: 'AND' | 'OR' = 'AND') => ({
+  filters: { properties: { type: 'OR', values: [{ type, values }] } },
+});
 
 beforeAll(async () => {
   pro = await seedPerson(server, { distinctIds: ['cohort-pro'], properties: { plan: 'pro', email: 'pro@example.com' } });
   free = await seedPerson(server, { distinctIds: ['cohort-free'], properties: { plan: 'free' } });
-  ids.paying = await createCohort('Paying', propertyCohort([{ key: 'plan', type: 'person', operator: 'exact', value: ['pro', 'enterprise'] }]));
+  ids.paying = await createCohort(
+    'Paying',
+    propertyCohort([{ key: 'plan', type: 'person', operator: 'exact', value: ['pro', 'enterprise'] }]),
+  );
   ids.listed = await createCohort('Listed', { is_static: true, _create_static_person_ids: [pro.uuid] });
-  ids.nested = await createCohort('Paying with email', propertyCohort([
-    { key: 'id', type: 'cohort', value: ids.paying },
-    { key: 'email', type: 'person', operator: 'is_set' },
-  ]));
+  ids.nested = await createCohort(
+    'Paying with email',
+    propertyCohort([
+      { key: 'id', type: 'cohort', value: ids.paying },
+      { key: 'email', type: 'person', operator: 'is_set' },
+    ]),
+  );
   ids.freeOnly = await createCohort('Free', propertyCohort([{ key: 'plan', type: 'person', operator: 'exact', value: 'free' }]));
   ids.gone = await createCohort('Deleted paying', propertyCohort([{ key: 'plan', type: 'person', operator: 'exact', value: 'pro' }]));
   expect((await server.request(`${cohortsPath()}${ids.gone}/`, { method: 'PATCH', body: { deleted: true } })).status).toBe(200);
-  ids.behavioural = await createCohort('Did sign up', propertyCohort([{ key: 'signed up', type: 'behavioral', value: 'performed_event', event_type: 'events', time_value: 30, time_interval: 'day' }]));
+  ids.behavioural = await createCohort(
+    'Did sign up',
+    propertyCohort([
+      { key: 'signed up', type: 'behavioral', value: 'performed_event', event_type: 'events', time_value: 30, time_interval: 'day' },
+    ]),
+  );
 });
 
-const cohortsOf = (ref: string | number, key?: string) => server.request(personsPath(server, `cohorts/?person_id=${encodeURIComponent(String(ref))}`), key ? { key } : {});
+const cohortsOf = (ref: string | number, key?: string) =>
+  server.request(personsPath(server, `cohorts/?person_id=${encodeURIComponent(String(ref))}`), key ? { key } : {});
 
 describe("a person's cohorts", () => {
   it('lists the live cohorts the person is in, static and by properties (nested too), as {id, name, count}', async () => {
@@ -62,6 +76,9 @@ describe("a person's cohorts", () => {
     expect((await cohortsOf('someone')).status).toBe(404);
     const key = await createKey(server.running.ctx.database, server.bootstrap.user.id, ['person:read']);
     const refused = await cohortsOf(pro.id, key);
-    expect({ status: refused.status, detail: refused.body.detail }).toEqual({ status: 403, detail: "API key missing required scope 'cohort:read'" });
+    expect({ status: refused.status, detail: refused.body.detail }).toEqual({
+      status: 403,
+      detail: "API key missing required scope 'cohort:read'",
+    });
   });
 });

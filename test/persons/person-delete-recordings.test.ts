@@ -23,7 +23,9 @@ async function identify(distinctId: string, anonymousId: string) {
 async function record(distinctId: string): Promise<string> {
   const sessionId = newSessionId();
   const t = Date.now() - 60_000;
-  const body = JSON.stringify([snapshotEvent(server.token, sessionId, [meta(t, 'https://app.example/'), fullSnapshot(t + 1)], { distinctId })]);
+  const body = JSON.stringify([
+    snapshotEvent(server.token, sessionId, [meta(t, 'https://app.example/'), fullSnapshot(t + 1)], { distinctId }),
+  ]);
   expect((await postSnapshots(server, body, 'application/json')).status).toBe(200);
   return sessionId;
 }
@@ -35,7 +37,11 @@ async function storedRows(sessionIds: string[]): Promise<number> {
   const { db } = server.running.ctx.database;
   let rows = 0;
   for (const table of ['session_recordings', 'recording_chunks', 'recording_views', 'recording_sharing'] as const) {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('session_id', 'in', sessionIds).executeTakeFirst();
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('session_id', 'in', sessionIds)
+      .executeTakeFirst();
     rows += Number(row?.n ?? 0);
   }
   return rows;

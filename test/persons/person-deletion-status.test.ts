@@ -37,13 +37,22 @@ beforeAll(async () => {
   expect((await server.request(personsPath(server, `${quiet.id}/`), { method: 'DELETE' })).status).toBe(202);
   // Another environment's deletion is not this one's.
   const { team: elsewhere } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Elsewhere');
-  await notePersonEventDeletion(server.running.ctx.database.db, elsewhere.id, '0198a2b3-0000-7000-8000-00000000e15e', await queueDeletion(server.running.ctx.database.db, { teamId: elsewhere.id, kind: 'person_events', target: '0198a2b3-0000-7000-8000-00000000e15e' }));
+  await notePersonEventDeletion(
+    server.running.ctx.database.db,
+    elsewhere.id,
+    '0198a2b3-0000-7000-8000-00000000e15e',
+    await queueDeletion(server.running.ctx.database.db, {
+      teamId: elsewhere.id,
+      kind: 'person_events',
+      target: '0198a2b3-0000-7000-8000-00000000e15e',
+    }),
+  );
 });
 
 afterAll(() => server.running.deletions!.start());
 
 describe("persons' event deletions", () => {
-  it('lists each deletion with delete_events as pending, newest first, in PostHog\'s shape; a deletion without it is not listed', async () => {
+  it("lists each deletion with delete_events as pending, newest first, in PostHog's shape; a deletion without it is not listed", async () => {
     const res = await statusOf();
     expect(res.status, res.text).toBe(200);
     expect({ count: res.body.count, next: res.body.next, previous: res.body.previous }).toEqual({ count: 2, next: null, previous: null });

@@ -10,14 +10,26 @@ import { useTestServer } from '../helpers/server.js';
 import { personsPath } from './person-fixtures.js';
 
 describe('the moment asked for', () => {
-  it('reads a trailing Z, an offset and a naive time as PostHog does, and prints Python\'s isoformat', () => {
+  it("reads a trailing Z, an offset and a naive time as PostHog does, and prints Python's isoformat", () => {
     const read = (text: string) => {
       const at = readPointInTime(text);
       return at && { instant: new Date(at.ms).toISOString(), micros: at.extraMicros, isoformat: at.isoformat };
     };
-    expect(read('2026-01-02T12:00:00Z')).toEqual({ instant: '2026-01-02T12:00:00.000Z', micros: 0, isoformat: '2026-01-02T12:00:00+00:00' });
-    expect(read('2026-01-02T14:00:00+02:00')).toEqual({ instant: '2026-01-02T12:00:00.000Z', micros: 0, isoformat: '2026-01-02T14:00:00+02:00' });
-    expect(read('2026-01-02T07:00:00.000250-05:00')).toEqual({ instant: '2026-01-02T12:00:00.000Z', micros: 250, isoformat: '2026-01-02T07:00:00.000250-05:00' });
+    expect(read('2026-01-02T12:00:00Z')).toEqual({
+      instant: '2026-01-02T12:00:00.000Z',
+      micros: 0,
+      isoformat: '2026-01-02T12:00:00+00:00',
+    });
+    expect(read('2026-01-02T14:00:00+02:00')).toEqual({
+      instant: '2026-01-02T12:00:00.000Z',
+      micros: 0,
+      isoformat: '2026-01-02T14:00:00+02:00',
+    });
+    expect(read('2026-01-02T07:00:00.000250-05:00')).toEqual({
+      instant: '2026-01-02T12:00:00.000Z',
+      micros: 250,
+      isoformat: '2026-01-02T07:00:00.000250-05:00',
+    });
     expect(read('2026-01-02T12:00:00')).toEqual({ instant: '2026-01-02T12:00:00.000Z', micros: 0, isoformat: '2026-01-02T12:00:00+00:00' });
     expect(read('2026-01-02')).toEqual({ instant: '2026-01-02T00:00:00.000Z', micros: 0, isoformat: '2026-01-02T00:00:00+00:00' });
     // `Z` is taken off and the rest read as UTC, whatever offset it names (`.replace(tzinfo=UTC)`).
@@ -54,9 +66,21 @@ beforeAll(async () => {
   await server.ingest([
     { event: 'pageview', timestamp: '2026-01-01T10:00:00Z', properties: { distinct_id: 'pit-anon', $set: { plan: 'free', color: 'red' } } },
     { event: '$set', timestamp: '2026-01-02T10:00:00Z', properties: { distinct_id: 'pit-anon', $set: { plan: 'pro' } } },
-    { event: '$set_once', timestamp: '2026-01-03T10:00:00Z', properties: { distinct_id: 'pit-anon', $set_once: { first_seen: 'january', plan: 'ignored' } } },
-    { event: '$identify', timestamp: '2026-01-04T10:00:00Z', properties: { distinct_id: 'pit-user', $anon_distinct_id: 'pit-anon', $set: { email: 'pit@example.com' } } },
-    { event: 'clicked', timestamp: '2026-01-05T10:00:00Z', properties: { distinct_id: 'pit-user', $set_once: { not_a_set_once_event: true } } },
+    {
+      event: '$set_once',
+      timestamp: '2026-01-03T10:00:00Z',
+      properties: { distinct_id: 'pit-anon', $set_once: { first_seen: 'january', plan: 'ignored' } },
+    },
+    {
+      event: '$identify',
+      timestamp: '2026-01-04T10:00:00Z',
+      properties: { distinct_id: 'pit-user', $anon_distinct_id: 'pit-anon', $set: { email: 'pit@example.com' } },
+    },
+    {
+      event: 'clicked',
+      timestamp: '2026-01-05T10:00:00Z',
+      properties: { distinct_id: 'pit-user', $set_once: { not_a_set_once_event: true } },
+    },
     // Older than two years before the moments below: out of the scan.
     { event: '$set', timestamp: '2023-06-01T10:00:00Z', properties: { distinct_id: 'pit-user', $set: { ancient: true } } },
   ]);
@@ -86,7 +110,13 @@ describe('properties at a time', () => {
     const res = await at(`person_id=${personUuid}&timestamp=2026-01-05T12:00:00%2B02:00&include_set_once=True`);
     expect(res.status, res.text).toBe(200);
     expect(res.body.properties).toEqual({ plan: 'pro', color: 'red', first_seen: 'january', email: 'pit@example.com' });
-    expect(res.body.point_in_time_metadata).toMatchObject({ queried_timestamp: '2026-01-05T12:00:00+02:00', include_set_once: true, person_id_used: personUuid, query_mode: 'person_id', distinct_id_used: null });
+    expect(res.body.point_in_time_metadata).toMatchObject({
+      queried_timestamp: '2026-01-05T12:00:00+02:00',
+      include_set_once: true,
+      person_id_used: personUuid,
+      query_mode: 'person_id',
+      distinct_id_used: null,
+    });
     const withoutSetOnce = await at(`person_id=${personUuid}&timestamp=2026-01-05T12:00:00Z`);
     expect(withoutSetOnce.body.properties).toEqual({ plan: 'pro', color: 'red', email: 'pit@example.com' });
   });
@@ -100,7 +130,9 @@ describe('properties at a time', () => {
       nobody: await at('distinct_id=nobody&timestamp=2026-01-05T00:00:00Z'),
       notAUuid: await at('person_id=42&timestamp=2026-01-05T00:00:00Z'),
     };
-    const summary = Object.fromEntries(Object.entries(answers).map(([k, r]) => [k, [r.status, r.body.error, r.body.detail === r.body.error]]));
+    const summary = Object.fromEntries(
+      Object.entries(answers).map(([k, r]) => [k, [r.status, r.body.error, r.body.detail === r.body.error]]),
+    );
     expect(summary).toEqual({
       both: [400, 'Cannot provide both distinct_id and person_id - choose one', true],
       neither: [400, 'Must provide either distinct_id or person_id parameter', true],

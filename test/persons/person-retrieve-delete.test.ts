@@ -19,14 +19,15 @@ async function capture(distinctId: string, count: number) {
 const eventsOf = (distinctId: string) => storedEventCount(server, distinctId);
 
 describe('a person by path', () => {
-  it('refuses an id that is neither a uuid nor an integer with PostHog\'s hint', async () => {
+  it("refuses an id that is neither a uuid nor an integer with PostHog's hint", async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await server.request(personsPath(server, 'user@example.com/'), { method });
       expect(res.status, method).toBe(400);
       expect(res.body).toEqual({
         type: 'validation_error',
         code: 'invalid_input',
-        detail: 'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=user@example.com instead.',
+        detail:
+          'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=user@example.com instead.',
         attr: null,
       });
     }
@@ -56,7 +57,10 @@ describe('deleting a person', () => {
     expect((await server.request(personsPath(server, `${kept.id}/?keep_person&delete_events`), { method: 'DELETE' })).status).toBe(202);
     expect((await server.request(personsPath(server, `${person.id}/`), { method: 'DELETE' })).status).toBe(202);
     const entries = (await server.request(personsPath(server, 'activity/?limit=100'))).body.results;
-    const about = (id: number) => entries.filter((e: any) => e.item_id === String(id)).map((e: any) => ({ activity: e.activity, name: e.detail.name, changes: e.detail.changes, email: e.user.email }));
+    const about = (id: number) =>
+      entries
+        .filter((e: any) => e.item_id === String(id))
+        .map((e: any) => ({ activity: e.activity, name: e.detail.name, changes: e.detail.changes, email: e.user.email }));
     expect({ deleted: about(person.id), kept: about(kept.id) }).toEqual({
       deleted: [{ activity: 'deleted', name: person.uuid, changes: null, email: server.bootstrap.user.email }],
       kept: [],

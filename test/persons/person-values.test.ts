@@ -26,7 +26,9 @@ async function values(params: Record<string, string>, teamId?: number): Promise<
 
 /** One person per entry, created by capturing an event that `$set`s the properties. */
 async function capturePersons(prefix: string, propertiesPerPerson: Array<Record<string, unknown>>) {
-  await server.ingest(propertiesPerPerson.map((properties, i) => ({ event: 'signed up', properties: { distinct_id: `${prefix}-${i}`, $set: properties } })));
+  await server.ingest(
+    propertiesPerPerson.map((properties, i) => ({ event: 'signed up', properties: { distinct_id: `${prefix}-${i}`, $set: properties } })),
+  );
 }
 
 describe('persons/values/ without a usable key', () => {
@@ -45,13 +47,23 @@ describe('persons/values/ without a usable key', () => {
 
 describe('persons/values/ with a NUL character', () => {
   it('answers a 400 envelope, not a 500, for a NUL in the key or the searched value (PostgreSQL takes none in text)', async () => {
-    const expected = { type: 'validation_error', code: 'invalid_input', detail: 'Text may not contain NUL (\\u0000) characters.', attr: null };
+    const expected = {
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Text may not contain NUL (\\u0000) characters.',
+      attr: null,
+    };
     // SQLite may read a NUL as text (a bound value, a path it can parse): that finds nothing.
     const refusedOrNothing = (res: { status: number; body: any }, what: string) => {
       if (res.status === 200 && server.running.ctx.database.dialect === 'sqlite') expect(res.body.results, what).toEqual([]);
       else expect({ status: res.status, body: res.body }, what).toEqual({ status: 400, body: expected });
     };
-    for (const params of [{ key: '\u0000' }, { key: 'a\u0000b' }, { key: 'plan', value: '\u0000' }, { key: 'distinct_id', value: 'x\u0000' }] as Array<Record<string, string>>) {
+    for (const params of [
+      { key: '\u0000' },
+      { key: 'a\u0000b' },
+      { key: 'plan', value: '\u0000' },
+      { key: 'distinct_id', value: 'x\u0000' },
+    ] as Array<Record<string, string>>) {
       refusedOrNothing(await server.request(valuesPath(params)), JSON.stringify(params));
     }
     // The persons list's property filter, whose key goes the same way.
@@ -89,7 +101,10 @@ describe('persons/values/ counts', () => {
   it('orders equal counts by the bytes of the value, and answers at most 20', async () => {
     // 25 values once each, two of them twice: upper case sorts before lower case in byte order.
     const names = Array.from({ length: 25 }, (_, i) => `${i % 2 ? 'v' : 'V'}${String(i).padStart(2, '0')}`);
-    await capturePersons('tie', [...names, 'v13', 'V20'].map((tier) => ({ tier })));
+    await capturePersons(
+      'tie',
+      [...names, 'v13', 'V20'].map((tier) => ({ tier })),
+    );
     const expected = [
       { name: 'V20', count: 2 },
       { name: 'v13', count: 2 },
@@ -106,7 +121,11 @@ describe('persons/values/ counts', () => {
   it('counts only the persons of the environment asked about', async () => {
     const { team } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Values elsewhere');
     await seedPerson(server, { distinctIds: ['elsewhere-1'], properties: { region: 'eu' } });
-    await insertPerson(server.running.ctx.database.db, { uuid: randomUUID(), teamId: team.id, properties: { region: 'us' }, isIdentified: false, createdAt: '2025-01-01T00:00:00.000Z' }, []);
+    await insertPerson(
+      server.running.ctx.database.db,
+      { uuid: randomUUID(), teamId: team.id, properties: { region: 'us' }, isIdentified: false, createdAt: '2025-01-01T00:00:00.000Z' },
+      [],
+    );
     expect(await values({ key: 'region' })).toEqual([{ name: 'eu', count: 1 }]);
     expect(await values({ key: 'region' }, team.id)).toEqual([{ name: 'us', count: 1 }]);
   });
@@ -165,7 +184,7 @@ describe('persons/values/ names', () => {
   it('reads keys with dots, quotes, backslashes and dollars as the key itself', async () => {
     await seedPerson(server, {
       distinctIds: ['odd-keys-1'],
-      properties: { 'a.b': 'dotted', a: { b: 'nested' }, 'say "hi"': 'quoted', 'back\\key': 'slashed', '$initial_os': 'Mac OS X' },
+      properties: { 'a.b': 'dotted', a: { b: 'nested' }, 'say "hi"': 'quoted', 'back\\key': 'slashed', $initial_os: 'Mac OS X' },
     });
     expect(await values({ key: 'a.b' })).toEqual([{ name: 'dotted', count: 1 }]);
     expect(await values({ key: 'say "hi"' })).toEqual([{ name: 'quoted', count: 1 }]);
@@ -219,7 +238,14 @@ describe('persons/values/ bound', () => {
     // An environment of its own: a hundred thousand persons would slow every other test's query.
     const { team } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Many persons');
     const batch = (count: number, properties: Record<string, unknown>) =>
-      Array.from({ length: count }, () => ({ uuid: randomUUID(), teamId: team.id, properties, isIdentified: false, createdAt: '2025-01-01T00:00:00.000Z', version: 0 }));
+      Array.from({ length: count }, () => ({
+        uuid: randomUUID(),
+        teamId: team.id,
+        properties,
+        isIdentified: false,
+        createdAt: '2025-01-01T00:00:00.000Z',
+        version: 0,
+      }));
     const { db } = server.running.ctx.database;
     await insertPersons(db, batch(1, { cohort: 'oldest' }));
     for (let i = 0; i < SCANNED_PERSONS; i += 500) await insertPersons(db, batch(500, { cohort: 'newer' }));

@@ -10,7 +10,8 @@ import { fullSnapshot, meta, newSessionId, postSnapshots, snapshotEvent } from '
 import { personsPath, seedPerson, storedEventCount } from './person-fixtures.js';
 
 const server = useTestServer();
-const bulkDelete = (body: unknown, key?: string) => server.request(personsPath(server, 'bulk_delete/'), { method: 'POST', body, ...(key ? { key } : {}) });
+const bulkDelete = (body: unknown, key?: string) =>
+  server.request(personsPath(server, 'bulk_delete/'), { method: 'POST', body, ...(key ? { key } : {}) });
 const invalid = (detail: string, attr: string | null = null, code = 'invalid_input') => ({
   status: 400,
   body: { type: 'validation_error', code, detail, attr },
@@ -22,7 +23,9 @@ async function activity(distinctId: string): Promise<string> {
   await server.ingest([{ event: 'did things', distinct_id: distinctId, properties: {} }]);
   const sessionId = newSessionId();
   const t = Date.now() - 60_000;
-  const body = JSON.stringify([snapshotEvent(server.token, sessionId, [meta(t, 'https://app.example/'), fullSnapshot(t + 1)], { distinctId })]);
+  const body = JSON.stringify([
+    snapshotEvent(server.token, sessionId, [meta(t, 'https://app.example/'), fullSnapshot(t + 1)], { distinctId }),
+  ]);
   expect((await postSnapshots(server, body, 'application/json')).status).toBe(200);
   return sessionId;
 }
@@ -34,7 +37,7 @@ const recordingStatus = async (sessionId: string) =>
   (await server.request(`/api/environments/${server.bootstrap.team.id}/session_recordings/${sessionId}/`)).status;
 
 describe('bulk delete', () => {
-  it("refuses what PostHog refuses, with its messages", async () => {
+  it('refuses what PostHog refuses, with its messages', async () => {
     expect({
       none: answer(await bulkDelete({ delete_events: true })),
       empty: answer(await bulkDelete({ ids: [], distinct_ids: [] })),
@@ -64,7 +67,11 @@ describe('bulk delete', () => {
       ['bulk-a', 'bulk-b'].map(async (d) => (await server.request(personsPath(server, `?distinct_id=${d}`))).body.results[0].uuid),
     );
     // An id named twice and one that names no one count once and not at all.
-    const res = await bulkDelete({ distinct_ids: ['bulk-a', 'bulk-b', 'bulk-a', 'no-such-id'], delete_events: true, delete_recordings: 'yes' });
+    const res = await bulkDelete({
+      distinct_ids: ['bulk-a', 'bulk-b', 'bulk-a', 'no-such-id'],
+      delete_events: true,
+      delete_recordings: 'yes',
+    });
     await server.running.deletions!.drain();
     expect({
       answer: answer(res),
@@ -74,7 +81,13 @@ describe('bulk delete', () => {
     }).toEqual({
       answer: {
         status: 202,
-        body: { persons_found: 2, persons_deleted: 2, events_queued_for_deletion: true, recordings_queued_for_deletion: true, deletion_errors: [] },
+        body: {
+          persons_found: 2,
+          persons_deleted: 2,
+          events_queued_for_deletion: true,
+          recordings_queued_for_deletion: true,
+          deletion_errors: [],
+        },
       },
       persons: [404, 404],
       events: [0, 0, 1],
@@ -88,7 +101,12 @@ describe('bulk delete', () => {
   it('by uuid with keep_person, keeps the persons and deletes only what was asked for', async () => {
     const person = await seedPerson(server, { distinctIds: ['bulk-keep'] });
     const recording = await activity('bulk-keep');
-    const res = await bulkDelete({ ids: [person.uuid.toUpperCase(), 'not-a-uuid'], keep_person: 1, delete_recordings: true, delete_events: false });
+    const res = await bulkDelete({
+      ids: [person.uuid.toUpperCase(), 'not-a-uuid'],
+      keep_person: 1,
+      delete_recordings: true,
+      delete_events: false,
+    });
     await server.running.deletions!.drain();
     expect({
       answer: answer(res),
@@ -98,7 +116,13 @@ describe('bulk delete', () => {
     }).toEqual({
       answer: {
         status: 202,
-        body: { persons_found: 1, persons_deleted: 0, events_queued_for_deletion: false, recordings_queued_for_deletion: true, deletion_errors: [] },
+        body: {
+          persons_found: 1,
+          persons_deleted: 0,
+          events_queued_for_deletion: false,
+          recordings_queued_for_deletion: true,
+          deletion_errors: [],
+        },
       },
       person: 200,
       events: 1,
@@ -110,7 +134,13 @@ describe('bulk delete', () => {
     const res = await bulkDelete({ ids: ['0198a2b3-0000-7000-8000-000000000000'], delete_events: true });
     expect(answer(res)).toEqual({
       status: 202,
-      body: { persons_found: 0, persons_deleted: 0, events_queued_for_deletion: false, recordings_queued_for_deletion: false, deletion_errors: [] },
+      body: {
+        persons_found: 0,
+        persons_deleted: 0,
+        events_queued_for_deletion: false,
+        recordings_queued_for_deletion: false,
+        deletion_errors: [],
+      },
     });
   });
 });

@@ -9,13 +9,24 @@ import { listPersons, personsPath, seedPerson, selected } from './person-fixture
 
 const server = useTestServer();
 beforeAll(async () => {
-  await seedPerson(server, { distinctIds: ['ada'], properties: { email: 'ada@example.com', name: 'Ada', age: 36, plan: 'pro', beta: true, joined: '2025-02-01' } });
-  await seedPerson(server, { distinctIds: ['bob'], properties: { email: 'bob@example.org', name: 'Bob', age: '25', plan: 'free', beta: false, joined: '2024-12-31' } });
+  await seedPerson(server, {
+    distinctIds: ['ada'],
+    properties: { email: 'ada@example.com', name: 'Ada', age: 36, plan: 'pro', beta: true, joined: '2025-02-01' },
+  });
+  await seedPerson(server, {
+    distinctIds: ['bob'],
+    properties: { email: 'bob@example.org', name: 'Bob', age: '25', plan: 'free', beta: false, joined: '2024-12-31' },
+  });
   await seedPerson(server, { distinctIds: ['cy'], properties: { name: 'Cy', plan: null } });
   await seedPerson(server, { distinctIds: ['dee'], properties: { email: 'dee@EXAMPLE.com', age: 41, plan: 'pro' } });
 });
 
-const person = (key: string, operator: string | undefined, value?: unknown) => ({ type: 'person', key, ...(operator ? { operator } : {}), ...(value !== undefined ? { value } : {}) });
+const person = (key: string, operator: string | undefined, value?: unknown) => ({
+  type: 'person',
+  key,
+  ...(operator ? { operator } : {}),
+  ...(value !== undefined ? { value } : {}),
+});
 
 describe('persons list: properties', () => {
   it('exact (the default operator), with one value or a list', async () => {
@@ -76,23 +87,35 @@ describe('persons list: properties', () => {
     expect(first.count).toBe(3);
     expect(first.results).toHaveLength(2);
     expect(first.next).toContain('offset=2');
-    const second = await listPersons(server, { properties: JSON.stringify([person('email', 'regex', '(?i)example')]), limit: '2', offset: '2' });
+    const second = await listPersons(server, {
+      properties: JSON.stringify([person('email', 'regex', '(?i)example')]),
+      limit: '2',
+      offset: '2',
+    });
     expect(second.results).toHaveLength(1);
     expect(second.next).toBeNull();
   });
 
   it('filters by static cohort membership, in or out', async () => {
     const cohorts = `/api/projects/${server.bootstrap.team.id}/cohorts/`;
-    const created = await server.request(cohorts, { method: 'POST', body: { name: 'First', is_static: true, distinct_ids: ['ada', 'cy'] } });
+    const created = await server.request(cohorts, {
+      method: 'POST',
+      body: { name: 'First', is_static: true, distinct_ids: ['ada', 'cy'] },
+    });
     expect(created.status, created.text).toBe(201);
     expect(await selected(server, [{ type: 'cohort', key: 'id', value: created.body.id }])).toEqual(['ada', 'cy']);
     expect(await selected(server, [{ type: 'cohort', key: 'id', value: created.body.id, operator: 'not_in' }])).toEqual(['bob', 'dee']);
     const dynamic = await server.request(cohorts, {
       method: 'POST',
-      body: { name: 'Pros', filters: { properties: { type: 'AND', values: [{ type: 'person', key: 'plan', value: 'pro', operator: 'exact' }] } } },
+      body: {
+        name: 'Pros',
+        filters: { properties: { type: 'AND', values: [{ type: 'person', key: 'plan', value: 'pro', operator: 'exact' }] } },
+      },
     });
     expect(dynamic.status, dynamic.text).toBe(201);
-    const refused = await server.request(personsPath(server, `?properties=${encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: dynamic.body.id }]))}`));
+    const refused = await server.request(
+      personsPath(server, `?properties=${encodeURIComponent(JSON.stringify([{ type: 'cohort', key: 'id', value: dynamic.body.id }]))}`),
+    );
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ type: 'validation_error', attr: 'properties' });
   });
@@ -101,7 +124,7 @@ describe('persons list: properties', () => {
 describe('persons list: unreadable filters are refused, never ignored', () => {
   const get = (properties: string) => server.request(personsPath(server, `?properties=${encodeURIComponent(properties)}`));
 
-  it('answers malformed JSON with PostHog\'s 400', async () => {
+  it("answers malformed JSON with PostHog's 400", async () => {
     const res = await get('not json');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Properties are unparsable!', attr: null });
@@ -125,6 +148,8 @@ describe('persons list: unreadable filters are refused, never ignored', () => {
       expect(res.status, properties).toBe(400);
       expect(res.body.type, properties).toBe('validation_error');
     }
-    expect((await get('[{"key": "$browser", "value": "Chrome", "type": "event"}]')).body.detail).toBe("The 'event' property filter does not work in 'person' scope");
+    expect((await get('[{"key": "$browser", "value": "Chrome", "type": "event"}]')).body.detail).toBe(
+      "The 'event' property filter does not work in 'person' scope",
+    );
   });
 });

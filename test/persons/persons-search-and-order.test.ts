@@ -22,10 +22,18 @@ beforeAll(async () => {
     createdAt: '2025-03-01T10:00:00.000Z',
   });
   anon = await seedPerson(server, { distinctIds: ['0a1b2c-3d4e-5f6a-7b8c-9d0e1f'], createdAt: '2025-03-02T10:00:00.000Z' });
-  await seedPerson(server, { distinctIds: ['mail-1'], properties: { email: 'Grace.Hopper@Navy.example', name: 'Grace "Amazing" Hopper' }, createdAt: '2025-02-01T10:00:00.000Z' });
+  await seedPerson(server, {
+    distinctIds: ['mail-1'],
+    properties: { email: 'Grace.Hopper@Navy.example', name: 'Grace "Amazing" Hopper' },
+    createdAt: '2025-02-01T10:00:00.000Z',
+  });
   await seedPerson(server, { distinctIds: ['named-1'], properties: { name: 'Linus Torvalds' }, createdAt: '2025-01-01T10:00:00.000Z' });
   bare = await seedPerson(server, { distinctIds: [], createdAt: '2024-12-01T10:00:00.000Z' });
-  counted = await seedPerson(server, { distinctIds: ['num-1'], properties: { email: '', name: 42 }, createdAt: '2024-11-01T10:00:00.000Z' });
+  counted = await seedPerson(server, {
+    distinctIds: ['num-1'],
+    properties: { email: '', name: 42 },
+    createdAt: '2024-11-01T10:00:00.000Z',
+  });
 });
 
 const searchFor = async (search: string) => (await listPersons(server, { search })).results.map((p: any) => p.uuid).sort();

@@ -55,7 +55,8 @@ async function storeRecording(teamId: number, sessionId: string, distinctId: str
 async function recordingsLeft(teamId: number): Promise<Record<string, number>> {
   const { db } = database();
   const left: Record<string, number> = {};
-  for (const row of await db.selectFrom('session_recordings').select('session_id').where('team_id', '=', teamId).execute()) left[row.session_id] = 0;
+  for (const row of await db.selectFrom('session_recordings').select('session_id').where('team_id', '=', teamId).execute())
+    left[row.session_id] = 0;
   for (const row of await db.selectFrom('recording_chunks').select('session_id').where('team_id', '=', teamId).execute()) {
     left[row.session_id] = (left[row.session_id] ?? 0) + 1;
   }
@@ -80,7 +81,11 @@ describe("background deletion of a person's recordings", () => {
     await runner.drain();
     await runner.stop();
 
-    expect({ afterFirstBatch, afterAll: await recordingsLeft(teamId), pending: (await listPendingDeletions(database().db)).length }).toEqual({
+    expect({
+      afterFirstBatch,
+      afterAll: await recordingsLeft(teamId),
+      pending: (await listPendingDeletions(database().db)).length,
+    }).toEqual({
       afterFirstBatch: { 'b-small': 1, 'c-small': 2, 'd-other': 2, 'e-later': 1 },
       afterAll: { 'd-other': 2, 'e-later': 1 },
       pending: 0,
@@ -93,7 +98,14 @@ describe("background deletion of a person's recordings", () => {
     const { db } = database();
     const row = await db
       .insertInto('background_deletions')
-      .values({ owner_team_id: teamId, kind: 'from-a-newer-version', target: null, cursor_timestamp: null, cursor_uuid: null, created_at: new Date().toISOString() })
+      .values({
+        owner_team_id: teamId,
+        kind: 'from-a-newer-version',
+        target: null,
+        cursor_timestamp: null,
+        cursor_uuid: null,
+        created_at: new Date().toISOString(),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     try {

@@ -118,13 +118,21 @@ describe('isDatabaseUnavailable', () => {
 
     for (const error of [refused, lost, connecting, waiting]) expect(isDatabaseUnavailable(error)).toBe(true);
     // What PostgreSQL says while it stops or starts, class 08, and every address of a name refused.
-    for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '53300']) expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
+    for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '53300'])
+      expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
     expect(isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
     expect(isDatabaseUnavailable(new AggregateError([refused, refused]))).toBe(true);
   });
 
   it(`is false of the request's own faults and other failures (${BACKEND})`, async () => {
-    const others: unknown[] = [new Error('boom'), new TypeError('x is not a function'), null, undefined, 'Connection terminated', { code: 57 }];
+    const others: unknown[] = [
+      new Error('boom'),
+      new TypeError('x is not a function'),
+      null,
+      undefined,
+      'Connection terminated',
+      { code: 57 },
+    ];
     others.push(new AggregateError([new Error('boom'), Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]));
     if (BACKEND === 'postgres') {
       const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -163,13 +171,17 @@ function send(url: string, path: string, body: unknown, uuids: string[] = [], he
   const text = JSON.stringify(body);
   return new Promise((resolve) => {
     const done = (status: number, answer: string) => resolve({ path, status, body: answer, begun, uuids });
-    const req = http.request(`${url}${path}`, { method: 'POST', agent: false, timeout: 30_000, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (data += chunk));
-      res.on('end', () => done(res.statusCode!, data));
-      res.on('error', (error) => done(0, String(error)));
-    });
+    const req = http.request(
+      `${url}${path}`,
+      { method: 'POST', agent: false, timeout: 30_000, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (data += chunk));
+        res.on('end', () => done(res.statusCode!, data));
+        res.on('error', (error) => done(0, String(error)));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('no answer')));
     req.on('error', (error) => done(0, String(error)));
     req.end(text);
@@ -197,8 +209,20 @@ class Load {
         this.answers.push(await send(this.url, '/decide/?v=3', { api_key: this.token, distinct_id: distinctId }));
         continue;
       }
-      const batch = Array.from({ length: 3 }, () => ({ event: 'outage', distinct_id: distinctId, uuid: randomUUID(), properties: { client: i } }));
-      this.answers.push(await send(this.url, '/batch/', { api_key: this.token, batch }, batch.map((e) => e.uuid)));
+      const batch = Array.from({ length: 3 }, () => ({
+        event: 'outage',
+        distinct_id: distinctId,
+        uuid: randomUUID(),
+        properties: { client: i },
+      }));
+      this.answers.push(
+        await send(
+          this.url,
+          '/batch/',
+          { api_key: this.token, batch },
+          batch.map((e) => e.uuid),
+        ),
+      );
     }
   }
 
@@ -247,8 +271,14 @@ async function terminateInFlight(admin: pg.Client, locker: pg.Client, schema: st
       WHERE a.application_name = $1 AND NOT l.granted AND l.mode = 'RowExclusiveLock' AND l.relation = $2::regclass
         AND NOT EXISTS (SELECT 1 FROM pg_locks w WHERE w.pid = l.pid AND w.relation = $3::regclass)`;
     const tables = [`"${schema}".ingestion_queue`, `"${schema}".worker_leases`];
-    await poll(async () => (await admin.query(waiting, [applicationName, ...tables])).rows[0].n as number, (n) => n > 0, 'a capture commit waiting for the lock');
-    const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+    await poll(
+      async () => (await admin.query(waiting, [applicationName, ...tables])).rows[0].n as number,
+      (n) => n > 0,
+      'a capture commit waiting for the lock',
+    );
+    const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+      applicationName,
+    ]);
     return killed.rowCount ?? 0;
   } finally {
     await locker.query('ROLLBACK');
@@ -258,11 +288,19 @@ async function terminateInFlight(admin: pg.Client, locker: pg.Client, schema: st
 /** Waits until the server's processes all listen for changes again (their listeners' connections are back). */
 async function listening(admin: pg.Client, applicationName: string, processes: number): Promise<void> {
   const listeners = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`;
-  await poll(async () => (await admin.query(listeners, [applicationName])).rows[0].n as number, (n) => n === processes, 'the change listeners to listen again');
+  await poll(
+    async () => (await admin.query(listeners, [applicationName])).rows[0].n as number,
+    (n) => n === processes,
+    'the change listeners to listen again',
+  );
 }
 
 /** The stored copies of each of these events. */
-async function storedCopies(admin: pg.Client, schema: string, uuids: string[]): Promise<Map<string, { copies: number; personless: number }>> {
+async function storedCopies(
+  admin: pg.Client,
+  schema: string,
+  uuids: string[],
+): Promise<Map<string, { copies: number; personless: number }>> {
   const { rows } = await admin.query(
     `SELECT uuid, count(*)::int AS copies, count(*) FILTER (WHERE person_id IS NULL)::int AS personless FROM "${schema}".events WHERE uuid = ANY($1) GROUP BY uuid`,
     [uuids],
@@ -285,9 +323,19 @@ async function expectOutcome(answers: Answer[], admin: pg.Client, schema: string
   const unavailable = answers.filter((a) => a.status === 503);
   expect(unavailable.filter((a) => a.path === '/batch/').length).toBeGreaterThan(0);
   for (const a of unavailable) {
-    expect(JSON.parse(a.body)).toEqual({ type: 'server_error', code: 'service_unavailable', detail: expect.stringContaining('database is unavailable'), attr: null });
+    expect(JSON.parse(a.body)).toEqual({
+      type: 'server_error',
+      code: 'service_unavailable',
+      detail: expect.stringContaining('database is unavailable'),
+      attr: null,
+    });
   }
-  await poll(() => queueLength(admin, schema), (n) => n === 0, 'the ingestion worker to empty the queue', 30_000);
+  await poll(
+    () => queueLength(admin, schema),
+    (n) => n === 0,
+    'the ingestion worker to empty the queue',
+    30_000,
+  );
   const acknowledged = answers.filter((a) => a.path === '/batch/' && a.status === 200).flatMap((a) => a.uuids);
   const refused = unavailable.flatMap((a) => a.uuids);
   expect(acknowledged.length).toBeGreaterThan(0);
@@ -356,11 +404,13 @@ if (BACKEND === 'postgres') {
       const servers = fs.readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/);
       expect(servers).toHaveLength(2);
       const projects = await new Promise<any>((resolve, reject) => {
-        http.get(`${url}/api/projects/`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
-          let data = '';
-          res.on('data', (chunk) => (data += chunk));
-          res.on('end', () => resolve(JSON.parse(data)));
-        }).on('error', reject);
+        http
+          .get(`${url}/api/projects/`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
+            let data = '';
+            res.on('data', (chunk) => (data += chunk));
+            res.on('end', () => resolve(JSON.parse(data)));
+          })
+          .on('error', reject);
       });
       const [admin, locker] = [await adminConnection(), await adminConnection()];
 
@@ -400,7 +450,8 @@ if (BACKEND === 'postgres') {
       const { url } = running;
       const team = running.bootstrap!.team;
       const key = running.bootstrap!.personalApiKey;
-      const capture = (token: string) => send(url, '/batch/', { api_key: token, batch: [{ event: 'outage', distinct_id: 'someone', uuid: randomUUID() }] }, []);
+      const capture = (token: string) =>
+        send(url, '/batch/', { api_key: token, batch: [{ event: 'outage', distinct_id: 'someone', uuid: randomUUID() }] }, []);
       const decide = (token: string) => send(url, '/decide/?v=3', { api_key: token, distinct_id: 'someone' });
       const decideStatus = async (token: string) => (await decide(token)).status;
       const flagOf = async (token: string) => JSON.parse((await decide(token)).body).featureFlags?.['outage-flag'] as unknown;
@@ -447,21 +498,48 @@ if (BACKEND === 'postgres') {
       expect((await get('/_readiness')).status).toBe(503);
       // Changes made while the server cannot hear them: the flag is switched off, the token replaced.
       await admin.query(`UPDATE "${storage.schema}".feature_flags SET active = false WHERE id = $1`, [JSON.parse(created.body).id]);
-      await admin.query('SELECT pg_notify($1, $2)', [`hoglet_changes_${storage.schema}`, JSON.stringify({ topic: 'feature_flags', id: team.projectId })]);
+      await admin.query('SELECT pg_notify($1, $2)', [
+        `hoglet_changes_${storage.schema}`,
+        JSON.stringify({ topic: 'feature_flags', id: team.projectId }),
+      ]);
       const replaced = await replaceToken();
       // Several attempts turned away: long enough that a listener which tries once more gives up.
-      await poll(() => relay.turnedAway, (n) => n >= 8, 'attempts to reach the database');
+      await poll(
+        () => relay.turnedAway,
+        (n) => n >= 8,
+        'attempts to reach the database',
+      );
 
       relay.up();
-      await poll(async () => (await get('/_readiness')).status, (status) => status === 200, 'ready again', 10_000);
+      await poll(
+        async () => (await get('/_readiness')).status,
+        (status) => status === 200,
+        'ready again',
+        10_000,
+      );
       expect((await capture(replaced)).status).toBe(200);
       // The notices sent during the outage were lost; what was cached went all the same.
-      await poll(() => decideStatus(team.apiToken), (status) => status === 401, 'the replaced token refused', 10_000);
+      await poll(
+        () => decideStatus(team.apiToken),
+        (status) => status === 401,
+        'the replaced token refused',
+        10_000,
+      );
       // (An inactive flag is left out of the answer.)
-      await poll(() => flagOf(replaced), (value) => value === undefined, 'the flag switched off', 10_000);
+      await poll(
+        () => flagOf(replaced),
+        (value) => value === undefined,
+        'the flag switched off',
+        10_000,
+      );
       // And the server hears notices again.
       await replaceToken();
-      await poll(() => decideStatus(replaced), (status) => status === 401, 'a notice after the outage heard', 10_000);
+      await poll(
+        () => decideStatus(replaced),
+        (status) => status === 401,
+        'a notice after the outage heard',
+        10_000,
+      );
 
       const messages = lines.map((line) => JSON.parse(line) as { msg: string });
       expect(messages.filter((m) => m.msg.startsWith('database unavailable')).length).toBe(1);

@@ -18,7 +18,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-
 /** The WAL header's checkpoint sequence number: a writer that starts the WAL over adds one. */
 function walCheckpointSequence(file: string): number {
   const header = Buffer.alloc(16);
@@ -132,7 +131,10 @@ it('leaves the WAL to a reader still using it (giving up at once, writes go on) 
     expect((next.prepare('select count(*) as n from filler').get() as { n: number }).n).toBe(rows());
     from.exec('commit');
     const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(database.db)).rows[0]!.page_count);
-    await waitFor(() => fs.statSync(file).size, { what: `the thread to copy the WAL into the database file (${pages} pages)`, until: (size) => size >= pages * pageSize });
+    await waitFor(() => fs.statSync(file).size, {
+      what: `the thread to copy the WAL into the database file (${pages} pages)`,
+      until: (size) => size >= pages * pageSize,
+    });
     return next;
   };
   const second = await handOver(reader);

@@ -41,7 +41,10 @@ describe(`storage on ${BACKEND}`, () => {
       .execute();
     expect(applied.map((r: Record<string, string>) => r.name)).toEqual(migrations.map((m) => m.name));
     const second = await openFresh(storage);
-    const again = await second.database.db.selectFrom('hoglet_migrations' as never).select('name' as never).execute();
+    const again = await second.database.db
+      .selectFrom('hoglet_migrations' as never)
+      .select('name' as never)
+      .execute();
     expect(again).toHaveLength(migrations.length);
   });
 

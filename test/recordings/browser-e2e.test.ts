@@ -68,11 +68,19 @@ async function saveFixture(file: string, sessionId: string) {
   const chunks: { windowId: string; events: unknown[] }[] = [];
   for (const source of sources) {
     const key = source.blob_key;
-    const res = await server.request(`${env}/session_recordings/${sessionId}/snapshots?source=blob_v2&start_blob_key=${key}&end_blob_key=${key}`);
-    const lines = res.text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as [string, unknown]);
+    const res = await server.request(
+      `${env}/session_recordings/${sessionId}/snapshots?source=blob_v2&start_blob_key=${key}&end_blob_key=${key}`,
+    );
+    const lines = res.text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as [string, unknown]);
     chunks.push({ windowId: lines[0]![0], events: lines.map(([, e]) => e) });
   }
-  fs.writeFileSync(file, JSON.stringify({ recordedWith: 'posthog-js 1.434.18, Chromium, test/recordings/browser-e2e.test.ts', chunks }) + '\n');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ recordedWith: 'posthog-js 1.434.18, Chromium, test/recordings/browser-e2e.test.ts', chunks }) + '\n',
+  );
 }
 
 /** How many pixels of a PNG (decoded by the browser itself) have the given colour. */
@@ -184,7 +192,11 @@ describe('posthog-js in Chromium against Hoglet', () => {
     await page.waitForFunction(() => (globalThis as any).posthog?.sessionRecording?.started === true, undefined, { timeout: 30_000 });
     expect(await page.evaluate(() => (globalThis as any).posthog.get_session_id())).toBe(sessionId);
     await page.click('#again');
-    const rec = await poll('the second page in the recording', () => recording(sessionId), (r) => r?.click_count >= 5);
+    const rec = await poll(
+      'the second page in the recording',
+      () => recording(sessionId),
+      (r) => r?.click_count >= 5,
+    );
 
     // 3 clicks on Buy, 1 to focus the input, 1 on the second page; one Input per typed character.
     expect(rec).toMatchObject({

@@ -18,8 +18,17 @@ describe('posthog-js compressed rrweb events', () => {
   });
 
   it('inflates mutation and style sheet fields, and leaves other events alone', () => {
-    const mutation = { type: 3, cv: '2024-10', timestamp: 1, data: { source: 0, texts: gz([]), attributes: gz([{ id: 1 }]), removes: gz([]), adds: gz([{ parentId: 1 }]) } };
-    expect(decompressEvent(mutation)).toEqual({ type: 3, timestamp: 1, data: { source: 0, texts: [], attributes: [{ id: 1 }], removes: [], adds: [{ parentId: 1 }] } });
+    const mutation = {
+      type: 3,
+      cv: '2024-10',
+      timestamp: 1,
+      data: { source: 0, texts: gz([]), attributes: gz([{ id: 1 }]), removes: gz([]), adds: gz([{ parentId: 1 }]) },
+    };
+    expect(decompressEvent(mutation)).toEqual({
+      type: 3,
+      timestamp: 1,
+      data: { source: 0, texts: [], attributes: [{ id: 1 }], removes: [], adds: [{ parentId: 1 }] },
+    });
     const sheet = { type: 3, cv: '2024-10', timestamp: 1, data: { source: 8, id: 4, adds: gz([{ rule: 'a{}' }]) } };
     expect(decompressEvent(sheet)).toEqual({ type: 3, timestamp: 1, data: { source: 8, id: 4, adds: [{ rule: 'a{}' }] } });
     const plain = { type: 3, timestamp: 1, data: { source: 2, type: 2 } };
@@ -29,8 +38,15 @@ describe('posthog-js compressed rrweb events', () => {
   });
 
   it('turns stored [windowId, event] lines into plain event lines, skipping broken ones', () => {
-    const stored = Buffer.from(`["w",${JSON.stringify({ type: 2, cv: '2024-10', timestamp: 5, data: gz({ node: { id: 1 } }) })}]\nnot json\n["w",{"type":4,"timestamp":6,"data":{}}]\n`);
-    expect(playerLines(stored).trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    const stored = Buffer.from(
+      `["w",${JSON.stringify({ type: 2, cv: '2024-10', timestamp: 5, data: gz({ node: { id: 1 } }) })}]\nnot json\n["w",{"type":4,"timestamp":6,"data":{}}]\n`,
+    );
+    expect(
+      playerLines(stored)
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { type: 2, timestamp: 5, data: { node: { id: 1 } } },
       { type: 4, timestamp: 6, data: {} },
     ]);

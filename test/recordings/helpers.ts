@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestServer } from '../helpers/server.js';
 
 /** A `$snapshot` event as posthog-js 1.434 posts it to `/s/`. */
-export function snapshotEvent(
-  token: string,
-  sessionId: string,
-  events: unknown[],
-  extra: { windowId?: string; distinctId?: string } = {},
-) {
+export function snapshotEvent(token: string, sessionId: string, events: unknown[], extra: { windowId?: string; distinctId?: string } = {}) {
   return {
     event: '$snapshot',
     properties: {

@@ -25,7 +25,9 @@ async function snapshotLines(sessionId: string): Promise<[string, any][]> {
   const keys = sources.body.sources.map((s: any) => Number(s.blob_key));
   for (let start = 0; start < keys.length; start += 20) {
     const end = Math.min(start + 19, keys.length - 1);
-    const res = await server.request(`${env}/session_recordings/${sessionId}/snapshots?source=blob_v2&start_blob_key=${start}&end_blob_key=${end}`);
+    const res = await server.request(
+      `${env}/session_recordings/${sessionId}/snapshots?source=blob_v2&start_blob_key=${start}&end_blob_key=${end}`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/jsonl');
     for (const line of res.text.split('\n').filter(Boolean)) lines.push(JSON.parse(line));
@@ -109,12 +111,21 @@ describe('POST /s/', () => {
   it('files a recording sent with an upper-case UUID session id under the id its events are stored with', async () => {
     const upper = newSessionId().toUpperCase();
     const t = Date.parse('2025-11-21T06:00:00Z');
-    const res = await postSnapshots(server, JSON.stringify([snapshotEvent(token, upper, [meta(t, 'https://a.example/'), fullSnapshot(t + 1)])]));
+    const res = await postSnapshots(
+      server,
+      JSON.stringify([snapshotEvent(token, upper, [meta(t, 'https://a.example/'), fullSnapshot(t + 1)])]),
+    );
     expect(res.status).toBe(200);
     const capture = await server.request('/capture/', {
       method: 'POST',
       key: null,
-      body: { api_key: token, event: '$pageview', distinct_id: 'user-1', timestamp: '2025-11-21T06:00:01Z', properties: { $session_id: upper } },
+      body: {
+        api_key: token,
+        event: '$pageview',
+        distinct_id: 'user-1',
+        timestamp: '2025-11-21T06:00:01Z',
+        properties: { $session_id: upper },
+      },
     });
     expect(capture.status).toBe(200);
     await server.settle();

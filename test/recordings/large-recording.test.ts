@@ -33,7 +33,11 @@ function chunkBody(token: string, sessionId: string, seq: number, bytes: number)
   let size = 0;
   for (let i = 0; size < bytes; i++) {
     const text = randomBytes(1500).toString('base64');
-    events.push({ type: 3, timestamp: t0 + i, data: { source: 0, texts: [{ id: i, value: text }], attributes: [], removes: [], adds: [] } });
+    events.push({
+      type: 3,
+      timestamp: t0 + i,
+      data: { source: 0, texts: [{ id: i, value: text }], attributes: [], removes: [], adds: [] },
+    });
     size += text.length + 120;
   }
   if (seq === 0) events.unshift({ type: 4, timestamp: t0 - 1, data: { href: 'https://big.example/', width: 1, height: 1 } });
@@ -45,7 +49,12 @@ function chunkBody(token: string, sessionId: string, seq: number, bytes: number)
 describe('a 50 MB recording', () => {
   it('is ingested and read back, streamed, by a server whose heap is smaller than it', { timeout: 300_000 }, async () => {
     storage = await freshStorage();
-    server = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1', HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY, LOG_LEVEL: 'info',
+    server = runHoglet(['serve'], {
+      ...storage.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+      LOG_LEVEL: 'info',
       // A JavaScript heap smaller than the recording: holding it whole would crash the server.
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=${HEAP_CAP_MB}`.trim(),
     });
@@ -75,7 +84,10 @@ describe('a 50 MB recording', () => {
     let lines = 0;
     for (let start = 0; start < CHUNKS; start += 20) {
       const end = Math.min(start + 19, CHUNKS - 1);
-      const res = await fetch(`${env}/session_recordings/${sessionId}/snapshots?source=blob_v2&start_blob_key=${start}&end_blob_key=${end}`, { headers: auth });
+      const res = await fetch(
+        `${env}/session_recordings/${sessionId}/snapshots?source=blob_v2&start_blob_key=${start}&end_blob_key=${end}`,
+        { headers: auth },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('transfer-encoding')).toBe('chunked');
       expect(res.headers.get('content-length')).toBeNull();
@@ -87,7 +99,9 @@ describe('a 50 MB recording', () => {
         for (const byte of value) if (byte === 10) lines++;
       }
     }
-    console.log(`[large recording] sent ${(sent / 1e6).toFixed(1)} MB in ${CHUNKS} chunks, read back ${(received / 1e6).toFixed(1)} MB (${lines} events)`);
+    console.log(
+      `[large recording] sent ${(sent / 1e6).toFixed(1)} MB in ${CHUNKS} chunks, read back ${(received / 1e6).toFixed(1)} MB (${lines} events)`,
+    );
     expect(sent).toBeGreaterThan(50 * 1024 * 1024);
     expect(received).toBeGreaterThan(sent * 0.9);
     // The capped server went through it all: still running, healthy, no heap exhausted.

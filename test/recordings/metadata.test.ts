@@ -11,7 +11,13 @@ import {
   MAX_ORPHAN_TIMESTAMPS,
   type RecordingMetadata,
 } from '../../src/recordings/core/metadata.js';
-import { activityScore, dateDiffSeconds, isOngoing, roundHalfEven2, summarizeMetadata } from '../../src/recordings/core/recording-summary.js';
+import {
+  activityScore,
+  dateDiffSeconds,
+  isOngoing,
+  roundHalfEven2,
+  summarizeMetadata,
+} from '../../src/recordings/core/recording-summary.js';
 import { parseSnapshotPayload } from '../../src/recordings/core/snapshot-event.js';
 import type { RRWebEvent } from '../../src/recordings/core/rrweb.js';
 import { loadWebRecording, WEB_RECORDING_EXPECTED } from './fixtures/load.js';
@@ -84,9 +90,7 @@ describe('foldEvents on the posthog-js recording fixture', () => {
       .reduce((a, b) => a + b, 0);
     expect(m.size).toBe(expected);
     // the fixture contains a non-ASCII character (€), so bytes differ from UTF-16 length
-    const utf16 = chunks
-      .flatMap((c) => c.events.map((ev) => (JSON.stringify([c.windowId, ev]) + '\n').length))
-      .reduce((a, b) => a + b, 0);
+    const utf16 = chunks.flatMap((c) => c.events.map((ev) => (JSON.stringify([c.windowId, ev]) + '\n').length)).reduce((a, b) => a + b, 0);
     expect(m.size).toBeGreaterThan(utf16);
   });
 
@@ -266,7 +270,10 @@ describe('active time segmentation rules', () => {
 
   it('bounds the remembered inactive timestamps and still extends late windows from them', () => {
     // a long idle stretch of DOM mutations, then a late chunk with activity just before some of them
-    let m = foldEvents(emptyMetadata(), Array.from({ length: 1000 }, (_, i) => mutation(100_000 + i * 50)));
+    let m = foldEvents(
+      emptyMetadata(),
+      Array.from({ length: 1000 }, (_, i) => mutation(100_000 + i * 50)),
+    );
     expect(m.activity.orphans.length).toBeLessThanOrEqual(MAX_ORPHAN_TIMESTAMPS);
     expect(activeMilliseconds(m)).toBe(0);
     m = foldEvents(m, [active(10_000), active(12_000)]);
@@ -333,7 +340,19 @@ describe('other metadata rules', () => {
   });
 
   it('classifies every mouse interaction type', () => {
-    const kinds: Record<number, boolean> = { 0: false, 1: false, 2: true, 3: true, 4: true, 5: false, 6: false, 7: false, 8: false, 9: true, 10: false };
+    const kinds: Record<number, boolean> = {
+      0: false,
+      1: false,
+      2: true,
+      3: true,
+      4: true,
+      5: false,
+      6: false,
+      7: false,
+      8: false,
+      9: true,
+      10: false,
+    };
     for (const [kind, click] of Object.entries(kinds)) {
       const m = foldEvents(emptyMetadata(), [{ type: 3, timestamp: T0, data: { source: 2, type: Number(kind) } }]);
       expect(m.clickCount, `interaction ${kind}`).toBe(click ? 1 : 0);
@@ -344,8 +363,18 @@ describe('other metadata rules', () => {
   it('maps console levels: unknown or missing levels are logs', () => {
     const log = (level: unknown) => ({ type: 6, timestamp: T0, data: { plugin: 'rrweb/console@1', payload: { level, payload: ['x'] } } });
     const m = foldEvents(emptyMetadata(), [
-      log('log'), log('info'), log('debug'), log('dir'), log('table'), log(undefined), log(42), log('toString'),
-      log('warn'), log('countReset'), log('error'), log('assert'),
+      log('log'),
+      log('info'),
+      log('debug'),
+      log('dir'),
+      log('table'),
+      log(undefined),
+      log(42),
+      log('toString'),
+      log('warn'),
+      log('countReset'),
+      log('error'),
+      log('assert'),
       { type: 6, timestamp: T0, data: { plugin: 'rrweb/sequential-id@1', payload: { level: 'error' } } },
       { type: 6, timestamp: T0, data: { plugin: 'posthog/network@1', payload: {} } },
     ]);
@@ -354,7 +383,10 @@ describe('other metadata rules', () => {
 
   it('first URL is the earliest href, whatever order chunks arrive in; blank hrefs are ignored', () => {
     let m = foldEvents(emptyMetadata(), [meta(5000, 'https://a.test/second')]);
-    m = foldEvents(m, [meta(1000, '   '), { type: 5, timestamp: T0 + 2000, data: { tag: '$url_changed', payload: { href: ' https://a.test/first ' } } }]);
+    m = foldEvents(m, [
+      meta(1000, '   '),
+      { type: 5, timestamp: T0 + 2000, data: { tag: '$url_changed', payload: { href: ' https://a.test/first ' } } },
+    ]);
     const s = summarizeMetadata(m);
     expect(s.start_url).toBe('https://a.test/first');
     expect(s.urls).toEqual(['https://a.test/second', 'https://a.test/first']);
@@ -385,7 +417,15 @@ describe('other metadata rules', () => {
 
   it('empty metadata summarises to zeros and nulls', () => {
     const s = summarizeMetadata(emptyMetadata());
-    expect(s).toMatchObject({ start_time: null, end_time: null, recording_duration: 0, active_seconds: 0, inactive_seconds: 0, start_url: null, activity_score: 0 });
+    expect(s).toMatchObject({
+      start_time: null,
+      end_time: null,
+      recording_duration: 0,
+      active_seconds: 0,
+      inactive_seconds: 0,
+      start_url: null,
+      activity_score: 0,
+    });
   });
 
   it('duration counts second boundaries like ClickHouse dateDiff', () => {
@@ -407,13 +447,40 @@ describe('other metadata rules', () => {
 
   it('activity score follows PostHog formula and rounds half to even', () => {
     expect(
-      activityScore({ activeSeconds: 10, clickCount: 5, keypressCount: 5, consoleErrorCount: 0, mouseActivityCount: 20, durationSeconds: 60, consoleLogCount: 10, consoleWarnCount: 10 }),
+      activityScore({
+        activeSeconds: 10,
+        clickCount: 5,
+        keypressCount: 5,
+        consoleErrorCount: 0,
+        mouseActivityCount: 20,
+        durationSeconds: 60,
+        consoleLogCount: 10,
+        consoleWarnCount: 10,
+      }),
     ).toBe(20);
     expect(
-      activityScore({ activeSeconds: 0, clickCount: 1, keypressCount: 0, consoleErrorCount: 0, mouseActivityCount: 0, durationSeconds: 3, consoleLogCount: 0, consoleWarnCount: 0 }),
+      activityScore({
+        activeSeconds: 0,
+        clickCount: 1,
+        keypressCount: 0,
+        consoleErrorCount: 0,
+        mouseActivityCount: 0,
+        durationSeconds: 3,
+        consoleLogCount: 0,
+        consoleWarnCount: 0,
+      }),
     ).toBe(33.33);
     expect(
-      activityScore({ activeSeconds: 1, clickCount: 0, keypressCount: 0, consoleErrorCount: 0, mouseActivityCount: 0, durationSeconds: 0, consoleLogCount: 0, consoleWarnCount: 0 }),
+      activityScore({
+        activeSeconds: 1,
+        clickCount: 0,
+        keypressCount: 0,
+        consoleErrorCount: 0,
+        mouseActivityCount: 0,
+        durationSeconds: 0,
+        consoleLogCount: 0,
+        consoleWarnCount: 0,
+      }),
     ).toBe(0);
     expect(roundHalfEven2(0.125)).toBe(0.12);
     expect(roundHalfEven2(0.375)).toBe(0.38);

@@ -54,7 +54,8 @@ function referenceActiveMs(events: RRWebEvent[]): number {
   return total;
 }
 
-const interactions = (kind: number) => all.filter((e) => e.type === 3 && (e.data as any).source === 2 && (e.data as any).type === kind).length;
+const interactions = (kind: number) =>
+  all.filter((e) => e.type === 3 && (e.data as any).source === 2 && (e.data as any).type === kind).length;
 
 describe('metadata of a real posthog-js recording', () => {
   it('counts clicks as Click/DblClick/ContextMenu/TouchEnd only, not the presses, releases and focus around them', () => {

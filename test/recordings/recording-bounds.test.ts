@@ -19,7 +19,10 @@ afterAll(async () => {
 
 /** A snapshot request of about `bytes` bytes of JSON (a full snapshot with a large text node). */
 function snapshotBody(server: TestServer, sessionId: string, bytes: number): string {
-  const big = { ...fullSnapshot(1_700_000_000_100), data: { node: { type: 3, id: 1, textContent: 'x'.repeat(bytes) }, initialOffset: { left: 0, top: 0 } } };
+  const big = {
+    ...fullSnapshot(1_700_000_000_100),
+    data: { node: { type: 3, id: 1, textContent: 'x'.repeat(bytes) }, initialOffset: { left: 0, top: 0 } },
+  };
   return JSON.stringify([snapshotEvent(server.bootstrap.team.apiToken, sessionId, [meta(1_700_000_000_000, 'https://a.test/'), big])]);
 }
 

@@ -36,9 +36,19 @@ describe('session recordings API', () => {
     // A person with two distinct ids, through the normal capture pipeline.
     const identify = {
       api_key: token,
-      batch: [{ event: '$identify', distinct_id: 'alice@x', properties: { $anon_distinct_id: 'anon-a', $set: { email: 'alice@example.com' } } }],
+      batch: [
+        { event: '$identify', distinct_id: 'alice@x', properties: { $anon_distinct_id: 'anon-a', $set: { email: 'alice@example.com' } } },
+      ],
     };
-    expect((await fetch(`${server.url}/batch/`, { method: 'POST', body: JSON.stringify(identify), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${server.url}/batch/`, {
+          method: 'POST',
+          body: JSON.stringify(identify),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
     await server.settle();
     alice = await record('anon-a', 2 * HOUR, 30, [input(Date.now() - 2 * HOUR + 500), consoleLine(Date.now() - 2 * HOUR + 600, 'error')]);
     bob = await record('bob', HOUR, 5);
@@ -76,7 +86,11 @@ describe('session recordings API', () => {
     expect(await ids(`person_uuid=${person.uuid}&distinct_id=bob`)).toEqual([]);
     expect(await ids(`person_uuid=${person.uuid}&distinct_id=anon-a`)).toEqual([alice]);
     expect(await ids('date_from=-7d&min_duration=30')).toEqual([alice, old]);
-    expect(await ids(`date_from=-7d&having_predicates=${encodeURIComponent('[{"key":"duration","operator":"gt","value":60,"type":"recording"}]')}`)).toEqual([old]);
+    expect(
+      await ids(
+        `date_from=-7d&having_predicates=${encodeURIComponent('[{"key":"duration","operator":"gt","value":60,"type":"recording"}]')}`,
+      ),
+    ).toEqual([old]);
     expect(await ids('date_from=-7d&order=duration&order_direction=ASC')).toEqual([bob, alice, old]);
     expect((await server.request(`${env}/session_recordings/?date_from=yesterday-ish`)).status).toBe(400);
     // A name every object has is no ordering either.
@@ -93,7 +107,11 @@ describe('session recordings API', () => {
     const person = (await server.request(`${env}/persons/?distinct_id=alice@x`)).body.results[0];
     const personRow = await db.selectFrom('persons').select('id').where('uuid', '=', person.uuid).executeTakeFirstOrThrow();
     const extra = Array.from({ length: 70_000 }, (_, i) => ({ team_id: teamId, distinct_id: `alias-${i}`, person_id: personRow.id }));
-    for (let i = 0; i < extra.length; i += 5000) await db.insertInto('person_distinct_ids').values(extra.slice(i, i + 5000)).execute();
+    for (let i = 0; i < extra.length; i += 5000)
+      await db
+        .insertInto('person_distinct_ids')
+        .values(extra.slice(i, i + 5000))
+        .execute();
     const res = await server.request(`${env}/session_recordings/?person_uuid=${person.uuid}`);
     expect(res.status).toBe(200);
     expect(res.body.results.map((r: any) => r.id)).toEqual([alice]);
@@ -122,7 +140,14 @@ describe('session recordings API', () => {
     expect(res.body.person.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/);
     // bob has no person: PostHog's MissingPerson, with the uuid his personless events carry.
     const personless = await server.request(`${env}/session_recordings/${bob}/`);
-    expect(personless.body.person).toEqual({ id: null, name: null, distinct_ids: ['bob'], properties: {}, created_at: null, uuid: personUuidFromDistinctId(server.bootstrap.team.id, 'bob') });
+    expect(personless.body.person).toEqual({
+      id: null,
+      name: null,
+      distinct_ids: ['bob'],
+      properties: {},
+      created_at: null,
+      uuid: personUuidFromDistinctId(server.bootstrap.team.id, 'bob'),
+    });
     // Named as the persons API names a person: the environment's display properties first.
     expect((await server.request(`${env}/`, { method: 'PATCH', body: { person_display_name_properties: ['nickname'] } })).status).toBe(200);
     try {
@@ -153,7 +178,9 @@ describe('session recordings API', () => {
     const key = await createKey(database, other.id, ['session_recording:read']);
     expect((await server.request(`${env}/session_recordings/${bob}/`, { key })).body.viewed).toBe(false);
 
-    expect((await server.request(`${env}/session_recordings/${bob}/`, { method: 'PATCH', body: { viewed: false } })).body.viewed).toBe(false);
+    expect((await server.request(`${env}/session_recordings/${bob}/`, { method: 'PATCH', body: { viewed: false } })).body.viewed).toBe(
+      false,
+    );
     expect((await server.request(`${env}/session_recordings/${bob}/`, { method: 'PATCH', body: { viewed: 'maybe' } })).status).toBe(400);
     expect((await server.request(`${env}/session_recordings/${bob}/`, { method: 'PATCH', body: { person: 'x' } })).status).toBe(400);
     expect((await server.request(`${env}/session_recordings/missing/`, { method: 'PATCH', body: { viewed: true } })).status).toBe(404);
@@ -167,11 +194,18 @@ describe('session recordings API', () => {
     const base = `${env}/session_recordings/${alice}/snapshots?source=blob_v2`;
     expect((await server.request(`${base}&start_blob_key=0`)).body.detail).toBe('Must provide both start blob key and end blob key');
     expect((await server.request(`${base}&start_blob_key=a&end_blob_key=1`)).body.detail).toBe('Blob keys must be integers');
-    expect((await server.request(`${base}&start_blob_key=0&end_blob_key=20`)).body.detail).toBe('Cannot request more than 20 blob keys at once');
+    expect((await server.request(`${base}&start_blob_key=0&end_blob_key=20`)).body.detail).toBe(
+      'Cannot request more than 20 blob keys at once',
+    );
     expect((await server.request(`${base}&start_blob_key=0&end_blob_key=3`)).status).toBe(404);
     expect((await server.request(`${env}/session_recordings/${alice}/snapshots?source=blob`)).status).toBe(400);
     const block = await server.request(`${base}&start_blob_key=0&end_blob_key=0`);
-    expect(block.text.trim().split('\n').map((l) => JSON.parse(l)[1].type)).toEqual([4, 2, 3, 6, 3]);
+    expect(
+      block.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)[1].type),
+    ).toEqual([4, 2, 3, 6, 3]);
   });
 
   it('checks scopes: read for reads, write for changes', async () => {
@@ -203,7 +237,11 @@ describe('sharing a recording', () => {
     const path = `${env}/session_recordings/${id}/sharing/`;
     const first = await server.request(path);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ created_at: expect.any(String), enabled: false, access_token: expect.stringMatching(/^[A-Za-z0-9_-]{30}$/) });
+    expect(first.body).toMatchObject({
+      created_at: expect.any(String),
+      enabled: false,
+      access_token: expect.stringMatching(/^[A-Za-z0-9_-]{30}$/),
+    });
     // A link copied before sharing is on stays the link: every read, and enabling, keep the token.
     expect((await server.request(path)).body).toEqual(first.body);
     expect((await fetch(`${server.url}/shared/${first.body.access_token}`)).status).toBe(404);
@@ -222,7 +260,12 @@ describe('sharing a recording', () => {
     expect(html).toContain(id);
     const feed = await fetch(`${server.url}/shared/${shared}/snapshots`);
     expect(feed.status).toBe(200);
-    expect((await feed.text()).trim().split('\n').map((l) => JSON.parse(l).type)).toEqual([4, 2, 3]);
+    expect(
+      (await feed.text())
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual([4, 2, 3]);
     const player = await fetch(`${server.url}/static/rrweb-player/rrweb-player.js`);
     expect(player.status).toBe(200);
     // Read to the end: an unread answer keeps its connection busy, and the server's close waits for it.

@@ -11,7 +11,13 @@ import { computeSessionProperties, urlDomain, urlPath, type SessionEventInput } 
 import { listSessionPropertyDefinitions, SESSION_PROPERTY_DEFINITIONS } from '../../src/recordings/core/session-property-definitions.js';
 import { sessionPropertyValues } from '../../src/recordings/core/session-values.js';
 
-function ev(event: string, timestamp: string, sessionId: string | undefined, properties: Record<string, unknown> = {}, uuid?: string): SessionEventInput {
+function ev(
+  event: string,
+  timestamp: string,
+  sessionId: string | undefined,
+  properties: Record<string, unknown> = {},
+  uuid?: string,
+): SessionEventInput {
   return {
     event,
     timestamp,
@@ -21,7 +27,7 @@ function ev(event: string, timestamp: string, sessionId: string | undefined, pro
 }
 
 describe('session property definitions', () => {
-  it('lists PostHog\'s 37 session properties in order with their types', () => {
+  it("lists PostHog's 37 session properties in order with their types", () => {
     expect(SESSION_PROPERTY_DEFINITIONS).toHaveLength(37);
     expect(SESSION_PROPERTY_DEFINITIONS.slice(0, 3).map((d) => d.name)).toEqual([
       '$start_timestamp',
@@ -57,12 +63,8 @@ describe('session property definitions', () => {
       '$entry_utm_term',
       '$entry_utm_content',
     ]);
-    expect(listSessionPropertyDefinitions({ search: '$SESSION_duration' }).results.map((d) => d.name)).toEqual([
-      '$session_duration',
-    ]);
-    expect(listSessionPropertyDefinitions({ search: 'pathname end' }).results.map((d) => d.name)).toEqual([
-      '$end_pathname',
-    ]);
+    expect(listSessionPropertyDefinitions({ search: '$SESSION_duration' }).results.map((d) => d.name)).toEqual(['$session_duration']);
+    expect(listSessionPropertyDefinitions({ search: 'pathname end' }).results.map((d) => d.name)).toEqual(['$end_pathname']);
     const numerical = listSessionPropertyDefinitions({ is_numerical: 'true' });
     expect(numerical.results.map((d) => d.name)).toEqual([
       '$pageview_count',
@@ -93,16 +95,34 @@ describe('url helpers (ClickHouse path / domain)', () => {
 describe('computeSessionProperties', () => {
   const events: SessionEventInput[] = [
     // session A: paid google traffic, two pageviews, an autocapture, web vitals
-    ev('$pageview', '2026-11-20T10:00:00.000Z', 'sa', {
-      $current_url: 'https://shop.test/landing?utm_source=google&gclid=abc',
-      $referring_domain: 'www.google.com',
-      utm_source: 'google',
-      utm_medium: 'cpc',
-      utm_campaign: 'Winter',
-      gclid: 'abc',
-    }, 'u1'),
-    ev('$autocapture', '2026-11-20T10:00:05.000Z', 'sa', { $current_url: 'https://shop.test/landing', $external_click_url: 'https://partner.test/x' }, 'u2'),
-    ev('$pageview', '2026-11-20T10:00:30.000Z', 'sa', { $current_url: 'https://shop.test/checkout#pay', $referring_domain: 'shop.test' }, 'u3'),
+    ev(
+      '$pageview',
+      '2026-11-20T10:00:00.000Z',
+      'sa',
+      {
+        $current_url: 'https://shop.test/landing?utm_source=google&gclid=abc',
+        $referring_domain: 'www.google.com',
+        utm_source: 'google',
+        utm_medium: 'cpc',
+        utm_campaign: 'Winter',
+        gclid: 'abc',
+      },
+      'u1',
+    ),
+    ev(
+      '$autocapture',
+      '2026-11-20T10:00:05.000Z',
+      'sa',
+      { $current_url: 'https://shop.test/landing', $external_click_url: 'https://partner.test/x' },
+      'u2',
+    ),
+    ev(
+      '$pageview',
+      '2026-11-20T10:00:30.000Z',
+      'sa',
+      { $current_url: 'https://shop.test/checkout#pay', $referring_domain: 'shop.test' },
+      'u3',
+    ),
     ev('$pageview', '2026-11-20T10:00:00.000Z', 'sa', { $current_url: 'https://shop.test/landing' }, 'u1'), // duplicate delivery
     ev('$web_vitals', '2026-11-20T10:00:31.000Z', 'sa', { $current_url: 'https://shop.test/checkout', $web_vitals_LCP_value: 2100 }, 'u4'),
     ev('$web_vitals', '2026-11-20T10:00:40.000Z', 'sa', { $current_url: 'https://shop.test/checkout', $web_vitals_LCP_value: 1800 }, 'u5'),
@@ -114,7 +134,13 @@ describe('computeSessionProperties', () => {
     ev('purchase', '2026-11-20T12:00:00.000Z', 'sc', { $referring_domain: 'news.ycombinator.com' }, 'c1'),
     // session D: arrives out of order; attribution fields are independent
     ev('$pageview', '2026-11-20T13:00:10.000Z', 'sd', { $current_url: 'https://shop.test/second', utm_campaign: 'late-campaign' }, 'd2'),
-    ev('$pageview', '2026-11-20T13:00:00.000Z', 'sd', { $current_url: 'https://shop.test/first', utm_source: 'newsletter', utm_medium: 'email', $referring_domain: '$direct' }, 'd1'),
+    ev(
+      '$pageview',
+      '2026-11-20T13:00:00.000Z',
+      'sd',
+      { $current_url: 'https://shop.test/first', utm_source: 'newsletter', utm_medium: 'email', $referring_domain: '$direct' },
+      'd1',
+    ),
     // session E: a referral
     ev('$screen', '2026-11-20T14:00:00.000Z', 'se', { $referring_domain: 'blog.example.org' }, 'e1'),
     // no session id: ignored
@@ -158,7 +184,12 @@ describe('computeSessionProperties', () => {
 
   it('marks bounces: one page event under 10 s; null without page events', () => {
     expect(sessions.get('sb')).toMatchObject({ $is_bounce: true, $session_duration: 3, $channel_type: 'Direct', $pageview_count: 1 });
-    expect(sessions.get('sc')).toMatchObject({ $is_bounce: null, $entry_current_url: null, $entry_pathname: null, $channel_type: 'Organic Social' });
+    expect(sessions.get('sc')).toMatchObject({
+      $is_bounce: null,
+      $entry_current_url: null,
+      $entry_pathname: null,
+      $channel_type: 'Organic Social',
+    });
     expect(sessions.get('se')).toMatchObject({ $is_bounce: true, $screen_count: 1, $channel_type: 'Referral' });
     const long = computeSessionProperties([
       ev('$pageview', '2026-11-20T10:00:00.000Z', 's', {}, 'x1'),
@@ -185,7 +216,9 @@ describe('computeSessionProperties', () => {
 
   it('applies custom channel rules first', () => {
     const custom = computeSessionProperties(events, {
-      customChannelRules: [{ channel_type: 'Newsletter', combiner: 'AND', items: [{ key: 'utm_source', op: 'exact', value: ['newsletter', 'digest'] }] }],
+      customChannelRules: [
+        { channel_type: 'Newsletter', combiner: 'AND', items: [{ key: 'utm_source', op: 'exact', value: ['newsletter', 'digest'] }] },
+      ],
     });
     expect(custom.get('sd')!.$channel_type).toBe('Newsletter');
     expect(custom.get('sa')!.$channel_type).toBe('Paid Search');
@@ -242,10 +275,16 @@ describe('channel type', () => {
     expect(channelType({ utmSource: `${'a'.repeat(5000)}!` }, rule('regex', '(a+)+$'))).toBe('Unknown');
     expect(channelType({ utmSource: `${'a'.repeat(5000)}!` }, rule('not_regex', '(a+)+$'))).toBe('X');
     expect(channelType({ utmSource: 'ab' }, rule('regex', 'a(?=b)'))).toBe('Unknown');
-    const or = [{ channel_type: 'Y', combiner: 'OR' as const, items: [
-      { key: 'utm_source' as const, op: 'exact' as const, value: 'nope' },
-      { key: 'hostname' as const, op: 'exact' as const, value: 'shop.test' },
-    ] }];
+    const or = [
+      {
+        channel_type: 'Y',
+        combiner: 'OR' as const,
+        items: [
+          { key: 'utm_source' as const, op: 'exact' as const, value: 'nope' },
+          { key: 'hostname' as const, op: 'exact' as const, value: 'shop.test' },
+        ],
+      },
+    ];
     expect(channelType({ hostname: 'shop.test' }, or)).toBe('Y');
   });
 

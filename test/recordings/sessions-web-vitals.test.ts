@@ -40,7 +40,12 @@ beforeAll(async () => {
     ...[100, 200, 300, 400, 500, 600, 700, 800].map((lcp, i) => ({
       event: '$web_vitals',
       at: now - (i + 1) * 1000,
-      properties: { $pathname: '/pricing', $current_url: 'https://shop.example/pricing', $web_vitals_LCP_value: lcp, $web_vitals_CLS_value: 0.1 },
+      properties: {
+        $pathname: '/pricing',
+        $current_url: 'https://shop.example/pricing',
+        $web_vitals_LCP_value: lcp,
+        $web_vitals_CLS_value: 0.1,
+      },
     })),
     { event: '$web_vitals', at: now - 10 * 86_400_000, properties: { $pathname: '/pricing', $web_vitals_LCP_value: 99_999 } },
     { event: '$web_vitals', at: now - 1000, properties: { $pathname: '/other', $web_vitals_LCP_value: 5 } },
@@ -64,7 +69,9 @@ describe('sessions', () => {
       tags: [],
     });
     const duration = await server.request(`/api/projects/${server.bootstrap.team.id}/sessions/property_definitions/?search=duration`);
-    expect(duration.body.results.map((d: any) => [d.name, d.property_type, d.is_numerical])).toEqual([['$session_duration', 'Duration', true]]);
+    expect(duration.body.results.map((d: any) => [d.name, d.property_type, d.is_numerical])).toEqual([
+      ['$session_duration', 'Duration', true],
+    ]);
   });
 
   it('returns the most frequent values of a session property', async () => {
@@ -76,8 +83,14 @@ describe('sessions', () => {
     });
     const search = await server.request(`${env}/sessions/values/?key=$entry_utm_source&value=NEWS`);
     expect(search.body.results).toEqual([{ name: 'news' }, { name: 'newsletter' }]);
-    expect((await server.request(`${env}/sessions/values/?key=$end_pathname`)).body.results.map((r: any) => r.name)).toEqual(['/cart', '/landing', '/pricing']);
-    expect((await server.request(`${env}/sessions/values/?key=$channel_type&value=organic`)).body.results[0]).toEqual({ name: 'Organic Search' });
+    expect((await server.request(`${env}/sessions/values/?key=$end_pathname`)).body.results.map((r: any) => r.name)).toEqual([
+      '/cart',
+      '/landing',
+      '/pricing',
+    ]);
+    expect((await server.request(`${env}/sessions/values/?key=$channel_type&value=organic`)).body.results[0]).toEqual({
+      name: 'Organic Search',
+    });
     const missing = await server.request(`${env}/sessions/values/`);
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Key not provided', attr: null });

@@ -90,9 +90,7 @@ describe('parseSnapshotPayload', () => {
     expect(b!.windowId).toBe(SESSION);
     expect(b!.snapshotSource).toBe('web');
     expect(b!.snapshotLibrary).toBeNull();
-    const [m] = ok(
-      snapshot({ $snapshot_source: 'mobile', $lib: 'posthog-ios' }, { uuid: '0190a1b2-0000-7000-8000-000000000001' }),
-    );
+    const [m] = ok(snapshot({ $snapshot_source: 'mobile', $lib: 'posthog-ios' }, { uuid: '0190a1b2-0000-7000-8000-000000000001' }));
     expect(m!.snapshotSource).toBe('mobile');
     expect(m!.snapshotLibrary).toBe('posthog-ios');
     expect(m!.uuid).toBe('0190a1b2-0000-7000-8000-000000000001');

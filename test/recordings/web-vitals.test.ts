@@ -11,7 +11,12 @@ import {
 // Saturday 2026-11-21 05:00 UTC: the 7-day range starts Saturday 2026-11-14 00:00 UTC.
 const NOW = new Date('2026-11-21T05:00:00.000Z');
 
-function vital(timestamp: string, pathname: string | null, values: Record<string, unknown>, extra: Record<string, unknown> = {}): WebVitalsEventInput {
+function vital(
+  timestamp: string,
+  pathname: string | null,
+  values: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): WebVitalsEventInput {
   const properties: Record<string, unknown> = { ...extra };
   if (pathname !== null) properties['$pathname'] = pathname;
   for (const [metric, value] of Object.entries(values)) properties[`$web_vitals_${metric}_value`] = value;
@@ -24,7 +29,12 @@ describe('quantileLinear (ClickHouse quantile(0.9))', () => {
     expect(quantileLinear([400, 50, 300, 100, 250, 150, 350, 200], 0.9)).toBeCloseTo(365, 10);
     expect(quantileLinear([7], 0.9)).toBe(7);
     expect(quantileLinear([1, 2], 0.9)).toBeCloseTo(1.9, 10);
-    expect(quantileLinear(Array.from({ length: 11 }, (_, i) => i * 10), 0.9)).toBe(90);
+    expect(
+      quantileLinear(
+        Array.from({ length: 11 }, (_, i) => i * 10),
+        0.9,
+      ),
+    ).toBe(90);
     expect(quantileLinear([], 0.9)).toBe(0);
   });
 });
@@ -123,7 +133,10 @@ describe('computeWebVitals', () => {
     );
     expect(response.results[1]!.data[1]).toBeCloseTo(280, 10);
     // without cleaning only the exact path matches
-    expect(computeWebVitals([vital('2026-11-20T10:00:00Z', '/products/1', { LCP: 100 })], { pathname: '/products/777', now: NOW }).results[1]!.data).toEqual([0, 0]);
+    expect(
+      computeWebVitals([vital('2026-11-20T10:00:00Z', '/products/1', { LCP: 100 })], { pathname: '/products/777', now: NOW }).results[1]!
+        .data,
+    ).toEqual([0, 0]);
   });
 
   it('ClickHouse-style back references in aliases, invalid regexes skipped', () => {

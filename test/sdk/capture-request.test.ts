@@ -5,7 +5,14 @@
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALWAYS_OFFLOAD_BYTES, CaptureThread, INLINE_EVERY, MAX_IN_HAND, OFFLOAD_MIN_BYTES, workSize } from '../../src/sdk/capture/capture-thread.js';
+import {
+  ALWAYS_OFFLOAD_BYTES,
+  CaptureThread,
+  INLINE_EVERY,
+  MAX_IN_HAND,
+  OFFLOAD_MIN_BYTES,
+  workSize,
+} from '../../src/sdk/capture/capture-thread.js';
 import { captureRequestRows, MAX_EVENT_BYTES, type CaptureRequestInput } from '../../src/sdk/capture/capture-request.js';
 import { MAX_CHUNK_EVENTS } from '../../src/ingestion/core/queue-rows.js';
 import { BATCH_LIMITS, CAPTURE_LIMITS } from '../../src/sdk/decode-body.js';
@@ -26,7 +33,17 @@ function batchBody(count: number, extra: Record<string, unknown> = {}): Uint8Arr
 }
 
 function input(body: Uint8Array, overrides: Partial<CaptureRequestInput> = {}): CaptureRequestInput {
-  return { endpoint: 'batch', limits: BATCH_LIMITS, body, contentType: 'application/json', contentEncoding: undefined, query: {}, ip: '203.0.113.9', nowMs: NOW_MS, ...overrides };
+  return {
+    endpoint: 'batch',
+    limits: BATCH_LIMITS,
+    body,
+    contentType: 'application/json',
+    contentEncoding: undefined,
+    query: {},
+    ip: '203.0.113.9',
+    nowMs: NOW_MS,
+    ...overrides,
+  };
 }
 
 describe('captureRequestRows', () => {
@@ -42,19 +59,31 @@ describe('captureRequestRows', () => {
     expect(rows.chunks.map((c) => c.count)).toEqual([MAX_CHUNK_EVENTS, MAX_CHUNK_EVENTS, kept.length - 2 * MAX_CHUNK_EVENTS]);
     const events = rows.chunks.flatMap((c) => JSON.parse(c.payload) as QueuedEvent[]);
     expect(events.map((e) => e.uuid)).toEqual(kept.map((i) => `0190f2b4-0000-7000-8000-${String(i).padStart(12, '0')}`));
-    expect(events[0]).toMatchObject({ distinct_id: 'user-0', event: 'event 0', ip: '203.0.113.9', now: '2026-03-01T12:00:00.000Z', sent_at: '2026-03-01T12:00:00.000Z' });
+    expect(events[0]).toMatchObject({
+      distinct_id: 'user-0',
+      event: 'event 0',
+      ip: '203.0.113.9',
+      now: '2026-03-01T12:00:00.000Z',
+      sent_at: '2026-03-01T12:00:00.000Z',
+    });
     expect(rows.chunks.map((c) => c.distinctId)).toEqual([events[0]!.distinct_id, events[100]!.distinct_id, events[200]!.distinct_id]);
   });
 
   it('keeps a lone event a plain row, and answers refusals as the transport should', () => {
     const single = captureRequestRows(
-      input(Buffer.from(JSON.stringify({ api_key: 'phc_token', event: 'one', distinct_id: 'd' })), { endpoint: 'capture', limits: CAPTURE_LIMITS }),
+      input(Buffer.from(JSON.stringify({ api_key: 'phc_token', event: 'one', distinct_id: 'd' })), {
+        endpoint: 'capture',
+        limits: CAPTURE_LIMITS,
+      }),
     );
     if (!single.ok) throw new Error('refused');
     expect(single.chunks).toHaveLength(1);
     expect(JSON.parse(single.chunks[0]!.payload)).toMatchObject({ event: 'one', distinct_id: 'd' });
     expect(captureRequestRows(input(Buffer.from('{"batch": [')))).toMatchObject({ ok: false, status: 400 });
-    expect(captureRequestRows(input(Buffer.from(JSON.stringify({ batch: [{ event: 'x', distinct_id: 'd' }] }))))).toMatchObject({ ok: false, status: 401 });
+    expect(captureRequestRows(input(Buffer.from(JSON.stringify({ batch: [{ event: 'x', distinct_id: 'd' }] }))))).toMatchObject({
+      ok: false,
+      status: 401,
+    });
   });
 });
 
@@ -64,7 +93,12 @@ describe('captureRequestRows: the event size bound', () => {
     Buffer.from(
       JSON.stringify({
         api_key: 'phc_token',
-        batch: sizes.map(({ chars, char = 'x' }, i) => ({ event: 'e', distinct_id: `user-${i}`, uuid: uuidOf(i), properties: { blob: char.repeat(chars) } })),
+        batch: sizes.map(({ chars, char = 'x' }, i) => ({
+          event: 'e',
+          distinct_id: `user-${i}`,
+          uuid: uuidOf(i),
+          properties: { blob: char.repeat(chars) },
+        })),
       }),
     );
   const storedUuids = (rows: ReturnType<typeof captureRequestRows>) => {

@@ -262,12 +262,18 @@ describe('decodeBody: base64, forms, lz64 and GET', () => {
   });
 
   it('rejects lz64 that does not decompress', () => {
-    const result = expectFailure(decode({ body: 'data=%21%21%21', contentType: form, query: { compression: 'lz64' } }), 400, 'invalid_payload');
+    const result = expectFailure(
+      decode({ body: 'data=%21%21%21', contentType: form, query: { compression: 'lz64' } }),
+      400,
+      'invalid_payload',
+    );
     expect(result.error.detail).toContain('lz64');
   });
 
   it('tolerates an lz64 hint on JSON data', () => {
-    expect(expectOk(decode({ body: `data=${encodeURIComponent(json)}`, contentType: form, query: { compression: 'lz64' } })).value).toEqual([event]);
+    expect(expectOk(decode({ body: `data=${encodeURIComponent(json)}`, contentType: form, query: { compression: 'lz64' } })).value).toEqual(
+      [event],
+    );
   });
 
   it('reads a form content type carrying a JSON body as JSON', () => {
@@ -294,11 +300,14 @@ describe('decodeBody: base64, forms, lz64 and GET', () => {
 
 describe('decodeBody: robustness', () => {
   it('never throws, even when the inputs misbehave', () => {
-    const hostile = new Proxy({}, {
-      get() {
-        throw new Error('boom');
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
       },
-    });
+    );
     const result = decodeBody({ body: '{}', query: hostile as Record<string, string>, limits: CAPTURE_LIMITS });
     expectFailure(result, 400, 'invalid_payload');
   });
@@ -370,7 +379,7 @@ describe('decodeBody helpers', () => {
 
   it('measures the depth JSON.parse finds, on generated documents', () => {
     let seed = 11;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pieces = ['"', '\\', '\\"', '[', ']', '{', '}', 'x', ' '];
     const text = () => Array.from({ length: Math.floor(random() * 6) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
     const build = (depth: number): unknown => {

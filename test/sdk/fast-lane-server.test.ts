@@ -25,7 +25,11 @@ const event = (name: string, distinctId: string) => JSON.stringify({ api_key: to
 
 describe('one port, two lanes', () => {
   it('takes events through the lane and serves them back through fastify', async () => {
-    const res = await fetch(`${server.url}/capture/`, { method: 'POST', body: event('lane event', 'lane-1'), headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.9' } });
+    const res = await fetch(`${server.url}/capture/`, {
+      method: 'POST',
+      body: event('lane event', 'lane-1'),
+      headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.9' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await res.text()).toBe('{"status":1}');
@@ -37,10 +41,16 @@ describe('one port, two lanes', () => {
   });
 
   it('answers decide and flags through the lane, and the flag feed through fastify', async () => {
-    const decide = await fetch(`${server.url}/decide/?v=3`, { method: 'POST', body: JSON.stringify({ api_key: token, distinct_id: 'lane-2' }) });
+    const decide = await fetch(`${server.url}/decide/?v=3`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: token, distinct_id: 'lane-2' }),
+    });
     expect(decide.status).toBe(200);
     expect((await decide.json()) as object).toHaveProperty('featureFlags');
-    const flags = await fetch(`${server.url}/flags?v=2`, { method: 'POST', body: JSON.stringify({ api_key: token, distinct_id: 'lane-2' }) });
+    const flags = await fetch(`${server.url}/flags?v=2`, {
+      method: 'POST',
+      body: JSON.stringify({ api_key: token, distinct_id: 'lane-2' }),
+    });
     expect(((await flags.json()) as { flags: object }).flags).toEqual({});
     const feed = await fetch(`${server.url}/flags/definitions`);
     expect(feed.status).toBe(401);
@@ -61,7 +71,12 @@ describe('one port, two lanes', () => {
       body: JSON.stringify({ api_key: token, event: 'big', distinct_id: 'lane-3', properties: { padding } }),
     });
     expect(capture.status).toBe(413);
-    expect(await capture.json()).toEqual({ type: 'invalid_request', code: 'payload_too_large', detail: 'Request body is too large.', attr: null });
+    expect(await capture.json()).toEqual({
+      type: 'invalid_request',
+      code: 'payload_too_large',
+      detail: 'Request body is too large.',
+      attr: null,
+    });
     const batch = await fetch(`${server.url}/batch/`, {
       method: 'POST',
       body: JSON.stringify({ api_key: token, batch: [{ event: 'big', properties: { distinct_id: 'lane-3', padding } }] }),
@@ -73,7 +88,11 @@ describe('one port, two lanes', () => {
 describe('CORS on lane paths', () => {
   it('echoes the origin with credentials on answers, and none without an origin', async () => {
     for (const path of ['/e/', '/decide/?v=3']) {
-      const res = await fetch(server.url + path, { method: 'POST', body: event('cors', 'lane-4'), headers: { origin: 'https://shop.example' } });
+      const res = await fetch(server.url + path, {
+        method: 'POST',
+        body: event('cors', 'lane-4'),
+        headers: { origin: 'https://shop.example' },
+      });
       expect(res.headers.get('access-control-allow-origin'), path).toBe('https://shop.example');
       expect(res.headers.get('access-control-allow-credentials')).toBe('true');
       expect(res.headers.get('vary')).toBe('Origin');
@@ -89,7 +108,11 @@ describe('CORS on lane paths', () => {
     for (const path of ['/capture/', '/i/v0/e/', '/flags/']) {
       const res = await fetch(server.url + path, {
         method: 'OPTIONS',
-        headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-trace' },
+        headers: {
+          origin: 'https://shop.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, x-trace',
+        },
       });
       expect(res.status, path).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example');
@@ -111,7 +134,9 @@ describe('closing', () => {
     socket.on('data', (data) => (response += data.toString()));
     // In flight: the server has the request (its headers) before closing begins.
     const received = once(own.running.app.server, 'request');
-    socket.write(`POST /capture/ HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST /capture/ HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     socket.write(body.slice(0, 10));
     await received;
     const closed = own.running.app.close();

@@ -20,14 +20,18 @@ afterEach(async () => {
   for (const app of opened.splice(0)) await app.close();
 });
 
-async function laneInFront(options: { handle?: PublicHandler; trustProxy?: boolean | number | string; log?: pino.Logger; gatherAnswers?: boolean } = {}) {
+async function laneInFront(
+  options: { handle?: PublicHandler; trustProxy?: boolean | number | string; log?: pino.Logger; gatherAnswers?: boolean } = {},
+) {
   const trustProxy = options.trustProxy ?? false;
   const lane = new FastLane({
     routes: [
       {
         path: '/lane',
         maxBodyBytes: 64,
-        handle: options.handle ?? (async (request) => ({ status: 200, body: { ip: request.ip, query: request.query, body: request.body.toString() } })),
+        handle:
+          options.handle ??
+          (async (request) => ({ status: 200, body: { ip: request.ip, query: request.query, body: request.body.toString() } })),
         gatherAnswers: options.gatherAnswers ?? false,
       },
     ],
@@ -101,7 +105,12 @@ describe('the fast lane in front of fastify', () => {
     const declared = await rawRequest(port, `POST /lane HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n${big}`);
     expect(declared).toMatch(/^HTTP\/1.1 413 /);
     expect(declared).toMatch(/connection: close/i);
-    expect(bodyOf(declared)).toEqual({ type: 'invalid_request', code: 'payload_too_large', detail: 'Request body is too large.', attr: null });
+    expect(bodyOf(declared)).toEqual({
+      type: 'invalid_request',
+      code: 'payload_too_large',
+      detail: 'Request body is too large.',
+      attr: null,
+    });
     const chunked = await rawRequest(port, `POST /lane HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n41\r\n${big}\r\n0\r\n\r\n`);
     expect(chunked).toMatch(/^HTTP\/1.1 413 /);
   });
@@ -110,7 +119,12 @@ describe('the fast lane in front of fastify', () => {
     const { url } = await laneInFront();
     const res = await fetch(`${url}/lane`, { method: 'POST', body: '{}', headers: { 'content-type': 'garbage' } });
     expect(res.status).toBe(415);
-    expect(await res.json()).toEqual({ type: 'invalid_request', code: 'unsupported_media_type', detail: 'Unsupported media type "garbage" in request.', attr: null });
+    expect(await res.json()).toEqual({
+      type: 'invalid_request',
+      code: 'unsupported_media_type',
+      detail: 'Unsupported media type "garbage" in request.',
+      attr: null,
+    });
   });
 
   it('does not hang on an upload the client abandons, and keeps serving', async () => {

@@ -6,7 +6,7 @@ import { decodeBody, CAPTURE_LIMITS } from '../../src/sdk/decode-body.js';
 /** lz-string's own compressor is the oracle: whatever it writes, the bounded decoder must read back. */
 function randomText(length: number, seed: number): string {
   let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const next = () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32;
   let text = '';
   for (let i = 0; i < length; i++) {
     text += next() < 0.85 ? 'ab{}":,ev01 '[Math.floor(next() * 12)]! : String.fromCharCode(0x20 + Math.floor(next() * 0xd700));
@@ -71,8 +71,13 @@ describe('bounded lz64 decoding', () => {
   });
 
   it('reads back what lz-string writes, for many texts', () => {
-    const texts = ['a', 'hello world', 'x'.repeat(10_000), JSON.stringify([{ event: '$pageview', properties: { token: 'phc_x', distinct_id: 'ü 日本 🎉' } }])];
-    for (let i = 0; i < 500; i++) texts.push(randomText(1 + (i * 37) % 900, i + 1));
+    const texts = [
+      'a',
+      'hello world',
+      'x'.repeat(10_000),
+      JSON.stringify([{ event: '$pageview', properties: { token: 'phc_x', distinct_id: 'ü 日本 🎉' } }]),
+    ];
+    for (let i = 0; i < 500; i++) texts.push(randomText(1 + ((i * 37) % 900), i + 1));
     for (const text of texts) {
       const result = decompressLz64(lzString.compressToBase64(text), 10_000_000);
       expect(result).toEqual({ ok: true, text });

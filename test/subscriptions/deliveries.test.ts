@@ -64,7 +64,11 @@ async function subscribe(body: Record<string, unknown>, teamId?: number) {
 /** The occurrence of yesterday 08:00 falls due (as if the time had come), and the scheduler is told. */
 async function makeDue(id: number): Promise<Date> {
   const due = yesterdayAtEight();
-  await server.running.ctx.database.db.updateTable('subscriptions').set({ next_delivery_date: due.toISOString() }).where('id', '=', id).execute();
+  await server.running.ctx.database.db
+    .updateTable('subscriptions')
+    .set({ next_delivery_date: due.toISOString() })
+    .where('id', '=', id)
+    .execute();
   await server.running.ctx.changes.publish({ topic: 'subscriptions', id }).catch(() => undefined);
   return due;
 }
@@ -81,8 +85,23 @@ async function waitForDeliveries(id: number, check: (results: any[]) => boolean,
 }
 
 const DELIVERY_KEYS = [
-  'id', 'subscription', 'trigger_type', 'is_test', 'scheduled_at', 'skipped_occurrences', 'target_type', 'target_value', 'webhook_url',
-  'status', 'attempt', 'error', 'created_at', 'last_attempt_at', 'next_attempt_at', 'delivered_at', 'attempts',
+  'id',
+  'subscription',
+  'trigger_type',
+  'is_test',
+  'scheduled_at',
+  'skipped_occurrences',
+  'target_type',
+  'target_value',
+  'webhook_url',
+  'status',
+  'attempt',
+  'error',
+  'created_at',
+  'last_attempt_at',
+  'next_attempt_at',
+  'delivered_at',
+  'attempts',
 ];
 const DRF_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/;
 
@@ -90,7 +109,14 @@ describe('subscription deliveries', () => {
   it('lists an e-mail subscription’s invite and its scheduled delivery to a real SMTP server, with their attempts', async () => {
     const s = await subscribe({ target_type: 'email', target_value: 'ada@example.com' });
     const [invite] = await waitForDeliveries(s.id, (r) => r[0]?.status === 'delivered', 'the invite');
-    expect(invite).toMatchObject({ subscription: s.id, trigger_type: 'target_change', is_test: false, scheduled_at: null, target_type: 'email', target_value: 'ada@example.com' });
+    expect(invite).toMatchObject({
+      subscription: s.id,
+      trigger_type: 'target_change',
+      is_test: false,
+      scheduled_at: null,
+      target_type: 'email',
+      target_value: 'ada@example.com',
+    });
 
     const due = await makeDue(s.id);
     const results = await waitForDeliveries(s.id, (r) => r.length === 2 && r[0].status === 'delivered', 'the scheduled delivery');
@@ -114,7 +140,9 @@ describe('subscription deliveries', () => {
       next_attempt_at: null,
     });
     for (const key of ['created_at', 'last_attempt_at', 'delivered_at']) expect(scheduled[key], key).toMatch(DRF_DATE);
-    expect(scheduled.attempts).toEqual([{ attempt: 1, status: 'delivered', error: null, started_at: scheduled.last_attempt_at, finished_at: expect.stringMatching(DRF_DATE) }]);
+    expect(scheduled.attempts).toEqual([
+      { attempt: 1, status: 'delivered', error: null, started_at: scheduled.last_attempt_at, finished_at: expect.stringMatching(DRF_DATE) },
+    ]);
     expect(results[1]).toMatchObject({ id: invite.id, trigger_type: 'target_change', status: 'delivered', attempt: 1 });
     expect(scheduled.id).toBeGreaterThan(invite.id);
 
@@ -155,7 +183,9 @@ describe('subscription deliveries', () => {
     expect(JSON.stringify(await deliveries(s.id))).not.toContain('s3cr3t');
 
     const failed = logLines.filter((l) => l.msg === 'subscription delivery attempt failed' && l.subscription === s.id);
-    expect(failed.map((l) => [l.level, l.targetType, l.occurrence, l.attempt, l.error])).toEqual([[40, 'webhook', due.toISOString(), 1, `${masked} answered 500: boom`]]);
+    expect(failed.map((l) => [l.level, l.targetType, l.occurrence, l.attempt, l.error])).toEqual([
+      [40, 'webhook', due.toISOString(), 1, `${masked} answered 500: boom`],
+    ]);
     expect(failed[0].stack).toBeUndefined();
     expect(logLines.filter((l) => l.msg === 'subscription delivered' && l.subscription === s.id).map((l) => l.attempt)).toEqual([2]);
   });
@@ -166,17 +196,38 @@ describe('subscription deliveries', () => {
     const before = receiver.posts.length;
     const sent = await server.request(`${base()}/${s.id}/test_delivery/`, { method: 'POST' });
     expect(sent.status, sent.text).toBe(202);
-    expect(sent.body).toMatchObject({ subscription: s.id, trigger_type: 'manual', is_test: true, scheduled_at: null, status: 'delivered', attempt: 1 });
-    expect(receiver.posts.slice(before).filter((p) => p.path === path).map((p) => p.body.occurrence)).toEqual([null]);
+    expect(sent.body).toMatchObject({
+      subscription: s.id,
+      trigger_type: 'manual',
+      is_test: true,
+      scheduled_at: null,
+      status: 'delivered',
+      attempt: 1,
+    });
+    expect(
+      receiver.posts
+        .slice(before)
+        .filter((p) => p.path === path)
+        .map((p) => p.body.occurrence),
+    ).toEqual([null]);
 
     // PostHog's path for the action.
     receiver.failures.set(path, 1);
     const failed = await server.request(`${base()}/${s.id}/test-delivery/`, { method: 'POST', body: {} });
     expect(failed.status, failed.text).toBe(202);
-    expect(failed.body).toMatchObject({ is_test: true, status: 'failed', attempt: 1, next_attempt_at: null, error: `${receiver.url}${path} answered 500: boom` });
+    expect(failed.body).toMatchObject({
+      is_test: true,
+      status: 'failed',
+      attempt: 1,
+      next_attempt_at: null,
+      error: `${receiver.url}${path} answered 500: boom`,
+    });
 
     const listed = (await deliveries(s.id)).results;
-    expect(listed.map((d: any) => [d.id, d.status])).toEqual([[failed.body.id, 'failed'], [sent.body.id, 'delivered']]);
+    expect(listed.map((d: any) => [d.id, d.status])).toEqual([
+      [failed.body.id, 'failed'],
+      [sent.body.id, 'delivered'],
+    ]);
     expect(listed[0]).toEqual(failed.body);
     // The schedule is untouched.
     expect((await server.request(`${base()}/${s.id}/`)).body.next_delivery_date).toBe(s.next_delivery_date);
@@ -217,7 +268,12 @@ describe('subscription deliveries', () => {
     expect((await server.request(`${base()}/${s.id}/deliveries/`, { key: reader })).status).toBe(200);
     const denied = await server.request(`${base()}/${s.id}/deliveries/`, { key: other });
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'subscription:read'", attr: null });
+    expect(denied.body).toEqual({
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: "API key missing required scope 'subscription:read'",
+      attr: null,
+    });
     const test = await server.request(`${base()}/${s.id}/test_delivery/`, { method: 'POST', key: reader });
     expect(test.status).toBe(403);
     expect(test.body.detail).toBe("API key missing required scope 'subscription:write'");
@@ -227,7 +283,10 @@ describe('subscription deliveries', () => {
   it('does not reach another project’s subscription', async () => {
     const other = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Elsewhere');
     const theirInsight = await createInsight(server, {}, other.team.id);
-    const theirs = await subscribe({ insight: theirInsight.id, target_type: 'webhook', target_value: `${receiver.url}/theirs` }, other.team.id);
+    const theirs = await subscribe(
+      { insight: theirInsight.id, target_type: 'webhook', target_value: `${receiver.url}/theirs` },
+      other.team.id,
+    );
     await server.request(`${base(other.team.id)}/${theirs.id}/test_delivery/`, { method: 'POST' });
     expect((await server.request(`${base(other.team.id)}/${theirs.id}/deliveries/`)).body.count).toBe(1);
     for (const prefix of [base(), `/api/projects/${server.bootstrap.team.id}/subscriptions`]) {
@@ -256,13 +315,19 @@ describe('subscription deliveries', () => {
     const masked = `${receiver.url}/cli-hook?key=****`;
     const { db } = server.running.ctx.database;
     const row = (id: number) => db.selectFrom('subscription_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    const attempts = (id: number) => db.selectFrom('subscription_delivery_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();
+    const attempts = (id: number) =>
+      db.selectFrom('subscription_delivery_attempts').selectAll().where('delivery_id', '=', id).orderBy('attempt').execute();
     const testRow = await row(test.id);
     const scheduledRow = await row(scheduled.id);
     const [testAttempt] = await attempts(test.id);
     const [failedAttempt, deliveredAttempt] = await attempts(scheduled.id);
 
-    const [listed, newest, none, badLimit] = await Promise.all([run('--id', String(s.id)), run('--limit', '1'), run('--id', '999999'), run('--limit', '0')]);
+    const [listed, newest, none, badLimit] = await Promise.all([
+      run('--id', String(s.id)),
+      run('--limit', '1'),
+      run('--id', '999999'),
+      run('--limit', '0'),
+    ]);
     expect(listed.code, listed.output).toBe(0);
     expect(listed.output).toBe(
       `${test.id}  subscription=${s.id}  project=${server.bootstrap.team.id}  trigger=test  scheduled_at=-  target="webhook:${masked}"  ` +

@@ -33,7 +33,11 @@ describe('017-subscription-delivery-attempts', () => {
     const types = columnTypes(database.dialect);
     await database.db.transaction().execute(async (trx) => {
       const db = trx as unknown as Kysely<any>;
-      await db.schema.createTable('hoglet_migrations').addColumn('name', 'text', (c) => c.primaryKey()).addColumn('executed_at', 'text', (c) => c.notNull()).execute();
+      await db.schema
+        .createTable('hoglet_migrations')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('executed_at', 'text', (c) => c.notNull())
+        .execute();
       for (const migration of migrations.slice(0, index)) {
         await migration.up(db, types);
         await db.insertInto('hoglet_migrations').values({ name: migration.name, executed_at: new Date().toISOString() }).execute();
@@ -43,8 +47,15 @@ describe('017-subscription-delivery-attempts', () => {
     const { id } = await db
       .insertInto('subscriptions')
       .values({
-        team_id: 7, insight_id: 1, target_type: 'email', target_value: 'a@example.com', frequency: 'daily', interval: 1,
-        start_date: '2030-01-01T08:00:00.000Z', created_at: '2029-12-01T00:00:00.000Z', attempts: 0,
+        team_id: 7,
+        insight_id: 1,
+        target_type: 'email',
+        target_value: 'a@example.com',
+        frequency: 'daily',
+        interval: 1,
+        start_date: '2030-01-01T08:00:00.000Z',
+        created_at: '2029-12-01T00:00:00.000Z',
+        attempts: 0,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -65,7 +76,14 @@ describe('017-subscription-delivery-attempts', () => {
       await db
         .insertInto('subscription_deliveries')
         .values({
-          subscription_id: id, team_id: 7, kind, occurrence, status, attempt, skipped_occurrences: 0, error,
+          subscription_id: id,
+          team_id: 7,
+          kind,
+          occurrence,
+          status,
+          attempt,
+          skipped_occurrences: 0,
+          error,
           created_at: new Date(Date.UTC(2030, 0, 6, 0, minute++)).toISOString(),
         })
         .execute();
@@ -78,22 +96,90 @@ describe('017-subscription-delivery-attempts', () => {
     const at = (m: number) => new Date(Date.UTC(2030, 0, 6, 0, m)).toISOString();
     expect(
       deliveries.reverse().map((d) => ({
-        kind: d.kind, occurrence: d.occurrence, status: d.status, attempt: d.attempt, error: d.error, lastAttemptAt: d.lastAttemptAt,
-        deliveredAt: d.deliveredAt, target: d.target.type, attempts: d.attempts.map((a) => [a.attempt, a.status, a.error]),
+        kind: d.kind,
+        occurrence: d.occurrence,
+        status: d.status,
+        attempt: d.attempt,
+        error: d.error,
+        lastAttemptAt: d.lastAttemptAt,
+        deliveredAt: d.deliveredAt,
+        target: d.target.type,
+        attempts: d.attempts.map((a) => [a.attempt, a.status, a.error]),
       })),
     ).toEqual([
-      { kind: 'invite', occurrence: null, status: 'delivered', attempt: 1, error: null, lastAttemptAt: at(0), deliveredAt: at(0), target: null, attempts: [[1, 'delivered', null]] },
       {
-        kind: 'scheduled', occurrence: day(1), status: 'delivered', attempt: 3, error: null, lastAttemptAt: at(3), deliveredAt: at(3), target: null,
-        attempts: [[1, 'failed', 'down'], [2, 'failed', 'still down'], [3, 'delivered', null]],
+        kind: 'invite',
+        occurrence: null,
+        status: 'delivered',
+        attempt: 1,
+        error: null,
+        lastAttemptAt: at(0),
+        deliveredAt: at(0),
+        target: null,
+        attempts: [[1, 'delivered', null]],
       },
-      { kind: 'scheduled', occurrence: day(2), status: 'delivered', attempt: 1, error: null, lastAttemptAt: at(4), deliveredAt: at(4), target: null, attempts: [[1, 'delivered', null]] },
       {
-        kind: 'scheduled', occurrence: day(3), status: 'failed', attempt: 2, error: 'nope again', lastAttemptAt: at(6), deliveredAt: null, target: null,
-        attempts: [[1, 'failed', 'nope'], [2, 'failed', 'nope again']],
+        kind: 'scheduled',
+        occurrence: day(1),
+        status: 'delivered',
+        attempt: 3,
+        error: null,
+        lastAttemptAt: at(3),
+        deliveredAt: at(3),
+        target: null,
+        attempts: [
+          [1, 'failed', 'down'],
+          [2, 'failed', 'still down'],
+          [3, 'delivered', null],
+        ],
       },
-      { kind: 'scheduled', occurrence: day(4), status: 'skipped', attempt: 1, error: null, lastAttemptAt: at(7), deliveredAt: null, target: null, attempts: [[1, 'skipped', null]] },
-      { kind: 'scheduled', occurrence: day(5), status: 'retrying', attempt: 1, error: 'waiting', lastAttemptAt: at(8), deliveredAt: null, target: null, attempts: [[1, 'failed', 'waiting']] },
+      {
+        kind: 'scheduled',
+        occurrence: day(2),
+        status: 'delivered',
+        attempt: 1,
+        error: null,
+        lastAttemptAt: at(4),
+        deliveredAt: at(4),
+        target: null,
+        attempts: [[1, 'delivered', null]],
+      },
+      {
+        kind: 'scheduled',
+        occurrence: day(3),
+        status: 'failed',
+        attempt: 2,
+        error: 'nope again',
+        lastAttemptAt: at(6),
+        deliveredAt: null,
+        target: null,
+        attempts: [
+          [1, 'failed', 'nope'],
+          [2, 'failed', 'nope again'],
+        ],
+      },
+      {
+        kind: 'scheduled',
+        occurrence: day(4),
+        status: 'skipped',
+        attempt: 1,
+        error: null,
+        lastAttemptAt: at(7),
+        deliveredAt: null,
+        target: null,
+        attempts: [[1, 'skipped', null]],
+      },
+      {
+        kind: 'scheduled',
+        occurrence: day(5),
+        status: 'retrying',
+        attempt: 1,
+        error: 'waiting',
+        lastAttemptAt: at(8),
+        deliveredAt: null,
+        target: null,
+        attempts: [[1, 'failed', 'waiting']],
+      },
     ]);
   });
 });

@@ -84,7 +84,12 @@ beforeAll(async () => {
   noonYesterday.setUTCHours(0, 0, 0, 0);
   noonYesterday.setTime(noonYesterday.getTime() - 12 * 3_600_000);
   for (let i = 0; i < 5; i++) {
-    ph.capture({ distinctId: `user-${i % 2}`, event: 'order placed', properties: { plan: i % 2 ? 'pro' : 'free' }, timestamp: new Date(noonYesterday.getTime() - i * 3_600_000) });
+    ph.capture({
+      distinctId: `user-${i % 2}`,
+      event: 'order placed',
+      properties: { plan: i % 2 ? 'pro' : 'free' },
+      timestamp: new Date(noonYesterday.getTime() - i * 3_600_000),
+    });
   }
   await ph.shutdown();
   await server.settle();
@@ -107,13 +112,20 @@ afterAll(async () => {
 
 describe('delivery to real receivers', () => {
   it('delivers each kind exactly once per occurrence, after the invites', async () => {
-    const email = await subscribe({ insight: insight.id, target_type: 'email', target_value: 'ada@example.com', invite_message: 'Numbers for you' });
+    const email = await subscribe({
+      insight: insight.id,
+      target_type: 'email',
+      target_value: 'ada@example.com',
+      invite_message: 'Numbers for you',
+    });
     const slack = await subscribe({ insight: insight.id, target_type: 'slack', target_value: 'C42|#sales' });
     const hook = await subscribe({ dashboard: dashboard.id, target_type: 'webhook', target_value: `${receiver.url}/hook` });
 
     // Invites: the e-mail recipient and the slack channel, once each (whichever process sends them).
     await scheduler.runOnce();
-    await waitFor(() => invites('ada@example.com').length === 1 && receiver.posts.some((p) => p.path === '/slack'), { what: 'the invites' });
+    await waitFor(() => invites('ada@example.com').length === 1 && receiver.posts.some((p) => p.path === '/slack'), {
+      what: 'the invites',
+    });
     await idle();
     const invite = invites('ada@example.com')[0]!;
     expect(invite.subject).toBe(`${server.bootstrap.user.firstName || 'Someone'} subscribed you to a Hoglet insight`);
@@ -154,7 +166,12 @@ describe('delivery to real receivers', () => {
     expect(body).toMatchObject({
       type: 'subscription_report',
       occurrence: due.toISOString(),
-      resource: { type: 'dashboard', id: dashboard.id, name: 'Sales', url: `${SITE}/project/${server.bootstrap.team.id}/dashboard/${dashboard.id}` },
+      resource: {
+        type: 'dashboard',
+        id: dashboard.id,
+        name: 'Sales',
+        url: `${SITE}/project/${server.bootstrap.team.id}/dashboard/${dashboard.id}`,
+      },
       subscription: { id: hook.id, summary: 'sent every day' },
     });
     expect(body.insights.map((i: any) => i.name)).toEqual(['Orders', 'Buyers']);
@@ -175,7 +192,14 @@ describe('delivery to real receivers', () => {
     expect(reports('ada@example.com')).toHaveLength(2);
     expect(receiver.posts.filter((p) => p.path === '/hook')).toHaveLength(2);
     const deliveries = await listDeliveries(server.running.ctx.database.db, email.id);
-    expect(deliveries.map((d) => [d.kind, d.status]), JSON.stringify(deliveries)).toEqual([['invite', 'delivered'], ['scheduled', 'delivered'], ['scheduled', 'delivered']]);
+    expect(
+      deliveries.map((d) => [d.kind, d.status]),
+      JSON.stringify(deliveries),
+    ).toEqual([
+      ['invite', 'delivered'],
+      ['scheduled', 'delivered'],
+      ['scheduled', 'delivered'],
+    ]);
 
     // Soft-deleted: never delivered again.
     for (const s of [email, slack, hook]) {
@@ -188,7 +212,11 @@ describe('delivery to real receivers', () => {
   it('delivers runs missed while down once, not once per missed occurrence', async () => {
     const s = await subscribe({ insight: insight.id, target_type: 'webhook', target_value: `${receiver.url}/missed` });
     const { db } = server.running.ctx.database;
-    await db.updateTable('subscriptions').set({ next_delivery_date: new Date(Date.now() - 3 * DAY - 3_600_000).toISOString() }).where('id', '=', s.id).execute();
+    await db
+      .updateTable('subscriptions')
+      .set({ next_delivery_date: new Date(Date.now() - 3 * DAY - 3_600_000).toISOString() })
+      .where('id', '=', s.id)
+      .execute();
     await scheduler.runOnce();
     await scheduler.runOnce();
     expect(receiver.posts.filter((p) => p.path === '/missed')).toHaveLength(1);
@@ -217,10 +245,19 @@ describe('delivery to real receivers', () => {
     expect((await retrying.runOnce(new Date(due.getTime() + 200_000))).sent).toBe(1);
     expect(receiver.posts.filter((p) => p.path === '/flaky')).toHaveLength(1);
     row = await stored(s.id);
-    expect(row).toMatchObject({ attempts: 0, retry_at: null, last_error: null, next_delivery_date: new Date(due.getTime() + DAY).toISOString() });
+    expect(row).toMatchObject({
+      attempts: 0,
+      retry_at: null,
+      last_error: null,
+      next_delivery_date: new Date(due.getTime() + DAY).toISOString(),
+    });
     const history = await listDeliveries(server.running.ctx.database.db, s.id);
     expect(history.map((d) => [d.status, d.attempt])).toEqual([['delivered', 3]]);
-    expect(history[0]!.attempts.map((a) => [a.status, a.attempt])).toEqual([['failed', 1], ['failed', 2], ['delivered', 3]]);
+    expect(history[0]!.attempts.map((a) => [a.status, a.attempt])).toEqual([
+      ['failed', 1],
+      ['failed', 2],
+      ['delivered', 3],
+    ]);
   });
 
   it('retries only the e-mail recipients a failed attempt did not reach', async () => {

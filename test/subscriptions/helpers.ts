@@ -33,6 +33,10 @@ export async function setSlackWebhook(server: TestServer, url: string | null, te
   const row = await db.selectFrom('teams').select('settings').where('id', '=', teamId).executeTakeFirstOrThrow();
   const settings = typeof row.settings === 'string' ? JSON.parse(row.settings) : row.settings;
   settings.slack_incoming_webhook = url;
-  await db.updateTable('teams').set({ settings: JSON.stringify(settings) }).where('id', '=', teamId).execute();
+  await db
+    .updateTable('teams')
+    .set({ settings: JSON.stringify(settings) })
+    .where('id', '=', teamId)
+    .execute();
   await server.running.ctx.teams.invalidate(teamId).catch(() => undefined);
 }

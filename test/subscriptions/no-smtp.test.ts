@@ -18,17 +18,41 @@ afterAll(async () => {
 });
 
 const base = () => `${env(server)}/subscriptions`;
-const WARNING = '299 - "e-mail is not configured on this server: SMTP_URL is not set: the e-mails of this subscription will fail until it is"';
+const WARNING =
+  '299 - "e-mail is not configured on this server: SMTP_URL is not set: the e-mails of this subscription will fail until it is"';
 const NO_SMTP = 'e-mail is not configured on this server: SMTP_URL is not set';
 const SUBSCRIPTION_KEYS = [
-  'id', 'dashboard', 'insight', 'target_type', 'target_value', 'frequency', 'interval', 'byweekday', 'bysetpos', 'count',
-  'start_date', 'until_date', 'created_at', 'created_by', 'deleted', 'title', 'summary', 'next_delivery_date', 'invite_message',
+  'id',
+  'dashboard',
+  'insight',
+  'target_type',
+  'target_value',
+  'frequency',
+  'interval',
+  'byweekday',
+  'bysetpos',
+  'count',
+  'start_date',
+  'until_date',
+  'created_at',
+  'created_by',
+  'deleted',
+  'title',
+  'summary',
+  'next_delivery_date',
+  'invite_message',
 ];
 
 async function create(targetType: string, targetValue: string) {
   return server.request(`${base()}/`, {
     method: 'POST',
-    body: { insight: insight.id, target_type: targetType, target_value: targetValue, frequency: 'daily', start_date: '2030-01-01T08:00:00Z' },
+    body: {
+      insight: insight.id,
+      target_type: targetType,
+      target_value: targetValue,
+      frequency: 'daily',
+      start_date: '2030-01-01T08:00:00Z',
+    },
   });
 }
 
@@ -46,7 +70,10 @@ describe('e-mail subscriptions without SMTP', () => {
     const patched = await server.request(`${base()}/${email.body.id}/`, { method: 'PATCH', body: { title: 'Renamed' } });
     expect(patched.status).toBe(200);
     expect(patched.headers.get('warning')).toBe(WARNING);
-    const toEmail = await server.request(`${base()}/${hook.body.id}/`, { method: 'PATCH', body: { target_type: 'email', target_value: 'bob@example.com' } });
+    const toEmail = await server.request(`${base()}/${hook.body.id}/`, {
+      method: 'PATCH',
+      body: { target_type: 'email', target_value: 'bob@example.com' },
+    });
     expect(toEmail.headers.get('warning')).toBe(WARNING);
     const put = await server.request(`${base()}/${hook.body.id}/`, {
       method: 'PUT',
@@ -66,7 +93,14 @@ describe('e-mail subscriptions without SMTP', () => {
     const s = (await create('email', 'cy@example.com')).body;
     const test = await server.request(`${base()}/${s.id}/test_delivery/`, { method: 'POST' });
     expect(test.status).toBe(202);
-    expect(test.body).toMatchObject({ is_test: true, target_type: 'email', target_value: 'cy@example.com', status: 'failed', error: NO_SMTP, next_attempt_at: null });
+    expect(test.body).toMatchObject({
+      is_test: true,
+      target_type: 'email',
+      target_value: 'cy@example.com',
+      status: 'failed',
+      error: NO_SMTP,
+      next_attempt_at: null,
+    });
     expect(test.body.attempts.map((a: any) => [a.attempt, a.status, a.error])).toEqual([[1, 'failed', NO_SMTP]]);
 
     // The scheduler of a process without SMTP: the invite and the due occurrence fail, to be retried.

@@ -22,8 +22,13 @@ async function existing() {
   const res = await server.request(`${base()}/`, {
     method: 'POST',
     body: {
-      insight: insight.id, target_type: 'webhook', target_value: 'http://127.0.0.1:9/hook', frequency: 'daily', interval: 2,
-      start_date: '2030-01-01T10:00:00Z', title: 'Before',
+      insight: insight.id,
+      target_type: 'webhook',
+      target_value: 'http://127.0.0.1:9/hook',
+      frequency: 'daily',
+      interval: 2,
+      start_date: '2030-01-01T10:00:00Z',
+      title: 'Before',
     },
   });
   expect(res.status, res.text).toBe(201);
@@ -50,7 +55,10 @@ describe('PUT /subscriptions/:id/', () => {
     expect(res.body).toMatchObject({ interval: 2, insight: insight.id });
     expect((await server.request(`${base()}/${s.id}/`)).body).toEqual(res.body);
     // The same route under /api/projects/.
-    const viaProject = await server.request(`/api/projects/${server.bootstrap.team.id}/subscriptions/${s.id}/`, { method: 'PUT', body: { ...FULL, title: 'Again' } });
+    const viaProject = await server.request(`/api/projects/${server.bootstrap.team.id}/subscriptions/${s.id}/`, {
+      method: 'PUT',
+      body: { ...FULL, title: 'Again' },
+    });
     expect(viaProject.status).toBe(200);
     expect(viaProject.body.title).toBe('Again');
   });
@@ -77,9 +85,19 @@ describe('PUT /subscriptions/:id/', () => {
   it('validates the whole object, as a create does', async () => {
     const s = await existing();
     const bad = await server.request(`${base()}/${s.id}/`, { method: 'PUT', body: { ...FULL, target_value: 'not an address' } });
-    expect(bad.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Enter a valid email address.', attr: 'target_value' });
+    expect(bad.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Enter a valid email address.',
+      attr: 'target_value',
+    });
     const neither = await server.request(`${base()}/${s.id}/`, { method: 'PUT', body: { ...FULL, insight: null } });
-    expect(neither.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'Either dashboard or insight is required for an export.', attr: null });
+    expect(neither.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Either dashboard or insight is required for an export.',
+      attr: null,
+    });
   });
 
   it('takes subscription:write and reaches only the environment’s own subscriptions', async () => {

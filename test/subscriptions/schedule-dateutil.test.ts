@@ -48,8 +48,8 @@ describe('schedule vs python-dateutil', () => {
   it('occurrencesBetween matches dateutil rule.between(after, before) for every case', () => {
     const mismatches: string[] = [];
     for (const [i, c] of cases.entries()) {
-      const got = occurrencesBetween(c.schedule, new Date(c.between.after), new Date(c.between.before), { limit: 50 }).map(
-        (d) => d.getTime(),
+      const got = occurrencesBetween(c.schedule, new Date(c.between.after), new Date(c.between.before), { limit: 50 }).map((d) =>
+        d.getTime(),
       );
       const want = c.between.dates.map((d) => ms(d));
       if (JSON.stringify(got) !== JSON.stringify(want)) {

@@ -35,9 +35,7 @@ describe('nextDeliveryDate: PostHog model tests', () => {
   const base: ScheduleFields = { frequency: 'weekly', interval: 2, start_date: '2022-01-01T00:00:00Z' };
 
   it('weekly every 2 weeks from a later from_dt', () => {
-    expect(iso(nextDeliveryDate(base, d('2022-01-01T00:00:00Z'), d('2022-01-02T00:00:00Z')))).toBe(
-      '2022-01-15T00:00:00.000Z',
-    );
+    expect(iso(nextDeliveryDate(base, d('2022-01-01T00:00:00Z'), d('2022-01-02T00:00:00Z')))).toBe('2022-01-15T00:00:00.000Z');
   });
 
   it('on create, the start itself is inside the 15-minute buffer and is skipped', () => {
@@ -46,16 +44,12 @@ describe('nextDeliveryDate: PostHog model tests', () => {
 
   it('daily: next occurrence within the upcoming 15 minutes is skipped (set_next_delivery_date in upcoming delta)', () => {
     const s: ScheduleFields = { frequency: 'daily', interval: 1, start_date: '2022-01-01T10:00:00Z' };
-    expect(iso(nextDeliveryDate(s, d('2022-01-11T09:55:00Z'), d('2022-01-11T10:00:00Z')))).toBe(
-      '2022-01-12T10:00:00.000Z',
-    );
+    expect(iso(nextDeliveryDate(s, d('2022-01-11T09:55:00Z'), d('2022-01-11T10:00:00Z')))).toBe('2022-01-12T10:00:00.000Z');
   });
 
   it('daily: days behind catches up to the future, never the past', () => {
     const s: ScheduleFields = { frequency: 'daily', interval: 1, start_date: '2022-01-01T10:00:00Z' };
-    expect(iso(nextDeliveryDate(s, d('2022-01-11T09:55:00Z'), d('2022-01-02T10:00:00Z')))).toBe(
-      '2022-01-12T10:00:00.000Z',
-    );
+    expect(iso(nextDeliveryDate(s, d('2022-01-11T09:55:00Z'), d('2022-01-02T10:00:00Z')))).toBe('2022-01-12T10:00:00.000Z');
   });
 
   it('complex rule: last Wednesday or Friday of every other month', () => {
@@ -125,11 +119,7 @@ describe('nextDeliveryDate: frequencies', () => {
       start_date: '2024-01-01T09:00:00Z',
     };
     // Thu 14, Fri 15, Mon 18
-    expect(walk(s, now, 3)).toEqual([
-      '2024-03-14T09:00:00.000Z',
-      '2024-03-15T09:00:00.000Z',
-      '2024-03-18T09:00:00.000Z',
-    ]);
+    expect(walk(s, now, 3)).toEqual(['2024-03-14T09:00:00.000Z', '2024-03-15T09:00:00.000Z', '2024-03-18T09:00:00.000Z']);
   });
 
   it('weekly without byweekday repeats on the weekday of start_date', () => {
@@ -144,11 +134,7 @@ describe('nextDeliveryDate: frequencies', () => {
       byweekday: ['wednesday', 'monday'],
       start_date: '2024-01-01T09:00:00Z',
     };
-    expect(walk(s, now, 3)).toEqual([
-      '2024-03-18T09:00:00.000Z',
-      '2024-03-20T09:00:00.000Z',
-      '2024-03-25T09:00:00.000Z',
-    ]);
+    expect(walk(s, now, 3)).toEqual(['2024-03-18T09:00:00.000Z', '2024-03-20T09:00:00.000Z', '2024-03-25T09:00:00.000Z']);
   });
 
   it('weekly every 2 weeks on Monday and Friday, weeks counted from start_date (Monday week start)', () => {
@@ -159,11 +145,7 @@ describe('nextDeliveryDate: frequencies', () => {
       start_date: '2024-01-03T09:00:00Z', // Wed of week starting Mon 1 Jan
     };
     // period weeks start Jan 1, Jan 15, ..., Mar 11, Mar 25: Fri Mar 15, Mon Mar 25, Fri Mar 29
-    expect(walk(s, now, 3)).toEqual([
-      '2024-03-15T09:00:00.000Z',
-      '2024-03-25T09:00:00.000Z',
-      '2024-03-29T09:00:00.000Z',
-    ]);
+    expect(walk(s, now, 3)).toEqual(['2024-03-15T09:00:00.000Z', '2024-03-25T09:00:00.000Z', '2024-03-29T09:00:00.000Z']);
   });
 
   it('monthly without byweekday repeats on the day of month of start_date', () => {
@@ -188,11 +170,7 @@ describe('nextDeliveryDate: frequencies', () => {
       bysetpos: 1,
       start_date: '2024-01-01T09:00:00Z',
     };
-    expect(walk(s, now, 3)).toEqual([
-      '2024-04-01T09:00:00.000Z',
-      '2024-05-06T09:00:00.000Z',
-      '2024-06-03T09:00:00.000Z',
-    ]);
+    expect(walk(s, now, 3)).toEqual(['2024-04-01T09:00:00.000Z', '2024-05-06T09:00:00.000Z', '2024-06-03T09:00:00.000Z']);
   });
 
   it('monthly on the last Friday', () => {
@@ -203,11 +181,7 @@ describe('nextDeliveryDate: frequencies', () => {
       bysetpos: -1,
       start_date: '2024-01-01T17:00:00Z',
     };
-    expect(walk(s, now, 3)).toEqual([
-      '2024-03-29T17:00:00.000Z',
-      '2024-04-26T17:00:00.000Z',
-      '2024-05-31T17:00:00.000Z',
-    ]);
+    expect(walk(s, now, 3)).toEqual(['2024-03-29T17:00:00.000Z', '2024-04-26T17:00:00.000Z', '2024-05-31T17:00:00.000Z']);
   });
 
   it('monthly, the second Tuesday every 3 months', () => {
@@ -232,11 +206,7 @@ describe('nextDeliveryDate: frequencies', () => {
       byweekday: ['thursday'],
       start_date: '2024-01-01T09:00:00Z',
     };
-    expect(walk(s, now, 3)).toEqual([
-      '2024-03-14T09:00:00.000Z',
-      '2024-03-21T09:00:00.000Z',
-      '2024-03-28T09:00:00.000Z',
-    ]);
+    expect(walk(s, now, 3)).toEqual(['2024-03-14T09:00:00.000Z', '2024-03-21T09:00:00.000Z', '2024-03-28T09:00:00.000Z']);
   });
 
   it('yearly on the month and day of start_date', () => {
@@ -373,9 +343,7 @@ describe('nextDeliveryDate: start, count and until', () => {
 
   it('a from_dt after now + 15 min wins over now', () => {
     const s: ScheduleFields = { frequency: 'daily', interval: 1, start_date: '2024-01-01T09:00:00Z' };
-    expect(iso(nextDeliveryDate(s, d('2024-01-01T00:00:00Z'), '2024-01-05T09:00:00Z'))).toBe(
-      '2024-01-06T09:00:00.000Z',
-    );
+    expect(iso(nextDeliveryDate(s, d('2024-01-01T00:00:00Z'), '2024-01-05T09:00:00Z'))).toBe('2024-01-06T09:00:00.000Z');
   });
 
   it('start_date sub-second precision is dropped (dateutil truncates microseconds)', () => {
@@ -411,16 +379,12 @@ describe('nextDeliveryDate: start, count and until', () => {
       start_date: '2024-01-02T09:00:00Z',
     };
     expect(nextDeliveryDate(everyWeekFromTuesday, d('2024-01-01T00:00:00Z'))).toBeNull();
-    expect(
-      iso(nextDeliveryDate({ ...everyWeekFromTuesday, byweekday: ['tuesday'] }, d('2024-01-03T00:00:00Z'))),
-    ).toBe('2024-01-16T09:00:00.000Z');
-    expect(
-      iso(nextDeliveryDate({ ...everyWeekFromTuesday, interval: 8 }, d('2024-01-01T00:00:00Z'))),
-    ).toBe('2024-02-11T09:00:00.000Z');
-    // ...while the largest reachable position does occur.
-    expect(iso(nextDeliveryDate({ ...monthly, bysetpos: 5 }, d('2024-01-01T00:00:00Z')))).toBe(
-      '2024-01-29T09:00:00.000Z',
+    expect(iso(nextDeliveryDate({ ...everyWeekFromTuesday, byweekday: ['tuesday'] }, d('2024-01-03T00:00:00Z')))).toBe(
+      '2024-01-16T09:00:00.000Z',
     );
+    expect(iso(nextDeliveryDate({ ...everyWeekFromTuesday, interval: 8 }, d('2024-01-01T00:00:00Z')))).toBe('2024-02-11T09:00:00.000Z');
+    // ...while the largest reachable position does occur.
+    expect(iso(nextDeliveryDate({ ...monthly, bysetpos: 5 }, d('2024-01-01T00:00:00Z')))).toBe('2024-01-29T09:00:00.000Z');
     expect(iso(nextDeliveryDate({ ...weekly, byweekday: ['monday', 'friday'] }, d('2024-01-01T00:00:00Z')))).toBe(
       '2024-01-05T09:00:00.000Z',
     );
@@ -485,9 +449,7 @@ describe('occurrenceAfter / occurrencesBetween', () => {
     const b = d('2024-01-05T09:00:00Z');
     expect(occurrencesBetween(daily, a, b).map(iso)).toEqual(['2024-01-03T09:00:00.000Z', '2024-01-04T09:00:00.000Z']);
     expect(occurrencesBetween(daily, a, b, { inclusive: true })).toHaveLength(4);
-    expect(occurrencesBetween(daily, a, b, { inclusive: true, limit: 1 }).map(iso)).toEqual([
-      '2024-01-02T09:00:00.000Z',
-    ]);
+    expect(occurrencesBetween(daily, a, b, { inclusive: true, limit: 1 }).map(iso)).toEqual(['2024-01-02T09:00:00.000Z']);
     expect(occurrencesBetween(daily, b, a)).toEqual([]);
   });
 });
@@ -540,9 +502,7 @@ describe('nextDeliveryDateOnSave (Subscription.save)', () => {
 
   it('keeps the stored value when the schedule did not change', () => {
     const stored = '2022-01-29T00:00:00Z';
-    expect(iso(nextDeliveryDateOnSave({ ...s }, now, { schedule: s, next_delivery_date: stored }))).toBe(
-      '2022-01-29T00:00:00.000Z',
-    );
+    expect(iso(nextDeliveryDateOnSave({ ...s }, now, { schedule: s, next_delivery_date: stored }))).toBe('2022-01-29T00:00:00.000Z');
     expect(nextDeliveryDateOnSave({ ...s, bysetpos: 2 }, now, { schedule: s, next_delivery_date: null })).toBeNull();
   });
 

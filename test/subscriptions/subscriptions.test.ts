@@ -27,7 +27,14 @@ const FUTURE = '2030-01-01T10:00:00Z'; // a Tuesday
 async function create(body: Record<string, unknown>) {
   return server.request(`${base()}/`, {
     method: 'POST',
-    body: { insight: insight.id, target_type: 'webhook', target_value: 'http://127.0.0.1:9/hook', frequency: 'daily', start_date: FUTURE, ...body },
+    body: {
+      insight: insight.id,
+      target_type: 'webhook',
+      target_value: 'http://127.0.0.1:9/hook',
+      frequency: 'daily',
+      start_date: FUTURE,
+      ...body,
+    },
   });
 }
 
@@ -42,26 +49,66 @@ describe('subscriptions API', () => {
     const res = await server.request(`${base()}/`, {
       method: 'POST',
       body: {
-        insight: insight.id, target_type: 'email', target_value: 'test@posthog.com', frequency: 'weekly', interval: 1,
-        start_date: '2030-01-01T00:00:00', title: 'My Subscription', invite_message: 'hey there!',
+        insight: insight.id,
+        target_type: 'email',
+        target_value: 'test@posthog.com',
+        frequency: 'weekly',
+        interval: 1,
+        start_date: '2030-01-01T00:00:00',
+        title: 'My Subscription',
+        invite_message: 'hey there!',
       },
     });
     expect(res.status, res.text).toBe(201);
     const s = res.body;
     expect(Object.keys(s)).toEqual([
-      'id', 'dashboard', 'insight', 'target_type', 'target_value', 'frequency', 'interval', 'byweekday', 'bysetpos', 'count',
-      'start_date', 'until_date', 'created_at', 'created_by', 'deleted', 'title', 'summary', 'next_delivery_date', 'invite_message',
+      'id',
+      'dashboard',
+      'insight',
+      'target_type',
+      'target_value',
+      'frequency',
+      'interval',
+      'byweekday',
+      'bysetpos',
+      'count',
+      'start_date',
+      'until_date',
+      'created_at',
+      'created_by',
+      'deleted',
+      'title',
+      'summary',
+      'next_delivery_date',
+      'invite_message',
     ]);
     expect(s).toMatchObject({
-      dashboard: null, insight: insight.id, target_type: 'email', target_value: 'test@posthog.com', frequency: 'weekly',
-      interval: 1, byweekday: null, bysetpos: null, count: null, start_date: '2030-01-01T00:00:00Z', until_date: null,
-      deleted: false, title: 'My Subscription', summary: 'sent every week', next_delivery_date: '2030-01-01T00:00:00Z',
+      dashboard: null,
+      insight: insight.id,
+      target_type: 'email',
+      target_value: 'test@posthog.com',
+      frequency: 'weekly',
+      interval: 1,
+      byweekday: null,
+      bysetpos: null,
+      count: null,
+      start_date: '2030-01-01T00:00:00Z',
+      until_date: null,
+      deleted: false,
+      title: 'My Subscription',
+      summary: 'sent every week',
+      next_delivery_date: '2030-01-01T00:00:00Z',
       invite_message: null,
     });
     expect(s.created_by).toEqual({
-      id: server.bootstrap.user.id, uuid: server.bootstrap.user.uuid, distinct_id: server.bootstrap.user.distinctId,
-      first_name: server.bootstrap.user.firstName, last_name: server.bootstrap.user.lastName, email: server.bootstrap.user.email,
-      is_email_verified: server.bootstrap.user.isEmailVerified, hedgehog_config: null,
+      id: server.bootstrap.user.id,
+      uuid: server.bootstrap.user.uuid,
+      distinct_id: server.bootstrap.user.distinctId,
+      first_name: server.bootstrap.user.firstName,
+      last_name: server.bootstrap.user.lastName,
+      email: server.bootstrap.user.email,
+      is_email_verified: server.bootstrap.user.isEmailVerified,
+      hedgehog_config: null,
       role_at_organization: server.bootstrap.user.roleAtOrganization,
     });
 
@@ -134,24 +181,52 @@ describe('subscriptions API', () => {
 describe('subscription validation', () => {
   const cases: Array<[string, Record<string, unknown>, { code: string; attr: string | null; detail?: string }]> = [
     ['target_type required', { target_type: undefined }, { code: 'required', attr: 'target_type', detail: 'This field is required.' }],
-    ['target_type choice', { target_type: 'pigeon' }, { code: 'invalid_choice', attr: 'target_type', detail: '"pigeon" is not a valid choice.' }],
-    ['frequency choice', { frequency: 'fortnightly' }, { code: 'invalid_choice', attr: 'frequency', detail: '"fortnightly" is not a valid choice.' }],
+    [
+      'target_type choice',
+      { target_type: 'pigeon' },
+      { code: 'invalid_choice', attr: 'target_type', detail: '"pigeon" is not a valid choice.' },
+    ],
+    [
+      'frequency choice',
+      { frequency: 'fortnightly' },
+      { code: 'invalid_choice', attr: 'frequency', detail: '"fortnightly" is not a valid choice.' },
+    ],
     ['byweekday entries', { byweekday: ['monday', 'funday'] }, { code: 'invalid_choice', attr: 'byweekday__1' }],
-    ['interval positive', { interval: 0 }, { code: 'min_value', attr: 'interval', detail: 'Ensure this value is greater than or equal to 1.' }],
-    ['interval 32-bit', { interval: 2147483648 }, { code: 'max_value', attr: 'interval', detail: 'Ensure this value is less than or equal to 2147483647.' }],
+    [
+      'interval positive',
+      { interval: 0 },
+      { code: 'min_value', attr: 'interval', detail: 'Ensure this value is greater than or equal to 1.' },
+    ],
+    [
+      'interval 32-bit',
+      { interval: 2147483648 },
+      { code: 'max_value', attr: 'interval', detail: 'Ensure this value is less than or equal to 2147483647.' },
+    ],
     ['count positive', { count: 0 }, { code: 'min_value', attr: 'count' }],
     ['count 32-bit', { count: 2147483648 }, { code: 'max_value', attr: 'count' }],
     ['bysetpos 32-bit', { bysetpos: -2147483649 }, { code: 'min_value', attr: 'bysetpos' }],
     ['bysetpos range', { byweekday: ['monday'], bysetpos: 0 }, { code: 'invalid_input', attr: 'bysetpos' }],
     ['start_date format', { start_date: 'tomorrow' }, { code: 'invalid_input', attr: 'start_date' }],
-    ['neither resource', { insight: null }, { code: 'invalid_input', attr: null, detail: 'Either dashboard or insight is required for an export.' }],
-    ['missing insight', { insight: 987654 }, { code: 'does_not_exist', attr: 'insight', detail: 'Invalid pk "987654" - object does not exist.' }],
+    [
+      'neither resource',
+      { insight: null },
+      { code: 'invalid_input', attr: null, detail: 'Either dashboard or insight is required for an export.' },
+    ],
+    [
+      'missing insight',
+      { insight: 987654 },
+      { code: 'does_not_exist', attr: 'insight', detail: 'Invalid pk "987654" - object does not exist.' },
+    ],
     // Past what PostgreSQL's bigint holds (its lookup failed there with a 500); no id is that large.
     ['insight id past 2^63', { insight: 2 ** 63 }, { code: 'does_not_exist', attr: 'insight' }],
     ['dashboard id past 2^63', { insight: null, dashboard: 2 ** 64 }, { code: 'does_not_exist', attr: 'dashboard' }],
     ['insight id below -2^63', { insight: -(2 ** 63) - 4096 }, { code: 'does_not_exist', attr: 'insight' }],
     ['insight id past 2^53', { insight: 2 ** 53 + 2 }, { code: 'does_not_exist', attr: 'insight' }],
-    ['email list', { target_type: 'email', target_value: 'a@example.com,not-an-address' }, { code: 'invalid_input', attr: 'target_value', detail: 'Enter a valid email address.' }],
+    [
+      'email list',
+      { target_type: 'email', target_value: 'a@example.com,not-an-address' },
+      { code: 'invalid_input', attr: 'target_value', detail: 'Enter a valid email address.' },
+    ],
     ['webhook scheme', { target_type: 'webhook', target_value: 'ftp://example.com/x' }, { code: 'invalid_input', attr: 'target_value' }],
     ['webhook garbage', { target_type: 'webhook', target_value: 'not a url' }, { code: 'invalid_input', attr: 'target_value' }],
     ['slack unconfigured', { target_type: 'slack', target_value: 'C123|#general' }, { code: 'invalid_input', attr: 'target_type' }],
@@ -173,9 +248,19 @@ describe('subscription validation', () => {
 
   it('rejects resources of another environment', async () => {
     const d = await create({ insight: null, dashboard: foreignDashboard.id });
-    expect(d.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'This dashboard does not belong to your team.', attr: 'dashboard' });
+    expect(d.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'This dashboard does not belong to your team.',
+      attr: 'dashboard',
+    });
     const i = await create({ insight: foreignInsight.id });
-    expect(i.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: 'This insight does not belong to your team.', attr: 'insight' });
+    expect(i.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'This insight does not belong to your team.',
+      attr: 'insight',
+    });
   });
 
   it('accepts slack once the environment has an incoming webhook', async () => {
@@ -253,7 +338,10 @@ describe('next_delivery_date and summary', () => {
     const { db } = server.running.ctx.database;
     const sentinel = '2031-05-05T05:05:05.000Z';
     await db.updateTable('subscriptions').set({ next_delivery_date: sentinel }).where('id', '=', s.id).execute();
-    const renamed = await server.request(`${base()}/${s.id}/`, { method: 'PATCH', body: { title: 'x', target_value: 'http://127.0.0.1:9/other' } });
+    const renamed = await server.request(`${base()}/${s.id}/`, {
+      method: 'PATCH',
+      body: { title: 'x', target_value: 'http://127.0.0.1:9/other' },
+    });
     expect(renamed.body.next_delivery_date).toBe('2031-05-05T05:05:05Z');
     const weekly = await server.request(`${base()}/${s.id}/`, { method: 'PATCH', body: { frequency: 'weekly', byweekday: ['thursday'] } });
     expect(weekly.body).toMatchObject({ summary: 'sent every week', next_delivery_date: '2030-01-03T10:00:00Z' });
@@ -277,7 +365,9 @@ describe('activity log', () => {
       .execute();
     expect(rows.map((r) => r.activity)).toEqual(['created', 'updated', 'deleted']);
     const detail = (r: (typeof rows)[number]) => (typeof r.detail === 'string' ? JSON.parse(r.detail) : r.detail);
-    expect(detail(rows[1]!).changes).toEqual([{ type: 'Subscription', action: 'changed', field: 'title', before: 'logged', after: 'logged 2' }]);
+    expect(detail(rows[1]!).changes).toEqual([
+      { type: 'Subscription', action: 'changed', field: 'title', before: 'logged', after: 'logged 2' },
+    ]);
     expect(detail(rows[2]!).changes).toEqual([{ type: 'Subscription', action: 'changed', field: 'deleted', before: false, after: true }]);
     expect(Number(rows[0]!.user_id)).toBe(server.bootstrap.user.id);
   });

@@ -40,9 +40,7 @@ describe('subscriptionSummary (PostHog Subscription.summary)', () => {
     expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ALL_DAYS, bysetpos: 3 })).toBe(
       'sent every month on the third day',
     );
-    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday'], bysetpos: 10 })).toBe(
-      'sent on a schedule',
-    );
+    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday'], bysetpos: 10 })).toBe('sent on a schedule');
   });
 
   it.each([
@@ -64,13 +62,13 @@ describe('subscriptionSummary (PostHog Subscription.summary)', () => {
   });
 
   it('several weekdays with bysetpos say "day"', () => {
-    expect(
-      subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday', 'friday'], bysetpos: -1 }),
-    ).toBe('sent every month on the last day');
+    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday', 'friday'], bysetpos: -1 })).toBe(
+      'sent every month on the last day',
+    );
     // Duplicates are counted as PostHog does (len of the raw list).
-    expect(
-      subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday', 'monday'], bysetpos: 1 }),
-    ).toBe('sent every month on the first day');
+    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday', 'monday'], bysetpos: 1 })).toBe(
+      'sent every month on the first day',
+    );
   });
 
   it('yearly with bysetpos', () => {
@@ -80,24 +78,16 @@ describe('subscriptionSummary (PostHog Subscription.summary)', () => {
   });
 
   it('weekly with several weekdays and no bysetpos adds nothing', () => {
-    expect(subscriptionSummary({ frequency: 'weekly', interval: 1, byweekday: ['monday', 'wednesday'] })).toBe(
-      'sent every week',
-    );
+    expect(subscriptionSummary({ frequency: 'weekly', interval: 1, byweekday: ['monday', 'wednesday'] })).toBe('sent every week');
   });
 
   it('bysetpos without byweekday (or with an empty list) adds nothing', () => {
-    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: null, bysetpos: 1 })).toBe(
-      'sent every month',
-    );
-    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: [], bysetpos: 1 })).toBe(
-      'sent every month',
-    );
+    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: null, bysetpos: 1 })).toBe('sent every month');
+    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: [], bysetpos: 1 })).toBe('sent every month');
   });
 
   it('bysetpos 0 is falsy in Python: nothing added, no fallback', () => {
-    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday'], bysetpos: 0 })).toBe(
-      'sent every month',
-    );
+    expect(subscriptionSummary({ frequency: 'monthly', interval: 1, byweekday: ['monday'], bysetpos: 0 })).toBe('sent every month');
   });
 
   it('count and until_date never appear in the summary', () => {
@@ -109,12 +99,8 @@ describe('subscriptionSummary (PostHog Subscription.summary)', () => {
     expect(FALLBACK_SUMMARY).toBe('sent on a schedule');
     expect(subscriptionSummary({ frequency: 'fortnightly', interval: 1 })).toBe('sent on a schedule');
     expect(subscriptionSummary({ frequency: 'toString', interval: 1 })).toBe('sent on a schedule');
-    expect(subscriptionSummary({ frequency: 'weekly', interval: 1, byweekday: ['monday'], bysetpos: 5 })).toBe(
-      'sent on a schedule',
-    );
-    expect(subscriptionSummary({ frequency: 'weekly', interval: 1, byweekday: ['monday'], bysetpos: -2 })).toBe(
-      'sent on a schedule',
-    );
+    expect(subscriptionSummary({ frequency: 'weekly', interval: 1, byweekday: ['monday'], bysetpos: 5 })).toBe('sent on a schedule');
+    expect(subscriptionSummary({ frequency: 'weekly', interval: 1, byweekday: ['monday'], bysetpos: -2 })).toBe('sent on a schedule');
   });
 
   it('capitalises like Python str.capitalize()', () => {

@@ -179,21 +179,15 @@ describe('create: required fields, in DRF field order', () => {
     expect(create({ ...VALID, frequency: undefined })).toEqual(err('required', 'This field is required.', 'frequency'));
   });
 
-  it.each(['interval', 'byweekday', 'bysetpos', 'count', 'until_date', 'deleted', 'title', 'invite_message'])(
-    '%s is optional',
-    (field) => {
-      const body: Record<string, unknown> = { ...VALID };
-      delete body[field];
-      expect(create(body).ok).toBe(true);
-    },
-  );
+  it.each(['interval', 'byweekday', 'bysetpos', 'count', 'until_date', 'deleted', 'title', 'invite_message'])('%s is optional', (field) => {
+    const body: Record<string, unknown> = { ...VALID };
+    delete body[field];
+    expect(create(body).ok).toBe(true);
+  });
 
-  it.each(['target_type', 'target_value', 'frequency', 'interval', 'start_date', 'deleted'])(
-    '%s may not be null',
-    (field) => {
-      expect(create({ ...VALID, [field]: null })).toEqual(err('null', 'This field may not be null.', field));
-    },
-  );
+  it.each(['target_type', 'target_value', 'frequency', 'interval', 'start_date', 'deleted'])('%s may not be null', (field) => {
+    expect(create({ ...VALID, [field]: null })).toEqual(err('null', 'This field may not be null.', field));
+  });
 
   it('the first failing field in declaration order wins', () => {
     expect(create({ ...VALID, insight: 999, target_type: 'sms', frequency: 'x' })).toEqual(
@@ -218,12 +212,8 @@ describe('create: required fields, in DRF field order', () => {
 describe('dashboard / insight', () => {
   it.each(['dashboard', 'insight'])('%s: unknown id', (field) => {
     const base = field === 'dashboard' ? { ...VALID, insight: undefined } : VALID;
-    expect(create({ ...base, [field]: 999 })).toEqual(
-      err('does_not_exist', 'Invalid pk "999" - object does not exist.', field),
-    );
-    expect(create({ ...base, [field]: '12345' })).toEqual(
-      err('does_not_exist', 'Invalid pk "12345" - object does not exist.', field),
-    );
+    expect(create({ ...base, [field]: 999 })).toEqual(err('does_not_exist', 'Invalid pk "999" - object does not exist.', field));
+    expect(create({ ...base, [field]: '12345' })).toEqual(err('does_not_exist', 'Invalid pk "12345" - object does not exist.', field));
   });
 
   it.each([
@@ -245,9 +235,7 @@ describe('dashboard / insight', () => {
     expect(lookups).toEqual(['insight:3']);
     const f = create({ ...VALID, insight: 2.7 });
     expect(f.ok && f.data.insight).toBe(2);
-    expect(create({ ...VALID, insight: 99.5 })).toEqual(
-      err('does_not_exist', 'Invalid pk "99.5" - object does not exist.', 'insight'),
-    );
+    expect(create({ ...VALID, insight: 99.5 })).toEqual(err('does_not_exist', 'Invalid pk "99.5" - object does not exist.', 'insight'));
   });
 
   it('an empty string is read as null (relational fields)', () => {
@@ -259,9 +247,7 @@ describe('dashboard / insight', () => {
     expect(create({ ...VALID, insight: undefined, dashboard: 50 })).toEqual(
       err('invalid_input', 'This dashboard does not belong to your team.', 'dashboard'),
     );
-    expect(create({ ...VALID, insight: 50 })).toEqual(
-      err('invalid_input', 'This insight does not belong to your team.', 'insight'),
-    );
+    expect(create({ ...VALID, insight: 50 })).toEqual(err('invalid_input', 'This insight does not belong to your team.', 'insight'));
     // dashboard is checked before insight
     expect(create({ ...VALID, dashboard: 50, insight: 50 })).toEqual(
       err('invalid_input', 'This dashboard does not belong to your team.', 'dashboard'),
@@ -310,9 +296,7 @@ describe('choices', () => {
     expect(create({ ...VALID, frequency: 'fortnightly' })).toEqual(
       err('invalid_choice', '"fortnightly" is not a valid choice.', 'frequency'),
     );
-    expect(create({ ...VALID, frequency: 'hourly' })).toEqual(
-      err('invalid_choice', '"hourly" is not a valid choice.', 'frequency'),
-    );
+    expect(create({ ...VALID, frequency: 'hourly' })).toEqual(err('invalid_choice', '"hourly" is not a valid choice.', 'frequency'));
     for (const f of ['daily', 'weekly', 'monthly', 'yearly']) expect(create({ ...VALID, frequency: f }).ok).toBe(true);
   });
 
@@ -320,12 +304,8 @@ describe('choices', () => {
     expect(create({ ...VALID, byweekday: ['monday', 'funday', 'x'] })).toEqual(
       err('invalid_choice', '"funday" is not a valid choice.', 'byweekday__1'),
     );
-    expect(create({ ...VALID, byweekday: ['Monday'] })).toEqual(
-      err('invalid_choice', '"Monday" is not a valid choice.', 'byweekday__0'),
-    );
-    expect(create({ ...VALID, byweekday: ['monday', null] })).toEqual(
-      err('null', 'This field may not be null.', 'byweekday__1'),
-    );
+    expect(create({ ...VALID, byweekday: ['Monday'] })).toEqual(err('invalid_choice', '"Monday" is not a valid choice.', 'byweekday__0'));
+    expect(create({ ...VALID, byweekday: ['monday', null] })).toEqual(err('null', 'This field may not be null.', 'byweekday__1'));
     const all = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
     const r = create({ ...VALID, byweekday: all });
     expect(r.ok && r.data.byweekday).toEqual(all);
@@ -346,9 +326,7 @@ describe('choices', () => {
 describe('integers', () => {
   it.each(['interval', 'count'])('%s must be positive', (field) => {
     for (const v of [0, -1, -2147483648]) {
-      expect(create({ ...VALID, [field]: v })).toEqual(
-        err('min_value', 'Ensure this value is greater than or equal to 1.', field),
-      );
+      expect(create({ ...VALID, [field]: v })).toEqual(err('min_value', 'Ensure this value is greater than or equal to 1.', field));
     }
     expect(create({ ...VALID, [field]: 1 }).ok).toBe(true);
   });
@@ -384,12 +362,9 @@ describe('integers', () => {
     expect(r.ok && r.data.bysetpos).toBe(v);
   });
 
-  it.each([['abc'], [1.5], ['1.5'], [true], [false], [[1]], [{}], ['1e3'], ['']])(
-    'interval %j is not an integer',
-    (v) => {
-      expect(create({ ...VALID, interval: v })).toEqual(err('invalid_input', 'A valid integer is required.', 'interval'));
-    },
-  );
+  it.each([['abc'], [1.5], ['1.5'], [true], [false], [[1]], [{}], ['1e3'], ['']])('interval %j is not an integer', (v) => {
+    expect(create({ ...VALID, interval: v })).toEqual(err('invalid_input', 'A valid integer is required.', 'interval'));
+  });
 
   it.each([
     ['2', 2],
@@ -404,9 +379,7 @@ describe('integers', () => {
   });
 
   it('a string longer than 1000 characters', () => {
-    expect(create({ ...VALID, count: '1'.repeat(1001) })).toEqual(
-      err('max_string_length', 'String value too large.', 'count'),
-    );
+    expect(create({ ...VALID, count: '1'.repeat(1001) })).toEqual(err('max_string_length', 'String value too large.', 'count'));
   });
 });
 
@@ -420,9 +393,7 @@ describe('strings', () => {
   });
 
   it('numbers are turned into strings (then checked as a target)', () => {
-    expect(create({ ...VALID, target_value: 5 })).toEqual(
-      err('invalid_input', 'Enter a valid email address.', 'target_value'),
-    );
+    expect(create({ ...VALID, target_value: 5 })).toEqual(err('invalid_input', 'Enter a valid email address.', 'target_value'));
     const r = create({ ...VALID, title: 12 });
     expect(r.ok && r.data.title).toBe('12');
   });
@@ -443,15 +414,12 @@ describe('strings', () => {
     expect(create({ ...VALID, invite_message: 'hi \ud800' })).toEqual(
       err('surrogate_characters_not_allowed', 'Surrogate characters are not allowed: U+D800.', 'invite_message'),
     );
-    expect(create({ ...VALID, invite_message: { x: 1 } })).toEqual(
-      err('invalid_input', 'Not a valid string.', 'invite_message'),
-    );
+    expect(create({ ...VALID, invite_message: { x: 1 } })).toEqual(err('invalid_input', 'Not a valid string.', 'invite_message'));
   });
 });
 
 describe('dates', () => {
-  const WRONG =
-    'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+  const WRONG = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
 
   it.each(['start_date', 'until_date'])('%s must parse as ISO 8601', (field) => {
     for (const v of ['yesterday', '2022-13-01T00:00:00', '01/02/2022', '', 1640995200, true]) {
@@ -467,10 +435,7 @@ describe('dates', () => {
 
   it('dates are returned in DRF output form, UTC', () => {
     const r = create({ ...VALID, start_date: '2022-06-01 08:00:00.5-04:00', until_date: '2023-01-01T00:00:00Z' });
-    expect(r.ok && [r.data.start_date, r.data.until_date]).toEqual([
-      '2022-06-01T12:00:00.500000Z',
-      '2023-01-01T00:00:00Z',
-    ]);
+    expect(r.ok && [r.data.start_date, r.data.until_date]).toEqual(['2022-06-01T12:00:00.500000Z', '2023-01-01T00:00:00Z']);
   });
 });
 
@@ -530,9 +495,7 @@ describe('targets', () => {
     '"quoted name"@example.com', // Django's quoted-string class excludes the space
     `${'x'.repeat(310)}@example.com`,
   ])('email %j is refused', (v) => {
-    expect(create({ ...VALID, target_value: v })).toEqual(
-      err('invalid_input', 'Enter a valid email address.', 'target_value'),
-    );
+    expect(create({ ...VALID, target_value: v })).toEqual(err('invalid_input', 'Enter a valid email address.', 'target_value'));
   });
 
   it('email lists are normalised: entries trimmed, joined by commas', () => {
@@ -593,9 +556,7 @@ describe('PATCH (partial update)', () => {
   });
 
   it('given fields are validated with the same messages', () => {
-    expect(patch({ frequency: 'fortnightly' })).toEqual(
-      err('invalid_choice', '"fortnightly" is not a valid choice.', 'frequency'),
-    );
+    expect(patch({ frequency: 'fortnightly' })).toEqual(err('invalid_choice', '"fortnightly" is not a valid choice.', 'frequency'));
     expect(patch({ interval: 0 })).toEqual(err('min_value', 'Ensure this value is greater than or equal to 1.', 'interval'));
     expect(patch({ dashboard: 50, insight: null })).toEqual(
       err('invalid_input', 'This dashboard does not belong to your team.', 'dashboard'),
@@ -617,9 +578,7 @@ describe('PATCH (partial update)', () => {
     expect(patch({ dashboard: 2 })).toEqual(
       err('invalid_input', 'A subscription can have either a dashboard or an insight, not both.', null),
     );
-    expect(patch({ insight: null })).toEqual(
-      err('invalid_input', 'Either dashboard or insight is required for an export.', null),
-    );
+    expect(patch({ insight: null })).toEqual(err('invalid_input', 'Either dashboard or insight is required for an export.', null));
     expect(patch({ dashboard: 2, insight: null })).toEqual({ ok: true, data: { dashboard: 2, insight: null } });
     expect(patch({ insight: 3 })).toEqual({ ok: true, data: { insight: 3 } });
   });
@@ -664,9 +623,10 @@ describe('async variant and helpers', () => {
     expect(await validateSubscriptionBodyAsync({ ...VALID, insight: '404' }, asyncCtx)).toEqual(
       err('does_not_exist', 'Invalid pk "404" - object does not exist.', 'insight'),
     );
-    expect(
-      await validateSubscriptionBodyAsync({ dashboard: 2 }, { ...asyncCtx, existing: { ...EXISTING, insight: null } }),
-    ).toEqual({ ok: true, data: { dashboard: 2 } });
+    expect(await validateSubscriptionBodyAsync({ dashboard: 2 }, { ...asyncCtx, existing: { ...EXISTING, insight: null } })).toEqual({
+      ok: true,
+      data: { dashboard: 2 },
+    });
   });
 
   it('isValidEmail / pythonStr / pyTypeName', () => {

@@ -76,16 +76,27 @@ describe('two worker processes', () => {
           .execute(),
       {
         what: 'every subscription delivered, released and due next in the future',
-        until: (rows) => rows.every((r) => r.claim_token === null && r.pending_invite === null && new Date(r.next_delivery_date!).getTime() > Date.now()),
+        until: (rows) =>
+          rows.every((r) => r.claim_token === null && r.pending_invite === null && new Date(r.next_delivery_date!).getTime() > Date.now()),
       },
     );
     for (let i = 0; i < 4; i++) {
       const to = `person-${i}@example.com`;
-      expect(smtp.messages.filter((m) => m.to.includes(to) && isReport(m)), to).toHaveLength(1);
-      expect(smtp.messages.filter((m) => m.to.includes(to) && !isReport(m)), to).toHaveLength(1);
+      expect(
+        smtp.messages.filter((m) => m.to.includes(to) && isReport(m)),
+        to,
+      ).toHaveLength(1);
+      expect(
+        smtp.messages.filter((m) => m.to.includes(to) && !isReport(m)),
+        to,
+      ).toHaveLength(1);
       expect(receiver.posts.filter((p) => p.path === `/proc-${i}`)).toHaveLength(1);
     }
-    const rows = await server.running.ctx.database.db.selectFrom('subscriptions').select(['next_delivery_date']).where('id', 'in', ids).execute();
+    const rows = await server.running.ctx.database.db
+      .selectFrom('subscriptions')
+      .select(['next_delivery_date'])
+      .where('id', 'in', ids)
+      .execute();
     for (const row of rows) expect(new Date(row.next_delivery_date!).getTime()).toBeGreaterThan(Date.now());
   });
 });

@@ -94,12 +94,7 @@ export function assertCohortGraphValid(cohortId: string, resolver: CohortResolve
 }
 
 /** Membership of one cohort; throws FlagEvaluationError for missing cohorts and cycles. */
-export function isCohortMember(
-  cohortId: string,
-  personProperties: PropertyMap,
-  env: MatchEnvironment,
-  resolver: CohortResolver,
-): boolean {
+export function isCohortMember(cohortId: string, personProperties: PropertyMap, env: MatchEnvironment, resolver: CohortResolver): boolean {
   const known = resolver.memberships.get(cohortId);
   if (known !== undefined) return known;
   assertCohortGraphValid(cohortId, resolver);

@@ -168,7 +168,8 @@ export function compileDefinitions(definitions: FlagDefinitions): CompiledDefini
     return compiled;
   });
   const cohortDefinitions = new Map<string, PropertyGroup | null>();
-  for (const [id, definition] of Object.entries(definitions.cohorts ?? {})) cohortDefinitions.set(id, normalizeCohortDefinition(definition));
+  for (const [id, definition] of Object.entries(definitions.cohorts ?? {}))
+    cohortDefinitions.set(id, normalizeCohortDefinition(definition));
   const plan = planEvaluationOrder(definitions.flags, lookup, (flag) => byDefinition.get(flag)!.filters);
   const order = plan.order.map((flag) => byDefinition.get(flag)!);
   const evaluable = flags.filter((flag) => flag.evaluable);

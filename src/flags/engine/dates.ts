@@ -41,14 +41,14 @@ function previousMonth(naive: NaiveMillis): NaiveMillis {
   const year = d.getUTCMonth() === 0 ? d.getUTCFullYear() - 1 : d.getUTCFullYear();
   const month = (d.getUTCMonth() + 11) % 12;
   const day = Math.min(d.getUTCDate(), daysInMonth(year, month));
-  return Date.UTC(year, month, day) + (naive % DAY_MS + DAY_MS) % DAY_MS;
+  return Date.UTC(year, month, day) + (((naive % DAY_MS) + DAY_MS) % DAY_MS);
 }
 
 function previousYear(naive: NaiveMillis): NaiveMillis {
   const d = new Date(naive);
   const year = d.getUTCFullYear() - 1;
   const day = Math.min(d.getUTCDate(), daysInMonth(year, d.getUTCMonth()));
-  return Date.UTC(year, d.getUTCMonth(), day) + (naive % DAY_MS + DAY_MS) % DAY_MS;
+  return Date.UTC(year, d.getUTCMonth(), day) + (((naive % DAY_MS) + DAY_MS) % DAY_MS);
 }
 
 /**

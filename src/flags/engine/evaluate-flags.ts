@@ -10,7 +10,15 @@ import { planEvaluationOrder, resolveDependencyTarget } from './dependencies.js'
 import { createEvaluationState, type EvaluationState } from './evaluation-state.js';
 import { matchFlag, type FlagOutcome } from './flag-matching.js';
 import { makeReason } from './reasons.js';
-import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagReasonCode, FlagSetEvaluation } from './types.js';
+import type {
+  EvaluationContext,
+  FlagDefinition,
+  FlagDefinitions,
+  FlagErrorCode,
+  FlagEvaluation,
+  FlagReasonCode,
+  FlagSetEvaluation,
+} from './types.js';
 
 export interface EvaluateFlagsOptions {
   /** Evaluate only these keys (their dependencies are still evaluated, but not returned). */
@@ -73,7 +81,11 @@ function resultSlot(flag: CompiledFlag, outcome: FlagOutcome): number {
   if (variant !== null && (variantIndex === -1 || variantIndex >= VARIANT_SLOTS - 1)) return NOT_KEPT;
   const conditionSlot = index === null ? 0 : index + 1;
   // enabled is not implied by the code: early-access enrollment answers both ways with index 0.
-  return ((code * CONDITION_SLOTS + conditionSlot) * VARIANT_SLOTS + variantIndex + 1) * 4 + (outcome.enabled ? 2 : 0) + (outcome.groupsNotEvaluated ? 1 : 0);
+  return (
+    ((code * CONDITION_SLOTS + conditionSlot) * VARIANT_SLOTS + variantIndex + 1) * 4 +
+    (outcome.enabled ? 2 : 0) +
+    (outcome.groupsNotEvaluated ? 1 : 0)
+  );
 }
 
 /** A flag that could not be evaluated: false, marked failed, with an error reason code. */
@@ -156,7 +168,12 @@ interface CallPlan {
 
 function planFor(compiled: CompiledDefinitions, requested: ReadonlySet<string> | null): CallPlan {
   if (!requested) {
-    return { candidates: compiled.flags, order: compiled.order, missingDependency: compiled.missingDependency, cyclic: compiled.plan.cyclic.size > 0 };
+    return {
+      candidates: compiled.flags,
+      order: compiled.order,
+      missingDependency: compiled.missingDependency,
+      cyclic: compiled.plan.cyclic.size > 0,
+    };
   }
   const needed = withDependencies([...requested], compiled);
   const candidates = compiled.flags.filter((flag) => needed.has(flag.key));

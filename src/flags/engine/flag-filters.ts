@@ -32,9 +32,7 @@ export function normalizeFlagFilters(flag: FlagDefinition): NormalizedFlagFilter
   const multivariate = isJsonObject(raw.multivariate) ? raw.multivariate : null;
   return {
     groups,
-    variants: asArray<FlagVariant>(multivariate?.variants).filter(
-      (variant) => isJsonObject(variant) && typeof variant.key === 'string',
-    ),
+    variants: asArray<FlagVariant>(multivariate?.variants).filter((variant) => isJsonObject(variant) && typeof variant.key === 'string'),
     payloads: isJsonObject(raw.payloads) ? raw.payloads : {},
     aggregationGroupTypeIndex: typeof raw.aggregation_group_type_index === 'number' ? raw.aggregation_group_type_index : null,
     superGroups: asArray<FlagCondition>(raw.super_groups).filter(isJsonObject),

@@ -194,7 +194,8 @@ export function checkEnrollment(flag: CompiledFlag, state: EvaluationState): Fla
   const properties = (superGroup.source.properties ?? []) as PropertyFilter[];
   if (!properties.some((filter) => hasOwn(state.personProperties, filter.key))) return null;
   const enabled =
-    matchConditionProperties(superGroup, null, state) && passesConditionRollout(flag, superGroup.rolloutPercentage, personIdentifier(flag, state));
+    matchConditionProperties(superGroup, null, state) &&
+    passesConditionRollout(flag, superGroup.rolloutPercentage, personIdentifier(flag, state));
   return { enabled, variant: null, code: 'super_condition_value', conditionIndex: 0 };
 }
 

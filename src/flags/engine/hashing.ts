@@ -146,7 +146,11 @@ export function variantForHash(hash: number, keys: readonly string[], boundaries
 }
 
 export function selectVariantForHash(hash: number, variants: readonly FlagVariant[]): string | null {
-  return variantForHash(hash, variants.map((variant) => variant.key), variantBoundaries(variants));
+  return variantForHash(
+    hash,
+    variants.map((variant) => variant.key),
+    variantBoundaries(variants),
+  );
 }
 
 /** Holdout membership: same comparison as a rollout, against the exclusion percentage. */

@@ -3,7 +3,14 @@
  * See evaluate-flags.ts for the entry points and flag-matching.ts for the pipeline steps.
  */
 export type * from './types.js';
-export { evaluateFlags, evaluateFlag, flagSetEvaluation, toFlagEvaluation, failedFlagEvaluation, type EvaluateFlagsOptions } from './evaluate-flags.js';
+export {
+  evaluateFlags,
+  evaluateFlag,
+  flagSetEvaluation,
+  toFlagEvaluation,
+  failedFlagEvaluation,
+  type EvaluateFlagsOptions,
+} from './evaluate-flags.js';
 export { createEvaluationState, type EvaluationState } from './evaluation-state.js';
 export { compileDefinitions, isCompiled, type CompiledDefinitions } from './compiled-definitions.js';
 export {

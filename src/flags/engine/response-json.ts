@@ -100,7 +100,8 @@ function v1Members(flag: FlagEvaluation): V1Members {
     const value = projectedValue(flag);
     const key = quote(flag.key);
     const valueText = `${key}:${value === true ? 'true' : value === false ? 'false' : quote(value)}`;
-    const payloadText = value !== false && flag.payload !== null && flag.payload !== undefined ? `${key}:${payloadAsText(flag.payload)}` : '';
+    const payloadText =
+      value !== false && flag.payload !== null && flag.payload !== undefined ? `${key}:${payloadAsText(flag.payload)}` : '';
     members = { value: valueText, joinedValue: `,${valueText}`, payload: payloadText, joinedPayload: `,${payloadText}` };
     if (Object.isFrozen(flag)) v1MemberTexts.set(flag, members);
   }

@@ -177,11 +177,7 @@ function wildcardComparator(text: string): Comparator | null {
 export type SemverRequirementOperator = 'semver_tilde' | 'semver_caret' | 'semver_wildcard';
 
 /** Whether `version` satisfies the requirement; null when the requirement is not parsable. */
-export function satisfiesRequirement(
-  operator: SemverRequirementOperator,
-  requirement: unknown,
-  version: SemVersion,
-): boolean | null {
+export function satisfiesRequirement(operator: SemverRequirementOperator, requirement: unknown, version: SemVersion): boolean | null {
   const text = toPropertyString(requirement);
   const comparator =
     operator === 'semver_wildcard'

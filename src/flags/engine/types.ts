@@ -142,11 +142,7 @@ export type FlagReasonCode =
  * PostHog's names, which also say the dependency is a cohort (src/sdk/flags/evaluate-request.ts).
  */
 export type FlagErrorCode =
-  | 'dependency_not_found'
-  | 'dependency_cycle'
-  | 'dependency_not_found_cohort'
-  | 'dependency_cycle_cohort'
-  | 'internal_error';
+  'dependency_not_found' | 'dependency_cycle' | 'dependency_not_found_cohort' | 'dependency_cycle_cohort' | 'internal_error';
 
 export interface FlagReason {
   code: FlagReasonCode | (string & {});

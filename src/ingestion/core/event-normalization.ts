@@ -35,7 +35,12 @@ export function routeEvent(event: string): EventRoute {
 }
 
 /** A `$$client_ingestion_warning` event as PostHog records it (`handleClientIngestionWarningStep`). */
-export function clientIngestionWarning(event: { uuid: string; event: string; distinctId: string; properties: Properties }): IngestionWarning {
+export function clientIngestionWarning(event: {
+  uuid: string;
+  event: string;
+  distinctId: string;
+  properties: Properties;
+}): IngestionWarning {
   return {
     type: 'client_ingestion_warning',
     details: {

@@ -17,13 +17,7 @@
  * shape-checked here, the route looks it up).
  */
 import type { QueryParams } from './types.js';
-import {
-  type HttpFailure,
-  type IngestionWarning,
-  type JsonValue,
-  type Properties,
-  validationFailure,
-} from './types.js';
+import { type HttpFailure, type IngestionWarning, type JsonValue, type Properties, validationFailure } from './types.js';
 import { wellFormedText } from '../../lib/well-formed.js';
 import { normalizeUuid } from './uuid.js';
 import { isJsonObject } from '../../lib/json-object.js';
@@ -83,14 +77,7 @@ export interface ExtractEventsOk {
 }
 
 export type TokenProblem =
-  | 'missing'
-  | 'empty'
-  | 'not_string'
-  | 'too_long'
-  | 'not_ascii'
-  | 'personal_api_key'
-  | 'null_byte'
-  | 'inconsistent';
+  'missing' | 'empty' | 'not_string' | 'too_long' | 'not_ascii' | 'personal_api_key' | 'null_byte' | 'inconsistent';
 
 export type ExtractEventsFailure = HttpFailure & { tokenProblem?: TokenProblem };
 export type ExtractEventsResult = ExtractEventsOk | ExtractEventsFailure;
@@ -273,11 +260,7 @@ function resolveToken(
   const checked = checkTokenShape(chosen);
   if (checked.ok) return { ok: true, value: checked.token };
   if (checked.problem === 'missing') {
-    return tokenFailure(
-      'missing',
-      'missing_api_key',
-      'API key not provided. You can find your project API key in your project settings.',
-    );
+    return tokenFailure('missing', 'missing_api_key', 'API key not provided. You can find your project API key in your project settings.');
   }
   return tokenFailure(
     checked.problem,

@@ -13,7 +13,16 @@ import type { IngestionWarning, Properties } from './types.js';
 // Ids that come from bugs (`String(undefined)`, template placeholders, …). Merging on one of
 // them would glue unrelated users into a single person, so PostHog refuses.
 const BARE_CASE_INSENSITIVE_ILLEGAL_IDS = [
-  'anonymous', 'guest', 'distinctid', 'distinct_id', 'id', 'not_authenticated', 'email', 'undefined', 'true', 'false',
+  'anonymous',
+  'guest',
+  'distinctid',
+  'distinct_id',
+  'id',
+  'not_authenticated',
+  'email',
+  'undefined',
+  'true',
+  'false',
 ];
 // Only these exact spellings: `NaN` is a bug, `nan` may be someone's name.
 const BARE_CASE_SENSITIVE_ILLEGAL_IDS = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined'];

@@ -39,17 +39,53 @@ export interface PersonPropertySource {
 
 /** Properties PostHog copies from events onto persons (plugin-server `person-property-utils`). */
 export const EVENT_TO_PERSON_PROPERTIES: ReadonlySet<string> = new Set([
-  '$app_build', '$app_name', '$app_namespace', '$app_version',
-  '$browser', '$browser_version', '$device_type', '$current_url', '$pathname', '$os', '$os_version',
-  '$referring_domain', '$referrer', '$screen_height', '$screen_width', '$viewport_height', '$viewport_width',
+  '$app_build',
+  '$app_name',
+  '$app_namespace',
+  '$app_version',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$current_url',
+  '$pathname',
+  '$os',
+  '$os_version',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
   '$raw_user_agent',
 ]);
 
 /** Campaign parameters (keep in sync with posthog-js CAMPAIGN_PARAMS). */
 export const CAMPAIGN_PROPERTIES: ReadonlySet<string> = new Set([
-  'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_name', 'utm_term',
-  'gclid', 'gad_source', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'twclid', 'li_fat_id',
-  'mc_cid', 'igshid', 'ttclid', 'rdt_cid', 'irclid', '_kx', 'epik', 'qclid', 'sccid',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_name',
+  'utm_term',
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  'rdt_cid',
+  'irclid',
+  '_kx',
+  'epik',
+  'qclid',
+  'sccid',
 ]);
 
 /** Each lifted property with its `$initial_…` name, computed once rather than per event. */
@@ -236,11 +272,7 @@ export interface PersonPropertyChanges {
  * removes keys the person had before this event. Values are compared deeply (PostHog compares by
  * identity and so treats every object value as changed; deep comparison only avoids useless writes).
  */
-export function computePersonPropertyChanges(
-  current: Properties,
-  update: PersonPropertyUpdate,
-  eventName: string,
-): PersonPropertyChanges {
+export function computePersonPropertyChanges(current: Properties, update: PersonPropertyUpdate, eventName: string): PersonPropertyChanges {
   const personEvent = PERSON_EVENTS.has(eventName);
   // Most events change nothing: no objects or arrays are made for them (`toSet`, `toUnset`).
   const found: FoundChanges = { toSet: undefined, setCount: 0, triggers: false };
@@ -248,11 +280,13 @@ export function computePersonPropertyChanges(
   // the base's keys (the overlay's value where it has the key), then the overlay's other keys.
   const onceBase = update.setOnce;
   const onceOverlay = update.setOnceOverlay ?? NO_OVERLAY;
-  for (const key of Object.keys(onceBase)) setOnceChange(found, current, key, Object.hasOwn(onceOverlay, key) ? onceOverlay[key] : onceBase[key]);
+  for (const key of Object.keys(onceBase))
+    setOnceChange(found, current, key, Object.hasOwn(onceOverlay, key) ? onceOverlay[key] : onceBase[key]);
   for (const key of Object.keys(onceOverlay)) if (!Object.hasOwn(onceBase, key)) setOnceChange(found, current, key, onceOverlay[key]);
   const setBase = update.set;
   const setOverlay = update.setOverlay ?? NO_OVERLAY;
-  for (const key of Object.keys(setBase)) setChange(found, current, key, Object.hasOwn(setOverlay, key) ? setOverlay[key] : setBase[key], personEvent);
+  for (const key of Object.keys(setBase))
+    setChange(found, current, key, Object.hasOwn(setOverlay, key) ? setOverlay[key] : setBase[key], personEvent);
   for (const key of Object.keys(setOverlay)) if (!Object.hasOwn(setBase, key)) setChange(found, current, key, setOverlay[key], personEvent);
   const { toSet, setCount } = found;
   let triggers = found.triggers;
@@ -303,11 +337,7 @@ export interface AppliedPersonUpdate {
 }
 
 /** Applies an update to a person's properties; see `computePersonPropertyChanges` for the rules. */
-export function applyPersonPropertyUpdate(
-  current: Properties,
-  update: PersonPropertyUpdate,
-  eventName: string,
-): AppliedPersonUpdate {
+export function applyPersonPropertyUpdate(current: Properties, update: PersonPropertyUpdate, eventName: string): AppliedPersonUpdate {
   const changes = computePersonPropertyChanges(current, update, eventName);
   if (!changes.hasChanges) return { properties: current, changed: false, shouldPersist: false };
   return { properties: withPersonPropertyChanges(current, changes), changed: true, shouldPersist: changes.shouldPersist };

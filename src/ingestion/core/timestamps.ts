@@ -107,8 +107,7 @@ export function resolveSentAt(bodySentAt: unknown, query?: Record<string, string
   return undefined;
 }
 
-const ISO_LIKE =
-  /^(-?\d{4,6})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO_LIKE = /^(-?\d{4,6})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Parses the timestamp formats PostHog's parsers accept: RFC 3339 / ISO 8601 (with `Z`, `±HH`,

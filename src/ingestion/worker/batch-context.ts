@@ -13,7 +13,8 @@ const ROWS_PER_STATEMENT = 500;
 
 /** Which of a team's uuids are stored. */
 const STORED_UUIDS = new InListQuery(
-  (db: Db, [teamId]: [number], uuids: string[]) => db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', uuids),
+  (db: Db, [teamId]: [number], uuids: string[]) =>
+    db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', uuids),
   ROWS_PER_STATEMENT,
 );
 
@@ -38,7 +39,18 @@ async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Pro
 }
 
 /** The events table's columns as the worker writes them (addEvent's values, in this order). */
-const EVENT_COLUMNS = ['team_id', 'uuid', 'event', 'distinct_id', 'person_id', 'properties', 'timestamp', 'created_at', 'session_id', 'elements_chain'] as const;
+const EVENT_COLUMNS = [
+  'team_id',
+  'uuid',
+  'event',
+  'distinct_id',
+  'person_id',
+  'properties',
+  'timestamp',
+  'created_at',
+  'session_id',
+  'elements_chain',
+] as const;
 // The dedupe above makes conflicts impossible for this worker; ignoring them is a safety net.
 const EVENT_INSERT = new MultiRowInsert('events', EVENT_COLUMNS, { ignoreConflicts: true });
 

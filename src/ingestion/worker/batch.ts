@@ -63,7 +63,12 @@ const deleteRows: Dequeue = async (trx, records) => {
  * is prepared again; a row that could not be prepared is tried here, so its error is the batch's.
  * Rows of environments deleted since capture are undefined: their events go with them.
  */
-function prepareBatch(rows: QueueRecord[], teams: Map<number, Team | null>, geoip: GeoipService | undefined, ahead: PreparedRow[] | undefined): Array<PreparedEvent | undefined> {
+function prepareBatch(
+  rows: QueueRecord[],
+  teams: Map<number, Team | null>,
+  geoip: GeoipService | undefined,
+  ahead: PreparedRow[] | undefined,
+): Array<PreparedEvent | undefined> {
   const clock = new ReceiptClock();
   return rows.map((row, i) => {
     const team = teams.get(Number(row.team_id));
@@ -124,7 +129,14 @@ async function loadTeams(trx: Db, rows: QueueRecord[]): Promise<Map<number, Team
  * queue rows are deleted in the same transaction. `ahead`: the rows as the prepare thread
  * prepared them, in the same order.
  */
-export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], deps: BatchDeps, ahead?: PreparedRow[], dequeue: Dequeue = deleteRows): Promise<BatchOutcome> {
+export async function processBatch(
+  trx: Db,
+  lane: Lane,
+  rows: QueueRecord[],
+  deps: BatchDeps,
+  ahead?: PreparedRow[],
+  dequeue: Dequeue = deleteRows,
+): Promise<BatchOutcome> {
   const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
   const teams = await loadTeams(trx, rows);
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
@@ -159,14 +171,23 @@ export async function processBatch(trx: Db, lane: Lane, rows: QueueRecord[], dep
     if (result.warnings.length > 0) record(teamId, result.warnings);
     if (deferPerson && result.stored) {
       const queued = JSON.parse(rows[i]!.payload) as QueuedEvent;
-      overflow.push({ team_id: teamId, lane: 'overflow', distinct_id: event.distinctId, payload: JSON.stringify({ ...queued, person_only: true }), received_at: queued.now });
+      overflow.push({
+        team_id: teamId,
+        lane: 'overflow',
+        distinct_id: event.distinctId,
+        payload: JSON.stringify({ ...queued, person_only: true }),
+        received_at: queued.now,
+      });
       deps.warnHot(teamId, event.distinctId, now, (list) => record(teamId, list));
     }
     if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
   }
   await batch.flush();
   for (let i = 0; i < overflow.length; i += 500) {
-    await trx.insertInto('ingestion_queue').values(overflow.slice(i, i + 500)).execute();
+    await trx
+      .insertInto('ingestion_queue')
+      .values(overflow.slice(i, i + 500))
+      .execute();
   }
   await insertWarnings(trx, warnings);
   for (const teamId of firstEventTeams) {

@@ -12,8 +12,7 @@ export interface PipelineOptions {
 }
 
 export type PipelineResult =
-  | { stored: true; warnings: IngestionWarning[] }
-  | { stored: false; reason: 'duplicate' | 'dropped'; warnings: IngestionWarning[] };
+  { stored: true; warnings: IngestionWarning[] } | { stored: false; reason: 'duplicate' | 'dropped'; warnings: IngestionWarning[] };
 
 /**
  * One event through PostHog's pipeline (docs/posthog-parity.md), as small steps:
@@ -22,7 +21,12 @@ export type PipelineResult =
  * read and change the batch's persons and groups. Person changes and the event row go to the
  * batch context, which writes them at the batch's end.
  */
-export async function processPreparedEvent(batch: BatchContext, team: Team, prepared: PreparedEvent, options: PipelineOptions = {}): Promise<PipelineResult> {
+export async function processPreparedEvent(
+  batch: BatchContext,
+  team: Team,
+  prepared: PreparedEvent,
+  options: PipelineOptions = {},
+): Promise<PipelineResult> {
   // Known for almost every event (the batch's preload), so usually no await.
   if (batch.knownStored(team.id, prepared.uuid) ?? (await batch.isStored(team.id, prepared.uuid))) {
     return { stored: false, reason: 'duplicate', warnings: [] };
@@ -34,7 +38,16 @@ export async function processPreparedEvent(batch: BatchContext, team: Team, prep
   // Checked first so that events without groups (most) do not pay for an await.
   if (prepared.groups) {
     const readOnly = prepared.mode === 'lookup';
-    const added = await processGroups(batch.db, batch.groupTypes, batch.groups, team.id, prepared.groups, prepared.timestamp, warnings, readOnly);
+    const added = await processGroups(
+      batch.db,
+      batch.groupTypes,
+      batch.groups,
+      team.id,
+      prepared.groups,
+      prepared.timestamp,
+      warnings,
+      readOnly,
+    );
     propertiesJson = withGroupProperties(propertiesJson, prepared.ownGroupKeys, added);
   }
 
@@ -51,12 +64,30 @@ export async function processPreparedEvent(batch: BatchContext, team: Team, prep
     personUuid = existing?.uuid ?? personUuidFromDistinctId(team.id, prepared.distinctId);
   }
 
-  batch.addEvent(team.id, prepared.uuid, prepared.event, prepared.distinctId, personUuid, propertiesJson, prepared.timestamp, prepared.sessionId, prepared.elementsChain);
+  batch.addEvent(
+    team.id,
+    prepared.uuid,
+    prepared.event,
+    prepared.distinctId,
+    personUuid,
+    propertiesJson,
+    prepared.timestamp,
+    prepared.sessionId,
+    prepared.elementsChain,
+  );
   return { stored: true, warnings };
 }
 
 function personEvent(team: Team, prepared: PreparedEvent) {
-  return { teamId: team.id, uuid: prepared.uuid, event: prepared.event, distinctId: prepared.distinctId, update: prepared.update, merge: prepared.merge, timestamp: prepared.timestamp };
+  return {
+    teamId: team.id,
+    uuid: prepared.uuid,
+    event: prepared.event,
+    distinctId: prepared.distinctId,
+    update: prepared.update,
+    merge: prepared.merge,
+    timestamp: prepared.timestamp,
+  };
 }
 
 /** Only the person part of an event whose person processing spike detection deferred. */

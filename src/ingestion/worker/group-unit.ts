@@ -30,7 +30,14 @@ const GROUPS_BY_KEY = new InListQuery(
   KEYS_PER_QUERY,
 );
 
-const GROUP_INSERT = new MultiRowInsert('groups', ['team_id', 'group_type_index', 'group_key', 'group_properties', 'created_at', 'version']);
+const GROUP_INSERT = new MultiRowInsert('groups', [
+  'team_id',
+  'group_type_index',
+  'group_key',
+  'group_properties',
+  'created_at',
+  'version',
+]);
 
 const key = (teamId: number, groupTypeIndex: number, groupKey: string) => `${teamId}\u0000${groupTypeIndex}\u0000${groupKey}`;
 

@@ -63,11 +63,20 @@ export async function processOneByOne(ctx: OneByOneContext, lane: Lane, rows: Qu
  * process last committed it; deletes it when no event is left. A row left with one event is a
  * plain row, counting that event's failures in its `attempts` as any such row.
  */
-async function rewriteChunk(trx: Kysely<Schema>, record: QueueRecord, change: ChunkChange, set: { attempts?: number } = {}): Promise<{ changed: number; expected: number }> {
+async function rewriteChunk(
+  trx: Kysely<Schema>,
+  record: QueueRecord,
+  change: ChunkChange,
+  set: { attempts?: number } = {},
+): Promise<{ changed: number; expected: number }> {
   const { state } = record.chunk!;
   const after = state.rewritten(change);
   if (!after) {
-    const deleted = await trx.deleteFrom('ingestion_queue').where('id', '=', record.id).where('payload', '=', state.stored).executeTakeFirst();
+    const deleted = await trx
+      .deleteFrom('ingestion_queue')
+      .where('id', '=', record.id)
+      .where('payload', '=', state.stored)
+      .executeTakeFirst();
     return { changed: Number(deleted.numDeletedRows), expected: 1 };
   }
   const first = readQueued(after.first);
@@ -88,7 +97,12 @@ async function rewriteChunk(trx: Kysely<Schema>, record: QueueRecord, change: Ch
 const takeOutOfChunk: Dequeue = (trx, [record]) => rewriteChunk(trx, record!, { remove: record!.chunk!.index });
 
 /** Stores one event in a transaction of its own; a chunk's event is marked done once that commits. */
-async function storeAlone(ctx: OneByOneContext, lane: Lane, row: QueueRecord, extra?: (trx: Transaction<Schema>) => Promise<void>): Promise<void> {
+async function storeAlone(
+  ctx: OneByOneContext,
+  lane: Lane,
+  row: QueueRecord,
+  extra?: (trx: Transaction<Schema>) => Promise<void>,
+): Promise<void> {
   const outcome = await ctx.inFencedTransaction(async (trx) => {
     const result = await processBatch(trx, lane, [row], ctx.batchDeps(), undefined, row.chunk ? takeOutOfChunk : undefined);
     await extra?.(trx);
@@ -131,7 +145,13 @@ async function processPersonless(ctx: OneByOneContext, lane: Lane, row: QueueRec
   const personless = { ...row, payload: JSON.stringify({ ...queued, properties }) };
   await storeAlone(ctx, lane, personless, (trx) =>
     insertWarnings(trx, [
-      { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { eventUuid: queued.uuid, error: String(error) }, timestamp: new Date().toISOString() },
+      {
+        teamId: Number(row.team_id),
+        type: 'event_processing_failed',
+        source: 'worker',
+        details: { eventUuid: queued.uuid, error: String(error) },
+        timestamp: new Date().toISOString(),
+      },
     ]),
   );
 }
@@ -177,7 +197,12 @@ async function recordFailedChunkAttempt(ctx: OneByOneContext, lane: Lane, row: Q
   const { changed } = await ctx.inFencedTransaction(async (trx) => {
     const alone = state.rewritten({ remove: index }) === undefined;
     // The chunk's last event: the row itself holds it, parked.
-    const rewritten = await rewriteChunk(trx, row, alone ? { replace: index, text: row.payload } : { remove: index }, alone ? { attempts: MAX_PROCESSING_ATTEMPTS } : {});
+    const rewritten = await rewriteChunk(
+      trx,
+      row,
+      alone ? { replace: index, text: row.payload } : { remove: index },
+      alone ? { attempts: MAX_PROCESSING_ATTEMPTS } : {},
+    );
     if (rewritten.changed !== 1) return rewritten;
     if (!alone) {
       const names = { distinct_id: '', received_at: new Date().toISOString(), ...rowNames(queued) };
@@ -196,11 +221,20 @@ async function recordFailedChunkAttempt(ctx: OneByOneContext, lane: Lane, row: Q
 }
 
 function parkedWarning(row: QueueRecord, queueId: number, error: unknown) {
-  return { teamId: Number(row.team_id), type: 'event_processing_failed', source: 'worker', details: { queueId: String(queueId), error: String(error), parked: true }, timestamp: new Date().toISOString() };
+  return {
+    teamId: Number(row.team_id),
+    type: 'event_processing_failed',
+    source: 'worker',
+    details: { queueId: String(queueId), error: String(error), parked: true },
+    timestamp: new Date().toISOString(),
+  };
 }
 
 function logFailure(ctx: OneByOneContext, row: QueueRecord, queueId: number, parked: boolean, error: unknown): void {
-  ctx.log.error({ err: error, queueId, team: row.team_id, parked }, parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried');
+  ctx.log.error(
+    { err: error, queueId, team: row.team_id, parked },
+    parked ? 'event parked in the queue after repeated failures' : 'event failed; it will be retried',
+  );
 }
 
 /** The event a queue text holds, or undefined when it holds none (unreadable, or not an object). */

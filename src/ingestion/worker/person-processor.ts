@@ -43,7 +43,13 @@ function markIdentified(persons: PersonUnitOfWork, person: PersonState): PersonS
  */
 function createPerson(persons: PersonUnitOfWork, event: PersonEvent, properties: Properties, identified: boolean, ids: string[]) {
   return persons.create(
-    { uuid: uuidv7(Date.parse(event.timestamp) || Date.now()), teamId: event.teamId, properties, isIdentified: identified, createdAt: event.timestamp },
+    {
+      uuid: uuidv7(Date.parse(event.timestamp) || Date.now()),
+      teamId: event.teamId,
+      properties,
+      isIdentified: identified,
+      createdAt: event.timestamp,
+    },
     ids,
   );
 }

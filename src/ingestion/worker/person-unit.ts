@@ -132,7 +132,10 @@ export class PersonUnitOfWork {
     return state ? alive(state) : state;
   }
 
-  create(person: { uuid: string; teamId: number; properties: Properties; isIdentified: boolean; createdAt: string }, distinctIds: string[]): PersonState {
+  create(
+    person: { uuid: string; teamId: number; properties: Properties; isIdentified: boolean; createdAt: string },
+    distinctIds: string[],
+  ): PersonState {
     const state: PersonState = { ...person, id: this.nextPlaceholderId--, version: 0, isNew: true, dirty: true };
     this.created.push(state);
     for (const distinctId of distinctIds) this.addDistinctId(person.teamId, distinctId, state);
@@ -168,14 +171,20 @@ export class PersonUnitOfWork {
       for (const person of inserted) person.id = ids.get(person.uuid)!;
     }
     // Each to its final survivor: A merged into B and B into C sends A's ids straight to C.
-    await foldPersons(this.db, this.mergedAway.map((source) => ({ fromPersonId: source.id, toPersonId: alive(source).id })));
+    await foldPersons(
+      this.db,
+      this.mergedAway.map((source) => ({ fromPersonId: source.id, toPersonId: alive(source).id })),
+    );
     if (this.addedIds.size > 0) {
       await insertDistinctIds(
         this.db,
         [...this.addedIds.values()].map((a) => ({ teamId: a.teamId, distinctId: a.distinctId, personId: alive(a.person).id })),
       );
     }
-    await updatePersons(this.db, [...this.stored.values()].filter((p) => p.dirty && !p.mergedInto));
+    await updatePersons(
+      this.db,
+      [...this.stored.values()].filter((p) => p.dirty && !p.mergedInto),
+    );
   }
 
   /**

@@ -18,7 +18,12 @@ export class PrepareThread {
     private readonly geoip: GeoipService | undefined,
     log: Logger,
   ) {
-    this.thread = new RequestThread({ entry: siblingEntry(import.meta.url, 'prepare-thread'), workerData: { geoip: geoip?.shared }, log, name: 'prepare thread' });
+    this.thread = new RequestThread({
+      entry: siblingEntry(import.meta.url, 'prepare-thread'),
+      workerData: { geoip: geoip?.shared },
+      log,
+      name: 'prepare thread',
+    });
   }
 
   /**

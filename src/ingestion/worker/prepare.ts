@@ -251,7 +251,9 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
     prepared.groups = prepareGroups(queued.event, properties);
     if (prepared.groups) prepared.ownGroupKeys = GROUP_KEYS.some((key) => Object.hasOwn(properties, key));
   }
-  prepared.propertiesJson = geoip ? propertiesJsonWithGeoip(properties, geoip.additions, keepsPersonPropertyUpdates(mode, queued.event)) : toJson(properties);
+  prepared.propertiesJson = geoip
+    ? propertiesJsonWithGeoip(properties, geoip.additions, keepsPersonPropertyUpdates(mode, queued.event))
+    : toJson(properties);
   prepared.sessionId = textColumn(properties.$session_id);
   prepared.elementsChain = textColumn(properties.$elements_chain);
   return prepared;
@@ -265,7 +267,9 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
 function prepareNotStored(queued: QueuedEvent, route: 'client_ingestion_warning' | 'heatmap', anonymizeIps: boolean): PreparedEvent {
   const warnings: IngestionWarning[] = [];
   if (route === 'client_ingestion_warning') {
-    warnings.push(clientIngestionWarning({ uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties: queued.properties }));
+    warnings.push(
+      clientIngestionWarning({ uuid: queued.uuid, event: queued.event, distinctId: queued.distinct_id, properties: queued.properties }),
+    );
   }
   return nothingFound(queued, anonymizeIps, '', warnings);
 }
@@ -280,7 +284,9 @@ function prepareDeferredPerson(queued: QueuedEvent, options: PrepareOptions): Pr
   const source = { event: queued.event, properties: queued.properties, set: queued.set, setOnce: queued.set_once, unset: queued.unset };
   const process = routeEvent(queued.event) === 'analytics' && decidePersonProcessing(source).kind === 'process';
   const timestamp = process ? resolveTimestamp(queued, options.clock, warnings) : '';
-  const properties = process ? enrichWithRequest(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }).properties : undefined;
+  const properties = process
+    ? enrichWithRequest(normalizePersonProperties(source), queued, { anonymizeIps: options.anonymizeIps }).properties
+    : undefined;
   const prepared = nothingFound(queued, options.anonymizeIps, timestamp, warnings);
   prepared.personOnly = true;
   prepared.mode = properties ? 'process' : 'drop';

@@ -117,8 +117,17 @@ export class IngestionWorker {
     private readonly log: Logger,
     options: WorkerOptions = {},
   ) {
-    this.options = { batchSize: 1000, batchBudgetMs: 25, idleMs: 200, leaseTtlMs: 15_000, spikeEventsPerSecond: 0, prepareAhead: true, ...options };
-    if (database.dialect === 'sqlite' && this.options.batchBudgetMs > 0) this.sizer = new BatchSizer(this.options.batchSize, this.options.batchBudgetMs);
+    this.options = {
+      batchSize: 1000,
+      batchBudgetMs: 25,
+      idleMs: 200,
+      leaseTtlMs: 15_000,
+      spikeEventsPerSecond: 0,
+      prepareAhead: true,
+      ...options,
+    };
+    if (database.dialect === 'sqlite' && this.options.batchBudgetMs > 0)
+      this.sizer = new BatchSizer(this.options.batchSize, this.options.batchBudgetMs);
     if (options.geoip instanceof Promise) {
       const loading = options.geoip;
       this.geoipLoading = loading;
@@ -263,7 +272,9 @@ export class IngestionWorker {
     // The stretch this batch holds the thread for: all of it but the wait for the prepare thread.
     const stretchStarted = performance.now();
     const ahead = await this.takeLookahead(lane);
-    const read = ahead ? { records: ahead.rows, more: ahead.more } : await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS);
+    const read = ahead
+      ? { records: ahead.rows, more: ahead.more }
+      : await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS);
     const rows = read.records;
     if (rows.length === 0) return 0;
     // More behind a batch means a backlog: read the next one and have it prepared while this one is written.
@@ -288,7 +299,10 @@ export class IngestionWorker {
       if (error instanceof QueueRowsGone) {
         // Deleted meanwhile: by an environment's deletion (its queue rows go with it), or by another
         // worker that held the lease. The rest of the batch is read again; the lease is checked now.
-        this.log.warn({ lane, rows: rows.length, missing: error.missing }, 'batch rolled back: some of its queue rows were deleted meanwhile');
+        this.log.warn(
+          { lane, rows: rows.length, missing: error.missing },
+          'batch rolled back: some of its queue rows were deleted meanwhile',
+        );
         this.leaseRenewedAt = 0;
         return rows.length;
       }
@@ -302,7 +316,10 @@ export class IngestionWorker {
         return 0;
       }
     }
-    this.log.debug({ lane, events: rows.length, preparedAhead: prepared !== undefined, ms: Date.now() - started }, 'ingestion batch processed');
+    this.log.debug(
+      { lane, events: rows.length, preparedAhead: prepared !== undefined, ms: Date.now() - started },
+      'ingestion batch processed',
+    );
     return rows.length;
   }
 
@@ -363,7 +380,13 @@ export class IngestionWorker {
 
   /** Reads the batch after `rows` and sends it to the prepare thread. */
   private async lookAhead(lane: Lane, rows: QueueRecord[]): Promise<void> {
-    const { records: next, more } = await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS, rows[rows.length - 1]!.id);
+    const { records: next, more } = await readQueueBatch(
+      this.database.db,
+      lane,
+      this.nextBatchSize,
+      MAX_PROCESSING_ATTEMPTS,
+      rows[rows.length - 1]!.id,
+    );
     if (next.length === 0) return;
     const anonymized: number[] = [];
     for (const teamId of new Set(next.map((row) => Number(row.team_id)))) {
@@ -411,4 +434,3 @@ export class IngestionWorker {
     record([{ type: 'person_processing_deferred', details: { distinctId, reason: 'event rate above the spike limit' } }]);
   }
 }
-

@@ -177,7 +177,8 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = fa
       if (!fs.existsSync(file)) throw new DatabaseMissingError('sqlite', file);
       raw = new BetterSqlite3(file, { fileMustExist: true });
       // Before any setting is written to it: a file that is not Hoglet's stays as it was.
-      if (!raw.prepare(`select 1 from sqlite_master where type = 'table' and name = '${MIGRATIONS_TABLE}'`).get()) throw new DatabaseMissingError('sqlite', file);
+      if (!raw.prepare(`select 1 from sqlite_master where type = 'table' and name = '${MIGRATIONS_TABLE}'`).get())
+        throw new DatabaseMissingError('sqlite', file);
     } else {
       fs.mkdirSync(path.dirname(file), { recursive: true });
       raw = new BetterSqlite3(file);
@@ -188,7 +189,8 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = fa
     configureSqliteConnection(raw, checkpoints ? fallbackAutocheckpointFrames(checkpoints) : AUTOCHECKPOINT_FRAMES);
     registerRegexp(raw);
     const connection = raw;
-    if (checkpoints) checkpointer = startCheckpointer(file, checkpoints, () => connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_FRAMES}`));
+    if (checkpoints)
+      checkpointer = startCheckpointer(file, checkpoints, () => connection.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_FRAMES}`));
   } catch (error) {
     raw?.close();
     if (error instanceof DatabaseMissingError) throw error;
@@ -209,19 +211,20 @@ function openSqlite(file: string, checkpoints?: CheckpointOptions, existing = fa
 }
 
 /** PostgreSQL values are read back in the same shapes SQLite gives: numbers and ISO strings. */
-const pgTypes = (pg: typeof import('pg').default) => ({
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    switch (oid) {
-      case 20: // int8: ids and counts stay far below 2^53
-        return (value: string) => Number(value);
-      case 1184: // timestamptz
-      case 1114: // timestamp (stored as UTC)
-        return (value: string) => new Date(oid === 1114 ? `${value}Z` : value).toISOString();
-      default:
-        return pg.types.getTypeParser(oid, format);
-    }
-  },
-}) as pg.CustomTypesConfig;
+const pgTypes = (pg: typeof import('pg').default) =>
+  ({
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      switch (oid) {
+        case 20: // int8: ids and counts stay far below 2^53
+          return (value: string) => Number(value);
+        case 1184: // timestamptz
+        case 1114: // timestamp (stored as UTC)
+          return (value: string) => new Date(oid === 1114 ? `${value}Z` : value).toISOString();
+        default:
+          return pg.types.getTypeParser(oid, format);
+      }
+    },
+  }) as pg.CustomTypesConfig;
 
 function redactUrl(url: string): string {
   try {
@@ -233,7 +236,13 @@ function redactUrl(url: string): string {
   }
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number, log: Logger | undefined, existing = false): Promise<Database> {
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+  poolSize: number,
+  log: Logger | undefined,
+  existing = false,
+): Promise<Database> {
   const location = redactUrl(url) + (schema ? ` (schema ${schema})` : '');
   // Loaded only for PostgreSQL: on SQLite the driver's ~30 modules would slow every start for nothing.
   const { default: pg } = await import('pg');

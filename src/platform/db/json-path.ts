@@ -31,7 +31,9 @@ export function jsonText(dialect: DialectName, column: string, key: string): Raw
 /** The key's value as a number, NULL when missing or not numeric. */
 export function jsonNumber(dialect: DialectName, column: string, key: string): RawBuilder<number | null> {
   if (dialect === 'postgres') {
-    return sql<number | null>`(case when jsonb_typeof(${sql.ref(column)} -> ${key}) = 'number' then (${sql.ref(column)} ->> ${key})::double precision
+    return sql<
+      number | null
+    >`(case when jsonb_typeof(${sql.ref(column)} -> ${key}) = 'number' then (${sql.ref(column)} ->> ${key})::double precision
       when (${sql.ref(column)} ->> ${key}) ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' then (${sql.ref(column)} ->> ${key})::double precision end)`;
   }
   const path = sqlitePath(key);
@@ -50,4 +52,3 @@ export function jsonValueText(dialect: DialectName, column: string, key: string)
   if (dialect === 'postgres') return sql<string | null>`((${sql.ref(column)} -> ${key})::text)`;
   return sql<string | null>`(${sql.ref(column)} -> ${sqlitePath(key)})`;
 }
-

@@ -57,7 +57,11 @@ export class MultiRowInsert {
    * The one chunking loop: `chunk(start, end)` gives the parameters of rows `start` to `end`
    * (exclusive), row after row in `columns` order.
    */
-  private async run(db: Db, count: number, chunk: (start: number, end: number) => readonly unknown[]): Promise<Array<Record<string, unknown>>> {
+  private async run(
+    db: Db,
+    count: number,
+    chunk: (start: number, end: number) => readonly unknown[],
+  ): Promise<Array<Record<string, unknown>>> {
     const returned: Array<Record<string, unknown>> = [];
     for (let start = 0; start < count; start += ROWS_PER_INSERT) {
       const end = Math.min(count, start + ROWS_PER_INSERT);

@@ -30,9 +30,22 @@ export interface ChangeNoticesTable {
 }
 
 /** Every table Hoglet has, for Kysely's typing. Each feature declares its own tables. */
-export interface Schema extends TenancyTables, AuthTables, IngestionTables, EventsTables, PersonsTables, GroupsTables,
-    FlagsTables, CohortsTables, ActivityTables, InsightsTables, DashboardsTables, SubscriptionsTables,
-    RecordingsTables, DeletionsTables {
+export interface Schema
+  extends
+    TenancyTables,
+    AuthTables,
+    IngestionTables,
+    EventsTables,
+    PersonsTables,
+    GroupsTables,
+    FlagsTables,
+    CohortsTables,
+    ActivityTables,
+    InsightsTables,
+    DashboardsTables,
+    SubscriptionsTables,
+    RecordingsTables,
+    DeletionsTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

@@ -47,14 +47,7 @@ export interface ChannelInputs {
   gadSource?: string | null;
 }
 
-export type CustomChannelField =
-  | 'utm_source'
-  | 'utm_medium'
-  | 'utm_campaign'
-  | 'url'
-  | 'hostname'
-  | 'pathname'
-  | 'referring_domain';
+export type CustomChannelField = 'utm_source' | 'utm_medium' | 'utm_campaign' | 'url' | 'hostname' | 'pathname' | 'referring_domain';
 /** The basic operators but the numeric comparisons, which channel rules do not offer. */
 export type CustomChannelOperator = Exclude<(typeof BASIC_PROPERTY_OPERATORS)[number], 'gt' | 'gte' | 'lt' | 'lte'>;
 
@@ -110,34 +103,155 @@ function add(entry: Entry, names: string[]): void {
   for (const name of names) SOURCES[name] = entry;
 }
 add(SEARCH, [
-  'google', 'google.com', 'bing', 'bing.com', 'cn.bing.com', 'yahoo', 'yahoo.com', 'search.yahoo.com',
-  'yahoo.co.jp', 'search.yahoo.co.jp', 'duckduckgo', 'duckduckgo.com', 'baidu', 'baidu.com', 'm.baidu.com',
-  'yandex', 'yandex.ru', 'yandex.com', 'ya.ru', 'ecosia.org', 'ask', 'ask.com', 'aol', 'search.aol.com',
-  'naver', 'naver.com', 'm.search.naver.com', 'search.brave.com', 'qwant', 'qwant.com', 'startpage',
-  'startpage.com', 'seznam', 'seznam.cz', 'daum', 'daum.net', 'so.com', 'sogou', 'sogou.com', 'msn', 'msn.com',
+  'google',
+  'google.com',
+  'bing',
+  'bing.com',
+  'cn.bing.com',
+  'yahoo',
+  'yahoo.com',
+  'search.yahoo.com',
+  'yahoo.co.jp',
+  'search.yahoo.co.jp',
+  'duckduckgo',
+  'duckduckgo.com',
+  'baidu',
+  'baidu.com',
+  'm.baidu.com',
+  'yandex',
+  'yandex.ru',
+  'yandex.com',
+  'ya.ru',
+  'ecosia.org',
+  'ask',
+  'ask.com',
+  'aol',
+  'search.aol.com',
+  'naver',
+  'naver.com',
+  'm.search.naver.com',
+  'search.brave.com',
+  'qwant',
+  'qwant.com',
+  'startpage',
+  'startpage.com',
+  'seznam',
+  'seznam.cz',
+  'daum',
+  'daum.net',
+  'so.com',
+  'sogou',
+  'sogou.com',
+  'msn',
+  'msn.com',
 ]);
 add(SOCIAL, [
-  'facebook', 'facebook.com', 'm.facebook.com', 'l.facebook.com', 'lm.facebook.com', 'fb', 'fb.com',
-  'instagram', 'instagram.com', 'l.instagram.com', 'twitter', 'twitter.com', 'mobile.twitter.com', 't.co',
-  'x.com', 'linkedin', 'linkedin.com', 'lnkd.in', 'reddit', 'reddit.com', 'old.reddit.com', 'out.reddit.com',
-  'pinterest', 'pinterest.com', 'tiktok', 'tiktok.com', 'threads.net', 'bsky.app', 'mastodon.social',
-  'news.ycombinator.com', 'ycombinator.com', 'quora', 'quora.com', 'snapchat', 'snapchat.com', 'tumblr',
-  'tumblr.com', 'vk.com', 'weibo', 'weibo.com', 'discord', 'discord.com', 'whatsapp', 'whatsapp.com',
-  'telegram', 'telegram.org', 'stackoverflow', 'stackoverflow.com', 'medium.com', 'producthunt.com', 'slack',
-  'slack.com', 'bit.ly', 'blogger', 'blogger.com',
+  'facebook',
+  'facebook.com',
+  'm.facebook.com',
+  'l.facebook.com',
+  'lm.facebook.com',
+  'fb',
+  'fb.com',
+  'instagram',
+  'instagram.com',
+  'l.instagram.com',
+  'twitter',
+  'twitter.com',
+  'mobile.twitter.com',
+  't.co',
+  'x.com',
+  'linkedin',
+  'linkedin.com',
+  'lnkd.in',
+  'reddit',
+  'reddit.com',
+  'old.reddit.com',
+  'out.reddit.com',
+  'pinterest',
+  'pinterest.com',
+  'tiktok',
+  'tiktok.com',
+  'threads.net',
+  'bsky.app',
+  'mastodon.social',
+  'news.ycombinator.com',
+  'ycombinator.com',
+  'quora',
+  'quora.com',
+  'snapchat',
+  'snapchat.com',
+  'tumblr',
+  'tumblr.com',
+  'vk.com',
+  'weibo',
+  'weibo.com',
+  'discord',
+  'discord.com',
+  'whatsapp',
+  'whatsapp.com',
+  'telegram',
+  'telegram.org',
+  'stackoverflow',
+  'stackoverflow.com',
+  'medium.com',
+  'producthunt.com',
+  'slack',
+  'slack.com',
+  'bit.ly',
+  'blogger',
+  'blogger.com',
 ]);
 add(VIDEO, [
-  'youtube', 'youtube.com', 'm.youtube.com', 'youtu.be', 'vimeo', 'vimeo.com', 'twitch', 'twitch.tv',
-  'dailymotion', 'dailymotion.com', 'bilibili.com', 'wistia.com', 'netflix', 'netflix.com',
+  'youtube',
+  'youtube.com',
+  'm.youtube.com',
+  'youtu.be',
+  'vimeo',
+  'vimeo.com',
+  'twitch',
+  'twitch.tv',
+  'dailymotion',
+  'dailymotion.com',
+  'bilibili.com',
+  'wistia.com',
+  'netflix',
+  'netflix.com',
 ]);
 add(SHOPPING, [
-  'amazon', 'amazon.com', 'amazon.co.uk', 'ebay', 'ebay.com', 'ebay.co.uk', 'etsy', 'etsy.com', 'shopify',
-  'shopify.com', 'walmart', 'walmart.com', 'aliexpress', 'aliexpress.com', 'alibaba', 'alibaba.com',
-  'shopping.google.com', 'target.com', 'mercadolibre.com',
+  'amazon',
+  'amazon.com',
+  'amazon.co.uk',
+  'ebay',
+  'ebay.com',
+  'ebay.co.uk',
+  'etsy',
+  'etsy.com',
+  'shopify',
+  'shopify.com',
+  'walmart',
+  'walmart.com',
+  'aliexpress',
+  'aliexpress.com',
+  'alibaba',
+  'alibaba.com',
+  'shopping.google.com',
+  'target.com',
+  'mercadolibre.com',
 ]);
 add(EMAIL, [
-  'gmail', 'mail.google.com', 'outlook.live.com', 'outlook.office.com', 'outlook.office365.com',
-  'mail.yahoo.com', 'mail.aol.com', 'mail.proton.me', 'email', 'e-mail', 'e_mail', 'e mail',
+  'gmail',
+  'mail.google.com',
+  'outlook.live.com',
+  'outlook.office.com',
+  'outlook.office365.com',
+  'mail.yahoo.com',
+  'mail.aol.com',
+  'mail.proton.me',
+  'email',
+  'e-mail',
+  'e_mail',
+  'e mail',
 ]);
 
 /** Hosts whose ccTLD variants are all search engines in GA4's list (google.de, bing.co.uk...). */
@@ -204,8 +318,7 @@ export function defaultChannelType(inputs: ChannelInputs): (typeof DEFAULT_CHANN
 
   if (matches(campaign, /cross-network/)) return 'Cross Network';
 
-  const paid =
-    (medium !== null && (PAID_MEDIUMS.has(medium) || medium.startsWith('paid'))) || hasGclid || gadSource !== null;
+  const paid = (medium !== null && (PAID_MEDIUMS.has(medium) || medium.startsWith('paid'))) || hasGclid || gadSource !== null;
   if (paid) {
     const found =
       lookup(source, 'source', 0) ??

@@ -22,16 +22,7 @@
  * - size: UTF-8 bytes of the stored JSONL line `[windowId, event]\n` of every event (PostHog v2 blocks);
  * - active time: see {@link foldEvents}; `activity_score` per PostHog's listing query.
  */
-import {
-  consoleCategory,
-  hrefFrom,
-  isActiveEvent,
-  isClick,
-  isKeypress,
-  isMouseActivity,
-  asRRWebEvent,
-  type RRWebEvent,
-} from './rrweb.js';
+import { consoleCategory, hrefFrom, isActiveEvent, isClick, isKeypress, isMouseActivity, asRRWebEvent, type RRWebEvent } from './rrweb.js';
 import type { SnapshotBatch } from './snapshot-event.js';
 
 /** An active segment continues while active events are at most this far apart (PostHog `ACTIVITY_THRESHOLD_MS`). */
@@ -259,11 +250,7 @@ export function activeMilliseconds(meta: RecordingMetadata): number {
  *   segmented on their own and added, which is what PostHog does with every block.
  * Counts, timestamps, size and the first URL are order-independent.
  */
-export function foldEvents(
-  meta: RecordingMetadata,
-  events: readonly unknown[],
-  context: FoldContext = {},
-): RecordingMetadata {
+export function foldEvents(meta: RecordingMetadata, events: readonly unknown[], context: FoldContext = {}): RecordingMetadata {
   const valid: RRWebEvent[] = [];
   for (const item of events) {
     const event = asRRWebEvent(item);

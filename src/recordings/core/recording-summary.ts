@@ -67,12 +67,7 @@ export function activityScore(input: {
   consoleErrorCount: number;
 }): number {
   const intent = input.activeSeconds + input.clickCount + input.keypressCount + input.consoleErrorCount;
-  const total =
-    input.mouseActivityCount +
-    input.durationSeconds +
-    input.consoleErrorCount +
-    input.consoleLogCount +
-    input.consoleWarnCount;
+  const total = input.mouseActivityCount + input.durationSeconds + input.consoleErrorCount + input.consoleLogCount + input.consoleWarnCount;
   if (total === 0) return 0;
   return roundHalfEven2((intent / total) * 100);
 }
@@ -85,9 +80,7 @@ function withoutQuery(url: string): string {
 
 export function summarizeMetadata(meta: RecordingMetadata): RecordingSummary {
   const duration =
-    meta.firstTimestamp !== null && meta.lastTimestamp !== null
-      ? dateDiffSeconds(meta.firstTimestamp, meta.lastTimestamp)
-      : 0;
+    meta.firstTimestamp !== null && meta.lastTimestamp !== null ? dateDiffSeconds(meta.firstTimestamp, meta.lastTimestamp) : 0;
   const activeSeconds = activeMilliseconds(meta) / 1000;
   const inactiveSeconds = Math.max(duration - activeSeconds, 0);
   const rawStart = meta.firstUrl ?? (meta.urls[0] !== undefined ? withoutQuery(meta.urls[0]) : null);

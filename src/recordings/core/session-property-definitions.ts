@@ -57,16 +57,14 @@ const PROPERTY_TYPES: readonly (readonly [string, SessionPropertyType])[] = [
 ];
 
 /** The 37 session properties PostHog lists (sessions table v2), in PostHog's order. */
-export const SESSION_PROPERTY_DEFINITIONS: readonly SessionPropertyDefinition[] = PROPERTY_TYPES.map(
-  ([name, type]) => ({
-    id: name,
-    name,
-    is_numerical: type === 'Numeric' || type === 'Duration',
-    property_type: type,
-    is_seen_on_filtered_events: null,
-    tags: [],
-  }),
-);
+export const SESSION_PROPERTY_DEFINITIONS: readonly SessionPropertyDefinition[] = PROPERTY_TYPES.map(([name, type]) => ({
+  id: name,
+  name,
+  is_numerical: type === 'Numeric' || type === 'Duration',
+  property_type: type,
+  is_seen_on_filtered_events: null,
+  tags: [],
+}));
 
 function parseBoolean(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;

@@ -63,9 +63,7 @@ export interface SnapshotValidationError {
   index: number | null;
 }
 
-export type SnapshotParseResult =
-  | { ok: true; batches: SnapshotBatch[] }
-  | { ok: false; error: SnapshotValidationError };
+export type SnapshotParseResult = { ok: true; batches: SnapshotBatch[] } | { ok: false; error: SnapshotValidationError };
 
 function fail(detail: string, attr: string | null, index: number | null): SnapshotParseResult {
   return { ok: false, error: { code: 'invalid_payload', detail, attr, index } };
@@ -73,12 +71,7 @@ function fail(detail: string, attr: string | null, index: number | null): Snapsh
 
 /** `$session_id` rule of PostHog capture: 1–70 characters, ASCII letters, digits and dashes. */
 export function isValidSessionId(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    value.length > 0 &&
-    value.length <= MAX_SESSION_ID_LENGTH &&
-    SESSION_ID_PATTERN.test(value)
-  );
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_SESSION_ID_LENGTH && SESSION_ID_PATTERN.test(value);
 }
 
 /** distinct_id as capture normalises it, or undefined when missing/empty/unusable. */
@@ -122,8 +115,7 @@ export function parseSnapshotPayload(body: unknown): SnapshotParseResult {
     }
     const properties: Record<string, unknown> = isJsonObject(propertiesRaw) ? propertiesRaw : {};
 
-    const distinctRaw =
-      raw['distinct_id'] ?? raw['$distinct_id'] ?? properties['distinct_id'] ?? properties['$distinct_id'];
+    const distinctRaw = raw['distinct_id'] ?? raw['$distinct_id'] ?? properties['distinct_id'] ?? properties['$distinct_id'];
     const distinctId = normaliseDistinctId(distinctRaw);
     if (distinctId === undefined) {
       return fail(`Event ${index}: distinct_id is required.`, 'distinct_id', index);

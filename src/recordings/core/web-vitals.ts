@@ -11,7 +11,6 @@ import { compileClickHouseRegex } from '../../lib/linear-regex.js';
 import { isJsonObject } from '../../lib/json-object.js';
 import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
 
-
 export const WEB_VITALS_EVENT = '$web_vitals';
 export const WEB_VITALS_METRICS = ['INP', 'LCP', 'CLS', 'FCP'] as const;
 export type WebVitalsMetric = (typeof WEB_VITALS_METRICS)[number];
@@ -76,9 +75,7 @@ export interface WebVitalsResponse {
   query_status: null;
 }
 
-export type WebVitalsQueryCheck =
-  | { ok: true; pathname: string }
-  | { ok: false; status: 400; body: ErrorEnvelope };
+export type WebVitalsQueryCheck = { ok: true; pathname: string } | { ok: false; status: 400; body: ErrorEnvelope };
 
 /** Validates the query string: `pathname` is required (newer PostHog answers this 400). */
 export function checkWebVitalsQuery(query: Record<string, unknown>): WebVitalsQueryCheck {
@@ -180,7 +177,11 @@ export function computeWebVitals(events: Iterable<WebVitalsEventInput>, options:
 }
 
 /** The event property keys the computation reads (a store reads only these). */
-export const WEB_VITALS_PROPERTY_KEYS: readonly string[] = ['$pathname', '$current_url', ...WEB_VITALS_METRICS.map((m) => `$web_vitals_${m}_value`)];
+export const WEB_VITALS_PROPERTY_KEYS: readonly string[] = [
+  '$pathname',
+  '$current_url',
+  ...WEB_VITALS_METRICS.map((m) => `$web_vitals_${m}_value`),
+];
 
 /**
  * computeWebVitals fed an event at a time (a store reads them in pages): only each metric's values
@@ -206,7 +207,11 @@ export class WebVitalsSamples {
     this.target = cleanPath(options.pathname, this.filters);
     this.firstWeek = startOfWeekUtc(this.dateFrom, this.weekStartDay);
     for (let w = this.firstWeek; w <= this.dateTo; w += 7 * DAY_MS) this.weeks.push(w);
-    for (const metric of WEB_VITALS_METRICS) this.samples.set(metric, this.weeks.map(() => []));
+    for (const metric of WEB_VITALS_METRICS)
+      this.samples.set(
+        metric,
+        this.weeks.map(() => []),
+      );
   }
 
   add(event: WebVitalsEventInput): void {

@@ -29,7 +29,12 @@ const ACCEPTED_BEACON: PublicResponse = { status: 204 };
 
 const failed = (failure: HttpFailure): PublicResponse => ({ status: failure.status, body: { ...failure.error, attr: null } });
 
-export function captureHandler(ctx: AppContext, queue: IngestionQueueWriter, endpoint: IngestEndpoint, thread: CaptureThread): PublicHandler {
+export function captureHandler(
+  ctx: AppContext,
+  queue: IngestionQueueWriter,
+  endpoint: IngestEndpoint,
+  thread: CaptureThread,
+): PublicHandler {
   const limits = endpoint === 'batch' ? BATCH_LIMITS : CAPTURE_LIMITS;
   return async (request) => {
     const { query } = request;
@@ -45,7 +50,13 @@ export function captureHandler(ctx: AppContext, queue: IngestionQueueWriter, end
     if (!rows.ok) return failed(rows);
     const team = await ctx.teams.byApiToken(rows.token);
     if (!team) return { status: 401, body: INVALID_PROJECT_TOKEN };
-    const warnings: WarningRow[] = rows.dropped.map((warning) => ({ teamId: team.id, type: warning.type, source: 'capture', details: warning.details, timestamp: rows.now }));
+    const warnings: WarningRow[] = rows.dropped.map((warning) => ({
+      teamId: team.id,
+      type: warning.type,
+      source: 'capture',
+      details: warning.details,
+      timestamp: rows.now,
+    }));
     await queue.enqueueChunks(team.id, rows.lane, rows.now, rows.chunks, warnings);
     ctx.log.debug({ team: team.id, endpoint, accepted: rows.accepted, dropped: warnings.length }, 'events accepted');
     return query.beacon === '1' ? ACCEPTED_BEACON : ACCEPTED;

@@ -61,29 +61,33 @@ function isoTime(ms: number): string {
 
 export function captureRequestRows(input: CaptureRequestInput): CaptureRequestOutcome {
   const { query } = input;
-  const decoded = decodeBody({ body: input.body, contentType: input.contentType, contentEncoding: input.contentEncoding, query, limits: input.limits });
+  const decoded = decodeBody({
+    body: input.body,
+    contentType: input.contentType,
+    contentEncoding: input.contentEncoding,
+    query,
+    limits: input.limits,
+  });
   if (!decoded.ok) return decoded;
   const extracted = extractEvents({ value: decoded.value, endpoint: input.endpoint, query });
   if (!extracted.ok) return extracted;
   const now = isoTime(input.nowMs);
   const sentAt = resolveSentAt(extracted.sentAt, query);
   const sentAtIso = sentAt instanceof Date ? sentAt.toISOString() : (sentAt ?? null);
-  const payloads = extracted.events.map(
-    (e): QueuedEvent => ({
-      uuid: e.uuid ?? uuidv7(input.nowMs),
-      event: e.event,
-      distinct_id: e.distinctId,
-      properties: e.properties,
-      timestamp: e.timestamp,
-      offset: e.offset,
-      set: e.set,
-      set_once: e.setOnce,
-      unset: e.unset,
-      sent_at: sentAtIso,
-      now,
-      ip: input.ip,
-    }),
-  );
+  const payloads = extracted.events.map((e): QueuedEvent => ({
+    uuid: e.uuid ?? uuidv7(input.nowMs),
+    event: e.event,
+    distinct_id: e.distinctId,
+    properties: e.properties,
+    timestamp: e.timestamp,
+    offset: e.offset,
+    set: e.set,
+    set_once: e.setOnce,
+    unset: e.unset,
+    sent_at: sentAtIso,
+    now,
+    ip: input.ip,
+  }));
   const dropped = extracted.dropped.map((d) => d.warning);
   let chunks = chunkPayloads(payloads);
   let accepted = payloads;

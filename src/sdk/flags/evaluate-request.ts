@@ -78,7 +78,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   if (plan.readsGeoip && !request.geoipDisable && input.ip && ctx.geoip) {
     const located = geoipFlagProperties(ctx.geoip.lookup(input.ip.address));
     const supplied = input.ip.supplied;
-    for (const key of GEOIP_FLAG_PROPERTY_KEYS) if ((supplied || !hasValue(overrides, key)) && key in located) overrides[key] = located[key];
+    for (const key of GEOIP_FLAG_PROPERTY_KEYS)
+      if ((supplied || !hasValue(overrides, key)) && key in located) overrides[key] = located[key];
   }
 
   // The stored person is read when continuity needs it, when a flag filters on a person key the
@@ -207,6 +208,10 @@ async function continuityOverrides(
   if (anonDistinctId) {
     for (const p of persons) await insertHashKeyOverrides(db, team.id, p.id, keys, anonDistinctId);
   }
-  const stored = await getHashKeyOverrides(db, team.id, persons.map((p) => p.id));
+  const stored = await getHashKeyOverrides(
+    db,
+    team.id,
+    persons.map((p) => p.id),
+  );
   return { ...(anonPerson ? stored.get(anonPerson.id) : {}), ...(person ? stored.get(person.id) : {}) };
 }

@@ -121,12 +121,17 @@ function needsOf(flag: FeatureFlag, cohorts: CohortReads, shared: SharedReads): 
   }
   for (const condition of conditionsOf(filters)) {
     const own = Object.prototype.hasOwnProperty.call(condition, 'aggregation_group_type_index');
-    const conditionAggregation = own ? (typeof condition.aggregation_group_type_index === 'number' ? condition.aggregation_group_type_index : null) : aggregation;
+    const conditionAggregation = own
+      ? typeof condition.aggregation_group_type_index === 'number'
+        ? condition.aggregation_group_type_index
+        : null
+      : aggregation;
     if (typeof condition.aggregation_group_type_index === 'number') needs.groups = true;
     if (conditionAggregation !== null) groupIndexes.add(conditionAggregation);
     // Group reads are listed for every condition (a superset is harmless: it only costs a read).
     for (const property of propertiesOf(condition)) {
-      if (property.type === 'person' || property.type === undefined || property.type === null) shared.anyPersonKeys.add(String(property.key));
+      if (property.type === 'person' || property.type === undefined || property.type === null)
+        shared.anyPersonKeys.add(String(property.key));
       if (property.type === 'person_metadata') shared.anyPersonKeys.add(`__posthog_person_metadata__${String(property.key)}`);
       if (property.type === 'cohort') {
         const reads = cohorts.of(String(property.value));

@@ -24,7 +24,6 @@ import { errorEnvelope } from '../../posthog/errors.js';
 
 export type FlagsEndpoint = 'decide' | 'flags';
 
-
 const MALFORMED_DATA = errorEnvelope('validation_error', 'malformed_data', 'Malformed request data: expected a JSON object.');
 
 const MISSING_DISTINCT_ID = errorEnvelope('validation_error', 'missing_distinct_id', 'Decide requires a distinct_id.');
@@ -90,7 +89,10 @@ async function flagsResponseText(
   // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly,
   // after the config members; the other versions are small and go through the projection.
   // decide v1/v2 bodies always hold `featureFlags`, so their text never is the empty `{}`.
-  return flagsResponseJson(evaluation, protocol, extras, head) ?? head + JSON.stringify(projectFlagsResponse(evaluation, protocol, extras)).slice(1);
+  return (
+    flagsResponseJson(evaluation, protocol, extras, head) ??
+    head + JSON.stringify(projectFlagsResponse(evaluation, protocol, extras)).slice(1)
+  );
 }
 
 /** `/decide` and `/flags` as fast-lane routes. */

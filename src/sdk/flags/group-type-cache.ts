@@ -40,7 +40,10 @@ export class GroupTypeCache {
     const rows = await listGroupTypes(this.db, teamId);
     const byIndex = new Map(rows.map((row) => [row.groupTypeIndex, row.groupType]));
     // Frozen: the engine memoises what it derives from a frozen mapping.
-    const types: GroupTypes = { mapping: Object.freeze(Object.fromEntries([...byIndex].map(([index, name]) => [String(index), name]))), byIndex };
+    const types: GroupTypes = {
+      mapping: Object.freeze(Object.fromEntries([...byIndex].map(([index, name]) => [String(index), name]))),
+      byIndex,
+    };
     this.entries.delete(teamId);
     this.entries.set(teamId, { types, expires: now + TTL_MS, readAt: now });
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);

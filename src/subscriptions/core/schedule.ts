@@ -167,8 +167,7 @@ function ruleFrom(n: NormalizedSchedule, from: Date): RRuleType {
       // Weekly without byweekday repeats on start_date's weekday; shifting by whole weeks keeps it.
     }
   } else if (n.frequency === 'monthly') {
-    const months =
-      (from.getUTCFullYear() - start.getUTCFullYear()) * 12 + (from.getUTCMonth() - start.getUTCMonth());
+    const months = (from.getUTCFullYear() - start.getUTCFullYear()) * 12 + (from.getUTCMonth() - start.getUTCMonth());
     const k = Math.floor(months / n.interval) - 1;
     if (k > 0) {
       const d = new Date(start.getTime());
@@ -224,12 +223,7 @@ export interface OccurrencesBetweenOptions {
 }
 
 /** Occurrences in (after, before) — or [after, before] when inclusive — oldest first, at most `limit`. */
-export function occurrencesBetween(
-  s: ScheduleFields,
-  after: Date,
-  before: Date,
-  options: OccurrencesBetweenOptions = {},
-): Date[] {
+export function occurrencesBetween(s: ScheduleFields, after: Date, before: Date, options: OccurrencesBetweenOptions = {}): Date[] {
   const { inclusive = false, limit = 1000 } = options;
   const n = normalize(s);
   if (neverOccurs(n) || limit <= 0 || before.getTime() < after.getTime()) return [];

@@ -69,7 +69,9 @@ export function maskUrl(value: string): string {
   const slack = /(^|\.)slack\.com$/i.test(url.hostname) && url.pathname.startsWith('/services/');
   const segments = url.pathname.split('/');
   const path = segments
-    .map((segment, i) => (segment && (looksSecret(decodeURIComponentSafe(segment)) || (slack && i === segments.length - 1)) ? MASK : segment))
+    .map((segment, i) =>
+      segment && (looksSecret(decodeURIComponentSafe(segment)) || (slack && i === segments.length - 1)) ? MASK : segment,
+    )
     .join('/');
   const auth = url.username || url.password ? `${MASK}@` : '';
   const query = url.search

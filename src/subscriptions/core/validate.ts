@@ -32,13 +32,7 @@ import {
 } from '../../posthog/drf-fields.js';
 import { MESSAGES, parseWeekdays } from './fields.js';
 import { isValidEmail, webhookUrlError } from './targets.js';
-import {
-  FREQUENCIES,
-  TARGET_TYPES,
-  type Frequency,
-  type TargetType,
-  type Weekday,
-} from './types.js';
+import { FREQUENCIES, TARGET_TYPES, type Frequency, type TargetType, type Weekday } from './types.js';
 import { pyTypeName } from '../../posthog/python-text.js';
 import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
 
@@ -268,10 +262,7 @@ export interface AsyncValidationContext extends Omit<ValidationContext, 'lookupD
 }
 
 /** `validateSubscriptionBody` with lookups that may be async (resolved up front). */
-export async function validateSubscriptionBodyAsync(
-  body: unknown,
-  ctx: AsyncValidationContext,
-): Promise<ValidationResult> {
+export async function validateSubscriptionBodyAsync(body: unknown, ctx: AsyncValidationContext): Promise<ValidationResult> {
   const ids = referencedResourceIds(body);
   const dashboard = ids.dashboard === null ? null : await ctx.lookupDashboard(ids.dashboard);
   const insight = ids.insight === null ? null : await ctx.lookupInsight(ids.insight);

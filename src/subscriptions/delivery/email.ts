@@ -58,7 +58,12 @@ export function composeEmail(report: Report, to: string, invite: InviteDetails |
   report.items.forEach((item, i) => {
     const table = resultTable(item.results);
     const cid = `chart-${i}@hoglet`;
-    attachments.push({ filename: `insight-${item.shortId}.png`, content: chartPng(item.name, item.results), cid, contentType: 'image/png' });
+    attachments.push({
+      filename: `insight-${item.shortId}.png`,
+      content: chartPng(item.name, item.results),
+      cid,
+      contentType: 'image/png',
+    });
     text.push(`== ${item.name} == ${withUtm(item.url)}`, table.header.join(' | '), ...table.rows.map((r) => r.join(' | ')), '');
     html.push(
       `<h3><a href="${escapeHtml(withUtm(item.url))}">${escapeHtml(item.name)}</a></h3>`,
@@ -75,7 +80,9 @@ export function composeEmail(report: Report, to: string, invite: InviteDetails |
     html.push(`<p>${escapeHtml(more)}</p>`);
   }
   text.push(`Manage this subscription: ${withUtm(report.subscriptionUrl)}`);
-  html.push(`<p style="font-size:12px;color:#666"><a href="${escapeHtml(withUtm(report.subscriptionUrl))}">Manage this subscription</a></p></div>`);
+  html.push(
+    `<p style="font-size:12px;color:#666"><a href="${escapeHtml(withUtm(report.subscriptionUrl))}">Manage this subscription</a></p></div>`,
+  );
   return { to, subject: subject(report, to, invite), text: text.join('\n'), html: html.join('\n'), attachments };
 }
 

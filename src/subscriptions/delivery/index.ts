@@ -79,7 +79,10 @@ export class Deliverer {
     if (!report) return 'skipped';
     switch (s.targetType) {
       case 'email':
-        for (const to of s.targetValue.split(',').map((e) => e.trim()).filter((e) => e && !s.sentTo.includes(e))) {
+        for (const to of s.targetValue
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e && !s.sentTo.includes(e))) {
           await this.email.send(composeEmail(report, to, null));
           sent.push(to);
         }

@@ -65,7 +65,10 @@ export async function buildReport(database: Database, siteUrl: string, s: Subscr
   const dashboard = await getDashboard(database.db, s.teamId, s.dashboardId);
   if (!dashboard || dashboard.deleted) return null;
   const tiles = await tilesOfDashboard(database.db, dashboard.id);
-  const byId = await getInsightsByIds(database.db, tiles.map((t) => t.insightId));
+  const byId = await getInsightsByIds(
+    database.db,
+    tiles.map((t) => t.insightId),
+  );
   const insights = tiles.map((t) => byId.get(t.insightId)).filter((i): i is Insight => !!i && !i.deleted);
   return {
     kind: 'dashboard',

@@ -32,7 +32,12 @@ export function slackMessage(report: Report, targetValue: string, invite: { next
   if (report.totalCount > report.items.length) {
     blocks.push({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: `Showing ${report.items.length} of ${report.totalCount} Insights. <${report.resourceUrl}|View the rest in Hoglet>` }],
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `Showing ${report.items.length} of ${report.totalCount} Insights. <${report.resourceUrl}|View the rest in Hoglet>`,
+        },
+      ],
     });
   }
   blocks.push({
@@ -45,6 +50,11 @@ export function slackMessage(report: Report, targetValue: string, invite: { next
   return { channel: slackChannel(targetValue), text: title.replace(/\*/g, ''), blocks };
 }
 
-export async function sendSlack(webhookUrl: string, report: Report, targetValue: string, invite: { nextDeliveryDate: string | null } | null) {
+export async function sendSlack(
+  webhookUrl: string,
+  report: Report,
+  targetValue: string,
+  invite: { nextDeliveryDate: string | null } | null,
+) {
   await postJson(webhookUrl, slackMessage(report, targetValue, invite));
 }

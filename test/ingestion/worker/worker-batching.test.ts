@@ -44,7 +44,12 @@ function stream(teamId: number): QueueRow[] {
     let properties: Record<string, unknown> = { n };
     if (roll < 0.25) {
       event = '$pageview';
-      properties = { n, $current_url: `https://example.com/${n % 5}`, $browser: pick(['Chrome', 'Firefox']), utm_source: pick(['ads', null]) };
+      properties = {
+        n,
+        $current_url: `https://example.com/${n % 5}`,
+        $browser: pick(['Chrome', 'Firefox']),
+        utm_source: pick(['ads', null]),
+      };
     } else if (roll < 0.4) {
       event = '$identify';
       distinctId = pick(users);
@@ -55,7 +60,12 @@ function stream(teamId: number): QueueRow[] {
       distinctId = pick(users);
       properties = { n, alias: pick([...anon, ...anon, ...users]) };
     } else if (roll < 0.6) {
-      properties = { n, $set: { plan: pick(['free', 'pro']), [`k${n % 3}`]: n }, $set_once: { first: n }, $unset: random() < 0.3 ? ['k0'] : [] };
+      properties = {
+        n,
+        $set: { plan: pick(['free', 'pro']), [`k${n % 3}`]: n },
+        $set_once: { first: n },
+        $unset: random() < 0.3 ? ['k0'] : [],
+      };
     } else if (roll < 0.68) {
       distinctId = random() < 0.7 ? pick(visitors) : distinctId;
       properties = { n, $process_person_profile: false, $set: { ignored: true } };
@@ -91,7 +101,13 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
   const geoip = server.running.ctx.geoip;
   expect(geoip).toBeDefined();
   // Batches of exactly batchSize (no time budget), so that each size is what the test compares.
-  const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize, batchBudgetMs: 0, spikeEventsPerSecond, prepareAhead, geoip });
+  const worker = new IngestionWorker(database, pino({ level: 'silent' }), {
+    batchSize,
+    batchBudgetMs: 0,
+    spikeEventsPerSecond,
+    prepareAhead,
+    geoip,
+  });
   await worker.drain();
   await worker.stop();
   // Every full batch but the first is read and prepared ahead (this stream has 700 events).
@@ -106,7 +122,13 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
     idsOf.set(uuid, [...(idsOf.get(uuid) ?? []), row.distinct_id].sort());
   }
   const label = (uuid: string | null, distinctId: string) =>
-    uuid === null ? 'none' : idsOf.has(uuid) ? idsOf.get(uuid)!.join(',') : uuid === personUuidFromDistinctId(teamId, distinctId) ? 'personless' : 'merged-away';
+    uuid === null
+      ? 'none'
+      : idsOf.has(uuid)
+        ? idsOf.get(uuid)!.join(',')
+        : uuid === personUuidFromDistinctId(teamId, distinctId)
+          ? 'personless'
+          : 'merged-away';
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
   const events = (await db.selectFrom('events').selectAll().orderBy('uuid').execute()).map((e) => ({
     uuid: e.uuid,
@@ -132,11 +154,14 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
     version: Number(g.version),
     createdAt: g.created_at,
   }));
-  const types = (await db.selectFrom('group_type_mappings').select(['group_type', 'group_type_index']).orderBy('group_type_index').execute()).map(
-    (t) => [t.group_type, Number(t.group_type_index)],
-  );
+  const types = (
+    await db.selectFrom('group_type_mappings').select(['group_type', 'group_type_index']).orderBy('group_type_index').execute()
+  ).map((t) => [t.group_type, Number(t.group_type_index)]);
   const warnings = (await db.selectFrom('ingestion_warnings').select(['type']).execute()).map((w) => w.type).sort();
-  const left = await db.selectFrom('ingestion_queue').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const left = await db
+    .selectFrom('ingestion_queue')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return { events, persons: personList, groups, types, warnings, left: Number(left.n) };
 }
 
@@ -150,7 +175,12 @@ describe('worker batches', () => {
     expect(one.warnings).toContain('cannot_merge_already_identified');
     expect(one.events.some((e) => e.properties.$geoip_country_code === 'DE')).toBe(true);
     expect(one.events.some((e) => e.properties.$group_3 === 'kept' && e.properties.$group_0 !== 'typed-by-hand')).toBe(true);
-    for (const [size, prepareAhead] of [[1, true], [7, true], [7, false], [1000, true]] as const) {
+    for (const [size, prepareAhead] of [
+      [1, true],
+      [7, true],
+      [7, false],
+      [1000, true],
+    ] as const) {
       const label = `batch size ${size}${prepareAhead ? ', prepared ahead' : ''}`;
       const batched = await runWith(size, { prepareAhead });
       expect(batched.left).toBe(0);

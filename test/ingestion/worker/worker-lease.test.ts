@@ -43,7 +43,10 @@ describe('worker lease', () => {
       if (BACKEND === 'postgres') {
         const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!;
         const blocked = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`;
-        await waitFor(async () => (await blocked.execute(db)).rows[0]!.n, { what: 'the takeover to wait for this transaction', until: (n) => n > 0 });
+        await waitFor(async () => (await blocked.execute(db)).rows[0]!.n, {
+          what: 'the takeover to wait for this transaction',
+          until: (n) => n > 0,
+        });
       }
       order.push('first committed');
     });

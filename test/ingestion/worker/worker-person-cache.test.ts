@@ -24,7 +24,12 @@ function row(teamId: number, distinctId: string, event: string, properties: Reco
   n++;
   const now = new Date(Date.parse('2026-01-01T00:00:00.000Z') + n * 1000).toISOString();
   const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return { teamId, lane: 'realtime', distinctId, payload: { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null } };
+  return {
+    teamId,
+    lane: 'realtime',
+    distinctId,
+    payload: { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null },
+  };
 }
 
 /** Every person the worker creates records the event that created it (PostHog person-create-service.ts). */
@@ -54,7 +59,10 @@ describe('worker person cache', () => {
     const run = runner(ingestionQueue, worker);
     const props = async (distinctId: string) => (await getPersonByDistinctId(database.db, teamId, distinctId))?.properties;
 
-    await run([row(teamId, 'anon-1', 'clicked', { $set: { plan: 'free', step: 1 } }), row(teamId, 'user-1', 'clicked', { $set: { email: 'u@example.com' } })]);
+    await run([
+      row(teamId, 'anon-1', 'clicked', { $set: { plan: 'free', step: 1 } }),
+      row(teamId, 'user-1', 'clicked', { $set: { email: 'u@example.com' } }),
+    ]);
     await run([row(teamId, 'anon-1', 'clicked', { $set: { step: 2 } })]);
     await run([row(teamId, 'anon-1', 'clicked', { $set_once: { first: 'a' }, $set: { step: 3 } })]);
     expect(await props('anon-1')).toEqual({ plan: 'free', step: 3, first: 'a', $creator_event_uuid: CREATOR });
@@ -63,7 +71,9 @@ describe('worker person cache', () => {
     await run([row(teamId, 'user-1', '$identify', { $anon_distinct_id: 'anon-1' })]);
     await run([row(teamId, 'anon-1', 'clicked', { $set: { step: 4 } })]);
     expect(await props('user-1')).toEqual({ plan: 'free', step: 4, first: 'a', email: 'u@example.com', $creator_event_uuid: CREATOR });
-    expect((await getPersonByDistinctId(database.db, teamId, 'anon-1'))?.id).toBe((await getPersonByDistinctId(database.db, teamId, 'user-1'))?.id);
+    expect((await getPersonByDistinctId(database.db, teamId, 'anon-1'))?.id).toBe(
+      (await getPersonByDistinctId(database.db, teamId, 'user-1'))?.id,
+    );
 
     // Deleted by the persons API: the next event creates a new person, without the old properties.
     const old = (await getPersonByDistinctId(database.db, teamId, 'user-1'))!;
@@ -92,14 +102,16 @@ describe('worker person cache', () => {
     expect(plain.get('p-c')!.id).toBe(plain.get('p-d')!.id);
     const a = plain.get('p-a')!;
     // Only p-a's properties are "cached" (at its version): the others are read from the table.
-    const cached = await getPersonsByDistinctIds(database.db, teamId, ids, (id, version) => (id === a.id && version === a.version ? { from: 'cache' } : undefined));
+    const cached = await getPersonsByDistinctIds(database.db, teamId, ids, (id, version) =>
+      id === a.id && version === a.version ? { from: 'cache' } : undefined,
+    );
     expect(cached.get('p-a')).toEqual({ ...a, properties: { from: 'cache' } });
     for (const id of ['p-b', 'p-c', 'p-d']) expect(cached.get(id)).toEqual(plain.get(id));
     expect(cached.has('p-none')).toBe(false);
     expect(plain.get('p-c')!.properties).toEqual({ c: 3, $creator_event_uuid: CREATOR });
   }, 60_000);
 
-  it('moves the merged-away person\'s other distinct ids to the survivor', async () => {
+  it("moves the merged-away person's other distinct ids to the survivor", async () => {
     const { database, ingestionQueue, teamId } = await setUp();
     const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 1 });
     const run = runner(ingestionQueue, worker);
@@ -114,7 +126,13 @@ describe('worker person cache', () => {
     await run([row(teamId, 'm-b', 'clicked', { $set: { later: true } })]);
     expect((await getPersonByDistinctId(database.db, teamId, 'm-b'))!.id).toBe(survivor.id);
     expect((await getPersonByDistinctId(database.db, teamId, 'm-c'))!.properties).toMatchObject({ later: true });
-    const stored = await database.db.selectFrom('events').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'm-b').where('event', '=', 'clicked').executeTakeFirstOrThrow();
+    const stored = await database.db
+      .selectFrom('events')
+      .select('person_id')
+      .where('team_id', '=', teamId)
+      .where('distinct_id', '=', 'm-b')
+      .where('event', '=', 'clicked')
+      .executeTakeFirstOrThrow();
     expect(stored.person_id).toBe(survivor.uuid);
     await worker.stop();
   }, 60_000);
@@ -143,7 +161,13 @@ describe('worker person cache', () => {
     await first.stop();
     expect((await getPersonByDistinctId(database.db, teamId, 'l-b'))!.id).toBe(survivor.id);
     expect(survivor.id).toBe((await getPersonByDistinctId(database.db, teamId, 'l-a'))!.id);
-    const stored = await database.db.selectFrom('events').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'l-b').where('event', '=', 'clicked').executeTakeFirstOrThrow();
+    const stored = await database.db
+      .selectFrom('events')
+      .select('person_id')
+      .where('team_id', '=', teamId)
+      .where('distinct_id', '=', 'l-b')
+      .where('event', '=', 'clicked')
+      .executeTakeFirstOrThrow();
     expect(stored.person_id).toBe(survivor.uuid);
   }, 60_000);
 

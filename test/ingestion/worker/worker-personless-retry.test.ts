@@ -57,13 +57,14 @@ async function eventsWithUuid(uuid: string) {
 
 async function warningsFor(key: 'eventUuid' | 'queueId', value: string) {
   const rows = await db().selectFrom('ingestion_warnings').select(['type', 'details']).execute();
-  return rows
-    .map((r) => ({ type: r.type, details: fromJson<Record<string, unknown>>(r.details) }))
-    .filter((w) => w.details[key] === value);
+  return rows.map((r) => ({ type: r.type, details: fromJson<Record<string, unknown>>(r.details) })).filter((w) => w.details[key] === value);
 }
 
 async function personCount(): Promise<number> {
-  const row = await db().selectFrom('persons').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+  const row = await db()
+    .selectFrom('persons')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -115,7 +116,11 @@ const IDENTITY: Trigger[] = [
     name: '$identify with a $anon_distinct_id over the btree index row limit',
     backends: ['postgres'],
     // Random base64 does not compress: the index entry stays over 2704 bytes.
-    failing: (label) => ({ event: '$identify', distinct_id: `${label}-user`, properties: { $anon_distinct_id: randomBytes(3000).toString('base64') } }),
+    failing: (label) => ({
+      event: '$identify',
+      distinct_id: `${label}-user`,
+      properties: { $anon_distinct_id: randomBytes(3000).toString('base64') },
+    }),
     error: /index row size \d+ exceeds btree version 4 maximum 2704/,
   },
 ];
@@ -132,7 +137,8 @@ async function sendWithEventsBehind(trigger: Trigger, label: string) {
   return { failing, behind, personsBefore };
 }
 
-const forBackend = (triggers: Trigger[]) => triggers.filter((t) => t.backends.includes(BACKEND)).map((t, i) => ({ ...t, label: `case${i}` }));
+const forBackend = (triggers: Trigger[]) =>
+  triggers.filter((t) => t.backends.includes(BACKEND)).map((t, i) => ({ ...t, label: `case${i}` }));
 
 describe('an event whose person processing fails', () => {
   it.each(forBackend(STORABLE_PERSONLESS))('is stored once, personless, with a warning: $name', async (trigger) => {
@@ -179,7 +185,11 @@ describe('an identity event whose person processing fails', () => {
     expect(warnings.map((w) => w.type)).toEqual(['event_processing_failed']);
     expect(warnings[0]!.details).toMatchObject({ parked: true, error: expect.stringMatching(trigger.error) });
     // Not run through the pipeline as a personless $identify (which it would drop with this warning).
-    const dropped = await db().selectFrom('ingestion_warnings').select('id').where('type', '=', 'invalid_event_when_process_person_profile_is_false').execute();
+    const dropped = await db()
+      .selectFrom('ingestion_warnings')
+      .select('id')
+      .where('type', '=', 'invalid_event_when_process_person_profile_is_false')
+      .execute();
     expect(dropped).toEqual([]);
 
     // Parked for good: out of the way of the next case.
@@ -200,7 +210,15 @@ describe('a deferred person update whose person processing fails', () => {
         team_id: teamId,
         lane: 'overflow',
         distinct_id: 'deferred-boom',
-        payload: JSON.stringify({ uuid, event: 'signed up', distinct_id: 'deferred-boom', properties: { $set: { name: 'Ada' } }, now, ip: null, person_only: true }),
+        payload: JSON.stringify({
+          uuid,
+          event: 'signed up',
+          distinct_id: 'deferred-boom',
+          properties: { $set: { name: 'Ada' } },
+          now,
+          ip: null,
+          person_only: true,
+        }),
         received_at: now,
       })
       .execute();
@@ -215,7 +233,12 @@ describe('a deferred person update whose person processing fails', () => {
     const warnings = await warningsFor('queueId', String(left[0]!.id));
     expect(warnings.map((w) => w.type)).toEqual(['event_processing_failed']);
     expect(warnings[0]!.details).toMatchObject({ parked: true, error: expect.stringMatching(BOOM) });
-    const person = await db().selectFrom('person_distinct_ids').select('person_id').where('team_id', '=', teamId).where('distinct_id', '=', 'deferred-boom').executeTakeFirst();
+    const person = await db()
+      .selectFrom('person_distinct_ids')
+      .select('person_id')
+      .where('team_id', '=', teamId)
+      .where('distinct_id', '=', 'deferred-boom')
+      .executeTakeFirst();
     expect(person).toBeUndefined();
 
     await db().deleteFrom('ingestion_queue').where('id', '=', left[0]!.id).execute();

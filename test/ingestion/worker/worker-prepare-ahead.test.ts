@@ -28,7 +28,12 @@ const UNREADABLE = '{"event": "truncated in the queue", "distinct_id": ';
 function row(teamId: number, n: number, distinctId: string, set: Record<string, unknown> = { step: n }): QueueRow {
   const now = new Date(Date.parse('2026-02-01T00:00:00.000Z') + n * 1000).toISOString();
   const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return { teamId, lane: 'realtime', distinctId, payload: { uuid, event: 'step', distinct_id: distinctId, properties: { n, $set: set }, timestamp: now, now, sent_at: null, ip: null } };
+  return {
+    teamId,
+    lane: 'realtime',
+    distinctId,
+    payload: { uuid, event: 'step', distinct_id: distinctId, properties: { n, $set: set }, timestamp: now, now, sent_at: null, ip: null },
+  };
 }
 
 async function personProperties(distinctId: string): Promise<Record<string, unknown>> {
@@ -51,7 +56,10 @@ describe('batches prepared ahead', () => {
     const ids = ['a', 'b', 'c'];
     // 0..7, a poison row, 8..19 (with a distinct id whose person processing fails at 10).
     await ingestionQueue.enqueue(Array.from({ length: 8 }, (_, n) => row(team.id, n, ids[n % 3]!)));
-    await db.insertInto('ingestion_queue').values({ team_id: team.id, lane: 'realtime', distinct_id: 'poison', payload: UNREADABLE, received_at: new Date().toISOString() }).execute();
+    await db
+      .insertInto('ingestion_queue')
+      .values({ team_id: team.id, lane: 'realtime', distinct_id: 'poison', payload: UNREADABLE, received_at: new Date().toISOString() })
+      .execute();
     await ingestionQueue.enqueue(Array.from({ length: 12 }, (_, i) => row(team.id, i + 8, i + 8 === 10 ? 'x-boom' : ids[(i + 8) % 3]!)));
 
     const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 3, geoip: undefined });
@@ -118,7 +126,9 @@ describe('batches prepared ahead', () => {
     // A parked event of D (its cause since mended), then 16 events; D's newer one is the 10th.
     await ingestionQueue.enqueue([row(team.id, 200, 'D', { plan: 'old' })]);
     await db.updateTable('ingestion_queue').set({ attempts: MAX_PROCESSING_ATTEMPTS }).execute();
-    await ingestionQueue.enqueue(Array.from({ length: 16 }, (_, i) => row(team.id, 201 + i, i === 9 ? 'D' : `other-${i}`, i === 9 ? { plan: 'new' } : { step: i })));
+    await ingestionQueue.enqueue(
+      Array.from({ length: 16 }, (_, i) => row(team.id, 201 + i, i === 9 ? 'D' : `other-${i}`, i === 9 ? { plan: 'new' } : { step: i })),
+    );
     const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4 });
     await worker.runOnce(); // the first 4, with the next 4 read ahead
     // `hoglet queue retry`: the parked event is back in line, before the batch read ahead.
@@ -156,7 +166,13 @@ describe('batches prepared ahead', () => {
     const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
     await second.drain();
     await second.stop();
-    expect(await db.selectFrom('events').select('uuid').where('uuid', '=', row(team.id, 310, '').payload.uuid).execute()).toHaveLength(1);
+    expect(
+      await db
+        .selectFrom('events')
+        .select('uuid')
+        .where('uuid', '=', row(team.id, 310, '').payload.uuid)
+        .execute(),
+    ).toHaveLength(1);
   });
 
   it('stop with the worker: a stop during a drain lets its batch finish, then gives up the lease for good', async () => {

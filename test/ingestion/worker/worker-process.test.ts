@@ -12,7 +12,10 @@ afterAll(async () => {
 
 /** Events waiting in the queue (a /batch/ request's events are one row). */
 async function queued(s: TestServer): Promise<number> {
-  const row = await s.running.ctx.database.db.selectFrom('ingestion_queue').select((eb) => eb.fn.sum<number | string>('event_count').as('n')).executeTakeFirstOrThrow();
+  const row = await s.running.ctx.database.db
+    .selectFrom('ingestion_queue')
+    .select((eb) => eb.fn.sum<number | string>('event_count').as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -28,7 +31,11 @@ describe('hoglet worker as separate processes', () => {
         uuids.push(uuid);
         return { uuid, event: 'split', properties: { distinct_id: `w-${i % 7}`, $set: { r } } };
       });
-      const res = await fetch(`${server.url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: token, batch }) });
+      const res = await fetch(`${server.url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, batch }),
+      });
       expect(res.status).toBe(200);
     }
     // Each 200 came after its commit, and nothing here processes the queue (no worker in the

@@ -9,13 +9,21 @@ let multiId: number;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await createFlag(server, { key: 'everyone', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"cta":"hi"}' } } });
+  await createFlag(server, {
+    key: 'everyone',
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"cta":"hi"}' } },
+  });
   await createFlag(server, { key: 'pros', filters: { groups: [{ properties: [personFilter('plan', 'pro')], rollout_percentage: 100 }] } });
   const multi = await createFlag(server, {
     key: 'layout',
     filters: {
       groups: [{ properties: [], rollout_percentage: 100 }],
-      multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] },
+      multivariate: {
+        variants: [
+          { key: 'control', rollout_percentage: 50 },
+          { key: 'test', rollout_percentage: 50 },
+        ],
+      },
     },
   });
   multiId = multi.id;
@@ -87,7 +95,12 @@ describe('which flags a request gets', () => {
     const node = await askFlags(server, '/flags/?v=2', { distinct_id: 'r' }, { 'user-agent': 'posthog-node/5.70.0' });
     expect(Object.keys(node.flags)).toContain('server-only');
     expect(Object.keys(node.flags)).not.toContain('client-only');
-    const explicit = await askFlags(server, '/flags/?v=2', { distinct_id: 'r', evaluation_runtime: 'server' }, { 'user-agent': 'Mozilla/5.0' });
+    const explicit = await askFlags(
+      server,
+      '/flags/?v=2',
+      { distinct_id: 'r', evaluation_runtime: 'server' },
+      { 'user-agent': 'Mozilla/5.0' },
+    );
     expect(Object.keys(explicit.flags)).toContain('server-only');
     // (Node's fetch sends Sec-Fetch-Mode, a browser-only header, so an unknown agent reads as a client here.)
     const unknown = await askFlags(server, '/flags/?v=2', { distinct_id: 'r' }, { 'user-agent': 'mystery' });
@@ -106,10 +119,20 @@ describe('which flags a request gets', () => {
 describe('request decoding and errors', () => {
   it('reads token aliases, gzip and base64 bodies, and form data', async () => {
     const json = JSON.stringify({ token: server.bootstrap.team.apiToken, distinct_id: 'user-4' });
-    const gz = await server.request('/flags/?v=2', { method: 'POST', key: null, rawBody: gzipSync(json), headers: { 'content-type': 'text/plain' } });
+    const gz = await server.request('/flags/?v=2', {
+      method: 'POST',
+      key: null,
+      rawBody: gzipSync(json),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(gz.status).toBe(200);
     expect(gz.body.flags.everyone.enabled).toBe(true);
-    const b64 = await server.request('/decide/?v=3', { method: 'POST', key: null, rawBody: Buffer.from(json).toString('base64'), headers: { 'content-type': 'text/plain' } });
+    const b64 = await server.request('/decide/?v=3', {
+      method: 'POST',
+      key: null,
+      rawBody: Buffer.from(json).toString('base64'),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(b64.body.featureFlags.everyone).toBe(true);
     const form = await server.request('/decide/?v=3', {
       method: 'POST',
@@ -183,7 +206,10 @@ describe('properties used for evaluation', () => {
   it('sees flag changes at once (cached definitions are invalidated)', async () => {
     const flag = await createFlag(server, { key: 'toggled', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
     expect((await askFlags(server, '/decide/?v=3', { distinct_id: 'z' })).featureFlags.toggled).toBe(true);
-    await server.request(flagsPath(server, `${flag.id}/`), { method: 'PATCH', body: { filters: { groups: [{ properties: [], rollout_percentage: 0 }] } } });
+    await server.request(flagsPath(server, `${flag.id}/`), {
+      method: 'PATCH',
+      body: { filters: { groups: [{ properties: [], rollout_percentage: 0 }] } },
+    });
     expect((await askFlags(server, '/decide/?v=3', { distinct_id: 'z' })).featureFlags.toggled).toBe(false);
     await server.request(flagsPath(server, `${flag.id}/`), { method: 'PATCH', body: { active: false } });
     expect((await askFlags(server, '/decide/?v=3', { distinct_id: 'z' })).featureFlags).not.toHaveProperty('toggled');
@@ -216,7 +242,10 @@ describe('properties used for evaluation', () => {
   });
 
   it('still answers the other flags when a flag cannot be computed', async () => {
-    await createFlag(server, { key: 'needs-person', filters: { groups: [{ properties: [personFilter('plan', 'pro')], rollout_percentage: 100 }] } });
+    await createFlag(server, {
+      key: 'needs-person',
+      filters: { groups: [{ properties: [personFilter('plan', 'pro')], rollout_percentage: 100 }] },
+    });
     const { db } = server.running.ctx.database;
     const original = db.selectFrom.bind(db);
     // Storage fails for person reads only.
@@ -243,15 +272,25 @@ describe('remote config', () => {
     const { project, team } = await createProject(server.running.ctx.database, server.bootstrap.organization.id, 'Flagless');
     const hasFlags = async () => {
       const config = await server.request(`/array/${team.apiToken}/config`, { key: null });
-      const decide = await server.request('/decide/?v=3', { method: 'POST', key: null, body: { api_key: team.apiToken, distinct_id: 'someone' } });
+      const decide = await server.request('/decide/?v=3', {
+        method: 'POST',
+        key: null,
+        body: { api_key: team.apiToken, distinct_id: 'someone' },
+      });
       expect(decide.body.hasFeatureFlags).toBe(config.body.hasFeatureFlags);
       return config.body.hasFeatureFlags;
     };
     expect(await hasFlags()).toBe(false);
-    const created = await server.request(`/api/projects/${project.id}/feature_flags/`, { method: 'POST', body: { key: 'later', active: false } });
+    const created = await server.request(`/api/projects/${project.id}/feature_flags/`, {
+      method: 'POST',
+      body: { key: 'later', active: false },
+    });
     expect(created.status, created.text).toBe(201);
     expect(await hasFlags()).toBe(false);
-    const activated = await server.request(`/api/projects/${project.id}/feature_flags/${created.body.id}/`, { method: 'PATCH', body: { active: true } });
+    const activated = await server.request(`/api/projects/${project.id}/feature_flags/${created.body.id}/`, {
+      method: 'PATCH',
+      body: { active: true },
+    });
     expect(activated.status, activated.text).toBe(200);
     expect(await hasFlags()).toBe(true);
   });

@@ -14,8 +14,16 @@ const server = useTestServer();
 
 beforeAll(async () => {
   await createFlag(server, { key: 'rt-any', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
-  await createFlag(server, { key: 'rt-client', evaluation_runtime: 'client', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
-  await createFlag(server, { key: 'rt-server', evaluation_runtime: 'server', filters: { groups: [{ properties: [], rollout_percentage: 100 }] } });
+  await createFlag(server, {
+    key: 'rt-client',
+    evaluation_runtime: 'client',
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+  });
+  await createFlag(server, {
+    key: 'rt-server',
+    evaluation_runtime: 'server',
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }] },
+  });
 });
 
 /**
@@ -26,17 +34,20 @@ function runtimeFlags(headers: Record<string, string>, body: Record<string, unkn
   const text = JSON.stringify({ api_key: server.token, distinct_id: 'rt', ...body });
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const request = http.request({ hostname, port, path: '/flags/?v=2', method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (response) => {
-      let answer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (answer += chunk));
-      response.on('end', () => {
-        if (response.statusCode !== 200) return reject(new Error(`${response.statusCode}: ${answer}`));
-        const keys = Object.keys(JSON.parse(answer).flags);
-        expect(keys).toContain('rt-any');
-        resolve(keys.filter((key) => key === 'rt-client' || key === 'rt-server').sort());
-      });
-    });
+    const request = http.request(
+      { hostname, port, path: '/flags/?v=2', method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (response) => {
+        let answer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (answer += chunk));
+        response.on('end', () => {
+          if (response.statusCode !== 200) return reject(new Error(`${response.statusCode}: ${answer}`));
+          const keys = Object.keys(JSON.parse(answer).flags);
+          expect(keys).toContain('rt-any');
+          resolve(keys.filter((key) => key === 'rt-client' || key === 'rt-server').sort());
+        });
+      },
+    );
     request.on('error', reject);
     request.end(text);
   });
@@ -97,7 +108,10 @@ describe('flags failed by a broken cohort', () => {
   const cohortFlag = (key: string, id: number) =>
     createFlag(server, { key, filters: { groups: [{ properties: [{ key: 'id', value: id, type: 'cohort' }], rollout_percentage: 100 }] } });
   const createCohort = async (name: string, values: unknown[]) => {
-    const res = await server.request(cohortsPath(server), { method: 'POST', body: { name, filters: { properties: { type: 'AND', values } } } });
+    const res = await server.request(cohortsPath(server), {
+      method: 'POST',
+      body: { name, filters: { properties: { type: 'AND', values } } },
+    });
     expect(res.status, res.text).toBe(201);
     return res.body.id as number;
   };
@@ -113,7 +127,9 @@ describe('flags failed by a broken cohort', () => {
     await cohortFlag('cyclic-cohort', b);
     const { db } = server.running.ctx.database;
     const stored = (await getCohort(db, server.bootstrap.project.id, a))!;
-    await updateCohort(db, stored, { filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: 'id', type: 'cohort', value: b }] }] } } });
+    await updateCohort(db, stored, {
+      filters: { properties: { type: 'AND', values: [{ type: 'AND', values: [{ key: 'id', type: 'cohort', value: b }] }] } },
+    });
     await createFlag(server, { key: 'after-the-loop' }); // a flag change drops the cached definitions
 
     for (const path of ['/flags/?v=2', '/decide/?v=4']) {
@@ -140,7 +156,8 @@ describe('metadata.has_experiment', () => {
       const body = await askFlags(server, path, { distinct_id: 'x' }, { 'user-agent': 'posthog-node/5.0.0' });
       const flags = Object.values(body.flags) as Array<{ metadata: Record<string, unknown> }>;
       expect(flags.length).toBeGreaterThan(0);
-      for (const flag of flags) expect(Object.keys(flag.metadata), path).toEqual(['id', 'version', 'description', 'payload', 'has_experiment']);
+      for (const flag of flags)
+        expect(Object.keys(flag.metadata), path).toEqual(['id', 'version', 'description', 'payload', 'has_experiment']);
       for (const flag of flags) expect(flag.metadata.has_experiment).toBe(false);
     }
   });

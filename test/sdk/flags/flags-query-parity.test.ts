@@ -76,7 +76,8 @@ describe('v and config, as PostHog resolves them', () => {
 });
 
 describe('only_evaluate_survey_feature_flags', () => {
-  const keys = async (path: string, body: Record<string, unknown> = {}) => Object.keys((await post(path, { distinct_id: 's', ...body })).body.flags).sort();
+  const keys = async (path: string, body: Record<string, unknown> = {}) =>
+    Object.keys((await post(path, { distinct_id: 's', ...body })).body.flags).sort();
 
   it('evaluates only survey-targeting- flags when the query asks', async () => {
     expect(await keys('/flags/?v=2&only_evaluate_survey_feature_flags=true')).toEqual(['survey-targeting-nps']);
@@ -108,7 +109,14 @@ describe('methods other than POST', () => {
 
   it('GET is the minimal answer, legacy below v=2 and detailed from it, on both paths, with no key', async () => {
     const requestId = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
-    const legacy = { errorsWhileComputingFlags: false, featureFlags: {}, featureFlagPayloads: {}, requestId, evaluatedAt: expect.any(Number), ...minimalConfig };
+    const legacy = {
+      errorsWhileComputingFlags: false,
+      featureFlags: {},
+      featureFlagPayloads: {},
+      requestId,
+      evaluatedAt: expect.any(Number),
+      ...minimalConfig,
+    };
     const detailed = { errorsWhileComputingFlags: false, flags: {}, requestId, evaluatedAt: expect.any(Number), ...minimalConfig };
     const cases: Array<[string, object]> = [
       ['/flags/', legacy], // no POST defaults here: no v is 1
@@ -146,7 +154,12 @@ describe('methods other than POST', () => {
         const res = await server.request(path, { method, key: null, body: { api_key: server.token, distinct_id: 'm' } });
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.get('allow')).toBe('GET, POST, OPTIONS, HEAD');
-        expect(res.body).toEqual({ type: 'invalid_request', code: 'method_not_allowed', detail: `Method "${method}" not allowed.`, attr: null });
+        expect(res.body).toEqual({
+          type: 'invalid_request',
+          code: 'method_not_allowed',
+          detail: `Method "${method}" not allowed.`,
+          attr: null,
+        });
       }
     }
     // The flag feed next to them is not the lane's: still fastify's 404.
@@ -155,7 +168,11 @@ describe('methods other than POST', () => {
 
   it('keeps the CORS preflight and the CORS headers of a 405', async () => {
     const origin = 'https://shop.example';
-    const preflight = await server.request('/flags/?v=2', { method: 'OPTIONS', key: null, headers: { origin, 'access-control-request-method': 'POST' } });
+    const preflight = await server.request('/flags/?v=2', {
+      method: 'OPTIONS',
+      key: null,
+      headers: { origin, 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
     const refused = await server.request('/decide/', { method: 'DELETE', key: null, headers: { origin } });

@@ -43,7 +43,10 @@ const UK_ADDRESS = '81.2.69.142';
 
 beforeAll(async () => {
   server = await startTestServer(); // no TRUST_PROXY
-  await createFlag(server, { key: 'gb-visitors', filters: { groups: [{ properties: [personFilter('$geoip_country_code', 'GB')], rollout_percentage: 100 }] } });
+  await createFlag(server, {
+    key: 'gb-visitors',
+    filters: { groups: [{ properties: [personFilter('$geoip_country_code', 'GB')], rollout_percentage: 100 }] },
+  });
 });
 
 afterAll(async () => {
@@ -65,7 +68,10 @@ describe('X-Forwarded-For on /decide and /flags without TRUST_PROXY', () => {
     const ctx = server.running.ctx;
     const real = ctx.geoip;
     const looked: string[] = [];
-    ctx.geoip = { ...(real as object), lookup: (ip: string) => (looked.push(ip), { country: { isoCode: 'GB', names: { en: 'United Kingdom' } } }) } as typeof real;
+    ctx.geoip = {
+      ...(real as object),
+      lookup: (ip: string) => (looked.push(ip), { country: { isoCode: 'GB', names: { en: 'United Kingdom' } } }),
+    } as typeof real;
     try {
       const body = await askFlags(server, '/flags/?v=2', { distinct_id: 'visitor' }, { 'x-forwarded-for': 'not-an-address' });
       expect(body.flags['gb-visitors'].enabled).toBe(true);

@@ -12,8 +12,14 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await createFlag(server, { key: 'uk-only', filters: { groups: [{ properties: [personFilter('$geoip_country_code', 'GB')], rollout_percentage: 100 }] } });
-  await createFlag(server, { key: 'in-london-tz', filters: { groups: [{ properties: [personFilter('$geoip_time_zone', 'Europe/London')], rollout_percentage: 100 }] } });
+  await createFlag(server, {
+    key: 'uk-only',
+    filters: { groups: [{ properties: [personFilter('$geoip_country_code', 'GB')], rollout_percentage: 100 }] },
+  });
+  await createFlag(server, {
+    key: 'in-london-tz',
+    filters: { groups: [{ properties: [personFilter('$geoip_time_zone', 'Europe/London')], rollout_percentage: 100 }] },
+  });
 });
 
 afterAll(async () => {
@@ -30,7 +36,12 @@ describe('GeoIP properties in flag evaluation', () => {
   });
 
   it('leaves it off with geoip_disable or without an address', async () => {
-    const disabled = await askFlags(server, '/decide/?v=3', { distinct_id: 'traveller', geoip_disable: true }, { 'x-forwarded-for': UK_ADDRESS });
+    const disabled = await askFlags(
+      server,
+      '/decide/?v=3',
+      { distinct_id: 'traveller', geoip_disable: true },
+      { 'x-forwarded-for': UK_ADDRESS },
+    );
     expect(disabled.featureFlags['uk-only']).toBe(false);
     const local = await askFlags(server, '/flags/?v=2', { distinct_id: 'traveller' });
     expect(local.flags['uk-only'].enabled).toBe(false);
@@ -47,7 +58,10 @@ describe('GeoIP properties in flag evaluation', () => {
   it("keeps the request's own values over the connection's address (no X-Forwarded-For)", async () => {
     const ctx = server.running.ctx;
     const real = ctx.geoip;
-    ctx.geoip = { ...(real as object), lookup: (_ip: string) => ({ country: { isoCode: 'GB', names: { en: 'United Kingdom' } } }) } as typeof real;
+    ctx.geoip = {
+      ...(real as object),
+      lookup: (_ip: string) => ({ country: { isoCode: 'GB', names: { en: 'United Kingdom' } } }),
+    } as typeof real;
     try {
       const own = await askFlags(server, '/decide/?v=3', { distinct_id: 'traveller', person_properties: { $geoip_country_code: 'FR' } });
       expect(own.featureFlags['uk-only']).toBe(false);

@@ -21,9 +21,22 @@ describe('the $initial_ back-fill', () => {
 
   it('fills only absent $initial_ keys, a present null included', () => {
     const pairs = initialBackfills(['$initial_utm_source', '$initial_browser', '$initial_os', '$initial_referrer', 'plan']);
-    const properties: Record<string, unknown> = { utm_source: 'google', $browser: 'Firefox', $initial_browser: 'Chrome', $os: 'Linux', $initial_os: null };
+    const properties: Record<string, unknown> = {
+      utm_source: 'google',
+      $browser: 'Firefox',
+      $initial_browser: 'Chrome',
+      $os: 'Linux',
+      $initial_os: null,
+    };
     fillMissingInitialProperties(properties, pairs);
-    expect(properties).toEqual({ utm_source: 'google', $initial_utm_source: 'google', $browser: 'Firefox', $initial_browser: 'Chrome', $os: 'Linux', $initial_os: null });
+    expect(properties).toEqual({
+      utm_source: 'google',
+      $initial_utm_source: 'google',
+      $browser: 'Firefox',
+      $initial_browser: 'Chrome',
+      $os: 'Linux',
+      $initial_os: null,
+    });
   });
 });
 
@@ -32,13 +45,21 @@ let companyIndex: number;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await createFlag(server, { key: 'from-google', filters: { groups: [{ properties: [personFilter('$initial_utm_source', 'google')], rollout_percentage: 100 }] } });
+  await createFlag(server, {
+    key: 'from-google',
+    filters: { groups: [{ properties: [personFilter('$initial_utm_source', 'google')], rollout_percentage: 100 }] },
+  });
   companyIndex = await storeGroup(server, 'company', 'acme', {});
   await createFlag(server, {
     key: 'companies-from-google',
     filters: {
       aggregation_group_type_index: companyIndex,
-      groups: [{ properties: [{ key: '$initial_utm_source', value: 'google', operator: 'exact', type: 'group', group_type_index: companyIndex }], rollout_percentage: 100 }],
+      groups: [
+        {
+          properties: [{ key: '$initial_utm_source', value: 'google', operator: 'exact', type: 'group', group_type_index: companyIndex }],
+          rollout_percentage: 100,
+        },
+      ],
     },
   });
 });

@@ -37,13 +37,19 @@ describe('/flags/definitions errors, as the Rust service gives them', () => {
     const missing = await get('/flags/definitions?send_cohorts');
     expect({ status: missing.status, detail: missing.body.detail }).toEqual({
       status: 400,
-      detail: "The 'token' query parameter is required when authenticating with a personal API key. It can be omitted only when using a project secret API key (phs_).",
+      detail:
+        "The 'token' query parameter is required when authenticating with a personal API key. It can be omitted only when using a project secret API key (phs_).",
     });
     const bare = await get('/flags/definitions', null);
     // Rust's JSON error carries no WWW-Authenticate header.
     expect({ status: bare.status, body: bare.body, challenge: bare.headers.get('www-authenticate') }).toEqual({
       status: 401,
-      body: { type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null },
+      body: {
+        type: 'authentication_error',
+        code: 'not_authenticated',
+        detail: 'Authentication credentials were not provided.',
+        attr: null,
+      },
       challenge: null,
     });
   });
@@ -102,7 +108,10 @@ describe('project-scoped feed with a token', () => {
 
   it('serves the token’s environment instead of the URL’s', async () => {
     const keysOf = (res: { status: number; body: any }) => ({ status: res.status, keys: res.body.flags?.map((f: any) => f.key) });
-    expect(keysOf(await projectFeed(server.bootstrap.team.id, `?token=${second.apiToken}`))).toEqual({ status: 200, keys: ['second-only'] });
+    expect(keysOf(await projectFeed(server.bootstrap.team.id, `?token=${second.apiToken}`))).toEqual({
+      status: 200,
+      keys: ['second-only'],
+    });
     // The URL's project is not even looked at, as in PostHog.
     expect(keysOf(await projectFeed(999_999, `?api_key=${second.apiToken}`))).toEqual({ status: 200, keys: ['second-only'] });
   });
@@ -121,6 +130,9 @@ describe('project-scoped feed with a token', () => {
       detail: `API key does not have access to the requested project: ID ${second.id}.`,
     });
     const foreign = await projectFeed(server.bootstrap.team.id, `?token=${foreignToken}`);
-    expect({ status: foreign.status, detail: foreign.body.detail }).toEqual({ status: 403, detail: "You don't have access to the project." });
+    expect({ status: foreign.status, detail: foreign.body.detail }).toEqual({
+      status: 403,
+      detail: "You don't have access to the project.",
+    });
   });
 });

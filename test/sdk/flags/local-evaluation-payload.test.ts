@@ -21,7 +21,10 @@ async function createCohort(name: string, properties: unknown): Promise<number> 
   return res.body.id;
 }
 
-const cohortCondition = (id: number, rollout: number | null = 100) => ({ properties: [{ key: 'id', type: 'cohort', value: id }], rollout_percentage: rollout });
+const cohortCondition = (id: number, rollout: number | null = 100) => ({
+  properties: [{ key: 'id', type: 'cohort', value: id }],
+  rollout_percentage: rollout,
+});
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -30,7 +33,10 @@ beforeAll(async () => {
     type: 'OR',
     values: [{ type: 'OR', values: [personFilter('$some_prop', 'nomatchihope'), personFilter('$some_prop2', 'nomatchihope2')] }],
   });
-  const bothProps = await createCohort('Both props', { type: 'AND', values: [{ type: 'AND', values: [personFilter('plan', 'pro'), personFilter('country', 'DE')] }] });
+  const bothProps = await createCohort('Both props', {
+    type: 'AND',
+    values: [{ type: 'AND', values: [personFilter('plan', 'pro'), personFilter('country', 'DE')] }],
+  });
   const orOfAnds = await createCohort('Or of ands', {
     type: 'OR',
     values: [
@@ -39,7 +45,12 @@ beforeAll(async () => {
     ],
   });
   const negated = (await createNestedCohort(server)).id;
-  const multivariate = { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] };
+  const multivariate = {
+    variants: [
+      { key: 'a', rollout_percentage: 50 },
+      { key: 'b', rollout_percentage: 50 },
+    ],
+  };
   for (const [key, filters] of Object.entries({
     'either-prop': { groups: [cohortCondition(eitherProp, 20)], multivariate },
     'both-props': { groups: [{ properties: [personFilter('email', 'x')], rollout_percentage: 10 }, cohortCondition(bothProps, 30)] },
@@ -52,7 +63,11 @@ beforeAll(async () => {
   // Hoglet cannot encrypt payloads, so the stored flag is marked as PostHog would leave one.
   const secret = await createFlag(server, { key: 'secret-config', is_remote_configuration: true });
   secretId = secret.id;
-  await server.running.ctx.database.db.updateTable('feature_flags').set({ has_encrypted_payloads: true }).where('id', '=', secretId).execute();
+  await server.running.ctx.database.db
+    .updateTable('feature_flags')
+    .set({ has_encrypted_payloads: true })
+    .where('id', '=', secretId)
+    .execute();
   await server.running.ctx.changes.publish({ topic: FLAGS_TOPIC, id: server.bootstrap.team.projectId });
   await createFlag(server, { key: 'plain-config', is_remote_configuration: true });
   await createFlag(server, {
@@ -74,8 +89,17 @@ const flagOf = (feed: any, key: string) => feed.flags.find((f: any) => f.key ===
 
 describe('local evaluation payload', () => {
   it('carries has_experiment on every flag and the team rollout settings at the top level', async () => {
-    for (const feed of [await definitions(), (await server.request(`/api/feature_flag/local_evaluation/?token=${server.bootstrap.team.apiToken}`)).body]) {
-      expect(Object.keys(feed)).toEqual(['flags', 'group_type_mapping', 'cohorts', 'minimal_flag_called_events', 'property_matching_version']);
+    for (const feed of [
+      await definitions(),
+      (await server.request(`/api/feature_flag/local_evaluation/?token=${server.bootstrap.team.apiToken}`)).body,
+    ]) {
+      expect(Object.keys(feed)).toEqual([
+        'flags',
+        'group_type_mapping',
+        'cohorts',
+        'minimal_flag_called_events',
+        'property_matching_version',
+      ]);
       expect([feed.minimal_flag_called_events, feed.property_matching_version]).toEqual([false, 1]);
       expect(new Set(feed.flags.map((flag: any) => flag.has_experiment))).toEqual(new Set([false]));
     }
@@ -86,7 +110,10 @@ describe('local evaluation payload', () => {
     expect({ encrypted: keys.includes('secret-config'), plain: keys.includes('plain-config') }).toEqual({ encrypted: false, plain: false });
     expect(keys).toContain('needs-secret');
     // PostHog's flag_id_to_key only knows served flags: the id stays, with an empty chain.
-    expect(flagOf(await definitions(), 'needs-secret').filters.groups[0].properties[0]).toMatchObject({ key: String(secretId), dependency_chain: [] });
+    expect(flagOf(await definitions(), 'needs-secret').filters.groups[0].properties[0]).toMatchObject({
+      key: String(secretId),
+      dependency_chain: [],
+    });
   });
 
   it('rewrites a flag on one simple cohort into person conditions when cohorts are not sent', async () => {
@@ -134,7 +161,9 @@ describe('local evaluation payload', () => {
     try {
       if (!(await client.waitForLocalEvaluationReady(10_000))) throw new Error('posthog-node could not load the feed');
       expect(await client.getFeatureFlag('everyone', 'user-1', { onlyEvaluateLocally: true })).toBe(true);
-      const called = await waitFor(() => events.find((e) => e.event === '$feature_flag_called'), { what: 'posthog-node to capture $feature_flag_called' });
+      const called = await waitFor(() => events.find((e) => e.event === '$feature_flag_called'), {
+        what: 'posthog-node to capture $feature_flag_called',
+      });
       expect(called?.properties).toMatchObject({ $feature_flag: 'everyone', locally_evaluated: true, $feature_flag_has_experiment: false });
     } finally {
       await client.shutdown();

@@ -61,7 +61,18 @@ describe('local evaluation feed', () => {
     const keys = res.body.flags.map((f: any) => f.key);
     expect(keys).toEqual(['base', 'cohorted', 'inactive', 'middle', 'top']);
     const top = res.body.flags.find((f: any) => f.key === 'top');
-    expect(top).toMatchObject({ id: dependentId, team_id: server.bootstrap.team.id, active: true, deleted: false, version: 1, ensure_experience_continuity: false, has_encrypted_payloads: false, evaluation_runtime: 'all', bucketing_identifier: null, evaluation_tags: [] });
+    expect(top).toMatchObject({
+      id: dependentId,
+      team_id: server.bootstrap.team.id,
+      active: true,
+      deleted: false,
+      version: 1,
+      ensure_experience_continuity: false,
+      has_encrypted_payloads: false,
+      evaluation_runtime: 'all',
+      bucketing_identifier: null,
+      evaluation_tags: [],
+    });
     expect(top.filters.groups[0].properties[0]).toMatchObject({ key: 'middle', dependency_chain: ['base', 'middle'] });
     expect(res.body.flags.find((f: any) => f.key === 'inactive').active).toBe(false);
     expect(res.body.group_type_mapping).toEqual({ '0': 'company' });
@@ -109,7 +120,12 @@ describe('local evaluation feed', () => {
     // The Rust service calls a key that does not reach the token's project simply invalid.
     const out = await feed(path, {}, elsewhere);
     expect(out.status).toBe(401);
-    expect(out.body).toEqual({ type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key is invalid.', attr: null });
+    expect(out.body).toEqual({
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      detail: 'Personal API key is invalid.',
+      attr: null,
+    });
     const unknownToken = await feed('/flags/definitions?token=phc_unknown');
     expect(unknownToken.status).toBe(401);
   });

@@ -23,7 +23,14 @@ describe('the request id', () => {
   });
 
   it('refuses anything else', () => {
-    for (const text of ['', 'abc', 'req-123', '0190a1b2c3d4-7e5f-8a9b-0c1d2e3f4a5b0', `{${'0'.repeat(32)}}`, '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5g']) {
+    for (const text of [
+      '',
+      'abc',
+      'req-123',
+      '0190a1b2c3d4-7e5f-8a9b-0c1d2e3f4a5b0',
+      `{${'0'.repeat(32)}}`,
+      '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5g',
+    ]) {
       expect(canonicalUuid(text), text).toBeNull();
     }
   });

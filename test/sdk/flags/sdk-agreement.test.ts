@@ -52,10 +52,15 @@ beforeAll(async () => {
       payloads: { 'first-variant': { color: 'blue' } },
     },
   });
-  await createFlag(server, { key: 'paid-plans', filters: { groups: [{ properties: [personFilter('plan', ['pro', 'enterprise'])], rollout_percentage: 80 }] } });
+  await createFlag(server, {
+    key: 'paid-plans',
+    filters: { groups: [{ properties: [personFilter('plan', ['pro', 'enterprise'])], rollout_percentage: 80 }] },
+  });
   await createFlag(server, {
     key: 'older-example',
-    filters: { groups: [{ properties: [personFilter('age', '30', 'gt'), personFilter('email', 'EXAMPLE', 'icontains')], rollout_percentage: 100 }] },
+    filters: {
+      groups: [{ properties: [personFilter('age', '30', 'gt'), personFilter('email', 'EXAMPLE', 'icontains')], rollout_percentage: 100 }],
+    },
   });
   await createFlag(server, {
     key: 'layout',
@@ -64,10 +69,18 @@ beforeAll(async () => {
         { properties: [personFilter('country', 'DE')], rollout_percentage: 100, variant: 'test' },
         { properties: [], rollout_percentage: 50 },
       ],
-      multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] },
+      multivariate: {
+        variants: [
+          { key: 'control', rollout_percentage: 50 },
+          { key: 'test', rollout_percentage: 50 },
+        ],
+      },
     },
   });
-  await createFlag(server, { key: 'cohort-flag', filters: { groups: [{ properties: [{ key: 'id', value: cohort.id, type: 'cohort' }], rollout_percentage: 100 }] } });
+  await createFlag(server, {
+    key: 'cohort-flag',
+    filters: { groups: [{ properties: [{ key: 'id', value: cohort.id, type: 'cohort' }], rollout_percentage: 100 }] },
+  });
   await createFlag(server, {
     key: 'dependent',
     filters: {
@@ -89,8 +102,14 @@ beforeAll(async () => {
       groups: [{ properties: [{ key: 'tier', value: 'gold', type: 'group', group_type_index: 0 }], rollout_percentage: 70 }],
     },
   });
-  await createFlag(server, { key: 'regex-flag', filters: { groups: [{ properties: [personFilter('email', '^user1', 'regex')], rollout_percentage: 100 }] } });
-  await createFlag(server, { key: 'with-payload', filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"a":1}' } } });
+  await createFlag(server, {
+    key: 'regex-flag',
+    filters: { groups: [{ properties: [personFilter('email', '^user1', 'regex')], rollout_percentage: 100 }] },
+  });
+  await createFlag(server, {
+    key: 'with-payload',
+    filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"a":1}' } },
+  });
   await createFlag(server, { key: 'disabled', active: false });
 
   const token = server.bootstrap.team.apiToken;
@@ -110,10 +129,17 @@ describe('decide, flags and posthog-node agree', () => {
     let enabledSomewhere = 0;
     for (let i = 0; i < 300; i++) {
       const s = subject(i);
-      const request = { distinct_id: s.distinctId, person_properties: s.personProperties, groups: s.groups, group_properties: s.groupProperties };
+      const request = {
+        distinct_id: s.distinctId,
+        person_properties: s.personProperties,
+        groups: s.groups,
+        group_properties: s.groupProperties,
+      };
       const decide = (await askFlags(server, '/decide/?v=3', request)).featureFlags;
       const detailed = (await askFlags(server, '/flags/?v=2', request)).flags;
-      const flags = Object.fromEntries(Object.entries(detailed).map(([key, d]: [string, any]) => [key, d.enabled ? (d.variant ?? true) : false]));
+      const flags = Object.fromEntries(
+        Object.entries(detailed).map(([key, d]: [string, any]) => [key, d.enabled ? (d.variant ?? true) : false]),
+      );
       const options = { personProperties: s.personProperties, groups: s.groups, groupProperties: s.groupProperties };
       const viaServer = await remote.getAllFlags(s.distinctId, options);
       const viaLocal = await local.getAllFlags(s.distinctId, { ...options, onlyEvaluateLocally: true });
@@ -135,7 +161,12 @@ describe('decide, flags and posthog-node agree', () => {
   it('single flags and payloads agree too', async () => {
     for (let i = 0; i < 20; i++) {
       const s = subject(i);
-      const options = { personProperties: s.personProperties, groups: s.groups, groupProperties: s.groupProperties, sendFeatureFlagEvents: false };
+      const options = {
+        personProperties: s.personProperties,
+        groups: s.groups,
+        groupProperties: s.groupProperties,
+        sendFeatureFlagEvents: false,
+      };
       const fromServer = await remote.getFeatureFlag('multivariate-flag', s.distinctId, options);
       const fromLocal = await local.getFeatureFlag('multivariate-flag', s.distinctId, { ...options, onlyEvaluateLocally: true });
       expect(fromLocal).toEqual(fromServer);

@@ -39,16 +39,8 @@ export const ingestion: HogletMigration = {
       .addPrimaryKeyConstraint('events_pkey', ['team_id', 'uuid'])
       .execute();
     await db.schema.createIndex('events_team_timestamp_idx').on('events').columns(['team_id', 'timestamp']).execute();
-    await db.schema
-      .createIndex('events_team_event_timestamp_idx')
-      .on('events')
-      .columns(['team_id', 'event', 'timestamp'])
-      .execute();
-    await db.schema
-      .createIndex('events_team_distinct_id_idx')
-      .on('events')
-      .columns(['team_id', 'distinct_id', 'timestamp'])
-      .execute();
+    await db.schema.createIndex('events_team_event_timestamp_idx').on('events').columns(['team_id', 'event', 'timestamp']).execute();
+    await db.schema.createIndex('events_team_distinct_id_idx').on('events').columns(['team_id', 'distinct_id', 'timestamp']).execute();
     await db.schema.createIndex('events_team_session_idx').on('events').columns(['team_id', 'session_id']).execute();
 
     await t
@@ -101,10 +93,6 @@ export const ingestion: HogletMigration = {
       .addColumn('details', t.json, (c) => c.notNull())
       .addColumn('timestamp', t.timestamp, (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex('ingestion_warnings_team_idx')
-      .on('ingestion_warnings')
-      .columns(['team_id', 'timestamp'])
-      .execute();
+    await db.schema.createIndex('ingestion_warnings_team_idx').on('ingestion_warnings').columns(['team_id', 'timestamp']).execute();
   },
 };

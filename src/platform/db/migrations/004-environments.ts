@@ -17,11 +17,7 @@ export const environments: HogletMigration = {
       .addColumn('detail', t.json, (c) => c.notNull())
       .addColumn('created_at', t.timestamp, (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex('activity_log_item_idx')
-      .on('activity_log')
-      .columns(['scope', 'item_id', 'created_at'])
-      .execute();
+    await db.schema.createIndex('activity_log_item_idx').on('activity_log').columns(['scope', 'item_id', 'created_at']).execute();
     await db.schema.createIndex('activity_log_team_idx').on('activity_log').columns(['team_id', 'created_at']).execute();
 
     await db.schema

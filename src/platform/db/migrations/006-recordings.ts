@@ -27,11 +27,7 @@ export const recordings: HogletMigration = {
       .addColumn('last_ingested_at', t.timestamp, (c) => c.notNull())
       .addPrimaryKeyConstraint('session_recordings_pkey', ['team_id', 'session_id'])
       .execute();
-    await db.schema
-      .createIndex('session_recordings_team_start_idx')
-      .on('session_recordings')
-      .columns(['team_id', 'start_time'])
-      .execute();
+    await db.schema.createIndex('session_recordings_team_start_idx').on('session_recordings').columns(['team_id', 'start_time']).execute();
     await db.schema
       .createIndex('session_recordings_team_distinct_idx')
       .on('session_recordings')

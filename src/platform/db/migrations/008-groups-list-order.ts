@@ -8,6 +8,10 @@ import type { HogletMigration } from './column-types.js';
 export const groupsListOrder: HogletMigration = {
   name: '008-groups-list-order',
   async up(db) {
-    await db.schema.createIndex('groups_team_type_created_idx').on('groups').columns(['team_id', 'group_type_index', 'created_at']).execute();
+    await db.schema
+      .createIndex('groups_team_type_created_idx')
+      .on('groups')
+      .columns(['team_id', 'group_type_index', 'created_at'])
+      .execute();
   },
 };

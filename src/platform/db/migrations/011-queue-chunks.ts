@@ -18,6 +18,10 @@ export const queueChunks: HogletMigration = {
       .addColumn('event_count', 'integer', (c) => c.notNull().defaultTo(1))
       .execute();
     await db.schema.dropIndex('ingestion_queue_lane_id_idx').execute();
-    await db.schema.createIndex('ingestion_queue_lane_id_idx').on('ingestion_queue').columns(['lane', 'id', 'attempts', 'event_count']).execute();
+    await db.schema
+      .createIndex('ingestion_queue_lane_id_idx')
+      .on('ingestion_queue')
+      .columns(['lane', 'id', 'attempts', 'event_count'])
+      .execute();
   },
 };

@@ -14,11 +14,6 @@ export const teamSecretApiTokens: HogletMigration = {
     await db.schema.alterTable('teams').addColumn('secret_api_token', 'text').execute();
     await db.schema.alterTable('teams').addColumn('secret_api_token_backup', 'text').execute();
     await db.schema.createIndex('teams_secret_api_token_key').unique().on('teams').column('secret_api_token').execute();
-    await db.schema
-      .createIndex('teams_secret_api_token_backup_key')
-      .unique()
-      .on('teams')
-      .column('secret_api_token_backup')
-      .execute();
+    await db.schema.createIndex('teams_secret_api_token_backup_key').unique().on('teams').column('secret_api_token_backup').execute();
   },
 };

@@ -18,7 +18,12 @@ export const personEventDeletions: HogletMigration = {
       .addColumn('created_at', t.timestamp, (c) => c.notNull())
       .addColumn('verified_at', t.timestamp)
       .execute();
-    await db.schema.createIndex('person_event_deletions_person').on('person_event_deletions').columns(['team_id', 'person_uuid']).unique().execute();
+    await db.schema
+      .createIndex('person_event_deletions_person')
+      .on('person_event_deletions')
+      .columns(['team_id', 'person_uuid'])
+      .unique()
+      .execute();
     await db.schema.createIndex('person_event_deletions_deletion').on('person_event_deletions').column('deletion_id').execute();
   },
 };

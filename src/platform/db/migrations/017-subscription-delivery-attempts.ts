@@ -114,5 +114,13 @@ async function fold(db: Kysely<any>, group: OldRow[]): Promise<void> {
     })
     .where('id', '=', first.id)
     .execute();
-  if (group.length > 1) await db.deleteFrom('subscription_deliveries').where('id', 'in', group.slice(1).map((row) => row.id)).execute();
+  if (group.length > 1)
+    await db
+      .deleteFrom('subscription_deliveries')
+      .where(
+        'id',
+        'in',
+        group.slice(1).map((row) => row.id),
+      )
+      .execute();
 }

@@ -21,7 +21,26 @@ import { subscriptionDeliveryAttempts } from './017-subscription-delivery-attemp
 import { instanceSecrets } from './018-instance-secrets.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
-export const migrations: HogletMigration[] = [tenancyAndKeys, ingestion, flags, environments, subscriptions, recordings, eventWriteCost, groupsListOrder, pendingDeletions, personDeletionDistinctIds, queueChunks, teamSecretApiTokens, backgroundDeletions, distinctIdOrder, personEventDeletions, personalKeyRolls, subscriptionDeliveryAttempts, instanceSecrets];
+export const migrations: HogletMigration[] = [
+  tenancyAndKeys,
+  ingestion,
+  flags,
+  environments,
+  subscriptions,
+  recordings,
+  eventWriteCost,
+  groupsListOrder,
+  pendingDeletions,
+  personDeletionDistinctIds,
+  queueChunks,
+  teamSecretApiTokens,
+  backgroundDeletions,
+  distinctIdOrder,
+  personEventDeletions,
+  personalKeyRolls,
+  subscriptionDeliveryAttempts,
+  instanceSecrets,
+];
 
 export class MigrationError extends Error {}
 
@@ -43,7 +62,9 @@ async function pendingMigrations(db: Kysely<any>): Promise<HogletMigration[]> {
   const known = new Set(migrations.map((m) => m.name));
   const unknown = [...done].filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new MigrationError(`the database has migrations this Hoglet does not know (${unknown.join(', ')}): it was migrated by a newer version`);
+    throw new MigrationError(
+      `the database has migrations this Hoglet does not know (${unknown.join(', ')}): it was migrated by a newer version`,
+    );
   }
   return migrations.filter((m) => !done.has(m.name));
 }
@@ -67,7 +88,10 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
         } catch (error) {
           throw new MigrationError(`database migration ${migration.name} failed: ${(error as Error).message}`);
         }
-        await (trx as Kysely<any>).insertInto('hoglet_migrations').values({ name: migration.name, executed_at: new Date().toISOString() }).execute();
+        await (trx as Kysely<any>)
+          .insertInto('hoglet_migrations')
+          .values({ name: migration.name, executed_at: new Date().toISOString() })
+          .execute();
         applied.push(migration.name);
       }
     });

@@ -127,7 +127,7 @@ describe('extractEvents: request shapes', () => {
   });
 });
 
-describe('extractEvents: dropped events (contract, decision 1)', () => {
+describe('extractEvents: dropped events (docs/decisions/0002)', () => {
   it('drops events without a name, keeping the others of the batch', () => {
     const result = ok(
       extract({

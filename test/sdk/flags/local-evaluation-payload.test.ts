@@ -105,7 +105,7 @@ describe('local evaluation payload', () => {
     }
   });
 
-  it('leaves out remote-configuration flags (spec §1.5), and flags depending on one cannot resolve it', async () => {
+  it('leaves out remote-configuration flags, and flags depending on one cannot resolve it', async () => {
     const keys = (await definitions()).flags.map((f: any) => f.key);
     expect({ encrypted: keys.includes('secret-config'), plain: keys.includes('plain-config') }).toEqual({ encrypted: false, plain: false });
     expect(keys).toContain('needs-secret');

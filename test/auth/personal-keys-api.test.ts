@@ -121,8 +121,9 @@ describe('/api/personal_api_keys/', () => {
     expect(res.status).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
     expect(res.body.map((k: { id: string }) => k.id).sort()).toEqual([own, first.id, second.id].sort());
-    const times = res.body.map((k: { created_at: string }) => k.created_at);
-    expect(times).toEqual([...times].sort().reverse());
+    // Compared as times: DRF leaves out a zero fraction ("…:00Z" sorts after "…:00.015000Z" as text).
+    const times = res.body.map((k: { created_at: string }) => Date.parse(k.created_at));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
     // Another user's keys (the bootstrap key) are not listed.
     expect(res.body.map((k: { label: string }) => k.label)).not.toContain('Bootstrap key');
 

@@ -9,7 +9,7 @@ import type { Schema } from '../platform/db/schema.js';
 import { validationError } from '../posthog/errors.js';
 import { absoluteUrl } from '../http/pagination.js';
 import { pyInt, queryParam } from '../posthog/python-values.js';
-import { listActivity, type ActivityRecord } from './log.js';
+import { activityAuthors, listActivity, type ActivityRecord } from './store.js';
 
 type Db = Kysely<Schema>;
 
@@ -41,9 +41,7 @@ export function readActivityPageParams(query: unknown): ActivityPageParams {
 /** Entries with their authors, in the shape the environments' `activity/` answers. */
 export async function serializeActivity(db: Db, records: ActivityRecord[]) {
   const userIds = [...new Set(records.map((r) => r.userId).filter((id): id is number => id !== null))];
-  const users = userIds.length
-    ? await db.selectFrom('users').select(['id', 'first_name', 'email']).where('id', 'in', userIds).execute()
-    : [];
+  const users = await activityAuthors(db, userIds);
   const byId = new Map(users.map((u) => [Number(u.id), u]));
   return records.map((r) => {
     const user = r.userId === null ? undefined : byId.get(r.userId);

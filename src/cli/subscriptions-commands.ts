@@ -1,4 +1,4 @@
-import { listDeliveries, type Delivery } from '../subscriptions/deliveries.js';
+import { listDeliveries, type Delivery } from '../subscriptions/deliveries-store.js';
 import { withDatabase } from './admin-commands.js';
 
 const USAGE = 'usage: hoglet subscriptions deliveries [--id SUBSCRIPTION_ID] [--limit N]';

@@ -1,5 +1,5 @@
 import { mapInOrder } from '../lib/map-in-order.js';
-import { diffFields, recordActivity } from '../activity/log.js';
+import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import { validationError } from '../posthog/errors.js';
 import { serializeInsight, type PageLookups } from '../insights/service.js';

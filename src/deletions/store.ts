@@ -4,7 +4,7 @@ import type { Schema } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/values.js';
 import { readEventPage, type EventCursor } from '../events/event-pages.js';
 import type { PendingDeletionsTable } from './tables.js';
-import { markPersonEventDeletionsVerified } from './person-event-status.js';
+import { markPersonEventDeletionsVerified } from './person-event-status-store.js';
 
 type Db = Kysely<Schema>;
 

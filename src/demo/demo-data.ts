@@ -4,7 +4,8 @@ import { appendBatch, encodeChunk } from '../recordings/store.js';
 import { buildDemoRecording } from './demo-recording.js';
 import { getUser } from '../environments/tenancy-store.js';
 import type { QueueRow } from '../ingestion/queue.js';
-import { MAX_PROCESSING_ATTEMPTS } from '../ingestion/worker/worker.js';
+import { lastQueueId, stillQueued } from '../ingestion/queue-admin.js';
+import { clearDemoDataGenerating } from '../environments/store.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../environments/models.js';
 
@@ -118,18 +119,9 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     const rows = buildDemoEvents(team, Date.now());
     // The queue ids the demo events get lie above the highest one now and up to the highest one
     // once they are queued: the wait below looks only there (the queue has no team index).
-    const lastQueueId = async () =>
-      Number(
-        (
-          await db
-            .selectFrom('ingestion_queue')
-            .select((eb) => eb.fn.max('id').as('id'))
-            .executeTakeFirst()
-        )?.id ?? 0,
-      );
-    const firstId = (await lastQueueId()) + 1;
+    const firstId = (await lastQueueId(ctx.database)) + 1;
     for (let i = 0; i < rows.length; i += 1000) await ctx.ingestionQueue.enqueue(rows.slice(i, i + 1000));
-    const lastId = await lastQueueId();
+    const lastId = await lastQueueId(ctx.database);
     ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');
     // Flags belong to the project; this one is named after the demo environment and is removed
     // with it (it carries the environment's id).
@@ -148,27 +140,11 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     }
     const deadline = Date.now() + 10 * 60_000;
     for (;;) {
-      const left = await db
-        .selectFrom('ingestion_queue')
-        .select('id')
-        .where('id', '>=', firstId)
-        .where('id', '<=', lastId)
-        .where('team_id', '=', team.id)
-        .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
-        .limit(1)
-        .executeTakeFirst();
-      if (!left || Date.now() > deadline) break;
+      if (!(await stillQueued(ctx.database, team.id, firstId, lastId)) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }
   };
   run()
     .catch((error: unknown) => ctx.log.error({ err: error, team: team.id }, 'demo data generation failed'))
-    .finally(() =>
-      db
-        .updateTable('teams')
-        .set({ demo_data_status: null })
-        .where('id', '=', team.id)
-        .execute()
-        .catch(() => undefined),
-    );
+    .finally(() => clearDemoDataGenerating(db, team.id).catch(() => undefined));
 }

@@ -1,7 +1,7 @@
 import type { Database } from '../platform/db/database.js';
 import { nextCounterValue } from '../platform/db/counters.js';
 import { insertPersonalApiKey } from '../auth/keys-store.js';
-import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
+import { createPrimaryDashboard } from '../dashboards/default-dashboard-store.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import { MembershipLevel, type Organization, type Project, type Team, type User } from './models.js';
 import { countOrganizations, insertMembership, insertOrganization, insertProjectWithTeam, insertUser } from './tenancy-store.js';

@@ -5,7 +5,7 @@
  * the first rotation; each rotation mints a new key and keeps the one it replaces as a backup, so
  * SDKs can move over without an outage; deleting the backup retires it.
  */
-import type { ActivityChange } from '../activity/log.js';
+import type { ActivityChange } from '../activity/store.js';
 import type { Principal } from '../auth/guard.js';
 import { generateSecretApiToken, maskKey } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';

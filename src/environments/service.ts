@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { diffFields, recordActivity, type ActivityChange, type Actor } from '../activity/log.js';
+import { diffFields, recordActivity, type ActivityChange, type Actor } from '../activity/store.js';
 import type { Schema } from '../platform/db/schema.js';
 import { validationError } from '../posthog/errors.js';
 import type { Principal } from '../auth/guard.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
-import { createPrimaryDashboard } from '../dashboards/default-dashboard.js';
+import { createPrimaryDashboard } from '../dashboards/default-dashboard-store.js';
 import { getDashboard } from '../dashboards/store.js';
 import { listGroupTypes } from '../groups/store.js';
 import type { Team } from './models.js';

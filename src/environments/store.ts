@@ -121,9 +121,14 @@ export async function hasOtherEnvironments(db: Db, team: Team): Promise<boolean>
   return other !== undefined;
 }
 
-/** Marks the environment's demo data as being generated (demo/demo-data.ts clears the mark). */
+/** Marks the environment's demo data as being generated (clearDemoDataGenerating clears it once the demo data is in). */
 export async function markDemoDataGenerating(db: Db, teamId: number): Promise<void> {
   await db.updateTable('teams').set({ demo_data_status: 'generating' }).where('id', '=', teamId).execute();
+}
+
+/** The demo data is in (or its generation gave up): `is_generating_demo_data` is false again. */
+export async function clearDemoDataGenerating(db: Db, teamId: number): Promise<void> {
+  await db.updateTable('teams').set({ demo_data_status: null }).where('id', '=', teamId).execute();
 }
 
 export async function isGeneratingDemoData(db: Db, teamId: number): Promise<boolean> {

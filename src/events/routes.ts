@@ -5,7 +5,7 @@ import { absoluteUrl, rowsWithinPageBytes } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { chainToElements } from './elements-chain.js';
-import { ownersOf, type EventPerson } from './owners.js';
+import { ownersOf, type EventPerson } from './owners-store.js';
 import { parseProperties } from './property-groups.js';
 import { pythonIsoformat } from '../posthog/python-datetime.js';
 import { pyInt, queryParam } from '../posthog/python-values.js';

@@ -172,7 +172,10 @@ function predicates(query: ListQuery): Predicate[] {
   const unwanted = excludedTags === undefined ? undefined : jsonItems(excludedTags);
   if (unwanted?.length) checks.push((flag) => !flag.tags.some((tag) => unwanted.includes(tag)));
   const contexts = param(query, 'has_evaluation_contexts');
-  // Hoglet keeps no evaluation contexts: asking for flags with some finds none.
+  // Hoglet keeps no evaluation contexts: asking for flags with some finds none. Read as
+  // FeatureFlagViewSet._apply_filters (posthog/api/feature_flag.py) reads its evaluation-tag
+  // filter, `str(value).lower() in ("true", "1", "yes")`: not DRF's BooleanField nor
+  // `str_to_bool`, which take more spellings.
   if (contexts !== undefined && ['true', '1', 'yes'].includes(contexts.toLowerCase())) checks.push(() => false);
   return checks;
 }

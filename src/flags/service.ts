@@ -3,7 +3,7 @@
  * or disabling a flag others depend on, optimistic concurrency (409), and the change notice that
  * drops every process's cached definitions.
  */
-import { diffFields, recordActivity } from '../activity/log.js';
+import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import { getCohort, listProjectCohorts } from '../cohorts/store.js';
 import { conflict, validationError } from '../posthog/errors.js';

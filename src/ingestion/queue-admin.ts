@@ -86,3 +86,29 @@ export async function retryParked(database: Database, ids?: readonly number[]): 
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** The highest id the queue has handed out so far that is still queued (0 when empty). */
+export async function lastQueueId(database: Database): Promise<number> {
+  const row = await database.db
+    .selectFrom('ingestion_queue')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/**
+ * Whether an environment's events queued with ids from `firstId` to `lastId` are still waiting
+ * (parked ones count as done).
+ */
+export async function stillQueued(database: Database, teamId: number, firstId: number, lastId: number): Promise<boolean> {
+  const left = await database.db
+    .selectFrom('ingestion_queue')
+    .select('id')
+    .where('id', '>=', firstId)
+    .where('id', '<=', lastId)
+    .where('team_id', '=', teamId)
+    .where('attempts', '<', MAX_PROCESSING_ATTEMPTS)
+    .limit(1)
+    .executeTakeFirst();
+  return left !== undefined;
+}

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { diffFields, recordActivity } from '../activity/log.js';
+import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';

@@ -5,7 +5,7 @@ import type { Schema } from '../platform/db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { InsightsTable } from './tables.js';
 import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
-import { EventOwners } from './event-owners.js';
+import { EventOwners } from './event-owners-store.js';
 import { eventNamesOf, propertyKeysOf, type TrendsEvent, type TrendsQuery, type TrendsWindow } from './trends.js';
 
 type Db = Kysely<Schema>;
@@ -167,7 +167,7 @@ export async function forEachTrendsEvent(
     if (event !== null) q = q.where('event', '=', event);
     return q;
   };
-  // Unique users are counted by the person each distinct id belongs to now (event-owners.ts).
+  // Unique users are counted by the person each distinct id belongs to now (event-owners-store.ts).
   const owners = query.series.some((series) => series.math === 'dau') ? new EventOwners(db, teamId) : undefined;
   const visitRows = async (rows: Array<Record<string, unknown>>) => {
     if (owners) await owners.resolve(rows.map((row) => row.distinct_id as string));

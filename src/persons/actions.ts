@@ -8,7 +8,7 @@
  * A split is done at once, in one transaction (PostHog runs it as a background task).
  */
 import type { Kysely } from 'kysely';
-import { recordActivity, type ActivityChange } from '../activity/log.js';
+import { recordActivity, type ActivityChange } from '../activity/store.js';
 import type { Principal } from '../auth/guard.js';
 import type { AppContext } from '../context.js';
 import { actorOf } from '../environments/service.js';

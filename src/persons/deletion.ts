@@ -6,9 +6,9 @@
  * persons have now. `keep_person` keeps the rows and deletes only what was asked for.
  */
 import type { Kysely } from 'kysely';
-import { recordActivity, type Actor } from '../activity/log.js';
+import { recordActivity, type Actor } from '../activity/store.js';
 import type { Schema } from '../platform/db/schema.js';
-import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status.js';
+import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status-store.js';
 import { queueDeletion } from '../deletions/store.js';
 import { validationError } from '../posthog/errors.js';
 import { drfDateTime } from '../posthog/python-datetime.js';

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import type { AppContext } from '../context.js';
-import { listPersonEventDeletions } from '../deletions/person-event-status.js';
+import { listPersonEventDeletions } from '../deletions/person-event-status-store.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { notFound, validationError } from '../posthog/errors.js';
@@ -17,7 +17,7 @@ import { canonicalUuid } from '../lib/uuid.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
 import { readDeletionStatusParams, serializeDeletionStatus } from './deletion.js';
 import { pathPerson } from './lookup.js';
-import { personPropertyValues } from './property-values.js';
+import { personPropertyValues } from './property-values-store.js';
 import { minimalPersonsByDistinctId } from './minimal-persons.js';
 import { cohortsOfPerson } from './person-cohorts.js';
 import { propertiesAtTime } from './properties-at-time.js';

@@ -5,7 +5,7 @@ import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './deletion.js';
 import { parsePersonListQuery } from './list-params.js';
-import { listPersons } from './list-query.js';
+import { listPersons } from './list-store.js';
 import { serializePerson } from './serialize.js';
 import { ApiError, validationError } from '../posthog/errors.js';
 

@@ -10,7 +10,7 @@ import { getPersonByRef } from '../persons/store.js';
 import { sharingRoutes } from './sharing-routes.js';
 import { loadRecording } from './route-helpers.js';
 import { deleteRecording, listChunks, listRecordings, readChunks, setViewed, type RecordingRow } from './store.js';
-import { recordActivity } from '../activity/log.js';
+import { recordActivity } from '../activity/store.js';
 import { readBoolean } from '../posthog/fields.js';
 
 /** PostHog's page size for recordings. */

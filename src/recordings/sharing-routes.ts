@@ -4,7 +4,7 @@ import { permissionDenied, validationError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { loadRecording } from './route-helpers.js';
 import { getSharing, saveSharing, type RecordingSharing } from './sharing-store.js';
-import { recordActivity } from '../activity/log.js';
+import { recordActivity } from '../activity/store.js';
 import { readBoolean } from '../posthog/fields.js';
 
 /** PostHog's SharingConfigurationSerializer body. */

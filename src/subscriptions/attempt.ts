@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Database } from '../platform/db/database.js';
-import { beginAttempt, finishAttempt, type AttemptHandle, type DeliveryKind, type DeliveryTarget } from './deliveries.js';
+import { beginAttempt, finishAttempt, type AttemptHandle, type DeliveryKind, type DeliveryTarget } from './deliveries-store.js';
 import type { DeliveryResult } from './delivery/index.js';
 import type { Subscription } from './store.js';
 

@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.js';
 import { conflict } from '../posthog/errors.js';
 import { attemptDelivery } from './attempt.js';
-import { getDelivery, testUnderWay, type Delivery } from './deliveries.js';
+import { getDelivery, testUnderWay, type Delivery } from './deliveries-store.js';
 import { createDeliverer } from './delivery/index.js';
 import type { Subscription } from './store.js';
 

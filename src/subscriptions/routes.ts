@@ -5,7 +5,7 @@ import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { pathId } from '../insights/routes.js';
 import { PageLookups } from '../insights/service.js';
-import { listDeliveries } from './deliveries.js';
+import { listDeliveries } from './deliveries-store.js';
 import { SMTP_NOT_CONFIGURED } from './delivery/email.js';
 import { sendTestDelivery } from './manual-delivery.js';
 import { serializeDelivery, serializeSubscription } from './serializers.js';

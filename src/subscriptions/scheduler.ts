@@ -4,7 +4,7 @@
  * invite owed), claims each with a conditional UPDATE (claim token + lease expiry: one process
  * wins), re-reads it, delivers, and in the same release advances `next_delivery_date` past now.
  * Occurrences missed while no process ran collapse into one delivery (core `planDelivery`).
- * Every attempt is recorded in the delivery log (deliveries.ts). Failures are retried with
+ * Every attempt is recorded in the delivery log (deliveries-store.ts). Failures are retried with
  * exponential backoff; after `maxAttempts` the occurrence is given up and the schedule moves on.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 import { serializeUserBasic } from '../environments/serializers.js';
 import { formatDrfDateTime, subscriptionSummary } from './core/index.js';
-import type { Delivery } from './deliveries.js';
+import type { Delivery } from './deliveries-store.js';
 import type { Subscription } from './store.js';
 
 const drf = (value: string | null) => (value === null ? null : formatDrfDateTime(new Date(value)));

@@ -4,7 +4,7 @@
  * recipients, and the activity log entry, all in one transaction.
  */
 import type { Kysely } from 'kysely';
-import { diffFields, recordActivity } from '../activity/log.js';
+import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import type { Schema } from '../platform/db/schema.js';
 import { dashboardTeamId } from '../dashboards/store.js';
@@ -18,7 +18,7 @@ import {
   type ResourceStatus,
   type SubscriptionWrite,
 } from './core/index.js';
-import { cancelOpenDeliveries } from './deliveries.js';
+import { cancelOpenDeliveries } from './deliveries-store.js';
 import { serializeSubscription } from './serializers.js';
 import {
   insertSubscription,

@@ -4,7 +4,7 @@
  * and 1-based `page`. Entries are written with recordActivity, as the person actions write them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordActivity, type ActivityEntry } from '../../src/activity/log.js';
+import { recordActivity, type ActivityEntry } from '../../src/activity/store.js';
 import { createKey, createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
 import { clockPast } from '../helpers/wait.js';

@@ -5,7 +5,7 @@
  * messages, newest first, LimitOffsetPagination.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notePersonEventDeletion } from '../../src/deletions/person-event-status.js';
+import { notePersonEventDeletion } from '../../src/deletions/person-event-status-store.js';
 import { queueDeletion } from '../../src/deletions/store.js';
 import { createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { insertPerson, insertPersons } from '../../src/persons/store.js';
-import { SCANNED_PERSONS } from '../../src/persons/property-values.js';
+import { SCANNED_PERSONS } from '../../src/persons/property-values-store.js';
 import { createKey, createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
 import { seedPerson } from './person-fixtures.js';

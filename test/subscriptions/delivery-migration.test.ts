@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
 import { migrateToLatest, migrations } from '../../src/platform/db/migrations/index.js';
-import { listDeliveries } from '../../src/subscriptions/deliveries.js';
+import { listDeliveries } from '../../src/subscriptions/deliveries-store.js';
 import { TEST_DATABASE_URL, freshStorage, type TestStorage } from '../helpers/backend.js';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { Deliverer } from '../../src/subscriptions/delivery/index.js';
 import { SubscriptionScheduler } from '../../src/subscriptions/scheduler.js';
-import { listDeliveries as listDeliveryLog } from '../../src/subscriptions/deliveries.js';
+import { listDeliveries as listDeliveryLog } from '../../src/subscriptions/deliveries-store.js';
 import { TEST_DATABASE_URL } from '../helpers/backend.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createDashboard, createInsight, env, setSlackWebhook } from './helpers.js';

@@ -66,7 +66,14 @@ export const SESSION_PROPERTY_DEFINITIONS: readonly SessionPropertyDefinition[] 
   tags: [],
 }));
 
-function parseBoolean(value: unknown): boolean | undefined {
+/**
+ * `is_numerical` as Hoglet reads it: `true`/`1` and `false`/`0` (any case, spaces trimmed), any other
+ * value no filter. None of the shared readers (`drfBoolean`, `strToBool`) reads it so, nor does
+ * PostHog's own: SessionViewSet.property_definitions (posthog/api/session.py) takes any value
+ * present as `is_numerical.lower() == "true"`, so there `1` and unknown words ask for the
+ * non-numerical properties (and releases before that filter ignore the parameter). Kept as it was.
+ */
+function isNumericalParam(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
   if (typeof value !== 'string') return undefined;
   const v = value.trim().toLowerCase();
@@ -86,7 +93,7 @@ export function listSessionPropertyDefinitions(query: { search?: unknown; is_num
 } {
   const search = typeof query.search === 'string' ? query.search : '';
   const words = (search.match(/[\p{L}\p{N}_]+/gu) ?? []).map((w) => w.toLowerCase());
-  const numerical = parseBoolean(query.is_numerical);
+  const numerical = isNumericalParam(query.is_numerical);
   const results = SESSION_PROPERTY_DEFINITIONS.filter((def) => {
     const name = def.name.toLowerCase();
     if (!words.every((w) => name.includes(w))) return false;

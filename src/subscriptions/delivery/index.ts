@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../platform/db/database.js';
 import { getTeam, getUser } from '../../environments/tenancy-store.js';
 import { maskUrl } from '../core/index.js';
-import type { DeliveryTarget } from '../deliveries.js';
+import type { DeliveryTarget } from '../deliveries-store.js';
 import type { PendingInvite, Subscription } from '../store.js';
 import { composeEmail, EmailSender } from './email.js';
 import { buildReport } from './report.js';

@@ -117,3 +117,12 @@ export async function listActivity(
     })),
   };
 }
+
+/** The names the entries' authors are shown with (users by id; none asked, none read). */
+export async function activityAuthors(
+  db: Db,
+  userIds: number[],
+): Promise<Array<{ id: number | string; first_name: string; email: string }>> {
+  if (userIds.length === 0) return [];
+  return db.selectFrom('users').select(['id', 'first_name', 'email']).where('id', 'in', userIds).execute();
+}

@@ -3,33 +3,11 @@ import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import type { Database } from '../platform/db/database.js';
 import { toJson } from '../platform/db/values.js';
-import type { Properties } from './core/types.js';
+import type { QueuedEvent } from './core/types.js';
 import { MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import { chunkPayloads, joinQueueRows, type QueueChunk, type QueueRowText } from './core/queue-rows.js';
 
-/** What capture commits for one accepted event: the event as sent plus its request context. */
-export interface QueuedEvent {
-  /** Sent by the client, or generated at capture so a replay after a crash dedupes. */
-  uuid: string;
-  event: string;
-  distinct_id: string;
-  properties: Properties;
-  timestamp?: unknown;
-  offset?: unknown;
-  set?: Properties | undefined;
-  set_once?: Properties | undefined;
-  unset?: unknown;
-  /** The request's sent_at, ISO, when known. */
-  sent_at?: string | null;
-  /** When capture received it, ISO. */
-  now: string;
-  /** The client address, for `$ip` and GeoIP. */
-  ip: string | null;
-  /** Person-only replay of an event whose person processing was deferred by spike detection. */
-  person_only?: boolean;
-  /** Rounds in which the event failed even alone, while in a chunk (a row of its own counts its row's `attempts`). */
-  attempts?: number;
-}
+export type { QueuedEvent } from './core/types.js';
 
 export type Lane = 'realtime' | 'historical' | 'overflow';
 

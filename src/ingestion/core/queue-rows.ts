@@ -4,7 +4,7 @@
  * order. Capture cuts a request's events into chunks (chunkPayloads); the writer then joins the
  * chunks of the requests one commit carries (joinQueueRows). Pure: no database, no clock.
  */
-import type { QueuedEvent } from '../queue.js';
+import type { QueuedEvent } from './types.js';
 
 /**
  * The most events one queue row holds. posthog-node sends 100 at most a request, posthog-js

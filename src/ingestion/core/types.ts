@@ -36,3 +36,27 @@ export function validationFailure(code: string, detail: string, status: 400 | 41
     error: errorEnvelope(status === 413 ? 'invalid_request' : 'validation_error', code, detail),
   };
 }
+
+/** What capture commits for one accepted event: the event as sent plus its request context. */
+export interface QueuedEvent {
+  /** Sent by the client, or generated at capture so a replay after a crash dedupes. */
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  properties: Properties;
+  timestamp?: unknown;
+  offset?: unknown;
+  set?: Properties | undefined;
+  set_once?: Properties | undefined;
+  unset?: unknown;
+  /** The request's sent_at, ISO, when known. */
+  sent_at?: string | null;
+  /** When capture received it, ISO. */
+  now: string;
+  /** The client address, for `$ip` and GeoIP. */
+  ip: string | null;
+  /** Person-only replay of an event whose person processing was deferred by spike detection. */
+  person_only?: boolean;
+  /** Rounds in which the event failed even alone, while in a chunk (a row of its own counts its row's `attempts`). */
+  attempts?: number;
+}

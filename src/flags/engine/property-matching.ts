@@ -6,7 +6,7 @@
 import { parseDateInTimezone, secondsToMillis } from './dates.js';
 import { compareVersions, parseVersion, satisfiesRequirement } from './semver.js';
 import type { PropertyFilter, PropertyMap } from './types.js';
-import { boundedRegexTest } from '../../lib/bounded-regex.js';
+import { boundedRegexTest } from '../../platform/bounded-regex.js';
 import { compileLinearRegex } from '../../lib/linear-regex.js';
 import {
   asciiLowercase,
@@ -152,7 +152,7 @@ const FANCY_SYNTAX = /\\[1-9]|\\k<|\(\?(?:[=!>(]|<[=!])|[*+?}]\+/;
  * `regex` crate accepts runs on a linear-time engine (src/lib/linear-regex.ts), so no pattern
  * can stall evaluation by backtracking; only a pattern with fancy-regex's own features
  * (look-around, back-references) runs on V8's backtracking engine, bounded in time as fancy-regex
- * bounds its backtracking (lib/bounded-regex.ts). Invalid patterns give null.
+ * bounds its backtracking (platform/bounded-regex.ts). Invalid patterns give null.
  */
 export function compileRegex(pattern: string): PatternTest | null {
   const linear = compileLinearRegex(pattern);

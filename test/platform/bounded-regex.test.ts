@@ -3,7 +3,7 @@
  * time: a runaway pattern answers `overflow` and the next pattern still runs.
  */
 import { describe, expect, it } from 'vitest';
-import { boundedRegexTest } from '../../src/lib/bounded-regex.js';
+import { boundedRegexTest } from '../../src/platform/bounded-regex.js';
 
 describe('boundedRegexTest', () => {
   it('answers look-around and back-references as V8 does', () => {

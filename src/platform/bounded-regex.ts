@@ -2,7 +2,7 @@
  * Backtracking regexes (look-around, back-references) run with a bound, as fancy-regex runs them
  * for the flags service with its backtrack limit: past the bound, the answer is "overflow".
  *
- * Such patterns cannot run on a linear-time engine (lib/linear-regex.ts) and V8 cannot limit a
+ * Such patterns cannot run on a linear-time engine (`lib/linear-regex.ts`) and V8 cannot limit a
  * regex's backtracking from JavaScript, so they run on a thread of their own while the caller
  * waits for the answer (Atomics.wait: the call stays synchronous, as flag evaluation is). When the
  * answer takes longer than the budget, the thread is terminated (V8 interrupts a running regex)

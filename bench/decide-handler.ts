@@ -1,6 +1,6 @@
 /**
  * Decide's own work without HTTP, for working on it:
- * `node --heap-growing-percent=50 --import tsx bench/decide-handler.ts` (the server's node options).
+ * `node --heap-growing-percent=50 --max-semi-space-size=8 --import tsx bench/decide-handler.ts` (the server's node options).
  * The /decide?v=3 handler (decode, evaluate the 50 flags of bench/decide.ts, write the answer) is
  * called in a loop in this process with the same 200 request bodies; it prints microseconds per
  * request for each round. On a shared machine this moves far less than the HTTP figure, whose

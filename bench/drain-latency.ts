@@ -106,7 +106,7 @@ export function drainLatencyText(figure: DrainLatency, rate: number): string {
   );
 }
 
-// `node --heap-growing-percent=50 --import tsx bench/drain-latency.ts [events]`: this figure alone.
+// `node --heap-growing-percent=50 --max-semi-space-size=8 --import tsx bench/drain-latency.ts [events]`: this figure alone.
 if (import.meta.url === `file://${process.argv[1]}`) {
   noteUnlessServerNodeOptions();
   const rate = Number(process.env.BENCH_DRAIN_RATE ?? 1000);

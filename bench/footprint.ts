@@ -13,16 +13,21 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { batchBody } from './bodies.js';
 import { cpuSecondsOf, fmt, load, ROOT } from './harness.js';
+import { environmentOf } from './node-options.js';
 
 const KEY = 'phx_footprint0123456789abcdefghijklmnopqrstuvw';
 const START_RUNS = Math.max(1, Number(process.env.BENCH_START_RUNS ?? 5));
 
-/** `npm start`'s command line (package.json), as npm's shell runs it: node and its arguments. */
+/** `npm start`'s script (package.json). */
+function startScript(): string {
+  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+}
+
+/** `npm start`'s command line (package.json), as npm's shell runs it: node's arguments. */
 function startCommand(): string[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const words = manifest.scripts.start.trim().split(/\s+/);
+  const words = startScript().trim().split(/\s+/);
   const node = words.indexOf('node');
-  if (node === -1) throw new Error(`npm start does not run node: ${manifest.scripts.start}`);
+  if (node === -1) throw new Error(`npm start does not run node: ${startScript()}`);
   return words.slice(node + 1);
 }
 
@@ -75,6 +80,7 @@ async function startServer(env: Record<string, string>): Promise<Started> {
     cwd: ROOT,
     env: {
       ...process.env,
+      ...environmentOf(startScript()),
       DATA_DIR: dataDir,
       DATABASE_URL: '',
       PORT: String(port),

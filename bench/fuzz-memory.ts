@@ -4,7 +4,7 @@
  * before, at its peak, right after, and a minute later, beside the target (back within 50 MB of
  * where it was before). Printed, never asserted: the collector's timing is not the code's.
  *
- * `node --heap-growing-percent=50 --import tsx bench/fuzz-memory.ts [requests]` (30,000 by default).
+ * `node --heap-growing-percent=50 --max-semi-space-size=8 --import tsx bench/fuzz-memory.ts [requests]` (30,000 by default).
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { nodeOptionsOf } from './node-options.js';
+import { environmentOf, nodeOptionsOf } from './node-options.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -31,10 +31,10 @@ export interface Child {
  * `--import`), so that a benchmarked server runs as it is deployed. Bare baselines get them too:
  * a ratio compares the code, not the settings.
  */
-export const SERVER_NODE_OPTIONS: readonly string[] = (() => {
-  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return nodeOptionsOf(manifest.scripts.start);
-})();
+const START_SCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+export const SERVER_NODE_OPTIONS: readonly string[] = nodeOptionsOf(START_SCRIPT);
+/** The environment `npm start` gives node (MALLOC_ARENA_MAX), for the same reason. */
+export const SERVER_ENVIRONMENT: Readonly<Record<string, string>> = environmentOf(START_SCRIPT);
 
 /**
  * Figures measured in this process (the worker's, decide's handler) run with this process's node
@@ -71,7 +71,11 @@ export async function spawnServer(
 ): Promise<Child> {
   const { env = {}, pattern, nodeArgs = [], args = [], cwd = ROOT } = options;
   const command = [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments(entry, cwd), ...args];
-  const child = spawn(process.execPath, command, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, command, {
+    cwd,
+    env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (d: Buffer) => {

@@ -19,3 +19,15 @@ export function nodeOptionsOf(commandLine: string): string[] {
   }
   throw new Error(`no entry point in the command line: ${commandLine}`);
 }
+
+/**
+ * The environment a command line sets for node (`NAME=value … exec node …`, as package.json's
+ * scripts set MALLOC_ARENA_MAX): the variables assigned before `node`.
+ */
+export function environmentOf(commandLine: string): Record<string, string> {
+  const words = commandLine.trim().split(/\s+/);
+  const node = words.indexOf('node');
+  if (node === -1) throw new Error(`not a "node <options> <entry> …" command line: ${commandLine}`);
+  const assigned = words.slice(0, node).filter((word) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+  return Object.fromEntries(assigned.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
+}

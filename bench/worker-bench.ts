@@ -235,7 +235,7 @@ async function workerBenchOnce(options: {
   }
 }
 
-// `node --heap-growing-percent=50 --import tsx bench/worker-bench.ts [events]` (with the server's
+// `node --heap-growing-percent=50 --max-semi-space-size=8 --import tsx bench/worker-bench.ts [events]` (with the server's
 // node options, package.json): this figure alone (BENCH_DATABASE_URL for PostgreSQL,
 // BENCH_WORKLOAD=capture for capture's queue, BENCH_BATCH_SIZE for the batch size).
 // The capture workload runs 200,000 events by default (50,000 took one second: too short to be

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { nodeOptionsOf } from '../../bench/node-options.js';
+import { environmentOf, nodeOptionsOf } from '../../bench/node-options.js';
 import { REPO_ROOT } from '../helpers/process.js';
 
 const run = promisify(execFile);
@@ -12,13 +12,23 @@ function scripts(): Record<string, string> {
   return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 }
 
-describe('how the server is launched (README, "Memory")', () => {
+describe('how the server is launched (docs/operations.md, "Memory")', () => {
   it("grows the server's heap in smaller steps from every npm script that runs it", () => {
     const all = scripts();
     const start = nodeOptionsOf(all.start!);
-    expect(start).toContain('--heap-growing-percent=50');
+    expect(start).toEqual(expect.arrayContaining(['--heap-growing-percent=50', '--max-semi-space-size=8']));
     // `npm run hoglet`, `npm run worker` and `npm run bench` (whose worker figures are measured in its own process).
     for (const name of ['hoglet', 'worker', 'bench']) expect(nodeOptionsOf(all[name]!), name).toEqual(start);
+  });
+
+  it('limits glibc to two malloc arenas in every npm script that runs the server, through exec', () => {
+    const all = scripts();
+    for (const name of ['start', 'hoglet', 'worker', 'bench']) {
+      expect(environmentOf(all[name]!), name).toEqual({ MALLOC_ARENA_MAX: '2' });
+      expect(all[name], name).toMatch(/^MALLOC_ARENA_MAX=2 exec node /);
+    }
+    expect(environmentOf('A=1 B_2=x=y exec node --trace-gc main.js')).toEqual({ A: '1', B_2: 'x=y' });
+    expect(environmentOf('node main.js')).toEqual({});
   });
 
   it('reads the node options of a command line, and refuses one it cannot read', () => {

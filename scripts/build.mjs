@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the TypeScript of src/ and bench/ as JavaScript in dist/ (dist/src, dist/bench),
- * file for file (the server's entry also as one file: SERVER_ENTRY), for `npm start`,
+ * file for file, for `npm start`,
  * `npm run hoglet`, `npm run worker` and `npm run bench` to run
  * (scripts/run.mjs builds only when the sources changed since the last build: `buildIfStale`).
  * `node scripts/build.mjs <folder>` writes to another folder of the checkout (the tests' own
@@ -27,14 +27,6 @@ const STAMP = '.build-stamp';
  * modules took 210-245 ms of every start, its bundle 22-42 ms.
  */
 const VENDORED = ['kysely'];
-/**
- * The server's entry point, written twice: file for file like every source, then over that as one
- * file holding the whole of src/ it imports (packages stay imports), which node loads in a
- * fraction of the time it takes to load 260-odd modules one by one. In it every module's
- * `import.meta.url` is still its own file's in dist/, so that the threads it starts by their
- * entries' files (siblingEntry) find them there, file for file.
- */
-const SERVER_ENTRY = 'src/cli/main.ts';
 
 /** The .ts files of `folder` (relative to the checkout), not the .d.ts. */
 function typescriptFiles(folder, found = []) {
@@ -103,34 +95,6 @@ export async function build(out = path.join(root, 'dist')) {
       });
       fs.writeFileSync(path.join(folder, 'package.json'), `${JSON.stringify({ name, type: 'module', exports: './index.js' })}\n`);
     }
-    const entryFolder = path.dirname(SERVER_ENTRY);
-    await esbuild.build({
-      entryPoints: [path.join(root, SERVER_ENTRY)],
-      outfile: path.join(fresh, SERVER_ENTRY.replace(/\.ts$/, '.js')),
-      bundle: true,
-      packages: 'external',
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      sourcemap: 'linked',
-      logLevel: 'warning',
-      plugins: [
-        {
-          name: 'own-import-meta-url',
-          setup(build) {
-            build.onLoad({ filter: /\.ts$/ }, (args) => {
-              const contents = fs.readFileSync(args.path, 'utf8');
-              if (!contents.includes('import.meta.url')) return undefined;
-              const own = path.relative(path.join(root, entryFolder), args.path).replace(/\.ts$/, '.js').split(path.sep).join('/');
-              return {
-                contents: contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`),
-                loader: 'ts',
-              };
-            });
-          },
-        },
-      ],
-    });
     fs.writeFileSync(path.join(fresh, STAMP), `${digest}\n`);
     install(fresh, out);
   } finally {

@@ -7,6 +7,9 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrations/index.js';
+import { analyticsFolder, openAnalytics } from './platform/analytics/open.js';
+import type { AnalyticsEngine } from './platform/analytics/engine.js';
+import { ensureAnalyticsSchema } from './events/analytics-tables.js';
 import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
 import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
@@ -46,6 +49,21 @@ export async function openAndMigrate(config: Config, log: Logger, options: boole
     return database;
   } catch (error) {
     await database.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The configured ClickHouse with Hoglet's tables in it. */
+export async function openAnalyticsStore(config: Config, log: Logger): Promise<AnalyticsEngine> {
+  const engine = await openAnalytics(
+    { url: config.clickhouseUrl, database: config.clickhouseDatabase, folder: analyticsFolder(config.dataDir), maxMemoryMb: config.clickhouseMaxMemoryMb },
+    log,
+  );
+  try {
+    await ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster });
+    return engine;
+  } catch (error) {
+    await engine.close().catch(() => undefined);
     throw error;
   }
 }
@@ -133,6 +151,8 @@ async function openContext(
   const geoip = await prepareGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
+  const analytics = await openAnalyticsStore(config, log);
+  resources.add(() => analytics.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());
   const ingestionQueue = new IngestionQueueWriter(database, log, config.ingestionCommitDelayMs);
@@ -142,6 +162,7 @@ async function openContext(
   const ctx: AppContext = {
     config,
     database,
+    analytics,
     log,
     changes,
     teams: new TeamCache(database, changes),
@@ -171,6 +192,7 @@ function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
 
 function createWorker(ctx: AppContext): IngestionWorker {
   return new IngestionWorker(ctx.database, ctx.log, {
+    analytics: ctx.analytics,
     geoip: ctx.geoipReady,
     spikeEventsPerSecond: ctx.config.spikeEventsPerSecond,
     idleMs: ctx.config.ingestionPollMs,

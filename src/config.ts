@@ -13,6 +13,14 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL schema for Hoglet's tables (created when missing), so one database can host several. */
   databaseSchema: string | undefined;
+  /** `http(s)://user:password@host:port` of a ClickHouse server for events; unset: the embedded engine under dataDir. */
+  clickhouseUrl: string | undefined;
+  /** The ClickHouse database holding Hoglet's tables on that server. */
+  clickhouseDatabase: string;
+  /** A ClickHouse cluster's name: Hoglet's tables are created on each of its nodes, replicated. */
+  clickhouseCluster: string | undefined;
+  /** The most memory ClickHouse may use for Hoglet's queries, in MB (the embedded engine's whole limit). */
+  clickhouseMaxMemoryMb: number;
   logLevel: string;
   /** Fixes the value of the first personal API key created on an empty database. */
   bootstrapPersonalApiKey: string | undefined;
@@ -118,6 +126,18 @@ function parseCount(name: string, value: string | undefined, fallback: number): 
   return n;
 }
 
+function parseClickhouseUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^https?:\/\//.test(value)) throw new ConfigError(`CLICKHOUSE_URL must start with http:// or https:// (ClickHouse's HTTP interface), got "${value.replace(/\/\/[^@/]*@/, '//…@')}"`);
+  return value;
+}
+
+function parseIdentifier(name: string, value: string | undefined, fallback: string): string {
+  if (!value) return fallback;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)) throw new ConfigError(`${name} must be an identifier (letters, digits, _), got "${value}"`);
+  return value;
+}
+
 function parseSchema(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
@@ -139,6 +159,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
     databaseUrl,
     databaseSchema: parseSchema(env.DATABASE_SCHEMA?.trim()),
+    clickhouseUrl: parseClickhouseUrl(env.CLICKHOUSE_URL?.trim()),
+    clickhouseDatabase: parseIdentifier('CLICKHOUSE_DATABASE', env.CLICKHOUSE_DATABASE?.trim(), 'hoglet'),
+    clickhouseCluster: env.CLICKHOUSE_CLUSTER?.trim() ? parseIdentifier('CLICKHOUSE_CLUSTER', env.CLICKHOUSE_CLUSTER.trim(), '') : undefined,
+    clickhouseMaxMemoryMb: parseCount('CLICKHOUSE_MAX_MEMORY_MB', env.CLICKHOUSE_MAX_MEMORY_MB, 2048),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     bootstrapPersonalApiKey: env.HOGLET_BOOTSTRAP_PERSONAL_API_KEY?.trim() || undefined,
     bootstrapEmail: env.HOGLET_BOOTSTRAP_EMAIL?.trim() || 'admin@hoglet.local',

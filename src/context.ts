@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './platform/db/database.js';
+import type { AnalyticsEngine } from './platform/analytics/engine.js';
 import type { GeoipService } from './geoip/geoip-service.js';
 import type { IngestionQueueWriter } from './ingestion/queue.js';
 import type { ChangeBus } from './platform/change-bus.js';
@@ -10,6 +11,8 @@ import type { TeamCache } from './environments/team-cache.js';
 export interface AppContext {
   config: Config;
   database: Database;
+  /** ClickHouse, where events live (embedded, or a server). */
+  analytics: AnalyticsEngine;
   log: Logger;
   /** Announces changes to caches in this and other processes. */
   changes: ChangeBus;

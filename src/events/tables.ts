@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 export interface EventsTable {
   team_id: number;
   uuid: string;
@@ -12,6 +14,37 @@ export interface EventsTable {
   elements_chain: string | null;
 }
 
+/** Which event uuids are stored (in ClickHouse, or on their way there in the outbox): the worker's dedupe. */
+export interface EventUuidsTable {
+  team_id: number;
+  uuid: string;
+}
+
+/**
+ * Worker batches' writes to ClickHouse, committed with the batch and deleted once ClickHouse has
+ * them; `token` makes a repeated insert a no-op there.
+ */
+export interface AnalyticsOutboxTable {
+  id: Generated<number>;
+  token: string;
+  /** The batch's event rows, ClickHouse's JSONEachRow (events/analytics-rows.ts). */
+  events: string;
+  /** The batch's person override rows, JSONEachRow without their version (the row's id is). */
+  person_overrides: string;
+  created_at: string;
+}
+
+/** Merged-away persons → the person they live on in now (transitively), mirrored to ClickHouse. */
+export interface PersonOverridesTable {
+  team_id: number;
+  old_person_id: string;
+  override_person_id: string;
+}
+
 export interface EventsTables {
+  /** Events stored before ClickHouse held them, moved there on start (events/upgrade.ts). */
   events: EventsTable;
+  event_uuids: EventUuidsTable;
+  analytics_outbox: AnalyticsOutboxTable;
+  person_overrides: PersonOverridesTable;
 }

@@ -6,6 +6,7 @@ import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import type { BootstrapResult } from '../../src/environments/bootstrap.js';
 import { freshStorage, type TestStorage } from './backend.js';
 import { waitFor } from './wait.js';
+import { outboxPending } from '../../src/events/analytics-outbox.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -96,6 +97,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
           )?.n ?? 0,
         );
       await waitFor(unprocessed, { what: 'the ingestion queue to empty (rows left)', until: (n) => n === 0, timeoutMs });
+      // A processed batch's events reach ClickHouse through the outbox, right after its commit.
+      await waitFor(() => outboxPending(db), { what: 'the analytics outbox to empty (rows left)', until: (n) => n === 0, timeoutMs });
     },
     async close() {
       await running.close();

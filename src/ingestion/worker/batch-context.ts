@@ -5,6 +5,7 @@ import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
+import { addToOutbox, eventRow } from '../../events/analytics-outbox.js';
 
 type Db = Kysely<Schema>;
 
@@ -14,7 +15,7 @@ const ROWS_PER_STATEMENT = 500;
 /** Which of a team's uuids are stored. */
 const STORED_UUIDS = new InListQuery(
   (db: Db, [teamId]: [number], uuids: string[]) =>
-    db.selectFrom('events').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', uuids),
+    db.selectFrom('event_uuids').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', uuids),
   ROWS_PER_STATEMENT,
 );
 
@@ -32,27 +33,14 @@ async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Pro
   for (let i = 0; i < uuids.length; i += ROWS_PER_STATEMENT) {
     const list = uuids.slice(i, i + ROWS_PER_STATEMENT);
     const result = await sql<{ uuid: string }>`select u.uuid from unnest(${list}::text[]) as u(uuid)
-      cross join lateral (select 1 from events e where e.team_id = ${teamId} and e.uuid = u.uuid limit 1) as stored`.execute(db);
+      cross join lateral (select 1 from event_uuids e where e.team_id = ${teamId} and e.uuid = u.uuid limit 1) as stored`.execute(db);
     for (const row of result.rows) rows.push(row);
   }
   return rows;
 }
 
-/** The events table's columns as the worker writes them (addEvent's values, in this order). */
-const EVENT_COLUMNS = [
-  'team_id',
-  'uuid',
-  'event',
-  'distinct_id',
-  'person_id',
-  'properties',
-  'timestamp',
-  'created_at',
-  'session_id',
-  'elements_chain',
-] as const;
 // The dedupe above makes conflicts impossible for this worker; ignoring them is a safety net.
-const EVENT_INSERT = new MultiRowInsert('events', EVENT_COLUMNS, { ignoreConflicts: true });
+const UUID_INSERT = new MultiRowInsert('event_uuids', ['team_id', 'uuid'] as const, { ignoreConflicts: true });
 
 /**
  * What one worker batch shares while it runs inside its transaction: the persons and groups units
@@ -68,9 +56,10 @@ export class BatchContext {
   readonly createdAt = new Date().toISOString();
   /** Per team, uuid → stored (by an earlier batch or this one); absent: not checked yet. */
   private readonly stored = new Map<number, Map<string, boolean>>();
-  /** The event rows to insert, flat, in EVENT_COLUMNS order (no object or array per row). */
-  private readonly eventValues: unknown[] = [];
-  private eventCount = 0;
+  /** The stored events' (team, uuid) pairs, flat. */
+  private readonly uuidValues: unknown[] = [];
+  /** The event rows for ClickHouse, JSONEachRow lines (analytics-outbox.ts). */
+  private readonly eventLines: string[] = [];
 
   constructor(
     readonly db: Db,
@@ -115,7 +104,7 @@ export class BatchContext {
     return this.knownStored(teamId, uuid)!;
   }
 
-  /** Queues an event row for the batch's insert (values in EVENT_COLUMNS order, no row object). */
+  /** Queues an event row for the batch's write to ClickHouse (through the outbox). */
   addEvent(
     teamId: number,
     uuid: string,
@@ -128,17 +117,18 @@ export class BatchContext {
     elementsChain: string | null,
   ): void {
     this.teamUuids(teamId).set(uuid, true);
-    this.eventValues.push(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain);
-    this.eventCount++;
+    this.uuidValues.push(teamId, uuid);
+    this.eventLines.push(eventRow(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain));
   }
 
-  /** Persons and groups first, then the events (which only refer to persons by uuid). */
+  /** Persons and groups first, then the events' uuids and the outbox row for ClickHouse (events and person overrides). */
   async flush(): Promise<void> {
-    await this.persons.flush();
+    const overrides = await this.persons.flush();
     await this.groups.flush();
-    await EVENT_INSERT.executeFlat(this.db, this.eventValues, this.eventCount);
-    this.eventValues.length = 0;
-    this.eventCount = 0;
+    await UUID_INSERT.executeFlat(this.db, this.uuidValues, this.eventLines.length);
+    await addToOutbox(this.db, this.eventLines, overrides);
+    this.uuidValues.length = 0;
+    this.eventLines.length = 0;
   }
 
   /** After the transaction committed. */

@@ -9,6 +9,8 @@ import {
   type KnownProperties,
   type Person,
 } from '../../persons/store.js';
+import { recordPersonOverrides } from '../../persons/overrides-store.js';
+import type { PersonOverrideRow } from '../../events/analytics-outbox.js';
 import type { Properties } from '../core/index.js';
 import type { PersonCache } from './person-cache.js';
 
@@ -55,6 +57,8 @@ export class PersonUnitOfWork {
   private readonly created: PersonState[] = [];
   /** Stored persons folded into another, in merge order. */
   private readonly mergedAway: PersonState[] = [];
+  /** Every person folded into another, stored or new (events of this batch may name a new one). */
+  private readonly mergedSources: PersonState[] = [];
   private readonly addedIds = new Map<string, { teamId: number; distinctId: string; person: PersonState }>();
   private nextPlaceholderId = -1;
 
@@ -157,14 +161,16 @@ export class PersonUnitOfWork {
   merge(source: PersonState, target: PersonState): void {
     source.mergedInto = target;
     if (!source.isNew) this.mergedAway.push(source);
+    this.mergedSources.push(source);
   }
 
   /**
    * Writes the batch's net changes: new persons (those still alive), distinct ids of merged-away
    * persons moved to the survivors, the merged-away rows deleted, new distinct ids, then the
-   * changed stored persons, each step in multi-row statements.
+   * changed stored persons, each step in multi-row statements. Returns the person overrides the
+   * merges left, for ClickHouse (events keep the person they were stored with).
    */
-  async flush(): Promise<void> {
+  async flush(): Promise<PersonOverrideRow[]> {
     const inserted = this.created.filter((p) => !p.mergedInto);
     if (inserted.length > 0) {
       const ids = await insertPersons(this.db, inserted);
@@ -184,6 +190,10 @@ export class PersonUnitOfWork {
     await updatePersons(
       this.db,
       [...this.stored.values()].filter((p) => p.dirty && !p.mergedInto),
+    );
+    return recordPersonOverrides(
+      this.db,
+      this.mergedSources.map((source) => ({ teamId: source.teamId, oldPersonId: source.uuid, overridePersonId: alive(source).uuid })),
     );
   }
 

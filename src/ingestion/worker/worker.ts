@@ -21,8 +21,15 @@ import { PrepareThread } from './prepare-thread-client.js';
 import { countPersonDeletions } from '../../persons/store.js';
 import { getTeam } from '../../environments/tenancy-store.js';
 import { SpikeDetector } from './spike-detector.js';
+import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
+import { flushOutbox } from '../../events/analytics-outbox.js';
 
 export interface WorkerOptions {
+  /**
+   * Where stored events go (ClickHouse): each batch's outbox row is copied there once the batch
+   * commits. Without it, outbox rows wait for a worker that has one.
+   */
+  analytics?: AnalyticsEngine;
   /**
    * Most events per batch (1000 by default; a batch holds whole queue rows, so one chunk larger
    * than this is a batch of its own). A quiet stream's batches are small whatever this
@@ -96,7 +103,7 @@ export class IngestionWorker {
   private readonly pause = new WakeableSleep();
   private leaseRenewedAt = 0;
   private hasLease = false;
-  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged'>> & WorkerOptions;
+  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics'>> & WorkerOptions;
   /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
   private readonly sizer: BatchSizer | undefined;
   private prepareThread: PrepareThread | undefined;
@@ -240,6 +247,8 @@ export class IngestionWorker {
       this.forgetWhatOthersMayChange();
       return 0;
     }
+    // What committed batches left for ClickHouse goes first: a batch's dedupe trusts that it did.
+    await this.copyOutbox();
     let total = 0;
     for (const lane of LANES) {
       // A batch holds the process's thread for its whole transaction (tens of ms on SQLite): the
@@ -409,10 +418,24 @@ export class IngestionWorker {
     };
   }
 
-  /** After a batch's transaction committed: the batch's own bookkeeping, then teams that got their first event. */
+  /**
+   * After a batch's transaction committed: the batch's own bookkeeping, its events copied to
+   * ClickHouse, then teams that got their first event. A failed copy is not the batch's failure
+   * (it committed): the next round copies again, before any other batch.
+   */
   private async afterCommit(outcome: BatchOutcome): Promise<void> {
     outcome.committed();
+    try {
+      await this.copyOutbox();
+    } catch (error) {
+      this.log.warn({ err: error }, 'copying events to ClickHouse failed; retried before the next batch');
+    }
     for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
+  }
+
+  /** Copies committed batches' rows to ClickHouse (analytics-outbox.ts). */
+  private async copyOutbox(): Promise<void> {
+    if (this.options.analytics) await flushOutbox(this.database.db, this.options.analytics);
   }
 
   /** What the one-by-one retry of a failed batch uses (one-by-one.ts). */

@@ -19,6 +19,7 @@ import { personEventDeletions } from './015-person-event-deletions.js';
 import { personalKeyRolls } from './016-personal-key-rolls.js';
 import { subscriptionDeliveryAttempts } from './017-subscription-delivery-attempts.js';
 import { instanceSecrets } from './018-instance-secrets.js';
+import { analyticsOutbox } from './019-analytics-outbox.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -40,6 +41,7 @@ export const migrations: HogletMigration[] = [
   personalKeyRolls,
   subscriptionDeliveryAttempts,
   instanceSecrets,
+  analyticsOutbox,
 ];
 
 export class MigrationError extends Error {}

@@ -1,0 +1,100 @@
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+
+/**
+ * Properties read often enough (filters, breakdowns, web analytics) to be kept as columns beside
+ * the JSON, so a query on them reads no JSON: property → column. A column holds the property as
+ * text, NULL when it is missing or JSON null, as a property filter reads it.
+ */
+export const MATERIALIZED_PROPERTIES: Readonly<Record<string, string>> = {
+  $current_url: 'mat_current_url',
+  $pathname: 'mat_pathname',
+  $host: 'mat_host',
+  $browser: 'mat_browser',
+  $os: 'mat_os',
+  $device_type: 'mat_device_type',
+  $referring_domain: 'mat_referring_domain',
+  $session_id: 'mat_session_id',
+  $window_id: 'mat_window_id',
+  $geoip_country_code: 'mat_geoip_country_code',
+  utm_source: 'mat_utm_source',
+  utm_medium: 'mat_utm_medium',
+  utm_campaign: 'mat_utm_campaign',
+  utm_content: 'mat_utm_content',
+  utm_term: 'mat_utm_term',
+};
+
+/** The column a property is kept in, when it is one of MATERIALIZED_PROPERTIES. */
+export function materializedColumn(key: string): string | undefined {
+  return Object.hasOwn(MATERIALIZED_PROPERTIES, key) ? MATERIALIZED_PROPERTIES[key] : undefined;
+}
+
+export interface AnalyticsSchemaOptions {
+  /** A ClickHouse cluster's name: tables are created on every node, replicated. */
+  cluster?: string | undefined;
+}
+
+/** ClickHouse keeps this many recent insert tokens per table (worker batches; only the last few can be repeated). */
+const DEDUPLICATION_WINDOW = 1000;
+
+function statements(engine: AnalyticsEngine, options: AnalyticsSchemaOptions): string[] {
+  const onCluster = options.cluster ? ` ON CLUSTER \`${options.cluster.replace(/`/g, '')}\`` : '';
+  const engineOf = (family: string, name: string, args = '') =>
+    options.cluster
+      ? `Replicated${family}('/clickhouse/tables/{shard}/${engine.database}/${name}', '{replica}'${args ? `, ${args}` : ''})`
+      : `${family}(${args})`;
+  const materialized = Object.entries(MATERIALIZED_PROPERTIES)
+    .map(([key, column]) => `${column} Nullable(String) MATERIALIZED JSONExtract(properties, '${key}', 'Nullable(String)')`)
+    .join(',\n      ');
+  return [
+    // Ordered by environment, event and day: a chart reads its events' range only. Partitioned by
+    // month, so old months can be dropped or moved whole.
+    `CREATE TABLE IF NOT EXISTS ${engine.table('events')}${onCluster} (
+      team_id Int64,
+      uuid UUID,
+      event LowCardinality(String),
+      distinct_id String,
+      person_id UUID,
+      properties String CODEC(ZSTD(3)),
+      timestamp DateTime64(6, 'UTC'),
+      created_at DateTime64(6, 'UTC'),
+      session_id String,
+      elements_chain String CODEC(ZSTD(3)),
+      ${materialized},
+      INDEX uuid_index uuid TYPE bloom_filter(0.001) GRANULARITY 1,
+      INDEX distinct_id_index distinct_id TYPE bloom_filter(0.01) GRANULARITY 1,
+      INDEX session_id_index session_id TYPE bloom_filter(0.01) GRANULARITY 1
+    ) ENGINE = ${engineOf('MergeTree', 'events')}
+    PARTITION BY toYYYYMM(timestamp)
+    ORDER BY (team_id, event, toDate(timestamp), cityHash64(distinct_id), uuid)
+    SETTINGS ${options.cluster ? '' : `non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, `}index_granularity = 8192`,
+    // Person merges: events keep the person they were stored with; queries count them as the
+    // person it was merged into (the newest version of a row wins).
+    `CREATE TABLE IF NOT EXISTS ${engine.table('person_overrides')}${onCluster} (
+      team_id Int64,
+      old_person_id UUID,
+      override_person_id UUID,
+      version Int64
+    ) ENGINE = ${engineOf('ReplacingMergeTree', 'person_overrides', 'version')}
+    ORDER BY (team_id, old_person_id)
+    SETTINGS ${options.cluster ? '' : `non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, `}index_granularity = 8192`,
+  ];
+}
+
+/** Creates what is missing; safe on every start and from several processes at once. */
+export async function ensureAnalyticsSchema(engine: AnalyticsEngine, options: AnalyticsSchemaOptions = {}): Promise<void> {
+  for (const statement of statements(engine, options)) await engine.command(statement);
+}
+
+/**
+ * The person an event counts for: the one its person was merged into, if any. `overrides` is the
+ * subquery alias joined with personOverridesJoin.
+ */
+export function personIdExpression(eventAlias = 'e', overridesAlias = 'o'): string {
+  return `if(${overridesAlias}.old_person_id = ${eventAlias}.person_id, ${overridesAlias}.override_person_id, ${eventAlias}.person_id)`;
+}
+
+/** LEFT JOIN of a team's person overrides (the newest of each), for personIdExpression; `{team}` is the team's parameter. */
+export function personOverridesJoin(engine: AnalyticsEngine, teamParam: string, eventAlias = 'e', overridesAlias = 'o'): string {
+  return `LEFT JOIN (SELECT old_person_id, argMax(override_person_id, version) AS override_person_id FROM ${engine.table('person_overrides')}
+      WHERE team_id = ${teamParam} GROUP BY old_person_id) AS ${overridesAlias} ON ${overridesAlias}.old_person_id = ${eventAlias}.person_id`;
+}

@@ -1,0 +1,154 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { Logger } from 'pino';
+import { AnalyticsError, parseJsonEachRow, type InsertOptions, type QueryParams } from './engine.js';
+import type { EmbeddedEngine } from './embedded-engine.js';
+
+/**
+ * The embedded engine's folder belongs to one process at a time. That process serves it to the
+ * others on the same machine (HTTP_PROCESSES, `hoglet worker`): a loopback HTTP endpoint, its
+ * address and secret in a file beside the folder that only this user can read.
+ */
+export interface HostAddress {
+  url: string;
+  secret: string;
+  pid: number;
+}
+
+/** The largest request a guest may send (an insert of a worker's batch is a few MB). */
+const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
+
+type HostRequest =
+  | { op: 'query'; sql: string; params?: QueryParams }
+  | { op: 'command'; sql: string; params?: QueryParams }
+  | { op: 'insert'; table: string; rows: string; options?: InsertOptions };
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        reject(new AnalyticsError('request too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function secretMatches(header: string | undefined, secret: string): boolean {
+  const given = Buffer.from(header ?? '');
+  const expected = Buffer.from(`Bearer ${secret}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export interface EngineHost {
+  address: HostAddress;
+  close(): Promise<void>;
+}
+
+/** Serves `engine` to the machine's other Hoglet processes and writes where to reach it into `addressFile`. */
+export async function hostEngine(engine: EmbeddedEngine, addressFile: string, log: Logger): Promise<EngineHost> {
+  const secret = randomBytes(24).toString('base64url');
+  const server = http.createServer((req, res) => {
+    const answer = (status: number, body: string, type = 'application/json') => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    if (req.method !== 'POST' || !secretMatches(req.headers.authorization, secret)) return answer(403, '{"message":"forbidden"}');
+    readBody(req)
+      .then(async (text) => {
+        const request = JSON.parse(text) as HostRequest;
+        if (request.op === 'query') return answer(200, await engine.text(request.sql, request.params ?? {}), 'application/x-ndjson');
+        if (request.op === 'command') await engine.command(request.sql, request.params ?? {});
+        else if (request.op === 'insert') await engine.insert(request.table, request.rows, request.options ?? {});
+        else throw new AnalyticsError('unknown operation');
+        answer(200, '{}');
+      })
+      .catch((error: unknown) => {
+        const e = error instanceof AnalyticsError ? error : new AnalyticsError((error as Error).message);
+        answer(400, JSON.stringify({ message: e.message, code: e.code ?? null }));
+      });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const address: HostAddress = { url: `http://127.0.0.1:${port}`, secret, pid: process.pid };
+  const temporary = `${addressFile}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, JSON.stringify(address), { mode: 0o600 });
+  fs.renameSync(temporary, addressFile);
+  log.info({ url: address.url, folder: engine.path }, 'analytics engine served to the other processes of this data dir');
+  return {
+    address,
+    async close() {
+      try {
+        const current = JSON.parse(fs.readFileSync(addressFile, 'utf8')) as HostAddress;
+        if (current.secret === secret) fs.rmSync(addressFile, { force: true });
+      } catch {
+        // already gone
+      }
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export function readHostAddress(addressFile: string): HostAddress | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(addressFile, 'utf8')) as HostAddress;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host could not be reached (it stopped, or is starting): the caller looks for the folder's owner again. */
+export class HostUnreachable extends AnalyticsError {}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+
+/** One request to the host; rows as text for a query. */
+export function callHost(address: HostAddress, request: HostRequest): Promise<string> {
+  const body = JSON.stringify(request);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      address.url,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${address.secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === 200) return resolve(text);
+          if (res.statusCode === 403) return reject(new HostUnreachable('the analytics host refused this process (a new host took over)'));
+          let parsed: { message?: string; code?: number | null } = {};
+          try {
+            parsed = JSON.parse(text) as typeof parsed;
+          } catch {
+            // not the host's JSON
+          }
+          reject(new AnalyticsError(parsed.message ?? `analytics host answered ${res.statusCode}`, parsed.code ?? undefined));
+        });
+        res.on('error', (error) => reject(new HostUnreachable(error.message, undefined, { cause: error })));
+      },
+    );
+    req.on('error', (error) => reject(new HostUnreachable(`analytics host unreachable: ${error.message}`, undefined, { cause: error })));
+    req.end(body);
+  });
+}
+
+export function parseHostRows<T>(text: string): T[] {
+  return parseJsonEachRow<T>(text);
+}

@@ -1,0 +1,79 @@
+/**
+ * The analytics store: events (and what queries join them with) live in ClickHouse, run either
+ * in-process through chdb or as a ClickHouse server. Every store writes ClickHouse SQL once; the
+ * engine only carries it. Values are never spliced into SQL text: they are bound server-side as
+ * `{name:Type}` parameters.
+ */
+export type QueryParams = Record<string, unknown>;
+
+export interface InsertOptions {
+  /**
+   * The same token twice inserts once (ClickHouse's insert deduplication): a write repeated after
+   * a crash between the insert and what records it stores nothing twice.
+   */
+  deduplicationToken?: string;
+}
+
+export interface AnalyticsEngine {
+  /** `embedded` (chdb in this process), `server` (CLICKHOUSE_URL) or `guest` (through the process that owns the embedded folder). */
+  readonly kind: 'embedded' | 'server' | 'guest';
+  /** The ClickHouse database holding Hoglet's tables. */
+  readonly database: string;
+  /** A table's name as SQL text, qualified with the database. */
+  table(name: string): string;
+  /** Rows of a SELECT, as JSON objects (64-bit integers as numbers). */
+  query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
+  /** A statement without rows: DDL, DELETE, ALTER. */
+  command(sql: string, params?: QueryParams): Promise<void>;
+  /** Rows in JSONEachRow (one JSON object a line) into a table. */
+  insert(table: string, jsonEachRow: string, options?: InsertOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** ClickHouse refused a statement or could not be reached; `code` is ClickHouse's error code when it gave one. */
+export class AnalyticsError extends Error {
+  constructor(
+    message: string,
+    readonly code?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Rows of a JSONEachRow answer. */
+export function parseJsonEachRow<T>(text: string): T[] {
+  const rows: T[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end > start) rows.push(JSON.parse(text.slice(start, end)) as T);
+    start = end + 1;
+  }
+  return rows;
+}
+
+/** Settings every query runs with, whatever the engine: answers look the same from each. */
+export const SESSION_SETTINGS: Record<string, string | number> = {
+  output_format_json_quote_64bit_integers: 0,
+  output_format_json_quote_decimals: 0,
+  date_time_output_format: 'iso',
+  // Hoglet's timestamps are ISO text (`…T…Z`).
+  date_time_input_format: 'best_effort',
+  // Time zones in queries are always explicit; a server's own zone must not change an answer.
+  session_timezone: 'UTC',
+};
+
+/** The `INSERT` statement of `insert()`, with its deduplication token as a setting. */
+export function insertStatement(qualifiedTable: string, options: InsertOptions = {}): string {
+  const token = options.deduplicationToken;
+  if (token !== undefined && !/^[A-Za-z0-9_:.-]{1,200}$/.test(token)) throw new AnalyticsError(`invalid deduplication token "${token}"`);
+  return `INSERT INTO ${qualifiedTable}${token ? ` SETTINGS insert_deduplication_token='${token}'` : ''} FORMAT JSONEachRow`;
+}
+
+/** A database or table name is an identifier Hoglet chose or was configured with: checked, then quoted. */
+export function quoteIdentifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) throw new AnalyticsError(`invalid ClickHouse identifier "${name}"`);
+  return `\`${name}\``;
+}

@@ -1,0 +1,138 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { EmbeddedEngine, EmbeddedFolderBusy, type EmbeddedOptions } from './embedded-engine.js';
+import { AnalyticsError, parseJsonEachRow, quoteIdentifier, type AnalyticsEngine, type InsertOptions, type QueryParams } from './engine.js';
+import { callHost, hostEngine, HostUnreachable, readHostAddress, type EngineHost, type HostAddress } from './engine-host.js';
+
+/** How long a process looks for the folder's owner before it gives up on a call (a host restarting takes a second or two). */
+const FIND_OWNER_MS = 30_000;
+const RETRY_PAUSE_MS = 100;
+
+type Role = { owner: EmbeddedEngine; host: EngineHost } | { guest: HostAddress };
+
+/**
+ * The embedded engine of a data dir, for every process that uses that data dir: the first to open
+ * the folder owns it and serves it to the others (engine-host.ts); the others are its guests. When
+ * the owner stops, a guest's next call finds the folder free and takes it over, or finds the new
+ * owner.
+ */
+export class FolderEngine implements AnalyticsEngine {
+  readonly database = 'hoglet';
+  private role: Role | undefined;
+  private finding: Promise<Role> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly options: EmbeddedOptions,
+    private readonly log: Logger,
+  ) {}
+
+  static async open(options: EmbeddedOptions, log: Logger): Promise<FolderEngine> {
+    const engine = new FolderEngine(options, log);
+    await engine.current();
+    return engine;
+  }
+
+  get kind(): 'embedded' | 'guest' {
+    return this.role && 'guest' in this.role ? 'guest' : 'embedded';
+  }
+
+  private get addressFile(): string {
+    return path.join(path.dirname(this.options.path), `${path.basename(this.options.path)}-host.json`);
+  }
+
+  table(name: string): string {
+    const role = this.role;
+    const database = role && 'owner' in role ? role.owner.database : this.database;
+    return `${quoteIdentifier(database)}.${quoteIdentifier(name)}`;
+  }
+
+  private current(): Promise<Role> {
+    if (this.role) return Promise.resolve(this.role);
+    this.finding ??= this.findOwner().finally(() => (this.finding = undefined));
+    return this.finding;
+  }
+
+  /** Opens the folder, or finds the process that has it open. */
+  private async findOwner(): Promise<Role> {
+    const deadline = Date.now() + FIND_OWNER_MS;
+    for (;;) {
+      if (this.closed) throw new AnalyticsError('the analytics engine is closed');
+      try {
+        const owner = await EmbeddedEngine.open(this.options, this.database);
+        try {
+          const host = await hostEngine(owner, this.addressFile, this.log);
+          return (this.role = { owner, host });
+        } catch (error) {
+          await owner.close();
+          throw error;
+        }
+      } catch (error) {
+        if (!(error instanceof EmbeddedFolderBusy)) throw error;
+      }
+      const address = readHostAddress(this.addressFile);
+      if (address && (await reachable(address))) {
+        this.log.info({ host: address.url, pid: address.pid }, 'analytics engine reached through the process that owns its folder');
+        return (this.role = { guest: address });
+      }
+      if (Date.now() > deadline) throw new AnalyticsError(`the ClickHouse folder ${this.options.path} is in use and its owner does not answer`);
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
+  }
+
+  /** A guest's call; when the host is gone, the owner is looked for again and the call made once more. */
+  private async call<T>(asOwner: (engine: EmbeddedEngine) => Promise<T>, asGuest: (address: HostAddress) => Promise<T>): Promise<T> {
+    for (;;) {
+      const role = await this.current();
+      if ('owner' in role) return asOwner(role.owner);
+      try {
+        return await asGuest(role.guest);
+      } catch (error) {
+        if (!(error instanceof HostUnreachable)) throw error;
+        if (this.role === role) this.role = undefined;
+      }
+    }
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params: QueryParams = {}): Promise<T[]> {
+    return this.call(
+      (engine) => engine.query<T>(sql, params),
+      async (address) => parseJsonEachRow<T>(await callHost(address, { op: 'query', sql, params })),
+    );
+  }
+
+  command(sql: string, params: QueryParams = {}): Promise<void> {
+    return this.call(
+      (engine) => engine.command(sql, params),
+      async (address) => void (await callHost(address, { op: 'command', sql, params })),
+    );
+  }
+
+  insert(table: string, jsonEachRow: string, options: InsertOptions = {}): Promise<void> {
+    return this.call(
+      (engine) => engine.insert(table, jsonEachRow, options),
+      async (address) => void (await callHost(address, { op: 'insert', table, rows: jsonEachRow, options })),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.finding?.catch(() => undefined);
+    const role = this.role;
+    this.role = undefined;
+    if (role && 'owner' in role) {
+      await role.host.close();
+      await role.owner.close();
+    }
+  }
+}
+
+/** Whether a host answers (a file left by a process that was killed names a port nobody serves). */
+async function reachable(address: HostAddress): Promise<boolean> {
+  try {
+    await callHost(address, { op: 'query', sql: 'SELECT 1' });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -128,13 +128,17 @@ function parseCount(name: string, value: string | undefined, fallback: number): 
 
 function parseClickhouseUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  if (!/^https?:\/\//.test(value)) throw new ConfigError(`CLICKHOUSE_URL must start with http:// or https:// (ClickHouse's HTTP interface), got "${value.replace(/\/\/[^@/]*@/, '//…@')}"`);
+  if (!/^https?:\/\//.test(value))
+    throw new ConfigError(
+      `CLICKHOUSE_URL must start with http:// or https:// (ClickHouse's HTTP interface), got "${value.replace(/\/\/[^@/]*@/, '//…@')}"`,
+    );
   return value;
 }
 
 function parseIdentifier(name: string, value: string | undefined, fallback: string): string {
   if (!value) return fallback;
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)) throw new ConfigError(`${name} must be an identifier (letters, digits, _), got "${value}"`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value))
+    throw new ConfigError(`${name} must be an identifier (letters, digits, _), got "${value}"`);
   return value;
 }
 
@@ -161,7 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseSchema: parseSchema(env.DATABASE_SCHEMA?.trim()),
     clickhouseUrl: parseClickhouseUrl(env.CLICKHOUSE_URL?.trim()),
     clickhouseDatabase: parseIdentifier('CLICKHOUSE_DATABASE', env.CLICKHOUSE_DATABASE?.trim(), 'hoglet'),
-    clickhouseCluster: env.CLICKHOUSE_CLUSTER?.trim() ? parseIdentifier('CLICKHOUSE_CLUSTER', env.CLICKHOUSE_CLUSTER.trim(), '') : undefined,
+    clickhouseCluster: env.CLICKHOUSE_CLUSTER?.trim()
+      ? parseIdentifier('CLICKHOUSE_CLUSTER', env.CLICKHOUSE_CLUSTER.trim(), '')
+      : undefined,
     clickhouseMaxMemoryMb: parseCount('CLICKHOUSE_MAX_MEMORY_MB', env.CLICKHOUSE_MAX_MEMORY_MB, 2048),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     bootstrapPersonalApiKey: env.HOGLET_BOOTSTRAP_PERSONAL_API_KEY?.trim() || undefined,

@@ -41,8 +41,14 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     await db
       .insertInto('person_overrides')
-      .values(rows.slice(i, i + ROWS_PER_STATEMENT).map((r) => ({ team_id: r.teamId, old_person_id: r.oldPersonId, override_person_id: r.overridePersonId })))
-      .onConflict((oc) => oc.columns(['team_id', 'old_person_id']).doUpdateSet((eb) => ({ override_person_id: eb.ref('excluded.override_person_id') })))
+      .values(
+        rows
+          .slice(i, i + ROWS_PER_STATEMENT)
+          .map((r) => ({ team_id: r.teamId, old_person_id: r.oldPersonId, override_person_id: r.overridePersonId })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['team_id', 'old_person_id']).doUpdateSet((eb) => ({ override_person_id: eb.ref('excluded.override_person_id') })),
+      )
       .execute();
   }
   return rows;

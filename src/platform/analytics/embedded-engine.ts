@@ -89,7 +89,8 @@ export class EmbeddedEngine implements AnalyticsEngine {
   static async open(options: EmbeddedOptions, database = 'hoglet'): Promise<EmbeddedEngine> {
     const open = openShared(options);
     // Another server of this process opened the engine on its own folder: this one's tables go in a database of their own.
-    const name = open.path === options.path ? database : `${database}_${createHash('sha256').update(options.path).digest('hex').slice(0, 12)}`;
+    const name =
+      open.path === options.path ? database : `${database}_${createHash('sha256').update(options.path).digest('hex').slice(0, 12)}`;
     const engine = new EmbeddedEngine(open, name);
     try {
       await engine.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(name)}`);
@@ -142,7 +143,6 @@ export class EmbeddedEngine implements AnalyticsEngine {
     if (this.closed) throw new AnalyticsError('the analytics engine is closed');
   }
 
-  // eslint-disable-next-line @typescript-eslint/require-await
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

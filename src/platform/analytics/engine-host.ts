@@ -124,7 +124,11 @@ export function callHost(address: HostAddress, request: HostRequest): Promise<st
       {
         method: 'POST',
         agent,
-        headers: { authorization: `Bearer ${address.secret}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          authorization: `Bearer ${address.secret}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -58,6 +58,12 @@ export class FolderEngine implements AnalyticsEngine {
     const deadline = Date.now() + FIND_OWNER_MS;
     for (;;) {
       if (this.closed) throw new AnalyticsError('the analytics engine is closed');
+      // An owner that answers is asked first: opening a folder another process holds fails (and ClickHouse says so on stderr).
+      const address = readHostAddress(this.addressFile);
+      if (address && address.pid !== process.pid && (await reachable(address))) {
+        this.log.info({ host: address.url, pid: address.pid }, 'analytics engine reached through the process that owns its folder');
+        return (this.role = { guest: address });
+      }
       try {
         const owner = await EmbeddedEngine.open(this.options, this.database);
         try {
@@ -70,12 +76,8 @@ export class FolderEngine implements AnalyticsEngine {
       } catch (error) {
         if (!(error instanceof EmbeddedFolderBusy)) throw error;
       }
-      const address = readHostAddress(this.addressFile);
-      if (address && (await reachable(address))) {
-        this.log.info({ host: address.url, pid: address.pid }, 'analytics engine reached through the process that owns its folder');
-        return (this.role = { guest: address });
-      }
-      if (Date.now() > deadline) throw new AnalyticsError(`the ClickHouse folder ${this.options.path} is in use and its owner does not answer`);
+      if (Date.now() > deadline)
+        throw new AnalyticsError(`the ClickHouse folder ${this.options.path} is in use and its owner does not answer`);
       await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
     }
   }

@@ -28,7 +28,12 @@ export async function openAnalytics(options: AnalyticsOptions, log: Logger): Pro
     ? await ServerEngine.open({ url: options.url, database: options.database, maxMemoryBytes })
     : await FolderEngine.open({ path: options.folder, maxMemoryBytes, maxThreads: Math.max(1, os.availableParallelism()) }, log);
   log.info(
-    { engine: engine.kind, database: engine.database, ...(options.url ? {} : { folder: options.folder }), ms: Math.round(performance.now() - started) },
+    {
+      engine: engine.kind,
+      database: engine.database,
+      ...(options.url ? {} : { folder: options.folder }),
+      ms: Math.round(performance.now() - started),
+    },
     'analytics engine ready',
   );
   return engine;

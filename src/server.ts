@@ -30,6 +30,7 @@ import { recordingIngestRoutes } from './sdk/recordings/ingest-routes.js';
 import { recordingPublicRoutes } from './sdk/recordings/public-routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { webVitalsRoutes } from './web-vitals/routes.js';
+import { queryRoutes } from './insights/query-routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
@@ -84,6 +85,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(recordingApiRoutes, { ctx });
   await app.register(sessionRoutes, { ctx });
   await app.register(webVitalsRoutes, { ctx });
+  await app.register(queryRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 

@@ -1,0 +1,247 @@
+/**
+ * `npm run bench:analytics` (and the end of `npm run bench`): charts on a million events (ten
+ * million with `--ten-million`, or BENCH_ANALYTICS_EVENTS). The events go through `/batch/` and
+ * the worker into the embedded ClickHouse; then each chart is asked of Hoglet's API and, as its
+ * baseline, the same question is put to the engine directly (the server stopped, the folder opened
+ * in this process), both timed as the median of five after a warm-up.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { analyticsBatches } from './analytics-events.js';
+import { fmt, spawnHoglet, type Child } from './harness.js';
+import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
+import { analyticsFolder } from '../src/platform/analytics/open.js';
+
+const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
+const REPEATS = 5;
+const CONCURRENT_REQUESTS = 4;
+const BATCH_EVENTS = 500;
+
+interface Chart {
+  name: string;
+  /** The API request: a GET path, or a POST path and its JSON body. */
+  api: { path: string; body?: unknown };
+  /** The same question as ClickHouse SQL; `{db}` is the database, `{team}` the environment. */
+  engine: string;
+}
+
+const DAY = '30 DAY';
+const pageviews = (extra = '') =>
+  `FROM {db}.events WHERE team_id = {team} AND event = '$pageview' AND timestamp >= now() - INTERVAL ${DAY}${extra}`;
+
+function charts(base: string): Chart[] {
+  const trends = (series: unknown[], more: Record<string, unknown> = {}) => ({
+    path: `${base}/query/`,
+    body: { query: { kind: 'TrendsQuery', series, dateRange: { date_from: '-30d' }, interval: 'day', ...more } },
+  });
+  const pageview = { kind: 'EventsNode', event: '$pageview', name: '$pageview' };
+  return [
+    {
+      name: 'trends: pageviews, 30 days',
+      api: trends([{ ...pageview, math: 'total' }]),
+      engine: `SELECT toStartOfDay(timestamp) d, count() ${pageviews()} GROUP BY d ORDER BY d`,
+    },
+    {
+      name: 'trends: unique users, 30 days',
+      api: trends([{ ...pageview, math: 'dau' }]),
+      engine: `SELECT toStartOfDay(e.timestamp) d, uniqExact(if(o.old_person_id = e.person_id, o.override_person_id, e.person_id))
+        FROM {db}.events e LEFT JOIN (SELECT old_person_id, argMax(override_person_id, version) override_person_id FROM {db}.person_overrides
+        WHERE team_id = {team} GROUP BY old_person_id) o ON o.old_person_id = e.person_id
+        WHERE e.team_id = {team} AND e.event = '$pageview' AND e.timestamp >= now() - INTERVAL ${DAY} GROUP BY d ORDER BY d`,
+    },
+    {
+      name: 'trends: breakdown by $browser',
+      api: trends([{ ...pageview, math: 'total' }], { breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }),
+      engine: `SELECT toStartOfDay(timestamp) d, mat_browser, count() ${pageviews()} GROUP BY d, mat_browser ORDER BY d`,
+    },
+    {
+      name: 'trends: all events, property filter',
+      api: trends([{ kind: 'EventsNode', event: null, name: 'All events', math: 'total' }], {
+        properties: [{ key: '$current_url', value: 'pricing', operator: 'icontains', type: 'event' }],
+      }),
+      engine: `SELECT toStartOfDay(timestamp) d, count() FROM {db}.events WHERE team_id = {team} AND timestamp >= now() - INTERVAL ${DAY}
+        AND ifNull(ilike(mat_current_url, '%pricing%'), 0) GROUP BY d ORDER BY d`,
+    },
+    {
+      name: 'funnel: / → /pricing → /signup',
+      api: {
+        path: `${base}/query/`,
+        body: {
+          query: {
+            kind: 'FunnelsQuery',
+            series: ['/', '/pricing', '/signup'].map((p) => ({
+              ...pageview,
+              properties: [{ key: '$pathname', value: p, operator: 'exact', type: 'event' }],
+            })),
+            dateRange: { date_from: '-30d' },
+            funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' },
+          },
+        },
+      },
+      engine: `SELECT level, count() FROM (SELECT person_id, windowFunnel(1209600)(toDateTime(timestamp), mat_pathname = '/', mat_pathname = '/pricing', mat_pathname = '/signup') level
+        ${pageviews()} GROUP BY person_id) GROUP BY level ORDER BY level`,
+    },
+    {
+      name: 'web vitals: /pricing',
+      api: { path: `${base}/web_vitals/?pathname=/pricing` },
+      engine: `SELECT toStartOfWeek(timestamp) w, quantile(0.9)(toFloat64OrNull(JSONExtractRaw(properties, '$web_vitals_INP_value'))) FROM {db}.events
+        WHERE team_id = {team} AND event = '$web_vitals' AND mat_pathname = '/pricing' AND timestamp >= now() - INTERVAL 28 DAY GROUP BY w`,
+    },
+    {
+      name: 'sessions values: $entry_current_url',
+      api: { path: `${base}/sessions/values/?key=$entry_current_url` },
+      engine: `SELECT url, count() c FROM (SELECT session_id, argMin(mat_current_url, timestamp) url FROM {db}.events WHERE team_id = {team}
+        AND session_id != '' GROUP BY session_id) GROUP BY url ORDER BY c DESC LIMIT 100`,
+    },
+  ];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  await run();
+  const times: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+/** Events still on their way to ClickHouse: in the queue or the outbox. */
+function pending(sqliteFile: string): number {
+  const db = new BetterSqlite3(sqliteFile, { readonly: true, fileMustExist: true });
+  try {
+    const queued = db.prepare('select coalesce(sum(event_count), 0) n from ingestion_queue').get() as { n: number };
+    const outbox = db.prepare('select count(*) n from analytics_outbox').get() as { n: number };
+    return queued.n + outbox.n;
+  } finally {
+    db.close();
+  }
+}
+
+async function load(url: string, token: string, count: number, sqliteFile: string): Promise<number> {
+  const started = performance.now();
+  const batches = analyticsBatches(count, BATCH_EVENTS);
+  let sent = 0;
+  let lastReport = 0;
+  const sender = async () => {
+    for (let next = batches.next(); !next.done; next = batches.next()) {
+      const response = await fetch(`${url}/batch/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: token, batch: next.value }),
+      });
+      if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}: ${await response.text()}`);
+      sent += next.value.length;
+      if (sent - lastReport >= count / 10) {
+        lastReport = sent;
+        process.stdout.write(`  sent ${fmt(sent)} of ${fmt(count)} events\n`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENT_REQUESTS }, sender));
+  for (;;) {
+    const left = pending(sqliteFile);
+    if (left === 0) break;
+    process.stdout.write(`  ${fmt(left)} events still being stored\n`);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+export async function analyticsBench(count: number): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-analytics-'));
+  const dataDir = path.join(dir, 'hoglet');
+  const lines: string[] = [`Analytics on ${fmt(count)} events (embedded ClickHouse), median of ${REPEATS} after a warm-up:`];
+  let hoglet: Child | undefined;
+  try {
+    hoglet = await spawnHoglet([], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      GEOIP: 'off',
+      HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+    });
+    const server = hoglet;
+    const idleRss = rssMb(server.child.pid!);
+    const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const project = (
+      (await (await fetch(`${server.url}/api/projects/`, { headers })).json()) as { results: Array<{ id: number; api_token: string }> }
+    ).results[0]!;
+    const eventsPerSecond = await load(server.url, project.api_token, count, path.join(dataDir, 'hoglet.db'));
+    const loadedRss = rssMb(server.child.pid!);
+    const list = charts(`/api/environments/${project.id}`);
+    const apiMs = new Map<string, number>();
+    for (const chart of list) {
+      apiMs.set(
+        chart.name,
+        await timed(async () => {
+          const response = await fetch(
+            `${server.url}${chart.api.path}`,
+            chart.api.body === undefined ? { headers } : { method: 'POST', headers, body: JSON.stringify(chart.api.body) },
+          );
+          if (response.status !== 200) throw new Error(`${chart.name}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+          await response.arrayBuffer();
+        }).catch((error: unknown) => {
+          lines.push(`  ${chart.name}: API failed (${(error as Error).message})`);
+          return NaN;
+        }),
+      );
+    }
+    await server.stop();
+    hoglet = undefined;
+    const engine = await EmbeddedEngine.open({
+      path: analyticsFolder(dataDir),
+      maxMemoryBytes: 2048 * 1024 * 1024,
+      maxThreads: os.availableParallelism(),
+    });
+    try {
+      for (const chart of list) {
+        const statement = chart.engine.replaceAll('{db}', '`hoglet`').replaceAll('{team}', String(project.id));
+        const engineMs = await timed(() => engine.query(statement));
+        const api = apiMs.get(chart.name)!;
+        lines.push(
+          `  ${chart.name.padEnd(40)} ${fmt(api).padStart(8)} ms   engine directly ${fmt(engineMs).padStart(7)} ms   ratio ${(api / engineMs).toFixed(1)}`,
+        );
+      }
+      const [stored] = await engine.query<{ rows: number; bytes: number }>(
+        "SELECT sum(rows) rows, sum(bytes_on_disk) bytes FROM system.parts WHERE database = 'hoglet' AND table = 'events' AND active",
+      );
+      lines.push(`  stored: ${fmt(stored!.rows)} events, ${fmt(stored!.bytes / stored!.rows)} bytes an event on disk (events table)`);
+    } finally {
+      await engine.close();
+    }
+    lines.push(`  ingestion through /batch/ into ClickHouse: ${fmt(eventsPerSecond)} events/s (send to stored)`);
+    lines.push(`  server RSS: ${fmt(idleRss)} MB idle after start, ${fmt(loadedRss)} MB after the load`);
+    return lines.join('\n');
+  } finally {
+    await hoglet?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const direct = process.argv[1] && path.basename(process.argv[1]).startsWith('analytics');
+if (direct) {
+  const count = Number(process.env.BENCH_ANALYTICS_EVENTS ?? (process.argv.includes('--ten-million') ? 10_000_000 : 1_000_000));
+  analyticsBench(count).then(
+    (text) => process.stdout.write(`${text}\n`),
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,111 @@
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
+import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
+import { readPropertyCondition } from '../posthog/property-conditions.js';
+import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-tables.js';
+import type { PropertyFilterInput } from './properties.js';
+import type { FunnelCounts, FunnelsQuery, FunnelStep } from './funnels.js';
+
+const SOURCE = { column: 'e.properties', columnOf: materializedColumn };
+
+function filtersCondition(filters: readonly PropertyFilterInput[], where: string): ChSql {
+  const conditions = filters
+    .map((f) => compileClickHouseCondition(readPropertyCondition(f, where), SOURCE))
+    .filter((c): c is ChSql => c !== null);
+  return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
+}
+
+function stepCondition(step: FunnelStep): ChSql {
+  const event = step.event === null ? raw('1') : ch`e.event = ${step.event}`;
+  return ch`(${event} AND ${filtersCondition(step.properties, 'funnel steps')})`;
+}
+
+/** A step repeats the one before it (the same event, at least its filters): its event must come strictly later. */
+function repeatsPrevious(steps: readonly FunnelStep[], i: number): boolean {
+  if (i === 0 || steps[i]!.event !== steps[i - 1]!.event) return false;
+  const own = new Set(steps[i]!.properties.map((p) => JSON.stringify(p)));
+  return steps[i - 1]!.properties.every((p) => own.has(JSON.stringify(p)));
+}
+
+/**
+ * Each person's attempts, one per time they did the first step: the earliest next step at or after
+ * the previous one and within the window, step by step (0: not reached). Step timestamps are
+ * milliseconds, sorted, per step (`a0`, `a1`, …).
+ */
+function attempts(steps: readonly FunnelStep[]): string {
+  const reached: string[] = ['t0'];
+  for (let i = 1; i < steps.length; i++) {
+    const after = repeatsPrevious(steps, i) ? '>' : '>=';
+    const previous = `_t${i - 1}`;
+    const find = `arrayFirst(x -> x ${after} ${i === 1 ? 't0' : previous} AND x <= t0 + {window_ms:Int64}, a${i})`;
+    reached.push(i === 1 ? `${find} AS _t1` : `if(${previous} = 0, 0, ${find}) AS _t${i}`);
+  }
+  return `arrayMap(t0 -> [${reached.join(', ').replace(/^t0/, 't0 AS _t0')}], a0)`;
+}
+
+/** The funnel counted by ClickHouse: per breakdown value, persons per step and conversion times. */
+export async function countFunnel(
+  engine: AnalyticsEngine,
+  teamId: number,
+  query: FunnelsQuery,
+  range: { from: Date; to: Date },
+): Promise<FunnelCounts[]> {
+  const n = query.steps.length;
+  const stepColumns = query.steps.map((step, i) => ch`${stepCondition(step)} AS s${raw(String(i))}`);
+  const anyStep = raw(query.steps.map((_, i) => `s${i}`).join(' OR '));
+  const breakdown = query.breakdown === null ? raw('NULL') : compileBreakdown(query.breakdown);
+  const arrays = query.steps.map((_, i) => raw(`arraySort(groupArrayIf(ms, s${i})) AS a${i}`));
+  // Per step after the first: the shortest conversion among the attempts that got furthest.
+  const times = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
+    raw(`arrayMin(arrayMap(p -> p[${k + 1}] - p[${k}], arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))) / 1000 AS time${k}`),
+  );
+  const counts = Array.from({ length: n }, (_, i) => raw(`countIf(level >= ${i + 1}) AS c${i}`));
+  const stats = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
+    raw(`avgIf(time${k}, level >= ${k + 1}) AS avg${k}, medianIf(time${k}, level >= ${k + 1}) AS median${k}`),
+  );
+  const statement = ch`
+    SELECT breakdown_value, ${join(counts)}${raw(n > 1 ? ', ' : '')}${join(stats)}
+    FROM (
+      SELECT breakdown_value, level, ${join(times)}
+      FROM (
+        SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
+        FROM (
+          SELECT person, argMinIf(breakdown_prop, ms, s0) AS breakdown_value, ${join(arrays)}, ${raw(attempts(query.steps))} AS paths
+          FROM (
+            SELECT ${raw(personIdExpression())} AS person, toUnixTimestamp64Milli(e.timestamp) AS ms, ${breakdown} AS breakdown_prop,
+              ${join(stepColumns)}
+            FROM ${raw(engine.table('events'))} AS e
+            ${raw(personOverridesJoin(engine, '{team:Int64}'))}
+            WHERE e.team_id = {team:Int64} AND e.timestamp >= ${chTime(range.from)} AND e.timestamp < ${chTime(range.to)}
+              AND ${filtersCondition(query.properties, 'funnels')}
+          )
+          WHERE ${anyStep}
+          GROUP BY person
+        )
+      )
+      WHERE level > 0
+    )
+    GROUP BY breakdown_value`;
+  const { sql, params } = statement.compile();
+  const rows = await engine.query<Record<string, number | string | null>>(sql, {
+    ...params,
+    team: teamId,
+    window_ms: query.windowSeconds * 1000,
+  });
+  return rows.map((row) => ({
+    breakdownValue: row.breakdown_value === null ? null : String(row.breakdown_value),
+    counts: Array.from({ length: n }, (_, i) => Number(row[`c${i}`] ?? 0)),
+    averages: [null, ...Array.from({ length: n - 1 }, (_, k) => finite(row[`avg${k + 1}`]))],
+    medians: [null, ...Array.from({ length: n - 1 }, (_, k) => finite(row[`median${k + 1}`]))],
+  }));
+}
+
+function finite(value: unknown): number | null {
+  const n = Number(value);
+  return value === null || value === undefined || !Number.isFinite(n) ? null : n;
+}
+
+function compileBreakdown(key: string): ChSql {
+  const column = materializedColumn(key);
+  return column ? raw(`e.${column}`) : ch`JSONExtract(e.properties, ${key}, 'Nullable(String)')`;
+}

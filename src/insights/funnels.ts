@@ -1,0 +1,143 @@
+/**
+ * The funnel insight (PostHog's FunnelsQuery, "steps" shown in order), as a pure core: reading
+ * the query and shaping what ClickHouse counted (funnels-store.ts) into PostHog's result.
+ *
+ * A person converts step by step: each step's event at or after the previous step's (strictly
+ * after when the two steps are the same event), all within the conversion window from the first
+ * step. Of a person's attempts, the one that gets furthest counts; the time of each conversion is
+ * the shortest among those attempts, as PostHog's funnel takes it.
+ */
+import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
+import { TrendsQueryError } from './query-error.js';
+import { parseTrendsDate } from './trends-window.js';
+import { isJsonObject } from '../lib/json-object.js';
+
+export const WINDOW_UNITS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
+export type WindowUnit = keyof typeof WINDOW_UNITS;
+/** PostHog's limits: 2 to 30 steps (the UI's); breakdown values shown. */
+export const MAX_STEPS = 30;
+export const BREAKDOWN_LIMIT = 25;
+
+export interface FunnelStep {
+  /** null: any event. */
+  event: string | null;
+  name: string;
+  customName: string | null;
+  properties: PropertyFilterInput[];
+}
+
+export interface FunnelsQuery {
+  steps: FunnelStep[];
+  dateFrom: string;
+  dateTo: string | null;
+  properties: PropertyFilterInput[];
+  /** Conversion window, in seconds. */
+  windowSeconds: number;
+  breakdown: string | null;
+}
+
+/** Reads a FunnelsQuery (or an InsightVizNode wrapping one); `attr` paths as PostHog names them. */
+export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): FunnelsQuery {
+  const wrapped = isJsonObject(query) && query.kind === 'InsightVizNode';
+  const source = wrapped ? query.source : query;
+  const attr = (name: string) => `${attrPrefix}${wrapped ? 'source__' : ''}${name}`;
+  if (!isJsonObject(source) || source.kind !== 'FunnelsQuery') throw new TrendsQueryError('Expected a FunnelsQuery.', attr('kind'));
+  if (!Array.isArray(source.series) || source.series.length < 2) {
+    throw new TrendsQueryError('A funnel needs at least two steps.', attr('series'));
+  }
+  if (source.series.length > MAX_STEPS) throw new TrendsQueryError(`A funnel has at most ${MAX_STEPS} steps.`, attr('series'));
+  const steps = source.series.map((raw, i): FunnelStep => {
+    if (!isJsonObject(raw) || raw.kind !== 'EventsNode')
+      throw new TrendsQueryError('Each step must be an EventsNode.', attr(`series__${i}__kind`));
+    const event = raw.event === undefined || raw.event === null ? null : raw.event;
+    if (event !== null && typeof event !== 'string') throw new TrendsQueryError('Not a valid string.', attr(`series__${i}__event`));
+    return {
+      event,
+      name: typeof raw.name === 'string' ? raw.name : (event ?? 'All events'),
+      customName: typeof raw.custom_name === 'string' ? raw.custom_name : null,
+      properties: readPropertyFilters(raw.properties, attr(`series__${i}__properties`)),
+    };
+  });
+  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
+  const dateFrom = range.date_from ?? '-7d';
+  const dateTo = range.date_to ?? null;
+  if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
+    throw new TrendsQueryError(`Unreadable date_from "${String(dateFrom)}".`, attr('dateRange__date_from'));
+  }
+  if (dateTo !== null && (typeof dateTo !== 'string' || parseTrendsDate(dateTo, new Date()) === null)) {
+    throw new TrendsQueryError(`Unreadable date_to "${String(dateTo)}".`, attr('dateRange__date_to'));
+  }
+  const filter = isJsonObject(source.funnelsFilter) ? source.funnelsFilter : {};
+  const interval = filter.funnelWindowInterval ?? 14;
+  const unit = filter.funnelWindowIntervalUnit ?? 'day';
+  if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 100_000) {
+    throw new TrendsQueryError('funnelWindowInterval must be a whole number from 1.', attr('funnelsFilter__funnelWindowInterval'));
+  }
+  if (typeof unit !== 'string' || !Object.hasOwn(WINDOW_UNITS, unit)) {
+    throw new TrendsQueryError(`"${String(unit)}" is not a valid choice.`, attr('funnelsFilter__funnelWindowIntervalUnit'));
+  }
+  const order = filter.funnelOrderType ?? 'ordered';
+  if (order !== 'ordered') throw new TrendsQueryError('Only ordered funnels are supported.', attr('funnelsFilter__funnelOrderType'));
+  const viz = filter.funnelVizType ?? 'steps';
+  if (viz !== 'steps') throw new TrendsQueryError('Only the steps view of funnels is supported.', attr('funnelsFilter__funnelVizType'));
+  const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};
+  const breakdown = breakdownFilter.breakdown ?? null;
+  if (breakdown !== null && typeof breakdown !== 'string') {
+    throw new TrendsQueryError('Only a single event property breakdown is supported.', attr('breakdownFilter__breakdown'));
+  }
+  if (breakdown !== null && (breakdownFilter.breakdown_type ?? 'event') !== 'event') {
+    throw new TrendsQueryError('Only event property breakdowns are supported.', attr('breakdownFilter__breakdown_type'));
+  }
+  return {
+    steps,
+    dateFrom,
+    dateTo,
+    properties: readPropertyFilters(source.properties, attr('properties')),
+    windowSeconds: interval * WINDOW_UNITS[unit as WindowUnit],
+    breakdown,
+  };
+}
+
+/** What ClickHouse counted for one breakdown value (or the whole funnel). */
+export interface FunnelCounts {
+  breakdownValue: string | null;
+  /** Persons who reached each step. */
+  counts: number[];
+  /** Per step after the first: average and median seconds from the previous step (null: nobody converted). */
+  averages: Array<number | null>;
+  medians: Array<number | null>;
+}
+
+export interface FunnelStepResult {
+  action_id: string | null;
+  name: string;
+  custom_name: string | null;
+  order: number;
+  count: number;
+  type: 'events';
+  average_conversion_time: number | null;
+  median_conversion_time: number | null;
+  breakdown?: string[];
+  breakdown_value?: string[];
+}
+
+/** PostHog's result: the steps; with a breakdown, one list of steps per value, the most entered first. */
+export function funnelResults(query: FunnelsQuery, counted: FunnelCounts[]): FunnelStepResult[] | FunnelStepResult[][] {
+  const shape = (c: FunnelCounts): FunnelStepResult[] =>
+    query.steps.map((step, i) => ({
+      action_id: step.event,
+      name: step.name,
+      custom_name: step.customName,
+      order: i,
+      count: c.counts[i] ?? 0,
+      type: 'events',
+      average_conversion_time: i === 0 ? null : (c.averages[i] ?? null),
+      median_conversion_time: i === 0 ? null : (c.medians[i] ?? null),
+      ...(query.breakdown !== null ? { breakdown: [c.breakdownValue ?? ''], breakdown_value: [c.breakdownValue ?? ''] } : {}),
+    }));
+  if (query.breakdown === null) return shape(counted[0] ?? { breakdownValue: null, counts: [], averages: [], medians: [] });
+  return [...counted]
+    .sort((a, b) => (b.counts[0] ?? 0) - (a.counts[0] ?? 0) || String(a.breakdownValue).localeCompare(String(b.breakdownValue)))
+    .slice(0, BREAKDOWN_LIMIT)
+    .map(shape);
+}

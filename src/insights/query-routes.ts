@@ -1,0 +1,61 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Team } from '../environments/models.js';
+import { validationError } from '../posthog/errors.js';
+import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
+import { isJsonObject } from '../lib/json-object.js';
+import { funnelResults, readFunnelsQuery } from './funnels.js';
+import { countFunnel } from './funnels-store.js';
+import { TrendsQueryError } from './query-error.js';
+import { zoneOfTeam } from './service.js';
+import { trendsWindow } from './trends-window.js';
+
+/** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
+type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
+
+const runFunnels: Runner = async (ctx, team, source, now) => {
+  const query = readFunnelsQuery(source);
+  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
+  const counted = await countFunnel(ctx.analytics, team.id, query, window);
+  return {
+    results: funnelResults(query, counted),
+    timezone: window.timezone,
+    resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
+    isUdf: false,
+  };
+};
+
+export const QUERY_RUNNERS: Record<string, Runner> = {
+  FunnelsQuery: runFunnels,
+};
+
+/**
+ * PostHog's query endpoint: `POST …/query/` with `{query: {kind, …}}`, answered in PostHog's
+ * response shape. Every query runs in the environment of the URL: the runners take the team from
+ * the route, never from the body.
+ */
+export const queryRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  for (const base of TEAM_ROUTE_BASES) {
+    app.post(`${base.base}/query/`, { config: teamAccess('query:read', base) }, async (request) => {
+      const body = request.body;
+      if (!isJsonObject(body) || !isJsonObject(body.query)) throw validationError('This field is required.', 'query');
+      const query = body.query;
+      const kind = query.kind;
+      const runner = typeof kind === 'string' && Object.hasOwn(QUERY_RUNNERS, kind) ? QUERY_RUNNERS[kind] : undefined;
+      if (!runner) {
+        throw validationError(
+          `Query kind ${JSON.stringify(kind ?? null)} is not supported; supported: ${Object.keys(QUERY_RUNNERS).join(', ')}.`,
+          'query__kind',
+        );
+      }
+      const now = new Date();
+      try {
+        const answer = await runner(ctx, request.team!, query, now);
+        return { ...answer, is_cached: false, last_refresh: now.toISOString(), timings: [], hogql: null, modifiers: {} };
+      } catch (error) {
+        if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
+        throw error;
+      }
+    });
+  }
+};

@@ -1,0 +1,132 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
+
+const server = useTestServer();
+const env = () => `/api/environments/${server.bootstrap.team.id}`;
+
+const at = (iso: string) => ({ timestamp: iso });
+const page = (distinctId: string, time: string, browser: string) => ({
+  event: '$pageview',
+  distinct_id: distinctId,
+  ...at(time),
+  properties: { $pathname: '/', $browser: browser },
+});
+const step = (event: string, distinctId: string, time: string, properties: Record<string, unknown> = {}) => ({
+  event,
+  distinct_id: distinctId,
+  ...at(time),
+  properties,
+});
+
+/**
+ * Hand-computed: in New York (EDT on 2026-03-10, so the range starts 04:00Z), with a one-day
+ * window. u1 converts fully (600 s, then 3600 s), u2 to sign-up (1200 s), u3 across a merge
+ * (its anonymous page view, then an $identify that merges the anonymous person into u3's, then
+ * u3's sign-up: 1800 s), u4's page view is before the range in New York (not in UTC), u5 signed
+ * up before its page view, u6 signed up after the window.
+ */
+beforeAll(async () => {
+  expect((await server.request(`${env()}/`, { method: 'PATCH', body: { timezone: 'America/New_York' } })).status).toBe(200);
+  await server.ingest([
+    page('u1', '2026-03-10T05:00:00Z', 'Chrome'),
+    step('signed up', 'u1', '2026-03-10T05:10:00Z'),
+    step('purchased', 'u1', '2026-03-10T06:10:00Z'),
+    page('u2', '2026-03-10T05:00:00Z', 'Chrome'),
+    step('signed up', 'u2', '2026-03-10T05:20:00Z'),
+    step('other', 'u3', '2026-03-10T09:00:00Z'),
+    page('a3', '2026-03-10T10:00:00Z', 'Firefox'),
+    step('$identify', 'u3', '2026-03-10T10:20:00Z', { $anon_distinct_id: 'a3' }),
+    step('signed up', 'u3', '2026-03-10T10:30:00Z'),
+    page('u4', '2026-03-10T03:30:00Z', 'Chrome'),
+    step('signed up', 'u4', '2026-03-10T05:00:00Z'),
+    step('signed up', 'u5', '2026-03-10T05:00:00Z'),
+    page('u5', '2026-03-10T06:00:00Z', 'Safari'),
+    page('u6', '2026-03-10T05:00:00Z', 'Chrome'),
+    step('signed up', 'u6', '2026-03-11T06:00:00Z'),
+  ]);
+});
+
+const funnel = (extra: Record<string, unknown> = {}) => ({
+  query: {
+    kind: 'FunnelsQuery',
+    series: [
+      {
+        kind: 'EventsNode',
+        event: '$pageview',
+        name: '$pageview',
+        properties: [{ key: '$pathname', value: '/', operator: 'exact', type: 'event' }],
+      },
+      { kind: 'EventsNode', event: 'signed up', name: 'signed up', custom_name: 'Sign-up' },
+      { kind: 'EventsNode', event: 'purchased', name: 'purchased' },
+    ],
+    dateRange: { date_from: '2026-03-10', date_to: '2026-03-12' },
+    funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day' },
+    ...extra,
+  },
+});
+
+describe('FunnelsQuery through query/', () => {
+  it('counts persons per step and their conversion times, in the environment time zone, merged persons once', async () => {
+    const res = await server.request(`${env()}/query/`, { method: 'POST', body: funnel() });
+    expect(res.status).toBe(200);
+    expect(res.body.timezone).toBe('America/New_York');
+    expect(res.body.results).toEqual([
+      expect.objectContaining({
+        action_id: '$pageview',
+        name: '$pageview',
+        custom_name: null,
+        order: 0,
+        count: 5,
+        type: 'events',
+        average_conversion_time: null,
+        median_conversion_time: null,
+      }),
+      expect.objectContaining({
+        action_id: 'signed up',
+        custom_name: 'Sign-up',
+        order: 1,
+        count: 3,
+        average_conversion_time: 1200,
+        median_conversion_time: 1200,
+      }),
+      expect.objectContaining({ action_id: 'purchased', order: 2, count: 1, average_conversion_time: 3600, median_conversion_time: 3600 }),
+    ]);
+  });
+
+  it('is wider with a wider window', async () => {
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: funnel({ funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day' } }),
+    });
+    expect(res.body.results.map((s: any) => s.count)).toEqual([5, 4, 1]);
+    // u6 took 25 hours: (600 + 1200 + 1800 + 90000) / 4 on average, the median between 1200 and 1800.
+    expect(res.body.results[1].average_conversion_time).toBe(23400);
+    expect(res.body.results[1].median_conversion_time).toBe(1500);
+  });
+
+  it('breaks down by the property of the first step, the most entered first', async () => {
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: funnel({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((steps: any[]) => [steps[0].breakdown_value, steps.map((s) => s.count)])).toEqual([
+      [['Chrome'], [3, 2, 1]],
+      [['Firefox'], [1, 1, 0]],
+      [['Safari'], [1, 0, 0]],
+    ]);
+  });
+
+  it('answers what it cannot run with a 400 naming the field', async () => {
+    const oneStep = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: { query: { kind: 'FunnelsQuery', series: [{ kind: 'EventsNode', event: 'x' }] } },
+    });
+    expect(oneStep.status).toBe(400);
+    expect(oneStep.body).toMatchObject({ type: 'validation_error', attr: 'query__series' });
+    const unknown = await server.request(`${env()}/query/`, { method: 'POST', body: { query: { kind: 'HogQLQuery', query: 'select 1' } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ type: 'validation_error', attr: 'query__kind' });
+    expect((await server.request(`${env()}/query/`, { method: 'POST', body: {} })).status).toBe(400);
+  });
+});

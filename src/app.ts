@@ -7,8 +7,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrations/index.js';
-import { analyticsFolder, openAnalytics } from './platform/analytics/open.js';
-import type { AnalyticsEngine } from './platform/analytics/engine.js';
+import { analyticsFolder, prepareAnalytics, type OpeningEngine } from './platform/analytics/open.js';
 import { ensureAnalyticsSchema } from './events/analytics-tables.js';
 import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
 import { IngestionQueueWriter } from './ingestion/queue.js';
@@ -53,9 +52,9 @@ export async function openAndMigrate(config: Config, log: Logger, options: boole
   }
 }
 
-/** The configured ClickHouse with Hoglet's tables in it. */
-export async function openAnalyticsStore(config: Config, log: Logger): Promise<AnalyticsEngine> {
-  const engine = await openAnalytics(
+/** The configured ClickHouse, with Hoglet's tables made once it opens (on `begin`). */
+export function prepareAnalyticsStore(config: Config, log: Logger): OpeningEngine {
+  return prepareAnalytics(
     {
       url: config.clickhouseUrl,
       database: config.clickhouseDatabase,
@@ -63,14 +62,8 @@ export async function openAnalyticsStore(config: Config, log: Logger): Promise<A
       maxMemoryMb: config.clickhouseMaxMemoryMb,
     },
     log,
+    (engine) => ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster }),
   );
-  try {
-    await ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster });
-    return engine;
-  } catch (error) {
-    await engine.close().catch(() => undefined);
-    throw error;
-  }
 }
 
 /** The GeoIP reader is large and read-only: one per file per process, shared by every server in it. */
@@ -152,22 +145,24 @@ async function openContext(
   config: Config,
   log: Logger,
   resources: Resources,
-): Promise<{ ctx: AppContext; failed: Promise<Error>; geoip: GeoipLoading }> {
+): Promise<{ ctx: AppContext; failed: Promise<Error>; geoip: GeoipLoading; analytics: OpeningEngine }> {
   const geoip = await prepareGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
-  const analytics = await openAnalyticsStore(config, log);
-  resources.add(() => analytics.close());
+  const analytics = prepareAnalyticsStore(config, log);
+  resources.add(() => analytics.engine.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());
   const ingestionQueue = new IngestionQueueWriter(database, log, config.ingestionCommitDelayMs);
   resources.add(() => ingestionQueue.drain());
   let fail: (error: Error) => void = () => undefined;
   const failed = new Promise<Error>((resolve) => (fail = resolve));
+  // The process cannot go on without its events' store.
+  analytics.ready.catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
   const ctx: AppContext = {
     config,
     database,
-    analytics,
+    analytics: analytics.engine,
     log,
     changes,
     teams: new TeamCache(database, changes),
@@ -184,7 +179,7 @@ async function openContext(
     }),
     ingestionQueue,
   };
-  return { ctx, failed, geoip };
+  return { ctx, failed, geoip, analytics };
 }
 
 /** The background deletions runner, stopped with the other resources. */
@@ -229,7 +224,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const log = options.log ?? createLogger(config);
   const resources = new Resources();
   try {
-    const { ctx, failed, geoip } = await openContext(config, log, resources);
+    const { ctx, failed, geoip, analytics } = await openContext(config, log, resources);
     const bootstrap = await bootstrapIfEmpty(ctx.database, {
       email: config.bootstrapEmail,
       personalApiKey: config.bootstrapPersonalApiKey,
@@ -251,6 +246,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
     resources.add(() => closeWithGrace(app, config.shutdownGraceMs, log));
     await app.listen({ port: config.port, host: config.host });
+    analytics.begin();
     geoip.begin();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -277,7 +273,8 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
   const log = options.log ?? createLogger(config);
   const resources = new Resources();
   try {
-    const { ctx, failed, geoip } = await openContext(config, log, resources);
+    const { ctx, failed, geoip, analytics } = await openContext(config, log, resources);
+    analytics.begin();
     geoip.begin();
     const worker = createWorker(ctx);
     worker.start();

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { Session } from 'chdb';
+import type { Session } from 'chdb';
 import {
   AnalyticsError,
   insertStatement,
@@ -23,28 +23,56 @@ export interface EmbeddedOptions {
 
 /**
  * chdb runs one ClickHouse per process, on one folder at a time. The servers of one process (tests
- * start several) share it: the first one's folder is the engine's, and a server with another folder
- * gets a database of its own in it, named after its folder. The engine closes with its last user.
+ * start several) share it: the first to claim it names the folder, and a server with another folder
+ * gets a database of its own in that one, named after its folder. The engine closes with its last
+ * user. Claims are synchronous, so a server knows its database before the engine has opened.
  */
-interface OpenSession {
-  session: Session;
+interface ProcessEngine {
   path: string;
   users: number;
+  session: Promise<Session> | undefined;
 }
-let shared: OpenSession | undefined;
+let current: ProcessEngine | undefined;
+
+export interface EmbeddedClaim {
+  /** The database of the claimer's tables. */
+  database: string;
+  engine: ProcessEngine;
+  released: boolean;
+}
+
+export function claimEmbedded(path: string, database = 'hoglet'): EmbeddedClaim {
+  current ??= { path, users: 0, session: undefined };
+  current.users++;
+  const name = current.path === path ? database : `${database}_${createHash('sha256').update(path).digest('hex').slice(0, 12)}`;
+  return { database: name, engine: current, released: false };
+}
+
+export function releaseEmbedded(claim: EmbeddedClaim): void {
+  if (claim.released) return;
+  claim.released = true;
+  const engine = claim.engine;
+  engine.users--;
+  if (engine.users > 0) return;
+  if (current === engine) current = undefined;
+  engine.session?.then(
+    (session) => session.close(),
+    () => undefined,
+  );
+}
 
 /** The folder is another process's (ClickHouse locks it): that process serves it (engine-host.ts). */
 export class EmbeddedFolderBusy extends AnalyticsError {}
 
-function openShared(options: EmbeddedOptions): OpenSession {
-  if (shared) {
-    shared.users++;
-    return shared;
-  }
-  fs.mkdirSync(options.path, { recursive: true });
-  let session: Session;
+/** chdb's library is large (~160 MB resident, a third of a second to load): loaded when the engine first opens, not with the server. */
+let chdb: Promise<typeof import('chdb')> | undefined;
+
+async function openSession(path: string, options: EmbeddedOptions): Promise<Session> {
+  chdb ??= import('chdb');
+  const { Session } = await chdb;
+  fs.mkdirSync(path, { recursive: true });
   try {
-    session = new Session(options.path, {
+    return new Session(path, {
       connectionArgs: [
         `--max_server_memory_usage=${Math.floor(options.maxMemoryBytes)}`,
         `--max_threads=${options.maxThreads}`,
@@ -54,19 +82,23 @@ function openShared(options: EmbeddedOptions): OpenSession {
   } catch (error) {
     // ClickHouse's own message (the folder's `status` file is locked) goes to stderr; chdb says only this.
     if ((error as Error).name === 'ChdbConnectionError') {
-      throw new EmbeddedFolderBusy(`the ClickHouse folder ${options.path} is in use by another process`, undefined, { cause: error });
+      throw new EmbeddedFolderBusy(`the ClickHouse folder ${path} is in use by another process`, undefined, { cause: error });
     }
     throw error;
   }
-  shared = { session, path: options.path, users: 1 };
-  return shared;
 }
 
-function releaseShared(open: OpenSession): void {
-  open.users--;
-  if (open.users > 0) return;
-  if (shared === open) shared = undefined;
-  open.session.close();
+/** The claim's session, opened by its first user; a failed opening is tried again by the next. */
+async function sessionOf(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<Session> {
+  const engine = claim.engine;
+  engine.session ??= openSession(engine.path, options);
+  const opening = engine.session;
+  try {
+    return await opening;
+  } catch (error) {
+    if (engine.session === opening) engine.session = undefined;
+    throw error;
+  }
 }
 
 function toAnalyticsError(error: unknown): AnalyticsError {
@@ -82,18 +114,29 @@ export class EmbeddedEngine implements AnalyticsEngine {
   private closed = false;
 
   private constructor(
-    private readonly open: OpenSession,
-    readonly database: string,
+    private readonly claim: EmbeddedClaim,
+    private readonly session: Session,
   ) {}
 
+  get database(): string {
+    return this.claim.database;
+  }
+
   static async open(options: EmbeddedOptions, database = 'hoglet'): Promise<EmbeddedEngine> {
-    const open = openShared(options);
-    // Another server of this process opened the engine on its own folder: this one's tables go in a database of their own.
-    const name =
-      open.path === options.path ? database : `${database}_${createHash('sha256').update(options.path).digest('hex').slice(0, 12)}`;
-    const engine = new EmbeddedEngine(open, name);
+    return EmbeddedEngine.fromClaim(claimEmbedded(options.path, database), options);
+  }
+
+  /** Opens the engine for a claim (released when opening fails, or when the engine closes). */
+  static async fromClaim(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<EmbeddedEngine> {
+    let engine: EmbeddedEngine;
     try {
-      await engine.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(name)}`);
+      engine = new EmbeddedEngine(claim, await sessionOf(claim, options));
+    } catch (error) {
+      releaseEmbedded(claim);
+      throw error;
+    }
+    try {
+      await engine.command(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(claim.database)}`);
     } catch (error) {
       await engine.close();
       throw error;
@@ -103,7 +146,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
 
   /** The folder the engine keeps its files in (another server's, when one of this process opened it first). */
   get path(): string {
-    return this.open.path;
+    return this.claim.engine.path;
   }
 
   table(name: string): string {
@@ -118,7 +161,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
   async text(sql: string, params: QueryParams = {}, format = 'JSONEachRow'): Promise<string> {
     this.assertOpen();
     try {
-      const result = await this.open.session.queryBindAsync(sql, params, { format });
+      const result = await this.session.queryBindAsync(sql, params, { format });
       return result.text();
     } catch (error) {
       throw toAnalyticsError(error);
@@ -133,7 +176,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
     this.assertOpen();
     if (jsonEachRow.length === 0) return;
     try {
-      await this.open.session.queryAsync(`${insertStatement(this.table(table), options)}\n${jsonEachRow}`, { format: 'Null' });
+      await this.session.queryAsync(`${insertStatement(this.table(table), options)}\n${jsonEachRow}`, { format: 'Null' });
     } catch (error) {
       throw toAnalyticsError(error);
     }
@@ -146,6 +189,6 @@ export class EmbeddedEngine implements AnalyticsEngine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    releaseShared(this.open);
+    releaseEmbedded(this.claim);
   }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { EmbeddedEngine, EmbeddedFolderBusy, type EmbeddedOptions } from './embedded-engine.js';
+import { claimEmbedded, releaseEmbedded, EmbeddedEngine, EmbeddedFolderBusy, type EmbeddedOptions } from './embedded-engine.js';
 import { AnalyticsError, parseJsonEachRow, quoteIdentifier, type AnalyticsEngine, type InsertOptions, type QueryParams } from './engine.js';
 import { callHost, hostEngine, HostUnreachable, readHostAddress, type EngineHost, type HostAddress } from './engine-host.js';
 
@@ -17,20 +17,34 @@ type Role = { owner: EmbeddedEngine; host: EngineHost } | { guest: HostAddress }
  * owner.
  */
 export class FolderEngine implements AnalyticsEngine {
-  readonly database = 'hoglet';
+  /** Fixed when the engine is made, before it opens: stores write their SQL with it. */
+  readonly database: string;
   private role: Role | undefined;
   private finding: Promise<Role> | undefined;
   private closed = false;
 
-  private constructor(
+  constructor(
     private readonly options: EmbeddedOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    const claim = claimEmbedded(options.path);
+    this.database = claim.database;
+    this.pendingClaim = claim;
+  }
 
+  /** This process's place in its engine, until the folder turns out to be another process's. */
+  private pendingClaim: ReturnType<typeof claimEmbedded> | undefined;
+
+  /** Opened now (the server opens its engine with `begin` once it listens). */
   static async open(options: EmbeddedOptions, log: Logger): Promise<FolderEngine> {
     const engine = new FolderEngine(options, log);
     await engine.current();
     return engine;
+  }
+
+  /** Starts opening in the background; failures reach the calls that wait for it. */
+  begin(): Promise<unknown> {
+    return this.current();
   }
 
   get kind(): 'embedded' | 'guest' {
@@ -42,9 +56,7 @@ export class FolderEngine implements AnalyticsEngine {
   }
 
   table(name: string): string {
-    const role = this.role;
-    const database = role && 'owner' in role ? role.owner.database : this.database;
-    return `${quoteIdentifier(database)}.${quoteIdentifier(name)}`;
+    return `${quoteIdentifier(this.database)}.${quoteIdentifier(name)}`;
   }
 
   private current(): Promise<Role> {
@@ -65,7 +77,9 @@ export class FolderEngine implements AnalyticsEngine {
         return (this.role = { guest: address });
       }
       try {
-        const owner = await EmbeddedEngine.open(this.options, this.database);
+        const claim = this.pendingClaim ?? claimEmbedded(this.options.path);
+        this.pendingClaim = undefined;
+        const owner = await EmbeddedEngine.fromClaim(claim, this.options);
         try {
           const host = await hostEngine(owner, this.addressFile, this.log);
           return (this.role = { owner, host });
@@ -122,6 +136,8 @@ export class FolderEngine implements AnalyticsEngine {
     await this.finding?.catch(() => undefined);
     const role = this.role;
     this.role = undefined;
+    if (this.pendingClaim) releaseEmbedded(this.pendingClaim);
+    this.pendingClaim = undefined;
     if (role && 'owner' in role) {
       await role.host.close();
       await role.owner.close();

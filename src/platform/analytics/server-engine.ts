@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import {
   AnalyticsError,
   insertStatement,
@@ -35,6 +35,7 @@ export class ServerEngine implements AnalyticsEngine {
   ) {}
 
   static async open(options: ServerOptions): Promise<ServerEngine> {
+    const { createClient } = await import('@clickhouse/client');
     const client = createClient({
       url: options.url,
       // Tables are named with their database; the connection's own default database is left alone.

@@ -1,7 +1,8 @@
 /**
- * The storage floor of a worker figure: the rows a worker run stored (events, persons, their
- * distinct ids, groups), written again into a fresh database of the same schema with nothing but
- * prepared inserts, on a connection set up as Hoglet's. No JSON is parsed or made, nothing is read
+ * The storage floor of a worker figure: the rows a worker run stored (persons, their distinct ids,
+ * groups, the events' uuids in SQL; the events in ClickHouse), written again into fresh storage of
+ * the same schema with nothing but prepared inserts on a connection set up as Hoglet's, and one
+ * ClickHouse insert of each transaction's events. No JSON is parsed or made, nothing is read
  * or looked up, no person is compared or updated, no queue row is read or deleted: no worker can
  * store the same rows faster on this machine. Beside it, a worker figure says how much of its cost
  * is processing, and a target above it is out of reach of any processing at all.
@@ -16,6 +17,9 @@ import { loadConfig } from '../src/config.js';
 import { configureSqliteConnection } from '../src/platform/db/database.js';
 import { fallbackAutocheckpointFrames, startCheckpointer } from '../src/platform/db/sqlite-checkpointer.js';
 import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
+import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
+import type { AnalyticsEngine } from '../src/platform/analytics/engine.js';
+import { ensureAnalyticsSchema } from '../src/events/analytics-tables.js';
 
 export interface StorageFloor {
   eventsPerSecond: number;
@@ -24,8 +28,8 @@ export interface StorageFloor {
   events: number;
   /** Average length of an event's properties JSON, in characters. */
   propertiesLength: number;
-  /** Rows of each table in the fresh database afterwards (read back: all were written). */
-  rows: Record<(typeof TABLES)[number]['name'], number>;
+  /** Rows of each table in the fresh storage afterwards (read back: all were written). */
+  rows: Record<(typeof TABLES)[number]['name'] | 'events', number>;
 }
 
 /** What the worker stores, parents before children (person_distinct_ids refer to persons). */
@@ -33,8 +37,15 @@ const TABLES = [
   { name: 'persons', order: 'id' },
   { name: 'person_distinct_ids', order: 'person_id' },
   { name: 'groups', order: 'rowid' },
-  { name: 'events', order: 'rowid' },
+  { name: 'event_uuids', order: 'rowid' },
 ] as const;
+
+/** The stored events as ClickHouse's JSONEachRow lines (what the worker inserted), oldest first. */
+async function readEvents(source: AnalyticsEngine): Promise<string[]> {
+  const columns = 'team_id, uuid, event, distinct_id, person_id, properties, timestamp, created_at, session_id, elements_chain';
+  const rows = await source.query<Record<string, unknown>>(`SELECT ${columns} FROM ${source.table('events')} ORDER BY timestamp, uuid`);
+  return rows.map((row) => JSON.stringify(row));
+}
 
 /** Events per transaction, as the worker's batches (its default batch size). */
 const EVENTS_PER_TRANSACTION = 1000;
@@ -70,14 +81,24 @@ function readStored(sourceFile: string): Map<string, TableRows> {
  * one: each transaction takes the next 1000 events and the same share of every other table's rows.
  * The time is wall time; the CPU is this process's, checkpoint thread included, as the worker's.
  */
-export async function storageFloor(sourceFile: string): Promise<StorageFloor> {
+export async function storageFloor(sourceFile: string, source: AnalyticsEngine): Promise<StorageFloor> {
   const stored = readStored(sourceFile);
-  const { rows: events, columns: eventColumns } = stored.get('events')!;
-  const propertiesColumn = eventColumns.indexOf('properties');
+  const events = await readEvents(source);
   const propertiesLength =
-    events.length === 0 ? 0 : events.reduce((sum, row) => sum + String(row[propertiesColumn]).length, 0) / events.length;
+    events.length === 0
+      ? 0
+      : events.reduce((sum, line) => sum + String((JSON.parse(line) as { properties: string }).properties).length, 0) / events.length;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-storage-floor-'));
+  // The events go to an embedded engine's database of their own (in this process's engine when it
+  // has one already: one a process).
+  const target = await EmbeddedEngine.open(
+    { path: path.join(dir, 'clickhouse'), maxMemoryBytes: 2048 * 1024 * 1024, maxThreads: os.availableParallelism() },
+    'floor',
+  );
   try {
+    await target.command(`DROP DATABASE IF EXISTS ${target.database}`);
+    await target.command(`CREATE DATABASE ${target.database}`);
+    await ensureAnalyticsSchema(target);
     // The same schema as Hoglet's, and the environment the rows belong to (created the same way).
     const log = pino({ level: 'silent' });
     const migrated = await openAndMigrate(loadConfig({ DATA_DIR: dir, DATABASE_URL: '' }), log);
@@ -88,13 +109,13 @@ export async function storageFloor(sourceFile: string): Promise<StorageFloor> {
     // copying the WAL into the database file is part of storing rows, and most of its cost.
     const file = path.join(dir, 'hoglet.db');
     const checkpoints = { log };
-    const target = new BetterSqlite3(file);
+    const sqlite = new BetterSqlite3(file);
     const checkpointer = startCheckpointer(file, checkpoints, () => undefined);
     try {
-      configureSqliteConnection(target, fallbackAutocheckpointFrames(checkpoints));
-      const tables = [...stored.values()].map(({ insert, rows }) => ({ statement: target.prepare(insert), rows }));
+      configureSqliteConnection(sqlite, fallbackAutocheckpointFrames(checkpoints));
+      const tables = [...stored.values()].map(({ insert, rows }) => ({ statement: sqlite.prepare(insert), rows }));
       const transactions = Math.max(1, Math.ceil(events.length / EVENTS_PER_TRANSACTION));
-      const writeShare = target.transaction((k: number) => {
+      const writeShare = sqlite.transaction((k: number) => {
         for (const { statement, rows } of tables) {
           const from = Math.floor((k * rows.length) / transactions);
           const to = Math.floor(((k + 1) * rows.length) / transactions);
@@ -103,12 +124,19 @@ export async function storageFloor(sourceFile: string): Promise<StorageFloor> {
       });
       const cpu = process.cpuUsage();
       const started = process.hrtime.bigint();
-      for (let k = 0; k < transactions; k++) writeShare(k);
+      for (let k = 0; k < transactions; k++) {
+        writeShare(k);
+        const from = Math.floor((k * events.length) / transactions);
+        const to = Math.floor(((k + 1) * events.length) / transactions);
+        await target.insert('events', events.slice(from, to).join('\n'), { deduplicationToken: `floor-${k}` });
+      }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const used = process.cpuUsage(cpu);
       const rows = Object.fromEntries(
-        TABLES.map(({ name }) => [name, (target.prepare(`select count(*) as n from ${name}`).get() as { n: number }).n]),
+        TABLES.map(({ name }) => [name, (sqlite.prepare(`select count(*) as n from ${name}`).get() as { n: number }).n]),
       ) as StorageFloor['rows'];
+      const [counted] = await target.query<{ n: number }>(`SELECT count() AS n FROM ${target.table('events')}`);
+      rows.events = counted!.n;
       return {
         eventsPerSecond: events.length / seconds,
         eventsPerCpuSecond: events.length / ((used.user + used.system) / 1e6),
@@ -118,9 +146,11 @@ export async function storageFloor(sourceFile: string): Promise<StorageFloor> {
       };
     } finally {
       await checkpointer.stop();
-      target.close();
+      sqlite.close();
     }
   } finally {
+    await target.command(`DROP DATABASE IF EXISTS ${target.database}`).catch(() => undefined);
+    await target.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import pino from 'pino';
-import { openAndMigrate } from '../src/app.js';
+import { openAndMigrate, prepareAnalyticsStore } from '../src/app.js';
+import type { AnalyticsEngine } from '../src/platform/analytics/engine.js';
 import type { Database } from '../src/platform/db/database.js';
 import { loadConfig } from '../src/config.js';
 import { openGeoip, type GeoipService } from '../src/geoip/geoip-service.js';
@@ -42,13 +43,19 @@ export interface WorkerFigure {
 let bundledGeoip: Promise<GeoipService> | undefined;
 
 /** Times a worker draining whatever `database` has queued, for at most `maxSeconds`. */
-async function timeWorker(database: Database, maxSeconds: number, batchSize: number): Promise<Omit<WorkerFigure, 'queued'>> {
+async function timeWorker(
+  database: Database,
+  analytics: AnalyticsEngine,
+  maxSeconds: number,
+  batchSize: number,
+): Promise<Omit<WorkerFigure, 'queued'>> {
   const log = pino({ level: 'silent' });
   // GeoIP enrichment as the server's worker does it (app.ts): every event with a public address
   // is looked up, and its $geoip_* properties are stored and set on the person.
   const geoip = await (bundledGeoip ??= openGeoip());
   // Spike detection is off unless BENCH_SPIKE_EVENTS_PER_SECOND says otherwise (the server's default is 1000).
   const worker = new IngestionWorker(database, log, {
+    analytics,
     geoip,
     batchSize,
     spikeEventsPerSecond: Number(process.env.BENCH_SPIKE_EVENTS_PER_SECOND ?? 0),
@@ -147,19 +154,28 @@ export function floorText(floor: StorageFloor): string {
 /** The worker on what an existing SQLite data folder has queued (bench/run.ts: capture's leftovers). */
 export async function drainExisting(dataDir: string, maxSeconds: number): Promise<WorkerFigure> {
   // As `hoglet worker` opens it (long-running: WAL checkpoints on their own thread).
-  const database = await openAndMigrate(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' }), pino({ level: 'silent' }), true);
-  let figure: WorkerFigure;
+  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' });
+  const log = pino({ level: 'silent' });
+  const database = await openAndMigrate(config, log, true);
+  // The server running on this data dir owns its embedded ClickHouse: this process reaches it through that one.
+  const analytics = prepareAnalyticsStore(config, log);
+  analytics.begin();
   try {
-    // Events, not rows: a capture request's events are one row.
-    const queued = await database.db
-      .selectFrom('ingestion_queue')
-      .select((eb) => eb.fn.sum<number | string>('event_count').as('n'))
-      .executeTakeFirstOrThrow();
-    figure = { ...(await timeWorker(database, maxSeconds, 1000)), queued: Number(queued.n) };
+    let figure: WorkerFigure;
+    try {
+      // Events, not rows: a capture request's events are one row.
+      const queued = await database.db
+        .selectFrom('ingestion_queue')
+        .select((eb) => eb.fn.sum<number | string>('event_count').as('n'))
+        .executeTakeFirstOrThrow();
+      figure = { ...(await timeWorker(database, analytics.engine, maxSeconds, 1000)), queued: Number(queued.n) };
+    } finally {
+      await database.close();
+    }
+    return { ...figure, floor: await storageFloor(path.join(dataDir, 'hoglet.db'), analytics.engine) };
   } finally {
-    await database.close();
+    await analytics.engine.close();
   }
-  return { ...figure, floor: await storageFloor(path.join(dataDir, 'hoglet.db')) };
 }
 
 /**
@@ -213,18 +229,24 @@ async function workerBenchOnce(options: {
   const schema = options.databaseUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
   const env = { DATA_DIR: dir, DATABASE_URL: options.databaseUrl ?? '', ...(schema ? { DATABASE_SCHEMA: schema } : {}) };
   const log = pino({ level: 'silent' });
-  const database = await openAndMigrate(loadConfig(env), log, true);
+  const config = loadConfig(env);
+  const database = await openAndMigrate(config, log, true);
+  // The events' store as the server opens it: the embedded ClickHouse in the data dir.
+  const analytics = prepareAnalyticsStore(config, log);
+  analytics.begin();
   let closed = false;
   try {
+    await analytics.ready;
     const boot = await bootstrapIfEmpty(database, { email: 'bench@hoglet.local', personalApiKey: undefined });
     const queue = new IngestionQueueWriter(database, log, 0);
     const queued = await enqueueWorkload(queue, boot!.team.id, options.events, options.workload);
-    const figure = { ...(await timeWorker(database, options.maxSeconds, options.batchSize ?? 1000)), queued };
+    const figure = { ...(await timeWorker(database, analytics.engine, options.maxSeconds, options.batchSize ?? 1000)), queued };
     if (options.databaseUrl) return figure;
     await database.close();
     closed = true;
-    return { ...figure, floor: await storageFloor(path.join(dir, 'hoglet.db')) };
+    return { ...figure, floor: await storageFloor(path.join(dir, 'hoglet.db'), analytics.engine) };
   } finally {
+    await analytics.engine.close();
     if (!closed) await database.close();
     fs.rmSync(dir, { recursive: true, force: true });
     if (options.databaseUrl && schema) {

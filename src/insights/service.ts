@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
-import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../dashboards/store.js';
 import { validationError } from '../posthog/errors.js';
 import type { Team, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
 import { getTeam, getUser } from '../environments/tenancy-store.js';
-import { forEachTrendsEvent, insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
-import { readTrendsQuery, TrendsCounter, TrendsQueryError, type TrendsResult } from './trends.js';
+import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
+import { readTrendsQuery, TrendsQueryError, type TrendsResult } from './trends.js';
+import { computeTrends } from './trends-store.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
@@ -127,12 +127,15 @@ export function zoneOfTeam(team: Team | undefined): TrendsZone {
   return { timezone: team?.settings.timezone, weekStartDay: team?.settings.week_start_day };
 }
 
+/** Where insights are computed from: their settings in SQL, the events in ClickHouse. */
+export type InsightStores = Pick<AppContext, 'database' | 'analytics'>;
+
 /**
  * The insight's trends result now, in its environment's time zone (read when `zone` is not given),
  * or null when its query cannot run.
  */
 export async function insightResult(
-  database: Database,
+  stores: InsightStores,
   insight: Insight,
   now = new Date(),
   zone?: TrendsZone,
@@ -143,10 +146,8 @@ export async function insightResult(
   } catch {
     return null;
   }
-  const window = trendsWindow(query, now, zone ?? zoneOfTeam(await getTeam(database.db, insight.teamId)));
-  const counter = new TrendsCounter(query, window);
-  await forEachTrendsEvent(database, insight.teamId, query, window, (event) => counter.add(event));
-  return counter.results();
+  const window = trendsWindow(query, now, zone ?? zoneOfTeam(await getTeam(stores.database.db, insight.teamId)));
+  return computeTrends(stores.analytics, insight.teamId, query, window);
 }
 
 /** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */
@@ -174,7 +175,7 @@ export async function serializeInsight(ctx: AppContext, insight: Insight, users:
     dashboardsOfInsight(ctx.database.db, insight.id),
     users.get(insight.createdById),
     users.get(insight.lastModifiedById),
-    insightResult(ctx.database, insight, now, zone),
+    insightResult(ctx, insight, now, zone),
   ]);
   return {
     id: insight.id,

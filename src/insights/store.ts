@@ -1,12 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { InsightsTable } from './tables.js';
-import { forEachEventPage, propertyColumns, readPropertyColumns } from '../events/event-pages.js';
-import { EventOwners } from './event-owners-store.js';
-import { eventNamesOf, propertyKeysOf, type TrendsEvent, type TrendsQuery, type TrendsWindow } from './trends.js';
 
 type Db = Kysely<Schema>;
 
@@ -136,54 +132,4 @@ export async function listInsights(
     .offset(options.offset)
     .execute();
   return { count: Number(total?.n ?? 0), insights: rows.map(toInsight) };
-}
-
-/** Events per page of a trends read: what is held in memory at once. */
-const TRENDS_PAGE = 10_000;
-
-/**
- * The events a trends query reads (the environment's, in the window, of the series' events), handed
- * to `visit` one at a time, each with only the properties the query looks at, read a page at a
- * time (forEachEventPage).
- */
-export async function forEachTrendsEvent(
-  database: Database,
-  teamId: number,
-  query: TrendsQuery,
-  window: TrendsWindow,
-  visit: (event: TrendsEvent) => void,
-  pageSize = TRENDS_PAGE,
-): Promise<void> {
-  const { db, dialect } = database;
-  const keys = propertyKeysOf(query);
-  const select = (event: string | null) => () => {
-    let q = db
-      .selectFrom('events')
-      .select(['event', 'distinct_id', 'person_id', 'timestamp'])
-      .select(propertyColumns(dialect, keys))
-      .where('team_id', '=', teamId)
-      .where('timestamp', '>=', window.from.toISOString())
-      .where('timestamp', '<', window.to.toISOString());
-    if (event !== null) q = q.where('event', '=', event);
-    return q;
-  };
-  // Unique users are counted by the person each distinct id belongs to now (event-owners-store.ts).
-  const owners = query.series.some((series) => series.math === 'dau') ? new EventOwners(db, teamId) : undefined;
-  const visitRows = async (rows: Array<Record<string, unknown>>) => {
-    if (owners) await owners.resolve(rows.map((row) => row.distinct_id as string));
-    for (const row of rows) {
-      const processedWith = row.person_id as string | null;
-      visit({
-        event: row.event as string,
-        distinctId: row.distinct_id as string,
-        personId: owners ? owners.ownerOf(row.distinct_id as string, processedWith) : processedWith,
-        properties: readPropertyColumns(row, keys),
-        timestamp: row.timestamp as string,
-      });
-    }
-  };
-  // One event name at a time, each one index range of (team, event, timestamp): with `event in
-  // (…)` both backends read the range through (team, timestamp) and skipped the other events.
-  // The counts do not depend on the order events come in.
-  for (const event of eventNamesOf(query) ?? [null]) await forEachEventPage(database, select(event), { pageSize }, visitRows);
 }

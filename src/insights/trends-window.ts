@@ -5,7 +5,7 @@
  * environment's week_start_day: Monday when 1, else Sunday), the range runs through the end of
  * the local day of date_to (of the current hour for hourly relative ranges), and `days`/`labels`
  * name the buckets by their local date. Boundaries come out as UTC instants, so the store reads
- * with plain range conditions on both backends; DST days are simply 23 or 25 hours long.
+ * with plain range conditions; DST days are simply 23 or 25 hours long.
  */
 import { addMonths, DAY_MS, effectiveTimezone, fromWall, HOUR_MS, toWall, wallDay } from '../lib/zoned-time.js';
 
@@ -37,6 +37,8 @@ export interface TrendsWindow {
   labels: string[];
   /** The zone used (UTC when the environment's is missing or unknown). */
   timezone: string;
+  /** The first day of a week: 0 Sunday, 1 Monday. */
+  weekStart: 0 | 1;
 }
 
 /** PostHog's absolute dates: a bare date, or a date-time with or without an offset (read locally without). */
@@ -168,6 +170,7 @@ export function trendsWindow(range: TrendsRange, now: Date, zone: TrendsZone = {
     days: names.map((n) => n.day),
     labels: names.map((n) => n.label),
     timezone,
+    weekStart,
   };
 }
 

@@ -1,20 +1,41 @@
 /**
- * The trends insight, as a pure core: reading a PostHog TrendsQuery, then counting its events
- * per bucket into PostHog's result series (trends-counter.ts). The store feeds the events of the
- * range in pages; nothing here touches storage. The range and its buckets, in the environment's time
- * zone, come from trends-window.ts.
+ * The trends insight's query, read and checked: a PostHog TrendsQuery (or the InsightVizNode around
+ * it). Pure: ClickHouse computes the series (trends-store.ts), trends-results.ts shapes them, and
+ * the range and its buckets, in the environment's time zone, come from trends-window.ts.
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { TrendsCounter, BREAKDOWN_NULL, BREAKDOWN_OTHER } from './trends-counter.js';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from './trends-results.js';
 import { INTERVALS, parseTrendsDate, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 
-export { TrendsQueryError, INTERVALS, TrendsCounter, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow };
+export { TrendsQueryError, INTERVALS, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow, type TrendsResult };
 
-/** PostHog's math names: `total` counts events, `dau` counts unique persons. */
-export const MATHS = ['total', 'dau'] as const;
+/**
+ * PostHog's math names: `total` counts events; `dau` counts unique persons, `weekly_active` and
+ * `monthly_active` those of the trailing 7 and 30 days; `unique_session` counts sessions; the
+ * others aggregate the number in `math_property`.
+ */
+export const MATHS = [
+  'total',
+  'dau',
+  'weekly_active',
+  'monthly_active',
+  'unique_session',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'median',
+  'p75',
+  'p90',
+  'p95',
+  'p99',
+] as const;
 export type TrendsMath = (typeof MATHS)[number];
+
+/** Maths over a numeric event property. */
+export const PROPERTY_MATHS = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const;
 
 export interface TrendsSeries {
   /** null: all events. */
@@ -22,6 +43,8 @@ export interface TrendsSeries {
   name: string;
   customName: string | null;
   math: TrendsMath;
+  /** The event property a property math aggregates; null otherwise (PostHog then counts events). */
+  mathProperty: string | null;
   properties: PropertyFilterInput[];
 }
 
@@ -34,22 +57,15 @@ export interface TrendsQuery {
   breakdown: string | null;
 }
 
-export interface TrendsEvent {
-  event: string;
-  distinctId: string;
-  personId: string | null;
-  properties: Record<string, unknown>;
-  timestamp: string;
-}
-
-export interface TrendsResult {
-  action: Record<string, unknown>;
-  label: string;
-  count: number;
-  data: number[];
-  labels: string[];
-  days: string[];
-  breakdown_value?: string;
+function readMathProperty(raw: Record<string, unknown>, attr: (name: string) => string): string | null {
+  const property = raw.math_property ?? null;
+  if (property === null) return null;
+  if (typeof property !== 'string') throw new TrendsQueryError('Not a valid string.', attr('math_property'));
+  const type = raw.math_property_type ?? 'event_properties';
+  if (type !== 'event_properties') throw new TrendsQueryError('Only event property math is supported.', attr('math_property_type'));
+  // PostHog reads it from the sessions table, which Hoglet does not have.
+  if (property === '$session_duration') throw new TrendsQueryError('Session duration math is not supported.', attr('math_property'));
+  return property;
 }
 
 /** Reads an insight's `query`: an InsightVizNode wrapping a TrendsQuery, or the TrendsQuery itself. */
@@ -73,11 +89,13 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     if (!(MATHS as readonly unknown[]).includes(math)) {
       throw new TrendsQueryError(`"${String(math)}" is not a valid choice.`, attr(`series__${i}__math`));
     }
+    const mathProperty = readMathProperty(raw, (name) => attr(`series__${i}__${name}`));
     return {
       event,
       name: typeof raw.name === 'string' ? raw.name : (event ?? 'All events'),
       customName: typeof raw.custom_name === 'string' ? raw.custom_name : null,
       math: math as TrendsMath,
+      mathProperty: (PROPERTY_MATHS as readonly string[]).includes(math as string) ? mathProperty : null,
       properties: readPropertyFilters(raw.properties, attr(`series__${i}__properties`)),
     };
   });
@@ -110,26 +128,4 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     properties: readPropertyFilters(source.properties, attr('properties')),
     breakdown,
   };
-}
-
-/** Event names the store must read; null when a series counts all events. */
-export function eventNamesOf(query: TrendsQuery): string[] | null {
-  if (query.series.some((s) => s.event === null)) return null;
-  return [...new Set(query.series.map((s) => s.event as string))];
-}
-
-/** The event property keys a query reads (filters and breakdown): the store reads only these. */
-export function propertyKeysOf(query: TrendsQuery): string[] {
-  const keys = new Set<string>();
-  for (const filter of query.properties) keys.add(filter.key);
-  for (const series of query.series) for (const filter of series.properties) keys.add(filter.key);
-  if (query.breakdown !== null) keys.add(query.breakdown);
-  return [...keys];
-}
-
-/** PostHog's trends result of these events: one entry per series (per breakdown value when broken down). */
-export function computeTrends(query: TrendsQuery, events: readonly TrendsEvent[], window: TrendsWindow): TrendsResult[] {
-  const counter = new TrendsCounter(query, window);
-  for (const event of events) counter.add(event);
-  return counter.results();
 }

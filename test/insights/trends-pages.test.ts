@@ -1,25 +1,19 @@
 /**
- * Trends read from storage a page at a time, with only the properties a query looks at, give the
- * same result as counting the events whole in memory (the pure core's semantics), on both
+ * Events read from the SQL events table a page at a time (events/event-pages.ts), on both
  * backends: through page boundaries inside a run of equal timestamps (the cursor's uuid
- * tie-break), microsecond timestamps (PostgreSQL), and property values of every JSON type.
+ * tie-break) and microsecond timestamps (PostgreSQL). Trends no longer read them: ClickHouse
+ * computes them (trends-reference.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toJson } from '../../src/platform/db/values.js';
 import { forEachEventPage } from '../../src/events/event-pages.js';
-import { forEachTrendsEvent } from '../../src/insights/store.js';
-import { computeTrends, readTrendsQuery, TrendsCounter, type TrendsEvent } from '../../src/insights/trends.js';
-import { trendsWindow } from '../../src/insights/trends-window.js';
 import { BACKEND } from '../helpers/backend.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
-const NOW = new Date('2025-11-21T12:00:00Z');
 
-/** The events as stored, and what the in-memory core is given for them. */
-const events: TrendsEvent[] = [];
-/** Their uuids and timestamps as stored, in the same order. */
+/** The events' uuids and timestamps as stored, in the same order. */
 const keys: Array<{ uuid: string; timestamp: string }> = [];
 
 function plan(n: number): unknown {
@@ -47,7 +41,6 @@ beforeAll(async () => {
     const event = n % 5 === 0 ? 'view' : 'buy';
     const personId = n % 6 === 0 ? null : `person-${n % 13}`;
     const distinctId = `user-${n % 17}`;
-    events.push({ event, distinctId, personId, properties, timestamp });
     const uuid = randomUUID();
     keys.push({ uuid, timestamp });
     rows.push({
@@ -67,75 +60,6 @@ beforeAll(async () => {
     .insertInto('events')
     .values(rows as never)
     .execute();
-});
-
-const QUERIES: Array<[string, Record<string, unknown>]> = [
-  ['total per day', { series: [{ kind: 'EventsNode', event: 'buy' }] }],
-  [
-    'dau per hour, all events',
-    { series: [{ kind: 'EventsNode', event: null, math: 'dau' }], interval: 'hour', dateRange: { date_from: '-4d' } },
-  ],
-  [
-    'two series with filters',
-    {
-      series: [
-        { kind: 'EventsNode', event: 'buy', properties: [{ key: 'amount', operator: 'gt', value: 40 }] },
-        { kind: 'EventsNode', event: 'view', properties: [{ key: 'odd "key".x', operator: 'exact', value: 'quoted' }] },
-      ],
-      properties: [{ key: 'plan', operator: 'is_set' }],
-    },
-  ],
-  [
-    'breakdown by a property of every JSON type',
-    { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: 'plan', breakdown_type: 'event' } },
-  ],
-  [
-    'dau breakdown with more values than shown (the rest as "other")',
-    {
-      series: [{ kind: 'EventsNode', event: null, math: 'dau' }],
-      breakdownFilter: { breakdown: 'n', breakdown_type: 'event' },
-    },
-  ],
-  [
-    'breakdown by a key named __proto__',
-    { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: '__proto__', breakdown_type: 'event' } },
-  ],
-  [
-    'filters on text operators',
-    { series: [{ kind: 'EventsNode', event: null }], properties: [{ key: 'plan', operator: 'icontains', value: 'R' }] },
-  ],
-];
-
-describe('trends read in pages', () => {
-  it.each(QUERIES)('count as the events whole would: %s', async (_, source) => {
-    const query = readTrendsQuery({ kind: 'TrendsQuery', dateRange: { date_from: '-7d' }, ...source });
-    const window = trendsWindow(query, NOW);
-    const expected = computeTrends(query, events, window);
-    expect(expected.some((r) => r.count > 0)).toBe(true);
-    const names = query.series.some((s) => s.event === null) ? null : query.series.map((s) => s.event);
-    const inRange = events.filter((e) => {
-      const t = Date.parse(e.timestamp);
-      return t >= window.from.getTime() && t < window.to.getTime() && (names === null || names.includes(e.event));
-    });
-    for (const pageSize of [7, 10_000]) {
-      const counter = new TrendsCounter(query, window);
-      let read = 0;
-      await forEachTrendsEvent(
-        server.running.ctx.database,
-        server.bootstrap.team.id,
-        query,
-        window,
-        (event) => {
-          read++;
-          counter.add(event);
-        },
-        pageSize,
-      );
-      expect(counter.results(), `page size ${pageSize}`).toEqual(expected);
-      // Every stored event of the range once: none skipped or read twice at a page boundary.
-      expect(read, `page size ${pageSize}`).toBe(inRange.length);
-    }
-  });
 });
 
 describe('event pages', () => {

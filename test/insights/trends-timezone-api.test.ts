@@ -88,7 +88,7 @@ describe('trends in the environment time zone', () => {
     const created = await createInsight(trends('2025-11-18', '2025-11-20'));
     const { database } = server.running.ctx;
     const insight = await getInsight(database.db, server.bootstrap.team.id, created.id);
-    const [r] = (await insightResult(database, insight!, new Date()))!;
+    const [r] = (await insightResult(server.running.ctx, insight!, new Date()))!;
     expect(r!.data).toEqual([1, 3, 0]);
     expect(r!.labels).toEqual(['18-Nov-2025', '19-Nov-2025', '20-Nov-2025']);
   });

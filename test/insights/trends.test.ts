@@ -1,18 +1,26 @@
-import { describe, expect, it } from 'vitest';
-import { matchesFilter } from '../../src/insights/properties.js';
-import { BREAKDOWN_NULL, computeTrends, readTrendsQuery, TrendsQueryError, type TrendsEvent } from '../../src/insights/trends.js';
-import { bucketStart, parseTrendsDate as parseRelativeDate, trendsWindow } from '../../src/insights/trends-window.js';
+/**
+ * Reading trends queries, their ranges and buckets (pure), and trends computed by ClickHouse from
+ * events sent through /batch/.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BREAKDOWN_NULL, readTrendsQuery, TrendsQueryError, type TrendsQuery } from '../../src/insights/trends.js';
+import { computeTrends } from '../../src/insights/trends-store.js';
+import { bucketStart, parseTrendsDate as parseRelativeDate, trendsWindow, type TrendsWindow } from '../../src/insights/trends-window.js';
+import { useTestServer } from '../helpers/server.js';
 
+const server = useTestServer();
 const NOW = new Date('2026-11-21T10:30:00Z'); // a Saturday
 
 const query = (source: Record<string, unknown>) =>
   readTrendsQuery({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'buy' }], ...source } });
 
-const ev = (timestamp: string, props: Record<string, unknown> = {}, distinctId = 'a', event = 'buy'): TrendsEvent => ({
+const computed = (q: TrendsQuery, window: TrendsWindow = trendsWindow(q, NOW)) =>
+  computeTrends(server.running.ctx.analytics, server.bootstrap.team.id, q, window);
+
+const ev = (timestamp: string, properties: Record<string, unknown> = {}, distinct_id = 'a', event = 'buy') => ({
   event,
-  distinctId,
-  personId: null,
-  properties: props,
+  distinct_id,
+  properties,
   timestamp,
 });
 
@@ -20,7 +28,21 @@ describe('reading a trends query', () => {
   it('takes the viz node or the bare query, with defaults', () => {
     const q = readTrendsQuery({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: '$pageview' }] });
     expect(q).toMatchObject({ interval: 'day', dateFrom: '-7d', dateTo: null, breakdown: null, properties: [] });
-    expect(q.series[0]).toMatchObject({ event: '$pageview', math: 'total', name: '$pageview' });
+    expect(q.series[0]).toMatchObject({ event: '$pageview', math: 'total', name: '$pageview', mathProperty: null });
+  });
+
+  it('keeps math_property for property maths only', () => {
+    const q = readTrendsQuery({
+      kind: 'TrendsQuery',
+      series: [
+        { kind: 'EventsNode', event: 'buy', math: 'p90', math_property: 'amount', math_property_type: 'event_properties' },
+        { kind: 'EventsNode', event: 'buy', math: 'dau', math_property: 'amount' },
+      ],
+    });
+    expect(q.series.map((s) => [s.math, s.mathProperty])).toEqual([
+      ['p90', 'amount'],
+      ['dau', null],
+    ]);
   });
 
   it('refuses what it cannot compute, naming the part', () => {
@@ -34,7 +56,19 @@ describe('reading a trends query', () => {
     };
     expect(attrOf({ kind: 'FunnelsQuery' })).toBe('query__kind');
     expect(attrOf({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [] } })).toBe('query__source__series');
-    expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', math: 'sum' }] })).toBe('query__series__0__math');
+    expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', math: 'unique_group' }] })).toBe('query__series__0__math');
+    expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', math: 'sum', math_property: 7 }] })).toBe(
+      'query__series__0__math_property',
+    );
+    expect(
+      attrOf({
+        kind: 'TrendsQuery',
+        series: [{ kind: 'EventsNode', math: 'avg', math_property: 'age', math_property_type: 'person_properties' }],
+      }),
+    ).toBe('query__series__0__math_property_type');
+    expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', math: 'avg', math_property: '$session_duration' }] })).toBe(
+      'query__series__0__math_property',
+    );
     expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode' }], interval: 'minute' })).toBe('query__interval');
     expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode' }], dateRange: { date_from: 'last tuesday' } })).toBe(
       'query__dateRange__date_from',
@@ -78,10 +112,11 @@ describe('computing trends', () => {
     ev('2026-11-21T09:30:00Z', { plan: 'pro' }, 'c', 'view'),
     ev('2026-11-01T09:00:00Z', { plan: 'pro' }, 'z'), // outside -7d
   ];
+  beforeAll(() => server.ingest(events));
 
-  it('counts totals per day with PostHog labels', () => {
+  it('counts totals per day with PostHog labels', async () => {
     const q = query({});
-    const [r] = computeTrends(q, events, trendsWindow(q, NOW));
+    const [r] = await computed(q);
     expect(r!.data).toEqual([0, 0, 0, 0, 0, 0, 2, 2]);
     expect(r!.count).toBe(4);
     expect(r!.days.at(-1)).toBe('2026-11-21');
@@ -90,15 +125,15 @@ describe('computing trends', () => {
     expect(r!.action).toMatchObject({ id: 'buy', math: 'total', order: 0 });
   });
 
-  it('counts unique persons with dau', () => {
+  it('counts unique persons with dau', async () => {
     const q = readTrendsQuery({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'buy', math: 'dau' }] });
-    const [r] = computeTrends(q, events, trendsWindow(q, NOW));
+    const [r] = await computed(q);
     expect(r!.data.slice(-2)).toEqual([1, 2]);
   });
 
-  it('filters on properties, globally and per series', () => {
+  it('filters on properties, globally and per series', async () => {
     const q = query({ properties: [{ key: 'amount', operator: 'gt', value: 6 }] });
-    expect(computeTrends(q, events, trendsWindow(q, NOW))[0]!.count).toBe(2);
+    expect((await computed(q))[0]!.count).toBe(2);
     const perSeries = readTrendsQuery({
       kind: 'TrendsQuery',
       series: [
@@ -106,14 +141,14 @@ describe('computing trends', () => {
         { kind: 'EventsNode', event: null, custom_name: 'Everything' },
       ],
     });
-    const [free, all] = computeTrends(perSeries, events, trendsWindow(perSeries, NOW));
+    const [free, all] = await computed(perSeries);
     expect(free!.count).toBe(1);
     expect(all!).toMatchObject({ label: 'Everything', count: 5 });
   });
 
-  it('breaks down by an event property, most frequent first', () => {
+  it('breaks down by an event property, most frequent first', async () => {
     const q = query({ breakdownFilter: { breakdown: 'plan', breakdown_type: 'event' } });
-    const results = computeTrends(q, events, trendsWindow(q, NOW));
+    const results = await computed(q);
     expect(results.map((r) => [r.breakdown_value, r.count])).toEqual([
       ['pro', 2],
       [BREAKDOWN_NULL, 1],
@@ -122,11 +157,11 @@ describe('computing trends', () => {
     expect(results[0]!.label).toBe('buy - pro');
   });
 
-  it('buckets by hour over -24h', () => {
+  it('buckets by hour over -24h', async () => {
     const q = query({ interval: 'hour', dateRange: { date_from: '-24h' } });
     const w = trendsWindow(q, NOW);
     expect(w.buckets).toHaveLength(25);
-    const [r] = computeTrends(q, events, w);
+    const [r] = await computed(q, w);
     expect(r!.days.at(-1)).toBe('2026-11-21 10:00:00');
     expect(r!.count).toBe(3); // 2026-11-20T09:00 is before the window
   });
@@ -134,6 +169,8 @@ describe('computing trends', () => {
 
 describe('property operators', () => {
   const props = { name: 'Ada Lovelace', n: 5, flag: true, long: `${'a'.repeat(5000)}!` };
+  // Before the other tests' range, which counts all events.
+  beforeAll(() => server.ingest([ev('2026-10-20T12:00:00Z', props, 'p', 'props probe')]));
   it.each([
     [{ key: 'name', value: 'Ada Lovelace' }, true],
     [{ key: 'name', operator: 'is_not', value: 'Bob' }, true],
@@ -144,11 +181,20 @@ describe('property operators', () => {
     [{ key: 'long', operator: 'regex', value: '(a+)+$' }, false],
     [{ key: 'long', operator: 'not_regex', value: '(a+)+$' }, true],
     [{ key: 'name', operator: 'regex', value: 'Ada(?= Love)' }, false],
+    [{ key: 'name', operator: 'not_regex', value: 'Ada(?= Love)' }, true],
     [{ key: 'missing', operator: 'is_not_set' }, true],
+    // Without a value, PostHog compares with None.
+    [{ key: 'missing', operator: 'exact' }, true],
+    [{ key: 'name', operator: 'icontains' }, false],
     [{ key: 'flag', value: 'true' }, true],
     [{ key: 'n', operator: 'gte', value: '5' }, true],
     [{ key: 'n', operator: 'lt', value: 5 }, false],
-  ])('%j → %s', (filter, expected) => {
-    expect(matchesFilter(props, filter)).toBe(expected);
+  ])('%j → %s', async (filter, expected) => {
+    const q = readTrendsQuery({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'props probe', properties: [filter] }],
+      dateRange: { date_from: '2026-10-20', date_to: '2026-10-20' },
+    });
+    expect((await computed(q))[0]!.count).toBe(expected ? 1 : 0);
   });
 });

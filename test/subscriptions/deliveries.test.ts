@@ -29,7 +29,11 @@ beforeAll(async () => {
   server = await startTestServer({ SMTP_URL: smtp.url, INGESTION_WORKER: 'off', EMAIL_FROM: 'reports@hoglet.test' });
   const log = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
   const { database } = server.running.ctx;
-  const deliverer = new Deliverer(database, { siteUrl: 'http://hoglet.test', smtpUrl: smtp.url, emailFrom: 'reports@hoglet.test' });
+  const deliverer = new Deliverer(database, server.running.ctx.analytics, {
+    siteUrl: 'http://hoglet.test',
+    smtpUrl: smtp.url,
+    emailFrom: 'reports@hoglet.test',
+  });
   scheduler = new SubscriptionScheduler(database, log, deliverer, { pollMs: 50, backoffMs: 50, changes: server.running.ctx.changes });
   scheduler.start();
   insight = await createInsight(server, { name: 'Orders' });

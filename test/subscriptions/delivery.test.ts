@@ -24,7 +24,11 @@ let scheduler: SubscriptionScheduler;
 const DAY = 86_400_000;
 
 function newScheduler(database: Database, options: ConstructorParameters<typeof SubscriptionScheduler>[3] = {}) {
-  const deliverer = new Deliverer(database, { siteUrl: SITE, smtpUrl: smtp.url, emailFrom: 'Hoglet <reports@hoglet.test>' });
+  const deliverer = new Deliverer(database, server.running.ctx.analytics, {
+    siteUrl: SITE,
+    smtpUrl: smtp.url,
+    emailFrom: 'Hoglet <reports@hoglet.test>',
+  });
   return new SubscriptionScheduler(database, log, deliverer, options);
 }
 

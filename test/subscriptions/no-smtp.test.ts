@@ -108,7 +108,11 @@ describe('e-mail subscriptions without SMTP', () => {
     const scheduler = new SubscriptionScheduler(
       database,
       pino({ level: 'silent' }),
-      new Deliverer(database, { siteUrl: 'http://hoglet.test', smtpUrl: undefined, emailFrom: 'hoglet@localhost' }),
+      new Deliverer(database, server.running.ctx.analytics, {
+        siteUrl: 'http://hoglet.test',
+        smtpUrl: undefined,
+        emailFrom: 'hoglet@localhost',
+      }),
       { backoffMs: 60_000 },
     );
     const due = new Date(s.next_delivery_date);

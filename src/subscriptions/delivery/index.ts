@@ -4,6 +4,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../platform/db/database.js';
+import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { getTeam, getUser } from '../../environments/tenancy-store.js';
 import { maskUrl } from '../core/index.js';
 import type { DeliveryTarget } from '../deliveries-store.js';
@@ -26,6 +27,8 @@ export class Deliverer {
 
   constructor(
     private readonly database: Database,
+    /** Where the insights' events are. */
+    private readonly analytics: AnalyticsEngine,
     private readonly options: DelivererOptions,
   ) {
     this.email = new EmailSender(options.smtpUrl, options.emailFrom);
@@ -75,7 +78,7 @@ export class Deliverer {
     nextDeliveryDate: string | null,
     sent: string[] = [],
   ): Promise<DeliveryResult> {
-    const report = await buildReport(this.database, this.options.siteUrl, s, now);
+    const report = await buildReport({ database: this.database, analytics: this.analytics }, this.options.siteUrl, s, now);
     if (!report) return 'skipped';
     switch (s.targetType) {
       case 'email':
@@ -101,7 +104,7 @@ export class Deliverer {
 
   /** The invite owed to new recipients (e-mail addresses, or the slack channel); served ones are pushed to `sent`. */
   async deliverInvite(s: Subscription, invite: PendingInvite, now: Date, sent: string[] = []): Promise<DeliveryResult> {
-    const report = await buildReport(this.database, this.options.siteUrl, s, now);
+    const report = await buildReport({ database: this.database, analytics: this.analytics }, this.options.siteUrl, s, now);
     if (!report) return 'skipped';
     if (s.targetType === 'email') {
       const inviter = s.createdById === null ? undefined : await getUser(this.database.db, s.createdById);
@@ -132,7 +135,7 @@ export class Deliverer {
 /** A deliverer configured from the app's settings. */
 export function createDeliverer(ctx: AppContext): Deliverer {
   const { config } = ctx;
-  return new Deliverer(ctx.database, {
+  return new Deliverer(ctx.database, ctx.analytics, {
     siteUrl: config.siteUrl ?? `http://127.0.0.1:${config.port}`,
     smtpUrl: config.smtpUrl,
     emailFrom: config.emailFrom,

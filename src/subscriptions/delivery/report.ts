@@ -3,9 +3,8 @@
  * six insights, in tile order, as PostHog's `generate_assets`), each with its trends result, and
  * the links back to Hoglet.
  */
-import type { Database } from '../../platform/db/database.js';
 import { getDashboard, tilesOfDashboard } from '../../dashboards/store.js';
-import { insightResult } from '../../insights/service.js';
+import { insightResult, type InsightStores } from '../../insights/service.js';
 import { getInsight, getInsightsByIds, type Insight } from '../../insights/store.js';
 import type { TrendsResult } from '../../insights/trends.js';
 import { subscriptionSummary } from '../core/index.js';
@@ -37,14 +36,15 @@ export interface Report {
 const insightName = (insight: Insight) => insight.name?.trim() || 'Untitled insight';
 
 /** The report for a subscription at `now`, or null when its insight or dashboard is gone or deleted. */
-export async function buildReport(database: Database, siteUrl: string, s: Subscription, now: Date): Promise<Report | null> {
+export async function buildReport(stores: InsightStores, siteUrl: string, s: Subscription, now: Date): Promise<Report | null> {
+  const { database } = stores;
   const project = `${siteUrl}/project/${s.teamId}`;
   const item = async (insight: Insight): Promise<ReportItem> => ({
     id: insight.id,
     shortId: insight.shortId,
     name: insightName(insight),
     url: `${project}/insights/${insight.shortId}`,
-    results: (await insightResult(database, insight, now)) ?? [],
+    results: (await insightResult(stores, insight, now)) ?? [],
   });
   const summary = subscriptionSummary({ frequency: s.frequency, interval: s.interval, byweekday: s.byweekday, bysetpos: s.bysetpos });
   if (s.insightId !== null) {

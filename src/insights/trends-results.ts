@@ -1,0 +1,76 @@
+/**
+ * A trends series as PostHog answers it, from what ClickHouse computed for it (trends-store.ts):
+ * one entry per series, or per breakdown value (the most frequent first, then "other"), each with
+ * a value for every bucket of the window, 0 where ClickHouse had no row. Pure.
+ */
+import { bucketIndex, type TrendsWindow } from './trends-window.js';
+import type { TrendsSeries } from './trends.js';
+
+export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
+export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
+/** Breakdown values shown per series; the rest are merged into "other". */
+export const BREAKDOWN_LIMIT = 25;
+
+export interface TrendsResult {
+  action: Record<string, unknown>;
+  label: string;
+  count: number;
+  data: number[];
+  labels: string[];
+  days: string[];
+  breakdown_value?: string;
+}
+
+/** One value ClickHouse computed: a bucket (its start, in Unix seconds) and breakdown value. */
+export interface TrendsCell {
+  bucket: number;
+  value: string;
+  total: number;
+}
+
+export interface SeriesCells {
+  /** The breakdown values to show, in order (BREAKDOWN_OTHER last when there is one); null without a breakdown. */
+  values: string[] | null;
+  cells: TrendsCell[];
+}
+
+/** The bucket starting at `seconds` (ClickHouse's toStartOf… in the same zone gives the window's own starts). */
+function bucketOf(window: TrendsWindow, starts: Map<number, number>, seconds: number): number {
+  const ms = seconds * 1000;
+  return starts.get(ms) ?? bucketIndex(window, Math.max(ms, window.from.getTime()));
+}
+
+export function seriesResults(series: TrendsSeries, order: number, window: TrendsWindow, computed: SeriesCells): TrendsResult[] {
+  const starts = new Map(window.buckets.map((b, i) => [b.getTime(), i]));
+  const keys = computed.values ?? [''];
+  const data = new Map(keys.map((key) => [key, new Array<number>(window.buckets.length).fill(0)]));
+  for (const cell of computed.cells) {
+    const row = data.get(cell.value);
+    const i = bucketOf(window, starts, cell.bucket);
+    // A value outside the shown ones: only read for the trailing days of weekly/monthly active users.
+    if (row && i >= 0) row[i] = cell.total;
+  }
+  const base = { action: actionOf(series, order), labels: window.labels, days: window.days };
+  const label = series.customName ?? series.name;
+  return keys.map((key) => {
+    const values = data.get(key)!;
+    const result: TrendsResult = { ...base, label, count: sum(values), data: values };
+    if (computed.values === null) return result;
+    return { ...result, label: `${label} - ${key}`, breakdown_value: key };
+  });
+}
+
+function actionOf(series: TrendsSeries, order: number): Record<string, unknown> {
+  return {
+    id: series.event,
+    type: 'events',
+    order,
+    name: series.name,
+    custom_name: series.customName,
+    math: series.math,
+    math_property: series.mathProperty,
+    properties: series.properties,
+  };
+}
+
+const sum = (data: number[]) => data.reduce((a, b) => a + b, 0);

@@ -9,6 +9,8 @@ import { countFunnel } from './funnels-store.js';
 import { TrendsQueryError } from './query-error.js';
 import { zoneOfTeam } from './service.js';
 import { trendsWindow } from './trends-window.js';
+import { readTrendsQuery } from './trends.js';
+import { computeTrends } from './trends-store.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
@@ -25,7 +27,18 @@ const runFunnels: Runner = async (ctx, team, source, now) => {
   };
 };
 
+const runTrends: Runner = async (ctx, team, source, now) => {
+  const query = readTrendsQuery(source);
+  const window = trendsWindow(query, now, zoneOfTeam(team));
+  return {
+    results: await computeTrends(ctx.analytics, team.id, query, window),
+    timezone: window.timezone,
+    resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
+  };
+};
+
 export const QUERY_RUNNERS: Record<string, Runner> = {
+  TrendsQuery: runTrends,
   FunnelsQuery: runFunnels,
 };
 

@@ -36,7 +36,29 @@ const funnel = (steps: Array<Record<string, unknown>>, extra: Record<string, unk
   query: { kind: 'FunnelsQuery', series: steps.map((s) => ({ kind: 'EventsNode', ...s })), dateRange: { date_from: '-1d' }, ...extra },
 });
 
+const trends = (series: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}) => ({
+  query: {
+    kind: 'TrendsQuery',
+    series: series.map((s) => ({ kind: 'EventsNode', ...s })),
+    dateRange: { date_from: '-1d' },
+    interval: 'day',
+    ...extra,
+  },
+});
+const total = (body: any) => body.results.reduce((n: number, r: any) => n + r.count, 0);
+
 describe('queries are confined to their environment', () => {
+  it('counts trends of the environment of the URL only', async () => {
+    const res = await server.request(`${envA()}/query/`, {
+      method: 'POST',
+      body: { ...trends([{ event: 'secret' }, { event: null, math: 'dau' }]), team_id: other.id },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((r: any) => r.count)).toEqual([3, 3]);
+    const theirs = await server.request(`/api/environments/${other.id}/query/`, { method: 'POST', body: trends([{ event: 'secret' }]) });
+    expect(total(theirs.body)).toBe(3);
+  });
+
   it('counts only the environment of the URL, whatever team the body names', async () => {
     const res = await server.request(`${envA()}/query/`, {
       method: 'POST',
@@ -72,6 +94,14 @@ describe('queries are confined to their environment', () => {
       });
       expect(asValue.status, text).toBe(200);
       expect(asValue.body.results[0].count).toBe(0);
+      const trendsOf = await server.request(`${envA()}/query/`, {
+        method: 'POST',
+        body: trends([{ event: text }, { event: 'secret', properties: [{ key: text, value: text, operator: 'regex', type: 'event' }] }], {
+          breakdownFilter: { breakdown: text, breakdown_type: 'event' },
+        }),
+      });
+      expect(trendsOf.status, text).toBe(200);
+      expect(total(trendsOf.body)).toBe(0);
       const asBreakdown = await server.request(`${envA()}/query/`, {
         method: 'POST',
         body: funnel([{ event: 'secret' }, { event: 'after' }], { breakdownFilter: { breakdown: text, breakdown_type: 'event' } }),

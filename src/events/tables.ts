@@ -41,10 +41,17 @@ export interface PersonOverridesTable {
   override_person_id: string;
 }
 
+/** Distinct ids whose events were stored without a person (attributed to the uuid derived from the id). */
+export interface PersonlessDistinctIdsTable {
+  team_id: number;
+  distinct_id: string;
+}
+
 export interface EventsTables {
   /** Events stored before ClickHouse held them, moved there on start (events/upgrade.ts). */
   events: EventsTable;
   event_uuids: EventUuidsTable;
   analytics_outbox: AnalyticsOutboxTable;
   person_overrides: PersonOverridesTable;
+  personless_distinct_ids: PersonlessDistinctIdsTable;
 }

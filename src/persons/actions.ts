@@ -21,6 +21,8 @@ import { uuidv7 } from '../lib/uuid.js';
 import type { Schema } from '../platform/db/schema.js';
 import type { Team } from '../environments/models.js';
 import { splitPersonUuid } from './person-uuid.js';
+import { resetPersonOverrides } from './overrides-store.js';
+import { addToOutbox } from '../events/analytics-outbox.js';
 import {
   distinctIdsOf,
   firstDistinctIdOf,
@@ -251,6 +253,8 @@ export async function splitPerson(
         person.id,
         leaving.map((distinctId, i) => ({ distinctId, toPersonId: idOf(uuids[i]!) })),
       );
+      // The split persons' own events count for them, not for the person their uuid was overridden to.
+      await addToOutbox(trx, [], await resetPersonOverrides(trx, team.id, uuids));
       await notePersonsChangedOutsideWorker(trx);
     }
     const after: Record<string, unknown> = { distinct_ids: personDistinctIds };

@@ -53,3 +53,62 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
   }
   return rows;
 }
+
+/** Records distinct ids whose events were stored without a person (already recorded ones are kept). */
+export async function notePersonlessDistinctIds(db: Db, byTeam: Map<number, Set<string>>): Promise<void> {
+  for (const [teamId, ids] of byTeam) {
+    const list = [...ids];
+    for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) {
+      await db
+        .insertInto('personless_distinct_ids')
+        .values(list.slice(i, i + ROWS_PER_STATEMENT).map((distinct_id) => ({ team_id: teamId, distinct_id })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
+}
+
+/** Which of these distinct ids ever sent events without a person. */
+export async function personlessAmong(db: Db, teamId: number, distinctIds: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < distinctIds.length; i += ROWS_PER_STATEMENT) {
+    const rows = await db
+      .selectFrom('personless_distinct_ids')
+      .select('distinct_id')
+      .where('team_id', '=', teamId)
+      .where('distinct_id', 'in', distinctIds.slice(i, i + ROWS_PER_STATEMENT))
+      .execute();
+    for (const row of rows) found.add(row.distinct_id);
+  }
+  return found;
+}
+
+/**
+ * Persons a split names after a distinct id (persons/actions.ts) must not inherit an override of
+ * that uuid (the id's personless events, overridden when it joined the person it now leaves):
+ * each gets an override to itself, in SQL and, returned, for ClickHouse.
+ */
+export async function resetPersonOverrides(db: Db, teamId: number, personUuids: string[]): Promise<PersonOverrideRow[]> {
+  const rows: PersonOverrideRow[] = [];
+  for (let i = 0; i < personUuids.length; i += ROWS_PER_STATEMENT) {
+    const chunk = personUuids.slice(i, i + ROWS_PER_STATEMENT);
+    const stale = await db
+      .selectFrom('person_overrides')
+      .select('old_person_id')
+      .where('team_id', '=', teamId)
+      .where('old_person_id', 'in', chunk)
+      .execute();
+    if (stale.length === 0) continue;
+    await db
+      .deleteFrom('person_overrides')
+      .where('team_id', '=', teamId)
+      .where(
+        'old_person_id',
+        'in',
+        stale.map((r) => r.old_person_id),
+      )
+      .execute();
+    for (const row of stale) rows.push({ teamId, oldPersonId: row.old_person_id, overridePersonId: row.old_person_id });
+  }
+  return rows;
+}

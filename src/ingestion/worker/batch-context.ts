@@ -118,7 +118,9 @@ export class BatchContext {
   ): void {
     this.teamUuids(teamId).set(uuid, true);
     this.uuidValues.push(teamId, uuid);
-    this.eventLines.push(eventRow(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain));
+    this.eventLines.push(
+      eventRow(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain),
+    );
   }
 
   /** Persons and groups first, then the events' uuids and the outbox row for ClickHouse (events and person overrides). */

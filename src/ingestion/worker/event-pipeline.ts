@@ -61,7 +61,11 @@ export async function processPreparedEvent(
     // Personless, `lookup` (read only) or deferred: attributed to the person the id has, if any.
     const loaded = batch.persons.loaded(team.id, prepared.distinctId);
     const existing = loaded === undefined ? await batch.persons.get(team.id, prepared.distinctId) : loaded;
-    personUuid = existing?.uuid ?? personUuidFromDistinctId(team.id, prepared.distinctId);
+    if (existing) personUuid = existing.uuid;
+    else {
+      personUuid = personUuidFromDistinctId(team.id, prepared.distinctId);
+      batch.persons.notePersonless(team.id, prepared.distinctId);
+    }
   }
 
   batch.addEvent(

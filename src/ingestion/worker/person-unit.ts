@@ -9,7 +9,8 @@ import {
   type KnownProperties,
   type Person,
 } from '../../persons/store.js';
-import { recordPersonOverrides } from '../../persons/overrides-store.js';
+import { notePersonlessDistinctIds, personlessAmong, recordPersonOverrides } from '../../persons/overrides-store.js';
+import { personUuidFromDistinctId } from '../../persons/person-uuid.js';
 import type { PersonOverrideRow } from '../../events/analytics-outbox.js';
 import type { Properties } from '../core/index.js';
 import type { PersonCache } from './person-cache.js';
@@ -60,6 +61,8 @@ export class PersonUnitOfWork {
   /** Every person folded into another, stored or new (events of this batch may name a new one). */
   private readonly mergedSources: PersonState[] = [];
   private readonly addedIds = new Map<string, { teamId: number; distinctId: string; person: PersonState }>();
+  /** Distinct ids whose events this batch stored without a person, per team. */
+  private readonly personless = new Map<number, Set<string>>();
   private nextPlaceholderId = -1;
 
   private readonly known: KnownProperties | undefined;
@@ -146,6 +149,13 @@ export class PersonUnitOfWork {
     return state;
   }
 
+  /** An event of this distinct id was stored without a person (attributed to the uuid derived from the id). */
+  notePersonless(teamId: number, distinctId: string): void {
+    let ids = this.personless.get(teamId);
+    if (!ids) this.personless.set(teamId, (ids = new Set()));
+    ids.add(distinctId);
+  }
+
   /** Gives a distinct id that has no person yet to `person`. */
   addDistinctId(teamId: number, distinctId: string, person: PersonState): void {
     this.team(teamId).set(distinctId, person);
@@ -191,10 +201,37 @@ export class PersonUnitOfWork {
       this.db,
       [...this.stored.values()].filter((p) => p.dirty && !p.mergedInto),
     );
-    return recordPersonOverrides(
-      this.db,
-      this.mergedSources.map((source) => ({ teamId: source.teamId, oldPersonId: source.uuid, overridePersonId: alive(source).uuid })),
-    );
+    await notePersonlessDistinctIds(this.db, this.personless);
+    return recordPersonOverrides(this.db, [
+      ...this.mergedSources.map((source) => ({ teamId: source.teamId, oldPersonId: source.uuid, overridePersonId: alive(source).uuid })),
+      ...(await this.personlessJoined()),
+    ]);
+  }
+
+  /**
+   * Distinct ids that sent events without a person and got one in this batch: their earlier
+   * events, of the uuid derived from the id, count for that person from now on.
+   */
+  private async personlessJoined(): Promise<PersonOverrideRow[]> {
+    const byTeam = new Map<number, Array<{ distinctId: string; person: PersonState }>>();
+    for (const added of this.addedIds.values()) {
+      let list = byTeam.get(added.teamId);
+      if (!list) byTeam.set(added.teamId, (list = []));
+      list.push(added);
+    }
+    const rows: PersonOverrideRow[] = [];
+    for (const [teamId, added] of byTeam) {
+      const personless = await personlessAmong(
+        this.db,
+        teamId,
+        added.map((a) => a.distinctId),
+      );
+      for (const { distinctId, person } of added) {
+        if (!personless.has(distinctId)) continue;
+        rows.push({ teamId, oldPersonId: personUuidFromDistinctId(teamId, distinctId), overridePersonId: alive(person).uuid });
+      }
+    }
+    return rows;
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Team } from '../environments/models.js';
 import { validationError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { isJsonObject } from '../lib/json-object.js';
+import { effectiveTimezone } from '../lib/zoned-time.js';
 import { funnelResults, readFunnelsQuery } from './funnels.js';
 import { countFunnel } from './funnels-store.js';
 import { TrendsQueryError } from './query-error.js';
@@ -11,6 +12,8 @@ import { zoneOfTeam } from './service.js';
 import { trendsWindow } from './trends-window.js';
 import { readTrendsQuery } from './trends.js';
 import { computeTrends } from './trends-store.js';
+import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
+import { runEventsQuery } from '../events/events-query-store.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
@@ -37,7 +40,13 @@ const runTrends: Runner = async (ctx, team, source, now) => {
   };
 };
 
+const runEvents: Runner = async (ctx, team, source) => {
+  const query = readEventsQuery(source);
+  return { ...(await runEventsQuery(ctx, team.id, effectiveTimezone(team.settings.timezone), query)) };
+};
+
 export const QUERY_RUNNERS: Record<string, Runner> = {
+  EventsQuery: runEvents,
   TrendsQuery: runTrends,
   FunnelsQuery: runFunnels,
 };
@@ -66,7 +75,7 @@ export const queryRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
         const answer = await runner(ctx, request.team!, query, now);
         return { ...answer, is_cached: false, last_refresh: now.toISOString(), timings: [], hogql: null, modifiers: {} };
       } catch (error) {
-        if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
+        if (error instanceof TrendsQueryError || error instanceof EventsQueryError) throw validationError(error.message, error.attr);
         throw error;
       }
     });

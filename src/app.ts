@@ -56,7 +56,12 @@ export async function openAndMigrate(config: Config, log: Logger, options: boole
 /** The configured ClickHouse with Hoglet's tables in it. */
 export async function openAnalyticsStore(config: Config, log: Logger): Promise<AnalyticsEngine> {
   const engine = await openAnalytics(
-    { url: config.clickhouseUrl, database: config.clickhouseDatabase, folder: analyticsFolder(config.dataDir), maxMemoryMb: config.clickhouseMaxMemoryMb },
+    {
+      url: config.clickhouseUrl,
+      database: config.clickhouseDatabase,
+      folder: analyticsFolder(config.dataDir),
+      maxMemoryMb: config.clickhouseMaxMemoryMb,
+    },
     log,
   );
   try {
@@ -184,7 +189,7 @@ async function openContext(
 
 /** The background deletions runner, stopped with the other resources. */
 function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
-  const runner = new DeletionRunner(ctx.database, ctx.log);
+  const runner = new DeletionRunner(ctx.database, ctx.analytics, ctx.log);
   runner.start();
   resources.add(() => runner.stop());
   return runner;

@@ -1,4 +1,5 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { ch, raw, type ChSql } from '../platform/analytics/sql.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from '../recordings/core/index.js';
 import { materializedColumn } from './analytics-tables.js';
 
@@ -67,15 +68,18 @@ function sessionColumns(): [string, string, string][] {
   return Object.entries(columns).map(([name, [type, state]]) => [name, type, state]);
 }
 
-/** The view's SELECT: a block of events as session states (also the backfill's). */
-export function sessionStatesSelect(engine: AnalyticsEngine): string {
+/**
+ * The view's SELECT: events (a block of them, in the view) as session states; also the backfill's,
+ * and a deletion's that rebuilds sessions (`where` picks the events).
+ */
+export function sessionStatesSelect(engine: AnalyticsEngine, where: ChSql = raw('1')): ChSql {
   const states = sessionColumns()
     .map(([name, , state]) => `${state} AS \`${name}\``)
     .join(',\n      ');
-  return `SELECT team_id, session_id,
-      ${states}
-    FROM ${engine.table('events')}
-    WHERE session_id != ''
+  return ch`SELECT team_id, session_id,
+      ${raw(states)}
+    FROM ${raw(engine.table('events'))}
+    WHERE session_id != '' AND ${where}
     GROUP BY team_id, session_id`;
 }
 
@@ -99,7 +103,7 @@ export function sessionsStatements(
     ORDER BY (team_id, session_id)
     COMMENT '${BACKFILL_PENDING}'`,
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${engine.table('sessions_mv')}${onCluster} TO ${engine.table('sessions')}
-    AS ${sessionStatesSelect(engine)}`,
+    AS ${sessionStatesSelect(engine).compile().sql}`,
   ];
 }
 
@@ -113,6 +117,6 @@ export async function backfillSessions(engine: AnalyticsEngine, onCluster: strin
     { database: engine.database, name: 'sessions' },
   );
   if (table?.comment !== BACKFILL_PENDING) return;
-  await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine)}`);
+  await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine).compile().sql}`);
   await engine.command(`ALTER TABLE ${engine.table('sessions')}${onCluster} MODIFY COMMENT ''`);
 }

@@ -10,6 +10,7 @@ import { migrateToLatest } from './platform/db/migrations/index.js';
 import { analyticsFolder, openAnalytics } from './platform/analytics/open.js';
 import type { AnalyticsEngine } from './platform/analytics/engine.js';
 import { ensureAnalyticsSchema } from './events/analytics-tables.js';
+import { moveSqlEventsToClickHouse } from './events/upgrade.js';
 import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
 import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
@@ -158,6 +159,8 @@ async function openContext(
   resources.add(() => database.close());
   const analytics = await openAnalyticsStore(config, log);
   resources.add(() => analytics.close());
+  // Events an earlier version stored in SQL: moved before anything reads them (once; resumable).
+  await moveSqlEventsToClickHouse(database, analytics, log);
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());
   const ingestionQueue = new IngestionQueueWriter(database, log, config.ingestionCommitDelayMs);

@@ -130,11 +130,12 @@ export async function deleteEventsBatch(
   limit: number,
 ): Promise<{ deleted: number; last: DeletedUpTo | null }> {
   const events = raw(analytics.table('events'));
-  const batch = ch`SELECT toString(uuid) AS uuid, session_id, timestamp FROM ${events} WHERE ${condition} ORDER BY timestamp, uuid LIMIT ${limit}`;
+  // Aliases other than the columns' names: ClickHouse's WHERE and ORDER BY would read an alias.
+  const batch = ch`SELECT toString(uuid) AS event_uuid, session_id, timestamp FROM ${events} WHERE ${condition} ORDER BY timestamp, uuid LIMIT ${limit}`;
   const { sql, params } = batch.compile();
-  const rows = await analytics.query<{ uuid: string; session_id: string; timestamp: string }>(sql, params);
+  const rows = await analytics.query<{ event_uuid: string; session_id: string; timestamp: string }>(sql, params);
   if (rows.length === 0) return { deleted: 0, last: null };
-  const uuids = rows.map((row) => row.uuid);
+  const uuids = rows.map((row) => row.event_uuid);
   const sessionIds = [...new Set(rows.map((row) => row.session_id).filter((id) => id !== ''))];
   if (sessionIds.length > 0) await rebuildSessions(analytics, teamId, sessionIds, uuids);
   for (let i = 0; i < uuids.length; i += ROWS_PER_STATEMENT) {
@@ -147,7 +148,7 @@ export async function deleteEventsBatch(
   const deletion = ch`DELETE FROM ${events} WHERE team_id = ${teamId} AND uuid IN ${typed(UUIDS, uuids)}`.compile();
   await analytics.command(deletion.sql, deletion.params);
   const last = rows[rows.length - 1]!;
-  return { deleted: rows.length, last: { timestamp: fromClickHouseTime(last.timestamp), uuid: last.uuid } };
+  return { deleted: rows.length, last: { timestamp: fromClickHouseTime(last.timestamp), uuid: last.event_uuid } };
 }
 
 /** These sessions again, from their events but `without` (a session may hold other persons' events too). */

@@ -300,16 +300,17 @@ async function listening(admin: pg.Client, applicationName: string, processes: n
 
 /** The stored copies of each of these events in ClickHouse, and how many of them are personless. */
 async function storedCopies(analytics: AnalyticsEngine, uuids: string[]): Promise<Map<string, { copies: number; personless: number }>> {
-  const { sql, params } = ch`SELECT toString(uuid) AS uuid, team_id, distinct_id, toString(person_id) AS person_id
+  // Aliases other than the columns' names: ClickHouse's WHERE would read an alias.
+  const { sql, params } = ch`SELECT toString(uuid) AS event_uuid, team_id, distinct_id, toString(person_id) AS person
     FROM ${raw(analytics.table('events'))} WHERE uuid IN ${typed('Array(UUID)', uuids)}`.compile();
-  const rows = await analytics.query<{ uuid: string; team_id: number; distinct_id: string; person_id: string }>(sql, params);
+  const rows = await analytics.query<{ event_uuid: string; team_id: number; distinct_id: string; person: string }>(sql, params);
   const copies = new Map<string, { copies: number; personless: number }>();
   for (const row of rows) {
-    const seen = copies.get(row.uuid) ?? { copies: 0, personless: 0 };
+    const seen = copies.get(row.event_uuid) ?? { copies: 0, personless: 0 };
     seen.copies++;
     // A personless event carries its distinct id's own uuid, not a person's.
-    if (row.person_id === personUuidFromDistinctId(row.team_id, row.distinct_id)) seen.personless++;
-    copies.set(row.uuid, seen);
+    if (row.person === personUuidFromDistinctId(row.team_id, row.distinct_id)) seen.personless++;
+    copies.set(row.event_uuid, seen);
   }
   return copies;
 }

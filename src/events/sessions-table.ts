@@ -112,9 +112,11 @@ export function sessionsStatements(
  * made (events stored meanwhile are counted by both, which changes nothing).
  */
 export async function backfillSessions(engine: AnalyticsEngine, onCluster: string): Promise<void> {
+  // The database the table is in (an embedded engine shared by servers of one process names it after the folder).
+  const database = /^`([^`]+)`\./.exec(engine.table('sessions'))?.[1] ?? engine.database;
   const [table] = await engine.query<{ comment: string }>(
     'SELECT comment FROM system.tables WHERE database = {database:String} AND name = {name:String}',
-    { database: engine.database, name: 'sessions' },
+    { database, name: 'sessions' },
   );
   if (table?.comment !== BACKFILL_PENDING) return;
   await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine).compile().sql}`);

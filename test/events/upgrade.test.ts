@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { ch, raw } from '../../src/platform/analytics/sql.js';
 import { toJson } from '../../src/platform/db/values.js';
+import { eventRow } from '../../src/events/analytics-outbox.js';
 import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { BACKEND, freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
@@ -179,4 +180,34 @@ describe('events stored in SQL by an earlier version', () => {
     await expectMovedOnce(running.ctx.analytics, expected);
     expect(await running.ctx.database.db.selectFrom('events').select('uuid').execute()).toEqual([]);
   }, 180_000);
+
+  it('events in ClickHouse before the sessions table existed get their sessions when it is made', async () => {
+    const { config } = await storage();
+    let analytics = await openAnalyticsStore(config, silent);
+    cleanups.push(() => analytics.close());
+    // As a version without the sessions table left them.
+    await analytics.command(`DROP VIEW ${analytics.table('sessions_mv')}`);
+    await analytics.command(`DROP TABLE ${analytics.table('sessions')}`);
+    const at = (second: number) => new Date(Date.parse('2025-06-01T00:00:00Z') + second * 1000).toISOString();
+    const lines = [
+      eventRow(1, randomUUID(), '$pageview', 'd', randomUUID(), toJson({ $current_url: 'https://x.test/in' }), at(0), at(0), 's-1', null),
+      eventRow(1, randomUUID(), '$pageview', 'd', randomUUID(), toJson({ $current_url: 'https://x.test/out' }), at(9), at(9), 's-1', null),
+      eventRow(1, randomUUID(), 'other', 'd', randomUUID(), '{}', at(5), at(5), null, null),
+    ];
+    await analytics.insert('events', lines.join('\n'));
+    await analytics.close();
+
+    analytics = await openAnalyticsStore(config, silent);
+    const sessions = ch`SELECT session_id, min(min_timestamp) AS start, argMinMerge(entry_url) AS entry, argMaxMerge(exit_url) AS exit,
+        uniqExactMerge(pageview_count) AS pageviews FROM ${raw(analytics.table('sessions'))} GROUP BY session_id`.compile();
+    const expected = [
+      { session_id: 's-1', start: '2025-06-01T00:00:00.000000Z', entry: 'https://x.test/in', exit: 'https://x.test/out', pageviews: 2 },
+    ];
+    expect(await analytics.query(sessions.sql, sessions.params)).toEqual(expected);
+    // Once: the table no longer says its backfill is pending.
+    const comment = await analytics.query("SELECT comment FROM system.tables WHERE name = 'sessions' AND database = {database:String}", {
+      database: /^`([^`]+)`/.exec(analytics.table('sessions'))![1],
+    });
+    expect(comment).toEqual([{ comment: '' }]);
+  });
 });

@@ -8,7 +8,9 @@ import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrations/index.js';
 import { analyticsFolder, prepareAnalytics, type OpeningEngine } from './platform/analytics/open.js';
+import type { AnalyticsEngine } from './platform/analytics/engine.js';
 import { ensureAnalyticsSchema } from './events/analytics-tables.js';
+import { moveSqlEventsToClickHouse } from './events/upgrade.js';
 import { openGeoip, type GeoipService } from './geoip/geoip-service.js';
 import { IngestionQueueWriter } from './ingestion/queue.js';
 import { IngestionWorker } from './ingestion/worker/worker.js';
@@ -52,8 +54,11 @@ export async function openAndMigrate(config: Config, log: Logger, options: boole
   }
 }
 
-/** The configured ClickHouse, with Hoglet's tables made once it opens (on `begin`). */
-export function prepareAnalyticsStore(config: Config, log: Logger): OpeningEngine {
+/**
+ * The configured ClickHouse, with Hoglet's tables made once it opens (on `begin`), and the events
+ * an earlier version stored in SQL moved there (once; resumable) before any call goes through.
+ */
+export function prepareAnalyticsStore(config: Config, log: Logger, database?: Database): OpeningEngine {
   return prepareAnalytics(
     {
       url: config.clickhouseUrl,
@@ -62,8 +67,19 @@ export function prepareAnalyticsStore(config: Config, log: Logger): OpeningEngin
       maxMemoryMb: config.clickhouseMaxMemoryMb,
     },
     log,
-    (engine) => ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster }),
+    async (engine) => {
+      await ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster });
+      if (database) await moveSqlEventsToClickHouse(database, engine, log);
+    },
   );
+}
+
+/** The configured ClickHouse, opened now (one-shot tools and tests; the server opens it once it listens). */
+export async function openAnalyticsStore(config: Config, log: Logger, database?: Database): Promise<AnalyticsEngine> {
+  const opening = prepareAnalyticsStore(config, log, database);
+  opening.begin();
+  await opening.ready;
+  return opening.engine;
 }
 
 /** The GeoIP reader is large and read-only: one per file per process, shared by every server in it. */
@@ -149,7 +165,7 @@ async function openContext(
   const geoip = await prepareGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
-  const analytics = prepareAnalyticsStore(config, log);
+  const analytics = prepareAnalyticsStore(config, log, database);
   resources.add(() => analytics.engine.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
   resources.add(() => changes.close());
@@ -184,7 +200,7 @@ async function openContext(
 
 /** The background deletions runner, stopped with the other resources. */
 function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
-  const runner = new DeletionRunner(ctx.database, ctx.log);
+  const runner = new DeletionRunner(ctx.database, ctx.analytics, ctx.log);
   runner.start();
   resources.add(() => runner.stop());
   return runner;

@@ -4,18 +4,18 @@ import { nextTurn } from '../platform/next-turn.js';
 import { WakeableSleep } from '../platform/wakeable-sleep.js';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import type { Database } from '../platform/db/database.js';
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
 import { deleteRecordings } from '../recordings/store.js';
 import {
   BULK_TEAM_TABLES,
   countFailedAttempt,
-  deletePersonEventsPage,
   deleteTeamRowsBatch,
   finishDeletions,
   MAX_DELETION_ATTEMPTS,
   nextPendingDeletion,
   deletedDistinctIds,
-  personEventsWalkGroup,
+  personEventsGroup,
   personRecordingsBatch,
   resetParkedDeletions,
   teamOwnedTables,
@@ -24,6 +24,13 @@ import {
   type DeletionKind,
   type PendingDeletion,
 } from './store.js';
+import {
+  deleteEventsBatch,
+  deletePersonOverrides,
+  deleteTeamAnalytics,
+  personEventsCondition,
+  teamHasAnalyticsRows,
+} from './analytics-deletion-store.js';
 
 const LEASE = 'background-deletions';
 
@@ -34,7 +41,7 @@ type Done = { done: number[] };
 const LEASE_TTL_MS = 60_000;
 
 export interface DeletionRunnerOptions {
-  /** Rows per statement (and events looked at per page of a person's events). */
+  /** Rows per statement (and a person's events per batch). */
   batchSize?: number;
   /** How often to look for work when there is none. */
   idleMs?: number;
@@ -65,6 +72,7 @@ export class DeletionRunner {
 
   constructor(
     private readonly database: Database,
+    private readonly analytics: AnalyticsEngine,
     private readonly log: Logger,
     options: DeletionRunnerOptions = {},
   ) {
@@ -185,9 +193,11 @@ export class DeletionRunner {
   }
 
   /**
-   * One batch of the first bulk table (BULK_TEAM_TABLES) that still has rows of the team; done
-   * only when a read finds none left in any (on PostgreSQL a batch can delete nothing while rows
-   * remain: rows another transaction changed meanwhile are skipped).
+   * One batch of the first bulk table (BULK_TEAM_TABLES) that still has rows of the team; once
+   * they have none, the environment's ClickHouse rows (events, sessions, person overrides) in
+   * one step. Done only when a read finds none left anywhere (on PostgreSQL a batch can delete
+   * nothing while rows remain: rows another transaction changed meanwhile are skipped; an event
+   * may reach ClickHouse from the outbox after the delete).
    */
   private async environmentStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const teamId = Number(deletion.owner_team_id);
@@ -196,24 +206,31 @@ export class DeletionRunner {
     for (const table of tables) {
       if ((await deleteTeamRowsBatch(this.database, table, teamId, this.batchSize)) > 0) return 'progress';
     }
+    await deleteTeamAnalytics(this.analytics, teamId);
     // Nothing deleted but rows left: rows another transaction holds; try again a little later.
     for (const table of tables) if (await teamHasRows(this.database, table, teamId)) return 'retry';
+    if (await teamHasAnalyticsRows(this.analytics, teamId)) return 'retry';
     return { done: [Number(deletion.id)] };
   }
 
-  /** One page of the walk shared by the deletions at the same point (personEventsWalkGroup). */
+  /**
+   * One batch of the events of the team's pending person-events deletions (personEventsGroup),
+   * oldest first; when none is left, the persons' overrides go and the deletions are done. The
+   * events are picked afresh each batch, so a deletion queued meanwhile joins the next one.
+   */
   private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
-    const group = await personEventsWalkGroup(this.database.db, deletion);
+    const teamId = Number(deletion.owner_team_id);
+    const group = await personEventsGroup(this.database.db, deletion);
     const ids = group.map((d) => Number(d.id));
-    const after =
-      deletion.cursor_timestamp !== null && deletion.cursor_uuid !== null
-        ? { timestamp: deletion.cursor_timestamp, uuid: deletion.cursor_uuid }
-        : null;
-    const persons = { uuids: new Set(group.map((d) => d.target ?? '')), distinctIds: await deletedDistinctIds(this.database.db, group) };
-    const next = await deletePersonEventsPage(this.database, Number(deletion.owner_team_id), persons, after, this.batchSize);
-    if (next === null) return { done: ids };
-    await saveDeletionCursor(this.database.db, ids, next);
-    return 'progress';
+    const uuids = group.map((d) => d.target ?? '');
+    const persons = { uuids: new Set(uuids), distinctIds: await deletedDistinctIds(this.database.db, group) };
+    const condition = await personEventsCondition(this.database, this.analytics, teamId, persons);
+    const { deleted, last } = await deleteEventsBatch(this.database, this.analytics, teamId, condition, this.batchSize);
+    if (last) await saveDeletionCursor(this.database.db, ids, last);
+    if (deleted === this.batchSize) return 'progress';
+    // Overrides last: until the events are gone they find those of the persons merged into these.
+    await deletePersonOverrides(this.database, this.analytics, teamId, uuids);
+    return { done: ids };
   }
 
   /** One batch of a person's recordings, each deleted whole with its chunks (personRecordingsBatch). */

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/values.js';
-import { readEventPage, type EventCursor } from '../events/event-pages.js';
+import type { DeletedUpTo } from './analytics-deletion-store.js';
 import type { PendingDeletionsTable } from './tables.js';
 import { markPersonEventDeletionsVerified } from './person-event-status-store.js';
 
@@ -95,7 +95,10 @@ export const MAX_DELETION_ATTEMPTS = 10;
  * its data is being deleted.
  */
 export const BULK_TEAM_TABLES: ReadonlySet<string> = new Set([
+  // Events live in ClickHouse (the runner deletes them there); the SQL table only had those moved out on upgrade.
   'events',
+  'event_uuids',
+  'person_overrides',
   'persons',
   'person_distinct_ids',
   'groups',
@@ -160,27 +163,25 @@ export async function finishDeletions(db: Db, ids: number[]): Promise<void> {
   });
 }
 
-/** Person-events deletions walked together per page: at most this many persons per walk. */
-const PERSONS_PER_WALK = 500;
+/** Person-events deletions carried out together: at most this many persons per batch. */
+const PERSONS_PER_BATCH = 500;
 
 /**
- * The pending person-events deletions of the team at the same point of the walk as `deletion`
- * (it among them): one walk of the team's events serves them all, so deleting many persons
- * walks the events once, not once per person. Those queued later start their own walk.
+ * The pending person-events deletions of the team to carry out with `deletion` (it among them):
+ * one batch deletes the events of all of them, so deleting many persons costs a statement per
+ * batch of their events, not per person.
  */
-export async function personEventsWalkGroup(db: Db, deletion: PendingDeletion): Promise<PendingDeletion[]> {
-  let query = db
+export async function personEventsGroup(db: Db, deletion: PendingDeletion): Promise<PendingDeletion[]> {
+  const group = await db
     .selectFrom('background_deletions')
     .selectAll()
     .where('kind', '=', 'person_events')
     .where('owner_team_id', '=', deletion.owner_team_id)
-    .where('attempts', '<', MAX_DELETION_ATTEMPTS);
-  query =
-    deletion.cursor_timestamp === null || deletion.cursor_uuid === null
-      ? query.where('cursor_timestamp', 'is', null).where('cursor_uuid', 'is', null)
-      : query.where('cursor_timestamp', '=', deletion.cursor_timestamp).where('cursor_uuid', '=', deletion.cursor_uuid);
-  const group = await query.orderBy('id').limit(PERSONS_PER_WALK).execute();
-  return group.some((d) => d.id === deletion.id) ? group : [deletion, ...group.slice(0, PERSONS_PER_WALK - 1)];
+    .where('attempts', '<', MAX_DELETION_ATTEMPTS)
+    .orderBy('id')
+    .limit(PERSONS_PER_BATCH)
+    .execute();
+  return group.some((d) => d.id === deletion.id) ? group : [deletion, ...group.slice(0, PERSONS_PER_BATCH - 1)];
 }
 
 /**
@@ -194,74 +195,6 @@ export async function deleteTeamRowsBatch(database: Database, table: string, tea
       database.db,
     );
   return Number(result.numAffectedRows ?? 0);
-}
-
-/**
- * One page of a walk deleting persons' events: the team's next `limit` events after the cursor, in
- * (timestamp, uuid) order, and of those the persons' are deleted. Events are not indexed by
- * person, so the team's events are walked page by page instead of one statement scanning them
- * all (which on SQLite would hold the write lock, and the process, for as long). Returns the new
- * cursor, or null when the walk is done.
- */
-export async function deletePersonEventsPage(
-  database: Database,
-  teamId: number,
-  persons: { uuids: ReadonlySet<string>; distinctIds: ReadonlyMap<string, string> },
-  after: EventCursor | null,
-  limit: number,
-): Promise<EventCursor | null> {
-  const { db } = database;
-  const select = () => db.selectFrom('events').select(['uuid', 'person_id', 'distinct_id', 'created_at']).where('team_id', '=', teamId);
-  type Row = { uuid: string; person_id: string | null; distinct_id: string; created_at: string };
-  const { rows, next } = await readEventPage<Row>(database, select, after, { pageSize: limit });
-  // The persons' events: processed with them, or sent by one of their distinct ids before the
-  // deletion. That is what the events API showed as theirs (an event belongs to the person its
-  // distinct id belongs to: events sent before a merge, personless ones, and those of an earlier
-  // owner of the id deleted without its events).
-  const processedWith = (r: Row) => r.person_id !== null && persons.uuids.has(r.person_id);
-  const sentBefore = (r: Row) => {
-    const deletedAt = persons.distinctIds.get(r.distinct_id);
-    return deletedAt !== undefined && Date.parse(r.created_at) <= Date.parse(deletedAt);
-  };
-  const byDistinctId = rows.filter((r) => !processedWith(r) && sentBefore(r));
-  // But not an event of a person that exists: the id's owner since the deletion. Its creation time
-  // can come before the deletion's (a batch that began before it and read the id's person after
-  // it, or another machine's clock); the events of the deleted persons' ids never name a living
-  // person (merged-away and deleted persons are gone; a personless event names its id's
-  // uuidFromDistinctId, which a living person has only when a split gave it that id, and then the
-  // id was not the deleted person's).
-  const living = await existingPersons(
-    db,
-    teamId,
-    byDistinctId.map((r) => r.person_id),
-  );
-  const doomed = [...rows.filter(processedWith), ...byDistinctId.filter((r) => r.person_id === null || !living.has(r.person_id))].map(
-    (r) => r.uuid,
-  );
-  for (let i = 0; i < doomed.length; i += 500) {
-    await db
-      .deleteFrom('events')
-      .where('team_id', '=', teamId)
-      .where('uuid', 'in', doomed.slice(i, i + 500))
-      .execute();
-  }
-  return next;
-}
-
-/** Which of these person uuids name a person of the team that exists. */
-async function existingPersons(db: Db, teamId: number, uuids: ReadonlyArray<string | null>): Promise<Set<string>> {
-  const wanted = [...new Set(uuids.filter((uuid): uuid is string => uuid !== null))];
-  const found = new Set<string>();
-  for (let i = 0; i < wanted.length; i += 500) {
-    const rows = await db
-      .selectFrom('persons')
-      .select('uuid')
-      .where('team_id', '=', teamId)
-      .where('uuid', 'in', wanted.slice(i, i + 500))
-      .execute();
-    for (const row of rows) found.add(row.uuid);
-  }
-  return found;
 }
 
 /**
@@ -294,7 +227,8 @@ export async function personRecordingsBatch(db: Db, deletion: PendingDeletion, m
   return batch;
 }
 
-export async function saveDeletionCursor(db: Db, ids: number[], cursor: EventCursor): Promise<void> {
+/** How far these deletions got: the last event deleted (what `hoglet deletions list` shows). */
+export async function saveDeletionCursor(db: Db, ids: number[], cursor: DeletedUpTo): Promise<void> {
   await db
     .updateTable('background_deletions')
     .set({ cursor_timestamp: cursor.timestamp, cursor_uuid: cursor.uuid })

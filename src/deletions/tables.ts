@@ -6,7 +6,7 @@ export interface PendingDeletionsTable {
   /** A DeletionKind (store.ts): `environment`, `person_events` or `person_recordings` (of the person `target`, a uuid). */
   kind: string;
   target: string | null;
-  /** How far a paged deletion got: the last event it looked at. */
+  /** How far a person-events deletion got: the last event it deleted, in (timestamp, uuid) order. */
   cursor_timestamp: string | null;
   cursor_uuid: string | null;
   /** Batches that failed; at MAX_DELETION_ATTEMPTS the deletion is parked until the next start. */

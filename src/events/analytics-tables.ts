@@ -1,4 +1,5 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { backfillSessions, sessionsStatements } from './sessions-table.js';
 
 /**
  * Properties read often enough (filters, breakdowns, web analytics) to be kept as columns beside
@@ -36,8 +37,12 @@ export interface AnalyticsSchemaOptions {
 /** ClickHouse keeps this many recent insert tokens per table (worker batches; only the last few can be repeated). */
 const DEDUPLICATION_WINDOW = 1000;
 
+function onClusterOf(options: AnalyticsSchemaOptions): string {
+  return options.cluster ? ` ON CLUSTER \`${options.cluster.replace(/`/g, '')}\`` : '';
+}
+
 function statements(engine: AnalyticsEngine, options: AnalyticsSchemaOptions): string[] {
-  const onCluster = options.cluster ? ` ON CLUSTER \`${options.cluster.replace(/`/g, '')}\`` : '';
+  const onCluster = onClusterOf(options);
   const engineOf = (family: string, name: string, args = '') =>
     options.cluster
       ? `Replicated${family}('/clickhouse/tables/{shard}/${engine.database}/${name}', '{replica}'${args ? `, ${args}` : ''})`
@@ -77,12 +82,14 @@ function statements(engine: AnalyticsEngine, options: AnalyticsSchemaOptions): s
     ) ENGINE = ${engineOf('ReplacingMergeTree', 'person_overrides', 'version')}
     ORDER BY (team_id, old_person_id)
     SETTINGS ${options.cluster ? '' : `non_replicated_deduplication_window = ${DEDUPLICATION_WINDOW}, `}index_granularity = 8192`,
+    ...sessionsStatements(engine, onCluster, engineOf),
   ];
 }
 
 /** Creates what is missing; safe on every start and from several processes at once. */
 export async function ensureAnalyticsSchema(engine: AnalyticsEngine, options: AnalyticsSchemaOptions = {}): Promise<void> {
   for (const statement of statements(engine, options)) await engine.command(statement);
+  await backfillSessions(engine, onClusterOf(options));
 }
 
 /**

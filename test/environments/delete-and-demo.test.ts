@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamOwnedTables } from '../../src/deletions/store.js';
+import { ch, raw } from '../../src/platform/analytics/sql.js';
 import { createKey } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -13,8 +14,9 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The environment's rows in each SQL table, and in ClickHouse's (`clickhouse.<table>`). */
 async function countsByTable(teamId: number): Promise<Record<string, number>> {
-  const { database } = server.running.ctx;
+  const { database, analytics } = server.running.ctx;
   const counts: Record<string, number> = {};
   for (const table of await teamOwnedTables(database)) {
     const row = await (database.db as Kysely<any>)
@@ -24,12 +26,16 @@ async function countsByTable(teamId: number): Promise<Record<string, number>> {
       .executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
+  for (const table of ['events', 'sessions', 'person_overrides']) {
+    const query = ch`SELECT count() AS n FROM ${raw(analytics.table(table))} WHERE team_id = ${teamId}`.compile();
+    counts[`clickhouse.${table}`] = (await analytics.query<{ n: number }>(query.sql, query.params))[0]!.n;
+  }
   return counts;
 }
 
 async function fill(env: { id: number; api_token: string }, prefix: string) {
   const batch = [
-    { event: '$pageview', properties: { distinct_id: `${prefix}-1`, $set: { email: `${prefix}@x.io` } } },
+    { event: '$pageview', properties: { distinct_id: `${prefix}-1`, $session_id: `${prefix}-session`, $set: { email: `${prefix}@x.io` } } },
     { event: '$identify', properties: { distinct_id: `${prefix}-2`, $anon_distinct_id: `${prefix}-1` } },
     { event: '$groupidentify', properties: { distinct_id: `${prefix}-2`, $group_type: 'org', $group_key: prefix, $group_set: { a: 1 } } },
     { event: 'bad' },
@@ -60,7 +66,9 @@ describe('deleting an environment', () => {
     const doomedBefore = await countsByTable(doomed.id);
     const keptBefore = await countsByTable(kept.id);
     for (const table of [
-      'events',
+      'clickhouse.events',
+      'clickhouse.sessions',
+      'event_uuids',
       'persons',
       'person_distinct_ids',
       'groups',
@@ -146,7 +154,7 @@ describe('is_demo', () => {
     worker.start();
     await waitFor(generating, { what: 'the demo data generation to finish', until: (value) => value === false });
     const counts = await countsByTable(id);
-    expect(counts.events).toBeGreaterThan(1000);
+    expect(counts['clickhouse.events']).toBeGreaterThan(1000);
     expect(counts.persons).toBeGreaterThan(50);
     expect(counts.groups).toBeGreaterThan(0);
     const events = await server.request(`/api/environments/${id}/events/?event=%24pageview&limit=1000`);

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openAndMigrate } from '../../src/app.js';
+import { openAndMigrate, openAnalyticsStore } from '../../src/app.js';
+import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
+import { storedEvents } from '../helpers/stored-events.js';
 import { waitFor } from '../helpers/wait.js';
 
 const KEY = 'phx_crash0123456789abcdefghijklmnopqrstuvwxyzAB';
 let storage: TestStorage | undefined;
 let database: Database | undefined;
+let analytics: AnalyticsEngine | undefined;
 const processes: HogletProcess[] = [];
 
 afterAll(async () => {
   for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await database?.close();
+  await analytics?.close();
   await storage?.dispose();
 });
 
@@ -64,7 +68,7 @@ describe('a crash right after a 200 loses nothing', () => {
     // Restart on the same storage: the worker finishes the queue.
     const second = runHoglet(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1' });
     processes.push(second);
-    await second.waitFor(/hoglet listening/);
+    const [, secondUrl] = await second.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/);
     database = await openAndMigrate(loadConfig(storage.env), pino({ level: 'silent' }));
     const { db } = database;
     const left = async () =>
@@ -77,27 +81,48 @@ describe('a crash right after a 200 loses nothing', () => {
         ).n,
       );
     await waitFor(left, { what: 'the restarted server to drain the queue (rows left)', until: (n) => n === 0 });
+    const outbox = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('analytics_outbox')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    await waitFor(outbox, { what: 'the processed events to reach ClickHouse (outbox rows left)', until: (n) => n === 0 });
+    // What the API counts: a trend's total and the events query's count, read from the restarted server.
+    const ask = async (query: unknown) => {
+      const res = await fetch(`${secondUrl}/api/environments/${teamId}/query/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as any;
+    };
+    const trend = await ask({
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'durable', math: 'total' }],
+      dateRange: { date_from: '-1d' },
+    });
+    const trendTotal = trend.results[0].count as number;
+    const counted = (await ask({ kind: 'EventsQuery', select: ['count()'], event: 'durable' })).results[0][0] as number;
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+
+    // The server stopped, ClickHouse's folder is this process's to read.
+    const engine = await openAnalyticsStore(loadConfig(storage.env), pino({ level: 'silent' }));
+    analytics = engine;
     const stored = new Map<string, number>();
-    for (let i = 0; i < acknowledged.length; i += 500) {
-      const rows = await database.db
-        .selectFrom('events')
-        .select(['uuid'])
-        .where('team_id', '=', teamId)
-        .where('uuid', 'in', acknowledged.slice(i, i + 500))
-        .execute();
-      for (const r of rows) stored.set(r.uuid, (stored.get(r.uuid) ?? 0) + 1);
-    }
+    const events = await storedEvents(engine, teamId);
+    for (const e of events) stored.set(e.uuid, (stored.get(e.uuid) ?? 0) + 1);
     const missing = acknowledged.filter((u) => !stored.has(u));
     expect(missing, `${missing.length} acknowledged events lost`).toEqual([]);
     expect([...stored.values()].every((c) => c === 1)).toBe(true);
-    const total = await database.db
-      .selectFrom('events')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('team_id', '=', teamId)
-      .executeTakeFirstOrThrow();
-    expect(Number(total.n)).toBeGreaterThanOrEqual(acknowledged.length);
-    expect(Number(total.n)).toBeLessThanOrEqual(sent);
-    second.child.kill('SIGTERM');
-    expect((await second.exited).code).toBe(0);
+    expect(events.length).toBeGreaterThanOrEqual(acknowledged.length);
+    expect(events.length).toBeLessThanOrEqual(sent);
+    expect(trendTotal).toBe(events.length);
+    expect(counted).toBe(events.length);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { insertPerson } from '../../src/persons/store.js';
+import { ch, raw } from '../../src/platform/analytics/sql.js';
 import type { TestServer } from '../helpers/server.js';
 
 export interface SeededPerson {
@@ -46,13 +47,10 @@ export async function selected(server: TestServer, properties: unknown[], extra:
   return body.results.map((p: any) => p.distinct_ids[0]).sort();
 }
 
-/** Stored events of a distinct id (read from storage: the events API is not what is under test). */
+/** Stored events of a distinct id (read from ClickHouse: the events API is not what is under test). */
 export async function storedEventCount(server: TestServer, distinctId: string): Promise<number> {
-  const row = await server.running.ctx.database.db
-    .selectFrom('events')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('team_id', '=', server.bootstrap.team.id)
-    .where('distinct_id', '=', distinctId)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  const { analytics } = server.running.ctx;
+  const { sql, params } = ch`SELECT count() AS n FROM ${raw(analytics.table('events'))}
+    WHERE team_id = ${server.bootstrap.team.id} AND distinct_id = ${distinctId}`.compile();
+  return (await analytics.query<{ n: number }>(sql, params))[0]?.n ?? 0;
 }

@@ -75,7 +75,7 @@ describe("background deletion of a person's recordings", () => {
     await storeRecording(teamId, 'e-later', 'rec-p2', 1, '2999-01-01T00:00:00.000Z');
     await queueDeletion(database().db, { teamId, kind: 'person_recordings', target: 'deleted-person', distinctIds: ['rec-p1', 'rec-p2'] });
 
-    const runner = new DeletionRunner(database(), log, { batchSize: 3 });
+    const runner = new DeletionRunner(database(), server.running.ctx.analytics, log, { batchSize: 3 });
     await runner.step();
     const afterFirstBatch = await recordingsLeft(teamId);
     await runner.drain();
@@ -109,7 +109,7 @@ describe("background deletion of a person's recordings", () => {
       .returning('id')
       .executeTakeFirstOrThrow();
     try {
-      const runner = new DeletionRunner(database(), log, { batchSize: 3 });
+      const runner = new DeletionRunner(database(), server.running.ctx.analytics, log, { batchSize: 3 });
       await runner.step();
       await runner.stop();
       const [pending] = await listPendingDeletions(db);

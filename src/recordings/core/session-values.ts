@@ -78,6 +78,8 @@ export function sessionPropertyValues(input: {
   key?: unknown;
   value?: unknown;
   sessions?: Iterable<Partial<SessionProperties> | Record<string, unknown>>;
+  /** The values counted already, most frequent first (a store counts them in SQL): used instead of `sessions`. */
+  topValues?: readonly string[];
   customChannelTypes?: readonly string[];
 }): SessionValuesResult {
   const key = typeof input.key === 'string' ? input.key : '';
@@ -100,6 +102,7 @@ export function sessionPropertyValues(input: {
   }
   if (key === '$is_bounce') return done(['1', '0']);
   if (!SESSION_VALUE_KEYS.has(key)) return done([]);
+  if (input.topValues) return done(input.topValues.slice(0, SESSION_VALUES_LIMIT).flatMap(flatten));
 
   const counts = new Map<string, number>();
   let seen = 0;

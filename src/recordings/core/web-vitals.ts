@@ -176,52 +176,96 @@ export function computeWebVitals(events: Iterable<WebVitalsEventInput>, options:
   return samples.response();
 }
 
-/** The event property keys the computation reads (a store reads only these). */
-export const WEB_VITALS_PROPERTY_KEYS: readonly string[] = [
-  '$pathname',
-  '$current_url',
-  ...WEB_VITALS_METRICS.map((m) => `$web_vitals_${m}_value`),
-];
+/** The weeks and the path a web vitals answer covers. */
+export interface WebVitalsWindow {
+  now: number;
+  weekStartDay: 0 | 1;
+  pathCleaningFilters: readonly PathCleaningFilter[];
+  /** Start of the day 7 days back, and the last millisecond of today (UTC, epoch ms). */
+  dateFrom: number;
+  dateTo: number;
+  /** The path asked for, cleaned. */
+  target: string;
+  /** The start of each week in the range (epoch ms). */
+  weeks: number[];
+}
 
-/**
- * computeWebVitals fed an event at a time (a store reads them in pages): only each metric's values
- * per week are kept, never the events.
- */
+export function webVitalsWindow(options: WebVitalsOptions): WebVitalsWindow {
+  const now = (options.now ?? new Date()).getTime();
+  const weekStartDay = options.weekStartDay ?? 0;
+  const pathCleaningFilters = options.pathCleaningFilters ?? [];
+  const dateFrom = startOfDayUtc(now - 7 * DAY_MS);
+  const dateTo = startOfDayUtc(now) + DAY_MS - 1;
+  const weeks: number[] = [];
+  for (let w = startOfWeekUtc(dateFrom, weekStartDay); w <= dateTo; w += 7 * DAY_MS) weeks.push(w);
+  return { now, weekStartDay, pathCleaningFilters, dateFrom, dateTo, target: cleanPath(options.pathname, pathCleaningFilters), weeks };
+}
+
+/** The answer, from each metric's p90 of each week of the window (`p90(metric, weekIndex)`). */
+export function webVitalsResponse(window: WebVitalsWindow, p90: (metric: WebVitalsMetric, week: number) => number): WebVitalsResponse {
+  const { now, dateFrom, dateTo, target, weeks } = window;
+  const results: WebVitalsSeries[] = WEB_VITALS_METRICS.map((metric, order) => {
+    const data = weeks.map((_, week) => p90(metric, week));
+    return {
+      action: {
+        id: WEB_VITALS_EVENT,
+        type: 'events',
+        order,
+        name: metric,
+        custom_name: metric,
+        math: 'p90',
+        math_property: `$web_vitals_${metric}_value`,
+        math_hogql: null,
+        math_group_type_index: null,
+        properties: {},
+      },
+      label: metric,
+      count: data.reduce((a, b) => a + b, 0),
+      data,
+      labels: weeks.map(label),
+      days: weeks.map(isoDay),
+    };
+  });
+
+  const nowIso = new Date(now).toISOString();
+  return {
+    results,
+    is_cached: false,
+    last_refresh: nowIso,
+    next_allowed_client_refresh: new Date(now + 60_000).toISOString(),
+    cache_key: `web_vitals_${target}_${isoDay(now)}`,
+    timezone: 'UTC',
+    hogql: '',
+    timings: [],
+    modifiers: {},
+    resolved_date_range: { date_from: new Date(dateFrom).toISOString(), date_to: new Date(dateTo).toISOString() },
+    query_status: null,
+  };
+}
+
+/** computeWebVitals fed an event at a time: only each metric's values per week are kept, never the events. */
 export class WebVitalsSamples {
-  private readonly now: number;
-  private readonly weekStartDay: 0 | 1;
-  private readonly filters: readonly PathCleaningFilter[];
-  private readonly dateFrom: number;
-  private readonly dateTo: number;
-  private readonly target: string;
-  private readonly firstWeek: number;
-  private readonly weeks: number[] = [];
+  private readonly window: WebVitalsWindow;
   private readonly samples = new Map<WebVitalsMetric, number[][]>();
 
   constructor(options: WebVitalsOptions) {
-    this.now = (options.now ?? new Date()).getTime();
-    this.weekStartDay = options.weekStartDay ?? 0;
-    this.filters = options.pathCleaningFilters ?? [];
-    this.dateFrom = startOfDayUtc(this.now - 7 * DAY_MS);
-    this.dateTo = startOfDayUtc(this.now) + DAY_MS - 1;
-    this.target = cleanPath(options.pathname, this.filters);
-    this.firstWeek = startOfWeekUtc(this.dateFrom, this.weekStartDay);
-    for (let w = this.firstWeek; w <= this.dateTo; w += 7 * DAY_MS) this.weeks.push(w);
+    this.window = webVitalsWindow(options);
     for (const metric of WEB_VITALS_METRICS)
       this.samples.set(
         metric,
-        this.weeks.map(() => []),
+        this.window.weeks.map(() => []),
       );
   }
 
   add(event: WebVitalsEventInput): void {
+    const { dateFrom, dateTo, pathCleaningFilters, target, weekStartDay, weeks } = this.window;
     if (event.event !== undefined && event.event !== WEB_VITALS_EVENT) return;
     if (!isJsonObject(event.properties)) return;
     const ts = toMillis(event.timestamp);
-    if (!Number.isFinite(ts) || ts < this.dateFrom || ts > this.dateTo) return;
+    if (!Number.isFinite(ts) || ts < dateFrom || ts > dateTo) return;
     const path = pathnameOf(event.properties);
-    if (path === undefined || cleanPath(path, this.filters) !== this.target) return;
-    const bucket = Math.floor((startOfWeekUtc(ts, this.weekStartDay) - this.firstWeek) / (7 * DAY_MS));
+    if (path === undefined || cleanPath(path, pathCleaningFilters) !== target) return;
+    const bucket = Math.floor((startOfWeekUtc(ts, weekStartDay) - weeks[0]!) / (7 * DAY_MS));
     for (const metric of WEB_VITALS_METRICS) {
       const value = numericValue(event.properties[`$web_vitals_${metric}_value`]);
       if (value !== undefined) this.samples.get(metric)![bucket]!.push(value);
@@ -229,43 +273,6 @@ export class WebVitalsSamples {
   }
 
   response(): WebVitalsResponse {
-    const { now, dateFrom, dateTo, target, weeks, samples } = this;
-    const results: WebVitalsSeries[] = WEB_VITALS_METRICS.map((metric, order) => {
-      const data = samples.get(metric)!.map((values) => quantileLinear(values, WEB_VITALS_QUANTILE));
-      return {
-        action: {
-          id: WEB_VITALS_EVENT,
-          type: 'events',
-          order,
-          name: metric,
-          custom_name: metric,
-          math: 'p90',
-          math_property: `$web_vitals_${metric}_value`,
-          math_hogql: null,
-          math_group_type_index: null,
-          properties: {},
-        },
-        label: metric,
-        count: data.reduce((a, b) => a + b, 0),
-        data,
-        labels: weeks.map(label),
-        days: weeks.map(isoDay),
-      };
-    });
-
-    const nowIso = new Date(now).toISOString();
-    return {
-      results,
-      is_cached: false,
-      last_refresh: nowIso,
-      next_allowed_client_refresh: new Date(now + 60_000).toISOString(),
-      cache_key: `web_vitals_${target}_${isoDay(now)}`,
-      timezone: 'UTC',
-      hogql: '',
-      timings: [],
-      modifiers: {},
-      resolved_date_range: { date_from: new Date(dateFrom).toISOString(), date_to: new Date(dateTo).toISOString() },
-      query_status: null,
-    };
+    return webVitalsResponse(this.window, (metric, week) => quantileLinear(this.samples.get(metric)![week]!, WEB_VITALS_QUANTILE));
   }
 }

@@ -9,7 +9,7 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { parseTrendsDate } from './trends-window.js';
+import { readDateRange, readEventBreakdown } from './query-fields.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 export const WINDOW_UNITS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
@@ -58,15 +58,7 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
       properties: readPropertyFilters(raw.properties, attr(`series__${i}__properties`)),
     };
   });
-  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
-  const dateFrom = range.date_from ?? '-7d';
-  const dateTo = range.date_to ?? null;
-  if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
-    throw new TrendsQueryError(`Unreadable date_from "${String(dateFrom)}".`, attr('dateRange__date_from'));
-  }
-  if (dateTo !== null && (typeof dateTo !== 'string' || parseTrendsDate(dateTo, new Date()) === null)) {
-    throw new TrendsQueryError(`Unreadable date_to "${String(dateTo)}".`, attr('dateRange__date_to'));
-  }
+  const { dateFrom, dateTo } = readDateRange(source, attr);
   const filter = isJsonObject(source.funnelsFilter) ? source.funnelsFilter : {};
   const interval = filter.funnelWindowInterval ?? 14;
   const unit = filter.funnelWindowIntervalUnit ?? 'day';
@@ -80,14 +72,7 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
   if (order !== 'ordered') throw new TrendsQueryError('Only ordered funnels are supported.', attr('funnelsFilter__funnelOrderType'));
   const viz = filter.funnelVizType ?? 'steps';
   if (viz !== 'steps') throw new TrendsQueryError('Only the steps view of funnels is supported.', attr('funnelsFilter__funnelVizType'));
-  const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};
-  const breakdown = breakdownFilter.breakdown ?? null;
-  if (breakdown !== null && typeof breakdown !== 'string') {
-    throw new TrendsQueryError('Only a single event property breakdown is supported.', attr('breakdownFilter__breakdown'));
-  }
-  if (breakdown !== null && (breakdownFilter.breakdown_type ?? 'event') !== 'event') {
-    throw new TrendsQueryError('Only event property breakdowns are supported.', attr('breakdownFilter__breakdown_type'));
-  }
+  const breakdown = readEventBreakdown(source, attr);
   return {
     steps,
     dateFrom,

@@ -5,8 +5,9 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
+import { readDateRange, readEventBreakdown } from './query-fields.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from './trends-results.js';
-import { INTERVALS, parseTrendsDate, type Interval, type TrendsWindow } from './trends-window.js';
+import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 export { TrendsQueryError, INTERVALS, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow, type TrendsResult };
@@ -103,23 +104,8 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   if (!(INTERVALS as readonly unknown[]).includes(interval)) {
     throw new TrendsQueryError(`"${String(interval)}" is not a valid choice.`, attr('interval'));
   }
-  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
-  const dateFrom = range.date_from ?? '-7d';
-  const dateTo = range.date_to ?? null;
-  if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
-    throw new TrendsQueryError(`Unreadable date_from "${String(dateFrom)}".`, attr('dateRange__date_from'));
-  }
-  if (dateTo !== null && (typeof dateTo !== 'string' || parseTrendsDate(dateTo, new Date()) === null)) {
-    throw new TrendsQueryError(`Unreadable date_to "${String(dateTo)}".`, attr('dateRange__date_to'));
-  }
-  const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};
-  const breakdown = breakdownFilter.breakdown ?? null;
-  if (breakdown !== null && typeof breakdown !== 'string') {
-    throw new TrendsQueryError('Only a single event property breakdown is supported.', attr('breakdownFilter__breakdown'));
-  }
-  if (breakdown !== null && (breakdownFilter.breakdown_type ?? 'event') !== 'event') {
-    throw new TrendsQueryError('Only event property breakdowns are supported.', attr('breakdownFilter__breakdown_type'));
-  }
+  const { dateFrom, dateTo } = readDateRange(source, attr);
+  const breakdown = readEventBreakdown(source, attr);
   return {
     series,
     interval: interval as Interval,

@@ -10,7 +10,7 @@
  * Conditions are read with readPropertyCondition (property-conditions.ts), which checks them.
  */
 import { ch, join, raw, type ChSql } from '../platform/analytics/sql.js';
-import { containsPattern, type PropertyCondition } from './property-conditions.js';
+import { asNumber, asText, containsPattern, type PropertyCondition } from './property-conditions.js';
 import { pythonStr } from './python-text.js';
 
 /** Where a condition reads properties from. */
@@ -31,16 +31,6 @@ export function propertyText(source: PropertySource, key: string): ChSql {
 /** The property as a number, NULL when it does not read as one. */
 export function propertyNumber(source: PropertySource, key: string): ChSql {
   return ch`toFloat64OrNull(${propertyText(source, key)})`;
-}
-
-function asText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value !== 'string' || !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return undefined;
-  return Number(value);
 }
 
 const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;

@@ -75,12 +75,12 @@ export function readPropertyCondition(filter: { key: string; operator?: unknown;
 export type Condition = RawBuilder<SqlBool>;
 
 /** A value as the text it is compared with: HogQL turns booleans into "true"/"false". */
-function asText(value: unknown): string {
+export function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /** A number for gt/lt when the value reads as one (ClickHouse converts a numeric literal). */
-function asNumber(value: unknown): number | undefined {
+export function asNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string' || !/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(value)) return undefined;
   return Number(value);

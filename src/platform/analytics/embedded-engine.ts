@@ -7,6 +7,7 @@ import {
   parseJsonEachRow,
   quoteIdentifier,
   SESSION_SETTINGS,
+  toAnalyticsError,
   type AnalyticsEngine,
   type InsertOptions,
   type QueryParams,
@@ -99,13 +100,6 @@ async function sessionOf(claim: EmbeddedClaim, options: EmbeddedOptions): Promis
     if (engine.session === opening) engine.session = undefined;
     throw error;
   }
-}
-
-function toAnalyticsError(error: unknown): AnalyticsError {
-  if (error instanceof AnalyticsError) return error;
-  const e = error as { message?: string; clickhouseCode?: number; code?: unknown };
-  const code = typeof e.clickhouseCode === 'number' ? e.clickhouseCode : typeof e.code === 'number' ? e.code : undefined;
-  return new AnalyticsError(e.message ?? String(error), code, { cause: error });
 }
 
 /** ClickHouse in this process, through chdb. */

@@ -41,6 +41,18 @@ export class AnalyticsError extends Error {
   }
 }
 
+/**
+ * Any failure of a ClickHouse call as an AnalyticsError, with ClickHouse's code where the client
+ * gave one (chdb: `clickhouseCode`; the HTTP client: `code`, as text).
+ */
+export function toAnalyticsError(error: unknown): AnalyticsError {
+  if (error instanceof AnalyticsError) return error;
+  const e = error as { message?: string; clickhouseCode?: unknown; code?: unknown };
+  const raw = e.clickhouseCode ?? e.code;
+  const code = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  return new AnalyticsError(e.message ?? String(error), code, { cause: error });
+}
+
 /** Rows of a JSONEachRow answer. */
 export function parseJsonEachRow<T>(text: string): T[] {
   const rows: T[] = [];

@@ -1,10 +1,10 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import {
-  AnalyticsError,
   insertStatement,
   parseJsonEachRow,
   quoteIdentifier,
   SESSION_SETTINGS,
+  toAnalyticsError,
   type AnalyticsEngine,
   type InsertOptions,
   type QueryParams,
@@ -16,13 +16,6 @@ export interface ServerOptions {
   database: string;
   /** Each query's memory limit, in bytes (max_memory_usage). */
   maxMemoryBytes: number;
-}
-
-function toAnalyticsError(error: unknown): AnalyticsError {
-  if (error instanceof AnalyticsError) return error;
-  const e = error as { message?: string; code?: unknown };
-  const code = typeof e.code === 'string' && /^\d+$/.test(e.code) ? Number(e.code) : undefined;
-  return new AnalyticsError(e.message ?? String(error), code, { cause: error });
 }
 
 /** A ClickHouse server or cluster (CLICKHOUSE_URL), through the official client. */

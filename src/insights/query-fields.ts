@@ -1,0 +1,37 @@
+/**
+ * The fields TrendsQuery and FunnelsQuery read alike: the date range and the breakdown, with the
+ * messages and `attr` paths PostHog's validation gives.
+ */
+import { isJsonObject } from '../lib/json-object.js';
+import { TrendsQueryError } from './query-error.js';
+import { parseTrendsDate } from './trends-window.js';
+
+/** `dateRange`: from (`-7d` by default) and to (now when null), each a date PostHog reads. */
+export function readDateRange(
+  source: Record<string, unknown>,
+  attr: (name: string) => string,
+): { dateFrom: string; dateTo: string | null } {
+  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
+  const dateFrom = range.date_from ?? '-7d';
+  const dateTo = range.date_to ?? null;
+  if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
+    throw new TrendsQueryError(`Unreadable date_from "${String(dateFrom)}".`, attr('dateRange__date_from'));
+  }
+  if (dateTo !== null && (typeof dateTo !== 'string' || parseTrendsDate(dateTo, new Date()) === null)) {
+    throw new TrendsQueryError(`Unreadable date_to "${String(dateTo)}".`, attr('dateRange__date_to'));
+  }
+  return { dateFrom, dateTo };
+}
+
+/** `breakdownFilter`: one event property, or null. */
+export function readEventBreakdown(source: Record<string, unknown>, attr: (name: string) => string): string | null {
+  const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};
+  const breakdown = breakdownFilter.breakdown ?? null;
+  if (breakdown !== null && typeof breakdown !== 'string') {
+    throw new TrendsQueryError('Only a single event property breakdown is supported.', attr('breakdownFilter__breakdown'));
+  }
+  if (breakdown !== null && (breakdownFilter.breakdown_type ?? 'event') !== 'event') {
+    throw new TrendsQueryError('Only event property breakdowns are supported.', attr('breakdownFilter__breakdown_type'));
+  }
+  return breakdown;
+}

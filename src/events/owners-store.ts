@@ -1,10 +1,14 @@
 /**
- * The persons events are shown with (`include_person`): the person each distinct id belongs to
- * now, as PostHog's `get_persons_mapped_by_distinct_id`, read here so the events API depends only
- * on the tables.
+ * The persons events are shown with (`include_person`) and filtered by (`person_id`, person
+ * properties): the person each distinct id belongs to now, as PostHog's
+ * `get_persons_mapped_by_distinct_id`, read here so the events API depends only on the tables.
+ * Persons live in the SQL database, events in ClickHouse: filters become distinct ids.
  */
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
+import type { Schema } from '../platform/db/schema.js';
 import { fromJson } from '../platform/db/values.js';
+import type { Condition } from '../posthog/property-conditions.js';
 
 export interface EventPerson {
   id: number;
@@ -56,4 +60,49 @@ export async function ownersOf(database: Database, teamId: number, distinctIds: 
     for (const row of rows) byId.get(Number(row.person_id))?.distinctIds.push(row.distinct_id);
   }
   return owners;
+}
+
+/** A person's distinct ids, by uuid or numeric id (`person_id`): the events the list filters to. */
+export async function distinctIdsOfPerson(
+  database: Database,
+  teamId: number,
+  person: { uuid: string } | { id: number },
+): Promise<string[]> {
+  const owned = (database.db as Kysely<Schema>)
+    .selectFrom('person_distinct_ids as owned')
+    .innerJoin('persons as owner', 'owner.id', 'owned.person_id')
+    .select('owned.distinct_id')
+    .where('owner.team_id', '=', teamId);
+  const rows = await ('uuid' in person ? owned.where('owner.uuid', '=', person.uuid) : owned.where('owner.id', '=', person.id)).execute();
+  return rows.map((r) => r.distinct_id);
+}
+
+/**
+ * A person property filter (a condition on `persons.properties`) as the distinct ids it decides
+ * events by. An event is its distinct id's person's now; one whose distinct id has no person is
+ * read as a person without properties. So when the condition holds for no properties, `excluded`
+ * lists the owned ids whose person fails it; otherwise `included` lists those whose person passes.
+ */
+export async function personFilterIds(
+  database: Database,
+  teamId: number,
+  condition: Condition,
+): Promise<{ included: string[] } | { excluded: string[] }> {
+  const db = database.db as Kysely<Schema>;
+  // The condition on a person that is not there (the left join's NULL properties).
+  const nobody = await db
+    .selectFrom(sql`(select 1 as one)`.as('nobody'))
+    .leftJoin('persons', (join) => join.on(sql<boolean>`1 = 0`))
+    .select(sql<boolean | number | null>`(${condition}) is true`.as('holds'))
+    .executeTakeFirstOrThrow();
+  const holdsForNobody = nobody.holds === true || Number(nobody.holds) === 1;
+  const rows = await db
+    .selectFrom('person_distinct_ids as pd')
+    .innerJoin('persons', (join) => join.onRef('persons.id', '=', 'pd.person_id').on('persons.team_id', '=', teamId))
+    .select('pd.distinct_id')
+    .where('pd.team_id', '=', teamId)
+    .where(holdsForNobody ? sql<boolean>`(${condition}) is not true` : condition)
+    .execute();
+  const ids = rows.map((r) => r.distinct_id);
+  return holdsForNobody ? { excluded: ids } : { included: ids };
 }

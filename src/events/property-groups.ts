@@ -29,8 +29,8 @@ export const isGroup = (node: PropertyNode): node is PropertyGroup => Array.isAr
 
 /*
  * Bounds PostHog does not have (its query string is capped by its proxies; past Python's recursion
- * limit it fails with a server error): they keep one request's SQL within both databases' limits
- * (SQLite's expression depth of 1000 and 32766 bound values) and its parse off the stack's edge.
+ * limit it fails with a server error): they keep one request's query within ClickHouse's limits
+ * (an expression depth of 1000) and its parse off the stack's edge.
  */
 const MAX_DEPTH = 32;
 const MAX_FILTERS = 500;
@@ -83,10 +83,4 @@ export function parseProperties(raw: string | undefined): PropertyNode | undefin
   if (isJsonObject(parsed) && Array.isArray(parsed.values)) return readNode(parsed, 0, budget);
   if (Array.isArray(parsed)) return { type: 'AND', values: parsed.filter(isJsonObject).map((v) => readNode(v, 1, budget)) };
   return undefined;
-}
-
-/** Whether any filter in the tree reads person properties (the query then joins persons). */
-export function readsPersons(node: PropertyNode | undefined): boolean {
-  if (!node) return false;
-  return isGroup(node) ? node.values.some(readsPersons) : node.type === 'person';
 }

@@ -112,7 +112,7 @@ function nextUrl(request: FastifyRequest, last: StoredEvent): string {
 /** `before_uuid` (written by `next`): where the previous page ended, if that event is still stored. */
 async function pageCursor(ctx: AppContext, teamId: number, text: string | undefined): Promise<EventListCursor | undefined> {
   const uuid = text ? canonicalUuid(text) : null;
-  return uuid ? eventListCursor(ctx.database, teamId, uuid) : undefined;
+  return uuid ? eventListCursor(ctx.analytics, teamId, uuid) : undefined;
 }
 
 export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -132,7 +132,7 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
       let events: StoredEvent[];
       try {
         events = await listEvents(
-          ctx.database,
+          ctx,
           team.id,
           {
             event: param('event') || undefined,
@@ -164,7 +164,7 @@ export const eventRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
       const uuid = canonicalUuid(eventId);
       // PostHog answers this one itself, without the exception handler's `attr`.
       if (!uuid) return reply.code(400).send({ detail: 'Invalid UUID', code: 'invalid', type: 'validation_error' });
-      const event = await getEvent(ctx.database, request.team!.id, uuid);
+      const event = await getEvent(ctx.analytics, request.team!.id, uuid);
       if (!event) throw notFound(`No events exist for event UUID ${eventId}`);
       return (await serializeEvents(ctx, request.team!.id, [event], includePerson(request)))[0];
     });

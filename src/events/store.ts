@@ -1,10 +1,15 @@
-import type { Expression, ExpressionBuilder, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
+/**
+ * The events API's reads of events, from ClickHouse. The list is newest first, then by uuid as
+ * text (ClickHouse orders UUIDs by their halves, not as they are written), paged with LIMIT.
+ */
 import type { Database } from '../platform/db/database.js';
-import { exactTimestamp } from '../platform/db/exact-timestamp.js';
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { ch, chTime, fromClickHouseTime, join, raw, typed, type ChSql } from '../platform/analytics/sql.js';
 import { compileCondition, readPropertyCondition } from '../posthog/property-conditions.js';
-import type { Schema } from '../platform/db/schema.js';
-import { fromJson } from '../platform/db/values.js';
-import { isGroup, readsPersons, type PropertyFilter, type PropertyNode } from './property-groups.js';
+import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
+import { materializedColumn } from './analytics-tables.js';
+import { distinctIdsOfPerson, personFilterIds } from './owners-store.js';
+import { isGroup, type PropertyFilter, type PropertyNode } from './property-groups.js';
 
 export interface StoredEvent {
   uuid: string;
@@ -17,7 +22,7 @@ export interface StoredEvent {
   elementsChain: string | null;
 }
 
-/** An event's place in the list's order: its exact stored timestamp and its uuid. */
+/** An event's place in the list's order: its exact stored timestamp (ClickHouse's text) and its uuid. */
 export interface EventListCursor {
   timestamp: string;
   uuid: string;
@@ -35,131 +40,131 @@ export interface EventFilter {
   properties?: PropertyNode | undefined;
 }
 
-type EventQuery = SelectQueryBuilder<Schema, 'events', object>;
-type Condition = Expression<SqlBool>;
-type Builder = ExpressionBuilder<any, any>;
+interface Stores {
+  database: Database;
+  analytics: AnalyticsEngine;
+}
+
+/** Text uuids under names of their own: a select alias named as a column would stand for it in WHERE. */
+interface EventRow {
+  event_uuid: string;
+  event: string;
+  distinct_id: string;
+  person_uuid: string;
+  properties: string;
+  timestamp: string;
+  elements_chain: string;
+}
+
+const COLUMNS = raw(
+  'toString(uuid) AS event_uuid, event, distinct_id, toString(person_id) AS person_uuid, properties, timestamp, elements_chain',
+);
+
+function toEvent(row: EventRow): StoredEvent {
+  return {
+    uuid: row.event_uuid,
+    event: row.event,
+    distinctId: row.distinct_id,
+    personId: row.person_uuid,
+    properties: JSON.parse(row.properties) as Record<string, unknown>,
+    timestamp: fromClickHouseTime(row.timestamp),
+    elementsChain: row.elements_chain === '' ? null : row.elements_chain,
+  };
+}
+
+const byDistinctIds = (ids: string[], negated: boolean): ChSql =>
+  ids.length === 0 ? raw(negated ? '1' : '0') : ch`distinct_id ${raw(negated ? 'NOT IN' : 'IN')} ${typed('Array(String)', ids)}`;
 
 /**
- * One property filter on the events (event properties) or their persons (person properties), as
- * the persons list compiles its filters (posthog/property-conditions.ts); null when it filters nothing.
+ * A person property filter on the event's person now (its distinct id's, as PostHog's events API
+ * resolves persons): persons live in SQL, so it is resolved there to distinct ids.
  */
-function filterCondition(database: Database, filter: PropertyFilter): Condition | null {
-  const column = filter.type === 'person' ? 'persons.properties' : 'events.properties';
-  return compileCondition(database.dialect, readPropertyCondition(filter, 'the events list'), column);
+async function personCondition(database: Database, teamId: number, filter: PropertyFilter): Promise<ChSql | null> {
+  const condition = compileCondition(database.dialect, readPropertyCondition(filter, 'the events list'), 'persons.properties');
+  if (!condition) return null;
+  const ids = await personFilterIds(database, teamId, condition);
+  return 'included' in ids ? byDistinctIds(ids.included, false) : byDistinctIds(ids.excluded, true);
 }
 
 /**
  * A filter tree as PostHog's `property_to_expr` builds it: a group of one is its member, an empty
- * group is true (null here: no condition), AND and OR as written.
+ * group is true (null here: no condition), AND and OR as written. Every filter is checked before
+ * any person filter is looked up.
  */
-function nodeCondition(database: Database, eb: Builder, node: PropertyNode): Condition | null {
-  if (!isGroup(node)) return filterCondition(database, node);
-  const members = node.values.map((v) => nodeCondition(database, eb, v));
-  // An empty member is true: it makes an OR true and drops out of an AND.
-  if (members.length === 0 || (node.type === 'OR' && members.includes(null))) return null;
-  const kept = members.filter((m): m is Condition => m !== null);
-  if (kept.length === 0) return null;
-  if (kept.length === 1) return kept[0]!;
-  return node.type === 'OR' ? eb.or(kept) : eb.and(kept);
+async function nodeCondition(database: Database, teamId: number, node: PropertyNode): Promise<ChSql | null> {
+  const persons = new Map<PropertyFilter, ChSql | null>();
+  const compile = (n: PropertyNode): ChSql | null => {
+    if (!isGroup(n)) {
+      if (n.type === 'person') return persons.get(n) ?? null;
+      const condition = readPropertyCondition(n, 'the events list');
+      return compileClickHouseCondition(condition, { column: 'properties', columnOf: materializedColumn });
+    }
+    const members = n.values.map(compile);
+    // An empty member is true: it makes an OR true and drops out of an AND.
+    if (members.length === 0 || (n.type === 'OR' && members.includes(null))) return null;
+    const kept = members.filter((m): m is ChSql => m !== null);
+    if (kept.length === 0) return null;
+    if (kept.length === 1) return kept[0]!;
+    return ch`(${join(kept, n.type === 'OR' ? ' OR ' : ' AND ')})`;
+  };
+  const personFilters: PropertyFilter[] = [];
+  const check = (n: PropertyNode): void => {
+    if (isGroup(n)) return n.values.forEach(check);
+    readPropertyCondition(n, 'the events list');
+    if (n.type === 'person') personFilters.push(n);
+  };
+  check(node);
+  for (const filter of personFilters) persons.set(filter, await personCondition(database, teamId, filter));
+  return compile(node);
 }
 
 export async function listEvents(
-  database: Database,
+  stores: Stores,
   teamId: number,
   filter: EventFilter,
   page: { limit: number; offset: number },
 ): Promise<Array<StoredEvent & { cursor: EventListCursor }>> {
-  const db = database.db as Kysely<Schema>;
-  let query = db.selectFrom('events').where('events.team_id', '=', teamId) as EventQuery;
-  // An event's person is the one its distinct id belongs to now, as in PostHog (its events API
-  // resolves persons by distinct id): events sent before a merge, or personless before a sign-up,
-  // belong to the person their distinct id was merged into.
-  if (readsPersons(filter.properties)) {
-    query = query
-      .leftJoin('person_distinct_ids as event_person', (join) =>
-        join.onRef('event_person.distinct_id', '=', 'events.distinct_id').on('event_person.team_id', '=', teamId),
-      )
-      .leftJoin('persons', (join) =>
-        join.onRef('persons.id', '=', 'event_person.person_id').on('persons.team_id', '=', teamId),
-      ) as unknown as EventQuery;
+  const where: ChSql[] = [ch`team_id = ${teamId}`];
+  if (filter.event) where.push(ch`event = ${filter.event}`);
+  if (filter.distinctId !== undefined) where.push(ch`distinct_id = ${filter.distinctId}`);
+  if (filter.properties) {
+    const condition = await nodeCondition(stores.database, teamId, filter.properties);
+    if (condition) where.push(condition);
   }
-  if (filter.event) query = query.where('events.event', '=', filter.event);
-  if (filter.distinctId !== undefined) query = query.where('events.distinct_id', '=', filter.distinctId);
   if (filter.person) {
-    const person = filter.person;
-    query = query.where('events.distinct_id', 'in', (eb) => {
-      const owned = eb
-        .selectFrom('person_distinct_ids as owned')
-        .innerJoin('persons as owner', 'owner.id', 'owned.person_id')
-        .select('owned.distinct_id')
-        .where('owner.team_id', '=', teamId);
-      return 'uuid' in person ? owned.where('owner.uuid', '=', person.uuid) : owned.where('owner.id', '=', person.id);
-    });
+    // An event is the person's when its distinct id is the person's now.
+    const ids = await distinctIdsOfPerson(stores.database, teamId, filter.person);
+    if (ids.length === 0) return [];
+    where.push(byDistinctIds(ids, false));
   }
-  if (filter.after) query = query.where('events.timestamp', '>', filter.after);
-  if (filter.before) query = query.where('events.timestamp', '<', filter.before);
+  if (filter.after) where.push(ch`timestamp > ${chTime(filter.after)}`);
+  if (filter.before) where.push(ch`timestamp < ${chTime(filter.before)}`);
   const cursor = filter.beforeEvent;
   if (cursor) {
-    // The plain bound starts the index range at the cursor; the row value leaves out what came
-    // before it at that very instant (as event-pages.ts reads by key).
-    query = query
-      .where('events.timestamp', '<=', cursor.timestamp)
-      .where((eb) => eb(eb.refTuple('events.timestamp', 'events.uuid'), '<', eb.tuple(cursor.timestamp, cursor.uuid)));
+    // The plain bound narrows the read to the cursor's range; the tuple leaves out what came
+    // before it at that very instant.
+    const at = chTime(cursor.timestamp);
+    where.push(ch`timestamp <= ${at}`, ch`(timestamp, toString(uuid)) < (${at}, ${cursor.uuid})`);
   }
-  const properties = filter.properties;
-  if (properties) {
-    query = query.where((eb) => nodeCondition(database, eb, properties) ?? eb.lit(true));
-  }
-  const rows = await query
-    .select([
-      'events.uuid',
-      'events.event',
-      'events.distinct_id',
-      'events.person_id',
-      'events.properties',
-      'events.timestamp',
-      'events.elements_chain',
-    ])
-    .select(exactTimestamp(database.dialect, 'events.timestamp').as('exact_timestamp'))
-    .orderBy('events.timestamp', 'desc')
-    .orderBy('events.uuid', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  return rows.map((r) => ({
-    uuid: r.uuid,
-    event: r.event,
-    distinctId: r.distinct_id,
-    personId: r.person_id,
-    properties: fromJson<Record<string, unknown>>(r.properties) ?? {},
-    timestamp: r.timestamp,
-    elementsChain: r.elements_chain,
-    cursor: { timestamp: r.exact_timestamp, uuid: r.uuid },
-  }));
+  const { sql, params } = ch`SELECT ${COLUMNS} FROM ${raw(stores.analytics.table('events'))}
+    WHERE ${join(where, ' AND ')}
+    ORDER BY timestamp DESC, toString(uuid) DESC
+    LIMIT ${page.limit} OFFSET ${page.offset}`.compile();
+  const rows = await stores.analytics.query<EventRow>(sql, params);
+  return rows.map((r) => ({ ...toEvent(r), cursor: { timestamp: r.timestamp, uuid: r.event_uuid } }));
 }
 
 /** Where an event stands in the list's order; undefined when it is not (or no longer) stored. */
-export async function eventListCursor(database: Database, teamId: number, uuid: string): Promise<EventListCursor | undefined> {
-  const row = await database.db
-    .selectFrom('events')
-    .select(exactTimestamp(database.dialect).as('timestamp'))
-    .where('team_id', '=', teamId)
-    .where('uuid', '=', uuid)
-    .executeTakeFirst();
+export async function eventListCursor(analytics: AnalyticsEngine, teamId: number, uuid: string): Promise<EventListCursor | undefined> {
+  const { sql, params } = ch`SELECT timestamp FROM ${raw(analytics.table('events'))}
+    WHERE team_id = ${teamId} AND uuid = ${typed('UUID', uuid)} LIMIT 1`.compile();
+  const [row] = await analytics.query<{ timestamp: string }>(sql, params);
   return row && { timestamp: row.timestamp, uuid };
 }
 
-export async function getEvent(database: Database, teamId: number, uuid: string): Promise<StoredEvent | undefined> {
-  const row = await database.db.selectFrom('events').selectAll().where('team_id', '=', teamId).where('uuid', '=', uuid).executeTakeFirst();
-  return (
-    row && {
-      uuid: row.uuid,
-      event: row.event,
-      distinctId: row.distinct_id,
-      personId: row.person_id,
-      properties: fromJson<Record<string, unknown>>(row.properties) ?? {},
-      timestamp: row.timestamp,
-      elementsChain: row.elements_chain,
-    }
-  );
+export async function getEvent(analytics: AnalyticsEngine, teamId: number, uuid: string): Promise<StoredEvent | undefined> {
+  const { sql, params } = ch`SELECT ${COLUMNS} FROM ${raw(analytics.table('events'))}
+    WHERE team_id = ${teamId} AND uuid = ${typed('UUID', uuid)} LIMIT 1`.compile();
+  const [row] = await analytics.query<EventRow>(sql, params);
+  return row && toEvent(row);
 }

@@ -100,6 +100,26 @@ describe('properties', () => {
     expect(names(await withProperties(wide))).toEqual(['e3']);
   });
 
+  it('reads person filters on the person of each distinct id, an event without one as a person without properties', async () => {
+    await server.ingest([
+      { event: 'person test', distinct_id: 'pt-a', timestamp: '2025-10-05T10:00:00Z', properties: { name: 'a', $set: { email: 'a@x' } } },
+      { event: 'person test', distinct_id: 'pt-b', timestamp: '2025-10-05T10:01:00Z', properties: { name: 'b', $set: { plan: 'x' } } },
+      {
+        event: 'person test',
+        distinct_id: 'pt-c',
+        timestamp: '2025-10-05T10:02:00Z',
+        properties: { name: 'c', $process_person_profile: false },
+      },
+    ]);
+    const by = async (filter: Record<string, unknown>) =>
+      names(await withProperties([{ type: 'person', ...filter }], 'event=person%20test'));
+    expect(await by({ key: 'email', operator: 'is_set' })).toEqual(['a']);
+    expect(await by({ key: 'email', operator: 'is_not_set' })).toEqual(['b', 'c']);
+    expect(await by({ key: 'email', operator: 'is_not', value: 'a@x' })).toEqual(['b', 'c']);
+    expect(await by({ key: 'email', value: 'a@x' })).toEqual(['a']);
+    expect(await by({ key: 'email', value: [] })).toEqual(['a', 'b', 'c']);
+  });
+
   it("compares as HogQL does, with the persons list's compiler: regex, lists, null rules, numbers", async () => {
     const by = async (filter: Record<string, unknown>) => names(await withProperties([filter]));
     expect(await by({ key: 'browser', operator: 'regex', value: '^(Chrome|Safari)$' })).toEqual(['e1', 'e3']);
@@ -165,11 +185,15 @@ describe('properties', () => {
       expect(res.status, JSON.stringify(filter)).toBe(400);
       expect(res.body, JSON.stringify(filter)).toMatchObject({ type: 'validation_error', attr: 'properties' });
     }
-    // What RE2 takes and PostgreSQL's engine refuses (a flag group within the pattern) is a 400
-    // there, never a 500; SQLite, on RE2 itself, matches.
+    // What RE2 takes (a flag group within the pattern) matches events, which ClickHouse reads.
     const inner = await withProperties([{ key: 'browser', operator: 'regex', value: 'C(?i)HROME' }]);
-    expect(inner.status).toBe(BACKEND === 'postgres' ? 400 : 200);
-    if (inner.status === 200) expect(names(inner)).toEqual(['e1']);
+    expect(inner.status).toBe(200);
+    expect(names(inner)).toEqual(['e1']);
+    // Persons are read by the SQL database: PostgreSQL's engine refuses it, a 400 there, never a
+    // 500; SQLite, on RE2 itself, matches.
+    const person = await withProperties([{ key: 'email', type: 'person', operator: 'regex', value: 'b(?i)@EXAMPLE' }]);
+    expect(person.status).toBe(BACKEND === 'postgres' ? 400 : 200);
+    if (person.status === 200) expect(names(person)).toEqual(['e2']);
   });
 
   it('filters nothing with shapes PostHog does not read as filters, and drops items that are not objects', async () => {

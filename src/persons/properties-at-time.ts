@@ -5,7 +5,7 @@
  * events), oldest first, over the two years before the moment, at most 100,000 updates.
  */
 import type { Kysely } from 'kysely';
-import type { DialectName } from '../platform/db/database.js';
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import type { Schema } from '../platform/db/schema.js';
 import { queryParam } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
@@ -89,11 +89,11 @@ export type PropertiesAtTimeAnswer =
  * order and words.
  */
 export async function propertiesAtTime(
-  database: { db: Db; dialect: DialectName },
+  stores: { database: { db: Db }; analytics: AnalyticsEngine },
   team: Team,
   query: unknown,
 ): Promise<PropertiesAtTimeAnswer> {
-  const { db } = database;
+  const { db } = stores.database;
   // Python's truthiness: an empty parameter is no parameter.
   const distinctId = queryParam(query, 'distinct_id') || undefined;
   const personId = queryParam(query, 'person_id') || undefined;
@@ -119,7 +119,7 @@ export async function propertiesAtTime(
         distinctId !== undefined ? `Person with distinct_id '${distinctId}' not found` : `Person with person_id '${personId}' not found`,
     };
   }
-  const updates = await propertyUpdatesUntil(database, team.id, distinctIds, at, includeSetOnce);
+  const updates = await propertyUpdatesUntil(stores.analytics, team.id, distinctIds, at, includeSetOnce);
   return {
     status: 200,
     body: {

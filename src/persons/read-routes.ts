@@ -109,7 +109,7 @@ export const personReadRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
      * PostHog answers a refusal as `{error}`; here that key stands beside the usual envelope.
      */
     app.get(`${base.base}/persons/properties_at_time/`, { config: teamAccess('person:read', base) }, async (request, reply) => {
-      const answer = await propertiesAtTime(ctx.database, request.team!, request.query);
+      const answer = await propertiesAtTime(ctx, request.team!, request.query);
       if (answer.status === 200) return answer.body;
       const refusal = answer.status === 400 ? validationError(answer.error) : notFound(answer.error);
       return reply.code(answer.status).send({ ...refusal.toEnvelope(), error: answer.error });

@@ -4,6 +4,7 @@ import { fromJson } from '../../src/platform/db/values.js';
 import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { getPersonByDistinctId } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
+import { storedEvents } from '../helpers/stored-events.js';
 
 /**
  * Where the worker follows PostHog's pipeline for events it treats apart, through capture and the
@@ -31,13 +32,15 @@ async function capture(events: Array<Record<string, unknown>>, sentAt?: string, 
 }
 
 async function storedEvent(uuid: string) {
-  const row = await db()
-    .selectFrom('events')
-    .select(['event', 'person_id', 'properties', 'session_id'])
-    .where('team_id', '=', teamId())
-    .where('uuid', '=', uuid)
-    .executeTakeFirst();
-  return row && { ...row, properties: fromJson<Record<string, any>>(row.properties) };
+  const row = (await storedEvents(server.running.ctx.analytics, teamId())).find((e) => e.uuid === uuid);
+  return (
+    row && {
+      event: row.event,
+      person_id: row.person_id,
+      properties: JSON.parse(row.properties) as Record<string, any>,
+      session_id: row.session_id,
+    }
+  );
 }
 
 async function groupTypes(): Promise<string[]> {

@@ -14,6 +14,7 @@ import { SpikeDetector } from '../../src/ingestion/worker/spike-detector.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import { acceptBoomDistinctIds, refuseBoomDistinctIds } from '../helpers/faults.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { storedEvents } from '../helpers/stored-events.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -41,11 +42,15 @@ function event(distinctId: string, name = 'chunked', properties: Record<string, 
 
 // Batches of exactly batchSize events (no time budget): the batches are what these tests look at.
 const worker = (batchSize = 1000) =>
-  new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), { batchSize, batchBudgetMs: 0 });
+  new IngestionWorker(server.running.ctx.database, pino({ level: 'silent' }), {
+    batchSize,
+    batchBudgetMs: 0,
+    analytics: server.running.ctx.analytics,
+  });
 const queueRows = () =>
   server.running.ctx.database.db.selectFrom('ingestion_queue').select(['payload', 'event_count', 'attempts']).orderBy('id').execute();
 const storedCount = async (distinctIds: string[]) =>
-  (await server.running.ctx.database.db.selectFrom('events').select('uuid').where('distinct_id', 'in', distinctIds).execute()).length;
+  (await storedEvents(server.running.ctx.analytics)).filter((e) => distinctIds.includes(e.distinct_id)).length;
 
 describe('queue chunks', () => {
   it('a /batch/ request is one queue row holding its events, stored by the worker', async () => {
@@ -148,11 +153,7 @@ describe('queue chunks', () => {
     expect(await w.runOnce()).toBe(11);
     await w.stop();
     expect(await queueRows()).toEqual([]);
-    const stored = await database.db
-      .selectFrom('events')
-      .select(['uuid', 'distinct_id', 'timestamp'])
-      .where('distinct_id', 'like', 'shared-%')
-      .execute();
+    const stored = (await storedEvents(server.running.ctx.analytics)).filter((e) => e.distinct_id.startsWith('shared-'));
     expect(stored.map((e) => e.uuid).sort()).toEqual(
       [...singles, ...request, alone, later, setFirst, setSecond].map((e) => e.payload.uuid).sort(),
     );

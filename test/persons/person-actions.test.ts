@@ -8,6 +8,7 @@ import { fromJson } from '../../src/platform/db/values.js';
 import { splitPersonUuid } from '../../src/persons/person-uuid.js';
 import { createKey } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
+import { storedEvents } from '../helpers/stored-events.js';
 import { personsPath } from './person-fixtures.js';
 
 const server = useTestServer();
@@ -27,14 +28,9 @@ async function personByDistinctId(distinctId: string): Promise<any> {
 const post = (path: string, body: unknown, key?: string) =>
   server.request(personsPath(server, path), { method: 'POST', body, ...(key ? { key } : {}) });
 
-async function storedEvents(event: string) {
-  const rows = await server.running.ctx.database.db
-    .selectFrom('events')
-    .select(['distinct_id', 'properties'])
-    .where('team_id', '=', server.bootstrap.team.id)
-    .where('event', '=', event)
-    .execute();
-  return rows.map((r) => ({ distinct_id: r.distinct_id, properties: fromJson<Record<string, unknown>>(r.properties)! }));
+async function eventsNamed(event: string) {
+  const rows = (await storedEvents(server.running.ctx.analytics, server.bootstrap.team.id)).filter((r) => r.event === event);
+  return rows.map((r) => ({ distinct_id: r.distinct_id, properties: JSON.parse(r.properties) as Record<string, unknown> }));
 }
 
 async function personActivity(personId: number) {
@@ -59,7 +55,7 @@ describe('update_property', () => {
     expect(res.text).toBe('');
     await server.settle();
     expect((await personByDistinctId('up-second')).properties.plan).toBe('pro');
-    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'up-first').map((e) => e.properties.$set)).toEqual([
+    expect((await eventsNamed('$set')).filter((e) => e.distinct_id === 'up-first').map((e) => e.properties.$set)).toEqual([
       { plan: 'pro' },
     ]);
     expect(await personActivity(person.id)).toEqual([
@@ -117,9 +113,9 @@ describe('delete_property', () => {
     await server.settle();
     expect((await personByDistinctId('del-1')).properties).toEqual(expect.objectContaining({ keep: 1 }));
     expect('plan' in (await personByDistinctId('del-1')).properties).toBe(false);
-    expect(
-      (await storedEvents('$delete_person_property')).filter((e) => e.distinct_id === 'del-1').map((e) => e.properties.$unset),
-    ).toEqual([['plan']]);
+    expect((await eventsNamed('$delete_person_property')).filter((e) => e.distinct_id === 'del-1').map((e) => e.properties.$unset)).toEqual(
+      [['plan']],
+    );
     const [logged] = await personActivity(person.id);
     expect(logged).toEqual({
       activity: 'delete_property',
@@ -149,7 +145,7 @@ describe('the first distinct id', () => {
     expect(person.distinct_ids).toEqual(['o-x', 'o-y']);
     expect((await post(`${person.uuid}/update_property/`, { key: 'c', value: 3 })).status).toBe(202);
     await server.settle();
-    expect((await storedEvents('$set')).filter((e) => e.distinct_id.startsWith('o-')).map((e) => e.distinct_id)).toEqual(['o-x']);
+    expect((await eventsNamed('$set')).filter((e) => e.distinct_id.startsWith('o-')).map((e) => e.distinct_id)).toEqual(['o-x']);
     expect((await post(`${person.uuid}/split/`, {})).status).toBe(201);
     expect((await server.request(personsPath(server, `${person.uuid}/`))).body.distinct_ids).toEqual(['o-x']);
   });
@@ -277,7 +273,7 @@ describe('update (PATCH and PUT)', () => {
     const after = await personByDistinctId('upd-1');
     expect(after.properties).toEqual(expect.objectContaining({ plan: 'pro', seats: 5, keep: 'me' }));
     expect(after.is_identified).toBe(false);
-    expect((await storedEvents('$set')).filter((e) => e.distinct_id === 'upd-1').map((e) => e.properties.$set)).toEqual(
+    expect((await eventsNamed('$set')).filter((e) => e.distinct_id === 'upd-1').map((e) => e.properties.$set)).toEqual(
       expect.arrayContaining([{ plan: 'pro' }, { seats: 5 }]),
     );
   });
@@ -315,7 +311,7 @@ describe('delete_events, delete_recordings and reset_person_distinct_id', () => 
     expect(res.status, res.text).toBe(202);
     expect(res.text).toBe('');
     await server.running.deletions!.drain();
-    expect((await storedEvents('gone soon')).filter((e) => e.distinct_id === 'de-1')).toEqual([]);
+    expect((await eventsNamed('gone soon')).filter((e) => e.distinct_id === 'de-1')).toEqual([]);
     expect((await personByDistinctId('de-1')).uuid).toBe(person.uuid);
     expect((await post(`${person.uuid}/delete_recordings/`, {})).status).toBe(202);
     expect((await post('99999999/delete_events/', {})).status).toBe(404);

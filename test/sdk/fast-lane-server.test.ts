@@ -3,6 +3,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { storedEvents } from '../helpers/stored-events.js';
 
 /**
  * The fast lane inside a real Hoglet: capture and decide answered in front of fastify, the
@@ -150,8 +151,15 @@ describe('closing', () => {
     expect(response.endsWith('{"status":1}')).toBe(true);
     const { db } = own.running.ctx.database;
     const queued = await db.selectFrom('ingestion_queue').select('distinct_id').execute();
-    const events = await db.selectFrom('events').select('distinct_id').execute();
-    expect([...queued, ...events].map((r) => r.distinct_id)).toContain('lane-5');
+    // Queued, processed and on its way to ClickHouse (the outbox), or there.
+    const outbox = (await db.selectFrom('analytics_outbox').select('events').execute()).flatMap((r) =>
+      r.events
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { distinct_id: string }),
+    );
+    const events = await storedEvents(own.running.ctx.analytics);
+    expect([...queued, ...outbox, ...events].map((r) => r.distinct_id)).toContain('lane-5');
     await own.close();
   });
 

@@ -4,6 +4,7 @@ import { IngestionWorker } from '../../../src/ingestion/worker/worker.js';
 import { personUuidFromDistinctId } from '../../../src/persons/person-uuid.js';
 import type { QueueRow } from '../../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { storedEvents } from '../../helpers/stored-events.js';
 
 /**
  * The worker applies a whole batch in memory and writes it back at the end. Whatever the batch
@@ -107,6 +108,7 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
     spikeEventsPerSecond,
     prepareAhead,
     geoip,
+    analytics: server.running.ctx.analytics,
   });
   await worker.drain();
   await worker.stop();
@@ -130,7 +132,8 @@ async function runWith(batchSize: number, { spikeEventsPerSecond = 0, prepareAhe
           ? 'personless'
           : 'merged-away';
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
-  const events = (await db.selectFrom('events').selectAll().orderBy('uuid').execute()).map((e) => ({
+  const stored = (await storedEvents(server.running.ctx.analytics)).sort((a, b) => (a.uuid < b.uuid ? -1 : 1));
+  const events = stored.map((e) => ({
     uuid: e.uuid,
     event: e.event,
     distinctId: e.distinct_id,
@@ -190,7 +193,7 @@ describe('worker batches', () => {
       expect(batched.types).toEqual(one.types);
       expect(batched.warnings).toEqual(one.warnings);
     }
-  }, 180_000);
+  }, 300_000);
 
   it('store every event once when spike detection defers person updates to the overflow lane', async () => {
     const one = await runWith(1, { prepareAhead: false });

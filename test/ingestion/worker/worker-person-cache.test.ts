@@ -6,6 +6,7 @@ import { IngestionWorker } from '../../../src/ingestion/worker/worker.js';
 import type { IngestionQueueWriter, Lane, QueueRow } from '../../../src/ingestion/queue.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { clockPast } from '../../helpers/wait.js';
+import { storedEvents } from '../../helpers/stored-events.js';
 
 /**
  * The worker keeps persons across batches (PersonCache): by id and version, and which person owns
@@ -39,8 +40,8 @@ const CREATOR = expect.any(String);
 async function setUp() {
   const server = await startTestServer({ INGESTION_WORKER: 'off' });
   servers.push(server);
-  const { database, ingestionQueue } = server.running.ctx;
-  return { database, ingestionQueue, teamId: server.bootstrap.team.id, settle: () => server.settle() };
+  const { database, ingestionQueue, analytics } = server.running.ctx;
+  return { database, ingestionQueue, analytics, teamId: server.bootstrap.team.id, settle: () => server.settle() };
 }
 
 /** Queues rows, then lets the worker process all that is queued. */
@@ -53,9 +54,9 @@ function runner(queue: IngestionQueueWriter, worker: IngestionWorker) {
 
 describe('worker person cache', () => {
   it('keeps later batches in step with what is stored', async () => {
-    const { database, ingestionQueue, teamId } = await setUp();
+    const { database, ingestionQueue, analytics, teamId } = await setUp();
     // One worker for every step: its cache outlives each batch.
-    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { analytics, batchSize: 2 });
     const run = runner(ingestionQueue, worker);
     const props = async (distinctId: string) => (await getPersonByDistinctId(database.db, teamId, distinctId))?.properties;
 
@@ -86,13 +87,13 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it('reads persons by distinct id alike with and without cached properties', async () => {
-    const { database, ingestionQueue, teamId } = await setUp();
+    const { database, ingestionQueue, analytics, teamId } = await setUp();
     await ingestionQueue.enqueue([
       row(teamId, 'p-a', 'clicked', { $set: { a: 1 } }),
       row(teamId, 'p-b', 'clicked', { $set: { b: 2 } }),
       row(teamId, 'p-c', '$identify', { $anon_distinct_id: 'p-d', $set: { c: 3 } }),
     ]);
-    const worker = new IngestionWorker(database, pino({ level: 'silent' }), {});
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { analytics });
     await worker.drain();
     await worker.stop();
     // Three ids with persons (two of them one person) and one without: an odd count, padded.
@@ -112,8 +113,8 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it("moves the merged-away person's other distinct ids to the survivor", async () => {
-    const { database, ingestionQueue, teamId } = await setUp();
-    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 1 });
+    const { database, ingestionQueue, analytics, teamId } = await setUp();
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { analytics, batchSize: 1 });
     const run = runner(ingestionQueue, worker);
     // m-b joins m-a's person; m-c has its own. Every batch is one event, so the cache carries them.
     await run([row(teamId, 'm-a', 'clicked', { $set: { from: 'a' } }), row(teamId, 'm-b', '$identify', { $anon_distinct_id: 'm-a' })]);
@@ -126,21 +127,15 @@ describe('worker person cache', () => {
     await run([row(teamId, 'm-b', 'clicked', { $set: { later: true } })]);
     expect((await getPersonByDistinctId(database.db, teamId, 'm-b'))!.id).toBe(survivor.id);
     expect((await getPersonByDistinctId(database.db, teamId, 'm-c'))!.properties).toMatchObject({ later: true });
-    const stored = await database.db
-      .selectFrom('events')
-      .select('person_id')
-      .where('team_id', '=', teamId)
-      .where('distinct_id', '=', 'm-b')
-      .where('event', '=', 'clicked')
-      .executeTakeFirstOrThrow();
+    const stored = (await storedEvents(analytics, teamId)).find((e) => e.distinct_id === 'm-b' && e.event === 'clicked')!;
     expect(stored.person_id).toBe(survivor.uuid);
     await worker.stop();
   }, 60_000);
 
   it('forgets what it kept when another worker held the lease', async () => {
-    const { database, ingestionQueue, teamId } = await setUp();
+    const { database, ingestionQueue, analytics, teamId } = await setUp();
     const log = pino({ level: 'silent' });
-    const first = new IngestionWorker(database, log, { batchSize: 1, leaseTtlMs: 300 });
+    const first = new IngestionWorker(database, log, { analytics, batchSize: 1, leaseTtlMs: 300 });
     await ingestionQueue.enqueue([
       row(teamId, 'l-a', 'clicked', { $set: { from: 'a' } }),
       row(teamId, 'l-b', '$identify', { $anon_distinct_id: 'l-a' }),
@@ -150,7 +145,7 @@ describe('worker person cache', () => {
     // The first worker's lease lapses (its clock is past the lease's end, renewed at the latest by
     // now); a second one takes it and folds l-a's person (l-b's too) into l-c's.
     await clockPast(Date.now() + 300);
-    const second = new IngestionWorker(database, log, { batchSize: 1, leaseTtlMs: 300 });
+    const second = new IngestionWorker(database, log, { analytics, batchSize: 1, leaseTtlMs: 300 });
     await ingestionQueue.enqueue([row(teamId, 'l-c', '$merge_dangerously', { alias: 'l-a' })]);
     await second.drain();
     await second.stop();
@@ -161,21 +156,15 @@ describe('worker person cache', () => {
     await first.stop();
     expect((await getPersonByDistinctId(database.db, teamId, 'l-b'))!.id).toBe(survivor.id);
     expect(survivor.id).toBe((await getPersonByDistinctId(database.db, teamId, 'l-a'))!.id);
-    const stored = await database.db
-      .selectFrom('events')
-      .select('person_id')
-      .where('team_id', '=', teamId)
-      .where('distinct_id', '=', 'l-b')
-      .where('event', '=', 'clicked')
-      .executeTakeFirstOrThrow();
+    const stored = (await storedEvents(analytics, teamId)).find((e) => e.distinct_id === 'l-b' && e.event === 'clicked')!;
     expect(stored.person_id).toBe(survivor.uuid);
   }, 60_000);
 
   it('stops writing when another worker took the lease during its round, and goes on with fresh persons', async () => {
-    const { database, ingestionQueue, teamId } = await setUp();
+    const { database, ingestionQueue, analytics, teamId } = await setUp();
     const log = pino({ level: 'silent' });
-    const first = new IngestionWorker(database, log, { batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
-    const second = new IngestionWorker(database, log, { batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
+    const first = new IngestionWorker(database, log, { analytics, batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
+    const second = new IngestionWorker(database, log, { analytics, batchSize: 10, leaseTtlMs: 300, prepareAhead: false });
     await ingestionQueue.enqueue([row(teamId, 'r-x', 'clicked', { $set: { a: 1 } })]);
     await first.drain();
     // The first worker's round outlives its lease before its historical lane (a slow batch, say):
@@ -204,13 +193,13 @@ describe('worker person cache', () => {
   }, 60_000);
 
   it('starts afresh when a stopped worker is started again', async () => {
-    const { database, ingestionQueue, teamId, settle } = await setUp();
+    const { database, ingestionQueue, analytics, teamId, settle } = await setUp();
     const log = pino({ level: 'silent' });
-    const first = new IngestionWorker(database, log, { idleMs: 20 });
+    const first = new IngestionWorker(database, log, { analytics, idleMs: 20 });
     await runner(ingestionQueue, first)([row(teamId, 's-x', 'clicked', { $set: { a: 1 } })]);
     await first.stop();
     // Another worker writes s-x's person while the first is stopped.
-    const second = new IngestionWorker(database, log, {});
+    const second = new IngestionWorker(database, log, { analytics });
     await runner(ingestionQueue, second)([row(teamId, 's-x', 'clicked', { $set: { b: 2 } })]);
     await second.stop();
     first.start();

@@ -6,6 +6,7 @@ import { personUuidFromDistinctId } from '../../../src/persons/person-uuid.js';
 import { BACKEND } from '../../helpers/backend.js';
 import { BOOM, refuseBoomDistinctIds } from '../../helpers/faults.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { storedEvents } from '../../helpers/stored-events.js';
 
 /**
  * The worker's last resort: when an event's batch fails and the event fails again on its own, it
@@ -51,8 +52,12 @@ async function send(batch: SentEvent[]): Promise<void> {
 const db = () => server.running.ctx.database.db;
 
 async function eventsWithUuid(uuid: string) {
-  const rows = await db().selectFrom('events').select(['distinct_id', 'person_id', 'properties']).where('uuid', '=', uuid).execute();
-  return rows.map((r) => ({ ...r, properties: fromJson<Record<string, unknown>>(r.properties) }));
+  const rows = (await storedEvents(server.running.ctx.analytics)).filter((e) => e.uuid === uuid);
+  return rows.map((r) => ({
+    distinct_id: r.distinct_id,
+    person_id: r.person_id,
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+  }));
 }
 
 async function warningsFor(key: 'eventUuid' | 'queueId', value: string) {

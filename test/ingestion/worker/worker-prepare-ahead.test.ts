@@ -8,6 +8,8 @@ import { SpikeDetector } from '../../../src/ingestion/worker/spike-detector.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../../src/ingestion/worker/worker.js';
 import { refuseBoomDistinctIds } from '../../helpers/faults.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { storedEvents } from '../../helpers/stored-events.js';
+import { flushOutbox } from '../../../src/events/analytics-outbox.js';
 
 /**
  * Under a backlog the worker reads the next batch and has it prepared on its prepare thread while
@@ -50,7 +52,7 @@ async function personProperties(distinctId: string): Promise<Record<string, unkn
 describe('batches prepared ahead', () => {
   it('go with a batch that fails: every event is stored once, in order, and a poison row is parked', async () => {
     const team = server.bootstrap.team;
-    const { database, ingestionQueue } = server.running.ctx;
+    const { database, ingestionQueue, analytics } = server.running.ctx;
     const { db } = database;
     await refuseBoomDistinctIds(db);
     const ids = ['a', 'b', 'c'];
@@ -62,12 +64,12 @@ describe('batches prepared ahead', () => {
       .execute();
     await ingestionQueue.enqueue(Array.from({ length: 12 }, (_, i) => row(team.id, i + 8, i + 8 === 10 ? 'x-boom' : ids[(i + 8) % 3]!)));
 
-    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 3, geoip: undefined });
+    const worker = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 3, geoip: undefined, analytics });
     await worker.drain();
     await worker.stop();
     expect(worker.batchesPreparedAhead).toBeGreaterThan(0);
 
-    const events = await db.selectFrom('events').select(['uuid', 'distinct_id']).where('team_id', '=', team.id).execute();
+    const events = await storedEvents(analytics, team.id);
     expect(events.map((e) => e.uuid).sort()).toEqual(Array.from({ length: 20 }, (_, n) => row(team.id, n, '').payload.uuid));
     // Each person ends at its last step: the events of each distinct id were applied in order.
     for (const distinctId of ids) {
@@ -90,8 +92,10 @@ describe('batches prepared ahead', () => {
     const clock = new ReceiptClock();
 
     const stored = async (uuid: string) => {
-      const event = await db.selectFrom('events').select('properties').where('uuid', '=', uuid).executeTakeFirstOrThrow();
-      return (typeof event.properties === 'string' ? JSON.parse(event.properties) : event.properties) as Record<string, unknown>;
+      // Committed outside a worker: its outbox row is copied to ClickHouse here.
+      await flushOutbox(db, server.running.ctx.analytics);
+      const event = (await storedEvents(server.running.ctx.analytics, team.id)).find((e) => e.uuid === uuid)!;
+      return JSON.parse(event.properties) as Record<string, unknown>;
     };
     const sendAndProcess = async (n: number, anonymizeIpsAhead: boolean) => {
       const queued = row(team.id, 100 + n, 'ip-user');
@@ -156,40 +160,33 @@ describe('batches prepared ahead', () => {
 
   it('give up the lease when the worker stops after draining, so another takes over at once', async () => {
     const team = server.bootstrap.team;
-    const { database, ingestionQueue } = server.running.ctx;
-    const { db } = database;
+    const { database, ingestionQueue, analytics } = server.running.ctx;
     await ingestionQueue.enqueue(Array.from({ length: 6 }, (_, i) => row(team.id, 300 + i, 'lease-1')));
-    const first = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
+    const first = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2, analytics });
     await first.drain();
     await first.stop();
     await ingestionQueue.enqueue([row(team.id, 310, 'lease-2')]);
-    const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2 });
+    const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 2, analytics });
     await second.drain();
     await second.stop();
-    expect(
-      await db
-        .selectFrom('events')
-        .select('uuid')
-        .where('uuid', '=', row(team.id, 310, '').payload.uuid)
-        .execute(),
-    ).toHaveLength(1);
+    expect((await storedEvents(analytics, team.id)).filter((e) => e.uuid === row(team.id, 310, '').payload.uuid)).toHaveLength(1);
   });
 
   it('stop with the worker: a stop during a drain lets its batch finish, then gives up the lease for good', async () => {
     const team = server.bootstrap.team;
-    const { database, ingestionQueue } = server.running.ctx;
+    const { database, ingestionQueue, analytics } = server.running.ctx;
     const { db } = database;
     await ingestionQueue.enqueue(Array.from({ length: 40 }, (_, i) => row(team.id, 500 + i, `stop-${i % 4}`)));
-    const first = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4 });
+    const first = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4, analytics });
     const draining = first.drain();
     await first.stop();
     await draining; // ends: no new round after stop()
     expect(await db.selectFrom('worker_leases').selectAll().where('name', '=', 'ingestion-worker').execute()).toEqual([]);
     // Nothing half done: whatever the first worker did not process, another takes over at once.
-    const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4 });
+    const second = new IngestionWorker(database, pino({ level: 'silent' }), { batchSize: 4, analytics });
     await second.drain();
     await second.stop();
-    const stored = await db.selectFrom('events').select('uuid').where('distinct_id', 'like', 'stop-%').execute();
+    const stored = (await storedEvents(analytics, team.id)).filter((e) => e.distinct_id.startsWith('stop-'));
     expect(stored).toHaveLength(40);
   });
 
@@ -205,7 +202,8 @@ describe('batches prepared ahead', () => {
     await db.deleteFrom('ingestion_queue').where('id', '=', rows[1]!.id).execute();
     const deps = { spikes: new SpikeDetector(0), groupTypes: new Map<string, number>(), warnHot: () => undefined };
     await expect(db.transaction().execute((trx) => processBatch(trx, 'realtime', rows, deps))).rejects.toBeInstanceOf(QueueRowsGone);
-    const stored = await db.selectFrom('events').select('uuid').where('distinct_id', 'in', ['gone-1', 'gone-2']).execute();
+    await flushOutbox(db, server.running.ctx.analytics);
+    const stored = (await storedEvents(server.running.ctx.analytics, team.id)).filter((e) => ['gone-1', 'gone-2'].includes(e.distinct_id));
     expect(stored).toEqual([]);
     expect(await db.selectFrom('ingestion_queue').select('id').execute()).toEqual([{ id: rows[0]!.id }]);
   });

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openAndMigrate } from '../../../src/app.js';
+import { openAndMigrate, prepareAnalyticsStore } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Database } from '../../../src/platform/db/database.js';
 import { chunkPayloads } from '../../../src/ingestion/core/queue-rows.js';
@@ -8,6 +8,7 @@ import { IngestionQueueWriter, type QueuedEvent } from '../../../src/ingestion/q
 import { bootstrapIfEmpty } from '../../../src/environments/bootstrap.js';
 import { BACKEND, freshStorage, type TestStorage } from '../../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../../helpers/process.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /**
  * The default deployment after a crash: a server starts on a database whose queue holds a large
@@ -58,7 +59,7 @@ async function queueBacklog(db: Database): Promise<void> {
   await queue.drain();
 }
 
-async function count(table: 'ingestion_queue' | 'events'): Promise<number> {
+async function count(table: 'ingestion_queue' | 'analytics_outbox'): Promise<number> {
   const row = await database!.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll().as('n'))
@@ -85,7 +86,17 @@ describe('the inline worker draining a backlog', () => {
       expect(health.status).toBe(200);
       left = await count('ingestion_queue');
     }
-    expect(await count('events')).toBe(BACKLOG);
+    // Stored: through the outbox into ClickHouse, read here through the server that holds its folder.
+    await waitFor(() => count('analytics_outbox'), { what: 'the analytics outbox to empty', until: (n) => n === 0, timeoutMs: 60_000 });
+    const opening = prepareAnalyticsStore(loadConfig(storage.env), log);
+    opening.begin();
+    const analytics = await opening.ready;
+    try {
+      const [stored] = await analytics.query<{ n: number }>(`SELECT count() AS n FROM ${analytics.table('events')}`);
+      expect(stored!.n).toBe(BACKLOG);
+    } finally {
+      await analytics.close();
+    }
     // Asked many times while the backlog drained, and never waited long.
     expect(waits.length).toBeGreaterThan(10);
     expect(Math.max(...waits)).toBeLessThan(HEALTH_BOUND_MS);

@@ -178,13 +178,13 @@ export async function analyticsBench(count: number): Promise<string> {
     });
     const server = hoglet;
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-    // Idle with the engine open (it opens after the server listens): one query waits for it.
-    await fetch(`${server.url}/api/environments/@current/events/?limit=1`, { headers });
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const idleRss = rssMb(server.child.pid!);
     const project = (
       (await (await fetch(`${server.url}/api/projects/`, { headers })).json()) as { results: Array<{ id: number; api_token: string }> }
     ).results[0]!;
+    // Idle with the engine open (it opens after the server listens): one query waits for it.
+    await fetch(`${server.url}/api/environments/${project.id}/events/?limit=1`, { headers });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const idleRss = rssMb(server.child.pid!);
     const eventsPerSecond = await load(server.url, project.api_token, count, path.join(dataDir, 'hoglet.db'));
     const loadedRss = rssMb(server.child.pid!);
     const list = charts(`/api/environments/${project.id}`);

@@ -36,7 +36,7 @@ export interface Answered<A> {
  * the module that names it. As TypeScript, a script that registers tsx in the thread first (a
  * loader given to the parent with `--import` does not reach a thread on Node 20).
  */
-export function threadSource(entry: URL): { source: string | URL; eval: boolean } {
+function threadSource(entry: URL): { source: string | URL; eval: boolean } {
   if (!entry.pathname.endsWith('.ts')) return { source: entry, eval: false };
   // tsx's ESM API by its package's own exports map (its CommonJS build cannot register from here).
   const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { ChdbThread } from './chdb-thread.js';
+import type { Session } from 'chdb';
 import {
   AnalyticsError,
   insertStatement,
@@ -31,7 +31,7 @@ export interface EmbeddedOptions {
 interface ProcessEngine {
   path: string;
   users: number;
-  session: Promise<ChdbThread> | undefined;
+  session: Promise<Session> | undefined;
 }
 let current: ProcessEngine | undefined;
 
@@ -65,14 +65,21 @@ export function releaseEmbedded(claim: EmbeddedClaim): void {
 /** The folder is another process's (ClickHouse locks it): that process serves it (engine-host.ts). */
 export class EmbeddedFolderBusy extends AnalyticsError {}
 
-async function openSession(path: string, options: EmbeddedOptions): Promise<ChdbThread> {
+/** chdb's library is large (~160 MB resident, a third of a second to load): loaded when the engine first opens, not with the server. */
+let chdb: Promise<typeof import('chdb')> | undefined;
+
+async function openSession(path: string, options: EmbeddedOptions): Promise<Session> {
+  chdb ??= import('chdb');
+  const { Session } = await chdb;
   fs.mkdirSync(path, { recursive: true });
   try {
-    return await ChdbThread.start(path, [
-      `--max_server_memory_usage=${Math.floor(options.maxMemoryBytes)}`,
-      `--max_threads=${options.maxThreads}`,
-      ...Object.entries(SESSION_SETTINGS).map(([name, value]) => `--${name}=${value}`),
-    ]);
+    return new Session(path, {
+      connectionArgs: [
+        `--max_server_memory_usage=${Math.floor(options.maxMemoryBytes)}`,
+        `--max_threads=${options.maxThreads}`,
+        ...Object.entries(SESSION_SETTINGS).map(([name, value]) => `--${name}=${value}`),
+      ],
+    });
   } catch (error) {
     // ClickHouse's own message (the folder's `status` file is locked) goes to stderr; chdb says only this.
     if ((error as Error).name === 'ChdbConnectionError') {
@@ -83,7 +90,7 @@ async function openSession(path: string, options: EmbeddedOptions): Promise<Chdb
 }
 
 /** The claim's session, opened by its first user; a failed opening is tried again by the next. */
-async function sessionOf(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<ChdbThread> {
+async function sessionOf(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<Session> {
   const engine = claim.engine;
   engine.session ??= openSession(engine.path, options);
   const opening = engine.session;
@@ -102,7 +109,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
 
   private constructor(
     private readonly claim: EmbeddedClaim,
-    private readonly session: ChdbThread,
+    private readonly session: Session,
   ) {}
 
   get database(): string {
@@ -148,7 +155,8 @@ export class EmbeddedEngine implements AnalyticsEngine {
   async text(sql: string, params: QueryParams = {}, format = 'JSONEachRow'): Promise<string> {
     this.assertOpen();
     try {
-      return await this.session.query(sql, params, format);
+      const result = await this.session.queryBindAsync(sql, params, { format });
+      return result.text();
     } catch (error) {
       throw toAnalyticsError(error);
     }
@@ -162,7 +170,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
     this.assertOpen();
     if (jsonEachRow.length === 0) return;
     try {
-      await this.session.run(`${insertStatement(this.table(table), options)}\n${jsonEachRow}`, 'Null');
+      await this.session.queryAsync(`${insertStatement(this.table(table), options)}\n${jsonEachRow}`, { format: 'Null' });
     } catch (error) {
       throw toAnalyticsError(error);
     }

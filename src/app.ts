@@ -261,8 +261,11 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const app = await buildServer(ctx);
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
     resources.add(() => closeWithGrace(app, config.shutdownGraceMs, log));
-    await app.listen({ port: config.port, host: config.host });
+    // The engine opens before the server listens: loading chdb's library holds the thread for about
+    // half a second, which after listening would hold the first requests (docs/benchmarks.md).
     analytics.begin();
+    await analytics.ready;
+    await app.listen({ port: config.port, host: config.host });
     geoip.begin();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

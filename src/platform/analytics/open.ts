@@ -21,9 +21,9 @@ export function analyticsFolder(dataDir: string): string {
 }
 
 /**
- * The engine, opened when `begin` is called: the server calls it once it listens, as opening
- * loads chdb's library and the tables, most of a second that serving need not wait for. Calls
- * made before then wait for it; `ready` rejects when opening failed.
+ * The engine, opened when `begin` is called (the server does before it listens: loading chdb's
+ * library holds the thread for about half a second). Calls made before then wait for it;
+ * `ready` rejects when opening failed.
  */
 export interface OpeningEngine {
   engine: AnalyticsEngine;

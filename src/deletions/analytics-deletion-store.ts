@@ -4,6 +4,7 @@ import { ch, fromClickHouseTime, join, raw, typed, type ChSql } from '../platfor
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { sessionStatesSelect } from '../events/sessions-table.js';
+import { overridesTo } from '../persons/overrides-store.js';
 
 /**
  * What deletions remove from ClickHouse (events, sessions, person overrides), and the SQL rows
@@ -81,17 +82,7 @@ export async function personEventsCondition(
 
 /** The persons merged into these (they live on in them), as the SQL overrides record them. */
 async function mergedInto(db: Db, teamId: number, uuids: string[]): Promise<string[]> {
-  const merged: string[] = [];
-  for (let i = 0; i < uuids.length; i += ROWS_PER_STATEMENT) {
-    const rows = await db
-      .selectFrom('person_overrides')
-      .select('old_person_id')
-      .where('team_id', '=', teamId)
-      .where('override_person_id', 'in', uuids.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
-    merged.push(...rows.map((row) => row.old_person_id));
-  }
-  return merged;
+  return (await overridesTo(db, teamId, uuids)).map((row) => row.old_person_id);
 }
 
 /** Which of these person uuids name a person of the team that exists. */

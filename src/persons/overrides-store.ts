@@ -1,10 +1,37 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { PersonOverrideRow } from '../events/analytics-outbox.js';
+import { InListQuery } from '../platform/db/multi-row-insert.js';
 
 type Db = Kysely<Schema>;
 
 const ROWS_PER_STATEMENT = 500;
+
+/** The team's overrides that point at these persons (persons merged into them). */
+const OVERRIDES_TO = new InListQuery(
+  (db: Db, [teamId]: [number], uuids: string[]) =>
+    db
+      .selectFrom('person_overrides')
+      .select(['old_person_id', 'override_person_id'])
+      .where('team_id', '=', teamId)
+      .where('override_person_id', 'in', uuids),
+  ROWS_PER_STATEMENT,
+);
+
+const PERSONLESS = new InListQuery(
+  (db: Db, [teamId]: [number], ids: string[]) =>
+    db.selectFrom('personless_distinct_ids').select('distinct_id').where('team_id', '=', teamId).where('distinct_id', 'in', ids),
+  ROWS_PER_STATEMENT,
+);
+
+/** The persons merged into these (they live on in them), as the overrides record them. */
+export async function overridesTo(
+  db: Db,
+  teamId: number,
+  uuids: string[],
+): Promise<Array<{ old_person_id: string; override_person_id: string }>> {
+  return OVERRIDES_TO.execute(db, [teamId], uuids);
+}
 
 /**
  * Records merges (old person → the person it lives on in) in the caller's transaction, keeping
@@ -23,17 +50,8 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
   }
   for (const [teamId, list] of byTeam) {
     const target = new Map(list.map((m) => [m.oldPersonId, m.overridePersonId]));
-    const olds = [...target.keys()];
-    for (let i = 0; i < olds.length; i += ROWS_PER_STATEMENT) {
-      const earlier = await db
-        .selectFrom('person_overrides')
-        .select(['old_person_id', 'override_person_id'])
-        .where('team_id', '=', teamId)
-        .where('override_person_id', 'in', olds.slice(i, i + ROWS_PER_STATEMENT))
-        .execute();
-      for (const row of earlier) {
-        if (!target.has(row.old_person_id)) target.set(row.old_person_id, target.get(row.override_person_id)!);
-      }
+    for (const row of await overridesTo(db, teamId, [...target.keys()])) {
+      if (!target.has(row.old_person_id)) target.set(row.old_person_id, target.get(row.override_person_id)!);
     }
     for (const [old, override] of target) written.set(`${teamId}\u0000${old}`, { teamId, oldPersonId: old, overridePersonId: override });
   }
@@ -70,17 +88,7 @@ export async function notePersonlessDistinctIds(db: Db, byTeam: Map<number, Set<
 
 /** Which of these distinct ids ever sent events without a person. */
 export async function personlessAmong(db: Db, teamId: number, distinctIds: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < distinctIds.length; i += ROWS_PER_STATEMENT) {
-    const rows = await db
-      .selectFrom('personless_distinct_ids')
-      .select('distinct_id')
-      .where('team_id', '=', teamId)
-      .where('distinct_id', 'in', distinctIds.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
-    for (const row of rows) found.add(row.distinct_id);
-  }
-  return found;
+  return new Set((await PERSONLESS.execute(db, [teamId], distinctIds)).map((row) => row.distinct_id));
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Database } from '../platform/db/database.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
 import { deleteRecordings } from '../recordings/store.js';
+import { outboxHoldsRowsFrom } from '../events/analytics-outbox.js';
 import {
   BULK_TEAM_TABLES,
   countFailedAttempt,
@@ -201,6 +202,7 @@ export class DeletionRunner {
    */
   private async environmentStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const teamId = Number(deletion.owner_team_id);
+    if (await this.eventsOnTheirWay(deletion)) return 'none';
     this.bulkTables ??= teamOwnedTables(this.database).then((tables) => tables.filter((t) => BULK_TEAM_TABLES.has(t)));
     const tables = await this.bulkTables;
     for (const table of tables) {
@@ -220,6 +222,7 @@ export class DeletionRunner {
    */
   private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const teamId = Number(deletion.owner_team_id);
+    if (await this.eventsOnTheirWay(deletion)) return 'none';
     const group = await personEventsGroup(this.database.db, deletion);
     const ids = group.map((d) => Number(d.id));
     const uuids = group.map((d) => d.target ?? '');
@@ -231,6 +234,14 @@ export class DeletionRunner {
     // Overrides last: until the events are gone they find those of the persons merged into these.
     await deletePersonOverrides(this.database, this.analytics, teamId, uuids);
     return { done: ids };
+  }
+
+  /**
+   * Events committed before the deletion still wait in the outbox for their copy to ClickHouse
+   * (the ingestion worker makes it within a second): deleted before they arrive, they would stay.
+   */
+  private eventsOnTheirWay(deletion: PendingDeletion): Promise<boolean> {
+    return outboxHoldsRowsFrom(this.database.db, deletion.created_at);
   }
 
   /** One batch of a person's recordings, each deleted whole with its chunks (personRecordingsBatch). */

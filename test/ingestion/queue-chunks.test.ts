@@ -3,6 +3,7 @@
  * sizes its batches in events, and, retrying a failed batch one event at a time, takes each
  * event out of its chunk as it is stored or parked: no event is lost, none is stored twice.
  */
+import { flushOutbox } from '../../src/events/analytics-outbox.js';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chunkPayloads } from '../../src/ingestion/core/queue-rows.js';
@@ -49,8 +50,11 @@ const worker = (batchSize = 1000) =>
   });
 const queueRows = () =>
   server.running.ctx.database.db.selectFrom('ingestion_queue').select(['payload', 'event_count', 'attempts']).orderBy('id').execute();
-const storedCount = async (distinctIds: string[]) =>
-  (await storedEvents(server.running.ctx.analytics)).filter((e) => distinctIds.includes(e.distinct_id)).length;
+/** The events of these distinct ids in ClickHouse, once the worker's committed batches are copied there. */
+const storedCount = async (distinctIds: string[]) => {
+  await flushOutbox(server.running.ctx.database.db, server.running.ctx.analytics);
+  return (await storedEvents(server.running.ctx.analytics)).filter((e) => distinctIds.includes(e.distinct_id)).length;
+};
 
 describe('queue chunks', () => {
   it('a /batch/ request is one queue row holding its events, stored by the worker', async () => {

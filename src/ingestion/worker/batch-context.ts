@@ -60,6 +60,8 @@ export class BatchContext {
   private readonly uuidValues: unknown[] = [];
   /** The event rows for ClickHouse, JSONEachRow lines (analytics-outbox.ts). */
   private readonly eventLines: string[] = [];
+  /** Events written to the outbox so far. */
+  outboxEvents = 0;
 
   constructor(
     readonly db: Db,
@@ -129,6 +131,7 @@ export class BatchContext {
     await this.groups.flush();
     await UUID_INSERT.executeFlat(this.db, this.uuidValues, this.eventLines.length);
     await addToOutbox(this.db, this.eventLines, overrides);
+    this.outboxEvents += this.eventLines.length;
     this.uuidValues.length = 0;
     this.eventLines.length = 0;
   }

@@ -38,6 +38,8 @@ export interface BatchDeps {
 export interface BatchOutcome {
   /** Teams whose first event this batch stored. */
   firstEventTeams: Set<number>;
+  /** Events the batch queued for ClickHouse (its outbox row's). */
+  outboxEvents: number;
   /** Call once the batch's transaction has committed. */
   committed(): void;
 }
@@ -198,5 +200,5 @@ export async function processBatch(
   // lost its lease while it worked; applying them again would repeat what is not idempotent,
   // deferred person updates), or with their environment. Either way the batch is read again.
   if (changed !== expected) throw new QueueRowsGone(expected - changed);
-  return { firstEventTeams, committed: () => batch.committed() };
+  return { firstEventTeams, outboxEvents: batch.outboxEvents, committed: () => batch.committed() };
 }

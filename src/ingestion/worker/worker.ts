@@ -22,14 +22,17 @@ import { countPersonDeletions } from '../../persons/store.js';
 import { getTeam } from '../../environments/tenancy-store.js';
 import { SpikeDetector } from './spike-detector.js';
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
-import { flushOutbox } from '../../events/analytics-outbox.js';
+import { AnalyticsCopier } from '../../events/analytics-copier.js';
 
 export interface WorkerOptions {
   /**
-   * Where stored events go (ClickHouse): each batch's outbox row is copied there once the batch
-   * commits. Without it, outbox rows wait for a worker that has one.
+   * Where stored events go (ClickHouse): committed batches' outbox rows are copied there in the
+   * background, many batches per insert (AnalyticsCopier). Without it, outbox rows wait for a
+   * worker that has one.
    */
   analytics?: AnalyticsEngine;
+  /** Longest a committed event waits for its copy to ClickHouse (500 ms by default). */
+  analyticsCopyDelayMs?: number;
   /**
    * Most events per batch (1000 by default; a batch holds whole queue rows, so one chunk larger
    * than this is a batch of its own). A quiet stream's batches are small whatever this
@@ -103,7 +106,7 @@ export class IngestionWorker {
   private readonly pause = new WakeableSleep();
   private leaseRenewedAt = 0;
   private hasLease = false;
-  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics'>> & WorkerOptions;
+  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics' | 'analyticsCopyDelayMs'>> & WorkerOptions;
   /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
   private readonly sizer: BatchSizer | undefined;
   private prepareThread: PrepareThread | undefined;
@@ -118,6 +121,9 @@ export class IngestionWorker {
   private round: Promise<void> = Promise.resolve();
   /** Batches written with rows the prepare thread prepared (for logs and tests). */
   batchesPreparedAhead = 0;
+  private readonly copier: AnalyticsCopier | undefined;
+  /** Rows an earlier holder of the lease left in the outbox were asked to be copied. */
+  private outboxTakenOver = false;
 
   constructor(
     private readonly database: Database,
@@ -147,6 +153,8 @@ export class IngestionWorker {
       );
     } else this.useGeoip(options.geoip);
     this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
+    if (options.analytics)
+      this.copier = new AnalyticsCopier(database.db, options.analytics, log, { maxDelayMs: options.analyticsCopyDelayMs });
     options.wakeUp?.on('committed', () => this.wake());
   }
 
@@ -174,6 +182,7 @@ export class IngestionWorker {
     if (this.running) return;
     this.running = true;
     this.stopped = false;
+    this.copier?.resume();
     this.log.info({ owner: this.owner }, 'ingestion worker started');
     this.loop = this.run();
   }
@@ -190,6 +199,9 @@ export class IngestionWorker {
     // A round started by drain() or runOnce() finishes (its batch commits) before the lease goes.
     await this.round;
     await this.prepareThread?.close();
+    // What this worker committed is copied before it goes (what is left, the next start copies).
+    if (this.hasLease) await this.copier?.flush().catch((error: unknown) => this.log.warn({ err: error }, 'copying events to ClickHouse failed'));
+    await this.copier?.stop();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.hasLease = false;
     // Started again, it takes the lease afresh: others may have written persons in between.
@@ -247,8 +259,11 @@ export class IngestionWorker {
       this.forgetWhatOthersMayChange();
       return 0;
     }
-    // What committed batches left for ClickHouse goes first: a batch's dedupe trusts that it did.
-    await this.copyOutbox();
+    // Rows a crashed or stopped holder of the lease left for ClickHouse.
+    if (!this.outboxTakenOver) {
+      this.outboxTakenOver = true;
+      this.copier?.copyWaiting();
+    }
     let total = 0;
     for (const lane of LANES) {
       // A batch holds the process's thread for its whole transaction (tens of ms on SQLite): the
@@ -257,6 +272,7 @@ export class IngestionWorker {
       total += await this.processLane(lane);
       if (!this.hasLease) break; // lost during the lane: another worker goes on
     }
+    if (total === 0 && this.hasLease) this.copier?.copyIfIdle();
     return total;
   }
 
@@ -275,6 +291,7 @@ export class IngestionWorker {
     while ((await this.runOnce()) > 0) {
       // keep going
     }
+    if (this.hasLease) await this.copier?.flush();
   }
 
   private async processLane(lane: Lane): Promise<number> {
@@ -370,6 +387,7 @@ export class IngestionWorker {
   private forgetWhatOthersMayChange(): void {
     this.ahead.clear();
     this.personCache.clear();
+    this.outboxTakenOver = false;
   }
 
   /**
@@ -419,23 +437,13 @@ export class IngestionWorker {
   }
 
   /**
-   * After a batch's transaction committed: the batch's own bookkeeping, its events copied to
-   * ClickHouse, then teams that got their first event. A failed copy is not the batch's failure
-   * (it committed): the next round copies again, before any other batch.
+   * After a batch's transaction committed: the batch's own bookkeeping, its events to be copied
+   * to ClickHouse, then teams that got their first event.
    */
   private async afterCommit(outcome: BatchOutcome): Promise<void> {
     outcome.committed();
-    try {
-      await this.copyOutbox();
-    } catch (error) {
-      this.log.warn({ err: error }, 'copying events to ClickHouse failed; retried before the next batch');
-    }
+    this.copier?.committed(outcome.outboxEvents);
     for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
-  }
-
-  /** Copies committed batches' rows to ClickHouse (analytics-outbox.ts). */
-  private async copyOutbox(): Promise<void> {
-    if (this.options.analytics) await flushOutbox(this.database.db, this.options.analytics);
   }
 
   /** What the one-by-one retry of a failed batch uses (one-by-one.ts). */

@@ -1,0 +1,140 @@
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
+import { addToOutbox, copyOutboxGroup, eventRow, flushOutbox, outboxPending } from '../../src/events/analytics-outbox.js';
+import type { AnalyticsEngine, InsertOptions } from '../../src/platform/analytics/engine.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { storedEvents } from '../helpers/stored-events.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * The copy from the outbox to ClickHouse: many committed batches per insert, and each event
+ * stored once whatever fails between the insert and the outbox rows' deletion, and whatever
+ * batches commit meanwhile.
+ */
+const servers: TestServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.close();
+});
+
+async function setUp() {
+  const server = await startTestServer({ INGESTION_WORKER: 'off' });
+  servers.push(server);
+  const { database, analytics } = server.running.ctx;
+  return { db: database.db, analytics, teamId: server.bootstrap.team.id };
+}
+
+let n = 0;
+/** A batch's outbox row of `count` events of one distinct id; returns their uuids. */
+async function commitBatch(
+  db: Awaited<ReturnType<typeof setUp>>['db'],
+  teamId: number,
+  distinctId: string,
+  count: number,
+): Promise<string[]> {
+  const uuids: string[] = [];
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    n++;
+    const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    uuids.push(uuid);
+    const at = new Date(Date.parse('2026-03-01T00:00:00Z') + n * 1000).toISOString();
+    lines.push(eventRow(teamId, uuid, 'copied', distinctId, '00000000-0000-4000-8000-00000000ffff', '{"n":1}', at, at, null, null));
+  }
+  await addToOutbox(db, lines, []);
+  return uuids;
+}
+
+/** The real engine, its inserts recorded (and, while `failAfter` is set, failing once they went through). */
+function recording(engine: AnalyticsEngine) {
+  const inserts: { table: string; rows: number; token: string | undefined }[] = [];
+  const state = { failAfterInsert: false };
+  const wrapped: AnalyticsEngine = Object.create(engine) as AnalyticsEngine;
+  wrapped.insert = async (table: string, jsonEachRow: string, options?: InsertOptions) => {
+    await engine.insert(table, jsonEachRow, options);
+    inserts.push({ table, rows: jsonEachRow.split('\n').length, token: options?.deduplicationToken });
+    if (state.failAfterInsert) throw new Error('the process died after the insert');
+  };
+  return { engine: wrapped, inserts, state };
+}
+
+async function stored(analytics: AnalyticsEngine, teamId: number, distinctId: string) {
+  return (await storedEvents(analytics, teamId)).filter((e) => e.distinct_id === distinctId).map((e) => e.uuid);
+}
+
+describe('analytics copier', () => {
+  it('copies many committed batches in one insert, after the delay', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 200, copyAtEvents: 1000 });
+    const uuids: string[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      uuids.push(...(await commitBatch(db, teamId, 'coalesced', 20)));
+      copier.committed(20);
+    }
+    await waitFor(() => outboxPending(db), { what: 'the outbox to empty', until: (rows) => rows === 0 });
+    expect(inserts.filter((i) => i.table === 'events')).toEqual([{ table: 'events', rows: 100, token: expect.stringMatching(/^group:/) }]);
+    expect((await stored(analytics, teamId, 'coalesced')).sort()).toEqual(uuids.sort());
+    await copier.stop();
+  });
+
+  it('copies at once when enough events wait', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    // A delay no test waits for: only the event count can start the copy.
+    const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 3_600_000, copyAtEvents: 50 });
+    await commitBatch(db, teamId, 'eager', 30);
+    copier.committed(30);
+    await commitBatch(db, teamId, 'eager', 30);
+    copier.committed(30);
+    await waitFor(() => outboxPending(db), { what: 'the outbox to empty', until: (rows) => rows === 0 });
+    expect(inserts.map((i) => i.rows)).toEqual([60]);
+    expect(await stored(analytics, teamId, 'eager')).toHaveLength(60);
+    await copier.stop();
+  });
+
+  it('repeats a copy that failed after its insert with the same rows and token: nothing twice', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts, state } = recording(analytics);
+    const first = [...(await commitBatch(db, teamId, 'replayed', 10)), ...(await commitBatch(db, teamId, 'replayed', 10))];
+    state.failAfterInsert = true;
+    await expect(copyOutboxGroup(db, engine)).rejects.toThrow('the process died after the insert');
+    state.failAfterInsert = false;
+    // The rows stayed; a batch committed after the failure is not part of the repeated insert.
+    expect(await outboxPending(db)).toBe(2);
+    const later = await commitBatch(db, teamId, 'replayed', 10);
+    expect(await flushOutbox(db, engine)).toBe(3);
+    expect(inserts.map((i) => [i.rows, i.token])).toEqual([
+      [20, inserts[0]!.token],
+      [20, inserts[0]!.token],
+      [10, expect.not.stringMatching(inserts[0]!.token!)],
+    ]);
+    expect((await stored(analytics, teamId, 'replayed')).sort()).toEqual([...first, ...later].sort());
+  });
+
+  it('two copies at once store each event once', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const uuids: string[] = [];
+    for (let batch = 0; batch < 6; batch++) uuids.push(...(await commitBatch(db, teamId, 'raced', 5)));
+    await Promise.all([flushOutbox(db, analytics), flushOutbox(db, analytics)]);
+    expect(await outboxPending(db)).toBe(0);
+    expect((await stored(analytics, teamId, 'raced')).sort()).toEqual(uuids.sort());
+  });
+
+  it('retries a failed copy on its own', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, state } = recording(analytics);
+    state.failAfterInsert = true;
+    const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 10 });
+    const uuids = await commitBatch(db, teamId, 'retried', 5);
+    copier.committed(5);
+    await waitFor(async () => (await stored(analytics, teamId, 'retried')).length, {
+      what: 'the first insert',
+      until: (count) => count === 5,
+    });
+    state.failAfterInsert = false;
+    await waitFor(() => outboxPending(db), { what: 'the retried copy', until: (rows) => rows === 0 });
+    expect((await stored(analytics, teamId, 'retried')).sort()).toEqual(uuids.sort());
+    await copier.stop();
+  });
+});

@@ -139,8 +139,8 @@ describe('/api/organizations/:id/invites/ and /api/signup/:id/', () => {
     });
     const id = made.body.id as string;
     const mail = await waitFor(() => smtp.messages.find((m) => m.to.includes(email)), { what: 'the invite e-mail' });
-    expect(mail.decoded).toContain(`${server.url}/signup/${id}`);
-    expect(mail.decoded).toContain('&#60;b&#62;hi&#60;/b&#62;');
+    expect(mail!.decoded).toContain(`${server.url}/signup/${id}`);
+    expect(mail!.decoded).toContain('&#60;b&#62;hi&#60;/b&#62;');
     const list = await admin.client.request(invites());
     expect(list.body.results.map((i: { id: string }) => i.id)).toContain(id);
 
@@ -212,7 +212,7 @@ describe('POST /api/reset/', () => {
     const mail = await waitFor(() => smtp.messages.find((x) => x.to.includes(m.email) && x.subject.includes('Reset')), {
       what: 'the reset e-mail',
     });
-    const match = new RegExp(`/reset/${m.uuid}/([A-Za-z0-9_-]{43})`).exec(mail.decoded)!;
+    const match = new RegExp(`/reset/${m.uuid}/([A-Za-z0-9_-]{43})`).exec(mail!.decoded)!;
     const token = match[1]!;
     const set = await server.request(`/api/reset/${m.uuid}/`, { method: 'POST', key: null, body: { token, password: 'reset password 1' } });
     expect(set.status).toBe(204);

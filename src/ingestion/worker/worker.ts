@@ -106,7 +106,8 @@ export class IngestionWorker {
   private readonly pause = new WakeableSleep();
   private leaseRenewedAt = 0;
   private hasLease = false;
-  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics' | 'analyticsCopyDelayMs'>> & WorkerOptions;
+  private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics' | 'analyticsCopyDelayMs'>> &
+    WorkerOptions;
   /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
   private readonly sizer: BatchSizer | undefined;
   private prepareThread: PrepareThread | undefined;
@@ -200,7 +201,8 @@ export class IngestionWorker {
     await this.round;
     await this.prepareThread?.close();
     // What this worker committed is copied before it goes (what is left, the next start copies).
-    if (this.hasLease) await this.copier?.flush().catch((error: unknown) => this.log.warn({ err: error }, 'copying events to ClickHouse failed'));
+    if (this.hasLease)
+      await this.copier?.flush().catch((error: unknown) => this.log.warn({ err: error }, 'copying events to ClickHouse failed'));
     await this.copier?.stop();
     if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.hasLease = false;

@@ -11,6 +11,8 @@ export interface CopierOptions {
   copyAtEvents?: number;
 }
 
+/** Longest a committed event waits under a backlog. */
+const BACKLOG_DELAY_MS = 5000;
 /** After a failed copy, the next try waits this long (then twice as long, up to a minute). */
 const RETRY_MS = 1000;
 
@@ -27,6 +29,7 @@ export class AnalyticsCopier {
   /** Events committed since the last copy started. */
   private waiting = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerDue = 0;
   private running: Promise<void> | undefined;
   /** Another copy was asked for while one ran. */
   private again = false;
@@ -45,12 +48,16 @@ export class AnalyticsCopier {
     this.copyAtEvents = options.copyAtEvents ?? 10_000;
   }
 
-  /** A batch of `events` events committed to the outbox. */
-  committed(events: number): void {
+  /**
+   * A batch of `events` events committed to the outbox. Under a backlog (more was queued behind
+   * the batch) the copy waits for `copyAtEvents`: its events are late anyway, and larger inserts
+   * leave more of the machine to the worker (BACKLOG_DELAY_MS at most).
+   */
+  committed(events: number, backlog = false): void {
     if (this.stopped) return;
     this.waiting += events;
     if (this.waiting >= this.copyAtEvents) this.copySoon(0);
-    else this.copySoon(this.maxDelayMs);
+    else this.copySoon(backlog ? BACKLOG_DELAY_MS : this.maxDelayMs);
   }
 
   /** Rows may wait from before (a start after a crash, a worker taking over): copied at once. */
@@ -95,18 +102,20 @@ export class AnalyticsCopier {
     this.timer = undefined;
   }
 
-  /** A copy within `delayMs` (sooner if one is planned already). */
+  /** A copy within `delayMs` (sooner if one is planned sooner already). */
   private copySoon(delayMs: number): void {
-    if (this.running) {
-      if (delayMs === 0) this.again = true;
-      else if (!this.timer) this.timer = setTimeout(() => this.start(), delayMs);
+    if (delayMs === 0 && this.running) {
+      this.again = true;
       return;
     }
-    if (delayMs === 0) {
-      this.start();
-      return;
+    const due = Date.now() + delayMs;
+    if (this.timer && this.timerDue <= due) return;
+    this.clearTimer();
+    if (delayMs === 0) this.start();
+    else {
+      this.timerDue = due;
+      this.timer = setTimeout(() => this.start(), delayMs);
     }
-    this.timer ??= setTimeout(() => this.start(), delayMs);
   }
 
   private start(): void {
@@ -144,9 +153,10 @@ export class AnalyticsCopier {
     } catch (error) {
       this.failures++;
       this.drain ||= drain;
+      this.again = false;
       const delay = Math.min(60_000, RETRY_MS * 2 ** (this.failures - 1));
       this.log.warn({ err: error, retryInMs: delay }, 'copying events to ClickHouse failed; retrying');
-      if (!this.stopped) this.timer ??= setTimeout(() => this.start(), delay);
+      if (!this.stopped) this.copySoon(delay);
     }
   }
 

@@ -61,8 +61,8 @@ export async function addToOutbox(db: Db, eventLines: string[], overrides: Perso
 
 /** A copy's token marks its rows (see copyOutboxGroup); a fresh row's token is a bare uuid. */
 const GROUP = 'group:';
-/** A copy takes rows up to about this much event text (~1 KB an event: some 8,000 events). */
-const GROUP_BYTES = 8 * 1024 * 1024;
+/** A copy takes rows up to about this much event text (a posthog-js event takes 1-3 KB: 10,000-30,000 events). */
+const GROUP_BYTES = 32 * 1024 * 1024;
 /** Rows looked at per copy (a row is a batch of up to 1000 events). */
 const GROUP_ROWS = 200;
 /** Outbox rows read or deleted per statement. */

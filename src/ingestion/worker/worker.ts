@@ -316,7 +316,7 @@ export class IngestionWorker {
       if (prepared) this.batchesPreparedAhead++;
       const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
       this.sizer?.record(rows.length, performance.now() - stretchStarted - waited);
-      await this.afterCommit(outcome);
+      await this.afterCommit(outcome, read.more);
     } catch (error) {
       // The batch read ahead goes: events this one leaves in the queue must come before it.
       this.ahead.delete(lane);
@@ -442,9 +442,9 @@ export class IngestionWorker {
    * After a batch's transaction committed: the batch's own bookkeeping, its events to be copied
    * to ClickHouse, then teams that got their first event.
    */
-  private async afterCommit(outcome: BatchOutcome): Promise<void> {
+  private async afterCommit(outcome: BatchOutcome, backlog = false): Promise<void> {
     outcome.committed();
-    this.copier?.committed(outcome.outboxEvents);
+    this.copier?.committed(outcome.outboxEvents, backlog);
     for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
   }
 

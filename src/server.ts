@@ -2,6 +2,9 @@ import { createRequire } from 'node:module';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { apiGuard } from './auth/guard.js';
 import { personalApiKeyRoutes } from './auth/keys-routes.js';
+import { meRoutes } from './auth/me-routes.js';
+import { createMailer } from './auth/reset-mail.js';
+import { accountSessionRoutes } from './auth/session-routes.js';
 import type { AppContext } from './context.js';
 import { healthRoutes } from './health/routes.js';
 import { clientAddressResolver, trustProxyOption } from './http/client-address.js';
@@ -70,6 +73,11 @@ function compilersOnFirstUse(): CompilersFactory {
  */
 async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('preHandler', apiGuard(ctx.database));
+  // Account e-mails (password resets, invites) go through the SMTP server subscriptions use.
+  const mailer = createMailer(ctx);
+  app.addHook('onClose', () => mailer.close());
+  await app.register(accountSessionRoutes, { ctx, mailer });
+  await app.register(meRoutes, { ctx });
   await app.register(tenancyRoutes, { ctx });
   await app.register(personalApiKeyRoutes, { ctx });
   await app.register(environmentRoutes, { ctx, startDemoData: startDemoDataGeneration });

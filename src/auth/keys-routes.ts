@@ -13,13 +13,14 @@ import {
   retrievePersonalApiKey,
   rollPersonalApiKey,
   updatePersonalApiKey,
+  type KeyCaller,
 } from './keys-service.js';
 import { serializePersonalApiKey } from './keys-serializer.js';
 
 const MANAGE = { access: { scope: null, personalApiKeys: 'manage' } satisfies ApiRouteAccess };
 const RETRIEVE = { access: { scope: null, personalApiKeys: 'retrieve' } satisfies ApiRouteAccess };
 
-const callerOf = (request: FastifyRequest) => request.principal!.key;
+const callerOf = (request: FastifyRequest): KeyCaller => ({ userId: request.principal!.user.id, key: request.principal!.key });
 const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
 export const personalApiKeyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {

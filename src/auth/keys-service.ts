@@ -163,12 +163,23 @@ export async function createPersonalApiKey(
   });
 }
 
-/** The key a detail route names: one of the caller's user's keys, `@current` the caller itself. */
-function keyIdOf(caller: PersonalApiKey, id: string): string {
-  return id === CURRENT_KEY ? caller.id : id;
+/**
+ * Who calls a key route: a personal API key (`key`), or a browser session of the user (no key),
+ * which may manage the user's keys as PostHog's session may.
+ */
+export interface KeyCaller {
+  userId: number;
+  key?: PersonalApiKey | undefined;
 }
 
-async function existingKey(database: Database, caller: PersonalApiKey, id: string): Promise<PersonalApiKey> {
+/** The key a detail route names: one of the caller's user's keys, `@current` the calling key (none for a session). */
+function keyIdOf(caller: KeyCaller, id: string): string {
+  if (id !== CURRENT_KEY) return id;
+  if (!caller.key) throw notFound();
+  return caller.key.id;
+}
+
+async function existingKey(database: Database, caller: KeyCaller, id: string): Promise<PersonalApiKey> {
   const key = await getKeyOfUser(database.db, caller.userId, keyIdOf(caller, id));
   if (!key) throw notFound();
   return key;
@@ -178,16 +189,16 @@ async function existingKey(database: Database, caller: PersonalApiKey, id: strin
  * Any key may read itself; reading another of the user's keys takes one that may manage keys
  * (PersonalApiKeySelfAccessPermission's object check, after the lookup's 404).
  */
-export async function retrievePersonalApiKey(database: Database, caller: PersonalApiKey, id: string): Promise<PersonalApiKey> {
+export async function retrievePersonalApiKey(database: Database, caller: KeyCaller, id: string): Promise<PersonalApiKey> {
   const key = await existingKey(database, caller, id);
-  if (key.id !== caller.id && !mayManageKeys(caller)) throw permissionDenied(SELF_ACCESS_ONLY);
+  if (caller.key && key.id !== caller.key.id && !mayManageKeys(caller.key)) throw permissionDenied(SELF_ACCESS_ONLY);
   return key;
 }
 
 /** PATCH (`partial`) or PUT: the key is looked up before its body is read, as DRF's update does. */
 export async function updatePersonalApiKey(
   database: Database,
-  caller: PersonalApiKey,
+  caller: KeyCaller,
   id: string,
   body: unknown,
   partial: boolean,
@@ -202,7 +213,7 @@ export async function updatePersonalApiKey(
 /** A new raw value for the same key, shown once; the old value stops working at once. */
 export async function rollPersonalApiKey(
   database: Database,
-  caller: PersonalApiKey,
+  caller: KeyCaller,
   id: string,
 ): Promise<{ key: PersonalApiKey; rawValue: string }> {
   const rawValue = generatePersonalApiKey();
@@ -217,6 +228,6 @@ export function revokePersonalApiKey(database: Database, userId: number, id: str
 }
 
 /** DELETE of a detail route: 404 for a key the caller's user does not have. */
-export async function deleteCallersKey(database: Database, caller: PersonalApiKey, id: string): Promise<void> {
+export async function deleteCallersKey(database: Database, caller: KeyCaller, id: string): Promise<void> {
   if (!(await revokePersonalApiKey(database, caller.userId, keyIdOf(caller, id)))) throw notFound();
 }

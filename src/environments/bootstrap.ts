@@ -1,6 +1,7 @@
 import type { Database } from '../platform/db/database.js';
 import { nextCounterValue } from '../platform/db/counters.js';
 import { insertPersonalApiKey } from '../auth/keys-store.js';
+import { createPasswordToken, FIRST_USER_TOKEN_AGE_MS } from '../auth/password-service.js';
 import { createPrimaryDashboard } from '../dashboards/default-dashboard-store.js';
 import { generateProjectApiToken } from '../auth/tokens.js';
 import { MembershipLevel, type Organization, type Project, type Team, type User } from './models.js';
@@ -15,6 +16,8 @@ export interface BootstrapResult {
   user: User;
   /** The first personal API key, all scopes: shown once, never stored in clear. */
   personalApiKey: string;
+  /** A one-time token that sets the first user's password (`/reset/<user uuid>/<token>`): shown once, stored hashed. */
+  setPasswordToken: string;
 }
 
 export interface BootstrapOptions {
@@ -53,6 +56,7 @@ export async function bootstrapIfEmpty(database: Database, options: BootstrapOpt
       scopes: ['*'],
       ...(options.personalApiKey ? { rawValue: options.personalApiKey } : {}),
     });
-    return { organization, project, team, user, personalApiKey: rawValue };
+    const setPasswordToken = await createPasswordToken(trx, user.id, FIRST_USER_TOKEN_AGE_MS);
+    return { organization, project, team, user, personalApiKey: rawValue, setPasswordToken };
   });
 }

@@ -29,7 +29,7 @@ import type { TeamWrite } from './validate-settings.js';
 const UNLOGGED_FIELDS = ['updated_at', 'created_at', 'live_events_token', 'secret_api_token', 'secret_api_token_backup'];
 
 export function actorOf(principal: Principal): Actor {
-  return { userId: principal.user.id, apiKeyId: principal.key.id };
+  return { userId: principal.user.id, apiKeyId: principal.key?.id ?? null };
 }
 
 /** The whole environment body, with the facts other features hold. */

@@ -51,6 +51,9 @@ export interface UsersTable {
   current_team_id: number | null;
   role_at_organization: string | null;
   date_joined: string;
+  /** `scrypt$N$r$p$salt$hash` (auth/passwords.ts); null: no password set yet (020-accounts). */
+  password: string | null;
+  last_login: string | null;
 }
 
 export interface OrganizationMembershipsTable {
@@ -60,6 +63,9 @@ export interface OrganizationMembershipsTable {
   /** PostHog's levels: 1 member, 8 admin, 15 owner. */
   level: number;
   joined_at: string;
+  /** PostHog's membership id (020-accounts); every row has one. */
+  uuid: string | null;
+  updated_at: string | null;
 }
 
 /** Secrets of the installation (018-instance-secrets), such as the JWT signing key. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DialectName } from '../platform/db/database.js';
 import type { Kysely, Selectable } from 'kysely';
 import { nextCounterValue } from '../platform/db/counters.js';
@@ -245,9 +246,10 @@ export async function getUserByEmail(db: Db, email: string): Promise<User | unde
 }
 
 export async function insertMembership(db: Db, organizationId: string, userId: number, level: number): Promise<void> {
+  const now = nowIso();
   await db
     .insertInto('organization_memberships')
-    .values({ organization_id: organizationId, user_id: userId, level, joined_at: nowIso() })
+    .values({ organization_id: organizationId, user_id: userId, level, joined_at: now, uuid: randomUUID(), updated_at: now })
     .execute();
 }
 

@@ -194,10 +194,15 @@ async function teamForSecretKeyProjectRequest(ctx: AppContext, request: FastifyR
 
 /** The /api guard's checks, in its order, for an environment the route resolved itself. */
 export function checkKeyReachesTeam(
-  key: { scopes: string[]; scopedTeams: number[] | null; scopedOrganizations: string[] | null },
+  key: { scopes: string[]; scopedTeams: number[] | null; scopedOrganizations: string[] | null } | undefined,
   memberships: Map<string, number>,
   team: Team,
 ): void {
+  // A browser session (no key) has every scope and no limits: membership alone decides.
+  if (!key) {
+    if (!memberships.has(team.organizationId)) throw permissionDenied("You don't have access to the project.");
+    return;
+  }
   if (key.scopedTeams && !key.scopedTeams.includes(team.id)) {
     throw permissionDenied(`API key does not have access to the requested project: ID ${team.id}.`);
   }

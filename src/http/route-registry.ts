@@ -32,6 +32,17 @@ export interface ApiRouteAccess {
    * read only itself (docs/decisions/0001-personal-key-management.md). `scope` is null on these.
    */
   personalApiKeys?: 'retrieve' | 'manage';
+  /**
+   * Anyone may call the route, signed in or not (login, logout, password reset, sign-up by invite):
+   * the guard checks only that an unsafe request from a browser comes from this server's origin.
+   * `scope` is null on these; the handler reads the session itself where it matters.
+   */
+  public?: boolean;
+  /**
+   * Where the route's organization comes from (`@current`: the user's current one): the guard
+   * applies the key's organization limit, the scope, then membership, and sets `request.organization`.
+   */
+  organization?: { param: string };
 }
 
 declare module 'fastify' {

@@ -85,3 +85,14 @@ export const serverError = () => new ApiError(500, 'server_error', 'error', 'A s
 /** The database cannot be reached (restarting, down, a connection lost): the client may try again. */
 export const serviceUnavailable = () =>
   new ApiError(503, 'server_error', 'service_unavailable', 'The database is unavailable. Please try again shortly.');
+
+/** DRF's Throttled (429), with its Retry-After header. */
+export const throttled = (waitSeconds: number) =>
+  new ApiError(
+    429,
+    'throttled_error',
+    'throttled',
+    `Request was throttled. Expected available in ${Math.max(1, Math.ceil(waitSeconds))} second${Math.ceil(waitSeconds) === 1 ? '' : 's'}.`,
+    null,
+    { 'Retry-After': String(Math.max(1, Math.ceil(waitSeconds))) },
+  );

@@ -89,7 +89,7 @@ export const recordingApiRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async
         scope: 'Replay',
         itemId: row.sessionId,
         activity: 'deleted',
-        actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key.id },
+        actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key?.id ?? null },
         name: row.sessionId,
       });
       return reply.code(204).send();

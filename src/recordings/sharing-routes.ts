@@ -63,7 +63,7 @@ export const sharingRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
           scope: 'Replay',
           itemId: row.sessionId,
           activity: change.enabled ? 'sharing enabled' : 'sharing disabled',
-          actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key.id },
+          actor: { userId: request.principal!.user.id, apiKeyId: request.principal!.key?.id ?? null },
           name: row.sessionId,
           changes: [
             { type: 'Replay', action: 'changed', field: 'sharing_enabled', before: before?.enabled ?? false, after: change.enabled },

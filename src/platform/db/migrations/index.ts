@@ -20,6 +20,7 @@ import { personalKeyRolls } from './016-personal-key-rolls.js';
 import { subscriptionDeliveryAttempts } from './017-subscription-delivery-attempts.js';
 import { instanceSecrets } from './018-instance-secrets.js';
 import { analyticsOutbox } from './019-analytics-outbox.js';
+import { accounts } from './020-accounts.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -42,6 +43,7 @@ export const migrations: HogletMigration[] = [
   subscriptionDeliveryAttempts,
   instanceSecrets,
   analyticsOutbox,
+  accounts,
 ];
 
 export class MigrationError extends Error {}

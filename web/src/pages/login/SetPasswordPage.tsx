@@ -1,4 +1,5 @@
 import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useParams } from 'react-router';
 import { api, ApiError } from '../../api/client';
@@ -10,11 +11,12 @@ interface Fields {
 
 /**
  * `/reset/<user uuid>/<token>`: the link the first start prints (and password resets): sets the
- * password with PostHog's `POST /api/reset/<uuid>/` and goes on to sign in.
+ * password with PostHog's `POST /api/reset/<uuid>/`, which also signs the user in.
  */
 export function Component() {
   const { uuid = '', token = '' } = useParams();
   const navigate = useNavigate();
+  const client = useQueryClient();
   const form = useForm<Fields>({ defaultValues: { password: '', repeat: '' } });
   const { errors, isSubmitting } = form.formState;
 
@@ -25,7 +27,8 @@ export function Component() {
       form.setError('root', { message: error instanceof ApiError ? error.message : 'Hoglet could not be reached.' });
       return;
     }
-    await navigate('/login', { replace: true });
+    client.clear();
+    await navigate('/', { replace: true });
   });
 
   return (
@@ -35,7 +38,7 @@ export function Component() {
           <Stack>
             <Title order={2}>Choose your password</Title>
             <Text size="sm" c="dimmed">
-              At least 8 characters. You sign in with it next.
+              At least 8 characters; you are signed in once it is set.
             </Text>
             {errors.root && (
               <Alert color="red" role="alert">

@@ -135,6 +135,29 @@ describe('the web app in Chromium', () => {
     expectNoErrors();
   });
 
+  it('Activity keeps only the rows in view in the page, however many events arrive', async () => {
+    await page.goto(`${server.url}/project/${env}/activity`);
+    await page.getByTestId('event-row').first().waitFor();
+    const base = Date.now();
+    await sendEvents(
+      Array.from({ length: 600 }, (_, i) => ({
+        event: `bulk ${i}`,
+        distinct_id: `bulk-user-${i % 7}`,
+        timestamp: new Date(base + i).toISOString(),
+        properties: { i },
+      })),
+    );
+    // The newest arrives through the live tail (one update for the whole poll).
+    await page.getByTestId('event-row').filter({ hasText: 'bulk 599' }).waitFor({ timeout: 30_000 });
+    const rendered = await page.getByTestId('event-row').count();
+    expect(rendered).toBeGreaterThan(5);
+    expect(rendered).toBeLessThan(60);
+    // …while the list scrolls through all of them.
+    const scrollHeight = await page.getByTestId('events-table').evaluate((el) => el.scrollHeight);
+    expect(scrollHeight).toBeGreaterThan(200 * 30);
+    expectNoErrors();
+  });
+
   it('every section of the navigation opens, and PostHog links land on their page', async () => {
     for (const [name, path] of [
       ['People', 'persons'],

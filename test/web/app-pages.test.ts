@@ -184,4 +184,25 @@ describe('the web app in Chromium', () => {
     await page.getByText('Page not found').waitFor();
     expectNoErrors();
   });
+
+  it('the environment switcher opens the same section of another environment and remembers it', async () => {
+    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+      method: 'POST',
+      body: { name: 'Staging' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const staging = created.body.id as number;
+    await page.goto(`${server.url}/project/${env}/activity`);
+    await page.getByRole('textbox', { name: 'Environment' }).click();
+    await page.getByRole('option', { name: 'Staging' }).click();
+    await page.waitForURL(`${server.url}/project/${staging}/activity`);
+    await page.getByText('No events match these filters yet.').waitFor();
+    await expect.poll(async () => (await server.request('/api/users/@me/')).body.team?.id).toBe(staging);
+    // An address without a project now opens Staging's page.
+    await page.goto(`${server.url}/get-started`);
+    await page.waitForURL(`${server.url}/project/${staging}/get-started`);
+    expect(await page.getByTestId('project-api-key').textContent()).toBe(created.body.api_token);
+    await screenshot(page, 'environment-switched');
+    expectNoErrors();
+  });
 });

@@ -1,8 +1,10 @@
 import { AppShell, Button, Group, NavLink, Select, Text } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { Suspense } from 'react';
+import { api } from '../api/client';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useEnvironments } from '../api/environments';
-import { signOut, useMe, useResetSession } from '../api/session';
+import { ME_KEY, signOut, useMe, useResetSession } from '../api/session';
 import { useEnvironment } from './ProjectScope';
 
 /** The sections in the navigation, each a path under `/project/<id>/`. */
@@ -21,6 +23,7 @@ function EnvironmentSwitcher() {
   const environments = useEnvironments();
   const navigate = useNavigate();
   const location = useLocation();
+  const client = useQueryClient();
   const byProject = new Map<string, { value: string; label: string }[]>();
   for (const env of environments.data ?? []) {
     const items = byProject.get(env.projectName) ?? [];
@@ -41,6 +44,11 @@ function EnvironmentSwitcher() {
         // The same section in the other environment (not the same object, which belongs to this one).
         const section = location.pathname.split('/')[3] ?? '';
         void navigate(`/project/${value}/${section}`);
+        // Remembered as the user's current environment (PostHog's set_current_team), where
+        // addresses without a project go.
+        void api('/api/users/@me/', { method: 'PATCH', body: { set_current_team: Number(value) } })
+          .then(() => client.invalidateQueries({ queryKey: ME_KEY }))
+          .catch(() => undefined);
       }}
     />
   );

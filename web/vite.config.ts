@@ -24,6 +24,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 600,
   },
   server: {
-    proxy: Object.fromEntries(['/api', '/static', '/decide', '/flags', '/e', '/i', '/batch', '/s', '/capture'].map((p) => [p, HOGLET])),
+    // Keys starting with ^ are regular expressions: `/e/` is capture, `/events` is a page of the app.
+    proxy: { '^/(api|static|decide|flags|e|i|batch|s|capture|array)/': HOGLET },
   },
 });

@@ -23,6 +23,7 @@ const FEATURES = [
   'recordings',
   'sessions',
   'subscriptions',
+  'web-app',
   'web-vitals',
 ];
 const ENTRY = ['**/cli/**', '**/app.js', '**/server.js', '**/context.js', '**/config.js'];
@@ -72,7 +73,7 @@ const coreRule = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', '.tmp/', 'test/fixtures/', 'test/recordings/fixtures/'] },
+  { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', '.tmp/', 'test/fixtures/', 'test/recordings/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

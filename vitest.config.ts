@@ -12,6 +12,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The web app, built once per run when stale (the server serves it; the browser tests drive it).
+    globalSetup: ['test/web/global-setup.ts'],
     // Two cores: two files at a time keeps PostgreSQL and SQLite runs from starving each other.
     maxWorkers: 2,
     projects: [

@@ -155,9 +155,11 @@ export interface Footprint {
 
 /** The three figures; `loadSeconds` of capture load (batches of 100 events, 50 connections). */
 export async function footprint(loadSeconds: number): Promise<Footprint> {
-  // Nothing may be left to build: what is measured is a start with dist/ up to date.
+  // Nothing may be left to build: what is measured is a start with dist/ and web/dist/ up to date.
   const build = (await import(pathToFileURL(path.join(ROOT, 'scripts/build.mjs')).href)) as { buildIfStale(): Promise<boolean> };
   await build.buildIfStale();
+  const buildWeb = (await import(pathToFileURL(path.join(ROOT, 'scripts/build-web.mjs')).href)) as { buildWebIfStale(): Promise<boolean> };
+  await buildWeb.buildWebIfStale();
 
   const startMs: number[] = [];
   const startCpuMs: number[] = [];

@@ -23,6 +23,7 @@ import {
 } from './harness.js';
 import { captureDuringDrain, drainLatencyText } from './drain-latency.js';
 import { footprint, footprintText } from './footprint.js';
+import { webSizes, webSizeText } from './web-size.js';
 import { cpuPerEventText, drainExisting, floorText, workerBench, type WorkerFigure } from './worker-bench.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -83,6 +84,8 @@ async function main() {
     // Start to serving and resident memory, idle and under capture load (footprint.ts), first: on
     // a machine nothing of this run has loaded yet.
     process.stdout.write(`${footprintText(await footprint(Math.max(SECONDS * 2, 10)))}\n`);
+    // The web app's JavaScript for its first pages (web-size.ts), gzipped as served.
+    process.stdout.write(`${webSizeText(await webSizes())}\n`);
 
     const rawInserts = rawSqliteInsertsPerSecond(dir);
     const raw = { name: 'raw SQLite insert loop', value: rawInserts, unit: 'rows/s' };

@@ -1,7 +1,7 @@
 /**
  * `node scripts/run.mjs dist/<entry>.js [args…]`: what `npm start`, `npm run hoglet`,
  * `npm run worker` and `npm run bench` run. Builds dist/ when src/ or bench/ changed since the last
- * build (scripts/build.mjs), then runs the compiled entry in this same process, as if node had been
+ * build (scripts/build.mjs) and web/dist/ when the web app's sources did (scripts/build-web.mjs), then runs the compiled entry in this same process, as if node had been
  * given it: its arguments and process.argv[1] are the entry's (a cluster forks the entry itself).
  *
  * One process, and the npm scripts `exec` it: npm runs a script through `sh -c`, and the shell
@@ -14,6 +14,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildIfStale } from './build.mjs';
+import { buildWebIfStale } from './build-web.mjs';
 
 const [entry, ...args] = process.argv.slice(2);
 if (!entry) {
@@ -22,6 +23,8 @@ if (!entry) {
 }
 const root = fileURLToPath(new URL('../', import.meta.url));
 await buildIfStale();
+// The web app the server serves at / (scripts/build-web.mjs): a digest check when nothing changed.
+await buildWebIfStale();
 const file = path.resolve(root, entry);
 process.argv = [process.argv[0], file, ...args];
 await import(pathToFileURL(file).href);

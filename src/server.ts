@@ -39,6 +39,7 @@ import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import { tenancyRoutes } from './environments/tenancy-routes.js';
+import { webAppRoutes } from './web-app/routes.js';
 
 const API_PREFIX = '/api';
 
@@ -182,5 +183,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(recordingIngestRoutes, { ctx });
   await app.register(recordingPublicRoutes, { ctx });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
+  // The web app at / and its own paths only (web-app/sections.ts): never /api or an SDK path.
+  await app.register(webAppRoutes);
   return app;
 }

@@ -60,16 +60,32 @@ function instant(text: string, timezone: string, attr: string): Date {
   }
 }
 
+/**
+ * PostHog's `event_metadata` filters: the event's own text fields rather than a property (its
+ * activity view filters by `distinct_id` this way). Each key reads its column.
+ */
+const METADATA_COLUMNS: Record<string, string> = { distinct_id: 'e.distinct_id', event: 'e.event' };
+const METADATA = {
+  column: 'e.properties',
+  columnOf: (key: string) => (Object.hasOwn(METADATA_COLUMNS, key) ? METADATA_COLUMNS[key] : undefined),
+};
+
 function propertyConditions(filters: unknown[]): ChSql[] {
   return filters.flatMap((filter, i) => {
     if (!isJsonObject(filter) || typeof filter.key !== 'string')
       throw new EventsQueryError('Invalid property filter.', `query__properties__${i}`);
     const type = filter.type ?? 'event';
-    if (type !== 'event')
+    if (type !== 'event' && type !== 'event_metadata')
       throw new EventsQueryError(`Property filters of type "${String(type)}" are not supported here.`, `query__properties__${i}`);
+    if (type === 'event_metadata' && !Object.hasOwn(METADATA_COLUMNS, filter.key)) {
+      throw new EventsQueryError(
+        `Event metadata filters read ${Object.keys(METADATA_COLUMNS).join(' and ')}, not ${JSON.stringify(filter.key)}.`,
+        `query__properties__${i}`,
+      );
+    }
     const condition = compileClickHouseCondition(
       readPropertyCondition({ key: filter.key, operator: filter.operator, value: filter.value }, 'events'),
-      SOURCE,
+      type === 'event' ? SOURCE : METADATA,
     );
     return condition ? [condition] : [];
   });

@@ -21,7 +21,8 @@ function checkout(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-build-'));
   cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
   fs.mkdirSync(path.join(root, 'scripts'));
-  for (const script of ['build.mjs', 'run.mjs'])
+  // build-web.mjs builds nothing in a checkout without web/ (test/web/web-build.test.ts tests it).
+  for (const script of ['build.mjs', 'build-web.mjs', 'run.mjs'])
     fs.copyFileSync(path.join(REPO_ROOT, 'scripts', script), path.join(root, 'scripts', script));
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
   fs.writeFileSync(path.join(root, 'package.json'), '{"type": "module"}\n');

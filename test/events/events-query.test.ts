@@ -95,6 +95,34 @@ describe('EventsQuery through query/', () => {
     expect(window.body.results).toEqual([['clicked'], ['$identify']]);
   });
 
+  it("filters by the event's own distinct id and name (event_metadata), with the property operators", async () => {
+    const byId = await query({
+      select: ['event', 'distinct_id'],
+      properties: [{ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: 'anon-1' }],
+      orderBy: ['timestamp ASC'],
+    });
+    expect(byId.status, byId.text).toBe(200);
+    expect(byId.body.results).toEqual([
+      ['$pageview', 'anon-1'],
+      ['$pageview', 'anon-1'],
+    ]);
+    // Not the person: user-1's person also has anon-1, but the filter is on the event's own id.
+    const users = await query({
+      select: ['distinct_id'],
+      properties: [
+        { type: 'event_metadata', key: 'distinct_id', operator: 'icontains', value: 'USER' },
+        { type: 'event_metadata', key: 'event', operator: 'is_not', value: '$identify' },
+        { type: 'event', key: 'plan', operator: 'exact', value: 'pro' },
+      ],
+    });
+    expect(users.body.results).toEqual([['user-2'], ['user-1']]);
+    const unknown = await query({ select: ['event'], properties: [{ type: 'event_metadata', key: 'person_mode', value: 'x' }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ type: 'validation_error', attr: 'query__properties__0' });
+    const person = await query({ select: ['event'], properties: [{ type: 'person', key: 'email', value: 'x' }] });
+    expect(person.body).toMatchObject({ type: 'validation_error', attr: 'query__properties__0' });
+  });
+
   it('counts by a column', async () => {
     const res = await query({ select: ['event', 'count()'], after: '2026-11-01' });
     // The largest count first; ties by the other columns.

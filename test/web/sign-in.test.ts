@@ -1,0 +1,143 @@
+/**
+ * Signing in and out of the web app in Chromium: the first user sets a password from the link the
+ * first start prints (and is signed in by it), signs out, is refused with a wrong password, signs in
+ * again and lands where they were going; the app's unsafe requests carry the CSRF token (a request
+ * with the cookie alone is refused); an invite's link makes an account. Screenshots in
+ * .tmp/screenshots/.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { useTestServer } from '../helpers/server.js';
+
+const server = useTestServer();
+const PASSWORD = 'my first good password';
+
+let browser: Browser;
+let context: BrowserContext;
+let watched: WatchedPage;
+let page: Page;
+let env: number;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  watched = await watchedPage(context);
+  page = watched.page;
+  env = server.bootstrap.team.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function expectNoErrors(expectedStatuses: number[] = []) {
+  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
+  expect(watched.dialogs).toEqual([]);
+  watched.errors.length = 0;
+}
+
+async function cookieHeader(): Promise<{ header: string; csrf: string | undefined }> {
+  const cookies = await context.cookies(server.url);
+  return {
+    header: cookies.map((c) => `${c.name}=${c.value}`).join('; '),
+    csrf: cookies.find((c) => c.name === 'posthog_csrftoken')?.value,
+  };
+}
+
+describe('signing in to the web app', () => {
+  it('a visitor is sent to the sign-in page, keeping the address', async () => {
+    await page.goto(`${server.url}/project/${env}/activity?event=x`);
+    await page.waitForURL(`${server.url}/login?next=${encodeURIComponent(`/project/${env}/activity?event=x`)}`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await screenshot(page, 'login');
+    const res = await fetch(`${server.url}/login`);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // The signed-out visit's refused /api/users/@me/.
+    expectNoErrors([401, 403]);
+  });
+
+  it('the first user sets a password from the printed link and is signed in', async () => {
+    const { user, setPasswordToken } = server.bootstrap;
+    await page.goto(`${server.url}/reset/${user.uuid}/${setPasswordToken}`);
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat it').fill('something else');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('The two passwords differ.').waitFor();
+    await page.getByLabel('Repeat it').fill(PASSWORD);
+    await screenshot(page, 'set-password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/get-started`);
+    await page.getByTestId('user-email').filter({ hasText: user.email }).waitFor();
+    expectNoErrors();
+  });
+
+  it("the app's unsafe requests carry the CSRF token; the cookie alone is refused", async () => {
+    const { header, csrf } = await cookieHeader();
+    expect(csrf).toBeTruthy();
+    const body = { query: { kind: 'EventsQuery', select: ['event'], limit: 1 } };
+    const withToken = await server.request(`/api/environments/${env}/query/`, {
+      method: 'POST',
+      key: null,
+      body,
+      headers: { cookie: header, 'x-csrftoken': csrf!, origin: server.url },
+    });
+    expect(withToken.status, withToken.text).toBe(200);
+    const without = await server.request(`/api/environments/${env}/query/`, {
+      method: 'POST',
+      key: null,
+      body,
+      headers: { cookie: header, origin: server.url },
+    });
+    expect(without.status).toBe(403);
+    // The Get started page's own POST …/query/ went through (its check is showing).
+    await page.getByTestId('first-event-check').waitFor();
+    expectNoErrors();
+  });
+
+  it('signs out; a wrong password is refused; signing in returns to the page asked for', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${server.url}/login`);
+    const { header } = await cookieHeader();
+    const me = await server.request('/api/users/@me/', { key: null, headers: { cookie: header } });
+    expect([401, 403]).toContain(me.status);
+
+    await page.goto(`${server.url}/feature_flags`);
+    await page.waitForURL(`${server.url}/login?next=%2Ffeature_flags`);
+    await page.getByLabel('Email').fill(server.bootstrap.user.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await screenshot(page, 'login-refused');
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/feature_flags`);
+    // The refused sign-in and the signed-out visit are the only failed requests.
+    expectNoErrors([400, 401, 403]);
+  });
+
+  it("an invite's link makes the invited person an account and signs them in", async () => {
+    const invite = await server.request(`/api/organizations/${server.bootstrap.organization.id}/invites/`, {
+      method: 'POST',
+      body: { target_email: 'new.colleague@example.com', first_name: 'Robin' },
+    });
+    expect(invite.status, invite.text).toBe(201);
+    const stranger = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const visitor = await watchedPage(stranger);
+      await visitor.page.goto(`${server.url}/signup/${invite.body.id}`);
+      await visitor.page.getByText('new.colleague@example.com').waitFor();
+      expect(await visitor.page.getByLabel('Your name').inputValue()).toBe('Robin');
+      await visitor.page.getByLabel('Choose a password').fill('robin has a good password');
+      await screenshot(visitor.page, 'signup-invite');
+      await visitor.page.getByRole('button', { name: 'Join' }).click();
+      await visitor.page.waitForURL(new RegExp(`${server.url}/project/${env}/`));
+      await visitor.page.getByTestId('user-email').filter({ hasText: 'new.colleague@example.com' }).waitFor();
+      // The signed-out visitor's /api/users/@me/ is the only refused request.
+      expect(unexpectedErrors(visitor, [401, 403])).toEqual([]);
+    } finally {
+      await stranger.close();
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { expect } from 'vitest';
+import { givePassword } from '../helpers/sessions.js';
+import type { TestServer } from '../helpers/server.js';
+
+export const TEST_PASSWORD = 'a long and good password 42';
+
+/**
+ * A browser context signed in as the bootstrap user, as the sign-in page does it: `POST /api/login/`
+ * from the context, whose cookies (sessionid, posthog_csrftoken) its pages then use.
+ * sign-in.test.ts drives the sign-in page itself.
+ */
+export async function signedInContext(
+  browser: Browser,
+  server: Pick<TestServer, 'url' | 'running' | 'bootstrap'>,
+): Promise<BrowserContext> {
+  await givePassword(server.running.ctx.database, server.bootstrap.user.id, TEST_PASSWORD);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const res = await context.request.post(`${server.url}/api/login/`, {
+    data: { email: server.bootstrap.user.email, password: TEST_PASSWORD },
+    headers: { origin: server.url },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  return context;
+}

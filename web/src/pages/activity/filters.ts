@@ -1,0 +1,104 @@
+/**
+ * The Activity page's filters, kept in the address (so a filtered view can be shared) and turned
+ * into an EventsQuery.
+ */
+import type { EventsQueryInput } from '../../api/events';
+import type { PropertyFilter } from '../../api/types';
+
+export const RANGES = [
+  { value: '-1h', label: 'Last hour' },
+  { value: '-24h', label: 'Last 24 hours' },
+  { value: '-7d', label: 'Last 7 days' },
+  { value: '-30d', label: 'Last 30 days' },
+  { value: '-90d', label: 'Last 90 days' },
+  { value: 'all', label: 'All time' },
+] as const;
+export const DEFAULT_RANGE = '-24h';
+
+/** PostHog's property operators the form offers; `is_set`/`is_not_set` take no value. */
+export const OPERATORS = [
+  { value: 'exact', label: '= equals' },
+  { value: 'is_not', label: '≠ does not equal' },
+  { value: 'icontains', label: '∋ contains' },
+  { value: 'not_icontains', label: '∌ does not contain' },
+  { value: 'regex', label: '~ matches regex' },
+  { value: 'not_regex', label: '≁ does not match regex' },
+  { value: 'gt', label: '> greater than' },
+  { value: 'lt', label: '< less than' },
+  { value: 'is_set', label: 'is set' },
+  { value: 'is_not_set', label: 'is not set' },
+] as const;
+const VALUELESS = new Set(['is_set', 'is_not_set']);
+
+export interface PropertyRow {
+  key: string;
+  operator: string;
+  value: string;
+}
+
+export interface ActivityFilters {
+  event: string;
+  distinctId: string;
+  range: string;
+  properties: PropertyRow[];
+}
+
+export function readFilters(params: URLSearchParams): ActivityFilters {
+  let properties: PropertyRow[] = [];
+  try {
+    const parsed: unknown = JSON.parse(params.get('properties') ?? '[]');
+    if (Array.isArray(parsed)) {
+      properties = parsed
+        .filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null && typeof p.key === 'string')
+        .map((p) => ({ key: String(p.key), operator: String(p.operator ?? 'exact'), value: String(p.value ?? '') }));
+    }
+  } catch {
+    // A hand-edited address: no property filters rather than none at all of the page.
+  }
+  const range = params.get('range') ?? DEFAULT_RANGE;
+  return {
+    event: params.get('event') ?? '',
+    distinctId: params.get('distinct_id') ?? '',
+    range: RANGES.some((r) => r.value === range) ? range : DEFAULT_RANGE,
+    properties,
+  };
+}
+
+export function writeFilters(filters: ActivityFilters, params: URLSearchParams): URLSearchParams {
+  const next = new URLSearchParams(params);
+  const set = (name: string, value: string) => (value ? next.set(name, value) : next.delete(name));
+  set('event', filters.event.trim());
+  set('distinct_id', filters.distinctId.trim());
+  set('range', filters.range === DEFAULT_RANGE ? '' : filters.range);
+  const properties = filters.properties.filter((p) => p.key.trim());
+  set('properties', properties.length ? JSON.stringify(properties) : '');
+  return next;
+}
+
+/** A value as the user typed it: numbers stay text, as PostHog's filters compare text. */
+export function toPropertyFilters(filters: ActivityFilters): PropertyFilter[] {
+  const list: PropertyFilter[] = filters.properties
+    .filter((p) => p.key.trim())
+    .map((p) => ({
+      type: 'event',
+      key: p.key.trim(),
+      operator: p.operator,
+      ...(VALUELESS.has(p.operator) ? {} : { value: p.value }),
+    }));
+  if (filters.distinctId.trim()) {
+    list.push({ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: filters.distinctId.trim() });
+  }
+  return list;
+}
+
+export function toQuery(filters: ActivityFilters): EventsQueryInput {
+  return {
+    event: filters.event.trim() || null,
+    properties: toPropertyFilters(filters),
+    after: filters.range === 'all' ? null : filters.range,
+  };
+}
+
+export function isValueless(operator: string): boolean {
+  return VALUELESS.has(operator);
+}

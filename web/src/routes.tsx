@@ -1,0 +1,79 @@
+/**
+ * The app's routes (react-router, library mode). Pages are loaded on first visit (`lazy`), so the
+ * first page ships only the shell and its own code. A page module exports its component as
+ * `Component` (web/README.md).
+ *
+ * URLs follow PostHog's: an environment's pages live under `/project/<id>/<section>/…`; the same
+ * path without `/project/<id>` goes to the current environment's; `/project/<phc_ token>/…` (the
+ * links posthog-js hands out) goes to that environment's.
+ */
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import { onSignedOut } from './api/client';
+import { PROJECT_SECTIONS } from '../../src/web-app/sections';
+import { CurrentEnvironmentRedirect, ProjectScope } from './shell/ProjectScope';
+import { RequireSession } from './shell/RequireSession';
+import { NotFound } from './shell/NotFound';
+import { RouteError } from './shell/RouteError';
+
+const placeholder = (title: string, note?: string) => ({
+  lazy: async () => {
+    const { Placeholder } = await import('./pages/Placeholder');
+    return { Component: () => <Placeholder title={title} note={note} /> };
+  },
+});
+
+const PART_2 = 'Insights and dashboards come with part 2 of the web app; the API serves them today.';
+
+/** The pages of one environment, relative to `/project/:projectId`. */
+const environmentPages: RouteObject[] = [
+  { index: true, lazy: () => import('./pages/ProjectHome') },
+  { path: 'get-started', lazy: () => import('./pages/get-started/GetStartedPage') },
+  { path: 'activity', lazy: () => import('./pages/activity/ActivityPage') },
+  { path: 'activity/explore', lazy: () => import('./pages/activity/ActivityPage') },
+  { path: 'events', lazy: () => import('./pages/activity/ActivityPage') },
+  { path: 'persons', ...placeholder('People') },
+  { path: 'person/:distinctId', ...placeholder('Person') },
+  { path: 'persons/:personId', ...placeholder('Person') },
+  { path: 'groups/*', ...placeholder('Groups') },
+  { path: 'feature_flags', ...placeholder('Feature flags') },
+  { path: 'feature_flags/:flagId', ...placeholder('Feature flag') },
+  { path: 'cohorts', ...placeholder('Cohorts') },
+  { path: 'cohorts/:cohortId', ...placeholder('Cohort') },
+  { path: 'replay', ...placeholder('Session replay') },
+  { path: 'replay/home', ...placeholder('Session replay') },
+  { path: 'replay/:sessionId', ...placeholder('Recording', 'The player comes with the replay page.') },
+  { path: 'settings', ...placeholder('Settings') },
+  { path: 'settings/:section', ...placeholder('Settings') },
+  // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).
+  { path: 'insights', ...placeholder('Insights', PART_2) },
+  { path: 'insights/:shortId', ...placeholder('Insight', PART_2) },
+  { path: 'insights/:shortId/subscriptions/:subscriptionId', ...placeholder('Insight subscription', PART_2) },
+  { path: 'dashboard/:dashboardId', ...placeholder('Dashboard', PART_2) },
+  { path: 'dashboard/:dashboardId/subscriptions/:subscriptionId', ...placeholder('Dashboard subscription', PART_2) },
+  { path: '*', Component: NotFound },
+];
+
+const routes: RouteObject[] = [
+  { path: '/login', lazy: () => import('./pages/login/LoginPage'), ErrorBoundary: RouteError },
+  { path: '/reset/:uuid/:token', lazy: () => import('./pages/login/SetPasswordPage'), ErrorBoundary: RouteError },
+  { path: '/signup/:inviteId', lazy: () => import('./pages/login/SignupPage'), ErrorBoundary: RouteError },
+  {
+    Component: RequireSession,
+    ErrorBoundary: RouteError,
+    children: [
+      { path: '/', Component: CurrentEnvironmentRedirect },
+      { path: '/project/:projectId', Component: ProjectScope, children: environmentPages },
+      // `/activity`, `/persons/…`: the same page of the current environment.
+      ...PROJECT_SECTIONS.map((section) => ({ path: `/${section}/*`, Component: CurrentEnvironmentRedirect })),
+      { path: '*', Component: NotFound },
+    ],
+  },
+];
+
+export const router = createBrowserRouter(routes);
+
+onSignedOut(() => {
+  const { pathname, search } = router.state.location;
+  if (pathname === '/login') return;
+  void router.navigate(`/login?next=${encodeURIComponent(pathname + search)}`, { replace: true });
+});

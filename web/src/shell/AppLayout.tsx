@@ -1,0 +1,124 @@
+import { AppShell, Button, Group, NavLink, Select, Text } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { Suspense } from 'react';
+import { api } from '../api/client';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { useEnvironments } from '../api/environments';
+import { ME_KEY, signOut, useMe, useResetSession } from '../api/session';
+import { useEnvironment } from './ProjectScope';
+
+/** The sections in the navigation, each a path under `/project/<id>/`. */
+const NAVIGATION = [
+  { label: 'Get started', path: 'get-started' },
+  { label: 'Activity', path: 'activity' },
+  { label: 'People', path: 'persons' },
+  { label: 'Feature flags', path: 'feature_flags' },
+  { label: 'Cohorts', path: 'cohorts' },
+  { label: 'Replay', path: 'replay' },
+  { label: 'Settings', path: 'settings' },
+];
+
+function EnvironmentSwitcher() {
+  const environment = useEnvironment();
+  const environments = useEnvironments();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const client = useQueryClient();
+  const byProject = new Map<string, { value: string; label: string }[]>();
+  for (const env of environments.data ?? []) {
+    const items = byProject.get(env.projectName) ?? [];
+    items.push({ value: String(env.id), label: env.name });
+    byProject.set(env.projectName, items);
+  }
+  const data = [...byProject].map(([group, items]) => ({ group, items }));
+  return (
+    <Select
+      aria-label="Environment"
+      data={data}
+      value={String(environment.id)}
+      allowDeselect={false}
+      size="xs"
+      w={240}
+      onChange={(value) => {
+        if (!value || value === String(environment.id)) return;
+        // The same section in the other environment (not the same object, which belongs to this one).
+        const section = location.pathname.split('/')[3] ?? '';
+        void navigate(`/project/${value}/${section}`);
+        // Remembered as the user's current environment (PostHog's set_current_team), where
+        // addresses without a project go.
+        void api('/api/users/@me/', { method: 'PATCH', body: { set_current_team: Number(value) } })
+          .then(() => client.invalidateQueries({ queryKey: ME_KEY }))
+          .catch(() => undefined);
+      }}
+    />
+  );
+}
+
+function UserMenu() {
+  const me = useMe();
+  const reset = useResetSession();
+  const navigate = useNavigate();
+  return (
+    <Group gap="xs">
+      <Text size="sm" c="dimmed" data-testid="user-email">
+        {me.data?.email}
+      </Text>
+      <Button
+        variant="subtle"
+        size="xs"
+        onClick={() => {
+          // Whatever the answer, this tab forgets the session and goes to the sign-in page.
+          void signOut()
+            .catch(() => undefined)
+            .then(() => {
+              reset();
+              return navigate('/login', { replace: true });
+            });
+        }}
+      >
+        Sign out
+      </Button>
+    </Group>
+  );
+}
+
+/** Header, navigation and the page of the environment. */
+export function AppLayout() {
+  const environment = useEnvironment();
+  const location = useLocation();
+  const base = `/project/${environment.id}`;
+  return (
+    <AppShell header={{ height: 52 }} navbar={{ width: 200, breakpoint: 'xs' }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group gap="md">
+            <Text fw={700} component={Link} to={base}>
+              Hoglet
+            </Text>
+            <EnvironmentSwitcher />
+          </Group>
+          <UserMenu />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Sections">
+        {NAVIGATION.map((item) => {
+          const to = `${base}/${item.path}`;
+          return (
+            <NavLink
+              key={item.path}
+              component={Link}
+              to={to}
+              label={item.label}
+              active={location.pathname === to || location.pathname.startsWith(`${to}/`)}
+            />
+          );
+        })}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Suspense>
+          <Outlet />
+        </Suspense>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

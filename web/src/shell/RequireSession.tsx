@@ -1,0 +1,26 @@
+import { Center, Loader } from '@mantine/core';
+import { Navigate, Outlet, useLocation } from 'react-router';
+import { isSignedOut } from '../api/client';
+import { useMe } from '../api/session';
+import { ErrorNotice } from './ErrorNotice';
+
+/** Renders its routes for a signed-in user; sends anyone else to the sign-in page, keeping the address. */
+export function RequireSession() {
+  const me = useMe();
+  const location = useLocation();
+  if (me.isPending) {
+    return (
+      <Center h="100%">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (me.isError) {
+    if (isSignedOut(me.error.status, me.error.body)) {
+      const next = location.pathname + location.search;
+      return <Navigate to={next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`} replace />;
+    }
+    return <ErrorNotice error={me.error} />;
+  }
+  return <Outlet />;
+}

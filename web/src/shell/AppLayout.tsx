@@ -12,6 +12,7 @@ const NAVIGATION = [
   { label: 'Get started', path: 'get-started' },
   { label: 'Activity', path: 'activity' },
   { label: 'People', path: 'persons' },
+  { label: 'Groups', path: 'groups' },
   { label: 'Feature flags', path: 'feature_flags' },
   { label: 'Cohorts', path: 'cohorts' },
   { label: 'Replay', path: 'replay' },

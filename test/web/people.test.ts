@@ -267,4 +267,24 @@ describe('People and groups in Chromium', () => {
     await page.waitForURL(`${server.url}/project/${env}/persons`);
     expectNoErrors([404]);
   });
+
+  it('pages through the persons list, the page kept in the address', async () => {
+    // Five persons so far (Carol deleted, two more from Bob's split); 100 more make two pages.
+    await server.ingest(
+      Array.from({ length: 100 }, (_, i) => ({ event: 'visited', distinct_id: `visitor-${String(i).padStart(3, '0')}` })),
+    );
+    await page.goto(`${server.url}/project/${env}/persons`);
+    const pager = page.getByTestId('pager');
+    await pager.filter({ hasText: '1–100 of 105' }).waitFor();
+    expect(await page.getByTestId('person-row').count()).toBe(100);
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await page.waitForURL(/offset=100/);
+    await pager.filter({ hasText: '101–105 of 105' }).waitFor();
+    expect(await page.getByTestId('person-row').count()).toBe(5);
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    await screenshot(page, 'people-page-2');
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await pager.filter({ hasText: '1–100 of 105' }).waitFor();
+    expectNoErrors();
+  });
 });

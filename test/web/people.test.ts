@@ -134,6 +134,9 @@ describe('People and groups in Chromium', () => {
     await page.getByRole('link', { name: 'alice@example.com' }).click();
     await page.waitForURL(personPage('alice-1'));
     expect(await page.getByTestId('person-name').textContent()).toBe('alice@example.com');
+    // The person page is part of People in the navigation.
+    const people = page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'People' });
+    expect(await people.getAttribute('data-active')).toBe('true');
     const properties = page.getByRole('table', { name: 'Person properties' });
     await properties.waitFor();
     const text = await properties.textContent();

@@ -290,4 +290,22 @@ describe('People and groups in Chromium', () => {
     await pager.filter({ hasText: '1–100 of 105' }).waitFor();
     expectNoErrors();
   });
+
+  it("says why an action failed, in its dialog: the API's detail", async () => {
+    await page.goto(personPage('node-dora'));
+    await page.getByRole('button', { name: 'Delete person' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this person?' });
+    await dialog.waitFor();
+    // Someone else deletes the person meanwhile.
+    const dora = (await personOf('node-dora'))!;
+    expect((await server.request(`${api()}/persons/${dora.uuid}/`, { method: 'DELETE' })).status).toBe(202);
+    await dialog.getByRole('button', { name: 'Delete person' }).click();
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    const detail = (await server.request(`${api()}/persons/${dora.uuid}/`)).body.detail as string;
+    expect(detail).toBeTruthy();
+    expect(await alert.textContent()).toBe(detail);
+    expect(page.url()).toBe(personPage('node-dora'));
+    expectNoErrors([404]);
+  });
 });

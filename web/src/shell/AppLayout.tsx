@@ -7,11 +7,12 @@ import { useEnvironments } from '../api/environments';
 import { ME_KEY, signOut, useMe, useResetSession } from '../api/session';
 import { useEnvironment } from './ProjectScope';
 
-/** The sections in the navigation, each a path under `/project/<id>/`. */
+/** The sections in the navigation, each a path under `/project/<id>/` (`also`: another path of the section). */
 const NAVIGATION = [
   { label: 'Get started', path: 'get-started' },
   { label: 'Activity', path: 'activity' },
-  { label: 'People', path: 'persons' },
+  { label: 'People', path: 'persons', also: 'person' },
+  { label: 'Groups', path: 'groups' },
   { label: 'Feature flags', path: 'feature_flags' },
   { label: 'Cohorts', path: 'cohorts' },
   { label: 'Replay', path: 'replay' },
@@ -109,7 +110,9 @@ export function AppLayout() {
               component={Link}
               to={to}
               label={item.label}
-              active={location.pathname === to || location.pathname.startsWith(`${to}/`)}
+              active={[to, item.also && `${base}/${item.also}`].some(
+                (p) => p && (location.pathname === p || location.pathname.startsWith(`${p}/`)),
+              )}
             />
           );
         })}

@@ -1,0 +1,67 @@
+import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { useState } from 'react';
+import { useDeletePerson, type Person } from '../../api/persons';
+import { useEnvironment } from '../../shell/ProjectScope';
+import { personName } from './format';
+
+/**
+ * PostHog's delete-person dialog: the person goes at once; its events and recordings stay unless
+ * the user asks for them to go too (deleted in the background).
+ */
+export function DeletePersonModal({
+  person,
+  opened,
+  onClose,
+  onDeleted,
+}: {
+  person: Person;
+  opened: boolean;
+  onClose: () => void;
+  onDeleted: () => void;
+}) {
+  const environment = useEnvironment();
+  const remove = useDeletePerson(environment.id);
+  const [deleteEvents, setDeleteEvents] = useState(false);
+  const [deleteRecordings, setDeleteRecordings] = useState(false);
+  const close = () => {
+    remove.reset();
+    onClose();
+  };
+  return (
+    <Modal opened={opened} onClose={close} title="Delete this person?">
+      <Stack gap="sm">
+        <Text style={{ wordBreak: 'break-word' }}>
+          <b>{personName(person)}</b> and their properties will be deleted. This cannot be undone. Their distinct ids are freed: a new event
+          from one of them starts a new person.
+        </Text>
+        <Checkbox
+          label="Also delete their events (in the background)"
+          checked={deleteEvents}
+          onChange={(e) => setDeleteEvents(e.currentTarget.checked)}
+        />
+        <Checkbox
+          label="Also delete their session recordings"
+          checked={deleteRecordings}
+          onChange={(e) => setDeleteRecordings(e.currentTarget.checked)}
+        />
+        {remove.isError && (
+          <Alert color="red" role="alert">
+            {remove.error.message}
+          </Alert>
+        )}
+        <Group justify="flex-end" gap="xs">
+          <Button variant="default" onClick={close}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            loading={remove.isPending}
+            onClick={() => remove.mutate({ person, deleteEvents, deleteRecordings }, { onSuccess: onDeleted })}
+          >
+            Delete person
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,48 @@
+import { Alert, Anchor, Center, Loader, Table, Text } from '@mantine/core';
+import { Link } from 'react-router';
+import { usePersonCohorts, type Person } from '../../api/persons';
+import { useEnvironment } from '../../shell/ProjectScope';
+
+/** The cohorts the person is in now (static ones by membership, dynamic ones judged from its properties). */
+export function PersonCohorts({ person }: { person: Person }) {
+  const environment = useEnvironment();
+  const cohorts = usePersonCohorts(environment.id, person.id);
+  if (cohorts.isPending) {
+    return (
+      <Center p="xl">
+        <Loader aria-label="Loading cohorts" />
+      </Center>
+    );
+  }
+  if (cohorts.isError) {
+    return (
+      <Alert color="red" role="alert">
+        {cohorts.error.message}
+      </Alert>
+    );
+  }
+  const rows = cohorts.data.results;
+  if (rows.length === 0) return <Text c="dimmed">This person is in no cohort.</Text>;
+  return (
+    <Table striped withTableBorder aria-label="Cohorts" data-testid="person-cohorts">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Cohort</Table.Th>
+          <Table.Th w={160}>Persons</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {rows.map((cohort) => (
+          <Table.Tr key={cohort.id}>
+            <Table.Td>
+              <Anchor component={Link} to={`/project/${environment.id}/cohorts/${cohort.id}`}>
+                {cohort.name || `Cohort ${cohort.id}`}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{cohort.count ?? '—'}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}

@@ -8,10 +8,14 @@ import { applyApiError } from './api-error';
 import { ProductSettings } from './ProductSettings';
 import { ProjectKeys } from './ProjectKeys';
 
-/** IANA zones the browser knows, UTC first (the server accepts the same names). */
-function timezoneChoices(): string[] {
+/**
+ * IANA zones the browser knows, UTC first (the server accepts the same names), and the stored one
+ * even when the browser spells it otherwise (Chromium lists `Asia/Calcutta`, not `Asia/Kolkata`).
+ */
+function timezoneChoices(stored: string): string[] {
   const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
+  const choices = ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
+  return choices.includes(stored) ? choices : [stored, ...choices];
 }
 
 interface DetailFields {
@@ -21,7 +25,7 @@ interface DetailFields {
 
 function Details({ settings }: { settings: EnvironmentSettings }) {
   const update = useUpdateEnvironment(settings.id);
-  const zones = useMemo(timezoneChoices, []);
+  const zones = useMemo(() => timezoneChoices(settings.timezone), [settings.timezone]);
   const form = useForm<DetailFields>({ values: { name: settings.name, timezone: settings.timezone } });
   const { errors, isSubmitting, isDirty } = form.formState;
   const save = async (values: DetailFields) => {

@@ -234,7 +234,7 @@ function Invites({ myLevel }: { myLevel: number }) {
                         Expired
                       </Badge>
                     ) : (
-                      <CopyValue value={inviteLink(invite.id)} label={`the invite link for ${invite.target_email}`} />
+                      <CopyValue value={inviteLink(invite.id)} label={`the invite link for ${invite.target_email}`} hidden />
                     )}
                   </Table.Td>
                   <Table.Td>{new Date(invite.created_at).toLocaleString()}</Table.Td>

@@ -36,7 +36,9 @@ export function Component() {
       form.setError(attr === 'first_name' || attr === 'password' ? attr : 'root', { message });
       return;
     }
-    client.clear();
+    // Whatever was cached belongs to no session or another one; the invite's own answer stays
+    // (asked again, it would now say the account exists).
+    client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'signup' });
     await navigate('/', { replace: true });
   });
 

@@ -42,7 +42,7 @@ function expectNoErrors(expectedStatuses: number[] = []) {
 const settingsUrl = (section: string) => `${server.url}/project/${env}/settings/${section}`;
 
 async function openSection(name: string, section: string) {
-  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name }).click();
+  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name, exact: true }).click();
   await page.waitForURL(settingsUrl(section));
 }
 
@@ -81,8 +81,9 @@ describe('Settings in Chromium', () => {
   it('opens on the environment section, and the time zone saved is there after a reload', async () => {
     await page.goto(`${server.url}/project/${env}`);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Settings' }).click();
-    await page.waitForURL(settingsUrl('environment'));
+    await page.waitForURL(`${server.url}/project/${env}/settings`);
     await page.getByRole('heading', { name: 'Details' }).waitFor();
+    await openSection('Environment', 'environment');
     expect(await page.getByRole('textbox', { name: 'Time zone' }).inputValue()).toBe('UTC');
 
     await choose('Time zone', 'Berlin', 'Europe/Berlin');
@@ -298,11 +299,12 @@ describe('Settings in Chromium', () => {
     expectNoErrors();
   });
 
-  it('an unknown section is not found, and /settings opens the environment section', async () => {
+  it("an unknown section is not found; PostHog's other names of sections open them", async () => {
     await page.goto(`${server.url}/project/${env}/settings/nonsense`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
-    await page.goto(`${server.url}/settings`);
-    await page.waitForURL(settingsUrl('environment'));
+    await page.goto(`${server.url}/settings/environments`);
+    await page.waitForURL(settingsUrl('environments'));
+    await page.getByTestId('environment-row').first().waitFor();
     expectNoErrors();
   });
 });

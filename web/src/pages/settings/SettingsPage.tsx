@@ -1,5 +1,5 @@
 import { Group, NavLink, Stack, Title } from '@mantine/core';
-import { Link, Navigate, useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { NotFound } from '../../shell/NotFound';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { EnvironmentSection } from './EnvironmentSection';
@@ -27,8 +27,8 @@ const ALIASES: Record<string, string> = {
 export function Component() {
   const environment = useEnvironment();
   const { section } = useParams();
-  if (!section) return <Navigate to="environment" replace />;
-  const id = ALIASES[section] ?? section;
+  // `/settings` itself shows the first section, at its own address (the navigation links there).
+  const id = section === undefined ? SECTIONS[0].id : (ALIASES[section] ?? section);
   const current = SECTIONS.find((s) => s.id === id);
   if (!current) return <NotFound />;
   const base = `/project/${environment.id}/settings`;

@@ -296,6 +296,18 @@ describe('Settings in Chromium', () => {
     await page.getByRole('option', { name: 'Staging EU' }).waitFor();
     await page.keyboard.press('Escape');
     await screenshot(page, 'settings-project');
+
+    // The environment in view has no Delete; another one does, behind a confirmation.
+    expect(
+      await rows
+        .filter({ hasText: server.bootstrap.team.name })
+        .getByRole('button', { name: /^Delete/ })
+        .count(),
+    ).toBe(0);
+    await page.getByRole('button', { name: 'Delete Staging EU' }).click();
+    await page.getByRole('dialog', { name: 'Delete “Staging EU”?' }).getByRole('button', { name: 'Delete environment' }).click();
+    await rows.filter({ hasText: 'Staging EU' }).waitFor({ state: 'detached' });
+    expect((await server.request(`/api/projects/${server.bootstrap.team.projectId}/environments/`)).body.count).toBe(1);
     expectNoErrors();
   });
 

@@ -102,6 +102,18 @@ export function useRenameEnvironment() {
   });
 }
 
+/** DELETE of an environment: its events, people, flags and recordings go with it. */
+export function useDeleteEnvironment() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => api(`/api/environments/${id}/`, { method: 'DELETE' }),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: ['settings', 'project-environments'] });
+      void client.invalidateQueries({ queryKey: ['environments'] });
+    },
+  });
+}
+
 /** `PATCH /api/users/@me/`: names, e-mail, or the password with the current one. */
 export function useUpdateMe() {
   const client = useQueryClient();

@@ -2,11 +2,12 @@ import { Alert, Anchor, Badge, Button, Center, Group, Loader, Paper, Stack, Tabl
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
-import { useCreateEnvironment, useProjectEnvironments, useRenameEnvironment } from '../../api/settings';
+import { useCreateEnvironment, useDeleteEnvironment, useProjectEnvironments, useRenameEnvironment } from '../../api/settings';
 import type { TeamBasic } from '../../api/types';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
+import { ConfirmAction } from './ConfirmAction';
 
 interface NameFields {
   name: string;
@@ -47,6 +48,7 @@ function RenameForm({ environment, onDone }: { environment: TeamBasic; onDone: (
 
 function EnvironmentRow({ environment, current }: { environment: TeamBasic; current: boolean }) {
   const [editing, setEditing] = useState(false);
+  const remove = useDeleteEnvironment();
   return (
     <Table.Tr data-testid="environment-row">
       <Table.Td>
@@ -70,9 +72,24 @@ function EnvironmentRow({ environment, current }: { environment: TeamBasic; curr
       <Table.Td>{environment.timezone}</Table.Td>
       <Table.Td>
         {!editing && (
-          <Button size="xs" variant="light" aria-label={`Rename ${environment.name}`} onClick={() => setEditing(true)}>
-            Rename
-          </Button>
+          <Group gap="xs" wrap="nowrap">
+            <Button size="xs" variant="light" aria-label={`Rename ${environment.name}`} onClick={() => setEditing(true)}>
+              Rename
+            </Button>
+            {/* The environment in view is deleted from another one, so the page never stands on nothing. */}
+            {!current && (
+              <ConfirmAction
+                label="Delete"
+                ariaLabel={`Delete ${environment.name}`}
+                title={`Delete “${environment.name}”?`}
+                confirmLabel="Delete environment"
+                action={() => remove.mutateAsync(environment.id)}
+              >
+                Its events, people, feature flags, cohorts and recordings are deleted, and its project API key stops working. This cannot be
+                undone.
+              </ConfirmAction>
+            )}
+          </Group>
         )}
       </Table.Td>
     </Table.Tr>

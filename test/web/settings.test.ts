@@ -198,6 +198,11 @@ describe('Settings in Chromium', () => {
   it('changes the password: a wrong current one is refused on its field, the right one works and signs in', async () => {
     await openSection('Your account', 'user');
     await page.getByRole('heading', { name: 'Change password' }).waitFor();
+    await page.getByRole('textbox', { name: 'Last name' }).fill('Lovelace');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    expect((await server.request('/api/users/@me/')).body.last_name).toBe('Lovelace');
+
     const current = page.getByLabel('Current password');
     const next = page.getByLabel('New password');
     await current.fill('not my password at all');

@@ -246,11 +246,3 @@ export function useCancelInvite() {
 
 /** The link that accepts an invite (what PostHog's app shows: `<origin>/signup/<id>`). */
 export const inviteLink = (id: string) => `${window.location.origin}/signup/${id}`;
-
-/** `GET /api/signup/:id/`: who the invite is for (no session needed). */
-export interface InviteSummary {
-  id: string;
-  target_email: string;
-  first_name: string;
-  organization_name: string;
-}

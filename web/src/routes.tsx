@@ -44,8 +44,8 @@ const environmentPages: RouteObject[] = [
   { path: 'replay', ...placeholder('Session replay') },
   { path: 'replay/home', ...placeholder('Session replay') },
   { path: 'replay/:sessionId', ...placeholder('Recording', 'The player comes with the replay page.') },
-  { path: 'settings', ...placeholder('Settings') },
-  { path: 'settings/:section', ...placeholder('Settings') },
+  { path: 'settings', lazy: () => import('./pages/settings/SettingsPage') },
+  { path: 'settings/:section', lazy: () => import('./pages/settings/SettingsPage') },
   // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).
   { path: 'insights', ...placeholder('Insights', PART_2) },
   { path: 'insights/:shortId', ...placeholder('Insight', PART_2) },

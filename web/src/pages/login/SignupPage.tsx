@@ -50,7 +50,9 @@ export function Component() {
       else form.setError('root', { message: apiError?.message ?? 'Hoglet could not be reached.' });
       return;
     }
-    client.clear();
+    // Forget what belonged to no session (or another one), but not the invite: asked again while
+    // this page is still up, it would answer 400 now that it is used.
+    client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'signup' });
     await navigate('/', { replace: true });
   });
 

@@ -1,0 +1,328 @@
+/**
+ * Settings in Chromium against a real Hoglet, signed in: the time zone saved and still there after a
+ * reload; the project API key reset (the old key refused by /flags and /i/v0/e, the new one taken);
+ * a personal API key created with chosen scopes works from Node with `Authorization: Bearer`, within
+ * its scopes, rolls, and is refused once revoked; a password change (the wrong current password
+ * refused on its field, the right one changing it); an invite's link opened in a fresh browser makes
+ * a new account, who then shows in the members list; the project's environments created and renamed.
+ * No console errors; a screenshot per section in .tmp/screenshots/.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { useTestServer } from '../helpers/server.js';
+import { signedInContext, TEST_PASSWORD } from './signed-in.js';
+
+const server = useTestServer();
+
+let browser: Browser;
+let context: BrowserContext;
+let watched: WatchedPage;
+let page: Page;
+let env: number;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  context = await signedInContext(browser, server);
+  watched = await watchedPage(context);
+  page = watched.page;
+  env = server.bootstrap.team.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function expectNoErrors(expectedStatuses: number[] = []) {
+  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
+  expect(watched.dialogs).toEqual([]);
+  watched.errors.length = 0;
+}
+
+const settingsUrl = (section: string) => `${server.url}/project/${env}/settings/${section}`;
+
+async function openSection(name: string, section: string) {
+  await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name, exact: true }).click();
+  await page.waitForURL(settingsUrl(section));
+}
+
+/** A request from Node, as curl would make it, with a personal API key. */
+function withKey(path: string, key: string) {
+  return fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+async function flagsStatus(token: string) {
+  const res = await fetch(`${server.url}/flags/?v=2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, distinct_id: 'settings-user' }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function captureStatus(token: string) {
+  const res = await fetch(`${server.url}/i/v0/e/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, event: 'settings test', distinct_id: 'settings-user', properties: {} }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Picks an option of a Mantine select (typing into it first when it is searchable). */
+async function choose(label: string, search: string, option: string) {
+  const input = page.getByRole('textbox', { name: label, exact: true });
+  await input.click();
+  if (search) await input.fill(search);
+  await page.getByRole('option', { name: option, exact: true }).click();
+}
+
+describe('Settings in Chromium', () => {
+  it('opens on the environment section, and the time zone saved is there after a reload', async () => {
+    await page.goto(`${server.url}/project/${env}`);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/settings`);
+    await page.getByRole('heading', { name: 'Details' }).waitFor();
+    await openSection('Environment', 'environment');
+    expect(await page.getByRole('textbox', { name: 'Time zone' }).inputValue()).toBe('UTC');
+
+    await choose('Time zone', 'Berlin', 'Europe/Berlin');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    const stored = await server.request(`/api/environments/${env}/`);
+    expect(stored.body.timezone).toBe('Europe/Berlin');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Details' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Time zone' }).inputValue()).toBe('Europe/Berlin');
+
+    // A switch saves at once.
+    const heatmaps = page.getByRole('switch', { name: 'Heatmaps' });
+    expect(await heatmaps.isChecked()).toBe(false);
+    await heatmaps.click({ force: true });
+    await expect.poll(async () => (await server.request(`/api/environments/${env}/`)).body.heatmaps_opt_in).toBe(true);
+    await expect.poll(() => heatmaps.isChecked()).toBe(true);
+    await screenshot(page, 'settings-environment');
+    expectNoErrors();
+  });
+
+  it('resets the project API key: the new one shows, and the old one is refused by /flags and /i/v0/e', async () => {
+    const oldToken = server.bootstrap.team.apiToken;
+    const shown = page.getByTestId('settings-project-api-key');
+    expect(await shown.textContent()).toBe(oldToken);
+    expect((await flagsStatus(oldToken)).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Reset project API key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reset the project API key?' });
+    await dialog.getByRole('button', { name: 'Reset key' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => shown.textContent()).not.toBe(oldToken);
+    const newToken = (await shown.textContent())!;
+    expect(newToken).toMatch(/^phc_/);
+    expect((await server.request(`/api/environments/${env}/`)).body.api_token).toBe(newToken);
+
+    const refusedFlags = await flagsStatus(oldToken);
+    expect(refusedFlags.status).toBe(401);
+    expect(refusedFlags.body).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    const refusedCapture = await captureStatus(oldToken);
+    expect(refusedCapture.status).toBe(401);
+    expect(refusedCapture.body).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect((await flagsStatus(newToken)).status).toBe(200);
+    expect((await captureStatus(newToken)).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Create secret key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create secret key' }).click();
+    await expect.poll(() => page.getByTestId('settings-secret-api-key').textContent()).toMatch(/^phs_/);
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await screenshot(page, 'settings-environment-keys');
+    expectNoErrors();
+  });
+
+  it('creates a personal API key that works with Bearer within its scopes, rolls it, and revoking it ends it', async () => {
+    await openSection('Personal API keys', 'user-api-keys');
+    // The bootstrap user's key, listed masked.
+    const keyRows = page.getByTestId('personal-api-key-row');
+    await keyRows.first().waitFor();
+    expect(await keyRows.count()).toBe(1);
+    expect(await keyRows.first().textContent()).not.toContain(server.key);
+    await page.getByRole('button', { name: 'Create personal API key' }).click();
+    const form = page.getByRole('dialog', { name: 'New personal API key' });
+    await form.getByRole('textbox', { name: 'Label' }).fill('deploy script');
+    await form.getByRole('radio', { name: 'Chosen scopes' }).check();
+    await form.getByRole('radiogroup', { name: 'Access to project' }).getByText('Read').click();
+    await form.getByRole('radiogroup', { name: 'Access to feature flag' }).getByText('Write').click();
+    await screenshot(page, 'settings-personal-api-key-create');
+    await form.getByRole('button', { name: 'Create key' }).click();
+
+    const shown = page.getByTestId('new-personal-api-key');
+    await shown.waitFor();
+    const key = (await shown.textContent())!;
+    expect(key).toMatch(/^phx_/);
+    await screenshot(page, 'settings-personal-api-key-shown');
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    const row = page.getByTestId('personal-api-key-row').filter({ hasText: 'deploy script' });
+    await row.waitFor();
+    expect(await row.textContent()).not.toContain(key);
+    expect(await row.textContent()).toContain('project:read, feature_flag:write');
+    expect(await row.getByTestId('personal-api-key-last-used').textContent()).toBe('Never');
+
+    expect((await withKey('/api/projects/', key)).status).toBe(200);
+    expect((await withKey(`/api/projects/${server.bootstrap.team.projectId}/feature_flags/`, key)).status).toBe(200);
+    // Outside its scopes.
+    const outside = await withKey('/api/organizations/@current/members/', key);
+    expect(outside.status).toBe(403);
+
+    await page.reload();
+    await expect.poll(() => row.getByTestId('personal-api-key-last-used').textContent()).not.toBe('Never');
+
+    await row.getByRole('button', { name: 'Roll deploy script' }).click();
+    await page.getByRole('dialog', { name: 'Roll “deploy script”?' }).getByRole('button', { name: 'Roll' }).click();
+    await expect.poll(() => shown.textContent()).toMatch(/^phx_/);
+    const rolled = (await shown.textContent())!;
+    expect(rolled).not.toBe(key);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect((await withKey('/api/projects/', key)).status).toBe(401);
+    expect((await withKey('/api/projects/', rolled)).status).toBe(200);
+
+    await row.getByRole('button', { name: 'Revoke deploy script' }).click();
+    await page.getByRole('dialog', { name: 'Revoke “deploy script”?' }).getByRole('button', { name: 'Revoke' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await keyRows.count()).toBe(1);
+    const revoked = await withKey('/api/projects/', rolled);
+    expect(revoked.status).toBe(401);
+    await screenshot(page, 'settings-personal-api-keys');
+    expectNoErrors();
+  });
+
+  it('changes the password: a wrong current one is refused on its field, the right one works and signs in', async () => {
+    await openSection('Your account', 'user');
+    await page.getByRole('heading', { name: 'Change password' }).waitFor();
+    await page.getByRole('textbox', { name: 'Last name' }).fill('Lovelace');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    expect((await server.request('/api/users/@me/')).body.last_name).toBe('Lovelace');
+
+    const current = page.getByLabel('Current password');
+    const next = page.getByLabel('New password');
+    await current.fill('not my password at all');
+    await next.fill('a brand new password 7');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    // The API's detail, under the field it names (attr current_password).
+    await page.locator('.mantine-PasswordInput-root').filter({ has: current }).getByText('Your current password is incorrect.').waitFor();
+    await screenshot(page, 'settings-user-wrong-password');
+    expectNoErrors([400]);
+
+    await current.fill(TEST_PASSWORD);
+    await next.fill('a brand new password 7');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed' }).waitFor();
+    expect(await current.inputValue()).toBe('');
+
+    const login = (password: string) =>
+      fetch(`${server.url}/api/login/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: server.url },
+        body: JSON.stringify({ email: server.bootstrap.user.email, password }),
+      });
+    expect((await login('a brand new password 7')).status).toBe(200);
+    expect((await login(TEST_PASSWORD)).status).toBe(400);
+    // This tab's session goes on.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Profile' }).waitFor();
+    await screenshot(page, 'settings-user');
+    expectNoErrors();
+  });
+
+  it("an invite's link makes a new account in a fresh browser, who then shows among the members", async () => {
+    await openSection('Members and invites', 'organization-members');
+    await page.getByTestId('invites-empty').waitFor();
+    await page.getByRole('textbox', { name: 'Email' }).fill('newcomer@example.com');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = (await page.getByTestId('invite-link').textContent())!;
+    expect(link).toMatch(new RegExp(`^${server.url}/signup/[0-9a-f-]{36}$`));
+    await page.getByTestId('invite-row').filter({ hasText: 'newcomer@example.com' }).waitFor();
+    await screenshot(page, 'settings-members-invited');
+
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const visitor = await watchedPage(fresh);
+      await visitor.page.goto(link);
+      await visitor.page.getByRole('heading', { name: 'You are invited to Hoglet' }).waitFor();
+      await visitor.page.getByText(`Join ${server.bootstrap.organization.name} as newcomer@example.com.`).waitFor();
+      await visitor.page.getByRole('textbox', { name: 'Your name' }).fill('Nia');
+      await visitor.page.getByLabel('Choose a password').fill('newcomer password 99');
+      await screenshot(visitor.page, 'signup');
+      await visitor.page.getByRole('button', { name: 'Join' }).click();
+      await visitor.page.waitForURL(/\/project\/\d+\/(get-started|activity)$/);
+      await visitor.page.getByTestId('user-email').filter({ hasText: 'newcomer@example.com' }).waitFor();
+      // The page asks who is signed in first: nobody yet (401).
+      expect(unexpectedErrors(visitor, [401])).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+
+    await page.reload();
+    const rows = page.getByTestId('member-row');
+    await rows.filter({ hasText: 'newcomer@example.com' }).waitFor();
+    expect(await rows.count()).toBe(2);
+    expect(await rows.filter({ hasText: server.bootstrap.user.email }).count()).toBe(1);
+    await page.getByTestId('invites-empty').waitFor();
+    await screenshot(page, 'settings-members');
+
+    // The owner makes the newcomer an admin, then removes them.
+    await choose('Level of newcomer@example.com', '', 'Admin');
+    const members = async () => (await server.request('/api/organizations/@current/members/')).body.results as Array<Record<string, any>>;
+    await expect.poll(async () => (await members()).find((m) => m.user.email === 'newcomer@example.com')?.level).toBe(8);
+    await page.getByRole('button', { name: 'Remove newcomer@example.com' }).click();
+    await page.getByRole('dialog', { name: 'Remove this member?' }).getByRole('button', { name: 'Remove' }).click();
+    await rows.filter({ hasText: 'newcomer@example.com' }).waitFor({ state: 'detached' });
+    expect((await members()).map((m) => m.user.email)).toEqual([server.bootstrap.user.email]);
+    expectNoErrors();
+  });
+
+  it("creates and renames the project's environments", async () => {
+    await openSection('Project and environments', 'project');
+    const rows = page.getByTestId('environment-row');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    await page.getByRole('textbox', { name: 'Name of the new environment' }).fill('Staging');
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    await rows.filter({ hasText: 'Staging' }).waitFor();
+    expect(await rows.count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Rename Staging' }).click();
+    await page.getByRole('textbox', { name: 'New name for Staging' }).fill('Staging EU');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await rows.filter({ hasText: 'Staging EU' }).waitFor();
+    const listed = await server.request(`/api/projects/${server.bootstrap.team.projectId}/environments/`);
+    expect(listed.body.results.map((e: { name: string }) => e.name).sort()).toEqual(['Staging EU', server.bootstrap.team.name].sort());
+    // The switcher knows it too.
+    await page.getByRole('textbox', { name: 'Environment', exact: true }).click();
+    await page.getByRole('option', { name: 'Staging EU' }).waitFor();
+    await page.keyboard.press('Escape');
+    await screenshot(page, 'settings-project');
+
+    // The environment in view has no Delete; another one does, behind a confirmation.
+    expect(
+      await rows
+        .filter({ hasText: server.bootstrap.team.name })
+        .getByRole('button', { name: /^Delete/ })
+        .count(),
+    ).toBe(0);
+    await page.getByRole('button', { name: 'Delete Staging EU' }).click();
+    await page.getByRole('dialog', { name: 'Delete “Staging EU”?' }).getByRole('button', { name: 'Delete environment' }).click();
+    await rows.filter({ hasText: 'Staging EU' }).waitFor({ state: 'detached' });
+    expect((await server.request(`/api/projects/${server.bootstrap.team.projectId}/environments/`)).body.count).toBe(1);
+    expectNoErrors();
+  });
+
+  it("an unknown section is not found; PostHog's other names of sections open them", async () => {
+    await page.goto(`${server.url}/project/${env}/settings/nonsense`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.goto(`${server.url}/settings/environments`);
+    await page.waitForURL(settingsUrl('environments'));
+    await page.getByTestId('environment-row').first().waitFor();
+    expectNoErrors();
+  });
+});

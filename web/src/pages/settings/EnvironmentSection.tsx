@@ -1,0 +1,101 @@
+import { Alert, Button, Center, Group, Loader, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useMemo } from 'react';
+import { Controller, useForm } from 'react-hook-form';
+import { useEnvironmentSettings, useUpdateEnvironment, type EnvironmentSettings } from '../../api/settings';
+import { ErrorNotice } from '../../shell/ErrorNotice';
+import { useEnvironment } from '../../shell/ProjectScope';
+import { applyApiError } from './api-error';
+import { ProductSettings } from './ProductSettings';
+import { ProjectKeys } from './ProjectKeys';
+
+/**
+ * IANA zones the browser knows, UTC first (the server accepts the same names), and the stored one
+ * even when the browser spells it otherwise (Chromium lists `Asia/Calcutta`, not `Asia/Kolkata`).
+ */
+function timezoneChoices(stored: string): string[] {
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const choices = ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
+  return choices.includes(stored) ? choices : [stored, ...choices];
+}
+
+interface DetailFields {
+  name: string;
+  timezone: string;
+}
+
+function Details({ settings }: { settings: EnvironmentSettings }) {
+  const update = useUpdateEnvironment(settings.id);
+  const zones = useMemo(() => timezoneChoices(settings.timezone), [settings.timezone]);
+  const form = useForm<DetailFields>({ values: { name: settings.name, timezone: settings.timezone } });
+  const { errors, isSubmitting, isDirty } = form.formState;
+  const save = async (values: DetailFields) => {
+    try {
+      await update.mutateAsync(values);
+    } catch (error) {
+      applyApiError(error, ['name', 'timezone'], form.setError);
+    }
+  };
+  return (
+    <Paper withBorder p="md">
+      <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
+        <Stack>
+          <Title order={4}>Details</Title>
+          {errors.root && (
+            <Alert color="red" role="alert">
+              {errors.root.message}
+            </Alert>
+          )}
+          <TextInput label="Environment name" error={errors.name?.message} {...form.register('name', { required: 'Give it a name.' })} />
+          <Controller
+            control={form.control}
+            name="timezone"
+            render={({ field }) => (
+              <Select
+                label="Time zone"
+                description="Days in insights and filters start at midnight in this zone."
+                searchable
+                limit={50}
+                nothingFoundMessage="No such zone"
+                data={zones}
+                value={field.value}
+                onChange={(value) => field.onChange(value ?? settings.timezone)}
+                allowDeselect={false}
+                error={errors.timezone?.message}
+              />
+            )}
+          />
+          <Group>
+            <Button type="submit" loading={isSubmitting} disabled={!isDirty}>
+              Save
+            </Button>
+            {update.isSuccess && !isDirty && (
+              <Text size="sm" c="green" role="status">
+                Saved
+              </Text>
+            )}
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+/** `/settings/environment`: the environment's name, time zone, keys and what the SDKs capture. */
+export function EnvironmentSection() {
+  const environment = useEnvironment();
+  const settings = useEnvironmentSettings(environment.id);
+  if (settings.isPending)
+    return (
+      <Center p="xl">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  if (settings.isError) return <ErrorNotice error={settings.error} />;
+  return (
+    <Stack>
+      <Details settings={settings.data} />
+      <ProjectKeys settings={settings.data} />
+      <ProductSettings settings={settings.data} />
+    </Stack>
+  );
+}

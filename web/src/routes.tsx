@@ -39,9 +39,9 @@ const environmentPages: RouteObject[] = [
   { path: 'feature_flags/:flagId', ...placeholder('Feature flag') },
   { path: 'cohorts', ...placeholder('Cohorts') },
   { path: 'cohorts/:cohortId', ...placeholder('Cohort') },
-  { path: 'replay', ...placeholder('Session replay') },
-  { path: 'replay/home', ...placeholder('Session replay') },
-  { path: 'replay/:sessionId', ...placeholder('Recording', 'The player comes with the replay page.') },
+  { path: 'replay', lazy: () => import('./pages/replay/RecordingsPage') },
+  { path: 'replay/home', lazy: () => import('./pages/replay/RecordingsPage') },
+  { path: 'replay/:sessionId', lazy: () => import('./pages/replay/RecordingPage') },
   { path: 'settings', ...placeholder('Settings') },
   { path: 'settings/:section', ...placeholder('Settings') },
   // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).

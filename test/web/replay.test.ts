@@ -33,6 +33,7 @@ let sessionId: string;
 let replayUrl: string;
 let longId: string;
 let shortId: string;
+let assetsId: string;
 
 /** A page with PostHog's snippet: a stub `posthog` that queues `init`, then array.js from Hoglet. */
 function sitePage(hoglet: string, token: string): string {
@@ -57,6 +58,56 @@ function sitePage(hoglet: string, token: string): string {
 </body></html>`;
 }
 
+/** The shop's own assets, which a replay of its pages loads from the shop. */
+const SITE_ASSETS: Record<string, { type: string; body: Buffer | string }> = {
+  // A 1×1 PNG.
+  '/logo.png': {
+    type: 'image/png',
+    body: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'),
+  },
+  '/shop.css': { type: 'text/css', body: '#banner { background: rgb(0, 128, 255); }' },
+};
+
+/**
+ * A recording of a page with an image and a stylesheet of its site (what rrweb records when it
+ * cannot inline a stylesheet): the replay must load them under the app's Content-Security-Policy.
+ */
+async function withAssets(distinctId: string): Promise<string> {
+  const id = newSessionId();
+  const t = Date.now() - 30_000;
+  const element = (nodeId: number, tagName: string, attributes: Record<string, string>, childNodes: unknown[] = []) => ({
+    type: 2,
+    id: nodeId,
+    tagName,
+    attributes,
+    childNodes,
+  });
+  const node = {
+    type: 0,
+    id: 1,
+    childNodes: [
+      element(2, 'html', {}, [
+        element(3, 'head', {}, [element(4, 'link', { rel: 'stylesheet', href: `${siteUrl}/shop.css` })]),
+        element(5, 'body', {}, [
+          element(6, 'div', { id: 'banner' }, [{ type: 3, id: 7, textContent: 'Assets page' }]),
+          element(8, 'img', { id: 'logo', src: `${siteUrl}/logo.png`, width: '40', height: '40' }),
+          // A recording is whatever a holder of the public project key sends: nothing of it may run.
+          element(9, 'script', {}, [{ type: 3, id: 10, textContent: 'window.parent.__xss = 5' }]),
+          element(11, 'img', { id: 'broken', src: 'data:,', onerror: 'window.parent.__xss = 6' }),
+        ]),
+      ]),
+    ],
+  };
+  const events = [
+    meta(t, `${siteUrl}/assets`),
+    { type: 2, timestamp: t + 1, data: { node, initialOffset: { left: 0, top: 0 } } },
+    click(t + 2000),
+  ];
+  const res = await postSnapshots(server, JSON.stringify([snapshotEvent(server.token, id, events, { distinctId })]), 'application/json');
+  expect(res.status).toBe(200);
+  return id;
+}
+
 /** A recording posted as posthog-js posts one, `seconds` long, starting `agoMs` ago. */
 async function synthetic(distinctId: string, agoMs: number, seconds: number): Promise<string> {
   const id = newSessionId();
@@ -79,7 +130,13 @@ beforeAll(async () => {
     body: { session_recording_opt_in: true, capture_console_log_opt_in: true },
   });
   expect(settings.status, settings.text).toBe(200);
-  site = http.createServer((_request, response) => {
+  site = http.createServer((request, response) => {
+    const asset = Object.hasOwn(SITE_ASSETS, request.url ?? '') ? SITE_ASSETS[request.url!] : undefined;
+    if (asset) {
+      response.writeHead(200, { 'content-type': asset.type });
+      response.end(asset.body);
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(sitePage(server.url, server.token));
   });
@@ -130,6 +187,7 @@ beforeAll(async () => {
 
   longId = await synthetic('long-user', 10 * DAY, 120);
   shortId = await synthetic(HOSTILE_ID, 60_000, 5);
+  assetsId = await withAssets('assets-user');
   await server.settle();
 }, 180_000);
 
@@ -151,7 +209,7 @@ describe('session replay in Chromium', () => {
     await page.goto(`${server.url}/project/${env}/replay`);
     await page.getByRole('heading', { name: 'Session replay' }).waitFor();
     // The last three days by default: the shop's recording and the short one, not the old one.
-    await expect.poll(rowIds).toEqual(expect.arrayContaining([sessionId, shortId]));
+    await expect.poll(rowIds).toEqual(expect.arrayContaining([sessionId, shortId, assetsId]));
     expect(await rowIds()).not.toContain(longId);
     const hostileRow = page.locator(`[data-session-id="${shortId}"]`);
     expect(await hostileRow.textContent()).toContain(HOSTILE_ID);
@@ -162,7 +220,7 @@ describe('session replay in Chromium', () => {
     await page.getByRole('option', { name: 'All time' }).click();
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/date_from=all/);
-    await expect.poll(async () => (await rowIds()).sort()).toEqual([sessionId, shortId, longId].sort());
+    await expect.poll(async () => (await rowIds()).sort()).toEqual([sessionId, shortId, longId, assetsId].sort());
 
     await page.getByRole('textbox', { name: 'Longer than (seconds)' }).fill('60');
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -243,7 +301,26 @@ describe('session replay in Chromium', () => {
     expectNoErrors();
   });
 
+  it("replays the recorded site's images and stylesheets under the app's Content-Security-Policy", async () => {
+    await page.goto(`${server.url}/project/${env}/replay/${assetsId}`);
+    const replay = page.frameLocator('.replayer-wrapper iframe');
+    await replay.locator('#banner').waitFor({ timeout: 30_000 });
+    await expect.poll(() => replay.locator('#logo').evaluate((img) => (img as any).naturalWidth)).toBe(1);
+    expect(await replay.locator('#broken').count()).toBe(1);
+    expect(await page.evaluate(() => (globalThis as { __xss?: unknown }).__xss)).toBeUndefined();
+    // The browser says it refused the recorded onerror handler (rrweb's iframe has no allow-scripts):
+    // the one error this page expects.
+    const blocked = watched.errors.filter((e) => e.startsWith('Blocked script execution') && e.includes('sandboxed'));
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const line of blocked) watched.errors.splice(watched.errors.indexOf(line), 1);
+    await expect
+      .poll(() => replay.locator('#banner').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor))
+      .toBe('rgb(0, 128, 255)');
+    expectNoErrors();
+  });
+
   it('shares the recording: the link plays without a session until sharing is turned off', async () => {
+    await page.goto(`${server.url}/project/${env}/replay/${sessionId}`);
     const toggle = page.getByRole('switch', { name: /Share publicly/ });
     expect(await toggle.isChecked()).toBe(false);
     await toggle.click({ force: true });
@@ -258,6 +335,7 @@ describe('session replay in Chromium', () => {
     await viewer.goto(url);
     await viewer.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
     await viewer.frameLocator('.replayer-wrapper iframe').locator('#buy').waitFor();
+    await screenshot(viewer, 'replay-shared-page');
 
     await toggle.click({ force: true });
     await link.waitFor({ state: 'detached' });

@@ -64,6 +64,7 @@ export function Component() {
     return (
       <Stack>
         <Title order={2}>Recording</Title>
+        <Text className="mono">{sessionId}</Text>
         <Alert color="red" role="alert">
           {recording.error.message}
         </Alert>

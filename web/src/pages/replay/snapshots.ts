@@ -94,37 +94,40 @@ interface SerializedNode {
   childNodes?: SerializedNode[];
 }
 
-/** Short descriptions of the recorded elements by rrweb node id, for naming what was clicked. */
-function describeNodes(events: RrwebEvent[]): Map<number, string> {
-  const names = new Map<number, string>();
-  const visit = (node: SerializedNode) => {
-    if (node.type === 2 && typeof node.id === 'number' && typeof node.tagName === 'string') {
-      const id = typeof node.attributes?.id === 'string' && node.attributes.id ? `#${node.attributes.id}` : '';
-      const text = (node.childNodes ?? [])
-        .filter((c) => c.type === 3 && typeof c.textContent === 'string')
-        .map((c) => c.textContent!.trim())
-        .join(' ')
-        .slice(0, 60);
-      names.set(node.id, `${node.tagName}${id}${text ? ` "${text}"` : ''}`);
-    }
-    for (const child of node.childNodes ?? []) visit(child);
-  };
-  for (const event of events) {
-    if (event.type === FULL_SNAPSHOT && isObject(event.data) && isObject(event.data.node)) visit(event.data.node as SerializedNode);
-    if (event.type === INCREMENTAL && isObject(event.data) && event.data.source === SOURCE_MUTATION && Array.isArray(event.data.adds)) {
-      for (const add of event.data.adds as unknown[]) if (isObject(add) && isObject(add.node)) visit(add.node as SerializedNode);
-    }
+/** Remembers a short description of each recorded element under its rrweb node id. */
+function describeNodes(node: SerializedNode, names: Map<number, string>): void {
+  if (node.type === 2 && typeof node.id === 'number' && typeof node.tagName === 'string') {
+    const id = typeof node.attributes?.id === 'string' && node.attributes.id ? `#${node.attributes.id}` : '';
+    const text = (node.childNodes ?? [])
+      .filter((c) => c.type === 3 && typeof c.textContent === 'string')
+      .map((c) => c.textContent!.trim())
+      .join(' ')
+      .slice(0, 60);
+    names.set(node.id, `${node.tagName}${id}${text ? ` "${text}"` : ''}`);
   }
-  return names;
+  for (const child of node.childNodes ?? []) describeNodes(child, names);
 }
 
-/** The recording's clicks (rrweb mouse interactions of type click), each named by its element. */
+/**
+ * The recording's clicks (rrweb mouse interactions of type click), each named by its element as
+ * the page was at that moment: node ids start over with each full snapshot (a new page load).
+ */
 export function clickItems(events: RrwebEvent[]): TimelineItem[] {
-  const names = describeNodes(events);
+  const names = new Map<number, string>();
   const items: TimelineItem[] = [];
   events.forEach((event, index) => {
-    if (event.type !== INCREMENTAL || !isObject(event.data)) return;
+    if (!isObject(event.data)) return;
+    if (event.type === FULL_SNAPSHOT && isObject(event.data.node)) {
+      names.clear();
+      describeNodes(event.data.node as SerializedNode, names);
+      return;
+    }
+    if (event.type !== INCREMENTAL) return;
     const { source, type, id } = event.data;
+    if (source === SOURCE_MUTATION && Array.isArray(event.data.adds)) {
+      for (const add of event.data.adds as unknown[])
+        if (isObject(add) && isObject(add.node)) describeNodes(add.node as SerializedNode, names);
+    }
     if (source !== SOURCE_MOUSE_INTERACTION || type !== MOUSE_CLICK) return;
     items.push({ key: `click-${index}`, timestamp: event.timestamp, label: (typeof id === 'number' && names.get(id)) || 'an element' });
   });

@@ -279,6 +279,8 @@ describe('session replay in Chromium', () => {
       return Number(m) * 60 + Number(s);
     };
     expect(seconds(await page.getByTestId('player-time').textContent())).toBeGreaterThanOrEqual(2);
+    // The list marks where the player is.
+    await expect.poll(() => buy.getAttribute('data-current')).toBe('true');
     // After the seek the replay shows what was typed by then (masked, as posthog-js records inputs).
     await expect.poll(() => replay.locator('#q').inputValue()).toBe('*'.repeat('red shoes'.length));
 

@@ -1,5 +1,5 @@
 import { Alert, Anchor, Center, Grid, Group, Loader, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { fetchSnapshotLines, markViewed, useRecording, useSessionEvents } from '../../api/recordings';
@@ -31,9 +31,13 @@ export function Component() {
   const controls = useRef<PlayerControls | null>(null);
   const [offset, setOffset] = useState(0);
 
+  const client = useQueryClient();
   useEffect(() => {
-    if (recording.data && !recording.data.viewed) void markViewed(environment.id, sessionId).catch(() => undefined);
-  }, [environment.id, sessionId, recording.data]);
+    if (!recording.data || recording.data.viewed) return;
+    void markViewed(environment.id, sessionId)
+      .then(() => client.invalidateQueries({ queryKey: ['recordings', environment.id, 'list'] }))
+      .catch(() => undefined);
+  }, [client, environment.id, sessionId, recording.data]);
 
   const events = snapshots.data;
   const start = events?.[0]?.timestamp ?? (Date.parse(recording.data?.start_time ?? '') || 0);
@@ -127,6 +131,7 @@ export function Component() {
             events={eventItems}
             eventsNote={eventsNote}
             start={start}
+            now={start + offset}
             onSeek={(timestamp) => controls.current?.seek(timestamp)}
           />
         </Grid.Col>

@@ -12,12 +12,14 @@ const LEVEL_COLOR: Record<string, string> = { error: 'red', warn: 'yellow', info
 function ItemList({
   items,
   start,
+  now,
   empty,
   testId,
   onSeek,
 }: {
   items: TimelineItem[];
   start: number;
+  now: number;
   empty: string;
   testId: string;
   onSeek: (timestamp: number) => void;
@@ -29,17 +31,26 @@ function ItemList({
       </Text>
     );
   }
+  // The item the player is at: the last one at or before its time.
+  let current = -1;
+  items.forEach((item, index) => {
+    if (item.timestamp <= now) current = index;
+  });
   return (
     <ScrollArea.Autosize mah={560}>
       <Stack gap={0}>
-        {items.map((item) => (
+        {items.map((item, index) => (
           <UnstyledButton
             key={item.key}
             data-testid={testId}
+            data-current={index === current || undefined}
             onClick={() => onSeek(item.timestamp)}
             px="sm"
             py={6}
-            style={{ borderBottom: '1px solid var(--mantine-color-gray-2)' }}
+            style={{
+              borderBottom: '1px solid var(--mantine-color-gray-2)',
+              background: index === current ? 'var(--mantine-color-orange-0)' : undefined,
+            }}
             title="Play from here"
           >
             <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
@@ -72,6 +83,7 @@ export function Timeline({
   events,
   eventsNote,
   start,
+  now,
   onSeek,
 }: {
   clicks: TimelineItem[];
@@ -79,6 +91,8 @@ export function Timeline({
   events: TimelineItem[];
   eventsNote: string | null;
   start: number;
+  /** Where the player is (a timestamp). */
+  now: number;
   onSeek: (timestamp: number) => void;
 }) {
   return (
@@ -89,15 +103,23 @@ export function Timeline({
         <Tabs.Tab value="console">Console ({consoleLines.length})</Tabs.Tab>
       </Tabs.List>
       <Tabs.Panel value="events">
-        <ItemList items={events} start={start} empty={eventsNote ?? 'No events in this session.'} testId="session-event" onSeek={onSeek} />
+        <ItemList
+          items={events}
+          start={start}
+          now={now}
+          empty={eventsNote ?? 'No events in this session.'}
+          testId="session-event"
+          onSeek={onSeek}
+        />
       </Tabs.Panel>
       <Tabs.Panel value="clicks">
-        <ItemList items={clicks} start={start} empty="No clicks recorded." testId="session-click" onSeek={onSeek} />
+        <ItemList items={clicks} start={start} now={now} empty="No clicks recorded." testId="session-click" onSeek={onSeek} />
       </Tabs.Panel>
       <Tabs.Panel value="console">
         <ItemList
           items={consoleLines}
           start={start}
+          now={now}
           empty="No console lines recorded (turn on console log capture in the environment's settings)."
           testId="session-console"
           onSeek={onSeek}

@@ -12,13 +12,21 @@ import { APP_PATH_ROOTS } from './sections.js';
  * The app's pages run only the app's own scripts: no inline script, nothing from elsewhere, no
  * framing. Styles allow inline ones: the component library (Mantine) sets its CSS variables in a
  * style element and positions popovers with style attributes (docs/decisions/0010-web-app-stack.md).
+ *
+ * The replay player rebuilds a recorded page in rrweb's sandboxed iframe, which shares this
+ * policy: the page's images, stylesheets (those rrweb could not inline), fonts and media come from
+ * the recorded site, so those four passive kinds may come from any http(s) origin (and images
+ * from blob:, which rrweb uses for canvas frames). Scripts, connections, frames and forms stay
+ * the app's own.
  */
+const RECORDED_SITES = 'http: https:';
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self'",
+  `style-src 'self' 'unsafe-inline' ${RECORDED_SITES}`,
+  `img-src 'self' data: blob: ${RECORDED_SITES}`,
+  `font-src 'self' data: ${RECORDED_SITES}`,
+  `media-src 'self' blob: ${RECORDED_SITES}`,
   "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",

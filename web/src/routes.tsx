@@ -41,9 +41,9 @@ const environmentPages: RouteObject[] = [
   { path: 'feature_flags/:flagId', ...placeholder('Feature flag') },
   { path: 'cohorts', ...placeholder('Cohorts') },
   { path: 'cohorts/:cohortId', ...placeholder('Cohort') },
-  { path: 'replay', ...placeholder('Session replay') },
-  { path: 'replay/home', ...placeholder('Session replay') },
-  { path: 'replay/:sessionId', ...placeholder('Recording', 'The player comes with the replay page.') },
+  { path: 'replay', lazy: () => import('./pages/replay/RecordingsPage') },
+  { path: 'replay/home', lazy: () => import('./pages/replay/RecordingsPage') },
+  { path: 'replay/:sessionId', lazy: () => import('./pages/replay/RecordingPage') },
   { path: 'settings', lazy: () => import('./pages/settings/SettingsPage') },
   { path: 'settings/:section', lazy: () => import('./pages/settings/SettingsPage') },
   // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).

@@ -12,15 +12,31 @@ let server: TestServer;
 let otherProjectKey: string;
 let otherProjectId: number;
 
-const routes = () =>
+const apiRoutes = () =>
   server.running.app.routeTable
     .filter((r) => r.url.startsWith('/api/') && !r.config?.methodNotAllowed)
     .map((r) => ({ method: r.method, url: r.url, access: r.config!.access as ApiRouteAccess }));
+/** The routes that need credentials: all but the few that start a session (PUBLIC_ROUTES). */
+const routes = () => apiRoutes().filter((r) => !r.access.public);
+
+/** What may be called without credentials: signing in, setting a password from a link, accepting an invite. */
+const PUBLIC_ROUTES = [
+  'GET /api/reset/:user_uuid/',
+  'GET /api/signup/:invite_id/',
+  'POST /api/login/',
+  'POST /api/logout/',
+  'POST /api/reset/',
+  'POST /api/reset/:user_uuid/',
+  'POST /api/signup/:invite_id/',
+];
 
 function concretePath(url: string, access: ApiRouteAccess, teamId: number): string {
-  return url.replace(/:([A-Za-z_]+)/g, (_m, name: string) =>
-    access.team?.param === name ? String(teamId) : name.endsWith('uuid') ? '01890000-0000-7000-8000-000000000000' : '1',
-  );
+  return url.replace(/:([A-Za-z_]+)/g, (_m, name: string) => {
+    if (access.team?.param === name) return String(teamId);
+    // The server's own organization: the guard checks the scope before membership, as for projects.
+    if (access.organization?.param === name) return server.bootstrap.organization.id;
+    return name.endsWith('uuid') ? '01890000-0000-7000-8000-000000000000' : '1';
+  });
 }
 
 function withBody(method: string) {
@@ -51,6 +67,14 @@ describe('every /api route checks credentials, scope and project', () => {
   it('has routes to walk, each declaring its access', () => {
     expect(routes().length).toBeGreaterThanOrEqual(3);
     for (const route of routes()) expect(route.access, `${route.method} ${route.url}`).toBeDefined();
+  });
+
+  it('lets only the routes that start a session go without credentials', () => {
+    const open = apiRoutes()
+      .filter((r) => r.access.public)
+      .map((r) => `${r.method} ${r.url}`)
+      .sort();
+    expect(open).toEqual(PUBLIC_ROUTES);
   });
 
   it('answers 401 without credentials', async () => {

@@ -45,7 +45,10 @@ describe('flag changes go to the activity log', () => {
 describe("the flag's history through the API (FeatureFlagViewSet's activity actions)", () => {
   it('lists one flag’s entries newest first, with the author and the changes, paged', async () => {
     const base = `/api/projects/${server.bootstrap.project.id}/feature_flags/`;
-    const created = await server.request(base, { method: 'POST', body: { key: 'history', filters: { groups: [{ properties: [], rollout_percentage: 5 }] } } });
+    const created = await server.request(base, {
+      method: 'POST',
+      body: { key: 'history', filters: { groups: [{ properties: [], rollout_percentage: 5 }] } },
+    });
     expect(created.status).toBe(201);
     const other = await server.request(base, { method: 'POST', body: { key: 'history-other' } });
     for (const rollout of [20, 60]) {

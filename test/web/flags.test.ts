@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
 import { signedInContext } from './signed-in.js';
+import { storeGroup } from '../flags/flag-helpers.js';
 
 const server = useTestServer();
 
@@ -238,6 +239,40 @@ describe('feature flags in the web app', () => {
     await expect.poll(() => page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('new-checkout')]);
     await screenshot(page, 'flags-list');
     expectNoErrors([400]);
+  });
+});
+
+describe('group aggregation', () => {
+  it('a flag matched by a group type filters on the group’s properties and is judged per group', async () => {
+    await storeGroup(server, 'organization', 'acme', { tier: 'enterprise' });
+    await storeGroup(server, 'organization', 'corner-shop', { tier: 'free' });
+    await page.goto(`${server.url}/project/${env}/feature_flags/new`);
+    await page.getByLabel('Key').fill('org-beta');
+    await page.getByLabel('Match by').selectOption({ label: 'organization(s)' });
+    await page.getByRole('button', { name: 'Add property filter' }).click();
+    // Group flags take the group's properties only: no cohort choice.
+    expect(await page.getByLabel('Filter type').count()).toBe(0);
+    await page.getByLabel('Property', { exact: true }).fill('tier');
+    await page.getByLabel('Value').fill('enterprise');
+    await page.getByLabel('Roll out to (% of organization)').fill('100');
+    await page.getByRole('button', { name: 'Create flag' }).click();
+    await page.getByRole('heading', { name: 'org-beta' }).waitFor();
+    const flag = await flagByKey('org-beta');
+    expect(flag.filters.aggregation_group_type_index).toBe(0);
+    expect(flag.filters.groups[0].properties).toEqual([
+      { key: 'tier', operator: 'exact', value: 'enterprise', type: 'group', group_type_index: 0 },
+    ]);
+
+    await page.getByRole('tab', { name: 'What does this user get' }).click();
+    await page.getByLabel('Distinct id').fill('bo');
+    await page.getByLabel('Group key (organization)').fill('acme');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('true');
+    await page.getByLabel('Group key (organization)').fill('corner-shop');
+    await page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('false');
+    await screenshot(page, 'flag-group-evaluate');
+    expectNoErrors();
   });
 });
 

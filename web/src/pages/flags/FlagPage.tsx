@@ -201,6 +201,7 @@ export function Component() {
   const isNew = flagId === 'new';
   const id = isNew || !/^\d+$/.test(flagId ?? '') ? undefined : Number(flagId);
   const flag = useFlag(environment.project_id, id);
+  const groupTypes = useGroupTypes(environment.project_id);
   const back = (
     <Anchor component={Link} to={`/project/${environment.id}/feature_flags`} size="sm">
       ← Feature flags
@@ -220,6 +221,8 @@ export function Component() {
   if (flag.error) return <ErrorNotice error={flag.error} title="The flag could not be loaded" />;
   if (flag.isPending) return <Loader aria-label="Loading" />;
   const data = flag.data;
+  const aggregation = data.filters.aggregation_group_type_index;
+  const groupType = aggregation == null ? undefined : groupTypes.data?.find((t) => t.group_type_index === aggregation)?.group_type;
   const tab = params.get('tab') ?? 'overview';
   return (
     <Stack>
@@ -250,7 +253,7 @@ export function Component() {
           <FlagEditor flag={data} />
         </Tabs.Panel>
         <Tabs.Panel value="evaluate" pt="md">
-          <WhatDoesUserGet flagKey={data.key} />
+          <WhatDoesUserGet flagKey={data.key} groupType={groupType} />
         </Tabs.Panel>
         <Tabs.Panel value="history" pt="md">
           <FlagHistory projectId={environment.project_id} flagId={data.id} />

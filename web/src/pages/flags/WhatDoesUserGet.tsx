@@ -14,10 +14,15 @@ function describe(flag: EvaluatedFlag | undefined): string {
  * What a distinct id gets, asked as posthog-js asks: `POST /flags/?v=2` with the environment's
  * project API key. The answer is judged on the person's stored properties, as the SDK's would be.
  */
-export function WhatDoesUserGet({ flagKey }: { flagKey: string }) {
+export function WhatDoesUserGet({ flagKey, groupType }: { flagKey: string; groupType?: string }) {
   const environment = useEnvironment();
   const [distinctId, setDistinctId] = useState('');
-  const evaluation = useMutation({ mutationFn: (id: string) => evaluateFlags(environment.api_token, id) });
+  const [groupKey, setGroupKey] = useState('');
+  // A flag aggregated by groups is judged for the group the SDK names (posthog.group(type, key)).
+  const evaluation = useMutation({
+    mutationFn: (id: string) =>
+      evaluateFlags(environment.api_token, id, groupType && groupKey.trim() ? { [groupType]: groupKey.trim() } : undefined),
+  });
   const flag = evaluation.data?.flags[flagKey];
   return (
     <Stack maw={640}>
@@ -36,6 +41,9 @@ export function WhatDoesUserGet({ flagKey }: { flagKey: string }) {
             value={distinctId}
             onChange={(e) => setDistinctId(e.currentTarget.value)}
           />
+          {groupType && (
+            <TextInput label={`Group key (${groupType})`} w={220} value={groupKey} onChange={(e) => setGroupKey(e.currentTarget.value)} />
+          )}
           <Button type="submit" loading={evaluation.isPending}>
             Check
           </Button>

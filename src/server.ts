@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { apiGuard } from './auth/guard.js';
 import { personalApiKeyRoutes } from './auth/keys-routes.js';
 import { meRoutes } from './auth/me-routes.js';
+import { organizationMemberRoutes } from './auth/organization-routes.js';
 import { createMailer } from './auth/reset-mail.js';
 import { accountSessionRoutes } from './auth/session-routes.js';
 import type { AppContext } from './context.js';
@@ -78,6 +79,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.addHook('onClose', () => mailer.close());
   await app.register(accountSessionRoutes, { ctx, mailer });
   await app.register(meRoutes, { ctx });
+  await app.register(organizationMemberRoutes, { ctx, mailer });
   await app.register(tenancyRoutes, { ctx });
   await app.register(personalApiKeyRoutes, { ctx });
   await app.register(environmentRoutes, { ctx, startDemoData: startDemoDataGeneration });

@@ -5,6 +5,7 @@ import { runDeletionsCommand } from './deletions-commands.js';
 import { runQueueCommand } from './queue-commands.js';
 import { runServe, runWorker } from './serve.js';
 import { runSubscriptionsCommand } from './subscriptions-commands.js';
+import { runUsersCommand } from './users-commands.js';
 
 const USAGE = `Usage: hoglet <command> [options]
 
@@ -19,6 +20,13 @@ Commands:
   keys revoke --id ID [--email E]
                                 revoke one of a user's personal API keys; it stops working at once
   projects list                 list projects with their project API keys
+  users create --email E [--first-name N] [--last-name N] [--level member|admin|owner]
+               [--organization ID]
+                                create a user (a member of the first organization unless
+                                told); the password is read from standard input
+  users set-password --email E  set a user's password, read from standard input (asked twice,
+                                not echoed, on a terminal); the user's sessions end
+  users list                    users, whether each has a password, and their last login
   queue status                  events waiting in the ingestion queue, and parked ones, per lane
   queue parked [--limit N]      list parked events (they failed processing repeatedly; kept)
   queue retry [--ids IDS]       put parked events (all, or these queue ids) back in line
@@ -43,6 +51,10 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       ids: { type: 'string' },
       id: { type: 'string' },
+      'first-name': { type: 'string' },
+      'last-name': { type: 'string' },
+      level: { type: 'string' },
+      organization: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -60,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       return runKeysCommand(sub, values);
     case 'projects':
       return runProjectsCommand(sub);
+    case 'users':
+      return runUsersCommand(sub, values);
     case 'queue':
       return runQueueCommand(sub, values);
     case 'deletions':

@@ -2,7 +2,8 @@
  * Signing in and out of the web app in Chromium: the first user sets a password from the link the
  * first start prints (and is signed in by it), signs out, is refused with a wrong password, signs in
  * again and lands where they were going; the app's unsafe requests carry the CSRF token (a request
- * with the cookie alone is refused). Screenshots in .tmp/screenshots/.
+ * with the cookie alone is refused); an invite's link makes an account. Screenshots in
+ * .tmp/screenshots/.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,5 +115,29 @@ describe('signing in to the web app', () => {
     await page.waitForURL(`${server.url}/project/${env}/feature_flags`);
     // The refused sign-in and the signed-out visit are the only failed requests.
     expectNoErrors([400, 401, 403]);
+  });
+
+  it("an invite's link makes the invited person an account and signs them in", async () => {
+    const invite = await server.request(`/api/organizations/${server.bootstrap.organization.id}/invites/`, {
+      method: 'POST',
+      body: { target_email: 'new.colleague@example.com', first_name: 'Robin' },
+    });
+    expect(invite.status, invite.text).toBe(201);
+    const stranger = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const visitor = await watchedPage(stranger);
+      await visitor.page.goto(`${server.url}/signup/${invite.body.id}`);
+      await visitor.page.getByText('new.colleague@example.com').waitFor();
+      expect(await visitor.page.getByLabel('Your name').inputValue()).toBe('Robin');
+      await visitor.page.getByLabel('Choose a password').fill('robin has a good password');
+      await screenshot(visitor.page, 'signup-invite');
+      await visitor.page.getByRole('button', { name: 'Join' }).click();
+      await visitor.page.waitForURL(new RegExp(`${server.url}/project/${env}/`));
+      await visitor.page.getByTestId('user-email').filter({ hasText: 'new.colleague@example.com' }).waitFor();
+      // The signed-out visitor's /api/users/@me/ is the only refused request.
+      expect(unexpectedErrors(visitor, [401, 403])).toEqual([]);
+    } finally {
+      await stranger.close();
+    }
   });
 });

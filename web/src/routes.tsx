@@ -56,6 +56,7 @@ const environmentPages: RouteObject[] = [
 const routes: RouteObject[] = [
   { path: '/login', lazy: () => import('./pages/login/LoginPage'), ErrorBoundary: RouteError },
   { path: '/reset/:uuid/:token', lazy: () => import('./pages/login/SetPasswordPage'), ErrorBoundary: RouteError },
+  { path: '/signup/:inviteId', lazy: () => import('./pages/login/SignupPage'), ErrorBoundary: RouteError },
   {
     Component: RequireSession,
     ErrorBoundary: RouteError,

@@ -185,7 +185,7 @@ describe('feature flags in the web app', () => {
     const entries = page.getByTestId('history-entry');
     await expect.poll(() => entries.count()).toBe(3);
     expect(await entries.nth(0).textContent()).toContain('Changed active from true to false');
-    expect(await entries.nth(1).textContent()).toContain('Changed filters');
+    expect(await entries.nth(1).textContent()).toContain('boolean: 0% of 1 filter → boolean: 100% of 1 filter');
     expect(await entries.nth(1).textContent()).toContain('"rollout_percentage":100');
     expect(await entries.nth(2).textContent()).toContain('Created the flag');
     expect(await entries.nth(0).textContent()).toContain(server.bootstrap.user.email);

@@ -1,6 +1,7 @@
 import { Code, Group, Loader, Pagination, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
-import { useFlagActivity, type ActivityEntry } from '../../api/flags';
+import { useFlagActivity, type ActivityEntry, type FlagFilters } from '../../api/flags';
+import { describeRelease } from './flag-form';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 
 const show = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
@@ -11,11 +12,30 @@ function Changes({ entry }: { entry: ActivityEntry }) {
   if (changes.length === 0) return <Text size="sm">{entry.activity}</Text>;
   return (
     <Stack gap={4}>
-      {changes.map((change, i) => (
-        <Text size="sm" key={i} data-testid="history-change">
-          Changed <b>{change.field ?? 'the flag'}</b> from <Code>{show(change.before)}</Code> to <Code>{show(change.after)}</Code>
-        </Text>
-      ))}
+      {changes.map((change, i) =>
+        // Release conditions are long: summed up in a line, in full below on request.
+        change.field === 'filters' ? (
+          <div key={i} data-testid="history-change">
+            <Text size="sm">
+              Changed <b>release conditions</b>: {describeRelease((change.before ?? {}) as FlagFilters)} →{' '}
+              {describeRelease((change.after ?? {}) as FlagFilters)}
+            </Text>
+            <details>
+              <summary>Changed filters in full</summary>
+              <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+                {show(change.before)}
+              </Code>
+              <Code block mt={4} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+                {show(change.after)}
+              </Code>
+            </details>
+          </div>
+        ) : (
+          <Text size="sm" key={i} data-testid="history-change" style={{ wordBreak: 'break-word' }}>
+            Changed <b>{change.field ?? 'the flag'}</b> from <Code>{show(change.before)}</Code> to <Code>{show(change.after)}</Code>
+          </Text>
+        ),
+      )}
     </Stack>
   );
 }
@@ -30,7 +50,7 @@ export function FlagHistory({ projectId, flagId }: { projectId: number; flagId: 
   if (results.length === 0) return <Text c="dimmed">No changes recorded yet.</Text>;
   return (
     <Stack>
-      <Table data-testid="flag-history">
+      <Table data-testid="flag-history" layout="fixed">
         <Table.Thead>
           <Table.Tr>
             <Table.Th w={190}>When</Table.Th>

@@ -195,6 +195,7 @@ describe('feature flags in the web app', () => {
     await page.goto(`${server.url}/project/${env}/feature_flags?active=false`);
     await page.getByTestId('flag-row').filter({ hasText: 'new-checkout' }).waitFor();
     expect(await page.getByTestId('flag-row').filter({ hasText: 'new-checkout' }).textContent()).toContain('The <b>new</b> checkout');
+    expect(await page.locator('[data-testid="flags-table"] b').count()).toBe(0);
     await page.getByLabel('Status').selectOption('true');
     await page.getByTestId('flags-empty').waitFor();
     expect(page.url()).toContain('active=true');
@@ -239,6 +240,24 @@ describe('feature flags in the web app', () => {
     await expect.poll(() => page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('new-checkout')]);
     await screenshot(page, 'flags-list');
     expectNoErrors([400]);
+  });
+
+  it('deleting a flag asks first, then the list no longer shows it', async () => {
+    const flag = await flagByKey('checkout-colour');
+    await page.goto(`${server.url}/project/${env}/feature_flags/${flag.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this flag?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await server.request(`${flagsApi()}${flag.id}/`)).body.deleted).toBe(false);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete flag' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/feature_flags`);
+    await page.getByTestId('flag-row').first().waitFor();
+    expect((await page.getByTestId('flag-row').allTextContents()).some((t) => t.includes('checkout-colour'))).toBe(false);
+    expect((await server.request(`${flagsApi()}${flag.id}/`)).body.deleted).toBe(true);
+    expectNoErrors();
   });
 });
 

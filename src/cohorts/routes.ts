@@ -3,7 +3,10 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
 import { paginate, readPage } from '../http/pagination.js';
+import { distinctIdsOf } from '../persons/store.js';
+import { serializePerson } from '../persons/serialize.js';
 import { parseMultipart } from './csv-members.js';
+import { cohortMembers } from './members.js';
 import { createCohort, editCohort, serializeCohort } from './service.js';
 import { addPersonsToStaticCohort, removePersonFromStaticCohort } from './static-members.js';
 import { getCohort, listLiveCohorts, type Cohort } from './store.js';
@@ -13,6 +16,8 @@ type Json = Record<string, unknown>;
 const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'cohort:read', team: TEAM } };
 const WRITE = { access: { scope: 'cohort:write', team: TEAM } };
+/** PostHog's `persons` action declares both scopes. */
+const MEMBERS = { access: { scope: ['cohort:read', 'person:read'], team: TEAM } };
 
 /**
  * A JSON body, or a multipart form whose `csv` file part is an upload (as Django, only a part with
@@ -60,6 +65,24 @@ export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   });
 
   app.get(`${base}/:id/`, { config: READ }, async (request) => serializeCohort(ctx, await loadCohort(request)));
+
+  // The cohort's members (members.ts), paged with limit/offset; `count` is Hoglet's addition.
+  app.get(`${base}/:id/persons/`, { config: MEMBERS }, async (request) => {
+    const cohort = await loadCohort(request);
+    const team = request.team!;
+    const page = readPage(request.query);
+    const { count, persons } = await cohortMembers(ctx, team, cohort, page);
+    const ids = await distinctIdsOf(
+      db,
+      persons.map((p) => p.id),
+    );
+    return paginate(
+      request,
+      page,
+      count,
+      persons.map((p) => serializePerson(team, p, ids.get(p.id) ?? [], 'list')),
+    );
+  });
 
   for (const method of ['PATCH', 'PUT'] as const) {
     app.route({

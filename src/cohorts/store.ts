@@ -5,6 +5,7 @@ import type { Schema } from '../platform/db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import { wellFormedText } from '../lib/well-formed.js';
 import type { CohortsTable } from './tables.js';
+import { toPerson, type Person } from '../persons/store.js';
 
 type Db = Kysely<Schema>;
 
@@ -203,4 +204,30 @@ export async function personIdsForEmails(database: { db: Db; dialect: DialectNam
     ids.push(...rows.map((r) => Number(r.id)));
   }
   return ids;
+}
+
+/** Which of `cohortIds` (static cohorts) each of these persons belongs to: person id → cohort ids. */
+export async function staticMembershipsOfPersons(db: Db, personIds: number[], cohortIds: number[]): Promise<Map<number, number[]>> {
+  const memberships = new Map<number, number[]>();
+  if (personIds.length === 0 || cohortIds.length === 0) return memberships;
+  const rows = await db
+    .selectFrom('cohort_people')
+    .select(['person_id', 'cohort_id'])
+    .where('person_id', 'in', personIds)
+    .where('cohort_id', 'in', cohortIds)
+    .execute();
+  for (const row of rows) {
+    const list = memberships.get(Number(row.person_id)) ?? [];
+    list.push(Number(row.cohort_id));
+    memberships.set(Number(row.person_id), list);
+  }
+  return memberships;
+}
+
+/** One batch of an environment's persons, newest id first, below `beforeId` (keyset paging for a full scan). */
+export async function personsBatch(db: Db, teamId: number, beforeId: number | null, limit: number): Promise<Person[]> {
+  let query = db.selectFrom('persons').selectAll().where('team_id', '=', teamId);
+  if (beforeId !== null) query = query.where('id', '<', beforeId);
+  const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toPerson);
 }

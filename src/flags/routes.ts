@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../posthog/errors.js';
+import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../environments/models.js';
 import { applyListQuery, type ListQuery } from './list-filters.js';
@@ -14,6 +15,8 @@ import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
 const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'feature_flag:read', team: TEAM } };
 const WRITE = { access: { scope: 'feature_flag:write', team: TEAM } };
+/** PostHog's `activity` actions declare `activity_log:read`, not the flag's own scope. */
+const ACTIVITY = { access: { scope: 'activity_log:read', team: TEAM } };
 /** What server SDKs read: the environment is resolved by the handler, and a project secret key is taken. */
 const SDK_READ = { access: { scope: 'feature_flag:read', authenticateOnly: true, projectSecretKey: true } };
 
@@ -69,6 +72,18 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
     // PostHog answers both with a bare 404, no body.
     if (!flag?.isRemoteConfiguration) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(remoteConfigPayload(flag)));
+  });
+
+  // The project's flag history, then one flag's (FeatureFlagViewSet's `activity` actions), newest first.
+  app.get(`${base}/activity/`, { config: ACTIVITY }, async (request) => {
+    const params = readActivityPageParams(request.query);
+    return activityPage(request, db, { scope: 'FeatureFlag', teamId: request.team!.id }, params);
+  });
+
+  app.get(`${base}/:id/activity/`, { config: ACTIVITY }, async (request) => {
+    const params = readActivityPageParams(request.query);
+    const flag = await loadFlag(request);
+    return activityPage(request, db, { scope: 'FeatureFlag', teamId: request.team!.id, itemId: String(flag.id) }, params);
   });
 
   app.get(`${base}/:id/`, { config: READ }, async (request) => {

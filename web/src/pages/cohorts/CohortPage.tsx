@@ -1,0 +1,341 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  Group,
+  Loader,
+  Modal,
+  Pagination,
+  Paper,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useState } from 'react';
+import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import { MEMBERS_PAGE, useCohort, useCohortMembers, useSaveCohort, type Cohort } from '../../api/cohorts';
+import { ErrorNotice } from '../../shell/ErrorNotice';
+import { useEnvironment } from '../../shell/ProjectScope';
+import { emptyProperty } from '../flags/flag-form';
+import { PropertyFilterRow } from '../flags/PropertyFilterRow';
+import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
+
+const MATCH = [
+  { value: 'AND', label: 'all' },
+  { value: 'OR', label: 'any' },
+];
+
+function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>; index: number; onRemove?: () => void }) {
+  const properties = useFieldArray({ control: form.control, name: `groups.${index}.properties` });
+  return (
+    <Paper withBorder p="sm" data-testid="rule-group">
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Group gap="xs">
+            <Text size="sm">Persons matching</Text>
+            <Controller
+              control={form.control}
+              name={`groups.${index}.match`}
+              render={({ field }) => (
+                <SegmentedControl
+                  size="xs"
+                  data={MATCH}
+                  value={field.value}
+                  onChange={field.onChange}
+                  aria-label="Match within the group"
+                />
+              )}
+            />
+            <Text size="sm">of these</Text>
+          </Group>
+          {onRemove && (
+            <Button size="compact-xs" variant="subtle" color="red" onClick={onRemove}>
+              Remove group
+            </Button>
+          )}
+        </Group>
+        {properties.fields.map((field, p) => (
+          <PropertyFilterRow<CohortForm>
+            key={field.id}
+            name={`groups.${index}.properties.${p}`}
+            register={form.register}
+            watch={form.watch}
+            setValue={form.setValue}
+            onRemove={() => properties.remove(p)}
+          />
+        ))}
+        <Group>
+          <Button size="xs" variant="default" onClick={() => properties.append(emptyProperty())}>
+            Add property filter
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
+
+function Rules({ form }: { form: UseFormReturn<CohortForm> }) {
+  const groups = useFieldArray({ control: form.control, name: 'groups' });
+  return (
+    <Stack gap="sm">
+      <Group gap="xs">
+        <Title order={4}>Persons in</Title>
+        <Controller
+          control={form.control}
+          name="match"
+          render={({ field }) => (
+            <SegmentedControl size="xs" data={MATCH} value={field.value} onChange={field.onChange} aria-label="Match groups" />
+          )}
+        />
+        <Title order={4}>of these groups</Title>
+      </Group>
+      {groups.fields.map((field, index) => (
+        <RuleGroup key={field.id} form={form} index={index} onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined} />
+      ))}
+      <Group>
+        <Button size="xs" variant="light" onClick={() => groups.append(emptyGroup())}>
+          Add group
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function Members({ cohort }: { cohort: Cohort }) {
+  const environment = useEnvironment();
+  const [page, setPage] = useState(1);
+  const members = useCohortMembers(environment.project_id, cohort.id, (page - 1) * MEMBERS_PAGE);
+  if (members.error) return <ErrorNotice error={members.error} title="The members could not be loaded" />;
+  if (members.isPending) return <Loader aria-label="Loading" />;
+  const count = members.data.count ?? members.data.results.length;
+  return (
+    <Stack gap="xs">
+      <Title order={4} data-testid="member-count">
+        {count} {count === 1 ? 'person' : 'persons'}
+      </Title>
+      {count === 0 ? (
+        <Text c="dimmed">No one is in this cohort yet.</Text>
+      ) : (
+        <Table data-testid="members-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Person</Table.Th>
+              <Table.Th>Distinct ids</Table.Th>
+              <Table.Th>Email</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {members.data.results.map((person) => (
+              <Table.Tr key={person.uuid} data-testid="member-row">
+                <Table.Td>
+                  <Anchor component={Link} to={`/project/${environment.id}/person/${encodeURIComponent(person.distinct_ids[0] ?? '')}`}>
+                    {person.name || person.distinct_ids[0] || person.uuid}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td className="mono">{person.distinct_ids.join(', ')}</Table.Td>
+                <Table.Td>{typeof person.properties.email === 'string' ? person.properties.email : ''}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {count > MEMBERS_PAGE && <Pagination total={Math.ceil(count / MEMBERS_PAGE)} value={page} onChange={setPage} />}
+    </Stack>
+  );
+}
+
+function DeleteCohort({ cohort }: { cohort: Cohort }) {
+  const environment = useEnvironment();
+  const save = useSaveCohort(environment.project_id);
+  const navigate = useNavigate();
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button variant="subtle" color="red" onClick={() => setOpen(true)}>
+        Delete
+      </Button>
+      <Modal opened={open} onClose={() => setOpen(false)} title="Delete this cohort?">
+        <Stack>
+          <Text>Flags that target it stop matching its persons.</Text>
+          {save.error && (
+            <Text c="red" size="sm" role="alert">
+              {save.error.message}
+            </Text>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setOpen(false)}>
+              Cancel
+            </Button>
+            <Button
+              color="red"
+              loading={save.isPending}
+              onClick={() =>
+                save.mutate(
+                  { id: cohort.id, body: { deleted: true } },
+                  { onSuccess: () => void navigate(`/project/${environment.id}/cohorts`) },
+                )
+              }
+            >
+              Delete cohort
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </>
+  );
+}
+
+function CohortEditor({ cohort }: { cohort?: Cohort }) {
+  const environment = useEnvironment();
+  const navigate = useNavigate();
+  const save = useSaveCohort(environment.project_id);
+  const form = useForm<CohortForm>({ defaultValues: cohort ? formFromCohort(cohort) : newCohortForm() });
+  const [csv, setCsv] = useState<File | null>(null);
+  const [csvError, setCsvError] = useState<string>();
+  const [filtersError, setFiltersError] = useState<string>();
+  const [saved, setSaved] = useState(false);
+  const isStatic = form.watch('isStatic');
+
+  const submit = async (values: CohortForm) => {
+    setCsvError(undefined);
+    setFiltersError(undefined);
+    setSaved(false);
+    try {
+      const body = {
+        name: values.name,
+        description: values.description,
+        ...(cohort ? {} : { is_static: values.isStatic }),
+        ...(values.isStatic ? {} : { filters: filtersFromForm(values) }),
+      };
+      const result = await save.mutateAsync({ id: cohort?.id, body, csv: values.isStatic ? csv : null });
+      form.reset(formFromCohort(result));
+      setCsv(null);
+      setSaved(true);
+      if (!cohort) void navigate(`/project/${environment.id}/cohorts/${result.id}`, { replace: true });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const attr = error instanceof ApiError ? error.body.attr : undefined;
+      if (attr === 'csv') setCsvError(message);
+      else if (attr === 'filters') setFiltersError(message);
+      else if (attr === 'name' || attr === 'description') form.setError(attr, { message });
+      else form.setError('root', { message });
+    }
+  };
+
+  return (
+    <form onSubmit={(e) => void form.handleSubmit(submit)(e)} aria-label="Cohort">
+      <Stack gap="lg" maw={1000}>
+        <Group align="flex-start">
+          <TextInput label="Name" w={320} error={form.formState.errors.name?.message} {...form.register('name')} />
+          <TextInput label="Description" w={420} error={form.formState.errors.description?.message} {...form.register('description')} />
+        </Group>
+        {!cohort && (
+          <Controller
+            control={form.control}
+            name="isStatic"
+            render={({ field }) => (
+              <SegmentedControl
+                aria-label="Cohort type"
+                w={420}
+                value={field.value ? 'static' : 'dynamic'}
+                onChange={(value) => field.onChange(value === 'static')}
+                data={[
+                  { value: 'dynamic', label: 'Dynamic: by properties' },
+                  { value: 'static', label: 'Static: a list (CSV)' },
+                ]}
+              />
+            )}
+          />
+        )}
+        {isStatic ? (
+          <Stack gap={4}>
+            <Text fw={600}>{cohort ? 'Add persons from a CSV file' : 'Persons from a CSV file'}</Text>
+            <Text size="sm" c="dimmed">
+              One distinct id per line, or a file with a distinct_id, person_id or email column.
+            </Text>
+            <input
+              type="file"
+              accept=".csv,text/csv"
+              aria-label="CSV file"
+              onChange={(e) => setCsv(e.currentTarget.files?.[0] ?? null)}
+              data-testid="csv-input"
+            />
+            {csvError && (
+              <Text c="red" size="sm" role="alert" data-testid="csv-error">
+                {csvError}
+              </Text>
+            )}
+          </Stack>
+        ) : (
+          <>
+            <Rules form={form} />
+            {filtersError && (
+              <Text c="red" size="sm" role="alert" data-testid="filters-error">
+                {filtersError}
+              </Text>
+            )}
+          </>
+        )}
+        {form.formState.errors.root && (
+          <Alert color="red" role="alert">
+            {form.formState.errors.root.message}
+          </Alert>
+        )}
+        <Group>
+          <Button type="submit" loading={form.formState.isSubmitting}>
+            {cohort ? 'Save' : 'Create cohort'}
+          </Button>
+          {saved && (
+            <Text c="green" size="sm" data-testid="saved">
+              Saved
+            </Text>
+          )}
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+export function Component() {
+  const { cohortId } = useParams();
+  const environment = useEnvironment();
+  const isNew = cohortId === 'new';
+  const id = isNew || !/^\d+$/.test(cohortId ?? '') ? undefined : Number(cohortId);
+  const cohort = useCohort(environment.project_id, id);
+  const back = (
+    <Anchor component={Link} to={`/project/${environment.id}/cohorts`} size="sm">
+      ← Cohorts
+    </Anchor>
+  );
+  if (isNew) {
+    return (
+      <Stack>
+        {back}
+        <Title order={2}>New cohort</Title>
+        <CohortEditor />
+      </Stack>
+    );
+  }
+  if (id === undefined) return <ErrorNotice error="There is no such cohort." title="Not found" />;
+  if (cohort.error) return <ErrorNotice error={cohort.error} title="The cohort could not be loaded" />;
+  if (cohort.isPending) return <Loader aria-label="Loading" />;
+  return (
+    <Stack>
+      {back}
+      <Group justify="space-between">
+        <Title order={2}>{cohort.data.name || `Cohort ${cohort.data.id}`}</Title>
+        {!cohort.data.deleted && <DeleteCohort cohort={cohort.data} />}
+      </Group>
+      <Text size="sm" c="dimmed">
+        {cohort.data.is_static ? 'Static cohort' : 'Dynamic cohort: persons are judged by their properties when asked'}
+      </Text>
+      <CohortEditor key={cohort.data.id} cohort={cohort.data} />
+      <Members cohort={cohort.data} />
+    </Stack>
+  );
+}

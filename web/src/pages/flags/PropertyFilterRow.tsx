@@ -1,0 +1,74 @@
+import { ActionIcon, Group, NativeSelect, TextInput } from '@mantine/core';
+import type { FieldValues, Path, PathValue, UseFormRegister, UseFormSetValue, UseFormWatch } from 'react-hook-form';
+import { COHORT_OPERATORS, isValueless, PROPERTY_OPERATORS } from './flag-form';
+
+/**
+ * One property filter of a form (a release condition's, a cohort rule's): type (when cohorts may
+ * be chosen), key, PostHog's operator, value. `name` is the row's path in the form.
+ */
+export function PropertyFilterRow<F extends FieldValues>({
+  name,
+  register,
+  watch,
+  setValue,
+  cohorts,
+  propertyLabel = 'Person property',
+  onRemove,
+}: {
+  name: string;
+  register: UseFormRegister<F>;
+  watch: UseFormWatch<F>;
+  setValue: UseFormSetValue<F>;
+  /** The cohorts a filter may name; without it, only properties. */
+  cohorts?: { id: number; name: string }[];
+  propertyLabel?: string;
+  onRemove: () => void;
+}) {
+  const field = (part: string) => `${name}.${part}` as Path<F>;
+  const type = (watch(field('type')) as string | undefined) ?? 'person';
+  const operator = (watch(field('operator')) as string | undefined) ?? 'exact';
+  return (
+    <Group gap="xs" align="flex-end" data-testid="property-filter" wrap="nowrap">
+      {cohorts && (
+        <NativeSelect
+          aria-label="Filter type"
+          w={170}
+          data={[
+            { value: 'person', label: propertyLabel },
+            { value: 'cohort', label: 'Cohort' },
+          ]}
+          {...register(field('type'), {
+            // The operator lists differ: each type starts on its first operator, with no value.
+            onChange: (e: { target: { value: string } }) => {
+              setValue(field('operator'), (e.target.value === 'cohort' ? 'in' : 'exact') as PathValue<F, Path<F>>);
+              setValue(field('value'), '' as PathValue<F, Path<F>>);
+            },
+          })}
+        />
+      )}
+      {type === 'cohort' ? (
+        <>
+          <NativeSelect aria-label="Operator" w={150} data={[...COHORT_OPERATORS]} {...register(field('operator'))} />
+          <NativeSelect
+            aria-label="Cohort"
+            w={240}
+            data={[
+              { value: '', label: 'Choose a cohort' },
+              ...(cohorts ?? []).map((c) => ({ value: String(c.id), label: c.name || `Cohort ${c.id}` })),
+            ]}
+            {...register(field('value'))}
+          />
+        </>
+      ) : (
+        <>
+          <TextInput aria-label="Property" placeholder="property, e.g. email" w={200} {...register(field('key'))} />
+          <NativeSelect aria-label="Operator" w={200} data={[...PROPERTY_OPERATORS]} {...register(field('operator'))} />
+          {!isValueless(operator) && <TextInput aria-label="Value" placeholder="value" w={220} {...register(field('value'))} />}
+        </>
+      )}
+      <ActionIcon variant="subtle" color="gray" aria-label="Remove this filter" onClick={onRemove} mb={4}>
+        ×
+      </ActionIcon>
+    </Group>
+  );
+}

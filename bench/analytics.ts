@@ -13,6 +13,7 @@ import { analyticsBatches } from './analytics-events.js';
 import { fmt, spawnHoglet, type Child } from './harness.js';
 import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
 import { analyticsFolder } from '../src/platform/analytics/open.js';
+import { navigationToEventsTable, type NavigationFigure } from './web-navigation.js';
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REPEATS = 5;
@@ -167,9 +168,9 @@ export async function analyticsBench(count: number): Promise<string> {
   const lines: string[] = [`Analytics on ${fmt(count)} events (embedded ClickHouse), median of ${REPEATS} after a warm-up:`];
   let hoglet: Child | undefined;
   try {
+    const serverEnv = { DATA_DIR: dataDir, DATABASE_URL: '' };
     hoglet = await spawnHoglet([], {
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
+      ...serverEnv,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
@@ -205,6 +206,12 @@ export async function analyticsBench(count: number): Promise<string> {
         }),
       );
     }
+    let navigation: NavigationFigure | string;
+    try {
+      navigation = await navigationToEventsTable(server.url, project.id, serverEnv);
+    } catch (error) {
+      navigation = (error as Error).message;
+    }
     await server.stop();
     hoglet = undefined;
     const engine = await EmbeddedEngine.open({
@@ -228,6 +235,11 @@ export async function analyticsBench(count: number): Promise<string> {
     } finally {
       await engine.close();
     }
+    lines.push(
+      typeof navigation === 'string'
+        ? `  web app, Activity's events table: failed (${navigation})`
+        : `  web app, navigation to Activity's events table rendered (Chromium): ${fmt(navigation.medianMs)} ms (median of 5; first visit ${fmt(navigation.firstMs)} ms, ${navigation.rows} rows shown)`,
+    );
     lines.push(`  ingestion through /batch/ into ClickHouse: ${fmt(eventsPerSecond)} events/s (send to stored)`);
     lines.push(`  server RSS (GEOIP=off): ${fmt(idleRss)} MB idle with the engine open, ${fmt(loadedRss)} MB right after the load`);
     return lines.join('\n');

@@ -125,7 +125,12 @@ function pending(sqliteFile: string): number {
   const db = new BetterSqlite3(sqliteFile, { readonly: true, fileMustExist: true });
   try {
     const queued = db.prepare('select coalesce(sum(event_count), 0) n from ingestion_queue').get() as { n: number };
-    const outbox = db.prepare('select count(*) n from analytics_outbox').get() as { n: number };
+    // An outbox row is a batch: its events are its lines.
+    const outbox = db
+      .prepare(
+        "select coalesce(sum(length(events) - length(replace(events, char(10), '')) + 1), 0) n from analytics_outbox where events != ''",
+      )
+      .get() as { n: number };
     return queued.n + outbox.n;
   } finally {
     db.close();

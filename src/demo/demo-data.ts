@@ -5,6 +5,7 @@ import { buildDemoRecording } from './demo-recording.js';
 import { getUser } from '../environments/tenancy-store.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { lastQueueId, stillQueued } from '../ingestion/queue-admin.js';
+import { outboxHoldsRowsFrom } from '../events/analytics-outbox.js';
 import { clearDemoDataGenerating } from '../environments/store.js';
 import { uuidv7 } from '../lib/uuid.js';
 import type { Team } from '../environments/models.js';
@@ -143,6 +144,9 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
       if (!(await stillQueued(ctx.database, team.id, firstId, lastId)) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }
+    // Processed is not yet visible: the batches' events reach ClickHouse with the worker's next copy.
+    const processedBy = new Date().toISOString();
+    while ((await outboxHoldsRowsFrom(db, processedBy)) && Date.now() <= deadline) await new Promise((r) => setTimeout(r, 250));
   };
   run()
     .catch((error: unknown) => ctx.log.error({ err: error, team: team.id }, 'demo data generation failed'))

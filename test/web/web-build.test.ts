@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ALSO } from '../../scripts/build-web.mjs';
 import { REPO_ROOT } from '../helpers/process.js';
 
 const exec = promisify(execFile);
@@ -34,7 +35,7 @@ async function buildIfStale(): Promise<{ built: boolean; html: string }> {
 
 describe('scripts/build-web.mjs', () => {
   it('builds the web app when its sources changed, and only then', async () => {
-    for (const from of ['web', 'scripts/build-web.mjs', 'src/web-app/sections.ts', 'package-lock.json', 'package.json']) copy(from);
+    for (const from of ['web', 'scripts/build-web.mjs', 'package.json', ...ALSO]) copy(from);
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
 
     const first = await buildIfStale();

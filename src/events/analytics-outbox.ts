@@ -65,8 +65,8 @@ const GROUP = 'group:';
 const GROUP_BYTES = 32 * 1024 * 1024;
 /** Rows looked at per copy (a row is a batch of up to 1000 events). */
 const GROUP_ROWS = 200;
-/** Outbox rows read or deleted per statement. */
-const ROWS_PER_STATEMENT = 10;
+/** Outbox rows read or deleted per statement (a row is up to 1000 events, a few MB). */
+const ROWS_PER_STATEMENT = 2;
 
 /**
  * Copies the oldest outbox rows to ClickHouse as one insert, and deletes them; returns how many

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Button,
   Group,
@@ -24,6 +23,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { emptyProperty } from '../flags/flag-form';
 import { PropertyFilterRow } from '../flags/PropertyFilterRow';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
+import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 
 const MATCH = [
   { value: 'AND', label: 'all' },
@@ -162,11 +162,7 @@ function DeleteCohort({ cohort }: { cohort: Cohort }) {
       <Modal opened={open} onClose={() => setOpen(false)} title="Delete this cohort?">
         <Stack>
           <Text>Flags that target it stop matching its persons.</Text>
-          {save.error && (
-            <Text c="red" size="sm" role="alert">
-              {save.error.message}
-            </Text>
-          )}
+          <ErrorText message={save.error?.message} />
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setOpen(false)}>
               Cancel
@@ -265,27 +261,15 @@ function CohortEditor({ cohort }: { cohort?: Cohort }) {
               onChange={(e) => setCsv(e.currentTarget.files?.[0] ?? null)}
               data-testid="csv-input"
             />
-            {csvError && (
-              <Text c="red" size="sm" role="alert" data-testid="csv-error">
-                {csvError}
-              </Text>
-            )}
+            <ErrorText message={csvError} testId="csv-error" />
           </Stack>
         ) : (
           <>
             <Rules form={form} />
-            {filtersError && (
-              <Text c="red" size="sm" role="alert" data-testid="filters-error">
-                {filtersError}
-              </Text>
-            )}
+            <ErrorText message={filtersError} testId="filters-error" />
           </>
         )}
-        {form.formState.errors.root && (
-          <Alert color="red" role="alert">
-            {form.formState.errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={form.formState.errors.root?.message} />
         <Group>
           <Button type="submit" loading={form.formState.isSubmitting}>
             {cohort ? 'Save' : 'Create cohort'}

@@ -1,19 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Loader,
-  Modal,
-  NativeSelect,
-  Stack,
-  Switch,
-  Tabs,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Group, Loader, Modal, NativeSelect, Stack, Switch, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
@@ -27,6 +12,7 @@ import { FlagHistory } from './FlagHistory';
 import { ReleaseConditions } from './ReleaseConditions';
 import { Variants } from './Variants';
 import { WhatDoesUserGet } from './WhatDoesUserGet';
+import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 
 /** Which part of the form an API error on `filters` belongs to. */
 const isVariantError = (message: string) => /variant|payload/i.test(message);
@@ -44,11 +30,7 @@ function ActiveToggle({ flag }: { flag: FeatureFlag }) {
         onChange={(e) => save.mutate({ id: flag.id, body: { active: e.currentTarget.checked } })}
         data-testid="active-toggle"
       />
-      {save.error && (
-        <Text c="red" size="sm" role="alert">
-          {save.error.message}
-        </Text>
-      )}
+      <ErrorText message={save.error?.message} />
     </Group>
   );
 }
@@ -68,11 +50,7 @@ function DeleteFlag({ flag }: { flag: FeatureFlag }) {
           <Text>
             SDKs stop receiving <b>{flag.key}</b> at once.
           </Text>
-          {save.error && (
-            <Text c="red" size="sm" role="alert">
-              {save.error.message}
-            </Text>
-          )}
+          <ErrorText message={save.error?.message} />
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setOpen(false)}>
               Cancel
@@ -174,11 +152,7 @@ function FlagEditor({ flag }: { flag?: FeatureFlag }) {
           error={filtersError && !isVariantError(filtersError) ? filtersError : undefined}
         />
         <Variants form={form} error={filtersError && isVariantError(filtersError) ? filtersError : undefined} />
-        {form.formState.errors.root && (
-          <Alert color="red" role="alert">
-            {form.formState.errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={form.formState.errors.root?.message} />
         <Group>
           <Button type="submit" loading={form.formState.isSubmitting}>
             {flag ? 'Save' : 'Create flag'}

@@ -8,6 +8,7 @@ import { formatTime, offsetParam } from '../persons/format';
 import { Pager } from '../persons/Pager';
 import { PeopleTabs } from '../persons/PeopleTabs';
 import { groupName, groupPath } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /** A group type's groups (PostHog's `/project/:id/groups/:groupTypeIndex`), newest first, searched. */
 export function Component() {
@@ -61,11 +62,7 @@ export function Component() {
           searchLater(e.currentTarget.value);
         }}
       />
-      {groups.isError && (
-        <Alert color="red" role="alert">
-          {groups.error.message}
-        </Alert>
-      )}
+      <ErrorAlert message={groups.error?.message} />
       {groups.isPending ? (
         <Center p="xl">
           <Loader aria-label="Loading" />

@@ -1,8 +1,9 @@
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useParams } from 'react-router';
 import { api, ApiError } from '../../api/client';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface Fields {
   password: string;
@@ -40,11 +41,7 @@ export function Component() {
             <Text size="sm" c="dimmed">
               At least 8 characters; you are signed in once it is set.
             </Text>
-            {errors.root && (
-              <Alert color="red" role="alert">
-                {errors.root.message}
-              </Alert>
-            )}
+            <ErrorAlert message={errors.root?.message} />
             <PasswordInput
               label="New password"
               autoComplete="new-password"

@@ -4,6 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError } from '../../api/client';
 import { useMe } from '../../api/session';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface Invite {
   id: string;
@@ -83,11 +84,7 @@ export function Component() {
           <Text>
             Join <b>{invite.data.organization_name}</b> as <span className="mono">{invite.data.target_email}</span>.
           </Text>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           {!signedIn && (
             <>
               <TextInput

@@ -1,8 +1,9 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useDeletePerson, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { personName } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /**
  * PostHog's delete-person dialog: the person goes at once; its events and recordings stay unless
@@ -44,11 +45,7 @@ export function DeletePersonModal({
           checked={deleteRecordings}
           onChange={(e) => setDeleteRecordings(e.currentTarget.checked)}
         />
-        {remove.isError && (
-          <Alert color="red" role="alert">
-            {remove.error.message}
-          </Alert>
-        )}
+        <ErrorAlert message={remove.error?.message} />
         <Group justify="flex-end" gap="xs">
           <Button variant="default" onClick={close}>
             Cancel

@@ -1,7 +1,8 @@
-import { Alert, Anchor, Center, Loader, Table, Text } from '@mantine/core';
+import { Anchor, Center, Loader, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { usePersonCohorts, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /** The cohorts the person is in now (static ones by membership, dynamic ones judged from its properties). */
 export function PersonCohorts({ person }: { person: Person }) {
@@ -15,11 +16,7 @@ export function PersonCohorts({ person }: { person: Person }) {
     );
   }
   if (cohorts.isError) {
-    return (
-      <Alert color="red" role="alert">
-        {cohorts.error.message}
-      </Alert>
-    );
+    return <ErrorAlert message={cohorts.error.message} />;
   }
   const rows = cohorts.data.results;
   if (rows.length === 0) return <Text c="dimmed">This person is in no cohort.</Text>;

@@ -1,8 +1,9 @@
-import { Alert, Anchor, Center, Loader, Table, Text } from '@mantine/core';
+import { Anchor, Center, Loader, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { usePersonRecordings, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { formatTime } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 function duration(seconds: number): string {
   const s = Math.round(seconds);
@@ -24,11 +25,7 @@ export function PersonRecordings({ person }: { person: Person }) {
     );
   }
   if (recordings.isError) {
-    return (
-      <Alert color="red" role="alert">
-        {recordings.error.message}
-      </Alert>
-    );
+    return <ErrorAlert message={recordings.error.message} />;
   }
   const rows = recordings.data.results;
   if (rows.length === 0) return <Text c="dimmed">No recordings of this person.</Text>;

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Center, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Center, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -7,6 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { formatTime, offsetParam, personName, personPath } from './format';
 import { Pager } from './Pager';
 import { PeopleTabs } from './PeopleTabs';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /** People: the environment's persons, newest first, searched by email, name, distinct id or uuid. */
 export function Component() {
@@ -53,11 +54,7 @@ export function Component() {
         }}
         rightSection={persons.isFetching ? <Loader size="xs" aria-label="Searching" /> : null}
       />
-      {persons.isError && (
-        <Alert color="red" role="alert">
-          {persons.error.message}
-        </Alert>
-      )}
+      <ErrorAlert message={persons.error?.message} />
       {persons.isPending ? (
         <Center p="xl">
           <Loader aria-label="Loading" />

@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Modal, Radio, ScrollArea, Stack, Text } from '@mantine/core';
+import { Button, Group, Modal, Radio, ScrollArea, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useSplitPerson, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /**
  * PostHog's split: one distinct id stays with this person (and its properties); every other one
@@ -42,11 +43,7 @@ export function SplitPersonModal({
             </Stack>
           </ScrollArea.Autosize>
         </Radio.Group>
-        {split.isError && (
-          <Alert color="red" role="alert">
-            {split.error.message}
-          </Alert>
-        )}
+        <ErrorAlert message={split.error?.message} />
         <Group justify="flex-end" gap="xs">
           <Button variant="default" onClick={close}>
             Cancel

@@ -9,6 +9,7 @@ import { SharingControl } from './SharingControl';
 import { clickItems, consoleItems, toPlayerEvents, type TimelineItem } from './snapshots';
 import { formatOffset, Timeline } from './Timeline';
 import { formatDuration, personLabel } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /**
  * One recording (`/project/:id/replay/:sessionId`, also reached from posthog-js's
@@ -69,9 +70,7 @@ export function Component() {
       <Stack>
         <Title order={2}>Recording</Title>
         <Text className="mono">{sessionId}</Text>
-        <Alert color="red" role="alert">
-          {recording.error.message}
-        </Alert>
+        <ErrorAlert message={recording.error.message} />
         <Anchor component={Link} to={`/project/${environment.id}/replay`}>
           All recordings
         </Anchor>

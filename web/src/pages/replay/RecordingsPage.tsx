@@ -1,10 +1,11 @@
-import { Alert, Anchor, Badge, Button, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMemo } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { useRecordings, type RecordingFilters } from '../../api/recordings';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { formatDuration, personLabel } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 const PERIODS = [
   { value: '-24h', label: 'Last 24 hours' },
@@ -129,11 +130,7 @@ export function Component() {
     <Stack gap="sm">
       <Title order={2}>Session replay</Title>
       <Filters value={filters} onApply={setParams} />
-      {list.isError && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <ErrorAlert message={list.error?.message} />
       {list.isPending && <Text c="dimmed">Loading recordings…</Text>}
       {list.isSuccess && rows.length === 0 && (
         <Text c="dimmed" data-testid="recordings-empty">

@@ -1,5 +1,6 @@
-import { Alert, Button, Group, Modal, Stack, Text, type ButtonProps } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text, type ButtonProps } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface Props extends Pick<ButtonProps, 'size' | 'variant' | 'color'> {
   /** The button's text (and the dialog's confirm button's, unless `confirmLabel`). */
@@ -42,11 +43,7 @@ export function ConfirmAction({
           <Text size="sm" component="div">
             {children}
           </Text>
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
+          <ErrorAlert message={error} />
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>
               Cancel

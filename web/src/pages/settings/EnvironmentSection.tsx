@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Center, Group, Loader, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMemo } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useEnvironmentSettings, useUpdateEnvironment, type EnvironmentSettings } from '../../api/settings';
@@ -7,6 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
 import { ProductSettings } from './ProductSettings';
 import { ProjectKeys } from './ProjectKeys';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /**
  * IANA zones the browser knows, UTC first (the server accepts the same names), and the stored one
@@ -40,11 +41,7 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
       <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
         <Stack>
           <Title order={4}>Details</Title>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           <TextInput label="Environment name" error={errors.name?.message} {...form.register('name', { required: 'Give it a name.' })} />
           <Controller
             control={form.control}

@@ -19,6 +19,7 @@ import { ErrorNotice } from '../../shell/ErrorNotice';
 import { ConfirmAction } from './ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 const levelName = (level: number) => LEVEL_NAMES[level] ?? `Level ${level}`;
 const fullName = (user: Member['user']) => [user.first_name, user.last_name].filter(Boolean).join(' ');
@@ -147,11 +148,7 @@ function InviteForm({ myLevel, onInvited }: { myLevel: number; onInvited: (invit
   return (
     <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
       <Stack gap="xs">
-        {errors.root && (
-          <Alert color="red" role="alert">
-            {errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={errors.root?.message} />
         <Group align="flex-start" grow>
           <TextInput
             label="Email"

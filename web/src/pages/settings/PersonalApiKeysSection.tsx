@@ -13,6 +13,7 @@ import { ConfirmAction } from './ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { NO_SCOPES, ScopePicker, scopesOf, type ScopeSelection } from './ScopePicker';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 const when = (value: string | null) => (value ? new Date(value).toLocaleString() : 'Never');
 
@@ -57,11 +58,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: PersonalApiKe
   return (
     <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
       <Stack>
-        {errors.root && (
-          <Alert color="red" role="alert">
-            {errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={errors.root?.message} />
         <TextInput
           label="Label"
           description="What the key is for, to tell it apart later."

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
@@ -8,6 +8,7 @@ import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
 import { ConfirmAction } from './ConfirmAction';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface NameFields {
   name: string;
@@ -116,11 +117,7 @@ function CreateEnvironment({ projectId }: { projectId: number }) {
         <Text size="sm" c="dimmed">
           An environment has its own events, people, flags and project API key (staging, development…).
         </Text>
-        {errors.root && (
-          <Alert color="red" role="alert">
-            {errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={errors.root?.message} />
         <Group align="flex-start">
           <TextInput
             aria-label="Name of the new environment"

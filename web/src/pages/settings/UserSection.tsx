@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Center, Group, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useMe } from '../../api/session';
@@ -6,6 +6,7 @@ import { useUpdateMe } from '../../api/settings';
 import type { Me } from '../../api/types';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { applyApiError } from './api-error';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface ProfileFields {
   first_name: string;
@@ -29,11 +30,7 @@ function Profile({ me }: { me: Me }) {
       <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
         <Stack>
           <Title order={4}>Profile</Title>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           <Group grow>
             <TextInput label="First name" autoComplete="given-name" error={errors.first_name?.message} {...form.register('first_name')} />
             <TextInput label="Last name" autoComplete="family-name" error={errors.last_name?.message} {...form.register('last_name')} />
@@ -90,11 +87,7 @@ function ChangePassword() {
           <Text size="sm" c="dimmed">
             Your other sessions are signed out; this one stays.
           </Text>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           <PasswordInput
             label="Current password"
             autoComplete="current-password"

@@ -1,18 +1,4 @@
-import {
-  Anchor,
-  Button,
-  Group,
-  Loader,
-  Modal,
-  Pagination,
-  Paper,
-  SegmentedControl,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Anchor, Button, Group, Loader, Pagination, Paper, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -23,6 +9,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { emptyProperty } from '../flags/flag-form';
 import { PropertyFilterRow } from '../flags/PropertyFilterRow';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 
 const MATCH = [
@@ -153,36 +140,20 @@ function DeleteCohort({ cohort }: { cohort: Cohort }) {
   const environment = useEnvironment();
   const save = useSaveCohort(environment.project_id);
   const navigate = useNavigate();
-  const [open, setOpen] = useState(false);
   return (
-    <>
-      <Button variant="subtle" color="red" onClick={() => setOpen(true)}>
-        Delete
-      </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title="Delete this cohort?">
-        <Stack>
-          <Text>Flags that target it stop matching its persons.</Text>
-          <ErrorText message={save.error?.message} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setOpen(false)}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={save.isPending}
-              onClick={() =>
-                save.mutate(
-                  { id: cohort.id, body: { deleted: true } },
-                  { onSuccess: () => void navigate(`/project/${environment.id}/cohorts`) },
-                )
-              }
-            >
-              Delete cohort
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
-    </>
+    <ConfirmAction
+      label="Delete"
+      variant="subtle"
+      size="sm"
+      title="Delete this cohort?"
+      confirmLabel="Delete cohort"
+      action={async () => {
+        await save.mutateAsync({ id: cohort.id, body: { deleted: true } });
+        await navigate(`/project/${environment.id}/cohorts`);
+      }}
+    >
+      Flags that target it stop matching its persons.
+    </ConfirmAction>
   );
 }
 

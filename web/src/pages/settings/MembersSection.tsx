@@ -16,7 +16,7 @@ import {
   type Member,
 } from '../../api/settings';
 import { ErrorNotice } from '../../shell/ErrorNotice';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { ErrorAlert } from '../../components/ErrorAlert';

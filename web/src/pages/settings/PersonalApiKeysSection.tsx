@@ -9,7 +9,7 @@ import {
   type PersonalApiKey,
 } from '../../api/settings';
 import { ErrorNotice } from '../../shell/ErrorNotice';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { NO_SCOPES, ScopePicker, scopesOf, type ScopeSelection } from './ScopePicker';

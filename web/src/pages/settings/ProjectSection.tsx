@@ -7,7 +7,7 @@ import type { TeamBasic } from '../../api/types';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface NameFields {

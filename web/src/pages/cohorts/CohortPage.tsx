@@ -11,6 +11,7 @@ import { PropertyFilterRow } from '../flags/PropertyFilterRow';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 const MATCH = [
   { value: 'AND', label: 'all' },
@@ -109,13 +110,7 @@ function Members({ cohort }: { cohort: Cohort }) {
         <Text c="dimmed">No one is in this cohort yet.</Text>
       ) : (
         <Table data-testid="members-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Person</Table.Th>
-              <Table.Th>Distinct ids</Table.Th>
-              <Table.Th>Email</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Person', 'Distinct ids', 'Email']} />
           <Table.Tbody>
             {members.data.results.map((person) => (
               <Table.Tr key={person.uuid} data-testid="member-row">

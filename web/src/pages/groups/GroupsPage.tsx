@@ -9,6 +9,7 @@ import { Pager } from '../persons/Pager';
 import { PeopleTabs } from '../persons/PeopleTabs';
 import { groupName, groupPath } from './format';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 /** A group type's groups (PostHog's `/project/:id/groups/:groupTypeIndex`), newest first, searched. */
 export function Component() {
@@ -73,13 +74,7 @@ export function Component() {
         </Text>
       ) : (
         <Table striped highlightOnHover withTableBorder aria-label="Groups" data-testid="groups-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Group</Table.Th>
-              <Table.Th>Key</Table.Th>
-              <Table.Th w={200}>First seen</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Group', 'Key', { label: 'First seen', w: 200 }]} />
           <Table.Tbody>
             {results.map((group) => (
               <Table.Tr key={group.group_key} data-testid="group-row">

@@ -8,6 +8,7 @@ import { formatTime, offsetParam, personName, personPath } from './format';
 import { Pager } from './Pager';
 import { PeopleTabs } from './PeopleTabs';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 /** People: the environment's persons, newest first, searched by email, name, distinct id or uuid. */
 export function Component() {
@@ -67,13 +68,7 @@ export function Component() {
         </Text>
       ) : (
         <Table striped highlightOnHover withTableBorder aria-label="Persons" data-testid="persons-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Person</Table.Th>
-              <Table.Th>Distinct id</Table.Th>
-              <Table.Th w={200}>First seen</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Person', 'Distinct id', { label: 'First seen', w: 200 }]} />
           <Table.Tbody>
             {results.map((person) => {
               const distinctId = person.distinct_ids[0];

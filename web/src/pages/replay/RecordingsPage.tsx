@@ -6,6 +6,7 @@ import { useRecordings, type RecordingFilters } from '../../api/recordings';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { formatDuration, personLabel } from './format';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 const PERIODS = [
   { value: '-24h', label: 'Last 24 hours' },
@@ -139,15 +140,7 @@ export function Component() {
       )}
       {rows.length > 0 && (
         <Table striped highlightOnHover data-testid="recordings-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Person</Table.Th>
-              <Table.Th>Started</Table.Th>
-              <Table.Th>Duration</Table.Th>
-              <Table.Th>Activity</Table.Th>
-              <Table.Th>Start URL</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Person', 'Started', 'Duration', 'Activity', 'Start URL']} />
           <Table.Tbody>
             {rows.map((r) => (
               <Table.Tr key={r.id} data-testid="recording-row" data-session-id={r.id}>

@@ -20,6 +20,7 @@ import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 const levelName = (level: number) => LEVEL_NAMES[level] ?? `Level ${level}`;
 const fullName = (user: Member['user']) => [user.first_name, user.last_name].filter(Boolean).join(' ');
@@ -108,15 +109,7 @@ function Members({ myUuid, myLevel }: { myUuid: string; myLevel: number }) {
   return (
     <Table.ScrollContainer minWidth={600}>
       <Table>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Member</Table.Th>
-            <Table.Th>Level</Table.Th>
-            <Table.Th>Joined</Table.Th>
-            <Table.Th>Last signed in</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Member', 'Level', 'Joined', 'Last signed in', '']} />
         <Table.Tbody>
           {members.data.results.map((member) => (
             <MemberRow key={member.id} member={member} myUuid={myUuid} myLevel={myLevel} />
@@ -211,15 +204,7 @@ function Invites({ myLevel }: { myLevel: number }) {
       ) : (
         <Table.ScrollContainer minWidth={600}>
           <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Level</Table.Th>
-                <Table.Th>Link</Table.Th>
-                <Table.Th>Sent</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Email', 'Level', 'Link', 'Sent', '']} />
             <Table.Tbody>
               {invites.data.results.map((invite) => (
                 <Table.Tr key={invite.id} data-testid="invite-row">

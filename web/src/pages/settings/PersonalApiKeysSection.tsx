@@ -14,6 +14,7 @@ import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { NO_SCOPES, ScopePicker, scopesOf, type ScopeSelection } from './ScopePicker';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 const when = (value: string | null) => (value ? new Date(value).toLocaleString() : 'Never');
 
@@ -152,16 +153,7 @@ export function PersonalApiKeysSection() {
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Label</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th>Scopes</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Label', 'Key', 'Scopes', 'Created', 'Last used', '']} />
               <Table.Tbody>
                 {keys.data.map((key) => (
                   <KeyRow key={key.id} apiKey={key} onRolled={setShown} />

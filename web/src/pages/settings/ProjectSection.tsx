@@ -9,6 +9,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 interface NameFields {
   name: string;
@@ -162,15 +163,7 @@ export function ProjectSection() {
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Id</Table.Th>
-                  <Table.Th>Project API key</Table.Th>
-                  <Table.Th>Time zone</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Id', 'Project API key', 'Time zone', '']} />
               <Table.Tbody>
                 {environments.data.results.map((env) => (
                   <EnvironmentRow key={env.id} environment={env} current={env.id === environment.id} />

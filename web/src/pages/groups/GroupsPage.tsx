@@ -1,4 +1,4 @@
-import { Alert, Anchor, Center, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import { GROUPS_PAGE_SIZE, useGroups, useGroupTypes } from '../../api/groups';
 import { useEnvironment } from '../../shell/ProjectScope';
@@ -9,6 +9,7 @@ import { groupName, groupPath } from './format';
 import { useListQuery } from '../../components/useListQuery';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 /** A group type's groups (PostHog's `/project/:id/groups/:groupTypeIndex`), newest first, searched. */
 export function Component() {
@@ -34,9 +35,7 @@ export function Component() {
       <TextInput aria-label="Search groups" placeholder="Search by key or property" w={420} {...searchInput} />
       <ErrorAlert message={groups.error?.message} />
       {groups.isPending ? (
-        <Center p="xl">
-          <Loader aria-label="Loading" />
-        </Center>
+        <Loading p="xl" />
       ) : results.length === 0 && !groups.isError ? (
         <Text c="dimmed" p="md" data-testid="groups-empty">
           {search ? `No group matches “${search}”.` : 'No groups of this type yet.'}

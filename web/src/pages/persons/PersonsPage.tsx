@@ -1,4 +1,4 @@
-import { Anchor, Center, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { PERSONS_PAGE_SIZE, usePersons } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
@@ -8,6 +8,7 @@ import { PeopleTabs } from './PeopleTabs';
 import { useListQuery } from '../../components/useListQuery';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 /** People: the environment's persons, newest first, searched by email, name, distinct id or uuid. */
 export function Component() {
@@ -29,9 +30,7 @@ export function Component() {
       />
       <ErrorAlert message={persons.error?.message} />
       {persons.isPending ? (
-        <Center p="xl">
-          <Loader aria-label="Loading" />
-        </Center>
+        <Loading p="xl" />
       ) : results.length === 0 && !persons.isError ? (
         <Text c="dimmed" p="md" data-testid="persons-empty">
           {search

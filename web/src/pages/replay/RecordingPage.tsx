@@ -10,6 +10,7 @@ import { clickItems, consoleItems, toPlayerEvents, type TimelineItem } from './s
 import { formatOffset, Timeline } from './Timeline';
 import { formatDuration, personLabel } from './format';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { Loading } from '../../components/Loading';
 
 /**
  * One recording (`/project/:id/replay/:sessionId`, also reached from posthog-js's
@@ -59,11 +60,7 @@ export function Component() {
   );
 
   if (recording.isPending) {
-    return (
-      <Center h={300}>
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading h={300} />;
   }
   if (recording.isError) {
     return (

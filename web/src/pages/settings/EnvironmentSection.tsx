@@ -1,4 +1,4 @@
-import { Button, Center, Group, Loader, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Paper, Select, Stack, TextInput, Title } from '@mantine/core';
 import { useMemo } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useEnvironmentSettings, useUpdateEnvironment, type EnvironmentSettings } from '../../api/settings';
@@ -8,6 +8,8 @@ import { applyApiError } from './api-error';
 import { ProductSettings } from './ProductSettings';
 import { ProjectKeys } from './ProjectKeys';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { Loading } from '../../components/Loading';
+import { SubmitRow } from '../../components/SubmitRow';
 
 /**
  * IANA zones the browser knows, UTC first (the server accepts the same names), and the stored one
@@ -61,16 +63,7 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
               />
             )}
           />
-          <Group>
-            <Button type="submit" loading={isSubmitting} disabled={!isDirty}>
-              Save
-            </Button>
-            {update.isSuccess && !isDirty && (
-              <Text size="sm" c="green" role="status">
-                Saved
-              </Text>
-            )}
-          </Group>
+          <SubmitRow label="Save" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
         </Stack>
       </form>
     </Paper>
@@ -81,12 +74,7 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
 export function EnvironmentSection() {
   const environment = useEnvironment();
   const settings = useEnvironmentSettings(environment.id);
-  if (settings.isPending)
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+  if (settings.isPending) return <Loading p="xl" />;
   if (settings.isError) return <ErrorNotice error={settings.error} />;
   return (
     <Stack>

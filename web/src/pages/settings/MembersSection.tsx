@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Center, Group, Loader, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useMe } from '../../api/session';
@@ -21,17 +21,10 @@ import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 const levelName = (level: number) => LEVEL_NAMES[level] ?? `Level ${level}`;
 const fullName = (user: Member['user']) => [user.first_name, user.last_name].filter(Boolean).join(' ');
-
-function Loading() {
-  return (
-    <Center p="md">
-      <Loader aria-label="Loading" />
-    </Center>
-  );
-}
 
 /** Level choices a requester of `ownLevel` may give: up to their own (owner only by an owner). */
 function levelChoices(ownLevel: number) {
@@ -104,7 +97,7 @@ function MemberRow({ member, myUuid, myLevel }: { member: Member; myUuid: string
 
 function Members({ myUuid, myLevel }: { myUuid: string; myLevel: number }) {
   const members = useMembers();
-  if (members.isPending) return <Loading />;
+  if (members.isPending) return <Loading p="md" />;
   if (members.isError) return <ErrorNotice error={members.error} />;
   return (
     <Table.ScrollContainer minWidth={600}>
@@ -194,7 +187,7 @@ function Invites({ myLevel }: { myLevel: number }) {
         </Alert>
       )}
       {invites.isPending ? (
-        <Loading />
+        <Loading p="md" />
       ) : invites.isError ? (
         <ErrorNotice error={invites.error} />
       ) : invites.data.results.length === 0 ? (
@@ -247,7 +240,7 @@ function Invites({ myLevel }: { myLevel: number }) {
 /** `/settings/organization-members`: the organization's members and its invites. */
 export function MembersSection() {
   const me = useMe();
-  if (me.isPending) return <Loading />;
+  if (me.isPending) return <Loading p="md" />;
   if (me.isError) return <ErrorNotice error={me.error} />;
   const myLevel = me.data.organization?.membership_level ?? LEVELS.member;
   return (

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import {
@@ -15,6 +15,7 @@ import { applyApiError } from './api-error';
 import { NO_SCOPES, ScopePicker, scopesOf, type ScopeSelection } from './ScopePicker';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 const when = (value: string | null) => (value ? new Date(value).toLocaleString() : 'Never');
 
@@ -141,9 +142,7 @@ export function PersonalApiKeysSection() {
           For scripts and servers calling Hoglet's API as you: send it as <span className="mono">Authorization: Bearer …</span>.
         </Text>
         {keys.isPending ? (
-          <Center p="md">
-            <Loader aria-label="Loading" />
-          </Center>
+          <Loading p="md" />
         ) : keys.isError ? (
           <ErrorNotice error={keys.error} />
         ) : keys.data.length === 0 ? (

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
@@ -10,6 +10,7 @@ import { applyApiError } from './api-error';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 interface NameFields {
   name: string;
@@ -155,9 +156,7 @@ export function ProjectSection() {
           Project id {environment.project_id}. Its environments:
         </Text>
         {environments.isPending ? (
-          <Center p="md">
-            <Loader aria-label="Loading" />
-          </Center>
+          <Loading p="md" />
         ) : environments.isError ? (
           <ErrorNotice error={environments.error} />
         ) : (

@@ -1,4 +1,4 @@
-import { Button, Center, Group, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useMe } from '../../api/session';
@@ -7,6 +7,8 @@ import type { Me } from '../../api/types';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { applyApiError } from './api-error';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { Loading } from '../../components/Loading';
+import { SubmitRow } from '../../components/SubmitRow';
 
 interface ProfileFields {
   first_name: string;
@@ -42,16 +44,7 @@ function Profile({ me }: { me: Me }) {
             error={errors.email?.message}
             {...form.register('email', { required: 'Enter your email address.' })}
           />
-          <Group>
-            <Button type="submit" loading={isSubmitting} disabled={!isDirty}>
-              Save profile
-            </Button>
-            {update.isSuccess && !isDirty && (
-              <Text size="sm" c="green" role="status">
-                Saved
-              </Text>
-            )}
-          </Group>
+          <SubmitRow label="Save profile" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
         </Stack>
       </form>
     </Paper>
@@ -103,16 +96,7 @@ function ChangePassword() {
               minLength: { value: 8, message: 'At least 8 characters.' },
             })}
           />
-          <Group>
-            <Button type="submit" loading={isSubmitting}>
-              Change password
-            </Button>
-            {changed && (
-              <Text size="sm" c="green" role="status">
-                Password changed
-              </Text>
-            )}
-          </Group>
+          <SubmitRow label="Change password" busy={isSubmitting} done={changed && 'Password changed'} />
         </Stack>
       </form>
     </Paper>
@@ -122,12 +106,7 @@ function ChangePassword() {
 /** `/settings/user`: the signed-in user's name, e-mail and password. */
 export function UserSection() {
   const me = useMe();
-  if (me.isPending)
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+  if (me.isPending) return <Loading p="xl" />;
   if (me.isError) return <ErrorNotice error={me.error} />;
   return (
     <Stack>

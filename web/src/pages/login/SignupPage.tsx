@@ -1,10 +1,11 @@
-import { Alert, Anchor, Button, Center, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError } from '../../api/client';
 import { useMe } from '../../api/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { NewPasswordInput, newPasswordRules } from '../../components/NewPasswordInput';
 
 interface Invite {
   id: string;
@@ -93,14 +94,10 @@ export function Component() {
                 error={errors.first_name?.message}
                 {...form.register('first_name', { required: 'Enter your name.' })}
               />
-              <PasswordInput
+              <NewPasswordInput
                 label="Choose a password"
-                autoComplete="new-password"
                 error={errors.password?.message}
-                {...form.register('password', {
-                  required: 'Enter a password.',
-                  minLength: { value: 8, message: 'At least 8 characters.' },
-                })}
+                field={form.register('password', newPasswordRules('Enter a password.'))}
               />
             </>
           )}

@@ -9,6 +9,7 @@ import { applyApiError } from './api-error';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Loading } from '../../components/Loading';
 import { SubmitRow } from '../../components/SubmitRow';
+import { NewPasswordInput, newPasswordRules } from '../../components/NewPasswordInput';
 
 interface ProfileFields {
   first_name: string;
@@ -87,14 +88,10 @@ function ChangePassword() {
             error={errors.current_password?.message}
             {...form.register('current_password', { required: 'Enter your current password.' })}
           />
-          <PasswordInput
+          <NewPasswordInput
             label="New password"
-            autoComplete="new-password"
             error={errors.password?.message}
-            {...form.register('password', {
-              required: 'Enter a new password.',
-              minLength: { value: 8, message: 'At least 8 characters.' },
-            })}
+            field={form.register('password', newPasswordRules('Enter a new password.'))}
           />
           <SubmitRow label="Change password" busy={isSubmitting} done={changed && 'Password changed'} />
         </Stack>

@@ -18,10 +18,10 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 export const WEB_DIST = path.join(root, 'web', 'dist');
 const STAMP = '.build-stamp';
 /**
- * What the app is built from besides web/'s own files: the section list it shares with the server,
- * and the lock file (a library's version is part of the build).
+ * What the app is built from besides web/'s own files: the section list and the API key scopes it
+ * shares with the server, and the lock file (a library's version is part of the build).
  */
-const ALSO = ['src/web-app/sections.ts', 'package-lock.json'];
+const ALSO = ['src/web-app/sections.ts', 'src/auth/scopes.ts', 'package-lock.json'];
 
 /** web/'s files (relative to the checkout), without its build output and its notes. */
 function webFiles(folder = 'web', found = []) {

@@ -34,7 +34,15 @@ async function buildIfStale(): Promise<{ built: boolean; html: string }> {
 
 describe('scripts/build-web.mjs', () => {
   it('builds the web app when its sources changed, and only then', async () => {
-    for (const from of ['web', 'scripts/build-web.mjs', 'src/web-app/sections.ts', 'package-lock.json', 'package.json']) copy(from);
+    for (const from of [
+      'web',
+      'scripts/build-web.mjs',
+      'src/web-app/sections.ts',
+      'src/auth/scopes.ts',
+      'package-lock.json',
+      'package.json',
+    ])
+      copy(from);
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(root, 'node_modules'));
 
     const first = await buildIfStale();

@@ -5,7 +5,7 @@
  * shapes land on their page. No console errors anywhere; a screenshot of each page in
  * .tmp/screenshots/. (Signing in and out: sign-in.test.ts.)
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
@@ -22,13 +22,12 @@ const HOSTILE_PROPERTIES = {
 };
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
 
 beforeAll(async () => {
-  ({ browser, context, watched, page } = await openSignedIn(server));
+  ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
   await page.goto(server.url);
   // A fresh environment starts on Get started.

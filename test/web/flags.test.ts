@@ -6,7 +6,7 @@
  * answers as /flags does; a cohort by a property rule and a static one from a CSV file, with their
  * members. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
@@ -17,7 +17,6 @@ import { storeGroup } from '../flags/flag-helpers.js';
 const server = useTestServer();
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
@@ -57,7 +56,7 @@ async function whatPosthogJsGets(distinctId: string, key: string) {
 }
 
 beforeAll(async () => {
-  ({ browser, context, watched, page } = await openSignedIn(server));
+  ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
   site = await startCustomerSite((request, response) => {
     const as = new URL(request.url ?? '/', 'http://site').searchParams.get('as') ?? 'anonymous';

@@ -4,7 +4,7 @@
  * events, recordings, cohorts, distinct ids), delete and split behind a confirmation, the groups
  * list and a group's page. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
@@ -20,7 +20,6 @@ const HOSTILE_PROPERTIES = {
 };
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
@@ -85,7 +84,7 @@ beforeAll(async () => {
   });
   expect(cohort.status, cohort.text).toBe(201);
 
-  ({ browser, context, watched, page } = await openSignedIn(server));
+  ({ browser, watched, page } = await openSignedIn(server));
 });
 
 afterAll(async () => {

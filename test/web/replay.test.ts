@@ -6,7 +6,7 @@
  * link playing without a session; posthog-js's `get_session_replay_url()` landing on the player.
  * No console errors; screenshots in .tmp/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
@@ -22,7 +22,6 @@ const HOSTILE_ID = '<img src=x onerror="window.__xss=1">short';
 const DAY = 86_400_000;
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let site: CustomerSite;
@@ -127,7 +126,7 @@ beforeAll(async () => {
     }
     sendHtml(response, sitePage(server.url, server.token));
   });
-  ({ browser, context, watched, page } = await openSignedIn(server));
+  ({ browser, watched, page } = await openSignedIn(server));
 
   // The recording: posthog-js in a context of its own (a visitor of the shop, not signed in).
   const visitor = await browser.newContext({ viewport: { width: 1000, height: 700 } });

@@ -7,7 +7,7 @@
  * a new account, who then shows in the members list; the project's environments created and renamed.
  * No console errors; a screenshot per section in .tmp/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
@@ -16,13 +16,12 @@ import { openSignedIn, TEST_PASSWORD } from './signed-in.js';
 const server = useTestServer();
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
 
 beforeAll(async () => {
-  ({ browser, context, watched, page } = await openSignedIn(server));
+  ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
 });
 

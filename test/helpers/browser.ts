@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { REPO_ROOT } from './process.js';
 
 export const CHROMIUM = process.env.HOGLET_CHROMIUM ?? '/usr/bin/chromium';
@@ -56,6 +57,16 @@ export function unexpectedErrors(watched: WatchedPage, expectedStatuses: number[
   return watched.errors.filter(
     (text) => !expectedStatuses.some((status) => text.includes(`Failed to load resource: the server responded with a status of ${status}`)),
   );
+}
+
+/**
+ * Fails with the page's errors and dialogs so far (besides refused requests a step expects), then
+ * forgets the errors, so that the next step starts clean.
+ */
+export function expectNoPageErrors(watched: WatchedPage, expectedStatuses: number[] = []): void {
+  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
+  expect(watched.dialogs).toEqual([]);
+  watched.errors.length = 0;
 }
 
 /** Saves a full-page screenshot as `.tmp/screenshots/<name>.png`. */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../helpers/browser.js';
+import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -11,46 +11,25 @@ import { waitFor } from '../helpers/wait.js';
  * extensions such as the recorder fetched lazily from Hoglet too), driven in Debian's Chromium.
  * Then the API must show what was done, and the shared page must replay it.
  */
-const CHROMIUM = process.env.HOGLET_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
 /** The banner colour the replay must show: rgb(255, 200, 0). */
 const BANNER = [255, 200, 0] as const;
 
 let server: TestServer;
-let site: http.Server;
-let siteUrl: string;
+let site: CustomerSite;
 let browser: Browser;
 let env: string;
 
-/** A page with the snippet: a stub `posthog` that queues `init`, then array.js from Hoglet picks it up. */
+/** A page with PostHog's snippet, posthog-js loaded from Hoglet. */
 function sitePage(hoglet: string, token: string, title: string, body: string): string {
-  const config = { api_host: hoglet, opt_out_useragent_filter: true, person_profiles: 'always' };
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>
-<script>
-  (function (hoglet) {
-    var stub = (window.posthog = []);
-    stub._i = [];
-    stub.__SV = 1;
-    stub.init = function (token, config, name) { stub._i.push([token, config, name]); };
-    var script = document.createElement('script');
-    script.async = true;
-    script.src = hoglet + '/static/array.js';
-    document.head.appendChild(script);
-  })(${JSON.stringify(hoglet)});
-  posthog.init(${JSON.stringify(token)}, ${JSON.stringify(config)});
-</script></head>
-<body style="margin:0;font-family:sans-serif">
-<div id="banner" style="background:rgb(${BANNER.join(',')});height:300px;font-size:40px;padding:20px">${title}</div>
-${body}
-</body></html>`;
+  return snippetPage({
+    hoglet,
+    token,
+    config: { opt_out_useragent_filter: true, person_profiles: 'always' },
+    title,
+    bodyStyle: 'margin:0;font-family:sans-serif',
+    body: `<div id="banner" style="background:rgb(${BANNER.join(',')});height:300px;font-size:40px;padding:20px">${title}</div>
+${body}`,
+  });
 }
 
 /** waitFor, looking every 300 ms (each look may settle the queue and read a recording). */
@@ -118,7 +97,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
     });
     expect(settings.status, settings.text).toBe(200);
     const token = server.bootstrap.team.apiToken;
-    site = http.createServer((request, response) => {
+    site = await startCustomerSite((request, response) => {
       const pages: Record<string, string> = {
         '/': sitePage(
           server.url,
@@ -129,17 +108,14 @@ describe('posthog-js in Chromium against Hoglet', () => {
         '/second': sitePage(server.url, token, 'Second page', '<button id="again" style="font-size:30px">Again</button>'),
       };
       const page = pages[(request.url ?? '/').split('?')[0]!];
-      response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(page ?? 'not found');
+      sendHtml(response, page ?? 'not found', page ? 200 : 404);
     });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchBrowser();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+    await site?.close();
     await server?.close();
   });
 
@@ -150,7 +126,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
     page.on('response', (r) => {
       if (r.url().startsWith(`${server.url}/static/`) && r.status() !== 200) staticMisses.push(`${r.status()} ${r.url()}`);
     });
-    await page.goto(`${siteUrl}/`);
+    await page.goto(`${site.url}/`);
     await page.waitForFunction(() => (globalThis as any).posthog?.__loaded === true, undefined, { timeout: 30_000 });
     const sessionId: string = await page.evaluate(() => (globalThis as any).posthog.get_session_id());
     // Recording begins once the lazily loaded recorder is running.
@@ -172,7 +148,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
       () => recording(sessionId),
       (r) => r?.click_count >= 4 && r?.keypress_count >= 5 && r?.console_error_count >= 1,
     );
-    expect(first.start_url).toBe(`${siteUrl}/`);
+    expect(first.start_url).toBe(`${site.url}/`);
 
     // Web vitals arrive as `$web_vitals` events through capture; posthog-js sends a page's metrics
     // a few seconds after it measured them, so they are awaited before leaving the page.
@@ -188,7 +164,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
 
     expect(staticMisses).toEqual([]);
 
-    await page.goto(`${siteUrl}/second`);
+    await page.goto(`${site.url}/second`);
     await page.waitForFunction(() => (globalThis as any).posthog?.sessionRecording?.started === true, undefined, { timeout: 30_000 });
     expect(await page.evaluate(() => (globalThis as any).posthog.get_session_id())).toBe(sessionId);
     await page.click('#again');
@@ -206,7 +182,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
       console_log_count: 1,
       console_error_count: 1,
       console_warn_count: 0,
-      start_url: `${siteUrl}/`,
+      start_url: `${site.url}/`,
       snapshot_source: 'web',
       ongoing: true,
     });
@@ -222,7 +198,7 @@ describe('posthog-js in Chromium against Hoglet', () => {
     expect(rec.distinct_id).toBe(distinctId);
 
     const entry = await server.request(`${env}/sessions/values/?key=$entry_current_url`);
-    expect(entry.body.results).toContainEqual({ name: `${siteUrl}/` });
+    expect(entry.body.results).toContainEqual({ name: `${site.url}/` });
 
     // Share it and replay it in the browser.
     const shared = await server.request(`${env}/session_recordings/${sessionId}/sharing/`, { method: 'PATCH', body: { enabled: true } });

@@ -5,12 +5,12 @@
  * shapes land on their page. No console errors anywhere; a screenshot of each page in
  * .tmp/screenshots/. (Signing in and out: sign-in.test.ts.)
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { signedInContext } from './signed-in.js';
+import { openSignedIn } from './signed-in.js';
 
 const server = useTestServer();
 /** Markup and script in an event's name, property keys and values: all must show as text. */
@@ -22,16 +22,12 @@ const HOSTILE_PROPERTIES = {
 };
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await signedInContext(browser, server);
-  watched = await watchedPage(context);
-  page = watched.page;
+  ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
   await page.goto(server.url);
   // A fresh environment starts on Get started.
@@ -41,13 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Fails with the page's errors so far (besides refused requests a step expects). */
-function expectNoErrors(expectedStatuses: number[] = []) {
-  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
-}
 
 const sendEvents = (events: unknown[]) => server.ingest(events);
 
@@ -69,7 +58,7 @@ describe('the web app in Chromium', () => {
     await page.locator('[data-testid="first-event-check"][data-state="received"]').waitFor({ timeout: 30_000 });
     expect(await check.textContent()).toContain('signed up');
     await screenshot(page, 'get-started-received');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('Activity shows events as they arrive, markup as text, and an event in full', async () => {
@@ -107,7 +96,7 @@ describe('the web app in Chromium', () => {
     await detail.waitFor({ state: 'detached' });
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(page.url()).not.toContain('event_id=');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('Activity filters by event, person, property and time, kept in the address', async () => {
@@ -132,7 +121,7 @@ describe('the web app in Chromium', () => {
     // A shared address opens the same view; a range before every event shows none.
     await page.goto(`${server.url}/project/${env}/activity?range=-1h&event=nothing-like-this`);
     await page.getByText('No events match these filters yet.').waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('Activity keeps only the rows in view in the page, however many events arrive', async () => {
@@ -155,7 +144,7 @@ describe('the web app in Chromium', () => {
     // …while the list scrolls through all of them.
     const scrollHeight = await page.getByTestId('events-table').evaluate((el) => el.scrollHeight);
     expect(scrollHeight).toBeGreaterThan(200 * 30);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('every section of the navigation opens, and PostHog links land on their page', async () => {
@@ -183,7 +172,7 @@ describe('the web app in Chromium', () => {
     await page.goto(`${server.url}/project/${env}/no-such-page`);
     await page.getByText('Page not found').waitFor();
     // The replay link named no recording: the player page's request for it answered 404.
-    expectNoErrors([404]);
+    expectNoPageErrors(watched, [404]);
   });
 
   it('the environment switcher opens the same section of another environment and remembers it', async () => {
@@ -204,6 +193,6 @@ describe('the web app in Chromium', () => {
     await page.waitForURL(`${server.url}/project/${staging}/get-started`);
     expect(await page.getByTestId('project-api-key').textContent()).toBe(created.body.api_token);
     await screenshot(page, 'environment-switched');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 });

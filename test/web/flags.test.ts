@@ -6,55 +6,33 @@
  * answers as /flags does; a cohort by a property rule and a static one from a CSV file, with their
  * members. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
 import { useTestServer } from '../helpers/server.js';
-import { signedInContext } from './signed-in.js';
+import { openSignedIn } from './signed-in.js';
 import { storeGroup } from '../flags/flag-helpers.js';
 
 const server = useTestServer();
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
-let site: http.Server;
-let siteUrl: string;
+let site: CustomerSite;
 
 /** A customer's page: posthog-js from Hoglet as the snippet loads it, as `distinctId`, flags kept in memory only. */
 function sitePage(hoglet: string, token: string, distinctId: string): string {
-  const config = {
-    api_host: hoglet,
-    persistence: 'memory',
-    bootstrap: { distinctID: distinctId },
-    autocapture: false,
-    capture_pageview: false,
-  };
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title>
-<script>
-  (function (hoglet) {
-    var stub = (window.posthog = []);
-    stub._i = [];
-    stub.__SV = 1;
-    stub.init = function (token, config, name) { stub._i.push([token, config, name]); };
-    var script = document.createElement('script');
-    script.async = true;
-    script.src = hoglet + '/static/array.js';
-    document.head.appendChild(script);
-  })(${JSON.stringify(hoglet)});
-  posthog.init(${JSON.stringify(token)}, ${JSON.stringify(config)});
-</script></head><body>Shop</body></html>`;
+  const config = { persistence: 'memory', bootstrap: { distinctID: distinctId }, autocapture: false, capture_pageview: false };
+  return snippetPage({ hoglet, token, config, title: 'Shop', body: 'Shop' });
 }
 
 /** What posthog-js on a fresh customer page, as `distinctId`, says of `key` once its flags loaded. */
 async function whatPosthogJsGets(distinctId: string, key: string) {
   const shop = await browser.newPage();
   try {
-    await shop.goto(`${siteUrl}/?as=${encodeURIComponent(distinctId)}`);
+    await shop.goto(`${site.url}/?as=${encodeURIComponent(distinctId)}`);
     return await shop.evaluate(
       (flag) =>
         new Promise<{ enabled: boolean | undefined; value: unknown; payload: unknown }>((resolve) => {
@@ -78,18 +56,12 @@ async function whatPosthogJsGets(distinctId: string, key: string) {
 }
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await signedInContext(browser, server);
-  watched = await watchedPage(context);
-  page = watched.page;
+  ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
-  site = http.createServer((request, response) => {
+  site = await startCustomerSite((request, response) => {
     const as = new URL(request.url ?? '/', 'http://site').searchParams.get('as') ?? 'anonymous';
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(sitePage(server.url, server.token, as));
+    sendHtml(response, sitePage(server.url, server.token, as));
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   // Persons with properties, as posthog-node or the browser would have sent them.
   await server.ingest([
     { event: '$identify', distinct_id: 'ana', properties: { $set: { email: 'ana@example.com', plan: 'pro' } } },
@@ -101,14 +73,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  await site?.close();
 });
-
-function expectNoErrors(expectedStatuses: number[] = []) {
-  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
-}
 
 const flagsApi = () => `/api/projects/${server.bootstrap.project.id}/feature_flags/`;
 const flagByKey = async (key: string) =>
@@ -154,7 +120,7 @@ describe('feature flags in the web app', () => {
     expect(await whatPosthogJsGets('ana', 'new-checkout')).toEqual({ enabled: true, value: true, payload: { discount: 10 } });
     expect((await whatPosthogJsGets('bo', 'new-checkout')).enabled).toBe(false);
     await screenshot(page, 'flag-edit');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('"what does this user get" answers as /flags does', async () => {
@@ -168,7 +134,7 @@ describe('feature flags in the web app', () => {
     await page.getByLabel('Distinct id').fill('bo');
     await page.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('false');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('the toggle disables the flag, and the history lists the changes', async () => {
@@ -199,7 +165,7 @@ describe('feature flags in the web app', () => {
     await page.getByLabel('Status').selectOption('true');
     await page.getByTestId('flags-empty').waitFor();
     expect(page.url()).toContain('active=true');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('a multivariate split that does not sum to 100 shows the API error; fixed, users get their variant', async () => {
@@ -239,7 +205,7 @@ describe('feature flags in the web app', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('new-checkout')]);
     await screenshot(page, 'flags-list');
-    expectNoErrors([400]);
+    expectNoPageErrors(watched, [400]);
   });
 
   it('deleting a flag asks first, then the list no longer shows it', async () => {
@@ -257,7 +223,7 @@ describe('feature flags in the web app', () => {
     await page.getByTestId('flag-row').first().waitFor();
     expect((await page.getByTestId('flag-row').allTextContents()).some((t) => t.includes('checkout-colour'))).toBe(false);
     expect((await server.request(`${flagsApi()}${flag.id}/`)).body.deleted).toBe(true);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 });
 
@@ -291,7 +257,7 @@ describe('group aggregation', () => {
     await page.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('false');
     await screenshot(page, 'flag-group-evaluate');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 });
 
@@ -323,7 +289,7 @@ describe('cohorts in the web app', () => {
     await page.getByRole('heading', { name: 'pro-beta' }).waitFor();
     expect((await whatPosthogJsGets('cy', 'pro-beta')).enabled).toBe(true);
     expect((await whatPosthogJsGets('bo', 'pro-beta')).enabled).toBe(false);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('a static cohort from a CSV upload, a refused file shown on the field', async () => {
@@ -335,7 +301,7 @@ describe('cohorts in the web app', () => {
     const error = page.getByTestId('csv-error');
     await error.waitFor();
     expect(await error.textContent()).toContain('Multi-column CSV must contain at least one column');
-    expectNoErrors([400]);
+    expectNoPageErrors(watched, [400]);
 
     await page
       .getByLabel('CSV file')
@@ -350,6 +316,6 @@ describe('cohorts in the web app', () => {
     await expect.poll(() => page.getByTestId('cohort-row').count()).toBe(2);
     expect(await page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).textContent()).toContain('Static');
     await screenshot(page, 'cohorts-list');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 });

@@ -4,13 +4,13 @@
  * events, recordings, cohorts, distinct ids), delete and split behind a confirmation, the groups
  * list and a group's page. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
 import { fullSnapshot, meta, click, newSessionId, postSnapshots, snapshotEvent } from '../recordings/helpers.js';
-import { signedInContext } from './signed-in.js';
+import { openSignedIn } from './signed-in.js';
 
 const server = useTestServer();
 /** Markup and script in a person's property keys and values: all must show as text. */
@@ -20,7 +20,6 @@ const HOSTILE_PROPERTIES = {
 };
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
@@ -85,22 +84,12 @@ beforeAll(async () => {
   });
   expect(cohort.status, cohort.text).toBe(201);
 
-  browser = await launchBrowser();
-  context = await signedInContext(browser, server);
-  watched = await watchedPage(context);
-  page = watched.page;
+  ({ browser, watched, page } = await openSignedIn(server));
 });
 
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Fails with the page's errors so far (besides refused requests a step expects). */
-function expectNoErrors(expectedStatuses: number[] = []) {
-  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
-}
 
 /** Waits for a modal's opening animation to end, so a screenshot shows it still. */
 const settled = () => page.waitForFunction(() => (globalThis as any).document.getAnimations().length === 0);
@@ -125,7 +114,7 @@ describe('People and groups in Chromium', () => {
     await page.getByRole('textbox', { name: 'Search persons' }).fill('nobody-like-this');
     await page.getByTestId('persons-empty').waitFor();
     expect(await page.getByTestId('persons-empty').textContent()).toContain('No person matches');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("shows a person's properties as text, events, recordings, cohorts and distinct ids", async () => {
@@ -186,7 +175,7 @@ describe('People and groups in Chromium', () => {
     await page.getByRole('table', { name: 'Person properties' }).waitFor();
     await page.goto(personPage('no-such-person'));
     await page.getByRole('heading', { name: 'Person not found' }).waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('deletes a person only once confirmed, with its events when asked', async () => {
@@ -212,7 +201,7 @@ describe('People and groups in Chromium', () => {
     // Its events were queued for deletion.
     const status = await server.request(`${api()}/persons/deletion_status/`);
     expect(status.body.results.length).toBe(1);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('splits a person once confirmed: the other ids become persons of their own', async () => {
@@ -238,7 +227,7 @@ describe('People and groups in Chromium', () => {
     expect(new Set([before.uuid, leftA.uuid, leftB.uuid]).size).toBe(3);
     // Without a second id there is nothing to split.
     expect(await page.getByRole('button', { name: 'Split IDs' }).isDisabled()).toBe(true);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('lists a group type’s groups and shows a group’s properties as text', async () => {
@@ -268,7 +257,7 @@ describe('People and groups in Chromium', () => {
     await page.goto(`${server.url}/project/${env}/groups/0`);
     await page.getByRole('tab', { name: 'Persons' }).click();
     await page.waitForURL(`${server.url}/project/${env}/persons`);
-    expectNoErrors([404]);
+    expectNoPageErrors(watched, [404]);
   });
 
   it('pages through the persons list, the page kept in the address', async () => {
@@ -288,7 +277,7 @@ describe('People and groups in Chromium', () => {
     await screenshot(page, 'people-page-2');
     await pager.getByRole('button', { name: 'Previous' }).click();
     await pager.filter({ hasText: '1–100 of 105' }).waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("says why an action failed, in its dialog: the API's detail", async () => {
@@ -306,6 +295,6 @@ describe('People and groups in Chromium', () => {
     expect(detail).toBeTruthy();
     expect(await alert.textContent()).toBe(detail);
     expect(page.url()).toBe(personPage('node-dora'));
-    expectNoErrors([404]);
+    expectNoPageErrors(watched, [404]);
   });
 });

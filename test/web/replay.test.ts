@@ -6,15 +6,14 @@
  * link playing without a session; posthog-js's `get_session_replay_url()` landing on the player.
  * No console errors; screenshots in .tmp/screenshots/.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
 import { useTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { fullSnapshot, meta, click, newSessionId, postSnapshots, snapshotEvent } from '../recordings/helpers.js';
-import { signedInContext } from './signed-in.js';
+import { openSignedIn } from './signed-in.js';
 
 const server = useTestServer();
 const CONSOLE_LINE = 'hello from the shop';
@@ -23,11 +22,9 @@ const HOSTILE_ID = '<img src=x onerror="window.__xss=1">short';
 const DAY = 86_400_000;
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
-let site: http.Server;
-let siteUrl: string;
+let site: CustomerSite;
 let env: number;
 let sessionId: string;
 let replayUrl: string;
@@ -35,27 +32,17 @@ let longId: string;
 let shortId: string;
 let assetsId: string;
 
-/** A page with PostHog's snippet: a stub `posthog` that queues `init`, then array.js from Hoglet. */
+/** A page with PostHog's snippet, posthog-js loaded from Hoglet. */
 function sitePage(hoglet: string, token: string): string {
-  const config = { api_host: hoglet, opt_out_useragent_filter: true, person_profiles: 'always' };
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title>
-<script>
-  (function (hoglet) {
-    var stub = (window.posthog = []);
-    stub._i = [];
-    stub.__SV = 1;
-    stub.init = function (token, config, name) { stub._i.push([token, config, name]); };
-    var script = document.createElement('script');
-    script.async = true;
-    script.src = hoglet + '/static/array.js';
-    document.head.appendChild(script);
-  })(${JSON.stringify(hoglet)});
-  posthog.init(${JSON.stringify(token)}, ${JSON.stringify(config)});
-</script></head>
-<body style="margin:0;font-family:sans-serif">
-<h1 id="title" style="background:rgb(255,200,0);padding:20px">Shop home</h1>
-<button id="buy" style="font-size:30px">Buy</button> <input id="q" name="q">
-</body></html>`;
+  return snippetPage({
+    hoglet,
+    token,
+    config: { opt_out_useragent_filter: true, person_profiles: 'always' },
+    title: 'Shop',
+    bodyStyle: 'margin:0;font-family:sans-serif',
+    body: `<h1 id="title" style="background:rgb(255,200,0);padding:20px">Shop home</h1>
+<button id="buy" style="font-size:30px">Buy</button> <input id="q" name="q">`,
+  });
 }
 
 /** The shop's own assets, which a replay of its pages loads from the shop. */
@@ -87,10 +74,10 @@ async function withAssets(distinctId: string): Promise<string> {
     id: 1,
     childNodes: [
       element(2, 'html', {}, [
-        element(3, 'head', {}, [element(4, 'link', { rel: 'stylesheet', href: `${siteUrl}/shop.css` })]),
+        element(3, 'head', {}, [element(4, 'link', { rel: 'stylesheet', href: `${site.url}/shop.css` })]),
         element(5, 'body', {}, [
           element(6, 'div', { id: 'banner' }, [{ type: 3, id: 7, textContent: 'Assets page' }]),
-          element(8, 'img', { id: 'logo', src: `${siteUrl}/logo.png`, width: '40', height: '40' }),
+          element(8, 'img', { id: 'logo', src: `${site.url}/logo.png`, width: '40', height: '40' }),
           // A recording is whatever a holder of the public project key sends: nothing of it may run.
           element(9, 'script', {}, [{ type: 3, id: 10, textContent: 'window.parent.__xss = 5' }]),
           element(11, 'img', { id: 'broken', src: 'data:,', onerror: 'window.parent.__xss = 6' }),
@@ -99,7 +86,7 @@ async function withAssets(distinctId: string): Promise<string> {
     ],
   };
   const events = [
-    meta(t, `${siteUrl}/assets`),
+    meta(t, `${site.url}/assets`),
     { type: 2, timestamp: t + 1, data: { node, initialOffset: { left: 0, top: 0 } } },
     click(t + 2000),
   ];
@@ -130,27 +117,21 @@ beforeAll(async () => {
     body: { session_recording_opt_in: true, capture_console_log_opt_in: true },
   });
   expect(settings.status, settings.text).toBe(200);
-  site = http.createServer((request, response) => {
+  site = await startCustomerSite((request, response) => {
     const asset = Object.hasOwn(SITE_ASSETS, request.url ?? '') ? SITE_ASSETS[request.url!] : undefined;
     if (asset) {
       response.writeHead(200, { 'content-type': asset.type });
       response.end(asset.body);
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(sitePage(server.url, server.token));
+    sendHtml(response, sitePage(server.url, server.token));
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
-  context = await signedInContext(browser, server);
-  watched = await watchedPage(context);
-  page = watched.page;
+  ({ browser, watched, page } = await openSignedIn(server));
 
   // The recording: posthog-js in a context of its own (a visitor of the shop, not signed in).
   const visitor = await browser.newContext({ viewport: { width: 1000, height: 700 } });
   const shop = await visitor.newPage();
-  await shop.goto(`${siteUrl}/`);
+  await shop.goto(`${site.url}/`);
   await shop.waitForFunction(() => (globalThis as any).posthog?.__loaded === true, undefined, { timeout: 30_000 });
   await shop.waitForFunction(() => (globalThis as any).posthog.sessionRecording?.started === true, undefined, { timeout: 30_000 });
   sessionId = await shop.evaluate(() => (globalThis as any).posthog.get_session_id());
@@ -193,14 +174,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => (site ? site.close(resolve) : resolve(undefined)));
+  await site?.close();
 });
-
-function expectNoErrors(expectedStatuses: number[] = []) {
-  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
-}
 
 const rowIds = async () => page.getByTestId('recording-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-session-id')));
 
@@ -248,7 +223,7 @@ describe('session replay in Chromium', () => {
     await page.getByRole('textbox', { name: 'Person' }).fill('nobody-at-all');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByTestId('recordings-empty').waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("plays posthog-js's recording, with clicks, console lines and events that seek the player", async () => {
@@ -300,7 +275,7 @@ describe('session replay in Chromium', () => {
       .toBeGreaterThan(before);
     await screenshot(page, 'replay-player');
     expect((await recording(sessionId)).viewed).toBe(true);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("replays the recorded site's images and stylesheets under the app's Content-Security-Policy", async () => {
@@ -318,7 +293,7 @@ describe('session replay in Chromium', () => {
     await expect
       .poll(() => replay.locator('#banner').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor))
       .toBe('rgb(0, 128, 255)');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('shares the recording: the link plays without a session until sharing is turned off', async () => {
@@ -344,7 +319,7 @@ describe('session replay in Chromium', () => {
     expect(await toggle.isChecked()).toBe(false);
     expect((await viewer.goto(url))!.status()).toBe(404);
     await stranger.close();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("posthog-js's replay link, /project/<token>/replay/<id>, lands on the player", async () => {
@@ -356,6 +331,6 @@ describe('session replay in Chromium', () => {
     // An unknown recording says so.
     await page.goto(`${server.url}/project/${env}/replay/no-such-recording`);
     expect(await page.getByRole('alert').textContent()).toContain('not found');
-    expectNoErrors([404]);
+    expectNoPageErrors(watched, [404]);
   });
 });

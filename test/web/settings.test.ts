@@ -7,37 +7,27 @@
  * a new account, who then shows in the members list; the project's environments created and renamed.
  * No console errors; a screenshot per section in .tmp/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { signedInContext, TEST_PASSWORD } from './signed-in.js';
+import { openSignedIn, TEST_PASSWORD } from './signed-in.js';
 
 const server = useTestServer();
 
 let browser: Browser;
-let context: BrowserContext;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await signedInContext(browser, server);
-  watched = await watchedPage(context);
-  page = watched.page;
+  ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
 });
 
 afterAll(async () => {
   await browser?.close();
 });
-
-function expectNoErrors(expectedStatuses: number[] = []) {
-  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
-}
 
 const settingsUrl = (section: string) => `${server.url}/project/${env}/settings/${section}`;
 
@@ -103,7 +93,7 @@ describe('Settings in Chromium', () => {
     await expect.poll(async () => (await server.request(`/api/environments/${env}/`)).body.heatmaps_opt_in).toBe(true);
     await expect.poll(() => heatmaps.isChecked()).toBe(true);
     await screenshot(page, 'settings-environment');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('resets the project API key: the new one shows, and the old one is refused by /flags and /i/v0/e', async () => {
@@ -135,7 +125,7 @@ describe('Settings in Chromium', () => {
     await expect.poll(() => page.getByTestId('settings-secret-api-key').textContent()).toMatch(/^phs_/);
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await screenshot(page, 'settings-environment-keys');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('creates a personal API key that works with Bearer within its scopes, rolls it, and revoking it ends it', async () => {
@@ -192,7 +182,7 @@ describe('Settings in Chromium', () => {
     const revoked = await withKey('/api/projects/', rolled);
     expect(revoked.status).toBe(401);
     await screenshot(page, 'settings-personal-api-keys');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('changes the password: a wrong current one is refused on its field, the right one works and signs in', async () => {
@@ -211,7 +201,7 @@ describe('Settings in Chromium', () => {
     // The API's detail, under the field it names (attr current_password).
     await page.locator('.mantine-PasswordInput-root').filter({ has: current }).getByText('Your current password is incorrect.').waitFor();
     await screenshot(page, 'settings-user-wrong-password');
-    expectNoErrors([400]);
+    expectNoPageErrors(watched, [400]);
 
     await current.fill(TEST_PASSWORD);
     await next.fill('a brand new password 7');
@@ -231,7 +221,7 @@ describe('Settings in Chromium', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Profile' }).waitFor();
     await screenshot(page, 'settings-user');
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("an invite's link makes a new account in a fresh browser, who then shows among the members", async () => {
@@ -278,7 +268,7 @@ describe('Settings in Chromium', () => {
     await page.getByRole('dialog', { name: 'Remove this member?' }).getByRole('button', { name: 'Remove' }).click();
     await rows.filter({ hasText: 'newcomer@example.com' }).waitFor({ state: 'detached' });
     expect((await members()).map((m) => m.user.email)).toEqual([server.bootstrap.user.email]);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("creates and renames the project's environments", async () => {
@@ -314,7 +304,7 @@ describe('Settings in Chromium', () => {
     await page.getByRole('dialog', { name: 'Delete “Staging EU”?' }).getByRole('button', { name: 'Delete environment' }).click();
     await rows.filter({ hasText: 'Staging EU' }).waitFor({ state: 'detached' });
     expect((await server.request(`/api/projects/${server.bootstrap.team.projectId}/environments/`)).body.count).toBe(1);
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("an unknown section is not found; PostHog's other names of sections open them", async () => {
@@ -323,6 +313,6 @@ describe('Settings in Chromium', () => {
     await page.goto(`${server.url}/settings/environments`);
     await page.waitForURL(settingsUrl('environments'));
     await page.getByTestId('environment-row').first().waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -31,12 +31,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-function expectNoErrors(expectedStatuses: number[] = []) {
-  expect(unexpectedErrors(watched, expectedStatuses)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
-}
-
 async function cookieHeader(): Promise<{ header: string; csrf: string | undefined }> {
   const cookies = await context.cookies(server.url);
   return {
@@ -54,7 +48,7 @@ describe('signing in to the web app', () => {
     const res = await fetch(`${server.url}/login`);
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     // The signed-out visit's refused /api/users/@me/.
-    expectNoErrors([401, 403]);
+    expectNoPageErrors(watched, [401, 403]);
   });
 
   it('the first user sets a password from the printed link and is signed in', async () => {
@@ -69,7 +63,7 @@ describe('signing in to the web app', () => {
     await page.getByRole('button', { name: 'Set password' }).click();
     await page.waitForURL(`${server.url}/project/${env}/get-started`);
     await page.getByTestId('user-email').filter({ hasText: user.email }).waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it("the app's unsafe requests carry the CSRF token; the cookie alone is refused", async () => {
@@ -92,7 +86,7 @@ describe('signing in to the web app', () => {
     expect(without.status).toBe(403);
     // The Get started page's own POST …/query/ went through (its check is showing).
     await page.getByTestId('first-event-check').waitFor();
-    expectNoErrors();
+    expectNoPageErrors(watched);
   });
 
   it('signs out; a wrong password is refused; signing in returns to the page asked for', async () => {
@@ -114,7 +108,7 @@ describe('signing in to the web app', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${server.url}/project/${env}/feature_flags`);
     // The refused sign-in and the signed-out visit are the only failed requests.
-    expectNoErrors([400, 401, 403]);
+    expectNoPageErrors(watched, [400, 401, 403]);
   });
 
   it("an invite's link makes the invited person an account and signs them in", async () => {

@@ -1,5 +1,6 @@
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { launchBrowser, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { givePassword } from '../helpers/sessions.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -22,4 +23,24 @@ export async function signedInContext(
   });
   expect(res.status(), await res.text()).toBe(200);
   return context;
+}
+
+export interface SignedInBrowser {
+  browser: Browser;
+  context: BrowserContext;
+  watched: WatchedPage;
+  page: Page;
+}
+
+/** Chromium, a context signed in as the bootstrap user, and a watched page in it. */
+export async function openSignedIn(server: Pick<TestServer, 'url' | 'running' | 'bootstrap'>): Promise<SignedInBrowser> {
+  const browser = await launchBrowser();
+  try {
+    const context = await signedInContext(browser, server);
+    const watched = await watchedPage(context);
+    return { browser, context, watched, page: watched.page };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
 }

@@ -53,10 +53,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   const method = (options.method ?? 'GET').toUpperCase();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (!SAFE_METHODS.has(method)) {
-    const token = readCookie(CSRF_COOKIE);
-    if (token) headers['x-csrftoken'] = token;
-  }
+  if (!SAFE_METHODS.has(method)) Object.assign(headers, csrfHeader());
   const response = await fetch(path.startsWith('/') ? path : `/api/${path}`, {
     method,
     headers,
@@ -64,6 +61,22 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     credentials: 'same-origin',
     signal: options.signal,
   });
+  return readResponse<T>(response, (body) => {
+    if (!options.allowUnauthenticated && isSignedOut(response.status, body)) signedOutHandler?.();
+  });
+}
+
+/** The CSRF header an unsafe request carries (none before the cookie is set). */
+export function csrfHeader(): Record<string, string> {
+  const token = readCookie(CSRF_COOKIE);
+  return token ? { 'x-csrftoken': token } : {};
+}
+
+/**
+ * A response's JSON (a body that is not JSON becomes `{ detail: text }`); an ApiError for a status
+ * that is not ok, after `onError` has seen its body.
+ */
+export async function readResponse<T>(response: Response, onError?: (body: ApiErrorBody) => void): Promise<T> {
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -73,7 +86,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   }
   if (!response.ok) {
     const body = (parsed ?? {}) as ApiErrorBody;
-    if (!options.allowUnauthenticated && isSignedOut(response.status, body)) signedOutHandler?.();
+    onError?.(body);
     throw new ApiError(response.status, body);
   }
   return parsed as T;

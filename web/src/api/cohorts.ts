@@ -3,7 +3,7 @@
  * from a CSV upload sent as multipart `csv`), and their members through the persons list.
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, CSRF_COOKIE, readCookie, type ApiErrorBody, type Paginated } from './client';
+import { api, csrfHeader, readResponse, type Paginated } from './client';
 
 export interface CohortPropertyFilter {
   key: string;
@@ -66,19 +66,9 @@ async function sendMultipart<T>(path: string, method: string, fields: Record<str
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   form.append('csv', csv, csv.name);
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const token = readCookie(CSRF_COOKIE);
-  if (token) headers['x-csrftoken'] = token;
+  const headers = { accept: 'application/json', ...csrfHeader() };
   const response = await fetch(path, { method, body: form, headers, credentials: 'same-origin' });
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = { detail: text };
-  }
-  if (!response.ok) throw new ApiError(response.status, (parsed ?? {}) as ApiErrorBody);
-  return parsed as T;
+  return readResponse<T>(response);
 }
 
 export function useSaveCohort(projectId: number) {

@@ -1,4 +1,3 @@
-import { Center, Loader } from '@mantine/core';
 import { createContext, useContext } from 'react';
 import { Navigate, useLocation, useParams } from 'react-router';
 import { useEnvironments, type EnvironmentEntry } from '../api/environments';
@@ -6,6 +5,7 @@ import { useMe } from '../api/session';
 import { AppLayout } from './AppLayout';
 import { ErrorNotice } from './ErrorNotice';
 import { NotFound } from './NotFound';
+import { Loading } from '../components/Loading';
 
 const EnvironmentContext = createContext<EnvironmentEntry | undefined>(undefined);
 
@@ -16,14 +16,6 @@ export function useEnvironment(): EnvironmentEntry {
   return environment;
 }
 
-function Loading() {
-  return (
-    <Center h="100%">
-      <Loader aria-label="Loading" />
-    </Center>
-  );
-}
-
 /**
  * `/project/:projectId/…`: finds the environment (by id, or by project API key, as in the links
  * posthog-js makes) and lays out the app around its page.
@@ -32,7 +24,7 @@ export function ProjectScope() {
   const { projectId = '' } = useParams();
   const location = useLocation();
   const environments = useEnvironments();
-  if (environments.isPending) return <Loading />;
+  if (environments.isPending) return <Loading h="100%" />;
   if (environments.isError) return <ErrorNotice error={environments.error} />;
   const byToken = environments.data.find((e) => e.api_token === projectId);
   if (byToken) {
@@ -53,7 +45,7 @@ export function CurrentEnvironmentRedirect() {
   const me = useMe();
   const environments = useEnvironments();
   const location = useLocation();
-  if (environments.isPending) return <Loading />;
+  if (environments.isPending) return <Loading h="100%" />;
   if (environments.isError) return <ErrorNotice error={environments.error} />;
   const current = environments.data.find((e) => e.id === me.data?.team?.id) ?? environments.data[0];
   if (!current) return <ErrorNotice title="No environment" error="You are not a member of any project yet." />;

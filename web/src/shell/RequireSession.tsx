@@ -1,19 +1,15 @@
-import { Center, Loader } from '@mantine/core';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { isSignedOut } from '../api/client';
 import { useMe } from '../api/session';
 import { ErrorNotice } from './ErrorNotice';
+import { Loading } from '../components/Loading';
 
 /** Renders its routes for a signed-in user; sends anyone else to the sign-in page, keeping the address. */
 export function RequireSession() {
   const me = useMe();
   const location = useLocation();
   if (me.isPending) {
-    return (
-      <Center h="100%">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading h="100%" />;
   }
   if (me.isError) {
     if (isSignedOut(me.error.status, me.error.body)) {

@@ -1,6 +1,7 @@
 import { ActionIcon, Button, Group, NativeSelect, Stack, TextInput } from '@mantine/core';
 import { useFieldArray, useForm } from 'react-hook-form';
-import { isValueless, OPERATORS, RANGES, type ActivityFilters as Filters } from './filters';
+import { isValueless } from '../../api/operators';
+import { OPERATORS, RANGES, type ActivityFilters as Filters } from './filters';
 
 /** The filter form: applied on submit, so typing does not query on every key. */
 export function ActivityFilters({ value, onApply }: { value: Filters; onApply: (filters: Filters) => void }) {

@@ -1,4 +1,4 @@
-import { Alert, Badge, Group, Stack, Switch, Title } from '@mantine/core';
+import { Badge, Group, Stack, Switch, Title } from '@mantine/core';
 import { useViewportSize } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo } from 'react';
@@ -11,6 +11,7 @@ import { EventDetail } from './EventDetail';
 import { EventsTable } from './EventsTable';
 import { readFilters, toQuery, writeFilters, type ActivityFilters as Filters } from './filters';
 import { useLiveEvents } from './useLiveEvents';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /** `?event_id=`: the event open beside the list, from the list or (a shared link) from the API. */
 function useOpenEvent(environmentId: number, events: EventRow[], uuid: string | null) {
@@ -62,11 +63,7 @@ export function Component() {
         <Switch label="Live" checked={live} onChange={(e) => setParam('live', e.currentTarget.checked ? null : 'off')} />
       </Group>
       <ActivityFilters value={filters} onApply={apply} />
-      {error !== null && (
-        <Alert color="red" role="alert">
-          {error instanceof Error ? error.message : 'The events could not be read.'}
-        </Alert>
-      )}
+      {error !== null && <ErrorAlert message={error instanceof Error ? error.message : 'The events could not be read.'} />}
       {!loading && (
         <EventsTable events={events} onOpen={onOpen} hasOlder={hasOlder} onLoadOlder={loadOlder} height={Math.max(300, height - 260)} />
       )}

@@ -3,6 +3,7 @@
  * into an EventsQuery.
  */
 import type { EventsQueryInput } from '../../api/events';
+import { isValueless, PROPERTY_OPERATORS } from '../../api/operators';
 import type { PropertyFilter } from '../../api/types';
 
 export const RANGES = [
@@ -15,20 +16,20 @@ export const RANGES = [
 ] as const;
 export const DEFAULT_RANGE = '-24h';
 
-/** PostHog's property operators the form offers; `is_set`/`is_not_set` take no value. */
-export const OPERATORS = [
-  { value: 'exact', label: '= equals' },
-  { value: 'is_not', label: '≠ does not equal' },
-  { value: 'icontains', label: '∋ contains' },
-  { value: 'not_icontains', label: '∌ does not contain' },
-  { value: 'regex', label: '~ matches regex' },
-  { value: 'not_regex', label: '≁ does not match regex' },
-  { value: 'gt', label: '> greater than' },
-  { value: 'lt', label: '< less than' },
-  { value: 'is_set', label: 'is set' },
-  { value: 'is_not_set', label: 'is not set' },
-] as const;
-const VALUELESS = new Set(['is_set', 'is_not_set']);
+/** The property operators the events query takes (of those the flag editor offers). */
+const EVENT_OPERATORS = new Set([
+  'exact',
+  'is_not',
+  'icontains',
+  'not_icontains',
+  'regex',
+  'not_regex',
+  'gt',
+  'lt',
+  'is_set',
+  'is_not_set',
+]);
+export const OPERATORS = PROPERTY_OPERATORS.filter((o) => EVENT_OPERATORS.has(o.value));
 
 export interface PropertyRow {
   key: string;
@@ -83,7 +84,7 @@ export function toPropertyFilters(filters: ActivityFilters): PropertyFilter[] {
       type: 'event',
       key: p.key.trim(),
       operator: p.operator,
-      ...(VALUELESS.has(p.operator) ? {} : { value: p.value }),
+      ...(isValueless(p.operator) ? {} : { value: p.value }),
     }));
   if (filters.distinctId.trim()) {
     list.push({ type: 'event_metadata', key: 'distinct_id', operator: 'exact', value: filters.distinctId.trim() });
@@ -97,8 +98,4 @@ export function toQuery(filters: ActivityFilters): EventsQueryInput {
     properties: toPropertyFilters(filters),
     after: filters.range === 'all' ? null : filters.range,
   };
-}
-
-export function isValueless(operator: string): boolean {
-  return VALUELESS.has(operator);
 }

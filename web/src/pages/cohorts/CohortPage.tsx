@@ -1,19 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Group,
-  Loader,
-  Modal,
-  Pagination,
-  Paper,
-  SegmentedControl,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Anchor, Button, Group, Loader, Pagination, Paper, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -24,6 +9,9 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { emptyProperty } from '../flags/flag-form';
 import { PropertyFilterRow } from '../flags/PropertyFilterRow';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
+import { ConfirmAction } from '../../components/ConfirmAction';
+import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 const MATCH = [
   { value: 'AND', label: 'all' },
@@ -122,13 +110,7 @@ function Members({ cohort }: { cohort: Cohort }) {
         <Text c="dimmed">No one is in this cohort yet.</Text>
       ) : (
         <Table data-testid="members-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Person</Table.Th>
-              <Table.Th>Distinct ids</Table.Th>
-              <Table.Th>Email</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Person', 'Distinct ids', 'Email']} />
           <Table.Tbody>
             {members.data.results.map((person) => (
               <Table.Tr key={person.uuid} data-testid="member-row">
@@ -153,40 +135,20 @@ function DeleteCohort({ cohort }: { cohort: Cohort }) {
   const environment = useEnvironment();
   const save = useSaveCohort(environment.project_id);
   const navigate = useNavigate();
-  const [open, setOpen] = useState(false);
   return (
-    <>
-      <Button variant="subtle" color="red" onClick={() => setOpen(true)}>
-        Delete
-      </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title="Delete this cohort?">
-        <Stack>
-          <Text>Flags that target it stop matching its persons.</Text>
-          {save.error && (
-            <Text c="red" size="sm" role="alert">
-              {save.error.message}
-            </Text>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setOpen(false)}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={save.isPending}
-              onClick={() =>
-                save.mutate(
-                  { id: cohort.id, body: { deleted: true } },
-                  { onSuccess: () => void navigate(`/project/${environment.id}/cohorts`) },
-                )
-              }
-            >
-              Delete cohort
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
-    </>
+    <ConfirmAction
+      label="Delete"
+      variant="subtle"
+      size="sm"
+      title="Delete this cohort?"
+      confirmLabel="Delete cohort"
+      action={async () => {
+        await save.mutateAsync({ id: cohort.id, body: { deleted: true } });
+        await navigate(`/project/${environment.id}/cohorts`);
+      }}
+    >
+      Flags that target it stop matching its persons.
+    </ConfirmAction>
   );
 }
 
@@ -265,27 +227,15 @@ function CohortEditor({ cohort }: { cohort?: Cohort }) {
               onChange={(e) => setCsv(e.currentTarget.files?.[0] ?? null)}
               data-testid="csv-input"
             />
-            {csvError && (
-              <Text c="red" size="sm" role="alert" data-testid="csv-error">
-                {csvError}
-              </Text>
-            )}
+            <ErrorText message={csvError} testId="csv-error" />
           </Stack>
         ) : (
           <>
             <Rules form={form} />
-            {filtersError && (
-              <Text c="red" size="sm" role="alert" data-testid="filters-error">
-                {filtersError}
-              </Text>
-            )}
+            <ErrorText message={filtersError} testId="filters-error" />
           </>
         )}
-        {form.formState.errors.root && (
-          <Alert color="red" role="alert">
-            {form.formState.errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={form.formState.errors.root?.message} />
         <Group>
           <Button type="submit" loading={form.formState.isSubmitting}>
             {cohort ? 'Save' : 'Create cohort'}

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useCohorts } from '../../api/cohorts';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { TableHead } from '../../components/TableHead';
 
 const PAGE = 50;
 
@@ -33,15 +34,7 @@ export function Component() {
       ) : (
         <>
           <Table striped highlightOnHover data-testid="cohorts-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Persons</Table.Th>
-                <Table.Th>Created by</Table.Th>
-                <Table.Th>Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Name', 'Type', 'Persons', 'Created by', 'Created']} />
             <Table.Tbody>
               {cohorts.data?.results.map((cohort) => (
                 <Table.Tr key={cohort.id} data-testid="cohort-row">

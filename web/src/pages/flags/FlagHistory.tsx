@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useFlagActivity, type ActivityEntry, type FlagFilters } from '../../api/flags';
 import { describeRelease } from './flag-form';
 import { ErrorNotice } from '../../shell/ErrorNotice';
+import { TableHead } from '../../components/TableHead';
 
 const show = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
 
@@ -51,13 +52,7 @@ export function FlagHistory({ projectId, flagId }: { projectId: number; flagId: 
   return (
     <Stack>
       <Table data-testid="flag-history" layout="fixed">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th w={190}>When</Table.Th>
-            <Table.Th w={220}>Who</Table.Th>
-            <Table.Th>What</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={[{ label: 'When', w: 190 }, { label: 'Who', w: 220 }, 'What']} />
         <Table.Tbody>
           {results.map((entry) => (
             <Table.Tr key={entry.id} data-testid="history-entry">

@@ -1,19 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Loader,
-  Modal,
-  NativeSelect,
-  Stack,
-  Switch,
-  Tabs,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Anchor, Badge, Button, Group, Loader, NativeSelect, Stack, Switch, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
@@ -27,6 +12,8 @@ import { FlagHistory } from './FlagHistory';
 import { ReleaseConditions } from './ReleaseConditions';
 import { Variants } from './Variants';
 import { WhatDoesUserGet } from './WhatDoesUserGet';
+import { ConfirmAction } from '../../components/ConfirmAction';
+import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 
 /** Which part of the form an API error on `filters` belongs to. */
 const isVariantError = (message: string) => /variant|payload/i.test(message);
@@ -44,11 +31,7 @@ function ActiveToggle({ flag }: { flag: FeatureFlag }) {
         onChange={(e) => save.mutate({ id: flag.id, body: { active: e.currentTarget.checked } })}
         data-testid="active-toggle"
       />
-      {save.error && (
-        <Text c="red" size="sm" role="alert">
-          {save.error.message}
-        </Text>
-      )}
+      <ErrorText message={save.error?.message} />
     </Group>
   );
 }
@@ -57,42 +40,20 @@ function DeleteFlag({ flag }: { flag: FeatureFlag }) {
   const environment = useEnvironment();
   const save = useSaveFlag(environment.project_id);
   const navigate = useNavigate();
-  const [open, setOpen] = useState(false);
   return (
-    <>
-      <Button variant="subtle" color="red" onClick={() => setOpen(true)}>
-        Delete
-      </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title="Delete this flag?">
-        <Stack>
-          <Text>
-            SDKs stop receiving <b>{flag.key}</b> at once.
-          </Text>
-          {save.error && (
-            <Text c="red" size="sm" role="alert">
-              {save.error.message}
-            </Text>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setOpen(false)}>
-              Cancel
-            </Button>
-            <Button
-              color="red"
-              loading={save.isPending}
-              onClick={() =>
-                save.mutate(
-                  { id: flag.id, body: { deleted: true } },
-                  { onSuccess: () => void navigate(`/project/${environment.id}/feature_flags`) },
-                )
-              }
-            >
-              Delete flag
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
-    </>
+    <ConfirmAction
+      label="Delete"
+      variant="subtle"
+      size="sm"
+      title="Delete this flag?"
+      confirmLabel="Delete flag"
+      action={async () => {
+        await save.mutateAsync({ id: flag.id, body: { deleted: true } });
+        await navigate(`/project/${environment.id}/feature_flags`);
+      }}
+    >
+      SDKs stop receiving <b>{flag.key}</b> at once.
+    </ConfirmAction>
   );
 }
 
@@ -174,11 +135,7 @@ function FlagEditor({ flag }: { flag?: FeatureFlag }) {
           error={filtersError && !isVariantError(filtersError) ? filtersError : undefined}
         />
         <Variants form={form} error={filtersError && isVariantError(filtersError) ? filtersError : undefined} />
-        {form.formState.errors.root && (
-          <Alert color="red" role="alert">
-            {form.formState.errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={form.formState.errors.root?.message} />
         <Group>
           <Button type="submit" loading={form.formState.isSubmitting}>
             {flag ? 'Save' : 'Create flag'}

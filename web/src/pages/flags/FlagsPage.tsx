@@ -5,6 +5,7 @@ import { FLAGS_PAGE, useFlagCreators, useFlags, type FlagListParams } from '../.
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { describeRelease } from './flag-form';
+import { TableHead } from '../../components/TableHead';
 
 /** The project's feature flags: search and filters kept in the address, as PostHog's list has them. */
 export function Component() {
@@ -95,15 +96,7 @@ export function Component() {
       ) : (
         <>
           <Table striped highlightOnHover data-testid="flags-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Key</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Release</Table.Th>
-                <Table.Th>Created by</Table.Th>
-                <Table.Th>Status</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Key', 'Name', 'Release', 'Created by', 'Status']} />
             <Table.Tbody>
               {flags.data?.results.map((flag) => (
                 <Table.Tr key={flag.id} data-testid="flag-row">

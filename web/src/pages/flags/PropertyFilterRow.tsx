@@ -1,6 +1,7 @@
 import { ActionIcon, Group, NativeSelect, TextInput } from '@mantine/core';
 import type { FieldValues, Path, PathValue, UseFormRegister, UseFormSetValue, UseFormWatch } from 'react-hook-form';
-import { COHORT_OPERATORS, isValueless, PROPERTY_OPERATORS } from './flag-form';
+import { isValueless, PROPERTY_OPERATORS } from '../../api/operators';
+import { COHORT_OPERATORS } from './flag-form';
 
 /**
  * One property filter of a form (a release condition's, a cohort rule's): type (when cohorts may

@@ -2,6 +2,7 @@ import { Button, Group, NativeSelect, NumberInput, Paper, Stack, Text, Title } f
 import { Controller, useFieldArray, type UseFormReturn } from 'react-hook-form';
 import { emptyCondition, emptyProperty, type FlagForm } from './flag-form';
 import { PropertyFilterRow } from './PropertyFilterRow';
+import { ErrorText } from '../../components/ErrorAlert';
 
 interface Props {
   form: UseFormReturn<FlagForm>;
@@ -101,11 +102,7 @@ export function ReleaseConditions(props: Props & { error?: string }) {
           Add condition set
         </Button>
       </Group>
-      {props.error && (
-        <Text c="red" size="sm" role="alert" data-testid="conditions-error">
-          {props.error}
-        </Text>
-      )}
+      <ErrorText message={props.error} testId="conditions-error" />
     </Stack>
   );
 }

@@ -1,6 +1,7 @@
 import { ActionIcon, Button, Group, NumberInput, Stack, Switch, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { Controller, useFieldArray, type UseFormReturn } from 'react-hook-form';
 import { splitTotal, type FlagForm } from './flag-form';
+import { ErrorText } from '../../components/ErrorAlert';
 
 /**
  * Boolean or multivariate: the variants with their split (PostHog requires 100 in total; the API's
@@ -99,11 +100,7 @@ export function Variants({ form, error }: { form: UseFormReturn<FlagForm>; error
           {...form.register('payload')}
         />
       )}
-      {error && (
-        <Text c="red" size="sm" role="alert" data-testid="variants-error">
-          {error}
-        </Text>
-      )}
+      <ErrorText message={error} testId="variants-error" />
     </Stack>
   );
 }

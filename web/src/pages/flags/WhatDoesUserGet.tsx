@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { evaluateFlags, type EvaluatedFlag } from '../../api/flags';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 function describe(flag: EvaluatedFlag | undefined): string {
   if (!flag) return 'not served (the flag is disabled, deleted or unknown to the SDKs)';
@@ -49,11 +50,7 @@ export function WhatDoesUserGet({ flagKey, groupType }: { flagKey: string; group
           </Button>
         </Group>
       </form>
-      {evaluation.error && (
-        <Alert color="red" role="alert">
-          {evaluation.error.message}
-        </Alert>
-      )}
+      <ErrorAlert message={evaluation.error?.message} />
       {evaluation.data && (
         <Alert color={flag?.enabled ? 'green' : 'gray'} title={`${evaluation.variables} gets`} data-testid="evaluation">
           <Text fw={700} data-testid="evaluation-value">

@@ -4,34 +4,14 @@
  * them) and the group type the flag aggregates by.
  */
 import type { FeatureFlag, FlagFilters, FlagProperty } from '../../api/flags';
-
-/** PostHog's property operators for person (and group) properties. */
-export const PROPERTY_OPERATORS = [
-  { value: 'exact', label: '= equals' },
-  { value: 'is_not', label: '≠ does not equal' },
-  { value: 'icontains', label: '∋ contains' },
-  { value: 'not_icontains', label: '∌ does not contain' },
-  { value: 'regex', label: '~ matches regex' },
-  { value: 'not_regex', label: '≁ does not match regex' },
-  { value: 'gt', label: '> greater than' },
-  { value: 'gte', label: '≥ greater than or equal' },
-  { value: 'lt', label: '< less than' },
-  { value: 'lte', label: '≤ less than or equal' },
-  { value: 'is_set', label: 'is set' },
-  { value: 'is_not_set', label: 'is not set' },
-  { value: 'is_date_before', label: 'date before' },
-  { value: 'is_date_after', label: 'date after' },
-] as const;
+import { isValueless } from '../../api/operators';
 
 export const COHORT_OPERATORS = [
   { value: 'in', label: 'in cohort' },
   { value: 'not_in', label: 'not in cohort' },
 ] as const;
 
-const VALUELESS = new Set(['is_set', 'is_not_set']);
 const NUMERIC = new Set(['gt', 'gte', 'lt', 'lte']);
-
-export const isValueless = (operator: string) => VALUELESS.has(operator);
 
 /** One property filter in the form: a person (or group) property, or a cohort. */
 export interface PropertyRow {

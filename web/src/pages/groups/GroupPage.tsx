@@ -1,4 +1,4 @@
-import { Anchor, Center, Group as Row, Loader, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Group as Row, Stack, Text, Title } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { groupTypeLabel, useGroup, useGroupTypes } from '../../api/groups';
@@ -7,6 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { formatTime } from '../persons/format';
 import { PropertiesTable } from '../persons/PropertiesTable';
 import { groupName } from './format';
+import { Loading } from '../../components/Loading';
 
 /** One group (PostHog's `/project/:id/groups/:groupTypeIndex/:groupKey`): its properties. */
 export function Component() {
@@ -18,11 +19,7 @@ export function Component() {
   const type = types.data?.find((t) => t.group_type_index === index);
   const listPath = `/project/${environment.id}/groups/${groupTypeIndex}`;
   if (group.isPending) {
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading p="xl" />;
   }
   if (group.isError) {
     if (group.error instanceof ApiError && group.error.status === 404) {

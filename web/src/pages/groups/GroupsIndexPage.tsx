@@ -1,20 +1,17 @@
-import { Center, Loader, Stack, Text, Title } from '@mantine/core';
+import { Stack, Text, Title } from '@mantine/core';
 import { Navigate } from 'react-router';
 import { useGroupTypes } from '../../api/groups';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { PeopleTabs } from '../persons/PeopleTabs';
+import { Loading } from '../../components/Loading';
 
 /** `/project/:id/groups`: the first group type's list, or what groups are when there are none yet. */
 export function Component() {
   const environment = useEnvironment();
   const types = useGroupTypes(environment.id);
   if (types.isPending) {
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading p="xl" />;
   }
   if (types.isError) return <ErrorNotice error={types.error} />;
   const first = types.data[0];

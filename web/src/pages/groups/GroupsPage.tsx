@@ -1,45 +1,26 @@
-import { Alert, Anchor, Center, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedCallback } from '@mantine/hooks';
-import { useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Alert, Anchor, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Link, useParams } from 'react-router';
 import { GROUPS_PAGE_SIZE, useGroups, useGroupTypes } from '../../api/groups';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { formatTime, offsetParam } from '../persons/format';
+import { formatTime } from '../persons/format';
 import { Pager } from '../persons/Pager';
 import { PeopleTabs } from '../persons/PeopleTabs';
 import { groupName, groupPath } from './format';
+import { useListQuery } from '../../components/useListQuery';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 /** A group type's groups (PostHog's `/project/:id/groups/:groupTypeIndex`), newest first, searched. */
 export function Component() {
   const environment = useEnvironment();
   const { groupTypeIndex = '' } = useParams();
   const index = Number(groupTypeIndex);
-  const [params, setParams] = useSearchParams();
-  const search = params.get('search') ?? '';
-  const offset = offsetParam(params);
-  const [typed, setTyped] = useState(search);
+  const { search, offset, setOffset, searchInput } = useListQuery();
   const types = useGroupTypes(environment.id);
   const groups = useGroups(environment.id, index, search, offset);
   const type = types.data?.find((t) => t.group_type_index === index);
 
-  const setQuery = (next: { search?: string; offset?: number }) =>
-    setParams(
-      (current) => {
-        const updated = new URLSearchParams(current);
-        if (next.search !== undefined) {
-          if (next.search) updated.set('search', next.search);
-          else updated.delete('search');
-          updated.delete('offset');
-        }
-        if (next.offset !== undefined) {
-          if (next.offset > 0) updated.set('offset', String(next.offset));
-          else updated.delete('offset');
-        }
-        return updated;
-      },
-      { replace: next.search !== undefined },
-    );
-  const searchLater = useDebouncedCallback((value: string) => setQuery({ search: value.trim() }), 300);
   const results = groups.data?.results ?? [];
 
   return (
@@ -51,38 +32,17 @@ export function Component() {
           This environment has no group type {groupTypeIndex}.
         </Alert>
       )}
-      <TextInput
-        aria-label="Search groups"
-        placeholder="Search by key or property"
-        value={typed}
-        w={420}
-        onChange={(e) => {
-          setTyped(e.currentTarget.value);
-          searchLater(e.currentTarget.value);
-        }}
-      />
-      {groups.isError && (
-        <Alert color="red" role="alert">
-          {groups.error.message}
-        </Alert>
-      )}
+      <TextInput aria-label="Search groups" placeholder="Search by key or property" w={420} {...searchInput} />
+      <ErrorAlert message={groups.error?.message} />
       {groups.isPending ? (
-        <Center p="xl">
-          <Loader aria-label="Loading" />
-        </Center>
+        <Loading p="xl" />
       ) : results.length === 0 && !groups.isError ? (
         <Text c="dimmed" p="md" data-testid="groups-empty">
           {search ? `No group matches “${search}”.` : 'No groups of this type yet.'}
         </Text>
       ) : (
         <Table striped highlightOnHover withTableBorder aria-label="Groups" data-testid="groups-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Group</Table.Th>
-              <Table.Th>Key</Table.Th>
-              <Table.Th w={200}>First seen</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Group', 'Key', { label: 'First seen', w: 200 }]} />
           <Table.Tbody>
             {results.map((group) => (
               <Table.Tr key={group.group_key} data-testid="group-row">
@@ -106,7 +66,7 @@ export function Component() {
         shown={results.length}
         count={groups.data?.count}
         hasNext={Boolean(groups.data?.next)}
-        onOffset={(value) => setQuery({ offset: value })}
+        onOffset={setOffset}
       />
     </Stack>
   );

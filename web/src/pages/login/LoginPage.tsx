@@ -1,9 +1,10 @@
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { signIn } from '../../api/session';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface Fields {
   email: string;
@@ -40,11 +41,7 @@ export function Component() {
         <form onSubmit={(e) => void submit(e)} noValidate>
           <Stack>
             <Title order={2}>Sign in to Hoglet</Title>
-            {errors.root && (
-              <Alert color="red" role="alert">
-                {errors.root.message}
-              </Alert>
-            )}
+            <ErrorAlert message={errors.root?.message} />
             <TextInput
               label="Email"
               type="email"

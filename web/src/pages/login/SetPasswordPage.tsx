@@ -1,8 +1,10 @@
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Button, Center, Paper, Stack, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { useNavigate, useParams } from 'react-router';
 import { api, ApiError } from '../../api/client';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { NewPasswordInput, newPasswordRules } from '../../components/NewPasswordInput';
 
 interface Fields {
   password: string;
@@ -40,22 +42,16 @@ export function Component() {
             <Text size="sm" c="dimmed">
               At least 8 characters; you are signed in once it is set.
             </Text>
-            {errors.root && (
-              <Alert color="red" role="alert">
-                {errors.root.message}
-              </Alert>
-            )}
-            <PasswordInput
+            <ErrorAlert message={errors.root?.message} />
+            <NewPasswordInput
               label="New password"
-              autoComplete="new-password"
               error={errors.password?.message}
-              {...form.register('password', { required: 'Enter a password.', minLength: { value: 8, message: 'At least 8 characters.' } })}
+              field={form.register('password', newPasswordRules('Enter a password.'))}
             />
-            <PasswordInput
+            <NewPasswordInput
               label="Repeat it"
-              autoComplete="new-password"
               error={errors.repeat?.message}
-              {...form.register('repeat', { validate: (value, all) => value === all.password || 'The two passwords differ.' })}
+              field={form.register('repeat', { validate: (value, all) => value === all.password || 'The two passwords differ.' })}
             />
             <Button type="submit" loading={isSubmitting}>
               Set password

@@ -1,9 +1,11 @@
-import { Alert, Anchor, Button, Center, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, ApiError } from '../../api/client';
 import { useMe } from '../../api/session';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { NewPasswordInput, newPasswordRules } from '../../components/NewPasswordInput';
 
 interface Invite {
   id: string;
@@ -83,11 +85,7 @@ export function Component() {
           <Text>
             Join <b>{invite.data.organization_name}</b> as <span className="mono">{invite.data.target_email}</span>.
           </Text>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           {!signedIn && (
             <>
               <TextInput
@@ -96,14 +94,10 @@ export function Component() {
                 error={errors.first_name?.message}
                 {...form.register('first_name', { required: 'Enter your name.' })}
               />
-              <PasswordInput
+              <NewPasswordInput
                 label="Choose a password"
-                autoComplete="new-password"
                 error={errors.password?.message}
-                {...form.register('password', {
-                  required: 'Enter a password.',
-                  minLength: { value: 8, message: 'At least 8 characters.' },
-                })}
+                field={form.register('password', newPasswordRules('Enter a password.'))}
               />
             </>
           )}

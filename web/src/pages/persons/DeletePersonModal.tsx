@@ -1,8 +1,9 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Checkbox, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useDeletePerson, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { personName } from './format';
+import { ConfirmModal } from '../../components/ConfirmModal';
 
 /**
  * PostHog's delete-person dialog: the person goes at once; its events and recordings stay unless
@@ -28,40 +29,29 @@ export function DeletePersonModal({
     onClose();
   };
   return (
-    <Modal opened={opened} onClose={close} title="Delete this person?">
-      <Stack gap="sm">
-        <Text style={{ wordBreak: 'break-word' }}>
-          <b>{personName(person)}</b> and their properties will be deleted. This cannot be undone. Their distinct ids are freed: a new event
-          from one of them starts a new person.
-        </Text>
-        <Checkbox
-          label="Also delete their events (in the background)"
-          checked={deleteEvents}
-          onChange={(e) => setDeleteEvents(e.currentTarget.checked)}
-        />
-        <Checkbox
-          label="Also delete their session recordings"
-          checked={deleteRecordings}
-          onChange={(e) => setDeleteRecordings(e.currentTarget.checked)}
-        />
-        {remove.isError && (
-          <Alert color="red" role="alert">
-            {remove.error.message}
-          </Alert>
-        )}
-        <Group justify="flex-end" gap="xs">
-          <Button variant="default" onClick={close}>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            onClick={() => remove.mutate({ person, deleteEvents, deleteRecordings }, { onSuccess: onDeleted })}
-          >
-            Delete person
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal
+      opened={opened}
+      onClose={close}
+      title="Delete this person?"
+      error={remove.error?.message}
+      confirmLabel="Delete person"
+      busy={remove.isPending}
+      onConfirm={() => remove.mutate({ person, deleteEvents, deleteRecordings }, { onSuccess: onDeleted })}
+    >
+      <Text style={{ wordBreak: 'break-word' }}>
+        <b>{personName(person)}</b> and their properties will be deleted. This cannot be undone. Their distinct ids are freed: a new event
+        from one of them starts a new person.
+      </Text>
+      <Checkbox
+        label="Also delete their events (in the background)"
+        checked={deleteEvents}
+        onChange={(e) => setDeleteEvents(e.currentTarget.checked)}
+      />
+      <Checkbox
+        label="Also delete their session recordings"
+        checked={deleteRecordings}
+        onChange={(e) => setDeleteRecordings(e.currentTarget.checked)}
+      />
+    </ConfirmModal>
   );
 }

@@ -1,9 +1,9 @@
-import { Center, Loader } from '@mantine/core';
 import { Navigate, useParams } from 'react-router';
 import { usePerson } from '../../api/persons';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { personPath } from './format';
+import { Loading } from '../../components/Loading';
 
 /** `/project/:id/persons/:personId` (an id or uuid, PostHog's older links): the person's page by distinct id. */
 export function Component() {
@@ -11,11 +11,7 @@ export function Component() {
   const { personId = '' } = useParams();
   const person = usePerson(environment.id, personId);
   if (person.isPending) {
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading p="xl" />;
   }
   if (person.isError) return <ErrorNotice error={person.error} title="The person could not be read" />;
   const distinctId = person.data.distinct_ids[0];

@@ -1,7 +1,9 @@
-import { Alert, Anchor, Center, Loader, Table, Text } from '@mantine/core';
+import { Anchor, Center, Loader, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { usePersonCohorts, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 /** The cohorts the person is in now (static ones by membership, dynamic ones judged from its properties). */
 export function PersonCohorts({ person }: { person: Person }) {
@@ -15,22 +17,13 @@ export function PersonCohorts({ person }: { person: Person }) {
     );
   }
   if (cohorts.isError) {
-    return (
-      <Alert color="red" role="alert">
-        {cohorts.error.message}
-      </Alert>
-    );
+    return <ErrorAlert message={cohorts.error.message} />;
   }
   const rows = cohorts.data.results;
   if (rows.length === 0) return <Text c="dimmed">This person is in no cohort.</Text>;
   return (
     <Table striped withTableBorder aria-label="Cohorts" data-testid="person-cohorts">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Cohort</Table.Th>
-          <Table.Th w={160}>Persons</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
+      <TableHead columns={['Cohort', { label: 'Persons', w: 160 }]} />
       <Table.Tbody>
         {rows.map((cohort) => (
           <Table.Tr key={cohort.id}>

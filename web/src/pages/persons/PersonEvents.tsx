@@ -1,10 +1,11 @@
-import { Alert, Center, Loader } from '@mantine/core';
+import { Center, Loader } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { usePersonEvents, type Person } from '../../api/persons';
 import type { EventRow } from '../../api/types';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { EventDetail } from '../activity/EventDetail';
 import { EventsTable } from '../activity/EventsTable';
+import { ErrorAlert } from '../../components/ErrorAlert';
 
 /** The person's events over all its distinct ids (an EventsQuery with `personId`), newest first. */
 export function PersonEvents({ person }: { person: Person }) {
@@ -21,11 +22,7 @@ export function PersonEvents({ person }: { person: Person }) {
     );
   }
   if (events.isError) {
-    return (
-      <Alert color="red" role="alert">
-        {events.error.message}
-      </Alert>
-    );
+    return <ErrorAlert message={events.error.message} />;
   }
   const rows = events.data.pages.flatMap((page) => page.events);
   return (

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Center, Group, List, Loader, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, List, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { usePersonByDistinctId, type Person } from '../../api/persons';
@@ -11,6 +11,7 @@ import { PersonEvents } from './PersonEvents';
 import { PersonRecordings } from './PersonRecordings';
 import { PropertiesTable } from './PropertiesTable';
 import { SplitPersonModal } from './SplitPersonModal';
+import { Loading } from '../../components/Loading';
 
 const TABS = ['properties', 'events', 'recordings', 'cohorts', 'distinct_ids'] as const;
 type Tab = (typeof TABS)[number];
@@ -139,11 +140,7 @@ export function Component() {
   const { distinctId = '' } = useParams();
   const person = usePersonByDistinctId(environment.id, distinctId);
   if (person.isPending) {
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading p="xl" />;
   }
   if (person.isError) return <ErrorNotice error={person.error} title="The person could not be read" />;
   if (person.data === null) {

@@ -1,8 +1,10 @@
-import { Alert, Anchor, Center, Loader, Table, Text } from '@mantine/core';
+import { Anchor, Center, Loader, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { usePersonRecordings, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { formatTime } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 function duration(seconds: number): string {
   const s = Math.round(seconds);
@@ -24,24 +26,13 @@ export function PersonRecordings({ person }: { person: Person }) {
     );
   }
   if (recordings.isError) {
-    return (
-      <Alert color="red" role="alert">
-        {recordings.error.message}
-      </Alert>
-    );
+    return <ErrorAlert message={recordings.error.message} />;
   }
   const rows = recordings.data.results;
   if (rows.length === 0) return <Text c="dimmed">No recordings of this person.</Text>;
   return (
     <Table striped withTableBorder aria-label="Recordings" data-testid="person-recordings">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Started</Table.Th>
-          <Table.Th>Duration</Table.Th>
-          <Table.Th>Clicks</Table.Th>
-          <Table.Th>First URL</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
+      <TableHead columns={['Started', 'Duration', 'Clicks', 'First URL']} />
       <Table.Tbody>
         {rows.map((recording) => (
           <Table.Tr key={recording.id}>

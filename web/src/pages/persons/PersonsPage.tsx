@@ -1,41 +1,20 @@
-import { Alert, Anchor, Center, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedCallback } from '@mantine/hooks';
-import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Anchor, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Link } from 'react-router';
 import { PERSONS_PAGE_SIZE, usePersons } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { formatTime, offsetParam, personName, personPath } from './format';
+import { formatTime, personName, personPath } from './format';
 import { Pager } from './Pager';
 import { PeopleTabs } from './PeopleTabs';
+import { useListQuery } from '../../components/useListQuery';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 /** People: the environment's persons, newest first, searched by email, name, distinct id or uuid. */
 export function Component() {
   const environment = useEnvironment();
-  const [params, setParams] = useSearchParams();
-  const search = params.get('search') ?? '';
-  const offset = offsetParam(params);
-  const [typed, setTyped] = useState(search);
+  const { search, offset, setOffset, searchInput } = useListQuery();
   const persons = usePersons(environment.id, search, offset);
-
-  const setQuery = (next: { search?: string; offset?: number }) =>
-    setParams(
-      (current) => {
-        const updated = new URLSearchParams(current);
-        if (next.search !== undefined) {
-          if (next.search) updated.set('search', next.search);
-          else updated.delete('search');
-          updated.delete('offset');
-        }
-        if (next.offset !== undefined) {
-          if (next.offset > 0) updated.set('offset', String(next.offset));
-          else updated.delete('offset');
-        }
-        return updated;
-      },
-      { replace: next.search !== undefined },
-    );
-  // Searched as the user types, once they pause.
-  const searchLater = useDebouncedCallback((value: string) => setQuery({ search: value.trim() }), 300);
 
   const results = persons.data?.results ?? [];
   return (
@@ -45,23 +24,13 @@ export function Component() {
       <TextInput
         aria-label="Search persons"
         placeholder="Search by email, name, distinct id or uuid"
-        value={typed}
         w={420}
-        onChange={(e) => {
-          setTyped(e.currentTarget.value);
-          searchLater(e.currentTarget.value);
-        }}
+        {...searchInput}
         rightSection={persons.isFetching ? <Loader size="xs" aria-label="Searching" /> : null}
       />
-      {persons.isError && (
-        <Alert color="red" role="alert">
-          {persons.error.message}
-        </Alert>
-      )}
+      <ErrorAlert message={persons.error?.message} />
       {persons.isPending ? (
-        <Center p="xl">
-          <Loader aria-label="Loading" />
-        </Center>
+        <Loading p="xl" />
       ) : results.length === 0 && !persons.isError ? (
         <Text c="dimmed" p="md" data-testid="persons-empty">
           {search
@@ -70,13 +39,7 @@ export function Component() {
         </Text>
       ) : (
         <Table striped highlightOnHover withTableBorder aria-label="Persons" data-testid="persons-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Person</Table.Th>
-              <Table.Th>Distinct id</Table.Th>
-              <Table.Th w={200}>First seen</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Person', 'Distinct id', { label: 'First seen', w: 200 }]} />
           <Table.Tbody>
             {results.map((person) => {
               const distinctId = person.distinct_ids[0];
@@ -108,7 +71,7 @@ export function Component() {
         shown={results.length}
         count={persons.data?.count}
         hasNext={Boolean(persons.data?.next)}
-        onOffset={(value) => setQuery({ offset: value })}
+        onOffset={setOffset}
       />
     </Stack>
   );

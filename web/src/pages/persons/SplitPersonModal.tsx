@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Modal, Radio, ScrollArea, Stack, Text } from '@mantine/core';
+import { Radio, ScrollArea, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useSplitPerson, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { ConfirmModal } from '../../components/ConfirmModal';
 
 /**
  * PostHog's split: one distinct id stays with this person (and its properties); every other one
@@ -27,40 +28,30 @@ export function SplitPersonModal({
   };
   const leaving = person.distinct_ids.length - 1;
   return (
-    <Modal opened={opened} onClose={close} title="Split this person?" size="lg">
-      <Stack gap="sm">
-        <Text>
-          The distinct id you keep stays with this person and its properties. The other {leaving} become persons of their own, with no
-          properties. This cannot be undone.
-        </Text>
-        <Radio.Group label="Distinct id to keep" value={kept} onChange={setKept}>
-          <ScrollArea.Autosize mah={260} mt="xs">
-            <Stack gap={6}>
-              {person.distinct_ids.map((id) => (
-                <Radio key={id} value={id} label={id} classNames={{ label: 'mono' }} />
-              ))}
-            </Stack>
-          </ScrollArea.Autosize>
-        </Radio.Group>
-        {split.isError && (
-          <Alert color="red" role="alert">
-            {split.error.message}
-          </Alert>
-        )}
-        <Group justify="flex-end" gap="xs">
-          <Button variant="default" onClick={close}>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={split.isPending}
-            disabled={!kept}
-            onClick={() => split.mutate({ person, mainDistinctId: kept }, { onSuccess: () => onSplit(kept, leaving) })}
-          >
-            Split {leaving} distinct id{leaving === 1 ? '' : 's'}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal
+      opened={opened}
+      onClose={close}
+      title="Split this person?"
+      size="lg"
+      error={split.error?.message}
+      confirmLabel={`Split ${leaving} distinct id${leaving === 1 ? '' : 's'}`}
+      busy={split.isPending}
+      disabled={!kept}
+      onConfirm={() => split.mutate({ person, mainDistinctId: kept }, { onSuccess: () => onSplit(kept, leaving) })}
+    >
+      <Text>
+        The distinct id you keep stays with this person and its properties. The other {leaving} become persons of their own, with no
+        properties. This cannot be undone.
+      </Text>
+      <Radio.Group label="Distinct id to keep" value={kept} onChange={setKept}>
+        <ScrollArea.Autosize mah={260} mt="xs">
+          <Stack gap={6}>
+            {person.distinct_ids.map((id) => (
+              <Radio key={id} value={id} label={id} classNames={{ label: 'mono' }} />
+            ))}
+          </Stack>
+        </ScrollArea.Autosize>
+      </Radio.Group>
+    </ConfirmModal>
   );
 }

@@ -19,9 +19,3 @@ export function personName(person: Person): string {
 export function personPath(environmentId: number, distinctId: string): string {
   return `/project/${environmentId}/person/${encodeURIComponent(distinctId)}`;
 }
-
-/** A non-negative integer from the address (`?offset=`), 0 when absent or odd. */
-export function offsetParam(params: URLSearchParams): number {
-  const value = Number(params.get('offset') ?? '0');
-  return Number.isSafeInteger(value) && value > 0 ? value : 0;
-}

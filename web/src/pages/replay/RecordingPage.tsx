@@ -9,6 +9,8 @@ import { SharingControl } from './SharingControl';
 import { clickItems, consoleItems, toPlayerEvents, type TimelineItem } from './snapshots';
 import { formatOffset, Timeline } from './Timeline';
 import { formatDuration, personLabel } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Loading } from '../../components/Loading';
 
 /**
  * One recording (`/project/:id/replay/:sessionId`, also reached from posthog-js's
@@ -58,20 +60,14 @@ export function Component() {
   );
 
   if (recording.isPending) {
-    return (
-      <Center h={300}>
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+    return <Loading h={300} />;
   }
   if (recording.isError) {
     return (
       <Stack>
         <Title order={2}>Recording</Title>
         <Text className="mono">{sessionId}</Text>
-        <Alert color="red" role="alert">
-          {recording.error.message}
-        </Alert>
+        <ErrorAlert message={recording.error.message} />
         <Anchor component={Link} to={`/project/${environment.id}/replay`}>
           All recordings
         </Anchor>

@@ -1,10 +1,12 @@
-import { Alert, Anchor, Badge, Button, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, NumberInput, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMemo } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useSearchParams } from 'react-router';
 import { useRecordings, type RecordingFilters } from '../../api/recordings';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { formatDuration, personLabel } from './format';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
 
 const PERIODS = [
   { value: '-24h', label: 'Last 24 hours' },
@@ -129,11 +131,7 @@ export function Component() {
     <Stack gap="sm">
       <Title order={2}>Session replay</Title>
       <Filters value={filters} onApply={setParams} />
-      {list.isError && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <ErrorAlert message={list.error?.message} />
       {list.isPending && <Text c="dimmed">Loading recordings…</Text>}
       {list.isSuccess && rows.length === 0 && (
         <Text c="dimmed" data-testid="recordings-empty">
@@ -142,15 +140,7 @@ export function Component() {
       )}
       {rows.length > 0 && (
         <Table striped highlightOnHover data-testid="recordings-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Person</Table.Th>
-              <Table.Th>Started</Table.Th>
-              <Table.Th>Duration</Table.Th>
-              <Table.Th>Activity</Table.Th>
-              <Table.Th>Start URL</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['Person', 'Started', 'Duration', 'Activity', 'Start URL']} />
           <Table.Tbody>
             {rows.map((r) => (
               <Table.Tr key={r.id} data-testid="recording-row" data-session-id={r.id}>

@@ -1,5 +1,6 @@
-import { Alert, Button, CopyButton, Group, Paper, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Alert, Button, CopyButton, Group, Paper, Stack, Switch, TextInput } from '@mantine/core';
 import { useSharing, useSetSharing } from '../../api/recordings';
+import { ErrorText } from '../../components/ErrorAlert';
 
 /**
  * Sharing on and off (PostHog's `…/sharing/`). On, anyone with the link plays the recording at
@@ -32,11 +33,7 @@ export function SharingControl({ environmentId, recordingId }: { environmentId: 
             </CopyButton>
           </Group>
         )}
-        {sharing.isError && (
-          <Text c="red" size="sm" role="alert">
-            {sharing.error.message}
-          </Text>
-        )}
+        <ErrorText message={sharing.error?.message} />
         {change.isError && (
           <Alert color="red" role="alert" p="xs">
             {change.error.message}

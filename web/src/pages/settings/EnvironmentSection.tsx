@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Paper, Select, Stack, TextInput, Title } from '@mantine/core';
 import { useMemo } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useEnvironmentSettings, useUpdateEnvironment, type EnvironmentSettings } from '../../api/settings';
@@ -7,6 +7,9 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
 import { ProductSettings } from './ProductSettings';
 import { ProjectKeys } from './ProjectKeys';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Loading } from '../../components/Loading';
+import { SubmitRow } from '../../components/SubmitRow';
 
 /**
  * IANA zones the browser knows, UTC first (the server accepts the same names), and the stored one
@@ -40,11 +43,7 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
       <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
         <Stack>
           <Title order={4}>Details</Title>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           <TextInput label="Environment name" error={errors.name?.message} {...form.register('name', { required: 'Give it a name.' })} />
           <Controller
             control={form.control}
@@ -64,16 +63,7 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
               />
             )}
           />
-          <Group>
-            <Button type="submit" loading={isSubmitting} disabled={!isDirty}>
-              Save
-            </Button>
-            {update.isSuccess && !isDirty && (
-              <Text size="sm" c="green" role="status">
-                Saved
-              </Text>
-            )}
-          </Group>
+          <SubmitRow label="Save" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
         </Stack>
       </form>
     </Paper>
@@ -84,12 +74,7 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
 export function EnvironmentSection() {
   const environment = useEnvironment();
   const settings = useEnvironmentSettings(environment.id);
-  if (settings.isPending)
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+  if (settings.isPending) return <Loading p="xl" />;
   if (settings.isError) return <ErrorNotice error={settings.error} />;
   return (
     <Stack>

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Center, Group, Loader, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useMe } from '../../api/session';
@@ -16,20 +16,15 @@ import {
   type Member,
 } from '../../api/settings';
 import { ErrorNotice } from '../../shell/ErrorNotice';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 const levelName = (level: number) => LEVEL_NAMES[level] ?? `Level ${level}`;
 const fullName = (user: Member['user']) => [user.first_name, user.last_name].filter(Boolean).join(' ');
-
-function Loading() {
-  return (
-    <Center p="md">
-      <Loader aria-label="Loading" />
-    </Center>
-  );
-}
 
 /** Level choices a requester of `ownLevel` may give: up to their own (owner only by an owner). */
 function levelChoices(ownLevel: number) {
@@ -102,20 +97,12 @@ function MemberRow({ member, myUuid, myLevel }: { member: Member; myUuid: string
 
 function Members({ myUuid, myLevel }: { myUuid: string; myLevel: number }) {
   const members = useMembers();
-  if (members.isPending) return <Loading />;
+  if (members.isPending) return <Loading p="md" />;
   if (members.isError) return <ErrorNotice error={members.error} />;
   return (
     <Table.ScrollContainer minWidth={600}>
       <Table>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Member</Table.Th>
-            <Table.Th>Level</Table.Th>
-            <Table.Th>Joined</Table.Th>
-            <Table.Th>Last signed in</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Member', 'Level', 'Joined', 'Last signed in', '']} />
         <Table.Tbody>
           {members.data.results.map((member) => (
             <MemberRow key={member.id} member={member} myUuid={myUuid} myLevel={myLevel} />
@@ -147,11 +134,7 @@ function InviteForm({ myLevel, onInvited }: { myLevel: number; onInvited: (invit
   return (
     <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
       <Stack gap="xs">
-        {errors.root && (
-          <Alert color="red" role="alert">
-            {errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={errors.root?.message} />
         <Group align="flex-start" grow>
           <TextInput
             label="Email"
@@ -204,7 +187,7 @@ function Invites({ myLevel }: { myLevel: number }) {
         </Alert>
       )}
       {invites.isPending ? (
-        <Loading />
+        <Loading p="md" />
       ) : invites.isError ? (
         <ErrorNotice error={invites.error} />
       ) : invites.data.results.length === 0 ? (
@@ -214,15 +197,7 @@ function Invites({ myLevel }: { myLevel: number }) {
       ) : (
         <Table.ScrollContainer minWidth={600}>
           <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Level</Table.Th>
-                <Table.Th>Link</Table.Th>
-                <Table.Th>Sent</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Email', 'Level', 'Link', 'Sent', '']} />
             <Table.Tbody>
               {invites.data.results.map((invite) => (
                 <Table.Tr key={invite.id} data-testid="invite-row">
@@ -265,7 +240,7 @@ function Invites({ myLevel }: { myLevel: number }) {
 /** `/settings/organization-members`: the organization's members and its invites. */
 export function MembersSection() {
   const me = useMe();
-  if (me.isPending) return <Loading />;
+  if (me.isPending) return <Loading p="md" />;
   if (me.isError) return <ErrorNotice error={me.error} />;
   const myLevel = me.data.organization?.membership_level ?? LEVELS.member;
   return (

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Center, Group, Loader, Modal, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import {
@@ -9,10 +9,13 @@ import {
   type PersonalApiKey,
 } from '../../api/settings';
 import { ErrorNotice } from '../../shell/ErrorNotice';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
 import { applyApiError } from './api-error';
 import { NO_SCOPES, ScopePicker, scopesOf, type ScopeSelection } from './ScopePicker';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 const when = (value: string | null) => (value ? new Date(value).toLocaleString() : 'Never');
 
@@ -57,11 +60,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: PersonalApiKe
   return (
     <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
       <Stack>
-        {errors.root && (
-          <Alert color="red" role="alert">
-            {errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={errors.root?.message} />
         <TextInput
           label="Label"
           description="What the key is for, to tell it apart later."
@@ -143,9 +142,7 @@ export function PersonalApiKeysSection() {
           For scripts and servers calling Hoglet's API as you: send it as <span className="mono">Authorization: Bearer …</span>.
         </Text>
         {keys.isPending ? (
-          <Center p="md">
-            <Loader aria-label="Loading" />
-          </Center>
+          <Loading p="md" />
         ) : keys.isError ? (
           <ErrorNotice error={keys.error} />
         ) : keys.data.length === 0 ? (
@@ -155,16 +152,7 @@ export function PersonalApiKeysSection() {
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Label</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th>Scopes</Table.Th>
-                  <Table.Th>Created</Table.Th>
-                  <Table.Th>Last used</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Label', 'Key', 'Scopes', 'Created', 'Last used', '']} />
               <Table.Tbody>
                 {keys.data.map((key) => (
                   <KeyRow key={key.id} apiKey={key} onRolled={setShown} />

@@ -1,6 +1,6 @@
 import { Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useEnvironmentKeyAction, type EnvironmentSettings } from '../../api/settings';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
 
 /** The project API key (SDKs) with its reset, and the project secret key (local evaluation) with its rotation. */

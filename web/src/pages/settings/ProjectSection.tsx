@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Center, Group, Loader, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
@@ -7,7 +7,10 @@ import type { TeamBasic } from '../../api/types';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { applyApiError } from './api-error';
-import { ConfirmAction } from './ConfirmAction';
+import { ConfirmAction } from '../../components/ConfirmAction';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { TableHead } from '../../components/TableHead';
+import { Loading } from '../../components/Loading';
 
 interface NameFields {
   name: string;
@@ -116,11 +119,7 @@ function CreateEnvironment({ projectId }: { projectId: number }) {
         <Text size="sm" c="dimmed">
           An environment has its own events, people, flags and project API key (staging, development…).
         </Text>
-        {errors.root && (
-          <Alert color="red" role="alert">
-            {errors.root.message}
-          </Alert>
-        )}
+        <ErrorAlert message={errors.root?.message} />
         <Group align="flex-start">
           <TextInput
             aria-label="Name of the new environment"
@@ -157,23 +156,13 @@ export function ProjectSection() {
           Project id {environment.project_id}. Its environments:
         </Text>
         {environments.isPending ? (
-          <Center p="md">
-            <Loader aria-label="Loading" />
-          </Center>
+          <Loading p="md" />
         ) : environments.isError ? (
           <ErrorNotice error={environments.error} />
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Id</Table.Th>
-                  <Table.Th>Project API key</Table.Th>
-                  <Table.Th>Time zone</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Id', 'Project API key', 'Time zone', '']} />
               <Table.Tbody>
                 {environments.data.results.map((env) => (
                   <EnvironmentRow key={env.id} environment={env} current={env.id === environment.id} />

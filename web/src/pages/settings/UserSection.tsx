@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Group, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Group, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useMe } from '../../api/session';
@@ -6,6 +6,10 @@ import { useUpdateMe } from '../../api/settings';
 import type { Me } from '../../api/types';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { applyApiError } from './api-error';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { Loading } from '../../components/Loading';
+import { SubmitRow } from '../../components/SubmitRow';
+import { NewPasswordInput, newPasswordRules } from '../../components/NewPasswordInput';
 
 interface ProfileFields {
   first_name: string;
@@ -29,11 +33,7 @@ function Profile({ me }: { me: Me }) {
       <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
         <Stack>
           <Title order={4}>Profile</Title>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           <Group grow>
             <TextInput label="First name" autoComplete="given-name" error={errors.first_name?.message} {...form.register('first_name')} />
             <TextInput label="Last name" autoComplete="family-name" error={errors.last_name?.message} {...form.register('last_name')} />
@@ -45,16 +45,7 @@ function Profile({ me }: { me: Me }) {
             error={errors.email?.message}
             {...form.register('email', { required: 'Enter your email address.' })}
           />
-          <Group>
-            <Button type="submit" loading={isSubmitting} disabled={!isDirty}>
-              Save profile
-            </Button>
-            {update.isSuccess && !isDirty && (
-              <Text size="sm" c="green" role="status">
-                Saved
-              </Text>
-            )}
-          </Group>
+          <SubmitRow label="Save profile" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
         </Stack>
       </form>
     </Paper>
@@ -90,36 +81,19 @@ function ChangePassword() {
           <Text size="sm" c="dimmed">
             Your other sessions are signed out; this one stays.
           </Text>
-          {errors.root && (
-            <Alert color="red" role="alert">
-              {errors.root.message}
-            </Alert>
-          )}
+          <ErrorAlert message={errors.root?.message} />
           <PasswordInput
             label="Current password"
             autoComplete="current-password"
             error={errors.current_password?.message}
             {...form.register('current_password', { required: 'Enter your current password.' })}
           />
-          <PasswordInput
+          <NewPasswordInput
             label="New password"
-            autoComplete="new-password"
             error={errors.password?.message}
-            {...form.register('password', {
-              required: 'Enter a new password.',
-              minLength: { value: 8, message: 'At least 8 characters.' },
-            })}
+            field={form.register('password', newPasswordRules('Enter a new password.'))}
           />
-          <Group>
-            <Button type="submit" loading={isSubmitting}>
-              Change password
-            </Button>
-            {changed && (
-              <Text size="sm" c="green" role="status">
-                Password changed
-              </Text>
-            )}
-          </Group>
+          <SubmitRow label="Change password" busy={isSubmitting} done={changed && 'Password changed'} />
         </Stack>
       </form>
     </Paper>
@@ -129,12 +103,7 @@ function ChangePassword() {
 /** `/settings/user`: the signed-in user's name, e-mail and password. */
 export function UserSection() {
   const me = useMe();
-  if (me.isPending)
-    return (
-      <Center p="xl">
-        <Loader aria-label="Loading" />
-      </Center>
-    );
+  if (me.isPending) return <Loading p="xl" />;
   if (me.isError) return <ErrorNotice error={me.error} />;
   return (
     <Stack>

@@ -1,5 +1,6 @@
-import { Alert, Button, Group, Modal, Stack, Text, type ButtonProps } from '@mantine/core';
+import { Button, Text, type ButtonProps } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
+import { ConfirmModal } from './ConfirmModal';
 
 interface Props extends Pick<ButtonProps, 'size' | 'variant' | 'color'> {
   /** The button's text (and the dialog's confirm button's, unless `confirmLabel`). */
@@ -37,37 +38,28 @@ export function ConfirmAction({
       <Button size={size} variant={variant} color={color} aria-label={ariaLabel} onClick={() => setOpen(true)}>
         {label}
       </Button>
-      <Modal opened={open} onClose={close} title={title} centered>
-        <Stack>
-          <Text size="sm" component="div">
-            {children}
-          </Text>
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button
-              color={color}
-              loading={busy}
-              onClick={() => {
-                setBusy(true);
-                setError(null);
-                action()
-                  .then(close)
-                  .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)))
-                  .finally(() => setBusy(false));
-              }}
-            >
-              {confirmLabel ?? label}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmModal
+        opened={open}
+        onClose={close}
+        title={title}
+        centered
+        error={error}
+        confirmLabel={confirmLabel ?? label}
+        confirmColor={color}
+        busy={busy}
+        onConfirm={() => {
+          setBusy(true);
+          setError(null);
+          action()
+            .then(close)
+            .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)))
+            .finally(() => setBusy(false));
+        }}
+      >
+        <Text size="sm" component="div">
+          {children}
+        </Text>
+      </ConfirmModal>
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { definitionsOf, detectPropertyType, parseDefinitions } from '../../src/definitions/core/property-types.js';
+import { definitionsOf, detectPropertyType, parseDefinitions, SentDefinitions } from '../../src/definitions/core/property-types.js';
 import { readPropertyDefinitionParams } from '../../src/definitions/core/list-params.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -65,6 +65,22 @@ describe('the definitions an event carries', () => {
 
   it('gives nothing for the events PostHog skips', () => {
     expect(definitionsOf('$$plugin_metrics', { a: 1 }, { event: [], person: [] }, NOW)).toBe('');
+  });
+});
+
+describe('the keys a prepare thread sent lately', () => {
+  const none = { event: [], person: [] };
+  it('sends each key of a scope once an hour', () => {
+    const sent = new SentDefinitions();
+    const at = (clockMs: number, teamId = 1) => ({ sent, teamId, clockMs });
+    expect(parseDefinitions(definitionsOf('e', { a: 1, b: 'x' }, none, NOW, at(NOW))).map((d) => d.key)).toEqual(['a', 'b']);
+    // Only the new key; another event or team is another scope.
+    expect(parseDefinitions(definitionsOf('e', { a: 2, c: true }, none, NOW, at(NOW + 1000))).map((d) => d.key)).toEqual(['c']);
+    expect(definitionsOf('e', { a: 2, c: true }, none, NOW, at(NOW + 2000))).toBe('');
+    expect(parseDefinitions(definitionsOf('f', { a: 1 }, none, NOW, at(NOW))).map((d) => d.key)).toEqual(['a']);
+    expect(parseDefinitions(definitionsOf('e', { a: 1 }, none, NOW, at(NOW, 2))).map((d) => d.key)).toEqual(['a']);
+    // The next hour, all again.
+    expect(parseDefinitions(definitionsOf('e', { a: 1 }, none, NOW, at(NOW + 3_600_000))).map((d) => d.key)).toEqual(['a']);
   });
 });
 

@@ -75,9 +75,55 @@ const CODE_KINDS: Record<string, PropertyKind> = { e: 'event', p: 'person', g: '
 
 type Props = Record<string, unknown>;
 
-function appendEntries(out: string[], kind: PropertyKind, props: Props, nowMs: number): void {
+/**
+ * The keys a preparing thread has sent lately, per scope (an event of a team, a team's persons, a
+ * group type of a team), so an event whose keys were all sent within the hour sends none: typing
+ * every key of every event cost the prepare thread as much again as the rest of its work. Started
+ * over every hour (and when it grows past MAX_SCOPES), so a definition whose batch was rolled back
+ * is sent again within the hour, and one first seen without a type (null) gets its type then.
+ */
+export class SentDefinitions {
+  private hour = -1;
+  private count = 0;
+  /** Team → scope (`e` and the event, `p`, `g` and the group type) → keys. */
+  private readonly teams = new Map<number, Map<string, Set<string>>>();
+
+  /** The keys sent in this scope; `nowMs` (the real clock) starts the memo over each hour. */
+  scope(teamId: number, name: string, nowMs: number): Set<string> {
+    const hour = Math.floor(nowMs / 3_600_000);
+    if (hour !== this.hour || this.count >= MAX_SCOPES) {
+      this.teams.clear();
+      this.count = 0;
+      this.hour = hour;
+    }
+    let scopes = this.teams.get(teamId);
+    if (!scopes) this.teams.set(teamId, (scopes = new Map()));
+    let keys = scopes.get(name);
+    if (!keys) {
+      scopes.set(name, (keys = new Set()));
+      this.count++;
+    }
+    return keys;
+  }
+}
+
+const MAX_SCOPES = 50_000;
+
+/** What `definitionsOf` skips: the memo and the scopes this event's keys are in. */
+export interface SentScopes {
+  sent: SentDefinitions;
+  teamId: number;
+  /** The real clock, for the memo's hours (the types read the event's receipt time). */
+  clockMs: number;
+}
+
+function appendEntries(out: string[], kind: PropertyKind, props: Props, nowMs: number, sent: Set<string> | undefined): void {
   for (const key in props) {
     if (!Object.hasOwn(props, key)) continue;
+    if (sent !== undefined) {
+      if (sent.has(key)) continue;
+      sent.add(key);
+    }
     if (kind === 'event' && SKIP_EVENT_PROPERTIES.has(key)) continue;
     // A newline would break the compact form; PostHog's names cannot hold one usefully either.
     if (key.length === 0 || key.length > MAX_NAME_LENGTH || key.includes('\n')) continue;
@@ -101,16 +147,21 @@ export function definitionsOf(
   properties: Props,
   more: { event: ReadonlyArray<Props | undefined>; person: ReadonlyArray<Props | undefined> },
   nowMs: number,
+  skip?: SentScopes,
 ): string {
   if (EVENTS_WITHOUT_DEFINITIONS.has(event)) return '';
   const out: string[] = [];
   if (event === '$groupidentify') {
     const groupSet = properties.$group_set;
-    if (typeof properties.$group_type === 'string' && isObject(groupSet)) appendEntries(out, 'group', groupSet, nowMs);
+    const groupType = properties.$group_type;
+    if (typeof groupType === 'string' && isObject(groupSet))
+      appendEntries(out, 'group', groupSet, nowMs, skip?.sent.scope(skip.teamId, `g${groupType}`, skip.clockMs));
   } else {
-    appendEntries(out, 'event', properties, nowMs);
-    for (const props of more.event) if (props) appendEntries(out, 'event', props, nowMs);
-    for (const props of more.person) if (props) appendEntries(out, 'person', props, nowMs);
+    const eventKeys = skip?.sent.scope(skip.teamId, `e${event}`, skip.clockMs);
+    appendEntries(out, 'event', properties, nowMs, eventKeys);
+    for (const props of more.event) if (props) appendEntries(out, 'event', props, nowMs, eventKeys);
+    const personKeys = skip?.sent.scope(skip.teamId, 'p', skip.clockMs);
+    for (const props of more.person) if (props) appendEntries(out, 'person', props, nowMs, personKeys);
   }
   return out.length > MAX_PROPERTIES_PER_EVENT ? '' : out.join('\n');
 }

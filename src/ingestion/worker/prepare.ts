@@ -24,7 +24,7 @@ import {
 } from '../core/index.js';
 import type { QueuedEvent } from '../queue.js';
 import { isJsonObject } from '../../lib/json-object.js';
-import { definitionsOf } from '../../definitions/core/property-types.js';
+import { definitionsOf, type SentScopes } from '../../definitions/core/property-types.js';
 
 /**
  * The steps of an event's processing that read nothing stored (docs/posthog-parity.md):
@@ -130,6 +130,8 @@ export interface PrepareOptions {
   /** The environment's `anonymize_ips` setting. */
   anonymizeIps: boolean;
   clock: ReceiptClock;
+  /** On the prepare thread: the definitions it sent lately, so each is sent once an hour (definitions/core). */
+  definitions?: SentScopes | undefined;
 }
 
 const NO_UPDATE: PersonPropertyUpdate = Object.freeze({ set: {}, setOnce: {}, unset: [] }) as PersonPropertyUpdate;
@@ -268,6 +270,7 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
       person: [update?.set, update?.setOnce, update && geoip?.additions.set, update && geoip?.additions.setOnce],
     },
     options.clock.at(queued.now).date.getTime(),
+    options.definitions,
   );
   return prepared;
 }

@@ -20,6 +20,7 @@ import { environmentRoutes } from './environments/routes.js';
 import { startDemoDataGeneration } from './demo/demo-data.js';
 import { eventRoutes } from './events/routes.js';
 import { groupRoutes } from './groups/routes.js';
+import { definitionRoutes } from './definitions/routes.js';
 import { captureRoutes } from './sdk/capture/capture-handler.js';
 import { CaptureThread } from './sdk/capture/capture-thread.js';
 import { cohortRoutes } from './cohorts/routes.js';
@@ -87,6 +88,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(personReadRoutes, { ctx });
   await app.register(personRoutes, { ctx });
   await app.register(groupRoutes, { ctx });
+  await app.register(definitionRoutes, { ctx });
   await app.register(ingestionWarningRoutes, { ctx });
   await app.register(flagRoutes, { ctx });
   await app.register(cohortRoutes, { ctx });

@@ -12,6 +12,7 @@ import { processDeferredPerson, processPreparedEvent } from './event-pipeline.js
 import { isUnprepared, prepareQueuedEvent, ReceiptClock, type PreparedEvent, type PreparedRow } from './prepare.js';
 import type { PersonCache } from './person-cache.js';
 import type { SpikeDetector } from './spike-detector.js';
+import { DefinitionsBatch, DefinitionsCache } from './definitions-step.js';
 
 type Db = Kysely<Schema>;
 export type { QueueRecord };
@@ -31,6 +32,8 @@ export interface BatchDeps {
   groupTypes: Map<string, number>;
   /** Persons of committed batches, shared by all batches of the worker. */
   personCache?: PersonCache | undefined;
+  /** Event and property definitions the worker's committed batches wrote. */
+  definitions?: DefinitionsCache | undefined;
   /** Records a `person_processing_deferred` warning, at most once a minute per distinct id. */
   warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void;
 }
@@ -148,6 +151,7 @@ export async function processBatch(
   const firstEventTeams = new Set<number>();
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
+  const definitions = new DefinitionsBatch(deps.definitions ?? new DefinitionsCache(), now);
   // No closure per event (under tsx every function made per event also gets its name defined).
   const record = (teamId: number, list: IngestionWarning[]) => {
     for (const w of list) warnings.push({ teamId, type: w.type, source: 'worker', details: w.details, timestamp: nowIso });
@@ -182,9 +186,14 @@ export async function processBatch(
       });
       deps.warnHot(teamId, event.distinctId, now, (list) => record(teamId, list));
     }
-    if (result.stored && !team.ingestedEvent) firstEventTeams.add(teamId);
+    if (result.stored) {
+      const group = event.event === '$groupidentify' ? event.groups?.identified : undefined;
+      definitions.note(teamId, event.event, event.definitions, group ? batch.groupTypes.known(teamId, group.type) : undefined);
+      if (!team.ingestedEvent) firstEventTeams.add(teamId);
+    }
   }
   await batch.flush();
+  await definitions.write(trx);
   for (let i = 0; i < overflow.length; i += 500) {
     await trx
       .insertInto('ingestion_queue')
@@ -200,5 +209,12 @@ export async function processBatch(
   // lost its lease while it worked; applying them again would repeat what is not idempotent,
   // deferred person updates), or with their environment. Either way the batch is read again.
   if (changed !== expected) throw new QueueRowsGone(expected - changed);
-  return { firstEventTeams, outboxEvents: batch.outboxEvents, committed: () => batch.committed() };
+  return {
+    firstEventTeams,
+    outboxEvents: batch.outboxEvents,
+    committed: () => {
+      batch.committed();
+      definitions.committed();
+    },
+  };
 }

@@ -41,6 +41,7 @@ type WireEvent = [
   warnings: PreparedEvent['warnings'] | 0,
   merge: NonNullable<PreparedEvent['merge']> | 0,
   groups: NonNullable<PreparedEvent['groups']> | 0,
+  definitions: string,
 ];
 
 const MODES: ReadonlyArray<PreparedEvent['mode']> = ['process', 'personless', 'lookup', 'drop'];
@@ -67,6 +68,7 @@ function encodeEvent(row: PreparedEvent): WireEvent {
     row.warnings.length > 0 ? row.warnings : 0,
     row.merge ?? 0,
     row.groups ?? 0,
+    row.definitions,
   ];
 }
 
@@ -90,6 +92,7 @@ function decodeEvent(wire: WireEvent, propertiesJson: string): PreparedEvent {
     sessionId: wire[8],
     elementsChain: wire[9],
     anonymizeIps: (flags & ANONYMIZE_IPS) !== 0,
+    definitions: wire[15],
   };
 }
 

@@ -24,6 +24,7 @@ import {
 } from '../core/index.js';
 import type { QueuedEvent } from '../queue.js';
 import { isJsonObject } from '../../lib/json-object.js';
+import { definitionsOf, type SentScopes } from '../../definitions/core/property-types.js';
 
 /**
  * The steps of an event's processing that read nothing stored (docs/posthog-parity.md):
@@ -91,6 +92,8 @@ export interface PreparedEvent {
   elementsChain: string | null;
   /** The environment's `anonymize_ips` this was prepared with (a batch re-prepares on a change). */
   anonymizeIps: boolean;
+  /** The property keys and types the event defines (definitions/core), for the worker's definitions step. */
+  definitions: string;
 }
 
 /** A row that could not be prepared: its batch fails and is retried one event at a time. */
@@ -127,6 +130,8 @@ export interface PrepareOptions {
   /** The environment's `anonymize_ips` setting. */
   anonymizeIps: boolean;
   clock: ReceiptClock;
+  /** On the prepare thread: the definitions it sent lately, so each is sent once an hour (definitions/core). */
+  definitions?: SentScopes | undefined;
 }
 
 const NO_UPDATE: PersonPropertyUpdate = Object.freeze({ set: {}, setOnce: {}, unset: [] }) as PersonPropertyUpdate;
@@ -256,6 +261,17 @@ export function prepareQueuedEvent(queued: QueuedEvent, options: PrepareOptions)
     : toJson(properties);
   prepared.sessionId = textColumn(properties.$session_id);
   prepared.elementsChain = textColumn(properties.$elements_chain);
+  const update = mode === 'process' ? prepared.update : undefined;
+  prepared.definitions = definitionsOf(
+    queued.event,
+    properties,
+    {
+      event: [geoip?.additions.event],
+      person: [update?.set, update?.setOnce, update && geoip?.additions.set, update && geoip?.additions.setOnce],
+    },
+    options.clock.at(queued.now).date.getTime(),
+    options.definitions,
+  );
   return prepared;
 }
 
@@ -316,6 +332,7 @@ function nothingFound(queued: QueuedEvent, anonymizeIps: boolean, timestamp: str
     sessionId: null,
     elementsChain: null,
     anonymizeIps,
+    definitions: '',
   };
 }
 

@@ -23,6 +23,7 @@ import { getTeam } from '../../environments/tenancy-store.js';
 import { SpikeDetector } from './spike-detector.js';
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { AnalyticsCopier } from '../../events/analytics-copier.js';
+import { DefinitionsCache } from './definitions-step.js';
 
 export interface WorkerOptions {
   /**
@@ -101,6 +102,7 @@ export class IngestionWorker {
   private readonly groupTypes = new Map<string, number>();
   /** The persons recent batches read or wrote (see PersonCache). */
   private readonly personCache = new PersonCache();
+  private readonly definitions = new DefinitionsCache();
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly pause = new WakeableSleep();
@@ -434,6 +436,7 @@ export class IngestionWorker {
       geoip: this.geoip,
       groupTypes: this.groupTypes,
       personCache: this.personCache,
+      definitions: this.definitions,
       warnHot: (...args) => this.warnHot(...args),
     };
   }

@@ -2,6 +2,7 @@ import type { Generated } from 'kysely';
 import type { ActivityTables } from '../../activity/tables.js';
 import type { AuthTables } from '../../auth/tables.js';
 import type { CohortsTables } from '../../cohorts/tables.js';
+import type { DefinitionsTables } from '../../definitions/tables.js';
 import type { DeletionsTables } from '../../deletions/tables.js';
 import type { DashboardsTables } from '../../dashboards/tables.js';
 import type { FlagsTables } from '../../flags/tables.js';
@@ -45,7 +46,8 @@ export interface Schema
     DashboardsTables,
     SubscriptionsTables,
     RecordingsTables,
-    DeletionsTables {
+    DeletionsTables,
+    DefinitionsTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

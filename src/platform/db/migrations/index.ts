@@ -21,6 +21,7 @@ import { subscriptionDeliveryAttempts } from './017-subscription-delivery-attemp
 import { instanceSecrets } from './018-instance-secrets.js';
 import { analyticsOutbox } from './019-analytics-outbox.js';
 import { accounts } from './020-accounts.js';
+import { definitions } from './021-definitions.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -44,6 +45,7 @@ export const migrations: HogletMigration[] = [
   instanceSecrets,
   analyticsOutbox,
   accounts,
+  definitions,
 ];
 
 export class MigrationError extends Error {}

@@ -2,13 +2,15 @@
  * Signing in and out of the web app in Chromium: the first user sets a password from the link the
  * first start prints (and is signed in by it), signs out, is refused with a wrong password, signs in
  * again and lands where they were going; the app's unsafe requests carry the CSRF token (a request
- * with the cookie alone is refused); an invite's link makes an account. Screenshots in
+ * with the cookie alone is refused); an invite's link makes an account; an address that keeps
+ * failing is throttled. Screenshots in
  * .tmp/screenshots/.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
+import { LOGIN_FAILURES_PER_EMAIL } from '../../src/auth/login-service.js';
 
 const server = useTestServer();
 const PASSWORD = 'my first good password';
@@ -130,6 +132,31 @@ describe('signing in to the web app', () => {
       await visitor.page.getByTestId('user-email').filter({ hasText: 'new.colleague@example.com' }).waitFor();
       // The signed-out visitor's /api/users/@me/ is the only refused request.
       expect(unexpectedErrors(visitor, [401, 403])).toEqual([]);
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it('refuses an e-mail address that keeps failing, even with the right password, and says why', async () => {
+    const stranger = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const visitor = await watchedPage(stranger);
+      await visitor.page.goto(`${server.url}/login`);
+      await visitor.page.getByLabel('Email').fill(server.bootstrap.user.email);
+      const attempt = async (password: string) => {
+        await visitor.page.getByLabel('Password').fill(password);
+        const answered = visitor.page.waitForResponse((r) => r.url().endsWith('/api/login/'));
+        await visitor.page.getByRole('button', { name: 'Sign in' }).click();
+        return (await answered).status();
+      };
+      const statuses: number[] = [];
+      for (let i = 0; i < LOGIN_FAILURES_PER_EMAIL; i++) statuses.push(await attempt(`wrong password ${i}`));
+      expect(statuses).toEqual(Array.from({ length: LOGIN_FAILURES_PER_EMAIL }, () => 400));
+      expect(await attempt(PASSWORD)).toBe(429);
+      await visitor.page.getByRole('alert').filter({ hasText: 'throttled' }).waitFor();
+      await screenshot(visitor.page, 'login-throttled');
+      expect(visitor.page.url()).toBe(`${server.url}/login`);
+      expect(unexpectedErrors(visitor, [400, 401, 403, 429])).toEqual([]);
     } finally {
       await stranger.close();
     }

@@ -90,7 +90,9 @@ function pageviews(engine: AnalyticsEngine, teamId: number, window: Window, filt
           ${raw(argMin('entry_gclid'))} AS gclid, ${raw(argMin('entry_gad_source'))} AS gad_source,
           ${raw(argMin('entry_msclkid'))} AS msclkid, ${raw(argMin('entry_fbclid'))} AS fbclid
         FROM ${raw(engine.table('sessions'))}
-        WHERE team_id = ${teamId}
+        -- Every partial row of a session that starts in the window ends after the window's start:
+        -- older sessions are skipped before merging (rows ending later are all kept, so none is cut short).
+        WHERE team_id = ${teamId} AND max_timestamp >= ${chTime(start)}
         GROUP BY session_id
         HAVING start >= ${chTime(start)} AND start < ${chTime(window.current.to)}
       )

@@ -162,6 +162,18 @@ describe('confinement and bad queries', () => {
     expect(pages[0]).toEqual(['/', 4, 4]);
   });
 
+  it('takes filter keys and values as data, never as SQL', async () => {
+    for (const text of ["x' OR 1=1 OR '", "') OR team_id != 0 --", '{p0:String}']) {
+      for (const filter of [
+        { key: '$pathname', value: text },
+        { key: text, value: '/', operator: 'exact' },
+      ]) {
+        const t = tiles(await query({ kind: 'WebOverviewQuery', properties: [{ ...filter, type: 'event' }] }));
+        expect(t.views.value, text).toBe(0);
+      }
+    }
+  });
+
   it('answers 400 in PostHog envelope for a bad query', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ kind: 'WebStatsTableQuery', breakdownBy: 'Nope' }, 'query__breakdownBy'],

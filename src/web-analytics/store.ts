@@ -56,48 +56,86 @@ interface Window {
   previous: Period | null;
 }
 
+/** Session columns a breakdown or the overview needs, beyond start, duration and bounce. */
+type SessionColumn = 'entry_pathname' | 'entry_referring_domain' | 'channel_type';
+
+/** Per session column: the merged inputs (inner) and the column read from them (outer); only those asked are merged. */
+const SESSION_COLUMNS: Record<SessionColumn, { inputs: Record<string, string>; column: string }> = {
+  entry_pathname: { inputs: { entry_pathname: 'argMinMerge(entry_pathname)' }, column: 'entry_pathname' },
+  entry_referring_domain: { inputs: { domain: 'argMinMerge(entry_referring_domain)' }, column: 'domain AS entry_referring_domain' },
+  channel_type: {
+    inputs: {
+      domain: 'argMinMerge(entry_referring_domain)',
+      source: 'argMinMerge(entry_utm_source)',
+      medium: 'argMinMerge(entry_utm_medium)',
+      gclid: 'argMinMerge(entry_gclid)',
+      gad_source: 'argMinMerge(entry_gad_source)',
+      msclkid: 'argMinMerge(entry_msclkid)',
+      fbclid: 'argMinMerge(entry_fbclid)',
+    },
+    column: `${CHANNEL_TYPE} AS channel_type`,
+  },
+};
+
 /**
- * The window's pageviews, each with its session's start, duration, bounce and entry columns:
- * `cur` and `prev` tell the period its session started in.
+ * The window's pageviews, each with its session's start, duration, bounce and the session
+ * `columns` asked: `cur` and `prev` tell the period its session started in.
  */
-function pageviews(engine: AnalyticsEngine, teamId: number, window: Window, filters: readonly PropertyFilterInput[]): ChSql {
+function pageviews(
+  engine: AnalyticsEngine,
+  teamId: number,
+  window: Window,
+  filters: readonly PropertyFilterInput[],
+  eventColumn: string | null,
+  columns: readonly SessionColumn[] = [],
+): ChSql {
   const start = window.previous?.from ?? window.current.from;
   const inPeriod = (p: Period | null, name: string) =>
     p === null ? raw(`0 AS ${name}`) : ch`(s.start >= ${chTime(p.from)} AND s.start < ${chTime(p.to)}) AS ${raw(name)}`;
-  const argMin = (column: string) => `argMinMerge(${column})`;
+  const inputs = Object.entries(Object.assign({}, ...columns.map((c) => SESSION_COLUMNS[c].inputs)) as Record<string, string>)
+    .map(([alias, expression]) => `, ${expression} AS ${alias}`)
+    .join('');
+  const middle = columns.map((c) => `, ${SESSION_COLUMNS[c].column}`).join('');
+  const extraOut = columns.map((c) => `, s.${c} AS ${c}`).join('');
+  const event = eventColumn === null ? '' : `, e.${eventColumn} AS ${eventColumn}`;
+  const eventIn = eventColumn === null ? '' : `, e.mat_${EVENT_COLUMNS[eventColumn]} AS ${eventColumn}`;
+  const eventFilter = ch`e.team_id = ${teamId} AND e.event = '$pageview' AND e.session_id != ''
+        AND e.timestamp >= ${chTime(start)} AND e.timestamp < ${chTime(window.current.to)}
+        AND ${filtersCondition(filters)}`;
   return ch`
-    SELECT e.session_id AS session_id, e.person AS person, e.pathname, e.country, e.browser, e.device_type, e.os,
-      s.start, s.duration, s.is_bounce, s.entry_pathname, s.entry_referring_domain, s.channel_type,
+    SELECT e.session_id AS session_id, e.person AS person${raw(event)}, s.duration AS duration, s.is_bounce AS is_bounce${raw(extraOut)},
       ${inPeriod(window.current, 'cur')}, ${inPeriod(window.previous, 'prev')}
     FROM (
-      SELECT e.session_id AS session_id, ${raw(personIdExpression())} AS person,
-        e.mat_pathname AS pathname, e.mat_geoip_country_code AS country, e.mat_browser AS browser,
-        e.mat_device_type AS device_type, e.mat_os AS os
+      SELECT e.session_id AS session_id, ${raw(personIdExpression())} AS person${raw(eventIn)}
       FROM ${raw(engine.table('events'))} AS e
       ${raw(personOverridesJoin(engine, String(teamId)))}
-      WHERE e.team_id = ${teamId} AND e.event = '$pageview' AND e.session_id != ''
-        AND e.timestamp >= ${chTime(start)} AND e.timestamp < ${chTime(window.current.to)}
-        AND ${filtersCondition(filters)}
+      WHERE ${eventFilter}
     ) AS e
     INNER JOIN (
-      SELECT session_id, start, duration, is_bounce, entry_pathname, entry_referring_domain, ${raw(CHANNEL_TYPE)} AS channel_type
+      SELECT session_id, start, duration, is_bounce${raw(middle)}
       FROM (
         SELECT session_id, min(min_timestamp) AS start, dateDiff('second', start, max(max_timestamp)) AS duration,
-          NOT (uniqExactMerge(pageview_count) + uniqExactMerge(autocapture_count) + uniqExactMerge(screen_count) > 1 OR duration >= 10) AS is_bounce,
-          ${raw(argMin('entry_pathname'))} AS entry_pathname, ${raw(argMin('entry_referring_domain'))} AS domain,
-          domain AS entry_referring_domain,
-          ${raw(argMin('entry_utm_source'))} AS source, ${raw(argMin('entry_utm_medium'))} AS medium,
-          ${raw(argMin('entry_gclid'))} AS gclid, ${raw(argMin('entry_gad_source'))} AS gad_source,
-          ${raw(argMin('entry_msclkid'))} AS msclkid, ${raw(argMin('entry_fbclid'))} AS fbclid
+          NOT (uniqExactMerge(pageview_count) + uniqExactMerge(autocapture_count) + uniqExactMerge(screen_count) > 1 OR duration >= 10) AS is_bounce
+          ${raw(inputs)}
         FROM ${raw(engine.table('sessions'))}
         -- Every partial row of a session that starts in the window ends after the window's start:
         -- older sessions are skipped before merging (rows ending later are all kept, so none is cut short).
         WHERE team_id = ${teamId} AND max_timestamp >= ${chTime(start)}
+          AND session_id IN (SELECT e.session_id FROM ${raw(engine.table('events'))} AS e WHERE ${eventFilter})
         GROUP BY session_id
         HAVING start >= ${chTime(start)} AND start < ${chTime(window.current.to)}
       )
     ) AS s ON s.session_id = e.session_id`;
 }
+
+/** Event breakdown columns → their materialized column (without `mat_`). */
+const EVENT_COLUMNS: Record<string, string> = {
+  pathname: 'pathname',
+  country: 'geoip_country_code',
+  browser: 'browser',
+  device_type: 'device_type',
+  os: 'os',
+};
 
 type Row = Record<string, number | string | null>;
 
@@ -116,7 +154,7 @@ export async function webOverview(
     FROM (
       SELECT session_id, any(person) AS person, count() AS views, any(duration) AS duration, any(is_bounce) AS is_bounce,
         any(cur) AS cur, any(prev) AS prev
-      FROM (${pageviews(engine, teamId, window, filters)})
+      FROM (${pageviews(engine, teamId, window, filters, null)})
       GROUP BY session_id
     )`.compile();
   const [row = {}] = await engine.query<Row>(sql, params);
@@ -141,15 +179,15 @@ export interface StatsRow {
   previousViews: number;
 }
 
-const BREAKDOWN_COLUMNS: Record<Breakdown, string> = {
-  Page: 'pathname',
-  InitialPage: 'entry_pathname',
-  InitialReferringDomain: 'entry_referring_domain',
-  InitialChannelType: 'channel_type',
-  Country: 'country',
-  Browser: 'browser',
-  DeviceType: 'device_type',
-  OS: 'os',
+const BREAKDOWN_COLUMNS: Record<Breakdown, { event: string } | { session: SessionColumn }> = {
+  Page: { event: 'pathname' },
+  InitialPage: { session: 'entry_pathname' },
+  InitialReferringDomain: { session: 'entry_referring_domain' },
+  InitialChannelType: { session: 'channel_type' },
+  Country: { event: 'country' },
+  Browser: { event: 'browser' },
+  DeviceType: { event: 'device_type' },
+  OS: { event: 'os' },
 };
 
 /** Visitors and views per breakdown value, the most visitors first; values seen in the current period only. */
@@ -161,11 +199,14 @@ export async function webStatsTable(
   breakdown: Breakdown,
   limit: number,
 ): Promise<StatsRow[]> {
-  const column = BREAKDOWN_COLUMNS[breakdown];
+  const by = BREAKDOWN_COLUMNS[breakdown];
+  const column = 'event' in by ? by.event : by.session;
+  const source =
+    'event' in by ? pageviews(engine, teamId, window, filters, by.event) : pageviews(engine, teamId, window, filters, null, [by.session]);
   const { sql, params } = ch`
     SELECT nullIf(${raw(column)}, '') AS value, uniqIf(person, cur) AS visitors, countIf(cur) AS views,
       uniqIf(person, prev) AS previous_visitors, countIf(prev) AS previous_views
-    FROM (${pageviews(engine, teamId, window, filters)})
+    FROM (${source})
     GROUP BY value
     HAVING views > 0
     ORDER BY visitors DESC, views DESC, value ASC

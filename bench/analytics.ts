@@ -13,7 +13,7 @@ import { analyticsBatches } from './analytics-events.js';
 import { fmt, spawnHoglet, type Child } from './harness.js';
 import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
 import { analyticsFolder } from '../src/platform/analytics/open.js';
-import { navigationToEventsTable, type NavigationFigure } from './web-navigation.js';
+import { navigationToEventsTable, navigationToWebAnalytics, type NavigationFigure } from './web-navigation.js';
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REPEATS = 5;
@@ -217,6 +217,12 @@ export async function analyticsBench(count: number): Promise<string> {
     } catch (error) {
       navigation = (error as Error).message;
     }
+    let webAnalytics: NavigationFigure | string;
+    try {
+      webAnalytics = await navigationToWebAnalytics(server.url, project.id, serverEnv);
+    } catch (error) {
+      webAnalytics = (error as Error).message;
+    }
     await server.stop();
     hoglet = undefined;
     const engine = await EmbeddedEngine.open({
@@ -244,6 +250,11 @@ export async function analyticsBench(count: number): Promise<string> {
       typeof navigation === 'string'
         ? `  web app, Activity's events table: failed (${navigation})`
         : `  web app, navigation to Activity's events table rendered (Chromium): ${fmt(navigation.medianMs)} ms (median of 5; first visit ${fmt(navigation.firstMs)} ms, ${navigation.rows} rows shown)`,
+    );
+    lines.push(
+      typeof webAnalytics === 'string'
+        ? `  web app, web analytics page: failed (${webAnalytics})`
+        : `  web app, navigation to web analytics rendered, every tile (Chromium): ${fmt(webAnalytics.medianMs)} ms (median of 5; first visit ${fmt(webAnalytics.firstMs)} ms, ${webAnalytics.rows} table rows shown; target 1,500 ms)`,
     );
     lines.push(`  ingestion through /batch/ into ClickHouse: ${fmt(eventsPerSecond)} events/s (send to stored)`);
     lines.push(`  server RSS (GEOIP=off): ${fmt(idleRss)} MB idle with the engine open, ${fmt(loadedRss)} MB right after the load`);

@@ -14,6 +14,7 @@ import { readTrendsQuery } from './trends.js';
 import { computeTrends } from './trends-store.js';
 import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
+import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
@@ -49,6 +50,7 @@ export const QUERY_RUNNERS: Record<string, Runner> = {
   EventsQuery: runEvents,
   TrendsQuery: runTrends,
   FunnelsQuery: runFunnels,
+  ...WEB_ANALYTICS_RUNNERS,
 };
 
 /**

@@ -21,6 +21,7 @@ export const PROJECT_SECTIONS = [
   'settings',
   'insights',
   'dashboard',
+  'web',
 ] as const;
 
 /** Paths outside any environment: sign-in, setting a password from a link, accepting an invite. */

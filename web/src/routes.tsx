@@ -44,6 +44,7 @@ const environmentPages: RouteObject[] = [
   { path: 'replay', lazy: () => import('./pages/replay/RecordingsPage') },
   { path: 'replay/home', lazy: () => import('./pages/replay/RecordingsPage') },
   { path: 'replay/:sessionId', lazy: () => import('./pages/replay/RecordingPage') },
+  { path: 'web', lazy: () => import('./pages/web/WebAnalyticsPage') },
   { path: 'settings', lazy: () => import('./pages/settings/SettingsPage') },
   { path: 'settings/:section', lazy: () => import('./pages/settings/SettingsPage') },
   // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).

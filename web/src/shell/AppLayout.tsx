@@ -11,6 +11,7 @@ import { useEnvironment } from './ProjectScope';
 const NAVIGATION = [
   { label: 'Get started', path: 'get-started' },
   { label: 'Activity', path: 'activity' },
+  { label: 'Web analytics', path: 'web' },
   { label: 'People', path: 'persons', also: 'person' },
   { label: 'Groups', path: 'groups' },
   { label: 'Feature flags', path: 'feature_flags' },

@@ -1,0 +1,60 @@
+/**
+ * The web analytics query kinds of `POST …/query/`, answered in PostHog's response shapes
+ * (WebOverviewQueryResponse, WebStatsTableQueryResponse, WebVitalsPathBreakdownQueryResponse).
+ * The period is read in the environment's time zone, as trends read it.
+ */
+import type { AppContext } from '../context.js';
+import type { Team } from '../environments/models.js';
+import { zoneOfTeam } from '../insights/service.js';
+import { trendsWindow } from '../insights/trends-window.js';
+import { overviewResults, previousPeriod, vitalsBreakdown, type Period } from './core/index.js';
+import { readWebOverviewQuery, readWebStatsTableQuery, readWebVitalsPathBreakdownQuery, type WebQueryBase } from './query.js';
+import { webOverview, webStatsTable, webVitalsByPath } from './store.js';
+
+type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
+
+function periodOf(query: WebQueryBase, team: Team, now: Date): { current: Period; timezone: string } {
+  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
+  return { current: { from: window.from, to: window.to }, timezone: window.timezone };
+}
+
+const range = (p: Period) => ({ dateFrom: p.from.toISOString(), dateTo: p.to.toISOString() });
+
+const runOverview: Runner = async (ctx, team, source, now) => {
+  const query = readWebOverviewQuery(source);
+  const { current, timezone } = periodOf(query, team, now);
+  const previous = query.compare ? previousPeriod(current) : null;
+  const counts = await webOverview(ctx.analytics, team.id, { current, previous }, query.properties);
+  return { results: overviewResults(counts.current, counts.previous), samplingRate: { numerator: 1 }, ...range(current), timezone };
+};
+
+const runStatsTable: Runner = async (ctx, team, source, now) => {
+  const query = readWebStatsTableQuery(source);
+  const { current, timezone } = periodOf(query, team, now);
+  const previous = query.compare ? previousPeriod(current) : null;
+  const rows = await webStatsTable(ctx.analytics, team.id, { current, previous }, query.properties, query.breakdownBy, query.limit);
+  return {
+    // PostHog's rows: the value, then [current, previous] per column (previous null when not compared).
+    results: rows.map((r) => [r.value, [r.visitors, previous ? r.previousVisitors : null], [r.views, previous ? r.previousViews : null]]),
+    columns: ['context.columns.breakdown_value', 'context.columns.visitors', 'context.columns.views'],
+    types: ['String', 'Tuple(UInt64, UInt64)', 'Tuple(UInt64, UInt64)'],
+    hasMore: false,
+    limit: query.limit,
+    samplingRate: { numerator: 1 },
+    ...range(current),
+    timezone,
+  };
+};
+
+const runVitals: Runner = async (ctx, team, source, now) => {
+  const query = readWebVitalsPathBreakdownQuery(source);
+  const { current, timezone } = periodOf(query, team, now);
+  const rows = await webVitalsByPath(ctx.analytics, team.id, current, query.properties, query.metric, query.percentile);
+  return { results: [vitalsBreakdown(rows, query.thresholds)], ...range(current), timezone };
+};
+
+export const WEB_ANALYTICS_RUNNERS: Record<string, Runner> = {
+  WebOverviewQuery: runOverview,
+  WebStatsTableQuery: runStatsTable,
+  WebVitalsPathBreakdownQuery: runVitals,
+};

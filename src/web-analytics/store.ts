@@ -1,0 +1,259 @@
+/**
+ * Web analytics in ClickHouse: pageviews of the environment (`events`) joined with their sessions
+ * (`sessions`, one row per session kept at ingestion), as PostHog's web analytics runners read
+ * them. A session belongs to the period its start falls in (PostHog's rule), so the overview and
+ * the tables agree; pageviews without a session are not counted. Filters are event property
+ * filters on the pageviews (and on `$web_vitals` events for vitals).
+ */
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
+import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
+import { readPropertyCondition } from '../posthog/property-conditions.js';
+import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-tables.js';
+import { propertyNumber } from '../events/sessions-table.js';
+import type { PropertyFilterInput } from '../insights/properties.js';
+import { VITALS_PERCENTILES, type OverviewCounts, type PathValue, type Period, type VitalsMetric } from './core/index.js';
+import type { Breakdown } from './query.js';
+
+const SOURCE = { column: 'e.properties', columnOf: materializedColumn };
+
+function filtersCondition(filters: readonly PropertyFilterInput[]): ChSql {
+  const conditions = filters
+    .map((f) => compileClickHouseCondition(readPropertyCondition(f, 'web analytics'), SOURCE))
+    .filter((c): c is ChSql => c !== null);
+  return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
+}
+
+/** Domains and sources of search engines and social networks, for the channel type. */
+const SEARCH = String.raw`(^|\.)(google|bing|duckduckgo|yahoo|baidu|yandex|ecosia|qwant|startpage|search\.brave)\.[a-z.]+$`;
+const SEARCH_SOURCES = ['google', 'bing', 'duckduckgo', 'yahoo', 'baidu', 'yandex', 'ecosia', 'qwant', 'brave'];
+const SOCIAL = String.raw`(^|\.)(facebook\.com|fb\.com|instagram\.com|twitter\.com|t\.co|x\.com|linkedin\.com|lnkd\.in|reddit\.com|youtube\.com|tiktok\.com|pinterest\.com|threads\.net|bsky\.app)$`;
+const SOCIAL_SOURCES = ['facebook', 'fb', 'instagram', 'twitter', 'x', 'linkedin', 'reddit', 'youtube', 'tiktok', 'pinterest', 'threads'];
+const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
+
+/**
+ * PostHog's channel type, its main rules: paid click ids or a paid medium are paid (search or
+ * social by source or domain), no referrer and no campaign is Direct, then e-mail, affiliate,
+ * social, search, and any other referrer is Referral.
+ */
+const CHANNEL_TYPE = `multiIf(
+    gclid IS NOT NULL OR gad_source IS NOT NULL OR msclkid IS NOT NULL, 'Paid Search',
+    match(ifNull(medium, ''), '^(.*cp.*|ppc|retargeting|paid.*)$'),
+      multiIf(source IN (${list(SOCIAL_SOURCES)}) OR match(ifNull(domain, ''), '${SOCIAL}') OR fbclid IS NOT NULL, 'Paid Social',
+        source IN (${list(SEARCH_SOURCES)}) OR match(ifNull(domain, ''), '${SEARCH}'), 'Paid Search', 'Paid Unknown'),
+    ifNull(domain, '$direct') = '$direct' AND source IS NULL AND medium IS NULL, 'Direct',
+    medium IN ('email', 'e-mail', 'e_mail', 'e mail') OR source IN ('email', 'e-mail', 'newsletter'), 'Email',
+    medium = 'affiliate', 'Affiliate',
+    medium IN ('social', 'social-network', 'social-media', 'sm', 'social network', 'social media')
+      OR source IN (${list(SOCIAL_SOURCES)}) OR match(ifNull(domain, ''), '${SOCIAL}'), 'Organic Social',
+    medium = 'organic' OR source IN (${list(SEARCH_SOURCES)}) OR match(ifNull(domain, ''), '${SEARCH}'), 'Organic Search',
+    domain IS NOT NULL AND domain != '$direct', 'Referral',
+    'Unknown')`;
+
+interface Window {
+  /** The current period; `previous` null when not compared. */
+  current: Period;
+  previous: Period | null;
+}
+
+/** Session columns a breakdown or the overview needs, beyond start, duration and bounce. */
+type SessionColumn = 'entry_pathname' | 'entry_referring_domain' | 'channel_type';
+
+/** Per session column: the merged inputs (inner) and the column read from them (outer); only those asked are merged. */
+const SESSION_COLUMNS: Record<SessionColumn, { inputs: Record<string, string>; column: string }> = {
+  entry_pathname: { inputs: { entry_pathname: 'argMinMerge(entry_pathname)' }, column: 'entry_pathname' },
+  entry_referring_domain: { inputs: { domain: 'argMinMerge(entry_referring_domain)' }, column: 'domain AS entry_referring_domain' },
+  channel_type: {
+    inputs: {
+      domain: 'argMinMerge(entry_referring_domain)',
+      source: 'argMinMerge(entry_utm_source)',
+      medium: 'argMinMerge(entry_utm_medium)',
+      gclid: 'argMinMerge(entry_gclid)',
+      gad_source: 'argMinMerge(entry_gad_source)',
+      msclkid: 'argMinMerge(entry_msclkid)',
+      fbclid: 'argMinMerge(entry_fbclid)',
+    },
+    column: `${CHANNEL_TYPE} AS channel_type`,
+  },
+};
+
+/**
+ * The window's pageviews, each with its session's start, duration, bounce and the session
+ * `columns` asked: `cur` and `prev` tell the period its session started in.
+ */
+function pageviews(
+  engine: AnalyticsEngine,
+  teamId: number,
+  window: Window,
+  filters: readonly PropertyFilterInput[],
+  eventColumn: string | null,
+  columns: readonly SessionColumn[] = [],
+): ChSql {
+  const start = window.previous?.from ?? window.current.from;
+  const inPeriod = (p: Period | null, name: string) =>
+    p === null ? raw(`0 AS ${name}`) : ch`(s.start >= ${chTime(p.from)} AND s.start < ${chTime(p.to)}) AS ${raw(name)}`;
+  const inputs = Object.entries(Object.assign({}, ...columns.map((c) => SESSION_COLUMNS[c].inputs)) as Record<string, string>)
+    .map(([alias, expression]) => `, ${expression} AS ${alias}`)
+    .join('');
+  const middle = columns.map((c) => `, ${SESSION_COLUMNS[c].column}`).join('');
+  const extraOut = columns.map((c) => `, s.${c} AS ${c}`).join('');
+  const event = eventColumn === null ? '' : `, e.${eventColumn} AS ${eventColumn}`;
+  const eventIn = eventColumn === null ? '' : `, e.mat_${EVENT_COLUMNS[eventColumn]} AS ${eventColumn}`;
+  const eventFilter = ch`e.team_id = ${teamId} AND e.event = '$pageview' AND e.session_id != ''
+        AND e.timestamp >= ${chTime(start)} AND e.timestamp < ${chTime(window.current.to)}
+        AND ${filtersCondition(filters)}`;
+  return ch`
+    SELECT e.session_id AS session_id, e.person AS person${raw(event)}, s.duration AS duration, s.is_bounce AS is_bounce${raw(extraOut)},
+      ${inPeriod(window.current, 'cur')}, ${inPeriod(window.previous, 'prev')}
+    FROM (
+      SELECT e.session_id AS session_id, ${raw(personIdExpression())} AS person${raw(eventIn)}
+      FROM ${raw(engine.table('events'))} AS e
+      ${raw(personOverridesJoin(engine, String(teamId)))}
+      WHERE ${eventFilter}
+    ) AS e
+    INNER JOIN (
+      SELECT session_id, start, duration, is_bounce${raw(middle)}
+      FROM (
+        SELECT session_id, min(min_timestamp) AS start, dateDiff('second', start, max(max_timestamp)) AS duration,
+          NOT (uniqExactMerge(pageview_count) + uniqExactMerge(autocapture_count) + uniqExactMerge(screen_count) > 1 OR duration >= 10) AS is_bounce
+          ${raw(inputs)}
+        FROM ${raw(engine.table('sessions'))}
+        -- Every partial row of a session that starts in the window ends after the window's start:
+        -- older sessions are skipped before merging (rows ending later are all kept, so none is cut short).
+        WHERE team_id = ${teamId} AND max_timestamp >= ${chTime(start)}
+          AND session_id IN (SELECT e.session_id FROM ${raw(engine.table('events'))} AS e WHERE ${eventFilter})
+        GROUP BY session_id
+        HAVING start >= ${chTime(start)} AND start < ${chTime(window.current.to)}
+      )
+    ) AS s ON s.session_id = e.session_id`;
+}
+
+/** Event breakdown columns → their materialized column (without `mat_`). */
+const EVENT_COLUMNS: Record<string, string> = {
+  pathname: 'pathname',
+  country: 'geoip_country_code',
+  browser: 'browser',
+  device_type: 'device_type',
+  os: 'os',
+};
+
+type Row = Record<string, number | string | null>;
+
+/** Visitors, views, sessions, average duration and bounce rate, per period. */
+export async function webOverview(
+  engine: AnalyticsEngine,
+  teamId: number,
+  window: Window,
+  filters: readonly PropertyFilterInput[],
+): Promise<{ current: OverviewCounts; previous: OverviewCounts | null }> {
+  const period = (flag: string) =>
+    raw(`uniqIf(person, ${flag}) AS ${flag}_visitors, sumIf(views, ${flag}) AS ${flag}_views, countIf(${flag}) AS ${flag}_sessions,
+      avgIf(duration, ${flag}) AS ${flag}_duration, avgIf(is_bounce, ${flag}) AS ${flag}_bounce`);
+  const { sql, params } = ch`
+    SELECT ${period('cur')}, ${period('prev')}
+    FROM (
+      SELECT session_id, any(person) AS person, count() AS views, any(duration) AS duration, any(is_bounce) AS is_bounce,
+        any(cur) AS cur, any(prev) AS prev
+      FROM (${pageviews(engine, teamId, window, filters, null)})
+      GROUP BY session_id
+    )`.compile();
+  const [row = {}] = await engine.query<Row>(sql, params);
+  const read = (flag: string): OverviewCounts => {
+    const sessions = Number(row[`${flag}_sessions`] ?? 0);
+    return {
+      visitors: Number(row[`${flag}_visitors`] ?? 0),
+      views: Number(row[`${flag}_views`] ?? 0),
+      sessions,
+      duration: sessions === 0 ? null : finite(row[`${flag}_duration`]),
+      bounceRate: sessions === 0 ? null : finite(row[`${flag}_bounce`]),
+    };
+  };
+  return { current: read('cur'), previous: window.previous === null ? null : read('prev') };
+}
+
+export interface StatsRow {
+  value: string | null;
+  visitors: number;
+  views: number;
+  previousVisitors: number;
+  previousViews: number;
+}
+
+const BREAKDOWN_COLUMNS: Record<Breakdown, { event: string } | { session: SessionColumn }> = {
+  Page: { event: 'pathname' },
+  InitialPage: { session: 'entry_pathname' },
+  InitialReferringDomain: { session: 'entry_referring_domain' },
+  InitialChannelType: { session: 'channel_type' },
+  Country: { event: 'country' },
+  Browser: { event: 'browser' },
+  DeviceType: { event: 'device_type' },
+  OS: { event: 'os' },
+};
+
+/** Visitors and views per breakdown value, the most visitors first; values seen in the current period only. */
+export async function webStatsTable(
+  engine: AnalyticsEngine,
+  teamId: number,
+  window: Window,
+  filters: readonly PropertyFilterInput[],
+  breakdown: Breakdown,
+  limit: number,
+): Promise<StatsRow[]> {
+  const by = BREAKDOWN_COLUMNS[breakdown];
+  const column = 'event' in by ? by.event : by.session;
+  const source =
+    'event' in by ? pageviews(engine, teamId, window, filters, by.event) : pageviews(engine, teamId, window, filters, null, [by.session]);
+  const { sql, params } = ch`
+    SELECT nullIf(${raw(column)}, '') AS value, uniqIf(person, cur) AS visitors, countIf(cur) AS views,
+      uniqIf(person, prev) AS previous_visitors, countIf(prev) AS previous_views
+    FROM (${source})
+    GROUP BY value
+    HAVING views > 0
+    ORDER BY visitors DESC, views DESC, value ASC
+    LIMIT ${raw(String(limit))}`.compile();
+  const rows = await engine.query<Row>(sql, params);
+  return rows.map((row) => ({
+    value: row.value === null ? null : String(row.value),
+    visitors: Number(row.visitors),
+    views: Number(row.views),
+    previousVisitors: Number(row.previous_visitors),
+    previousViews: Number(row.previous_views),
+  }));
+}
+
+/** A web vital's percentile per path over the period's `$web_vitals` events, for paths that have one. */
+export async function webVitalsByPath(
+  engine: AnalyticsEngine,
+  teamId: number,
+  period: Period,
+  filters: readonly PropertyFilterInput[],
+  metric: VitalsMetric,
+  percentile: keyof typeof VITALS_PERCENTILES,
+  limit = 100,
+): Promise<PathValue[]> {
+  const value = raw(propertyNumber(`$web_vitals_${metric}_value`));
+  const level = raw(String(VITALS_PERCENTILES[percentile]));
+  const { sql, params } = ch`
+    SELECT path, quantile(${level})(v) AS value
+    FROM (
+      SELECT e.mat_pathname AS path, ${value} AS v
+      FROM ${raw(engine.table('events'))} AS e
+      WHERE e.team_id = ${teamId} AND e.event = '$web_vitals'
+        AND e.timestamp >= ${chTime(period.from)} AND e.timestamp < ${chTime(period.to)}
+        AND ${filtersCondition(filters)}
+    )
+    WHERE path IS NOT NULL AND path != '' AND v IS NOT NULL
+    GROUP BY path
+    ORDER BY count() DESC, path ASC
+    LIMIT ${raw(String(limit))}`.compile();
+  const rows = await engine.query<Row>(sql, params);
+  return rows.flatMap((row) => {
+    const v = finite(row.value);
+    return v === null ? [] : [{ path: String(row.path), value: v }];
+  });
+}
+
+function finite(value: unknown): number | null {
+  const n = Number(value);
+  return value === null || value === undefined || !Number.isFinite(n) ? null : n;
+}

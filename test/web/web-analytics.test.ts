@@ -1,0 +1,178 @@
+/**
+ * The web analytics page in Chromium against a server holding the hand-computed fixture
+ * (test/web-analytics/fixture.ts): the tiles, tables and web vitals show what the query endpoint
+ * answers (and what the fixture's comment works out); the path, country and device filters and
+ * the date range, kept in the address, apply to every tile. No console errors; a screenshot.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { useTestServer } from '../helpers/server.js';
+import { signedInContext } from './signed-in.js';
+import { DATE_RANGE, webFixture, ZONE } from '../web-analytics/fixture.js';
+
+const server = useTestServer();
+
+let browser: Browser;
+let context: BrowserContext;
+let watched: WatchedPage;
+let page: Page;
+let env: number;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  context = await signedInContext(browser, server);
+  watched = await watchedPage(context);
+  page = watched.page;
+  env = server.bootstrap.team.id;
+  const zone = await server.request(`/api/environments/${env}/`, { method: 'PATCH', body: { timezone: ZONE } });
+  expect(zone.status).toBe(200);
+  await server.ingest(webFixture());
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function expectNoErrors() {
+  expect(unexpectedErrors(watched)).toEqual([]);
+  expect(watched.dialogs).toEqual([]);
+  watched.errors.length = 0;
+}
+
+async function ask(query: Record<string, unknown>) {
+  const res = await server.request(`/api/environments/${env}/query/`, {
+    method: 'POST',
+    body: { query: { dateRange: DATE_RANGE, ...query } },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+/** The page's tiles, once shown: key → [value text, change text]. */
+async function tiles(): Promise<Record<string, [string, string]>> {
+  const overview = page.getByTestId('web-overview');
+  await overview.locator('[data-testid^="tile-"]').first().waitFor();
+  await expect.poll(() => overview.getAttribute('aria-busy')).toBe('false');
+  const shown: Record<string, [string, string]> = {};
+  for (const tile of await overview
+    .locator('[data-testid^="tile-"]:not([data-testid="tile-value"]):not([data-testid="tile-change"])')
+    .all()) {
+    const key = (await tile.getAttribute('data-testid'))!.slice('tile-'.length);
+    shown[key] = [(await tile.getByTestId('tile-value').innerText()).trim(), (await tile.getByTestId('tile-change').innerText()).trim()];
+  }
+  return shown;
+}
+
+/** A table's rows as shown: [value, visitors, views]. */
+async function tableRows(breakdownBy: string): Promise<string[][]> {
+  const table = page.getByTestId(`table-${breakdownBy}`);
+  await expect.poll(() => table.getAttribute('aria-busy')).toBe('false');
+  return Promise.all(
+    (await table.locator('tbody tr').all()).map(async (row) => (await row.locator('td').allInnerTexts()).map((t) => t.trim())),
+  );
+}
+
+const range = `from=${DATE_RANGE.date_from}&to=${DATE_RANGE.date_to}`;
+
+describe('web analytics page', () => {
+  it('shows the numbers the query endpoint returns for the fixture', async () => {
+    await page.goto(`${server.url}/project/${env}/web?${range}`);
+    await page.getByRole('heading', { name: 'Web analytics' }).waitFor();
+    const api = await ask({ kind: 'WebOverviewQuery', compareFilter: { compare: true } });
+    const byKey = Object.fromEntries(api.results.map((r: any) => [r.key.replace(' ', '-'), r]));
+    // The API's numbers are the fixture's, worked out by hand.
+    expect([byKey.visitors.value, byKey.views.value, byKey.sessions.value]).toEqual([2, 4, 3]);
+    const shown = await tiles();
+    expect(shown).toEqual({
+      visitors: ['2', '= 0%'],
+      views: ['4', '▲ 33%'],
+      sessions: ['3', '▲ 50%'],
+      'session-duration': [`${Math.round(byKey['session-duration'].value)}s`, '▼ 44%'],
+      'bounce-rate': [`${byKey['bounce-rate'].value.toFixed(1)}%`, '▼ 33%'],
+    });
+    expect(shown['session-duration']![0]).toBe('17s');
+    expect(shown['bounce-rate']![0]).toBe('33.3%');
+    // A fall in bounce rate is good news: green; a fall in duration is not: red.
+    const colour = (key: string) =>
+      page
+        .getByTestId(`tile-${key}`)
+        .getByTestId('tile-change')
+        .evaluate((el) => (globalThis as any).getComputedStyle(el).color);
+    expect(await colour('bounce-rate')).not.toBe(await colour('session-duration'));
+
+    const pages = await ask({ kind: 'WebStatsTableQuery', breakdownBy: 'Page', limit: 10 });
+    expect(await tableRows('Page')).toEqual(pages.results.map((r: any) => [r[0], String(r[1][0]), String(r[2][0])]));
+    expect(await tableRows('Page')).toEqual([
+      ['/', '2', '2'],
+      ['/blog', '1', '1'],
+      ['/pricing', '1', '1'],
+    ]);
+    expect(await tableRows('InitialChannelType')).toEqual([
+      ['Organic Search', '1', '2'],
+      ['Direct', '1', '1'],
+      ['Organic Social', '1', '1'],
+    ]);
+    for (const breakdownBy of ['InitialPage', 'InitialReferringDomain', 'Country', 'Browser', 'DeviceType', 'OS']) {
+      const answer = await ask({ kind: 'WebStatsTableQuery', breakdownBy, limit: 10 });
+      expect(await tableRows(breakdownBy), breakdownBy).toEqual(answer.results.map((r: any) => [r[0], String(r[1][0]), String(r[2][0])]));
+    }
+
+    const vitals = page.getByTestId('web-vitals');
+    await expect.poll(() => vitals.getAttribute('aria-busy')).toBe('false');
+    const home = vitals.locator('tr[data-path="/"]');
+    const cell = (metric: string) => home.locator(`td[data-metric="${metric}"]`);
+    expect(await cell('LCP p75').innerText()).toBe('4.00s');
+    expect(await cell('LCP p75').getAttribute('data-band')).toBe('needs_improvements');
+    expect(await cell('LCP p90').innerText()).toBe('4.60s');
+    expect(await cell('LCP p90').getAttribute('data-band')).toBe('poor');
+    expect(await cell('CLS p75').innerText()).toBe('0.050');
+    expect(await cell('CLS p75').getAttribute('data-band')).toBe('good');
+    expect(await vitals.locator('tr[data-path="/pricing"] td[data-metric="LCP p75"]').getAttribute('data-band')).toBe('good');
+    expect(await cell('LCP p90').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor)).not.toBe(
+      await cell('CLS p75').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor),
+    );
+    await screenshot(page, 'web-analytics');
+    expectNoErrors();
+  });
+
+  it('applies the path, country and device filters to every tile, kept in the address', async () => {
+    await page.goto(`${server.url}/project/${env}/web?${range}`);
+    await tiles();
+    await page.getByLabel('Device type').fill('Mobile');
+    await page.getByLabel('Device type').press('Enter');
+    await page.waitForURL(/device=Mobile/);
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
+    expect((await tiles()).visitors?.[0]).toBe('1');
+    expect(await tableRows('Page')).toEqual([['/', '1', '1']]);
+    expect(await tableRows('Country')).toEqual([['DE', '1', '1']]);
+    // The vitals are all from a desktop: none left.
+    await expect.poll(() => page.getByTestId('web-vitals').locator('tbody tr').count()).toBe(0);
+
+    // The address carries the filters: a fresh load with country and path shows the same as the API.
+    await page.goto(`${server.url}/project/${env}/web?${range}&country=US&path=%2Fpricing`);
+    expect(await page.getByLabel('Country code').inputValue()).toBe('US');
+    const filtered = await ask({
+      kind: 'WebOverviewQuery',
+      properties: [
+        { key: '$pathname', value: '/pricing', operator: 'exact', type: 'event' },
+        { key: '$geoip_country_code', value: 'US', operator: 'exact', type: 'event' },
+      ],
+    });
+    const views = filtered.results.find((r: any) => r.key === 'views').value;
+    expect(views).toBe(1);
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe(String(views));
+    expect(await tableRows('Page')).toEqual([['/pricing', '1', '1']]);
+    expect(await tableRows('InitialPage')).toEqual([['/', '1', '1']]);
+    await screenshot(page, 'web-analytics-filtered');
+
+    // Another range: nothing before the fixture's first day.
+    await page.getByLabel('To').fill('2025-10-20');
+    await page.getByLabel('To').press('Enter');
+    await page.getByLabel('From').fill('2025-10-14');
+    await page.getByLabel('From').press('Enter');
+    await page.waitForURL(/from=2025-10-14/);
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('0');
+    expectNoErrors();
+  });
+});

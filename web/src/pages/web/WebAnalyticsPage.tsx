@@ -1,0 +1,123 @@
+import { Alert, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useCallback, useMemo, type KeyboardEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { useWebOverview, type WebOverviewItem } from '../../api/web-analytics';
+import { useEnvironment } from '../../shell/ProjectScope';
+import { FILTERS, formatTile, RANGES, readProperties, readRange, TILE_LABELS } from './format';
+import { StatsTable, VitalsTable } from './WebTables';
+
+/** A text filter written to the address when left or on Enter (not on every key). */
+function FilterInput({ label, value, onCommit }: { label: string; value: string; onCommit: (value: string) => void }) {
+  const commit = (text: string) => {
+    if (text.trim() !== value) onCommit(text.trim());
+  };
+  return (
+    <TextInput
+      key={value}
+      label={label}
+      defaultValue={value}
+      w={160}
+      onBlur={(e) => commit(e.currentTarget.value)}
+      onKeyDown={(e: KeyboardEvent<HTMLInputElement>) => {
+        if (e.key === 'Enter') commit(e.currentTarget.value);
+      }}
+    />
+  );
+}
+
+function Tile({ item }: { item: WebOverviewItem }) {
+  const change = item.changeFromPreviousPct;
+  const good = change === null || change === 0 ? null : change > 0 !== Boolean(item.isIncreaseBad);
+  return (
+    <Paper withBorder p="sm" data-testid={`tile-${item.key.replace(' ', '-')}`}>
+      <Text size="xs" c="dimmed" tt="uppercase">
+        {TILE_LABELS[item.key] ?? item.key}
+      </Text>
+      <Text fz={28} fw={700} data-testid="tile-value">
+        {formatTile(item.kind, item.value)}
+      </Text>
+      <Text size="sm" c={good === null ? 'dimmed' : good ? 'green' : 'red'} data-testid="tile-change">
+        {change === null ? 'no previous data' : `${change > 0 ? '▲' : change < 0 ? '▼' : '='} ${Math.abs(change)}%`}
+      </Text>
+      <Text size="xs" c="dimmed">
+        before: {formatTile(item.kind, item.previous)}
+      </Text>
+    </Paper>
+  );
+}
+
+const TABLES = [
+  { breakdownBy: 'Page', title: 'Top pages', column: 'Path' },
+  { breakdownBy: 'InitialPage', title: 'Entry pages', column: 'Entry path' },
+  { breakdownBy: 'InitialReferringDomain', title: 'Referrers', column: 'Referring domain' },
+  { breakdownBy: 'InitialChannelType', title: 'Channels', column: 'Channel' },
+  { breakdownBy: 'Country', title: 'Countries', column: 'Country' },
+  { breakdownBy: 'Browser', title: 'Browsers', column: 'Browser' },
+  { breakdownBy: 'DeviceType', title: 'Devices', column: 'Device type' },
+  { breakdownBy: 'OS', title: 'Operating systems', column: 'OS' },
+] as const;
+
+/** `/project/:id/web`: PostHog's web analytics page, every tile under the same range and filters. */
+export function Component() {
+  const environment = useEnvironment();
+  const [params, setParams] = useSearchParams();
+  const range = useMemo(() => readRange(params), [params]);
+  const properties = useMemo(() => readProperties(params), [params]);
+  const overview = useWebOverview(environment.id, range, properties);
+
+  const setParam = useCallback(
+    (values: Record<string, string | null>) =>
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          for (const [name, value] of Object.entries(values)) {
+            if (value) next.set(name, value);
+            else next.delete(name);
+          }
+          return next;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
+  const preset = RANGES.some((r) => r.value === range.date_from) && range.date_to === null ? range.date_from : 'custom';
+
+  return (
+    <Stack gap="md">
+      <Title order={2}>Web analytics</Title>
+      <Group align="flex-end" gap="sm" data-testid="web-filters">
+        <Select
+          label="Date range"
+          w={170}
+          allowDeselect={false}
+          data={[...RANGES, { value: 'custom', label: 'Custom' }]}
+          value={preset}
+          onChange={(value) => {
+            if (value && value !== 'custom') setParam({ from: value, to: null });
+          }}
+        />
+        <FilterInput label="From" value={params.get('from') ?? ''} onCommit={(v) => setParam({ from: v })} />
+        <FilterInput label="To" value={params.get('to') ?? ''} onCommit={(v) => setParam({ to: v })} />
+        {FILTERS.map((f) => (
+          <FilterInput key={f.param} label={f.label} value={params.get(f.param) ?? ''} onCommit={(v) => setParam({ [f.param]: v })} />
+        ))}
+      </Group>
+      {overview.isError && (
+        <Alert color="red" role="alert">
+          {overview.error.message}
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 2, md: 5 }} data-testid="web-overview" aria-busy={overview.isPending}>
+        {overview.data?.results.map((item) => (
+          <Tile key={item.key} item={item} />
+        ))}
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        {TABLES.map((t) => (
+          <StatsTable key={t.breakdownBy} environmentId={environment.id} {...t} range={range} properties={properties} />
+        ))}
+      </SimpleGrid>
+      <VitalsTable environmentId={environment.id} range={range} properties={properties} />
+    </Stack>
+  );
+}

@@ -1,0 +1,136 @@
+import { Alert, Paper, Table, Text, Title } from '@mantine/core';
+import type { PropertyFilter } from '../../api/types';
+import { useWebStatsTable, useWebVitals, type VitalsBand, type WebRange } from '../../api/web-analytics';
+import { formatCount, formatVital } from './format';
+
+interface Shared {
+  environmentId: number;
+  range: WebRange;
+  properties: PropertyFilter[];
+}
+
+/** One breakdown: its values by visitors, with views and a bar of the share of visitors. */
+export function StatsTable({
+  environmentId,
+  breakdownBy,
+  title,
+  column,
+  range,
+  properties,
+}: Shared & { breakdownBy: string; title: string; column: string }) {
+  const table = useWebStatsTable(environmentId, breakdownBy, range, properties);
+  const rows = table.data?.results ?? [];
+  const top = Math.max(1, ...rows.map((r) => r[1][0]));
+  return (
+    <Paper withBorder p="sm" data-testid={`table-${breakdownBy}`} aria-busy={table.isPending}>
+      <Title order={4} mb="xs">
+        {title}
+      </Title>
+      {table.isError && <Alert color="red">{table.error.message}</Alert>}
+      <Table fz="sm" verticalSpacing={4}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{column}</Table.Th>
+            <Table.Th ta="right">Visitors</Table.Th>
+            <Table.Th ta="right">Views</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map(([value, [visitors], [views]]) => (
+            <Table.Tr key={String(value)}>
+              <Table.Td className="web-bar-cell">
+                <span className="web-bar" style={{ width: `${(100 * visitors) / top}%` }} />
+                <span className="web-bar-label">{value ?? '(none)'}</span>
+              </Table.Td>
+              <Table.Td ta="right">{formatCount(visitors)}</Table.Td>
+              <Table.Td ta="right">{formatCount(views)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {table.isSuccess && rows.length === 0 && (
+        <Text size="sm" c="dimmed">
+          No data in this range.
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+const METRICS = ['LCP', 'INP', 'CLS', 'FCP'] as const;
+const PERCENTILES = ['p75', 'p90'] as const;
+const QUERIES = METRICS.flatMap((metric) => PERCENTILES.map((percentile) => ({ metric, percentile })));
+const BAND_LABEL: Record<VitalsBand, string> = { good: 'good', needs_improvements: 'needs improvement', poor: 'poor' };
+
+/** Every metric at p75 and p90 (one query each, as PostHog asks), merged into a row per path. */
+function useVitalsGrid(environmentId: number, range: WebRange, properties: PropertyFilter[]) {
+  const answers = useWebVitals(environmentId, QUERIES, range, properties);
+  const byPath = new Map<string, Map<string, { value: number; band: VitalsBand }>>();
+  answers.forEach((answer, i) => {
+    const { metric, percentile } = QUERIES[i]!;
+    const result = answer.data?.results[0];
+    if (!result) return;
+    for (const band of Object.keys(BAND_LABEL) as VitalsBand[]) {
+      for (const { path, value } of result[band]) {
+        if (!byPath.has(path)) byPath.set(path, new Map());
+        byPath.get(path)!.set(`${metric} ${percentile}`, { value, band });
+      }
+    }
+  });
+  return {
+    pending: answers.some((a) => a.isPending),
+    error: answers.find((a) => a.isError)?.error ?? null,
+    rows: [...byPath.entries()].sort(([a], [b]) => a.localeCompare(b)),
+  };
+}
+
+export function VitalsTable({ environmentId, range, properties }: Shared) {
+  const grid = useVitalsGrid(environmentId, range, properties);
+  return (
+    <Paper withBorder p="sm" data-testid="web-vitals" aria-busy={grid.pending}>
+      <Title order={4} mb="xs">
+        Web vitals by path
+      </Title>
+      {grid.error && <Alert color="red">{grid.error.message}</Alert>}
+      <Table.ScrollContainer minWidth={800}>
+        <Table fz="sm" verticalSpacing={4}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Path</Table.Th>
+              {METRICS.flatMap((m) => PERCENTILES.map((p) => <Table.Th key={`${m} ${p}`} ta="right">{`${m} ${p}`}</Table.Th>))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {grid.rows.map(([path, cells]) => (
+              <Table.Tr key={path} data-path={path}>
+                <Table.Td>{path}</Table.Td>
+                {METRICS.flatMap((m) =>
+                  PERCENTILES.map((p) => {
+                    const cell = cells.get(`${m} ${p}`);
+                    return (
+                      <Table.Td
+                        key={`${m} ${p}`}
+                        ta="right"
+                        data-metric={`${m} ${p}`}
+                        data-band={cell?.band ?? ''}
+                        className={cell ? `vital-${cell.band}` : undefined}
+                        title={cell ? BAND_LABEL[cell.band] : undefined}
+                      >
+                        {cell ? formatVital(m, cell.value) : '–'}
+                      </Table.Td>
+                    );
+                  }),
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {!grid.pending && grid.rows.length === 0 && (
+        <Text size="sm" c="dimmed">
+          No web vitals in this range. posthog-js sends them with capture_performance web vitals on.
+        </Text>
+      )}
+    </Paper>
+  );
+}

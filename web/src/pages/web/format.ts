@@ -1,0 +1,65 @@
+/**
+ * How the web analytics page says its numbers, and its filters kept in the address: `from`, `to`
+ * (PostHog dates: `-7d`, `2025-11-10`), `path`, `country`, `device`.
+ */
+import type { PropertyFilter } from '../../api/types';
+import type { WebOverviewItem, WebRange } from '../../api/web-analytics';
+
+export const RANGES = [
+  { value: '-24h', label: 'Last 24 hours' },
+  { value: '-7d', label: 'Last 7 days' },
+  { value: '-14d', label: 'Last 14 days' },
+  { value: '-30d', label: 'Last 30 days' },
+  { value: '-90d', label: 'Last 90 days' },
+] as const;
+export const DEFAULT_FROM = '-7d';
+
+/** The three filters every tile takes: the event property each sets. */
+export const FILTERS = [
+  { param: 'path', key: '$pathname', label: 'Path' },
+  { param: 'country', key: '$geoip_country_code', label: 'Country code' },
+  { param: 'device', key: '$device_type', label: 'Device type' },
+] as const;
+
+export function readRange(params: URLSearchParams): WebRange {
+  return { date_from: params.get('from') || DEFAULT_FROM, date_to: params.get('to') || null };
+}
+
+export function readProperties(params: URLSearchParams): PropertyFilter[] {
+  return FILTERS.flatMap(({ param, key }) => {
+    const value = params.get(param)?.trim();
+    return value ? [{ key, operator: 'exact', value, type: 'event' as const }] : [];
+  });
+}
+
+const number = new Intl.NumberFormat('en-US');
+
+/** A tile's value: counts in full, durations as `17s` / `2m 5s`, percentages to one decimal. */
+export function formatTile(kind: WebOverviewItem['kind'], value: number | null): string {
+  if (value === null) return '–';
+  if (kind === 'percentage') return `${value.toFixed(1)}%`;
+  if (kind === 'duration_s') {
+    const seconds = Math.round(value);
+    return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+  }
+  return number.format(value);
+}
+
+export function formatCount(value: number): string {
+  return number.format(value);
+}
+
+/** A web vital as PostHog shows it: LCP and FCP in seconds, INP in milliseconds, CLS unitless. */
+export function formatVital(metric: string, value: number): string {
+  if (metric === 'CLS') return value.toFixed(3);
+  if (metric === 'INP') return `${Math.round(value)}ms`;
+  return `${(value / 1000).toFixed(2)}s`;
+}
+
+export const TILE_LABELS: Record<string, string> = {
+  visitors: 'Visitors',
+  views: 'Page views',
+  sessions: 'Sessions',
+  'session duration': 'Session duration',
+  'bounce rate': 'Bounce rate',
+};

@@ -13,7 +13,7 @@ import { analyticsBatches } from './analytics-events.js';
 import { fmt, spawnHoglet, type Child } from './harness.js';
 import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
 import { analyticsFolder } from '../src/platform/analytics/open.js';
-import { navigationToEventsTable, navigationToWebAnalytics, type NavigationFigure } from './web-navigation.js';
+import { liveTail, navigationToEventsTable, navigationToWebAnalytics, type FrameFigure, type NavigationFigure } from './web-navigation.js';
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REPEATS = 5;
@@ -223,6 +223,12 @@ export async function analyticsBench(count: number): Promise<string> {
     } catch (error) {
       webAnalytics = (error as Error).message;
     }
+    let tail: { idle: FrameFigure; busy: FrameFigure; sent: number } | string;
+    try {
+      tail = await liveTail(server.url, project.id, project.api_token, serverEnv);
+    } catch (error) {
+      tail = (error as Error).message;
+    }
     await server.stop();
     hoglet = undefined;
     const engine = await EmbeddedEngine.open({
@@ -255,6 +261,13 @@ export async function analyticsBench(count: number): Promise<string> {
       typeof webAnalytics === 'string'
         ? `  web app, web analytics page: failed (${webAnalytics})`
         : `  web app, navigation to web analytics rendered, every tile (Chromium): ${fmt(webAnalytics.medianMs)} ms (median of 5; first visit ${fmt(webAnalytics.firstMs)} ms, ${webAnalytics.rows} table rows shown; target 1,500 ms)`,
+    );
+    const frames = (f: FrameFigure) =>
+      `${fmt(f.fps)} frames/s, ${f.longTasks} long tasks (longest ${fmt(f.longestTaskMs)} ms), ${f.rowsInDom} rows in the DOM`;
+    lines.push(
+      typeof tail === 'string'
+        ? `  web app, Activity's live tail: failed (${tail})`
+        : `  web app, Activity's live tail at 1,000 events/s for 10 s (${fmt(tail.sent)} sent): ${frames(tail.busy)}; idle, same page: ${frames(tail.idle)}`,
     );
     lines.push(`  ingestion through /batch/ into ClickHouse: ${fmt(eventsPerSecond)} events/s (send to stored)`);
     lines.push(`  server RSS (GEOIP=off): ${fmt(idleRss)} MB idle with the engine open, ${fmt(loadedRss)} MB right after the load`);

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from './harness.js';
 
 const CHROMIUM = process.env.HOGLET_CHROMIUM ?? '/usr/bin/chromium';
@@ -52,24 +52,39 @@ export function navigationToEventsTable(url: string, projectId: number, serverEn
   });
 }
 
+const PASSWORD = 'bench-password-0123456789';
+
+/** A browser with a page signed in as `email` (its password set through the CLI first). */
+async function signedIn(
+  url: string,
+  serverEnv: Record<string, string>,
+  email = 'admin@hoglet.local',
+): Promise<{ browser: Browser; page: Page }> {
+  await setPassword(serverEnv, email, PASSWORD);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  try {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${url}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((target) => !target.pathname.startsWith('/login'));
+    return { browser, page };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
 /** Signs in, then times full loads of `target` until `ready` (which answers the rows shown). */
 async function navigationTo(
   url: string,
   target: string,
   serverEnv: Record<string, string>,
   ready: (page: Page) => Promise<number>,
-  email = 'admin@hoglet.local',
 ): Promise<NavigationFigure> {
-  const password = 'bench-password-0123456789';
-  await setPassword(serverEnv, email, password);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  const { browser, page } = await signedIn(url, serverEnv);
   try {
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(`${url}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((target) => !target.pathname.startsWith('/login'));
     let rows = 0;
     const once = async () => {
       const started = performance.now();
@@ -82,6 +97,91 @@ async function navigationTo(
     for (let i = 0; i < REPEATS; i++) times.push(await once());
     times.sort((a, b) => a - b);
     return { firstMs, medianMs: times[Math.floor(times.length / 2)]!, rows };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** What the Activity page's main thread did over a stretch of seconds. */
+export interface FrameFigure {
+  /** Frames the page drew a second. */
+  fps: number;
+  /** The longest task that held the page's thread (the browser's long tasks: over 50 ms). */
+  longestTaskMs: number;
+  longTasks: number;
+  /** Event rows in the page's DOM at the end. */
+  rowsInDom: number;
+}
+
+/** Counts frames and long tasks in the page for `seconds`, while `meanwhile` runs. */
+async function watchFrames(page: Page, seconds: number, meanwhile: () => Promise<void>): Promise<FrameFigure> {
+  // Run in the page (the bench has no DOM types): a frame counter and a long-task observer.
+  await page.evaluate(`(() => {
+    window.benchFrames = 0;
+    window.benchTasks = [];
+    const tick = () => { window.benchFrames++; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.benchTasks.push(e.duration); }).observe({ type: 'longtask' });
+  })()`);
+  const started = performance.now();
+  await meanwhile();
+  const left = seconds * 1000 - (performance.now() - started);
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+  const elapsed = (performance.now() - started) / 1000;
+  const { frames, tasks } = (await page.evaluate('({ frames: window.benchFrames, tasks: window.benchTasks })')) as {
+    frames: number;
+    tasks: number[];
+  };
+  return {
+    fps: frames / elapsed,
+    longestTaskMs: tasks.length === 0 ? 0 : Math.max(...tasks),
+    longTasks: tasks.length,
+    rowsInDom: await page.getByTestId('event-row').count(),
+  };
+}
+
+/**
+ * Activity's live tail while `rate` events a second arrive through `/batch/` (100 a request), and
+ * as its baseline the same page for the same time with nothing arriving.
+ */
+export async function liveTail(
+  url: string,
+  projectId: number,
+  token: string,
+  serverEnv: Record<string, string>,
+  rate = 1000,
+  seconds = 10,
+): Promise<{ idle: FrameFigure; busy: FrameFigure; sent: number }> {
+  const { browser, page } = await signedIn(url, serverEnv);
+  try {
+    await page.goto(`${url}/project/${projectId}/activity`);
+    await page.getByTestId('event-row').first().waitFor();
+    const idle = await watchFrames(page, seconds, async () => undefined);
+    await page.reload();
+    await page.getByTestId('event-row').first().waitFor();
+    let sent = 0;
+    const busy = await watchFrames(page, seconds, async () => {
+      const started = performance.now();
+      const perRequest = 100;
+      while (performance.now() - started < seconds * 1000) {
+        const due = started + (sent / rate) * 1000;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const batch = Array.from({ length: perRequest }, (_, i) => ({
+          event: 'live tail',
+          distinct_id: `tail-${(sent + i) % 500}`,
+          properties: { n: sent + i },
+        }));
+        const response = await fetch(`${url}/batch/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: token, batch }),
+        });
+        if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}`);
+        sent += perRequest;
+      }
+    });
+    return { idle, busy, sent };
   } finally {
     await browser.close();
   }

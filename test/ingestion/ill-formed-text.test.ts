@@ -80,6 +80,11 @@ describe('events with NUL and lone surrogates in their distinct id, name, proper
       .where('type', '=', 'event_processing_failed')
       .execute();
     expect(failed).toEqual([]);
+    // Definitions name the property and the event as they are stored.
+    const defs = await server.request(`${env()}/property_definitions/?search=key`);
+    expect(defs.body.results.map((d: any) => d.name)).toContain(`key${R}`);
+    const eventDefs = await server.request(`${env()}/event_definitions/?search=second`);
+    expect(eventDefs.body.results.map((d: any) => d.name)).toEqual([`second${R}${R}`]);
 
     // One person, with both (well-formed) distinct ids and the well-formed $set values.
     const persons = await server.request(`${env()}/persons/?distinct_id=${encodeURIComponent(stored)}`);

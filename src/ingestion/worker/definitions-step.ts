@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
+import { wellFormedText } from '../../lib/well-formed.js';
 import { definableEventName, parseDefinitions, PROPERTY_KINDS } from '../../definitions/core/property-types.js';
 import { recordDefinitions, type NewEventDefinition, type NewEventProperty, type NewPropertyDefinition } from '../../definitions/store.js';
 
@@ -53,7 +54,9 @@ export class DefinitionsBatch {
   }
 
   /** A stored event. `groupTypeIndex`: a `$groupidentify`'s group type (its definitions are that type's). */
-  note(teamId: number, event: string, definitions: string, groupTypeIndex: number | undefined): void {
+  note(teamId: number, rawEvent: string, definitions: string, groupTypeIndex: number | undefined): void {
+    // Names are stored as the event's own text is (PostgreSQL refuses NUL): U+FFFD in place.
+    const event = wellFormedText(rawEvent);
     if (!definableEventName(event)) return;
     const eventKey = `${teamId}\u0000${event}`;
     if (this.cache.eventHours.get(eventKey) !== this.hour && !this.events.has(eventKey)) {
@@ -63,7 +66,8 @@ export class DefinitionsBatch {
     const shapeKey = `${eventKey}\u0000${groupTypeIndex ?? -1}\u0000${definitions}`;
     if (this.cache.shapes.has(shapeKey) || this.shapes.has(shapeKey)) return;
     this.shapes.add(shapeKey);
-    for (const entry of parseDefinitions(definitions)) {
+    for (const parsed of parseDefinitions(definitions)) {
+      const entry = { ...parsed, key: wellFormedText(parsed.key) };
       const type = PROPERTY_KINDS[entry.kind];
       const index = entry.kind === 'group' ? groupTypeIndex : -1;
       if (index === undefined) continue; // a group type the project could not take (past five)

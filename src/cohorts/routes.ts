@@ -3,8 +3,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
 import { paginate, readPage } from '../http/pagination.js';
-import { distinctIdsOf } from '../persons/store.js';
-import { serializePerson } from '../persons/serialize.js';
+import { personListResults } from '../persons/list-results.js';
 import { parseMultipart } from './csv-members.js';
 import { cohortMembers } from './members.js';
 import { createCohort, editCohort, serializeCohort } from './service.js';
@@ -72,16 +71,7 @@ export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     const team = request.team!;
     const page = readPage(request.query);
     const { count, persons } = await cohortMembers(ctx, team, cohort, page);
-    const ids = await distinctIdsOf(
-      db,
-      persons.map((p) => p.id),
-    );
-    return paginate(
-      request,
-      page,
-      count,
-      persons.map((p) => serializePerson(team, p, ids.get(p.id) ?? [], 'list')),
-    );
+    return paginate(request, page, count, await personListResults(db, team, persons));
   });
 
   for (const method of ['PATCH', 'PUT'] as const) {

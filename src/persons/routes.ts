@@ -6,6 +6,7 @@ import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { deletePersons, readBulkDeleteBody, resolveBulkDeleteTarget } from './deletion.js';
 import { parsePersonListQuery } from './list-params.js';
 import { listPersons } from './list-store.js';
+import { personListResults } from './list-results.js';
 import { serializePerson } from './serialize.js';
 import { ApiError, validationError } from '../posthog/errors.js';
 
@@ -34,16 +35,7 @@ export const personRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       const page = readPage(request.query);
       const team = request.team!;
       const { count, persons } = await listPersons(ctx.database, team, query, page);
-      const ids = await distinctIdsOf(
-        db,
-        persons.map((p) => p.id),
-      );
-      return paginate(
-        request,
-        page,
-        count,
-        persons.map((p) => serializePerson(team, p, ids.get(p.id) ?? [], 'list')),
-      );
+      return paginate(request, page, count, await personListResults(db, team, persons));
     });
 
     app.get(`${base.base}/persons/:person_id/`, { config: teamAccess('person:read', base) }, async (request) => {

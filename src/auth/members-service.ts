@@ -10,8 +10,8 @@ import type { Organization, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
 import { insertMembership, insertUser } from '../environments/tenancy-store.js';
 import { formatDrfDateTime } from '../posthog/drf-datetime.js';
-import { DRF_MESSAGES, FieldError, parseChoice, parseString } from '../posthog/drf-fields.js';
-import { notFound, permissionDenied, validationError } from '../posthog/errors.js';
+import { DRF_MESSAGES, FieldError, parseBoolean, parseChoice, parseString } from '../posthog/drf-fields.js';
+import { ApiError, notFound, permissionDenied, validationError } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
 import { readEmail, readName, readNewPassword } from './account-fields.js';
 import {
@@ -137,6 +137,17 @@ export async function removeMember(ctx: AppContext, organization: Organization, 
   });
 }
 
+/** `send_email` (write-only, default true): false keeps the invite a link to hand over yourself. */
+function readSendEmail(value: unknown): boolean {
+  if (value === undefined) return true;
+  try {
+    return parseBoolean(value);
+  } catch (error) {
+    if (error instanceof FieldError) throw validationError(error.detail, 'send_email', error.code);
+    throw error;
+  }
+}
+
 function readInviteBody(data: Record<string, unknown>) {
   const targetEmail = readEmail(data, 'target_email');
   const at = targetEmail.lastIndexOf('@');
@@ -152,12 +163,24 @@ function readInviteBody(data: Record<string, unknown>) {
     }
   }
   // PostHog lower-cases the domain only: the local part may be case-sensitive.
-  return { targetEmail: `${targetEmail.slice(0, at)}@${targetEmail.slice(at + 1).toLowerCase()}`, firstName: first, level, message };
+  const sendEmail = readSendEmail(data.send_email);
+  return {
+    targetEmail: `${targetEmail.slice(0, at)}@${targetEmail.slice(at + 1).toLowerCase()}`,
+    firstName: first,
+    level,
+    message,
+    sendEmail,
+  };
 }
 
 export function inviteLink(siteUrl: string, invite: Invite): string {
   return `${siteUrl}/signup/${invite.id}`;
 }
+
+type InviteFields = ReturnType<typeof readInviteBody>;
+
+/** PostHog's bulk limit (OrganizationInviteViewSet.bulk). */
+export const MAX_BULK_INVITES = 20;
 
 /** POST of an invite: replaces earlier invites to the address; e-mailed when SMTP is configured. */
 export async function createInvite(
@@ -168,34 +191,89 @@ export async function createInvite(
   body: unknown,
   siteUrl: string,
 ): Promise<Invite> {
-  const fields = readInviteBody(serializerData(body));
-  const refusal = inviteRefusal(inviter.level, fields.level);
+  const fields = await checkedInvite(ctx, organization, inviter.level, readInviteBody(serializerData(body)));
+  const [invite] = await saveInvites(ctx, mailer, organization, inviter.user, [fields], siteUrl);
+  return invite!;
+}
+
+/**
+ * `POST …/invites/bulk/`: up to 20 invites, all checked before any is saved, saved together. An
+ * item's error names it by position (`attr` "1__target_email").
+ */
+export async function createInvites(
+  ctx: AppContext,
+  mailer: Mailer,
+  organization: Organization,
+  inviter: { user: User; level: number },
+  body: unknown,
+  siteUrl: string,
+): Promise<Invite[]> {
+  if (!Array.isArray(body)) throw validationError('This endpoint needs an array of data for bulk invite creation.');
+  if (body.length > MAX_BULK_INVITES) {
+    throw validationError(`A maximum of ${MAX_BULK_INVITES} invites can be sent in a single request.`, null, 'max_length');
+  }
+  const all: InviteFields[] = [];
+  for (const [i, item] of body.entries()) {
+    try {
+      all.push(await checkedInvite(ctx, organization, inviter.level, readInviteBody(serializerData(item))));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.statusCode !== 400) throw error;
+      throw validationError(error.detail, error.attr === null ? String(i) : `${i}__${error.attr}`, error.code);
+    }
+  }
+  // The last invite to an address wins, as sending them one by one would leave it.
+  const byEmail = new Map(all.map((fields) => [fields.targetEmail, fields]));
+  return saveInvites(ctx, mailer, organization, inviter.user, [...byEmail.values()], siteUrl);
+}
+
+async function checkedInvite(
+  ctx: AppContext,
+  organization: Organization,
+  inviterLevel: number,
+  fields: InviteFields,
+): Promise<InviteFields> {
+  const refusal = inviteRefusal(inviterLevel, fields.level);
   if (refusal) throw permissionDenied(refusal);
-  const { db } = ctx.database;
-  if (await isMemberByEmail(db, organization.id, fields.targetEmail)) {
+  if (await isMemberByEmail(ctx.database.db, organization.id, fields.targetEmail)) {
     throw validationError('A user with this email address already belongs to the organization.');
   }
+  return fields;
+}
+
+async function saveInvites(
+  ctx: AppContext,
+  mailer: Mailer,
+  organization: Organization,
+  inviter: User,
+  all: InviteFields[],
+  siteUrl: string,
+): Promise<Invite[]> {
   const now = new Date().toISOString();
-  const invite: Invite = {
+  const invites = all.map(({ sendEmail: _sendEmail, ...fields }): Invite => ({
     // A random (v4) uuid: the link is the invite's only secret.
     id: randomUUID(),
     organizationId: organization.id,
     ...fields,
     emailingAttemptMade: false,
-    createdById: inviter.user.id,
+    createdById: inviter.id,
     createdAt: now,
     updatedAt: now,
-  };
-  await db.transaction().execute(async (trx) => {
-    await deleteInvitesTo(trx, organization.id, fields.targetEmail);
-    await insertInvite(trx, invite);
+  }));
+  await ctx.database.db.transaction().execute(async (trx) => {
+    for (const invite of invites) {
+      await deleteInvitesTo(trx, organization.id, invite.targetEmail);
+      await insertInvite(trx, invite);
+    }
   });
   if (mailer.configured) {
-    await markInviteEmailed(db, invite.id);
-    invite.emailingAttemptMade = true;
-    void sendInvite(ctx, mailer, organization, inviter.user, invite, siteUrl);
+    for (const [i, invite] of invites.entries()) {
+      if (!all[i]!.sendEmail) continue;
+      await markInviteEmailed(ctx.database.db, invite.id);
+      invite.emailingAttemptMade = true;
+      void sendInvite(ctx, mailer, organization, inviter, invite, siteUrl);
+    }
   }
-  return invite;
+  return invites;
 }
 
 async function sendInvite(ctx: AppContext, mailer: Mailer, organization: Organization, inviter: User, invite: Invite, siteUrl: string) {

@@ -12,6 +12,7 @@ import { getOrganization, getUser } from '../environments/tenancy-store.js';
 import {
   acceptInvite,
   createInvite,
+  createInvites,
   memberOf,
   removeMember,
   serializeInvite,
@@ -89,6 +90,14 @@ export const organizationMemberRoutes: FastifyPluginAsync<{ ctx: AppContext; mai
     const invite = await createInvite(ctx, mailer, organization, { user, level }, request.body, siteUrlOf(ctx, request));
     reply.code(201);
     return serializeInvite(invite, user);
+  });
+
+  app.post(`${BASE}/invites/bulk/`, { config: WRITE }, async (request, reply) => {
+    const { organization, level } = request.organization!;
+    const user = request.principal!.user;
+    const invites = await createInvites(ctx, mailer, organization, { user, level }, request.body, siteUrlOf(ctx, request));
+    reply.code(201);
+    return invites.map((invite) => serializeInvite(invite, user));
   });
 
   app.delete(`${BASE}/invites/:invite_id/`, { config: WRITE }, async (request, reply) => {

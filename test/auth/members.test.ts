@@ -202,6 +202,71 @@ describe('/api/organizations/:id/invites/ and /api/signup/:id/', () => {
   });
 });
 
+describe('POST /api/organizations/:id/invites/bulk/', () => {
+  it('creates every invite of the list at once, e-mails those that ask, and saves none when one is wrong', async () => {
+    const admin = await member(MembershipLevel.admin);
+    const tag = `bulk-${users}`;
+    const emails = [0, 1, 2].map((i) => `${tag}-${i}@Example.COM`);
+    const made = await admin.client.request(`${invites()}bulk/`, {
+      method: 'POST',
+      body: [
+        { target_email: emails[0], first_name: 'Ada' },
+        { target_email: emails[1], level: 8 },
+        { target_email: emails[2], send_email: false },
+      ],
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.map((i: { target_email: string }) => i.target_email)).toEqual(
+      emails.map((e) => e.replace('Example.COM', 'example.com')),
+    );
+    expect(made.body.map((i: { level: number }) => i.level)).toEqual([1, 8, 1]);
+    expect(made.body.map((i: { emailing_attempt_made: boolean }) => i.emailing_attempt_made)).toEqual([true, true, false]);
+    expect(made.body[0]).toMatchObject({ first_name: 'Ada', created_by: { uuid: admin.uuid }, is_expired: false });
+    for (const email of emails.slice(0, 2)) {
+      const lower = email.replace('Example.COM', 'example.com');
+      await waitFor(() => smtp.messages.find((m) => m.to.includes(lower)), { what: `the invite e-mail to ${lower}` });
+    }
+    const listed = (await admin.client.request(`${invites()}?limit=100`)).body.results.map((i: { id: string }) => i.id);
+    for (const invite of made.body) expect(listed).toContain(invite.id);
+
+    // One bad item: the error names it, and nothing of the list is saved.
+    const before = (await admin.client.request(`${invites()}?limit=100`)).body.count;
+    const bad = await admin.client.request(`${invites()}bulk/`, {
+      method: 'POST',
+      body: [{ target_email: `${tag}-ok@example.com` }, { target_email: 'not an address' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ type: 'validation_error', code: 'invalid_input', attr: '1__target_email' });
+    const member2 = await admin.client.request(`${invites()}bulk/`, { method: 'POST', body: [{ target_email: admin.email }] });
+    expect(member2.body).toMatchObject({ detail: 'A user with this email address already belongs to the organization.', attr: '0' });
+    expect((await admin.client.request(`${invites()}?limit=100`)).body.count).toBe(before);
+
+    const notList = await admin.client.request(`${invites()}bulk/`, { method: 'POST', body: { target_email: `${tag}-x@example.com` } });
+    expect(notList.status).toBe(400);
+    expect(notList.body).toMatchObject({ detail: 'This endpoint needs an array of data for bulk invite creation.' });
+    const tooMany = await admin.client.request(`${invites()}bulk/`, {
+      method: 'POST',
+      body: Array.from({ length: 21 }, (_, i) => ({ target_email: `${tag}-many-${i}@example.com` })),
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({ code: 'max_length', detail: 'A maximum of 20 invites can be sent in a single request.' });
+
+    const plain = await member(MembershipLevel.member);
+    const above = await plain.client.request(`${invites()}bulk/`, {
+      method: 'POST',
+      body: [{ target_email: `${tag}-y@example.com`, level: 8 }],
+    });
+    expect(above.status).toBe(403);
+    const readOnlyKey = await createKey(server.running.ctx.database, admin.id, ['organization_member:read']);
+    const byKey = await server.request(`${invites()}bulk/`, {
+      method: 'POST',
+      key: readOnlyKey,
+      body: [{ target_email: `${tag}-z@example.com` }],
+    });
+    expect(byKey.status).toBe(403);
+  });
+});
+
 describe('POST /api/reset/', () => {
   it('e-mails a link that sets the password once and ends the other sessions', async () => {
     const m = await member(MembershipLevel.member);

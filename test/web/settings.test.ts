@@ -271,6 +271,42 @@ describe('Settings in Chromium', () => {
     expectNoPageErrors(watched);
   });
 
+  it('invites several addresses at once; a wrong one is marked on its row and none is sent', async () => {
+    await openSection('Members and invites', 'organization-members');
+    await page.getByTestId('invites-empty').waitFor();
+    await page.getByRole('button', { name: 'Add another address' }).click();
+    const formRows = page.getByTestId('invite-form-row');
+    await formRows.nth(1).waitFor();
+    await formRows.nth(0).getByRole('textbox', { name: 'Email' }).fill('ada@example.com');
+    await formRows.nth(1).getByRole('textbox', { name: 'Email' }).fill('not an address');
+    await page.getByRole('button', { name: 'Invite 2 people' }).click();
+    await formRows.nth(1).getByText('Enter a valid email address.').waitFor();
+    const invites = async () => (await server.request('/api/organizations/@current/invites/')).body.results as Array<Record<string, any>>;
+    expect(await invites()).toEqual([]);
+
+    await formRows.nth(1).getByRole('textbox', { name: 'Email' }).fill('bo@example.com');
+    await page.getByRole('button', { name: 'Invite 2 people' }).click();
+    await page.getByTestId('invite-created').getByText('2 invites').waitFor();
+    expect(await page.getByTestId('invite-link').count()).toBe(2);
+    const rows = page.getByTestId('invite-row');
+    await rows.filter({ hasText: 'ada@example.com' }).waitFor();
+    await rows.filter({ hasText: 'bo@example.com' }).waitFor();
+    const sent = await invites();
+    expect(sent.map((i) => i.target_email).sort()).toEqual(['ada@example.com', 'bo@example.com']);
+    const links = await page.getByTestId('invite-link').allTextContents();
+    expect(links.sort()).toEqual(sent.map((i) => `${server.url}/signup/${i.id}`).sort());
+    await screenshot(page, 'settings-members-bulk-invited');
+
+    for (const email of ['ada@example.com', 'bo@example.com']) {
+      await page.getByRole('button', { name: `Cancel the invite for ${email}` }).click();
+      await page.getByRole('dialog', { name: 'Cancel this invite?' }).getByRole('button', { name: 'Cancel invite' }).click();
+      await rows.filter({ hasText: email }).waitFor({ state: 'detached' });
+    }
+    expect(await invites()).toEqual([]);
+    // The refused list: its 400 is the one error the page logs.
+    expectNoPageErrors(watched, [400]);
+  });
+
   it("creates and renames the project's environments", async () => {
     await openSection('Project and environments', 'project');
     const rows = page.getByTestId('environment-row');

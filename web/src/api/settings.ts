@@ -227,11 +227,12 @@ export function useInvites() {
   });
 }
 
-export function useCreateInvite() {
+/** Up to 20 invites at once (`invites/bulk/`), checked together: one bad address saves none. */
+export function useCreateInvites() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { target_email: string; first_name: string; level: number }) =>
-      api<Invite>('/api/organizations/@current/invites/', { method: 'POST', body }),
+    mutationFn: (body: { target_email: string; first_name: string; level: number }[]) =>
+      api<Invite[]>('/api/organizations/@current/invites/bulk/', { method: 'POST', body }),
     onSuccess: () => void client.invalidateQueries({ queryKey: INVITES }),
   });
 }

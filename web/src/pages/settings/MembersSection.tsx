@@ -1,13 +1,14 @@
 import { Alert, Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { Controller, useFieldArray, useForm } from 'react-hook-form';
+import { ApiError } from '../../api/client';
 import { useMe } from '../../api/session';
 import {
   inviteLink,
   LEVEL_NAMES,
   LEVELS,
   useCancelInvite,
-  useCreateInvite,
+  useCreateInvites,
   useInvites,
   useMembers,
   useRemoveMember,
@@ -18,7 +19,6 @@ import {
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { CopyValue } from './CopyValue';
-import { applyApiError } from './api-error';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
 import { Loading } from '../../components/Loading';
@@ -113,54 +113,84 @@ function Members({ myUuid, myLevel }: { myUuid: string; myLevel: number }) {
   );
 }
 
-interface InviteFields {
+interface InviteRow {
   target_email: string;
   first_name: string;
   level: string;
 }
 
-function InviteForm({ myLevel, onInvited }: { myLevel: number; onInvited: (invite: Invite) => void }) {
-  const create = useCreateInvite();
-  const form = useForm<InviteFields>({ defaultValues: { target_email: '', first_name: '', level: String(LEVELS.member) } });
+const ROW_FIELDS = ['target_email', 'first_name', 'level'] as const;
+/** PostHog's bulk limit: 20 invites a request. */
+const MAX_ROWS = 20;
+const emptyRow = (): InviteRow => ({ target_email: '', first_name: '', level: String(LEVELS.member) });
+
+/** PostHog's invite modal: one row an address, sent together (`invites/bulk/`). */
+function InviteForm({ myLevel, onInvited }: { myLevel: number; onInvited: (invites: Invite[]) => void }) {
+  const create = useCreateInvites();
+  const form = useForm<{ rows: InviteRow[] }>({ defaultValues: { rows: [emptyRow()] } });
+  const rows = useFieldArray({ control: form.control, name: 'rows' });
   const { errors, isSubmitting } = form.formState;
-  const save = async (values: InviteFields) => {
+  const save = async (values: { rows: InviteRow[] }) => {
     try {
-      onInvited(await create.mutateAsync({ ...values, level: Number(values.level) }));
-      form.reset();
+      onInvited(await create.mutateAsync(values.rows.map((row) => ({ ...row, level: Number(row.level) }))));
+      form.reset({ rows: [emptyRow()] });
     } catch (error) {
-      applyApiError(error, ['target_email', 'first_name', 'level'], form.setError);
+      // An item's error names it: `attr` "1__target_email".
+      const attr = error instanceof ApiError ? error.body.attr : null;
+      const match = attr ? /^(\d+)__(\w+)$/.exec(attr) : null;
+      const field = match && (ROW_FIELDS as readonly string[]).includes(match[2]!) ? (match[2] as (typeof ROW_FIELDS)[number]) : null;
+      if (match && field) form.setError(`rows.${Number(match[1])}.${field}`, { message: (error as Error).message });
+      else {
+        const row = attr && /^\d+$/.test(attr) ? Number(attr) : null;
+        const message = error instanceof Error ? error.message : String(error);
+        form.setError('root', { message: row === null ? message : `${values.rows[row]?.target_email ?? ''}: ${message}` });
+      }
     }
   };
   return (
     <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate>
       <Stack gap="xs">
         <ErrorAlert message={errors.root?.message} />
-        <Group align="flex-start" grow>
-          <TextInput
-            label="Email"
-            type="email"
-            error={errors.target_email?.message}
-            {...form.register('target_email', { required: 'Enter the address to invite.' })}
-          />
-          <TextInput label="First name (optional)" error={errors.first_name?.message} {...form.register('first_name')} />
-          <Controller
-            control={form.control}
-            name="level"
-            render={({ field }) => (
-              <Select
-                label="Level"
-                data={levelChoices(Math.min(myLevel, LEVELS.admin))}
-                value={field.value}
-                onChange={(value) => field.onChange(value ?? String(LEVELS.member))}
-                allowDeselect={false}
-                error={errors.level?.message}
-              />
+        {rows.fields.map((row, i) => (
+          <Group key={row.id} align="flex-start" grow data-testid="invite-form-row">
+            <TextInput
+              label="Email"
+              type="email"
+              error={errors.rows?.[i]?.target_email?.message}
+              {...form.register(`rows.${i}.target_email`, { required: 'Enter the address to invite.' })}
+            />
+            <TextInput
+              label="First name (optional)"
+              error={errors.rows?.[i]?.first_name?.message}
+              {...form.register(`rows.${i}.first_name`)}
+            />
+            <Controller
+              control={form.control}
+              name={`rows.${i}.level`}
+              render={({ field }) => (
+                <Select
+                  label="Level"
+                  data={levelChoices(Math.min(myLevel, LEVELS.admin))}
+                  value={field.value}
+                  onChange={(value) => field.onChange(value ?? String(LEVELS.member))}
+                  allowDeselect={false}
+                  error={errors.rows?.[i]?.level?.message}
+                />
+              )}
+            />
+            {rows.fields.length > 1 && (
+              <Button variant="subtle" color="gray" mt={24} maw={90} aria-label={`Remove row ${i + 1}`} onClick={() => rows.remove(i)}>
+                Remove
+              </Button>
             )}
-          />
-        </Group>
+          </Group>
+        ))}
         <Group>
           <Button type="submit" loading={isSubmitting}>
-            Invite
+            {rows.fields.length > 1 ? `Invite ${rows.fields.length} people` : 'Invite'}
+          </Button>
+          <Button variant="default" disabled={rows.fields.length >= MAX_ROWS} onClick={() => rows.append(emptyRow())}>
+            Add another address
           </Button>
         </Group>
       </Stack>
@@ -171,18 +201,29 @@ function InviteForm({ myLevel, onInvited }: { myLevel: number; onInvited: (invit
 function Invites({ myLevel }: { myLevel: number }) {
   const invites = useInvites();
   const cancel = useCancelInvite();
-  const [latest, setLatest] = useState<Invite | null>(null);
+  const [latest, setLatest] = useState<Invite[]>([]);
   return (
     <Stack>
       <InviteForm myLevel={myLevel} onInvited={setLatest} />
-      {latest && (
-        <Alert color="green" title={`Invite for ${latest.target_email}`} data-testid="invite-created">
+      {latest.length > 0 && (
+        <Alert
+          color="green"
+          title={latest.length === 1 ? `Invite for ${latest[0]!.target_email}` : `${latest.length} invites`}
+          data-testid="invite-created"
+        >
           <Stack gap={4}>
             <Text size="sm">
-              {latest.emailing_attempt_made ? 'It was e-mailed; you can also' : 'Hoglet sends no e-mail (SMTP is not set up):'} send this
-              link yourself. It works for three days.
+              {latest.every((i) => i.emailing_attempt_made)
+                ? 'They were e-mailed; you can also'
+                : 'Hoglet sends no e-mail (SMTP is not set up):'}{' '}
+              send these links yourself. They work for three days.
             </Text>
-            <CopyValue value={inviteLink(latest.id)} label="the invite link" testId="invite-link" />
+            {latest.map((invite) => (
+              <Group key={invite.id} gap="xs" wrap="nowrap">
+                {latest.length > 1 && <Text size="sm">{invite.target_email}</Text>}
+                <CopyValue value={inviteLink(invite.id)} label={`the invite link for ${invite.target_email}`} testId="invite-link" />
+              </Group>
+            ))}
           </Stack>
         </Alert>
       )}
@@ -221,7 +262,7 @@ function Invites({ myLevel }: { myLevel: number }) {
                       confirmLabel="Cancel invite"
                       action={async () => {
                         await cancel.mutateAsync(invite.id);
-                        if (latest?.id === invite.id) setLatest(null);
+                        setLatest((shown) => shown.filter((i) => i.id !== invite.id));
                       }}
                     >
                       The link for {invite.target_email} stops working.

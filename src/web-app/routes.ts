@@ -5,34 +5,12 @@
  */
 import fs from 'node:fs';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { contentSecurityPolicy } from '../http/content-security-policy.js';
 import { ASSETS_DIR, findAsset, readIndexHtml } from './files.js';
 import { APP_PATH_ROOTS } from './sections.js';
 
-/**
- * The app's pages run only the app's own scripts: no inline script, nothing from elsewhere, no
- * framing. Styles allow inline ones: the component library (Mantine) sets its CSS variables in a
- * style element and positions popovers with style attributes (docs/decisions/0010-web-app-stack.md).
- *
- * The replay player rebuilds a recorded page in rrweb's sandboxed iframe, which shares this
- * policy: the page's images, stylesheets (those rrweb could not inline), fonts and media come from
- * the recorded site, so those four passive kinds may come from any http(s) origin (and images
- * from blob:, which rrweb uses for canvas frames). Scripts, connections, frames and forms stay
- * the app's own.
- */
-const RECORDED_SITES = 'http: https:';
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  `style-src 'self' 'unsafe-inline' ${RECORDED_SITES}`,
-  `img-src 'self' data: blob: ${RECORDED_SITES}`,
-  `font-src 'self' data: ${RECORDED_SITES}`,
-  `media-src 'self' blob: ${RECORDED_SITES}`,
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The app's pages run only the app's own scripts, unframed. */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy({ frameAncestors: "'none'" });
 
 const NOT_BUILT = "Hoglet's web app is not built: run `npm run build` (npm start builds it when its sources change).\n";
 

@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
 import { useTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -308,11 +308,22 @@ describe('session replay in Chromium', () => {
     await screenshot(page, 'replay-shared');
 
     const stranger = await browser.newContext();
-    const viewer = await stranger.newPage();
-    await viewer.goto(url);
+    const watchedViewer = await watchedPage(stranger);
+    const viewer = watchedViewer.page;
+    const opened = (await viewer.goto(url))!;
+    // The shared page runs under a policy too: its one inline script by nonce, never framed.
+    const policy = (await opened.allHeaders())['content-security-policy']!;
+    const nonce = /script-src 'self' 'nonce-([A-Za-z0-9+/=]+)'/.exec(policy)?.[1];
+    expect(nonce).toBeDefined();
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(await opened.text()).toContain(`<script nonce="${nonce}">`);
     await viewer.waitForSelector('body[data-state="ready"]', { timeout: 30_000 });
     await viewer.frameLocator('.replayer-wrapper iframe').locator('#buy').waitFor();
     await screenshot(viewer, 'replay-shared-page');
+    expectNoPageErrors(watchedViewer);
+    const embedded = await fetch(url.replace('/shared/', '/embedded/'));
+    expect(embedded.headers.get('content-security-policy')).toContain('frame-ancestors *');
+    expect(embedded.headers.get('content-security-policy')).not.toContain(nonce!);
 
     await toggle.click({ force: true });
     await link.waitFor({ state: 'detached' });

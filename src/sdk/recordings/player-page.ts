@@ -20,7 +20,8 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function playerPage(token: string, info: SharedRecordingInfo): string {
+/** The page; `nonce` is the one its Content-Security-Policy names for the inline script. */
+export function playerPage(token: string, info: SharedRecordingInfo, nonce: string): string {
   const title = `Recording ${info.id}`;
   return `<!doctype html>
 <html lang="en">
@@ -28,6 +29,7 @@ export function playerPage(token: string, info: SharedRecordingInfo): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/static/rrweb-player/style.css">
 <style>
@@ -42,7 +44,7 @@ export function playerPage(token: string, info: SharedRecordingInfo): string {
 <div id="status">Loading…</div>
 <div id="player"></div>
 <script src="/static/rrweb-player/rrweb-player.js"></script>
-<script>
+<script nonce="${nonce}">
 (async () => {
   const info = ${scriptJson(info)};
   const token = ${scriptJson(token)};

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -10,6 +11,7 @@ import { playerPage } from './player-page.js';
 import { findEnabledSharing, type RecordingSharing } from '../../recordings/sharing-store.js';
 import { getRecording, readChunks } from '../../recordings/store.js';
 import { notFound } from '../../posthog/errors.js';
+import { contentSecurityPolicy } from '../../http/content-security-policy.js';
 
 const require = createRequire(import.meta.url);
 
@@ -80,12 +82,22 @@ export const recordingPublicRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
     app.get(`${prefix}/:token`, async (request, reply) => {
       const sharing = await sharedRecording(ctx, (request.params as { token: string }).token);
       const row = sharing && (await getRecording(ctx.database.db, sharing.teamId, sharing.sessionId));
-      reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
+      // A link (/shared) is never framed; an embed (/embedded) is made for any site's iframe.
+      const nonce = randomBytes(16).toString('base64');
+      reply
+        .header('cache-control', 'no-store')
+        .header('x-robots-tag', 'noindex')
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'same-origin')
+        .header(
+          'content-security-policy',
+          contentSecurityPolicy({ scriptNonce: nonce, frameAncestors: prefix === '/embedded' ? '*' : "'none'" }),
+        );
       if (!sharing || !row) return reply.code(404).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
       const s = summarizeMetadata(row.meta);
       // PostHog's reduced serializer for shared access.
       const info = { id: row.sessionId, recording_duration: s.recording_duration, start_time: s.start_time, end_time: s.end_time };
-      return reply.type('text/html; charset=utf-8').send(playerPage(sharing.accessToken, info));
+      return reply.type('text/html; charset=utf-8').send(playerPage(sharing.accessToken, info, nonce));
     });
   }
 

@@ -121,6 +121,33 @@ describe('the web app in Chromium', () => {
     // A shared address opens the same view; a range before every event shows none.
     await page.goto(`${server.url}/project/${env}/activity?range=-1h&event=nothing-like-this`);
     await page.getByText('No events match these filters yet.').waitFor();
+
+    // A custom range, in the browser's time (this machine's, as here): a past day has none of
+    // these events, the hours around now have them.
+    const local = (ms: number) => {
+      const d = new Date(ms);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+    };
+    const hour = 3_600_000;
+    await page.goto(`${server.url}/project/${env}/activity?event=viewed+pricing`);
+    await page.getByLabel('Time').selectOption('custom');
+    await page.getByLabel('From (your time)').fill(local(Date.now() - 72 * hour));
+    await page.getByLabel('To (your time)').fill(local(Date.now() - 48 * hour));
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/range=custom/);
+    await page.getByText('No events match these filters yet.').waitFor();
+    const [from, to] = [local(Date.now() - 2 * hour), local(Date.now() + 2 * hour)];
+    await page.getByLabel('From (your time)').fill(from);
+    await page.getByLabel('To (your time)').fill(to);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(async () => (await rows.allTextContents()).filter((t) => t.includes('viewed pricing')).length).toBe(1);
+    // The range is in the address: a reload (or a shared link) shows the same.
+    const params = new URL(page.url()).searchParams;
+    expect([params.get('from'), params.get('to')]).toEqual([from, to]);
+    await page.reload();
+    await rows.filter({ hasText: 'viewed pricing' }).waitFor();
+    await screenshot(page, 'activity-custom-range');
     expectNoPageErrors(watched);
   });
 

@@ -8,6 +8,7 @@ export function ActivityFilters({ value, onApply }: { value: Filters; onApply: (
   const form = useForm<Filters>({ values: value });
   const properties = useFieldArray({ control: form.control, name: 'properties' });
   const watched = form.watch('properties');
+  const range = form.watch('range');
   return (
     <form onSubmit={(e) => void form.handleSubmit(onApply)(e)} aria-label="Filters">
       <Stack gap="xs">
@@ -15,6 +16,12 @@ export function ActivityFilters({ value, onApply }: { value: Filters; onApply: (
           <TextInput label="Event" placeholder="any event" w={200} {...form.register('event')} />
           <TextInput label="Person (distinct id)" placeholder="anyone" w={220} {...form.register('distinctId')} />
           <NativeSelect label="Time" data={RANGES.map((r) => ({ value: r.value, label: r.label }))} w={160} {...form.register('range')} />
+          {range === 'custom' && (
+            <>
+              <TextInput label="From (your time)" type="datetime-local" w={210} {...form.register('from')} />
+              <TextInput label="To (your time)" type="datetime-local" w={210} {...form.register('to')} />
+            </>
+          )}
           <Button variant="default" onClick={() => properties.append({ key: '', operator: 'exact', value: '' })}>
             Add property filter
           </Button>

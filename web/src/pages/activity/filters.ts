@@ -13,6 +13,7 @@ export const RANGES = [
   { value: '-30d', label: 'Last 30 days' },
   { value: '-90d', label: 'Last 90 days' },
   { value: 'all', label: 'All time' },
+  { value: 'custom', label: 'Custom range' },
 ] as const;
 export const DEFAULT_RANGE = '-24h';
 
@@ -41,8 +42,16 @@ export interface ActivityFilters {
   event: string;
   distinctId: string;
   range: string;
+  /** A custom range's ends, as `datetime-local` inputs hold them (the browser's time); empty is open. */
+  from: string;
+  to: string;
   properties: PropertyRow[];
 }
+
+const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const localTime = (value: string | null) => (value && LOCAL_TIME.test(value) && !Number.isNaN(new Date(value).getTime()) ? value : '');
+/** A `datetime-local` value (the browser's wall time) as an instant. */
+const instant = (value: string) => (value ? new Date(value).toISOString() : null);
 
 export function readFilters(params: URLSearchParams): ActivityFilters {
   let properties: PropertyRow[] = [];
@@ -61,6 +70,8 @@ export function readFilters(params: URLSearchParams): ActivityFilters {
     event: params.get('event') ?? '',
     distinctId: params.get('distinct_id') ?? '',
     range: RANGES.some((r) => r.value === range) ? range : DEFAULT_RANGE,
+    from: localTime(params.get('from')),
+    to: localTime(params.get('to')),
     properties,
   };
 }
@@ -71,6 +82,8 @@ export function writeFilters(filters: ActivityFilters, params: URLSearchParams):
   set('event', filters.event.trim());
   set('distinct_id', filters.distinctId.trim());
   set('range', filters.range === DEFAULT_RANGE ? '' : filters.range);
+  set('from', filters.range === 'custom' ? filters.from : '');
+  set('to', filters.range === 'custom' ? filters.to : '');
   const properties = filters.properties.filter((p) => p.key.trim());
   set('properties', properties.length ? JSON.stringify(properties) : '');
   return next;
@@ -96,6 +109,8 @@ export function toQuery(filters: ActivityFilters): EventsQueryInput {
   return {
     event: filters.event.trim() || null,
     properties: toPropertyFilters(filters),
-    after: filters.range === 'all' ? null : filters.range,
+    ...(filters.range === 'custom'
+      ? { after: instant(filters.from), before: instant(filters.to) }
+      : { after: filters.range === 'all' ? null : filters.range }),
   };
 }

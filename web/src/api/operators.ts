@@ -1,4 +1,5 @@
 /** PostHog's property filter operators, as the app's forms offer them. */
+import type { PropertyOperatorName } from '../../../src/posthog/property-operators';
 
 /** The operators for person (and group) properties, as PostHog's UI labels them. */
 export const PROPERTY_OPERATORS = [
@@ -16,7 +17,7 @@ export const PROPERTY_OPERATORS = [
   { value: 'is_not_set', label: 'is not set' },
   { value: 'is_date_before', label: 'date before' },
   { value: 'is_date_after', label: 'date after' },
-] as const;
+] as const satisfies readonly { value: PropertyOperatorName; label: string }[];
 
 /** The operators that take no value. */
 const VALUELESS = new Set(['is_set', 'is_not_set']);

@@ -5,7 +5,7 @@ import { TableHead } from '../../components/TableHead';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { targetName } from './format';
-import { formatInZone } from './zoned-time';
+import { formatInZone } from './subscription-form';
 
 const STATUS_COLORS: Record<string, string> = {
   delivered: 'green',

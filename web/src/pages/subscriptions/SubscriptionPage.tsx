@@ -11,7 +11,7 @@ import { scheduleText, subscriptionTitle } from './format';
 import { ResourceGate, ResourceLine } from './ResourceGate';
 import type { ResourceInfo } from './resource';
 import { SubscriptionEditor } from './SubscriptionEditor';
-import { formatInZone } from './zoned-time';
+import { formatInZone } from './subscription-form';
 
 function DeleteSubscription({ subscription, resource }: { subscription: Subscription; resource: ResourceInfo }) {
   const environment = useEnvironment();

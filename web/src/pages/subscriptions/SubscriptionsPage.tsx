@@ -7,7 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { scheduleText, subscriptionTitle, targetName, targetText } from './format';
 import { ResourceGate, ResourceLine } from './ResourceGate';
 import type { ResourceInfo } from './resource';
-import { formatInZone } from './zoned-time';
+import { formatInZone } from './subscription-form';
 
 function SubscriptionsList({ resource }: { resource: ResourceInfo }) {
   const environment = useEnvironment();

@@ -7,15 +7,39 @@
  * UTC) and read back as Monday. Positional monthly rules ("the first Monday") are evaluated in UTC
  * too, so near midnight at a month's edge they can pick the neighbouring week.
  */
-import {
-  WEEKDAYS,
-  type Frequency,
-  type Subscription,
-  type SubscriptionWrite,
-  type TargetType,
-  type Weekday,
-} from '../../api/subscriptions';
-import { dateText, daysInMonth, instantOf, timeText, wallTime, weekdayIndex } from './zoned-time';
+
+// No imports: test/web/subscription-form.test.ts runs this module under Node. The API's shapes are
+// restated as far as the form uses them (the same literal types, so api/subscriptions.ts's fit).
+
+/** Index 0 = Monday, as the server's (rrule's) order. */
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+export type Frequency = 'daily' | 'weekly' | 'monthly' | 'yearly';
+export type TargetType = 'email' | 'slack' | 'webhook';
+
+/** The stored fields the form is made from. */
+export interface StoredSubscription {
+  title: string | null;
+  target_type: TargetType;
+  target_value: string;
+  frequency: Frequency;
+  interval: number;
+  byweekday: readonly Weekday[] | null;
+  bysetpos: number | null;
+  start_date: string;
+}
+
+/** The fields the form sends. */
+export interface SubscriptionBody {
+  title: string | null;
+  target_type: TargetType;
+  target_value: string;
+  frequency: Frequency;
+  interval: number;
+  byweekday: Weekday[] | null;
+  bysetpos: number | null;
+  start_date: string;
+}
 
 export type SetPosition = '1' | '2' | '3' | '4' | '-1';
 /** A weekday, or `day`: any day (all seven weekdays with the position: "the last day"). */
@@ -97,7 +121,7 @@ export function newSubscriptionForm(timeZone: string, now = new Date()): Subscri
   };
 }
 
-export function formFromSubscription(s: Subscription, timeZone: string): SubscriptionForm {
+export function formFromSubscription(s: StoredSubscription, timeZone: string): SubscriptionForm {
   const start = new Date(s.start_date);
   const local = wallTime(start, timeZone);
   const shift = utcDayShift(start, local);
@@ -147,7 +171,7 @@ export function startInstant(form: SubscriptionForm, timeZone: string): Date {
   return instantOf({ year, month, day, ...parseTime(form.time) }, timeZone);
 }
 
-export function bodyFromForm(form: SubscriptionForm, timeZone: string): SubscriptionWrite {
+export function bodyFromForm(form: SubscriptionForm, timeZone: string): SubscriptionBody {
   const start = startInstant(form, timeZone);
   const shift = utcDayShift(start, wallTime(start, timeZone));
   let byweekday: Weekday[] | null = null;
@@ -184,4 +208,73 @@ export function fieldOfAttr(attr: string | null | undefined, targetType: TargetT
     start_date: 'start_date',
   };
   return direct[attr] ?? 'root';
+}
+
+// Wall-clock time in a named zone (the environment's), with Intl only: the app ships no date library.
+
+export interface WallTime {
+  year: number;
+  /** 1–12 */
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** The wall-clock time of `instant` in `timeZone`. */
+export function wallTime(instant: Date, timeZone: string): WallTime {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(instant)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute! };
+}
+
+const asUtc = (w: WallTime) => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute);
+
+/**
+ * The instant at which `timeZone`'s clocks show `w` (two passes, for a DST change between the
+ * guess and the answer). A wall time a DST change skips gives an instant an hour off it.
+ */
+export function instantOf(w: WallTime, timeZone: string): Date {
+  const guess = asUtc(w);
+  const first = guess - (asUtc(wallTime(new Date(guess), timeZone)) - guess);
+  const second = guess - (asUtc(wallTime(new Date(first), timeZone)) - first);
+  return new Date(asUtc(wallTime(new Date(second), timeZone)) === guess ? second : first);
+}
+
+/** Days in `month` (1–12) of `year`. */
+export const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+/** Monday = 0 … Sunday = 6 (the server's order) of a calendar date. */
+export const weekdayIndex = (year: number, month: number, day: number) => (new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7;
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+export const dateText = (w: Pick<WallTime, 'year' | 'month' | 'day'>) => `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}`;
+export const timeText = (w: Pick<WallTime, 'hour' | 'minute'>) => `${pad(w.hour)}:${pad(w.minute)}`;
+
+/** An instant as the environment's clocks show it, with the zone's name. */
+export function formatInZone(iso: string | null | undefined, timeZone: string): string {
+  if (!iso) return '';
+  return new Intl.DateTimeFormat(undefined, { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 }

@@ -4,8 +4,8 @@
  * and weekdays in the environment's zone, sent as the server's UTC schedule); a test delivery sent
  * from the page reaches the sink, and the link in the e-mail opens the subscription with its
  * deliveries and their attempts as the API lists them; a dashboard's webhook subscription is
- * delivered to the receiver; an invalid address shows the server's error on the recipients; delete
- * asks first. No console errors; a screenshot of each page in .tmp/screenshots/.
+ * delivered to the receiver; an invalid address shows the server's error on the recipients, Slack
+ * without an integration on the target; delete asks first. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
 import net, { type AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -321,5 +321,30 @@ describe('a dashboard subscribed to a webhook', () => {
     expect(await card.getByTestId('delivery-target').textContent()).toContain(receiver.url);
     await screenshot(page, 'dashboard-subscription-webhook');
     expectNoPageErrors(watched);
+  });
+
+  it("shows the server's refusal of Slack, without a Slack integration, on the target", async () => {
+    await page.goto(`${server.url}/project/${env}/dashboard/${dashboard.id}/subscriptions/new`);
+    await page.getByLabel('Send to').selectOption('slack');
+    await page.getByLabel('Slack channel').fill('C0123456789|#sales');
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    const select = page.getByLabel('Send to');
+    await expect.poll(() => select.getAttribute('aria-invalid')).toBe('true');
+    const direct = await server.request(api('/subscriptions/'), {
+      method: 'POST',
+      body: {
+        dashboard: dashboard.id,
+        target_type: 'slack',
+        target_value: 'C0123456789|#sales',
+        frequency: 'daily',
+        start_date: new Date().toISOString(),
+      },
+    });
+    expect(direct.status).toBe(400);
+    expect(direct.body.attr).toBe('target_type');
+    await page.getByText(direct.body.detail, { exact: true }).waitFor();
+    expect((await getJson(`/subscriptions/?dashboard=${dashboard.id}`)).count).toBe(1);
+    await screenshot(page, 'subscription-slack-refused');
+    expectNoPageErrors(watched, [400]);
   });
 });

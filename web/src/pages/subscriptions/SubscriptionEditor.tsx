@@ -46,6 +46,7 @@ function Recipients({ form }: { form: ReturnType<typeof useForm<SubscriptionForm
             placeholder="name@example.com"
             // Not type="email": the browser would refuse the form before the server could say which address is wrong.
             inputMode="email"
+            error={form.formState.errors.emails ? true : undefined}
             w={360}
             {...form.register(`emails.${i}.address`)}
           />

@@ -34,6 +34,8 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const { count, insights } = await listInsights(db, request.team!.id, {
         includeDeleted: query.deleted === 'true',
         search: query.search,
+        // PostHog's `short_id` filter: how the app finds the insight of a `/insights/:shortId` link.
+        shortId: query.short_id,
         ...page,
       });
       const users = new PageLookups(db);

@@ -41,6 +41,12 @@ describe('insights', () => {
     const got = await server.request(`${env(server)}/insights/${insight.id}/`);
     expect(got.status).toBe(200);
     expect(got.body.result[0].count).toBe(4);
+
+    // PostHog's short_id filter: the insight of a `/insights/:shortId` link, and nothing for another.
+    const byShortId = await server.request(`${env(server)}/insights/?short_id=${insight.short_id}`);
+    expect(byShortId.body.results.map((i: any) => i.id)).toEqual([insight.id]);
+    const none = await server.request(`${env(server)}/insights/?short_id=nosuchid`);
+    expect(none.body).toMatchObject({ count: 0, results: [] });
   });
 
   it('counts unique persons, filters and breaks down', async () => {

@@ -50,9 +50,13 @@ const environmentPages: RouteObject[] = [
   // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).
   { path: 'insights', ...placeholder('Insights', PART_2) },
   { path: 'insights/:shortId', ...placeholder('Insight', PART_2) },
-  { path: 'insights/:shortId/subscriptions/:subscriptionId', ...placeholder('Insight subscription', PART_2) },
+  { path: 'insights/:shortId/subscriptions', lazy: () => import('./pages/subscriptions/SubscriptionsPage') },
+  { path: 'insights/:shortId/subscriptions/new', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
+  { path: 'insights/:shortId/subscriptions/:subscriptionId', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
   { path: 'dashboard/:dashboardId', ...placeholder('Dashboard', PART_2) },
-  { path: 'dashboard/:dashboardId/subscriptions/:subscriptionId', ...placeholder('Dashboard subscription', PART_2) },
+  { path: 'dashboard/:dashboardId/subscriptions', lazy: () => import('./pages/subscriptions/SubscriptionsPage') },
+  { path: 'dashboard/:dashboardId/subscriptions/new', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
+  { path: 'dashboard/:dashboardId/subscriptions/:subscriptionId', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
   { path: '*', Component: NotFound },
 ];
 

@@ -8,10 +8,9 @@ import { effectiveTimezone } from '../lib/zoned-time.js';
 import { funnelResults, readFunnelsQuery } from './funnels.js';
 import { countFunnel } from './funnels-store.js';
 import { TrendsQueryError } from './query-error.js';
-import { zoneOfTeam } from './service.js';
+import { trendsAnswer, zoneOfTeam } from './service.js';
 import { trendsWindow } from './trends-window.js';
 import { readTrendsQuery } from './trends.js';
-import { computeTrends } from './trends-store.js';
 import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
 import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
@@ -33,9 +32,9 @@ const runFunnels: Runner = async (ctx, team, source, now) => {
 
 const runTrends: Runner = async (ctx, team, source, now) => {
   const query = readTrendsQuery(source);
-  const window = trendsWindow(query, now, zoneOfTeam(team));
+  const { results, window } = await trendsAnswer(ctx.analytics, team.id, query, now, zoneOfTeam(team));
   return {
-    results: await computeTrends(ctx.analytics, team.id, query, window),
+    results,
     timezone: window.timezone,
     resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
   };

@@ -163,12 +163,14 @@ export async function trendsAnswer(
   now: Date,
   zone: TrendsZone,
 ): Promise<{ results: TrendsResult[]; window: TrendsWindow }> {
-  const window = trendsWindow(query, now, zone);
+  // PostHog reads a total-value display's range by day, whatever the interval.
+  const window = trendsWindow(query.totalValue ? { ...query, interval: 'day' } : query, now, zone);
   if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
-  const previous = previousPeriod(query, window, now, query.compare.compareTo);
+  // The previous period is computed from the query's own interval, as QueryPreviousPeriodDateRange is.
+  const previous = previousPeriod(query, query.totalValue ? trendsWindow(query, now, zone) : window, now, query.compare.compareTo);
   const [current, before] = await Promise.all([
     computeTrends(analytics, teamId, query, window),
-    computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.interval, zone)),
+    computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.totalValue ? 'day' : query.interval, zone)),
   ]);
   return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
 }

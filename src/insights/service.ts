@@ -13,6 +13,9 @@ import { computeTrends } from './trends-store.js';
 import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
 import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
+import { isJsonObject } from '../lib/json-object.js';
+import { funnelResults, readFunnelsQuery, type FunnelsQuery } from './funnels.js';
+import { countFunnel, timeToConvert } from './funnels-store.js';
 import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
@@ -35,7 +38,8 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
   if (!existing && fields.query === null) throw validationError('This field is required.', 'query', 'required');
   if ('query' in body || !existing) {
     try {
-      readTrendsQuery(fields.query);
+      if (isFunnelsQuery(fields.query)) readFunnelsQuery(fields.query);
+      else readTrendsQuery(fields.query);
     } catch (error) {
       if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
       throw error;
@@ -141,6 +145,7 @@ export async function insightResult(
   now = new Date(),
   zone?: TrendsZone,
 ): Promise<TrendsResult[] | null> {
+  if (isFunnelsQuery(insight.query)) return null; // subscription reports draw trends only
   let query;
   try {
     query = readTrendsQuery(insight.query);
@@ -175,6 +180,40 @@ export async function trendsAnswer(
   return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
 }
 
+/** Whether an insight's query is a funnel (bare or in an InsightVizNode); anything else is read as trends. */
+export function isFunnelsQuery(query: unknown): boolean {
+  const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
+  return isJsonObject(source) && source.kind === 'FunnelsQuery';
+}
+
+/** A funnel's results at `now` (the steps, or the time to convert) and the range they cover. */
+export async function funnelsAnswer(
+  analytics: InsightStores['analytics'],
+  teamId: number,
+  query: FunnelsQuery,
+  now: Date,
+  zone: TrendsZone,
+) {
+  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
+  const results =
+    query.timeToConvert !== null
+      ? await timeToConvert(analytics, teamId, query, window, query.timeToConvert)
+      : funnelResults(query, await countFunnel(analytics, teamId, query, window));
+  return { results, window };
+}
+
+/** The result a saved insight shows: its trends or its funnel now, null when its query cannot run. */
+async function insightAnswer(stores: InsightStores, insight: Insight, now: Date, zone: TrendsZone) {
+  if (!isFunnelsQuery(insight.query)) return insightResult(stores, insight, now, zone);
+  let query;
+  try {
+    query = readFunnelsQuery(insight.query);
+  } catch {
+    return null;
+  }
+  return (await funnelsAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
+}
+
 /** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */
 export class PageLookups {
   private readonly cache = new Map<number, Promise<ReturnType<typeof serializeUserBasic> | null>>();
@@ -200,7 +239,7 @@ export async function serializeInsight(ctx: AppContext, insight: Insight, users:
     dashboardsOfInsight(ctx.database.db, insight.id),
     users.get(insight.createdById),
     users.get(insight.lastModifiedById),
-    insightResult(ctx, insight, now, zone),
+    insightAnswer(ctx, insight, now, zone),
   ]);
   return {
     id: insight.id,

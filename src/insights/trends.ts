@@ -82,7 +82,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
   const prefix = isJsonObject(query) && query.kind === 'InsightVizNode' ? 'source__' : '';
   if (!isJsonObject(source) || source.kind !== 'TrendsQuery') {
-    throw new TrendsQueryError('Only TrendsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
+    throw new TrendsQueryError('Only TrendsQuery and FunnelsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
   }
   const attr = (name: string) => `query__${prefix}${name}`;
   if (!Array.isArray(source.series) || source.series.length === 0) {

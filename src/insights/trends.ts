@@ -9,6 +9,7 @@ import { readDateRange, readEventBreakdown } from './query-fields.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from './trends-results.js';
 import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
+import { isReadableCompareTo } from './core/compare-period.js';
 
 export { TrendsQueryError, INTERVALS, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow, type TrendsResult };
 
@@ -56,6 +57,13 @@ export interface TrendsQuery {
   dateTo: string | null;
   properties: PropertyFilterInput[];
   breakdown: string | null;
+  /**
+   * `trendsFilter.display` is one PostHog computes as one value per series over the whole range
+   * (BoldNumber, ActionsPie, ActionsBarValue, ActionsTable, WorldMap): `aggregated_value`, no buckets.
+   */
+  totalValue: boolean;
+  /** `compareFilter`: null without a comparison; else the `compare_to` date (null: the previous period). */
+  compare: { compareTo: string | null } | null;
 }
 
 function readMathProperty(raw: Record<string, unknown>, attr: (name: string) => string): string | null {
@@ -74,7 +82,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
   const prefix = isJsonObject(query) && query.kind === 'InsightVizNode' ? 'source__' : '';
   if (!isJsonObject(source) || source.kind !== 'TrendsQuery') {
-    throw new TrendsQueryError('Only TrendsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
+    throw new TrendsQueryError('Only TrendsQuery and FunnelsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
   }
   const attr = (name: string) => `query__${prefix}${name}`;
   if (!Array.isArray(source.series) || source.series.length === 0) {
@@ -106,6 +114,13 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   }
   const { dateFrom, dateTo } = readDateRange(source, attr);
   const breakdown = readEventBreakdown(source, attr);
+  const compare = readCompareFilter(source, attr);
+  const totalValue = readDisplay(source, attr);
+  if (totalValue) {
+    const i = series.findIndex((s) => s.math === 'weekly_active' || s.math === 'monthly_active');
+    if (i >= 0)
+      throw new TrendsQueryError('Weekly and monthly active users are not supported with this display.', attr(`series__${i}__math`));
+  }
   return {
     series,
     interval: interval as Interval,
@@ -113,5 +128,43 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     dateTo,
     properties: readPropertyFilters(source.properties, attr('properties')),
     breakdown,
+    totalValue,
+    compare,
   };
+}
+
+/** PostHog's ChartDisplayType values Hoglet computes: by interval, or one value over the range. */
+const SERIES_DISPLAYS = ['ActionsLineGraph', 'ActionsBar', 'ActionsStackedBar', 'ActionsAreaGraph'];
+const TOTAL_DISPLAYS = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap'];
+const UNSUPPORTED_DISPLAYS = ['ActionsLineGraphCumulative', 'CalendarHeatmap', 'BoxPlot'];
+
+/** `trendsFilter.display`: whether the series are totals over the range (false: by interval, the default line graph). */
+function readDisplay(source: Record<string, unknown>, attr: (name: string) => string): boolean {
+  const filter = source.trendsFilter ?? null;
+  if (filter === null) return false;
+  if (!isJsonObject(filter)) throw new TrendsQueryError('Expected an object.', attr('trendsFilter'));
+  const display = filter.display ?? null;
+  if (display === null || SERIES_DISPLAYS.includes(display as string)) return false;
+  if (TOTAL_DISPLAYS.includes(display as string)) return true;
+  if (UNSUPPORTED_DISPLAYS.includes(display as string)) {
+    throw new TrendsQueryError(`The ${String(display)} display is not supported.`, attr('trendsFilter__display'));
+  }
+  throw new TrendsQueryError(`"${String(display)}" is not a valid choice.`, attr('trendsFilter__display'));
+}
+
+/** `compareFilter`: `compare` a boolean, `compare_to` a date PostHog's relative_date_parse reads (`-1w`, …). */
+function readCompareFilter(source: Record<string, unknown>, attr: (name: string) => string): TrendsQuery['compare'] {
+  const filter = source.compareFilter ?? null;
+  if (filter === null) return null;
+  if (!isJsonObject(filter)) throw new TrendsQueryError('Expected an object.', attr('compareFilter'));
+  const compare = filter.compare ?? false;
+  if (typeof compare !== 'boolean') throw new TrendsQueryError('Must be a valid boolean.', attr('compareFilter__compare'));
+  const compareTo = filter.compare_to ?? null;
+  if (compareTo !== null && (typeof compareTo !== 'string' || !isReadableCompareTo(compareTo.trim()))) {
+    throw new TrendsQueryError(
+      `Unreadable compare_to "${String(compareTo)}": use a relative date such as -1d, -1w, -1m, -1q or -1y, or a date.`,
+      attr('compareFilter__compare_to'),
+    );
+  }
+  return compare ? { compareTo: compareTo === null ? null : compareTo.trim() } : null;
 }

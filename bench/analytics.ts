@@ -121,7 +121,7 @@ function rssMb(pid: number): number {
 }
 
 /** Events still on their way to ClickHouse: in the queue or the outbox. */
-function pending(sqliteFile: string): number {
+export function pending(sqliteFile: string): number {
   const db = new BetterSqlite3(sqliteFile, { readonly: true, fileMustExist: true });
   try {
     const queued = db.prepare('select coalesce(sum(event_count), 0) n from ingestion_queue').get() as { n: number };

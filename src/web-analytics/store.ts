@@ -9,8 +9,7 @@ import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
 import { readPropertyCondition } from '../posthog/property-conditions.js';
-import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-tables.js';
-import { propertyNumber } from '../events/sessions-table.js';
+import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-tables.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
 import { VITALS_PERCENTILES, type OverviewCounts, type PathValue, type Period, type VitalsMetric } from './core/index.js';
 import type { Breakdown } from './query.js';
@@ -231,7 +230,7 @@ export async function webVitalsByPath(
   percentile: keyof typeof VITALS_PERCENTILES,
   limit = 100,
 ): Promise<PathValue[]> {
-  const value = raw(propertyNumber(`$web_vitals_${metric}_value`));
+  const value = raw(`e.${VITALS_COLUMNS[metric]}`);
   const level = raw(String(VITALS_PERCENTILES[percentile]));
   const { sql, params } = ch`
     SELECT path, quantile(${level})(v) AS value

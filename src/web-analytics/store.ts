@@ -101,6 +101,13 @@ function pageviews(
   const eventFilter = ch`e.team_id = ${teamId} AND e.event = '$pageview' AND e.session_id != ''
         AND e.timestamp >= ${chTime(start)} AND e.timestamp < ${chTime(window.current.to)}
         AND ${filtersCondition(filters)}`;
+  // With filters, only the sessions of the pageviews kept are merged (a second read of the events,
+  // worth it when few match). Without, merging every session of the window cost less than that
+  // read: at a million events, 230 ms of CPU for a table against 490 (the join keeps the same rows).
+  const onlyFiltered =
+    filters.length === 0
+      ? raw('')
+      : ch`AND session_id IN (SELECT e.session_id FROM ${raw(engine.table('events'))} AS e WHERE ${eventFilter})`;
   return ch`
     SELECT e.session_id AS session_id, e.person AS person${raw(event)}, s.duration AS duration, s.is_bounce AS is_bounce${raw(extraOut)},
       ${inPeriod(window.current, 'cur')}, ${inPeriod(window.previous, 'prev')}
@@ -119,8 +126,7 @@ function pageviews(
         FROM ${raw(engine.table('sessions'))}
         -- Every partial row of a session that starts in the window ends after the window's start:
         -- older sessions are skipped before merging (rows ending later are all kept, so none is cut short).
-        WHERE team_id = ${teamId} AND max_timestamp >= ${chTime(start)}
-          AND session_id IN (SELECT e.session_id FROM ${raw(engine.table('events'))} AS e WHERE ${eventFilter})
+        WHERE team_id = ${teamId} AND max_timestamp >= ${chTime(start)} ${onlyFiltered}
         GROUP BY session_id
         HAVING start >= ${chTime(start)} AND start < ${chTime(window.current.to)}
       )

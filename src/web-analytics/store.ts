@@ -85,7 +85,7 @@ function pageviews(
   teamId: number,
   window: Window,
   filters: readonly PropertyFilterInput[],
-  eventColumn: string | null,
+  eventColumns: readonly string[],
   columns: readonly SessionColumn[] = [],
 ): ChSql {
   const start = window.previous?.from ?? window.current.from;
@@ -96,8 +96,8 @@ function pageviews(
     .join('');
   const middle = columns.map((c) => `, ${SESSION_COLUMNS[c].column}`).join('');
   const extraOut = columns.map((c) => `, s.${c} AS ${c}`).join('');
-  const event = eventColumn === null ? '' : `, e.${eventColumn} AS ${eventColumn}`;
-  const eventIn = eventColumn === null ? '' : `, e.mat_${EVENT_COLUMNS[eventColumn]} AS ${eventColumn}`;
+  const event = eventColumns.map((c) => `, e.${c} AS ${c}`).join('');
+  const eventIn = eventColumns.map((c) => `, e.mat_${EVENT_COLUMNS[c]} AS ${c}`).join('');
   const eventFilter = ch`e.team_id = ${teamId} AND e.event = '$pageview' AND e.session_id != ''
         AND e.timestamp >= ${chTime(start)} AND e.timestamp < ${chTime(window.current.to)}
         AND ${filtersCondition(filters)}`;
@@ -159,7 +159,7 @@ export async function webOverview(
     FROM (
       SELECT session_id, any(person) AS person, count() AS views, any(duration) AS duration, any(is_bounce) AS is_bounce,
         any(cur) AS cur, any(prev) AS prev
-      FROM (${pageviews(engine, teamId, window, filters, null)})
+      FROM (${pageviews(engine, teamId, window, filters, [])})
       GROUP BY session_id
     )`.compile();
   const [row = {}] = await engine.query<Row>(sql, params);
@@ -204,26 +204,62 @@ export async function webStatsTable(
   breakdown: Breakdown,
   limit: number,
 ): Promise<StatsRow[]> {
-  const by = BREAKDOWN_COLUMNS[breakdown];
-  const column = 'event' in by ? by.event : by.session;
-  const source =
-    'event' in by ? pageviews(engine, teamId, window, filters, by.event) : pageviews(engine, teamId, window, filters, null, [by.session]);
+  return (await webStatsTables(engine, teamId, window, filters, [breakdown], limit)).get(breakdown) ?? [];
+}
+
+/**
+ * Several breakdowns' tables from one pass over the pageviews and their sessions (GROUPING SETS):
+ * the page shows eight, and each alone read the same events and merged the same sessions.
+ */
+export async function webStatsTables(
+  engine: AnalyticsEngine,
+  teamId: number,
+  window: Window,
+  filters: readonly PropertyFilterInput[],
+  breakdowns: readonly Breakdown[],
+  limit: number,
+): Promise<Map<Breakdown, StatsRow[]>> {
+  const asked = [...new Set(breakdowns)];
+  const byBreakdown = new Map<Breakdown, StatsRow[]>(asked.map((b) => [b, []]));
+  if (asked.length === 0) return byBreakdown;
+  const eventColumns = asked.flatMap((b) => {
+    const by = BREAKDOWN_COLUMNS[b];
+    return 'event' in by ? [by.event] : [];
+  });
+  const sessionColumns = asked.flatMap((b) => {
+    const by = BREAKDOWN_COLUMNS[b];
+    return 'session' in by ? [by.session] : [];
+  });
+  const column = (b: Breakdown) => {
+    const by = BREAKDOWN_COLUMNS[b];
+    return 'event' in by ? by.event : by.session;
+  };
+  // One grouping set per breakdown; grouping(v_i) is 0 in the rows of set i (the standard's meaning).
+  const values = asked.map((b, i) => `nullIf(${column(b)}, '') AS v_${i}`).join(', ');
+  const set = `multiIf(${asked.map((_, i) => `grouping(v_${i}) = 0, ${i}`).join(', ')}, -1)`;
+  const value = `multiIf(${asked.map((_, i) => `grouping(v_${i}) = 0, v_${i}`).join(', ')}, NULL)`;
   const { sql, params } = ch`
-    SELECT nullIf(${raw(column)}, '') AS value, uniqIf(person, cur) AS visitors, countIf(cur) AS views,
+    SELECT ${raw(set)} AS breakdown, ${raw(value)} AS value, uniqIf(person, cur) AS visitors, countIf(cur) AS views,
       uniqIf(person, prev) AS previous_visitors, countIf(prev) AS previous_views
-    FROM (${source})
-    GROUP BY value
+    FROM (
+      SELECT ${raw(values)}, person, cur, prev
+      FROM (${pageviews(engine, teamId, window, filters, [...new Set(eventColumns)], [...new Set(sessionColumns)])})
+    )
+    GROUP BY GROUPING SETS (${raw(asked.map((_, i) => `(v_${i})`).join(', '))})
     HAVING views > 0
-    ORDER BY visitors DESC, views DESC, value ASC
-    LIMIT ${raw(String(limit))}`.compile();
+    ORDER BY breakdown ASC, visitors DESC, views DESC, value ASC
+    LIMIT ${raw(String(limit))} BY breakdown`.compile();
   const rows = await engine.query<Row>(sql, params);
-  return rows.map((row) => ({
-    value: row.value === null ? null : String(row.value),
-    visitors: Number(row.visitors),
-    views: Number(row.views),
-    previousVisitors: Number(row.previous_visitors),
-    previousViews: Number(row.previous_views),
-  }));
+  for (const row of rows) {
+    byBreakdown.get(asked[Number(row.breakdown)]!)?.push({
+      value: row.value === null ? null : String(row.value),
+      visitors: Number(row.visitors),
+      views: Number(row.views),
+      previousVisitors: Number(row.previous_visitors),
+      previousViews: Number(row.previous_views),
+    });
+  }
+  return byBreakdown;
 }
 
 /** A web vital's percentile per path over the period's `$web_vitals` events, for paths that have one. */

@@ -51,7 +51,8 @@ const environmentPages: RouteObject[] = [
   { path: 'insights', ...placeholder('Insights', PART_2) },
   { path: 'insights/:shortId', ...placeholder('Insight', PART_2) },
   { path: 'insights/:shortId/subscriptions/:subscriptionId', ...placeholder('Insight subscription', PART_2) },
-  { path: 'dashboard/:dashboardId', ...placeholder('Dashboard', PART_2) },
+  { path: 'dashboard', lazy: () => import('./pages/dashboards/DashboardsPage') },
+  { path: 'dashboard/:dashboardId', lazy: () => import('./pages/dashboards/DashboardPage') },
   { path: 'dashboard/:dashboardId/subscriptions/:subscriptionId', ...placeholder('Dashboard subscription', PART_2) },
   { path: '*', Component: NotFound },
 ];

@@ -44,27 +44,29 @@ function fixtureEvents(now: number) {
   );
 }
 
-const trends = (event: string, dateRange: Record<string, unknown> = { date_from: '-7d' }) => ({
+const trends = (event: string, dateRange: Record<string, unknown> = { date_from: '-7d' }, display = 'ActionsLineGraph') => ({
   kind: 'TrendsQuery',
   series: [{ kind: 'EventsNode', event, name: event, math: 'total' }],
   interval: 'day',
   dateRange,
+  trendsFilter: { display },
 });
 
 const api = (path: string) => `/api/environments/${env}${path}`;
-const INSIGHTS: Array<[name: string, event: string]> = [
-  ['Orders', 'order placed'],
-  ['Signups', 'signed up'],
+// Orders draws a line with its legend of totals; Signups is a bold number.
+const INSIGHTS: Array<[name: string, event: string, display: string]> = [
+  ['Orders', 'order placed', 'ActionsLineGraph'],
+  ['Signups', 'signed up', 'BoldNumber'],
 ];
 
 beforeAll(async () => {
   ({ browser, watched, page } = await openSignedIn(server));
   env = server.bootstrap.team.id;
   await server.ingest(fixtureEvents(Date.now()));
-  for (const [name, event] of INSIGHTS) {
+  for (const [name, event, display] of INSIGHTS) {
     const res = await server.request(api('/insights/'), {
       method: 'POST',
-      body: { name, query: { kind: 'InsightVizNode', source: trends(event) } },
+      body: { name, query: { kind: 'InsightVizNode', source: trends(event, { date_from: '-7d' }, display) } },
     });
     expect(res.status, res.text).toBe(201);
   }
@@ -88,12 +90,15 @@ async function queryTotals(dateRange: Record<string, unknown>) {
   return totals;
 }
 
-/** What the tiles show, once they show `expected` (polled: a filter change refetches). */
+/** The total a tile's chart shows: the line chart's legend, or the bold number. */
+const shownTotal = (name: string) =>
+  tile(name).locator('[data-testid="series-total"], [data-testid="bold-number-value"]').first().innerText();
+
+/** What the tiles show, once they show `expected` (polled: a filter change runs the tiles' queries again). */
 async function expectTiles(expected: Record<string, number>) {
   for (const [name, count] of Object.entries(expected)) {
-    await expect
-      .poll(() => tile(name).getByTestId('tile-count').first().innerText(), { timeout: 15_000 })
-      .toBe(count.toLocaleString('en-US'));
+    await expect.poll(() => shownTotal(name), { timeout: 15_000 }).toBe(count.toLocaleString('en-US'));
+    await expect.poll(() => tile(name).getByTestId('insight-viz').getAttribute('aria-busy')).toBe('false');
   }
 }
 

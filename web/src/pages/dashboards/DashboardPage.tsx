@@ -69,7 +69,7 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
       // The tiles' results are computed again on the server; charts that ask the query endpoint themselves ask again too.
       const fresh = await refreshDashboard(environment.id, dashboard.id);
       client.setQueryData(dashboardKey(environment.id, dashboard.id), fresh);
-      await client.invalidateQueries({ queryKey: ['insight-viz', environment.id] });
+      await client.invalidateQueries({ queryKey: ['insights', environment.id, 'query'] });
       setRefreshedAt(new Date());
     } finally {
       setRefreshing(false);

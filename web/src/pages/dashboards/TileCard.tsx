@@ -1,31 +1,31 @@
-import { Anchor, Group, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Group, Paper, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import type { DashboardFilters, DashboardTile } from '../../api/dashboards';
 import { ConfirmAction } from '../../components/ConfirmAction';
+import { InsightViz, type InsightVizProps } from '../insights/viz/InsightViz';
 
 export function tileName(tile: DashboardTile): string {
   return tile.insight.name || tile.insight.derived_name || 'Untitled';
 }
 
-/** The insight's series and their totals over the dashboard's range, as the dashboard API computed them. */
-function TileBody({ tile }: { tile: DashboardTile; filters: DashboardFilters; height: number }) {
-  const result = tile.insight.result;
-  if (!result) return <Text c="dimmed">This insight cannot be shown here.</Text>;
-  return (
-    <Stack gap={4}>
-      {result.map((series, n) => (
-        <Group key={n} justify="space-between" wrap="nowrap" data-testid="tile-series">
-          <Text size="sm" truncate>
-            {series.label}
-            {series.breakdown_value !== undefined && series.breakdown_value !== null ? ` — ${String(series.breakdown_value)}` : ''}
-          </Text>
-          <Text fw={700} fz={22} data-testid="tile-count">
-            {series.count.toLocaleString()}
-          </Text>
-        </Group>
-      ))}
-    </Stack>
-  );
+/** The insight's chart over the dashboard's date range (the insight's own when the dashboard sets none). */
+function TileBody({
+  environmentId,
+  tile,
+  filters,
+  height,
+}: {
+  environmentId: number;
+  tile: DashboardTile;
+  filters: DashboardFilters;
+  height: number;
+}) {
+  const query = tile.insight.query as InsightVizProps['query'] | null;
+  if (!query) return <Text c="dimmed">This insight has no query.</Text>;
+  const dateRange = filters.date_from ? { date_from: filters.date_from, date_to: filters.date_to ?? null } : null;
+  // Room under a line or bar chart for its legend of series totals.
+  const legend = 32 * Math.max(1, tile.insight.result?.length ?? 1);
+  return <InsightViz environmentId={environmentId} query={query} dateRange={dateRange} height={Math.max(120, height - legend)} />;
 }
 
 /** One tile: the insight's name (a link to it), a remove action, and its chart. */
@@ -62,8 +62,8 @@ export function TileCard({
           “{name}” will be taken off this dashboard. The insight stays saved.
         </ConfirmAction>
       </Group>
-      <div style={{ flex: 1, minHeight: 0 }} data-testid="tile-body">
-        <TileBody tile={tile} filters={filters} height={height} />
+      <div style={{ flex: 1, minHeight: 0, overflow: 'auto' }} data-testid="tile-body">
+        <TileBody environmentId={environmentId} tile={tile} filters={filters} height={height} />
       </div>
     </Paper>
   );

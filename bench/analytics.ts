@@ -13,7 +13,15 @@ import { analyticsBatches } from './analytics-events.js';
 import { fmt, spawnHoglet, type Child } from './harness.js';
 import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
 import { analyticsFolder } from '../src/platform/analytics/open.js';
-import { liveTail, navigationToEventsTable, navigationToWebAnalytics, type FrameFigure, type NavigationFigure } from './web-navigation.js';
+import {
+  liveTail,
+  navigationToDashboard,
+  navigationToEventsTable,
+  navigationToWebAnalytics,
+  type FrameFigure,
+  type NavigationFigure,
+} from './web-navigation.js';
+import { createBenchDashboard, DASHBOARD_TILES, tileQueriesAtOnce } from './dashboard-tiles.js';
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REPEATS = 5;
@@ -223,6 +231,14 @@ export async function analyticsBench(count: number): Promise<string> {
     } catch (error) {
       webAnalytics = (error as Error).message;
     }
+    let dashboard: { page: NavigationFigure; queriesMs: number } | string;
+    try {
+      const dashboardId = await createBenchDashboard(server.url, project.id, headers);
+      const queriesMs = await timed(() => tileQueriesAtOnce(server.url, project.id, headers));
+      dashboard = { page: await navigationToDashboard(server.url, project.id, dashboardId, DASHBOARD_TILES.length, serverEnv), queriesMs };
+    } catch (error) {
+      dashboard = (error as Error).message;
+    }
     let tail: { idle: FrameFigure; busy: FrameFigure; sent: number } | string;
     try {
       tail = await liveTail(server.url, project.id, project.api_token, serverEnv);
@@ -261,6 +277,11 @@ export async function analyticsBench(count: number): Promise<string> {
       typeof webAnalytics === 'string'
         ? `  web app, web analytics page: failed (${webAnalytics})`
         : `  web app, navigation to web analytics rendered, every tile (Chromium): ${fmt(webAnalytics.medianMs)} ms (median of 5; first visit ${fmt(webAnalytics.firstMs)} ms, ${webAnalytics.rows} table rows shown; target 1,500 ms)`,
+    );
+    lines.push(
+      typeof dashboard === 'string'
+        ? `  web app, six-tile dashboard: failed (${dashboard})`
+        : `  web app, navigation to a six-tile dashboard rendered, every chart (Chromium): ${fmt(dashboard.page.medianMs)} ms (median of 5; first visit ${fmt(dashboard.page.firstMs)} ms, ${dashboard.page.rows} charts drawn; the six tiles' queries through the API at once ${fmt(dashboard.queriesMs)} ms; target 1,500 ms)`,
     );
     const frames = (f: FrameFigure) =>
       `${fmt(f.fps)} frames/s, ${f.longTasks} long tasks (longest ${fmt(f.longestTaskMs)} ms), ${f.rowsInDom} rows in the DOM`;

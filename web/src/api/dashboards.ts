@@ -54,6 +54,7 @@ export interface SavedInsight {
   query: Record<string, unknown> | null;
   dashboards: number[];
   result: TrendsSeriesResult[] | null;
+  timezone: string;
   last_modified_at: string;
 }
 
@@ -94,11 +95,18 @@ export function dashboardKey(environmentId: number, id: number) {
   return ['dashboards', environmentId, 'one', id] as const;
 }
 
+/** Sees each dashboard answer as it arrives (the page puts the tiles' results in the cache). */
+type OnDashboard = (dashboard: Dashboard) => void;
+
 /** A dashboard with its tiles, their insights and results (over the dashboard's date filter). */
-export function useDashboard(environmentId: number, id: number | undefined) {
+export function useDashboard(environmentId: number, id: number | undefined, onDashboard?: OnDashboard) {
   return useQuery({
     queryKey: dashboardKey(environmentId, id ?? -1),
-    queryFn: ({ signal }) => api<Dashboard>(`${dashboardsPath(environmentId)}${id}/`, { signal }),
+    queryFn: async ({ signal }) => {
+      const dashboard = await api<Dashboard>(`${dashboardsPath(environmentId)}${id}/`, { signal });
+      onDashboard?.(dashboard);
+      return dashboard;
+    },
     enabled: id !== undefined,
   });
 }
@@ -119,12 +127,13 @@ export function useCreateDashboard(environmentId: number) {
   });
 }
 
-export function useSaveDashboard(environmentId: number) {
+export function useSaveDashboard(environmentId: number, onDashboard?: OnDashboard) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, body }: { id: number; body: DashboardWrite }) =>
       api<Dashboard>(`${dashboardsPath(environmentId)}${id}/`, { method: 'PATCH', body }),
     onSuccess: (dashboard) => {
+      onDashboard?.(dashboard);
       client.setQueryData(dashboardKey(environmentId, dashboard.id), dashboard);
       void client.invalidateQueries({ queryKey: ['dashboards', environmentId, 'list'] });
     },

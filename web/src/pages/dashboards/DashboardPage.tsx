@@ -25,6 +25,7 @@ import { DashboardGrid } from './DashboardGrid';
 import { DateFilter } from './DateFilter';
 import { gridLayouts, tileChanges, type Breakpoint } from './layouts';
 import { SubscribeLink } from './SubscribeLink';
+import { seedTileResults } from './tile-cache';
 
 /** "Set as home" / "Home page": the environment's `primary_dashboard`. */
 function HomeToggle({ environmentId, dashboardId }: { environmentId: number; dashboardId: number }) {
@@ -47,7 +48,7 @@ function HomeToggle({ environmentId, dashboardId }: { environmentId: number; das
 function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
   const environment = useEnvironment();
   const client = useQueryClient();
-  const save = useSaveDashboard(environment.id);
+  const save = useSaveDashboard(environment.id, (d) => seedTileResults(client, environment.id, d));
   const saved = useMemo(() => gridLayouts(dashboard.tiles), [dashboard.tiles]);
   // The layouts the grid started arranging from (null outside the arrange mode). The grid owns
   // its layout while arranging; feeding its changes back as props would restart a drag midway.
@@ -68,8 +69,13 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
     try {
       // The tiles' results are computed again on the server; charts that ask the query endpoint themselves ask again too.
       const fresh = await refreshDashboard(environment.id, dashboard.id);
+      seedTileResults(client, environment.id, fresh);
       client.setQueryData(dashboardKey(environment.id, dashboard.id), fresh);
-      await client.invalidateQueries({ queryKey: ['insights', environment.id, 'query'] });
+      // Tiles the dashboard's answer does not carry (funnels) ask the query endpoint again.
+      await client.invalidateQueries({
+        queryKey: ['insights', environment.id, 'query'],
+        predicate: (q) => q.getObserversCount() > 0 && !q.state.data,
+      });
       setRefreshedAt(new Date());
     } finally {
       setRefreshing(false);
@@ -161,7 +167,8 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
 /** A dashboard by id: its header, filters and tiles (the page, and the environment's home page). */
 export function DashboardView({ dashboardId, whenMissing = <NotFound /> }: { dashboardId: number; whenMissing?: ReactNode }) {
   const environment = useEnvironment();
-  const dashboard = useDashboard(environment.id, dashboardId);
+  const client = useQueryClient();
+  const dashboard = useDashboard(environment.id, dashboardId, (d) => seedTileResults(client, environment.id, d));
   if (dashboard.isPending) return <Loading p="md" />;
   if (dashboard.error instanceof ApiError && dashboard.error.status === 404) return whenMissing;
   if (dashboard.error) return <ErrorNotice error={dashboard.error} title="The dashboard could not be loaded" />;

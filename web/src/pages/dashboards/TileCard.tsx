@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import type { DashboardFilters, DashboardTile } from '../../api/dashboards';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { InsightViz, type InsightVizProps } from '../insights/viz/InsightViz';
+import { tileDateRange } from './tile-cache';
 
 export function tileName(tile: DashboardTile): string {
   return tile.insight.name || tile.insight.derived_name || 'Untitled';
@@ -22,7 +23,7 @@ function TileBody({
 }) {
   const query = tile.insight.query as InsightVizProps['query'] | null;
   if (!query) return <Text c="dimmed">This insight has no query.</Text>;
-  const dateRange = filters.date_from ? { date_from: filters.date_from, date_to: filters.date_to ?? null } : null;
+  const dateRange = tileDateRange(filters);
   // Room under a line or bar chart for its legend of series totals.
   const legend = 32 * Math.max(1, tile.insight.result?.length ?? 1);
   return <InsightViz environmentId={environmentId} query={query} dateRange={dateRange} height={Math.max(120, height - legend)} />;

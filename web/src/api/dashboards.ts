@@ -168,8 +168,9 @@ export function useAddInsightToDashboard(environmentId: number, dashboardId: num
 }
 
 /** The environment's `primary_dashboard` (its home page); null when none. */
-export function usePrimaryDashboard(environmentId: number) {
+export function usePrimaryDashboard(environmentId: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ['dashboards', environmentId, 'primary'],
     queryFn: async ({ signal }) =>
       (await api<{ primary_dashboard: number | null }>(`/api/environments/${environmentId}/`, { signal })).primary_dashboard,

@@ -13,7 +13,7 @@ const DashboardView = lazy(() => import('./dashboards/DashboardPage').then((m) =
  */
 export function Component() {
   const environment = useEnvironment();
-  const primary = usePrimaryDashboard(environment.id);
+  const primary = usePrimaryDashboard(environment.id, environment.ingested_event);
   if (!environment.ingested_event) return <Navigate to="get-started" replace />;
   if (primary.isPending) return <Loading p="md" />;
   if (primary.data === null || primary.data === undefined) return <Navigate to="activity" replace />;

@@ -57,6 +57,7 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
   const [adding, setAdding] = useState(false);
   const [refreshing, setRefreshing] = useState(false);
   const [refreshedAt, setRefreshedAt] = useState<Date | null>(null);
+  const [refreshError, setRefreshError] = useState<unknown>(null);
   const editing = start !== null;
   const stopEditing = () => {
     draft.current = null;
@@ -67,16 +68,19 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
   const refresh = async () => {
     setRefreshing(true);
     try {
-      // The tiles' results are computed again on the server; charts that ask the query endpoint themselves ask again too.
+      // The server computes the tiles' results again (Hoglet keeps none, so `refresh` is PostHog's flag only).
       const fresh = await refreshDashboard(environment.id, dashboard.id);
-      seedTileResults(client, environment.id, fresh);
+      const seeded = seedTileResults(client, environment.id, fresh);
       client.setQueryData(dashboardKey(environment.id, dashboard.id), fresh);
       // Tiles the dashboard's answer does not carry (funnels) ask the query endpoint again.
       await client.invalidateQueries({
         queryKey: ['insights', environment.id, 'query'],
-        predicate: (q) => q.getObserversCount() > 0 && !q.state.data,
+        predicate: (query) => !seeded.has(query.queryHash),
       });
+      setRefreshError(null);
       setRefreshedAt(new Date());
+    } catch (error) {
+      setRefreshError(error);
     } finally {
       setRefreshing(false);
     }
@@ -144,6 +148,7 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
         </Group>
       </Group>
       {save.error && <ErrorNotice error={save.error} title="The dashboard could not be saved" />}
+      {refreshError !== null && <ErrorNotice error={refreshError} title="The dashboard could not be refreshed" />}
       {dashboard.tiles.length === 0 ? (
         <Text c="dimmed" data-testid="dashboard-empty">
           This dashboard has no insights yet. Add a saved insight to see it here.

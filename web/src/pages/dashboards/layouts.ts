@@ -3,8 +3,37 @@
  * breakpoint, `sm` on 12 columns and `xs` on one. A tile placed through the insight's `dashboards`
  * field has no place yet: it goes below the others, two to a row, as PostHog's app puts it.
  */
-import type { Layout, LayoutItem, ResponsiveLayouts } from 'react-grid-layout';
-import type { DashboardTile, TileChange, TileLayouts, TilePlace } from '../../api/dashboards';
+// Structural shapes (those of api/dashboards.ts and react-grid-layout's LayoutItem), so this file
+// stands alone and tests load it directly, without the DOM's types.
+interface TilePlace {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  minW?: number;
+  minH?: number;
+}
+type TileLayouts = Partial<Record<'sm' | 'xs', TilePlace>>;
+interface PlacedTile {
+  id: number;
+  layouts: TileLayouts;
+}
+/** react-grid-layout's LayoutItem, the fields used here. */
+interface LayoutItem {
+  i: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  minW?: number;
+  minH?: number;
+}
+type Layout = readonly LayoutItem[];
+type GridLayouts = Partial<Record<Breakpoint, Layout>>;
+interface LayoutChange {
+  id: number;
+  layouts: TileLayouts;
+}
 
 export type Breakpoint = 'sm' | 'xs';
 /** The sm grid needs room for two 6-column tiles side by side; below it, one column. */
@@ -20,10 +49,10 @@ function readPlace(value: unknown): TilePlace | null {
   return numbers ? (place as unknown as TilePlace) : null;
 }
 
-function layoutFor(tiles: DashboardTile[], breakpoint: Breakpoint): Layout {
+function layoutFor(tiles: PlacedTile[], breakpoint: Breakpoint): Layout {
   const cols = COLS[breakpoint];
   const placed: LayoutItem[] = [];
-  const unplaced: DashboardTile[] = [];
+  const unplaced: PlacedTile[] = [];
   for (const tile of tiles) {
     const place = readPlace(tile.layouts?.[breakpoint]);
     if (!place) {
@@ -56,13 +85,13 @@ function layoutFor(tiles: DashboardTile[], breakpoint: Breakpoint): Layout {
 }
 
 /** The grid's layouts for every breakpoint, from the tiles' saved places. */
-export function gridLayouts(tiles: DashboardTile[]): ResponsiveLayouts<Breakpoint> {
+export function gridLayouts(tiles: PlacedTile[]): GridLayouts {
   return { sm: layoutFor(tiles, 'sm'), xs: layoutFor(tiles, 'xs') };
 }
 
 /** The PATCH `tiles` for the tiles whose place on some breakpoint differs from the saved one. */
-export function tileChanges(tiles: DashboardTile[], layouts: ResponsiveLayouts<Breakpoint>): TileChange[] {
-  const changes: TileChange[] = [];
+export function tileChanges(tiles: PlacedTile[], layouts: GridLayouts): LayoutChange[] {
+  const changes: LayoutChange[] = [];
   for (const tile of tiles) {
     const next: TileLayouts = { ...tile.layouts };
     let changed = false;

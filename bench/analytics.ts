@@ -17,7 +17,15 @@ import { trendsWindow } from '../src/insights/trends-window.js';
 import { previousPeriod } from '../src/web-analytics/core/index.js';
 import { BREAKDOWNS, type Breakdown } from '../src/web-analytics/query.js';
 import { webOverview, webStatsTables, webVitalsByPath } from '../src/web-analytics/store.js';
-import { liveTail, navigationToEventsTable, navigationToWebAnalytics, type FrameFigure, type NavigationFigure } from './web-navigation.js';
+import {
+  liveTail,
+  navigationToDashboard,
+  navigationToEventsTable,
+  navigationToWebAnalytics,
+  type FrameFigure,
+  type NavigationFigure,
+} from './web-navigation.js';
+import { createBenchDashboard, DASHBOARD_TILES, tileQueriesAtOnce } from './dashboard-tiles.js';
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const REPEATS = 5;
@@ -241,6 +249,14 @@ export async function analyticsBench(count: number): Promise<string> {
     } catch (error) {
       webAnalytics = (error as Error).message;
     }
+    let dashboard: { page: NavigationFigure; queriesMs: number } | string;
+    try {
+      const dashboardId = await createBenchDashboard(server.url, project.id, headers);
+      const queriesMs = await timed(() => tileQueriesAtOnce(server.url, project.id, headers));
+      dashboard = { page: await navigationToDashboard(server.url, project.id, dashboardId, DASHBOARD_TILES.length, serverEnv), queriesMs };
+    } catch (error) {
+      dashboard = (error as Error).message;
+    }
     let webAnalyticsEngineMs = NaN;
     let tail: { idle: FrameFigure; busy: FrameFigure; sent: number } | string;
     try {
@@ -281,6 +297,11 @@ export async function analyticsBench(count: number): Promise<string> {
       typeof webAnalytics === 'string'
         ? `  web app, web analytics page: failed (${webAnalytics})`
         : `  web app, navigation to web analytics rendered, every tile (Chromium): ${fmt(webAnalytics.medianMs)} ms (median of 5; first visit ${fmt(webAnalytics.firstMs)} ms, ${webAnalytics.rows} table rows shown; target 1,500 ms)   engine directly, the page's SQL in turn ${fmt(webAnalyticsEngineMs)} ms`,
+    );
+    lines.push(
+      typeof dashboard === 'string'
+        ? `  web app, six-tile dashboard: failed (${dashboard})`
+        : `  web app, navigation to a six-tile dashboard rendered, every chart (Chromium): ${fmt(dashboard.page.medianMs)} ms (median of 5; first visit ${fmt(dashboard.page.firstMs)} ms, ${dashboard.page.rows} charts drawn; the six tiles' queries through the API at once ${fmt(dashboard.queriesMs)} ms; target 1,500 ms)`,
     );
     const frames = (f: FrameFigure) =>
       `${fmt(f.fps)} frames/s, ${f.longTasks} long tasks (longest ${fmt(f.longestTaskMs)} ms), ${f.rowsInDom} rows in the DOM`;

@@ -45,6 +45,21 @@ export function navigationToWebAnalytics(url: string, projectId: number, serverE
   });
 }
 
+/** A dashboard (`/project/:id/dashboard/:dashboardId`) until each of its `tiles` charts is drawn, none still loading. */
+export function navigationToDashboard(
+  url: string,
+  projectId: number,
+  dashboardId: number,
+  tiles: number,
+  serverEnv: Record<string, string>,
+): Promise<NavigationFigure> {
+  return navigationTo(url, `/project/${projectId}/dashboard/${dashboardId}`, serverEnv, async (page) => {
+    const drawn = page.locator('[data-testid="dashboard-tile"] [data-testid="insight-viz"][aria-busy="false"]');
+    await drawn.nth(tiles - 1).waitFor();
+    return drawn.count();
+  });
+}
+
 export function navigationToEventsTable(url: string, projectId: number, serverEnv: Record<string, string>): Promise<NavigationFigure> {
   return navigationTo(url, `/project/${projectId}/activity`, serverEnv, async (page) => {
     await page.getByTestId('event-row').first().waitFor();

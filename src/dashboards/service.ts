@@ -5,14 +5,30 @@ import { validationError } from '../posthog/errors.js';
 import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
 import type { Team, User } from '../environments/models.js';
-import { insertDashboard, tilesOfDashboard, updateDashboard, type Dashboard, type DashboardFields } from './store.js';
+import {
+  insertDashboard,
+  tilesOfDashboard,
+  updateDashboard,
+  updateTiles,
+  type Dashboard,
+  type DashboardFields,
+  type TileChange,
+} from './store.js';
+import { applyDashboardFilters, readDashboardFilters, readTileChanges } from './dashboard-body.js';
 import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
-function readDashboardBody(raw: unknown, existing?: Dashboard): DashboardFields {
+function readDashboardBody(raw: unknown, existing?: Dashboard): { fields: DashboardFields; tiles: TileChange[] } {
   const body = serializerData(raw);
   const fields: DashboardFields = existing
-    ? { name: existing.name, description: existing.description, pinned: existing.pinned, tags: existing.tags, deleted: existing.deleted }
-    : { name: null, description: '', pinned: false, tags: [], deleted: false };
+    ? {
+        name: existing.name,
+        description: existing.description,
+        pinned: existing.pinned,
+        tags: existing.tags,
+        filters: existing.filters,
+        deleted: existing.deleted,
+      }
+    : { name: null, description: '', pinned: false, tags: [], filters: {}, deleted: false };
   Object.assign(fields, readNameAndDescription(body));
   for (const flag of ['pinned', 'deleted'] as const) {
     if (flag in body) {
@@ -25,11 +41,12 @@ function readDashboardBody(raw: unknown, existing?: Dashboard): DashboardFields 
     }
     fields.tags = body.tags as string[];
   }
-  return fields;
+  if ('filters' in body) fields.filters = readDashboardFilters(body.filters);
+  return { fields, tiles: 'tiles' in body ? readTileChanges(body.tiles) : [] };
 }
 
 export async function createDashboard(ctx: AppContext, team: Team, user: User, body: unknown): Promise<Dashboard> {
-  const fields = readDashboardBody(body);
+  const { fields } = readDashboardBody(body);
   return ctx.database.db.transaction().execute(async (trx) => {
     const dashboard = await insertDashboard(trx, team.id, fields, user.id);
     await recordActivity(trx, {
@@ -46,10 +63,19 @@ export async function createDashboard(ctx: AppContext, team: Team, user: User, b
 }
 
 export async function editDashboard(ctx: AppContext, team: Team, user: User, dashboard: Dashboard, body: unknown): Promise<Dashboard> {
-  const fields = readDashboardBody(body, dashboard);
+  const { fields, tiles } = readDashboardBody(body, dashboard);
   return ctx.database.db.transaction().execute(async (trx) => {
     const updated = await updateDashboard(trx, dashboard, fields);
-    const pick = (d: Dashboard) => ({ name: d.name, description: d.description, pinned: d.pinned, tags: d.tags, deleted: d.deleted });
+    // Layouts and colours are arrangement, not content: PostHog logs no activity for them either.
+    await updateTiles(trx, dashboard.id, tiles);
+    const pick = (d: Dashboard) => ({
+      name: d.name,
+      description: d.description,
+      pinned: d.pinned,
+      tags: d.tags,
+      filters: d.filters,
+      deleted: d.deleted,
+    });
     const changes = diffFields('Dashboard', pick(dashboard), pick(updated));
     if (changes.length) {
       await recordActivity(trx, {
@@ -103,18 +129,18 @@ export async function serializeDashboardBasic(dashboard: Dashboard, users: PageL
   return basic(dashboard, await users.get(dashboard.createdById));
 }
 
-/** DashboardSerializer: with its tiles and their insights' results. */
+/** DashboardSerializer: with its tiles and their insights' results, over the dashboard's date range when it sets one. */
 export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, users: PageLookups) {
   const tiles = await dashboardInsights(ctx, dashboard);
   return {
     ...basic(dashboard, await users.get(dashboard.createdById)),
-    filters: {},
+    filters: dashboard.filters,
     variables: {},
     tiles: await mapInOrder(tiles, async ({ tile, insight }) => ({
       id: tile.id,
       layouts: tile.layouts,
       color: tile.color,
-      insight: await serializeInsight(ctx, insight, users),
+      insight: await serializeInsight(ctx, { ...insight, query: applyDashboardFilters(insight.query, dashboard.filters) }, users),
       text: null,
       deleted: false,
       is_cached: false,

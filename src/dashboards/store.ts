@@ -12,10 +12,18 @@ export interface Dashboard {
   description: string;
   pinned: boolean;
   tags: string[];
+  filters: DashboardFilters;
   deleted: boolean;
   createdById: number | null;
   createdAt: string;
   lastModifiedAt: string;
+}
+
+/** The dashboard-wide filters PostHog keeps on Dashboard.filters; Hoglet applies the date range. */
+export interface DashboardFilters {
+  date_from?: string | null;
+  date_to?: string | null;
+  [key: string]: unknown;
 }
 
 export interface Tile {
@@ -34,6 +42,7 @@ function toDashboard(row: Selectable<DashboardsTable>): Dashboard {
     description: row.description,
     pinned: fromBool(row.pinned),
     tags: fromJson<string[]>(row.tags) ?? [],
+    filters: fromJson<DashboardFilters>(row.filters) ?? {},
     deleted: fromBool(row.deleted),
     createdById: row.created_by_id === null ? null : Number(row.created_by_id),
     createdAt: row.created_at,
@@ -46,6 +55,7 @@ export interface DashboardFields {
   description: string;
   pinned: boolean;
   tags: string[];
+  filters: DashboardFilters;
   deleted: boolean;
 }
 
@@ -53,7 +63,15 @@ export async function insertDashboard(db: Db, teamId: number, fields: DashboardF
   const now = nowIso();
   const row = await db
     .insertInto('dashboards')
-    .values({ team_id: teamId, ...fields, tags: toJson(fields.tags), created_by_id: userId, created_at: now, last_modified_at: now })
+    .values({
+      team_id: teamId,
+      ...fields,
+      tags: toJson(fields.tags),
+      filters: toJson(fields.filters),
+      created_by_id: userId,
+      created_at: now,
+      last_modified_at: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toDashboard(row);
@@ -62,7 +80,7 @@ export async function insertDashboard(db: Db, teamId: number, fields: DashboardF
 export async function updateDashboard(db: Db, dashboard: Dashboard, fields: DashboardFields): Promise<Dashboard> {
   const row = await db
     .updateTable('dashboards')
-    .set({ ...fields, tags: toJson(fields.tags), last_modified_at: nowIso() })
+    .set({ ...fields, tags: toJson(fields.tags), filters: toJson(fields.filters), last_modified_at: nowIso() })
     .where('id', '=', dashboard.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -152,5 +170,28 @@ export async function setInsightDashboards(db: Db, insightId: number, dashboardI
         created_at: nowIso(),
       })
       .execute();
+  }
+}
+
+/** What a PATCH may change on one of the dashboard's tiles (PostHog's DashboardSerializer `tiles`). */
+export interface TileChange {
+  id: number;
+  layouts?: Record<string, unknown>;
+  color?: string | null;
+  deleted?: boolean;
+}
+
+/**
+ * Applies the changes to the dashboard's own tiles; ids of other dashboards' tiles change
+ * nothing, as PostHog filters its update by dashboard.
+ */
+export async function updateTiles(db: Db, dashboardId: number, changes: TileChange[]): Promise<void> {
+  for (const change of changes) {
+    const set: { layouts?: string; color?: string | null; deleted?: boolean } = {};
+    if (change.layouts !== undefined) set.layouts = toJson(change.layouts);
+    if (change.color !== undefined) set.color = change.color;
+    if (change.deleted !== undefined) set.deleted = change.deleted;
+    if (Object.keys(set).length === 0) continue;
+    await db.updateTable('dashboard_tiles').set(set).where('id', '=', change.id).where('dashboard_id', '=', dashboardId).execute();
   }
 }

@@ -7,6 +7,8 @@ export interface DashboardsTable {
   description: string;
   pinned: boolean | number;
   tags: unknown;
+  /** PostHog's Dashboard.filters (`{date_from, date_to}`); null reads as `{}`. */
+  filters: unknown;
   deleted: boolean | number;
   created_by_id: number | null;
   created_at: string;

@@ -22,6 +22,7 @@ import { instanceSecrets } from './018-instance-secrets.js';
 import { analyticsOutbox } from './019-analytics-outbox.js';
 import { accounts } from './020-accounts.js';
 import { definitions } from './021-definitions.js';
+import { dashboardFilters } from './022-dashboard-filters.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -46,6 +47,7 @@ export const migrations: HogletMigration[] = [
   analyticsOutbox,
   accounts,
   definitions,
+  dashboardFilters,
 ];
 
 export class MigrationError extends Error {}

@@ -1,0 +1,294 @@
+/**
+ * Dashboards in Chromium against a real Hoglet holding a small fixture whose counts are worked
+ * out by hand below: a dashboard made in the list, two saved insights added as tiles, one resized
+ * and one moved in the arrange mode (the saved `layouts` read back from the API), the date filter
+ * over every tile (the tiles' numbers equal the query endpoint's and the hand counts), refresh
+ * after a new event, the dashboard made the home page, and a dashboard deleted from the list.
+ * No console errors; a screenshot of each page.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { useTestServer } from '../helpers/server.js';
+import { openSignedIn } from './signed-in.js';
+
+const server = useTestServer();
+const DAY = 86_400_000;
+
+let browser: Browser;
+let watched: WatchedPage;
+let page: Page;
+let env: number;
+let dashboardId: number;
+
+// 'order placed': 2 three days ago, 1 twenty days ago, 3 sixty days ago.
+// 'signed up': 1 two days ago, 2 forty days ago.
+// Over each insight's own -7d: orders 2, signups 1. Last 30 days: 3 and 1. Last 90 days: 6 and 3.
+// From 25 days ago through today: 3 and 1.
+const FIXTURE: Array<[string, number, number]> = [
+  ['order placed', 3, 2],
+  ['order placed', 20, 1],
+  ['order placed', 60, 3],
+  ['signed up', 2, 1],
+  ['signed up', 40, 2],
+];
+
+function fixtureEvents(now: number) {
+  return FIXTURE.flatMap(([event, daysAgo, n]) =>
+    Array.from({ length: n }, (_, i) => ({
+      event,
+      distinct_id: `${event}-${daysAgo}-${i}`,
+      timestamp: new Date(now - daysAgo * DAY).toISOString(),
+      properties: {},
+    })),
+  );
+}
+
+const trends = (event: string, dateRange: Record<string, unknown> = { date_from: '-7d' }, display = 'ActionsLineGraph') => ({
+  kind: 'TrendsQuery',
+  series: [{ kind: 'EventsNode', event, name: event, math: 'total' }],
+  interval: 'day',
+  dateRange,
+  trendsFilter: { display },
+});
+
+const api = (path: string) => `/api/environments/${env}${path}`;
+// Orders draws a line with its legend of totals; Signups is a bold number.
+const INSIGHTS: Array<[name: string, event: string, display: string]> = [
+  ['Orders', 'order placed', 'ActionsLineGraph'],
+  ['Signups', 'signed up', 'BoldNumber'],
+];
+
+beforeAll(async () => {
+  ({ browser, watched, page } = await openSignedIn(server));
+  env = server.bootstrap.team.id;
+  await server.ingest(fixtureEvents(Date.now()));
+  for (const [name, event, display] of INSIGHTS) {
+    const res = await server.request(api('/insights/'), {
+      method: 'POST',
+      body: { name, query: { kind: 'InsightVizNode', source: trends(event, { date_from: '-7d' }, display) } },
+    });
+    expect(res.status, res.text).toBe(201);
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const tile = (name: string) => page.getByTestId('dashboard-tile').filter({ has: page.getByRole('link', { name, exact: true }) });
+const gridItem = (name: string) => page.locator('.react-grid-item').filter({ has: tile(name) });
+
+/** The totals the query endpoint gives each insight's event over a range. */
+async function queryTotals(dateRange: Record<string, unknown>) {
+  const totals: Record<string, number> = {};
+  for (const [name, event] of INSIGHTS) {
+    const res = await server.request(api('/query/'), { method: 'POST', body: { query: trends(event, dateRange) } });
+    expect(res.status, res.text).toBe(200);
+    totals[name] = res.body.results[0].count;
+  }
+  return totals;
+}
+
+/** The total a tile's chart shows: the line chart's legend, or the bold number. */
+const shownTotal = (name: string) =>
+  tile(name).locator('[data-testid="series-total"], [data-testid="bold-number-value"]').first().innerText();
+
+/** What the tiles show, once they show `expected` (polled: a filter change runs the tiles' queries again). */
+async function expectTiles(expected: Record<string, number>) {
+  for (const [name, count] of Object.entries(expected)) {
+    await expect.poll(() => shownTotal(name), { timeout: 15_000 }).toBe(count.toLocaleString('en-US'));
+    await expect.poll(() => tile(name).getByTestId('insight-viz').getAttribute('aria-busy')).toBe('false');
+  }
+}
+
+async function dashboard() {
+  const res = await server.request(api(`/dashboards/${dashboardId}/`));
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+const layoutsOf = async () =>
+  Object.fromEntries(((await dashboard()).tiles as any[]).map((t) => [t.insight.name, t.layouts])) as Record<string, any>;
+
+describe('dashboards', () => {
+  it('creates a dashboard from the list and adds two saved insights as tiles', async () => {
+    await page.goto(`${server.url}/project/${env}`);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Dashboards' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/dashboard`);
+    await page.getByTestId('dashboard-row').first().waitFor();
+    await page.getByRole('button', { name: 'New dashboard' }).click();
+    const form = page.getByRole('form', { name: 'New dashboard' });
+    await form.getByLabel('Name').fill('Sales');
+    await form.getByLabel('Description').fill('Orders and signups');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(new RegExp(`/project/${env}/dashboard/\\d+$`));
+    dashboardId = Number(page.url().split('/').pop());
+    await page.getByRole('heading', { name: 'Sales' }).waitFor();
+    await page.getByTestId('dashboard-empty').waitFor();
+
+    await page.getByRole('button', { name: 'Add insight' }).click();
+    const picker = page.getByRole('dialog', { name: 'Add insight' });
+    await picker.getByRole('button', { name: 'Add Orders' }).click();
+    await picker.getByRole('button', { name: 'Orders is on this dashboard' }).waitFor();
+    await picker.getByLabel('Search insights').fill('sign');
+    await picker.getByRole('button', { name: 'Add Signups' }).click();
+    await picker.getByRole('button', { name: 'Signups is on this dashboard' }).waitFor();
+    await page.keyboard.press('Escape');
+    await tile('Signups').waitFor();
+    expect(((await dashboard()).tiles as any[]).map((t) => t.insight.name)).toEqual(['Orders', 'Signups']);
+
+    // Each insight's own range (-7d) until the dashboard sets one.
+    const own = await queryTotals({ date_from: '-7d' });
+    expect(own).toEqual({ Orders: 2, Signups: 1 });
+    await expectTiles(own);
+    await screenshot(page, 'dashboard-tiles');
+    expectNoPageErrors(watched);
+  });
+
+  it('moves and resizes tiles only in the arrange mode, and saves their layouts', async () => {
+    const before = await layoutsOf();
+    // Outside the arrange mode a drag is not a move.
+    const box = (await tile('Signups').getByTestId('tile-body').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x - 300, box.y + 400, { steps: 8 });
+    await page.mouse.up();
+    expect(await gridItem('Signups').getAttribute('class')).not.toContain('react-draggable-dragging');
+
+    await page.getByRole('button', { name: 'Edit layout' }).click();
+    await page.getByTestId('dashboard-grid').and(page.locator('[data-editing="true"]')).waitFor();
+    // Move Signups from beside Orders to under it, at the left edge.
+    const o = (await gridItem('Orders').boundingBox())!;
+    const s = (await tile('Signups').getByTestId('tile-body').boundingBox())!;
+    await page.mouse.move(s.x + 20, s.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(o.x + 20, o.y + o.height + 60, { steps: 12 });
+    await page.mouse.up();
+    // Resize Orders by its corner handle (once it is back in place: tiles slide while others pass over them).
+    await expect.poll(async () => (await gridItem('Orders').boundingBox())!.y).toBe(o.y);
+    const handle = gridItem('Orders').locator('.react-resizable-handle');
+    const h = (await handle.boundingBox())!;
+    await page.mouse.move(h.x + h.width / 2, h.y + h.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(h.x + 200, h.y + 100, { steps: 10 });
+    await page.mouse.up();
+    await page.getByRole('button', { name: 'Save layout' }).click();
+    await page.getByRole('button', { name: 'Edit layout' }).waitFor();
+
+    const after = await layoutsOf();
+    expect(before.Orders).toEqual({});
+    expect(after.Orders.sm.w).toBeGreaterThan(6);
+    expect(after.Orders.sm.h).toBeGreaterThan(5);
+    expect(after.Signups.sm.x).toBe(0);
+    expect(after.Signups.sm.y).toBeGreaterThanOrEqual(after.Orders.sm.y + after.Orders.sm.h);
+
+    // After a reload the page places the tiles where they were saved: on the grid's 12 columns
+    // with 16 px gaps and 60 px rows (DashboardGrid).
+    await page.reload();
+    await tile('Signups').waitFor();
+    const grid = (await page.getByTestId('dashboard-grid').boundingBox())!;
+    const column = (grid.width - 11 * 16) / 12;
+    const near = (actual: number, expected: number) => Math.abs(actual - expected) <= 1;
+    const place = async (name: string) => {
+      const box = (await gridItem(name).boundingBox())!;
+      return { x: box.x - grid.x, y: box.y - grid.y, width: box.width, height: box.height };
+    };
+    const expected = (l: { x: number; y: number; w: number; h: number }) => ({
+      x: l.x * (column + 16),
+      y: l.y * (60 + 16),
+      width: l.w * column + (l.w - 1) * 16,
+      height: l.h * 60 + (l.h - 1) * 16,
+    });
+    for (const name of ['Orders', 'Signups']) {
+      const want = expected(after[name].sm);
+      // Polled: the tiles slide into place once the grid has measured its width.
+      await expect
+        .poll(async () => {
+          const got = await place(name);
+          return (['x', 'y', 'width', 'height'] as const).every((k) => near(got[k], want[k]));
+        })
+        .toBe(true);
+    }
+    await screenshot(page, 'dashboard-arranged');
+    expectNoPageErrors(watched);
+  });
+
+  it('applies the date filter to every tile and saves it on the dashboard', async () => {
+    const range = page.getByLabel('Date range', { exact: true });
+    await range.selectOption('-30d');
+    await expect.poll(async () => (await dashboard()).filters).toEqual({ date_from: '-30d', date_to: null });
+    const thirty = await queryTotals({ date_from: '-30d' });
+    expect(thirty).toEqual({ Orders: 3, Signups: 1 });
+    await expectTiles(thirty);
+
+    await range.selectOption('-90d');
+    await expect.poll(async () => (await dashboard()).filters).toEqual({ date_from: '-90d', date_to: null });
+    const ninety = await queryTotals({ date_from: '-90d' });
+    expect(ninety).toEqual({ Orders: 6, Signups: 3 });
+    await expectTiles(ninety);
+
+    // A custom range: from 25 days ago through today (UTC, the environment's zone).
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+    await range.selectOption('custom');
+    const custom = page.getByRole('form', { name: 'Custom date range' });
+    await custom.getByLabel('From').fill(day(25));
+    await custom.getByLabel('To').fill(day(0));
+    await custom.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(async () => (await dashboard()).filters).toEqual({ date_from: day(25), date_to: day(0) });
+    const customTotals = await queryTotals({ date_from: day(25), date_to: day(0) });
+    expect(customTotals).toEqual({ Orders: 3, Signups: 1 });
+    await expectTiles(customTotals);
+
+    // The page opened afresh shows the saved filter.
+    await page.reload();
+    await tile('Orders').waitFor();
+    expect(await page.getByLabel('Date range', { exact: true }).inputValue()).toBe('custom');
+    await expectTiles(customTotals);
+    await screenshot(page, 'dashboard-date-filter');
+    expectNoPageErrors(watched);
+  });
+
+  it('refreshes the tiles', async () => {
+    await server.ingest([{ event: 'order placed', distinct_id: 'late', timestamp: new Date().toISOString(), properties: {} }]);
+    // Shown as loaded until asked again.
+    await expectTiles({ Orders: 3 });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByTestId('refreshed-at').waitFor();
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
+    const totals = await queryTotals({ date_from: day(25), date_to: day(0) });
+    expect(totals).toEqual({ Orders: 4, Signups: 1 });
+    await expectTiles(totals);
+    expectNoPageErrors(watched);
+  });
+
+  it('sets the dashboard as the home page', async () => {
+    await page.getByRole('button', { name: 'Set as home' }).click();
+    await page.getByTestId('home-badge').waitFor();
+    expect((await server.request(api('/'))).body.primary_dashboard).toBe(dashboardId);
+    await page.goto(`${server.url}/project/${env}`);
+    await page.getByRole('heading', { name: 'Sales' }).waitFor();
+    expect(page.url()).toBe(`${server.url}/project/${env}`);
+    await expectTiles({ Orders: 4, Signups: 1 });
+    await screenshot(page, 'dashboard-home');
+    expectNoPageErrors(watched);
+  });
+
+  it('searches the list and deletes a dashboard after confirmation', async () => {
+    const scratch = await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Scratch', description: 'to delete' } });
+    expect(scratch.status).toBe(201);
+    await page.goto(`${server.url}/project/${env}/dashboard`);
+    await page.getByLabel('Search').fill('scra');
+    const rows = page.getByTestId('dashboard-row');
+    await expect.poll(() => rows.count()).toBe(1);
+    await rows.first().getByText('Scratch').waitFor();
+    await screenshot(page, 'dashboards-list');
+    await rows.first().getByRole('button', { name: 'Delete Scratch' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByTestId('dashboards-empty').waitFor();
+    expect((await server.request(api(`/dashboards/${scratch.body.id}/`))).body.deleted).toBe(true);
+    await page.getByLabel('Search').fill('');
+    await rows.filter({ hasText: 'Sales' }).waitFor();
+    expectNoPageErrors(watched);
+  });
+});

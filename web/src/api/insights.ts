@@ -1,0 +1,242 @@
+/**
+ * Insights: PostHog's `/api/environments/:id/insights/` (saved insights, their `activity/`) and the
+ * TrendsQuery / FunnelsQuery they hold, run on `POST /api/environments/:id/query/`.
+ */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Paginated } from './client';
+import type { PropertyFilter } from './types';
+import type { UserBasic } from './flags';
+
+export interface DateRange {
+  date_from: string | null;
+  date_to: string | null;
+}
+
+export type TrendsMath =
+  | 'total'
+  | 'dau'
+  | 'weekly_active'
+  | 'monthly_active'
+  | 'unique_session'
+  | 'sum'
+  | 'avg'
+  | 'min'
+  | 'max'
+  | 'median'
+  | 'p75'
+  | 'p90'
+  | 'p95'
+  | 'p99';
+
+export interface EventsNode {
+  kind: 'EventsNode';
+  /** null: all events. */
+  event: string | null;
+  name?: string;
+  custom_name?: string;
+  math?: TrendsMath;
+  math_property?: string;
+  properties?: PropertyFilter[];
+}
+
+export type Interval = 'hour' | 'day' | 'week' | 'month';
+export type TrendsDisplay = 'ActionsLineGraph' | 'ActionsBar' | 'BoldNumber' | 'ActionsTable';
+export type FunnelVizType = 'steps' | 'time_to_convert';
+export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
+
+export interface BreakdownFilter {
+  breakdown?: string | null;
+  breakdown_type?: 'event';
+}
+
+export interface TrendsQuery {
+  kind: 'TrendsQuery';
+  series: EventsNode[];
+  interval?: Interval;
+  dateRange?: DateRange;
+  properties?: PropertyFilter[];
+  breakdownFilter?: BreakdownFilter;
+  trendsFilter?: { display?: TrendsDisplay };
+  compareFilter?: { compare?: boolean };
+}
+
+export interface FunnelsQuery {
+  kind: 'FunnelsQuery';
+  series: EventsNode[];
+  dateRange?: DateRange;
+  properties?: PropertyFilter[];
+  breakdownFilter?: BreakdownFilter;
+  funnelsFilter?: {
+    funnelWindowInterval?: number;
+    funnelWindowIntervalUnit?: WindowUnit;
+    funnelVizType?: FunnelVizType;
+    funnelOrderType?: 'ordered';
+  };
+}
+
+export type InsightSource = TrendsQuery | FunnelsQuery;
+
+export interface InsightVizNode {
+  kind: 'InsightVizNode';
+  source: InsightSource;
+}
+
+/** A trends series (or a breakdown value of one) as the query answers it. */
+export interface TrendsResult {
+  action: { id: string | null; order: number; math?: string; name?: string; custom_name?: string | null };
+  label: string;
+  count: number;
+  data: number[];
+  labels: string[];
+  days: string[];
+  breakdown_value?: string;
+  /** With compareFilter.compare: which period the entry is. */
+  compare?: boolean;
+  compare_label?: 'current' | 'previous';
+}
+
+export interface FunnelStepResult {
+  action_id: string | null;
+  name: string;
+  custom_name: string | null;
+  order: number;
+  count: number;
+  average_conversion_time: number | null;
+  median_conversion_time: number | null;
+  breakdown_value?: string[];
+}
+
+/** Time to convert: seconds from the first to the last step, in bins of [seconds, persons]. */
+export interface TimeToConvertResult {
+  bins: Array<[number, number]>;
+  average_conversion_time: number | null;
+}
+
+export interface QueryResponse<R> {
+  results: R;
+  timezone?: string;
+  resolved_date_range?: { date_from: string; date_to: string };
+}
+
+export type TrendsResponse = QueryResponse<TrendsResult[]>;
+export type FunnelsResponse = QueryResponse<FunnelStepResult[] | FunnelStepResult[][]>;
+export type TimeToConvertResponse = QueryResponse<TimeToConvertResult>;
+
+export interface Insight {
+  id: number;
+  short_id: string;
+  name: string | null;
+  description: string;
+  query: InsightVizNode | InsightSource | null;
+  created_at: string;
+  created_by: UserBasic | null;
+  last_modified_at: string;
+  last_modified_by: UserBasic | null;
+  timezone?: string;
+}
+
+/** The source of an insight's query, whether saved wrapped in an InsightVizNode or bare. */
+export function sourceOf(query: InsightVizNode | InsightSource | null | undefined): InsightSource | null {
+  if (!query) return null;
+  return query.kind === 'InsightVizNode' ? query.source : query;
+}
+
+const insightsPath = (environmentId: number) => `/api/environments/${environmentId}/insights/`;
+
+export const INSIGHTS_PAGE = 50;
+
+export function useInsights(environmentId: number, search: string, offset: number) {
+  const params = new URLSearchParams({ limit: String(INSIGHTS_PAGE), offset: String(offset) });
+  if (search) params.set('search', search);
+  return useQuery({
+    queryKey: ['insights', environmentId, 'list', params.toString()],
+    queryFn: ({ signal }) => api<Paginated<Insight>>(`${insightsPath(environmentId)}?${params}`, { signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One insight by its short id (the address's), as PostHog's app asks for it. */
+export function useInsightByShortId(environmentId: number, shortId: string | undefined) {
+  return useQuery({
+    queryKey: ['insights', environmentId, 'short', shortId],
+    queryFn: async ({ signal }) => {
+      const page = await api<Paginated<Insight>>(`${insightsPath(environmentId)}?short_id=${encodeURIComponent(shortId!)}`, { signal });
+      return page.results.find((i) => i.short_id === shortId) ?? null;
+    },
+    enabled: shortId !== undefined,
+  });
+}
+
+export type InsightWrite = Partial<Pick<Insight, 'name' | 'description' | 'query'>> & { deleted?: boolean };
+
+export function useSaveInsight(environmentId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id?: number; body: InsightWrite }) =>
+      api<Insight>(id === undefined ? insightsPath(environmentId) : `${insightsPath(environmentId)}${id}/`, {
+        method: id === undefined ? 'POST' : 'PATCH',
+        body,
+      }),
+    onSuccess: (insight) => {
+      client.setQueryData(['insights', environmentId, 'short', insight.short_id], insight);
+      void client.invalidateQueries({ queryKey: ['insights', environmentId, 'list'] });
+      void client.invalidateQueries({ queryKey: ['insights', environmentId, 'activity', insight.id] });
+    },
+  });
+}
+
+export const insightActivityPath = (environmentId: number, id: number) => `${insightsPath(environmentId)}${id}/activity/`;
+
+/** Runs a trends or funnels query (the source, not its InsightVizNode) in the environment. */
+export function runInsightQuery<R>(environmentId: number, source: InsightSource, signal?: AbortSignal) {
+  return api<QueryResponse<R>>(`/api/environments/${environmentId}/query/`, { method: 'POST', body: { query: source }, signal });
+}
+
+/** A query's answer, cached per environment and query (the query object is the key). */
+export function useInsightQuery<R>(environmentId: number, source: InsightSource, enabled = true) {
+  return useQuery({
+    queryKey: ['insights', environmentId, 'query', source],
+    queryFn: ({ signal }) => runInsightQuery<R>(environmentId, source, signal),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+}
+
+export interface EventDefinition {
+  id: string;
+  name: string;
+  volume_30_day: number | null;
+  last_seen_at: string | null;
+}
+
+export interface PropertyDefinition {
+  id: string;
+  name: string;
+  is_numerical: boolean;
+  property_type: string | null;
+}
+
+/** Event names for the pickers, the most recent first (what ingestion has seen). */
+export function useEventDefinitions(projectId: number, search: string) {
+  const params = new URLSearchParams({ limit: '100' });
+  if (search) params.set('search', search);
+  return useQuery({
+    queryKey: ['definitions', projectId, 'events', search],
+    queryFn: ({ signal }) => api<Paginated<EventDefinition>>(`/api/projects/${projectId}/event_definitions/?${params}`, { signal }),
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
+}
+
+/** Event property names for the pickers; `numerical` for the property maths. */
+export function usePropertyDefinitions(projectId: number, search: string, numerical = false) {
+  const params = new URLSearchParams({ limit: '100', type: 'event' });
+  if (search) params.set('search', search);
+  if (numerical) params.set('is_numerical', 'true');
+  return useQuery({
+    queryKey: ['definitions', projectId, 'properties', search, numerical],
+    queryFn: ({ signal }) => api<Paginated<PropertyDefinition>>(`/api/projects/${projectId}/property_definitions/?${params}`, { signal }),
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
+  });
+}

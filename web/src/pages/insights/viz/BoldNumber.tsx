@@ -1,0 +1,37 @@
+import { Group, Stack, Text } from '@mantine/core';
+import type { TrendsResult } from '../../../api/insights';
+import { formatNumber, formatPercent } from './format';
+import { shownSeries } from './series';
+
+/**
+ * PostHog's BoldNumber: each series' total over the range in large type; with the previous period,
+ * its total and the change.
+ */
+export function BoldNumber({ results }: { results: TrendsResult[] }) {
+  const series = shownSeries(results);
+  const current = series.filter((s) => !s.previous);
+  return (
+    <Group gap="xl" justify="center" py="md" data-testid="bold-number">
+      {current.map((s) => {
+        const before = series.find((p) => p.previous && p.index === s.index);
+        const change = before ? s.result.count - before.result.count : null;
+        return (
+          <Stack key={s.key} gap={0} align="center" data-testid="bold-number-series" data-label={s.label}>
+            <Text fz={48} fw={700} lh={1.1} data-testid="bold-number-value">
+              {formatNumber(s.result.count)}
+            </Text>
+            <Text size="sm" c="dimmed">
+              {s.label}
+            </Text>
+            {before && change !== null && (
+              <Text size="sm" c={change > 0 ? 'green' : change < 0 ? 'red' : 'dimmed'} data-testid="bold-number-change">
+                {change > 0 ? '▲' : change < 0 ? '▼' : '='} {formatPercent(Math.abs(change), before.result.count)} from{' '}
+                {formatNumber(before.result.count)} the period before
+              </Text>
+            )}
+          </Stack>
+        );
+      })}
+    </Group>
+  );
+}

@@ -1,0 +1,85 @@
+import { Stack, Text } from '@mantine/core';
+import type { FunnelsQuery, FunnelStepResult, TimeToConvertResult } from '../../../api/insights';
+import { useInsightQuery } from '../../../api/insights';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { Loading } from '../../../components/Loading';
+import { funnelGroups } from './funnel';
+import { FunnelSteps } from './FunnelSteps';
+import { FunnelTable } from './FunnelTable';
+import { TimeToConvert } from './TimeToConvert';
+
+/** The steps view of a funnel (its steps, or with `table`, the conversion table under them). */
+function StepsView({
+  environmentId,
+  source,
+  height,
+  table,
+}: {
+  environmentId: number;
+  source: FunnelsQuery;
+  height: number;
+  table: boolean;
+}) {
+  const steps: FunnelsQuery = { ...source, funnelsFilter: { ...source.funnelsFilter, funnelVizType: 'steps' } };
+  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, steps);
+  if (answer.isPending) return <Loading h={height} />;
+  if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
+  const groups = funnelGroups(answer.data.results);
+  return (
+    <Stack data-testid="insight-viz" data-kind="FunnelsQuery" data-timezone={answer.data.timezone ?? ''} aria-busy={answer.isFetching}>
+      {groups.length === 0 ? (
+        <Text c="dimmed">No results for this query.</Text>
+      ) : (
+        <FunnelSteps groups={groups} height={table ? undefined : height} />
+      )}
+      {table && groups.length > 0 && <FunnelTable groups={groups} />}
+    </Stack>
+  );
+}
+
+function TimeToConvertView({ environmentId, source, height }: { environmentId: number; source: FunnelsQuery; height: number }) {
+  const answer = useInsightQuery<TimeToConvertResult>(environmentId, source);
+  if (answer.isPending) return <Loading h={height} />;
+  if (answer.error) return <ErrorAlert message={answer.error.message} title="Time to convert could not be computed" />;
+  return (
+    <div data-testid="insight-viz" data-kind="FunnelsQuery" data-timezone={answer.data.timezone ?? ''} aria-busy={answer.isFetching}>
+      <TimeToConvert result={answer.data.results} height={height} />
+    </div>
+  );
+}
+
+/**
+ * A funnel query, shown as its `funnelsFilter.funnelVizType` asks: the steps, or the time to
+ * convert. `detailed` (the insight page) adds the conversion table, with each step's average and
+ * median time, under either.
+ */
+export function FunnelViz({
+  environmentId,
+  source,
+  height,
+  detailed = false,
+}: {
+  environmentId: number;
+  source: FunnelsQuery;
+  height: number;
+  detailed?: boolean;
+}) {
+  if (source.funnelsFilter?.funnelVizType === 'time_to_convert') {
+    return (
+      <Stack>
+        <TimeToConvertView environmentId={environmentId} source={source} height={height} />
+        {detailed && <StepsTable environmentId={environmentId} source={source} />}
+      </Stack>
+    );
+  }
+  return <StepsView environmentId={environmentId} source={source} height={height} table={detailed} />;
+}
+
+/** The conversion table alone (its per-step times), under the time to convert. */
+function StepsTable({ environmentId, source }: { environmentId: number; source: FunnelsQuery }) {
+  const steps: FunnelsQuery = { ...source, funnelsFilter: { ...source.funnelsFilter, funnelVizType: 'steps' } };
+  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, steps);
+  if (answer.isPending) return <Loading h={80} />;
+  if (answer.error) return <ErrorAlert message={answer.error.message} />;
+  return <FunnelTable groups={funnelGroups(answer.data.results)} />;
+}

@@ -1,0 +1,38 @@
+/**
+ * An insight's chart, for the insight page and dashboard tiles alike: runs the query (React Query,
+ * keyed by environment and query, with the date override in it) and draws what its display asks
+ * for: trends as a line, bars, a number or a table; funnels as steps or time to convert.
+ */
+import { useMemo } from 'react';
+import { sourceOf, type InsightSource, type InsightVizNode } from '../../../api/insights';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { FunnelViz } from './FunnelViz';
+import { TrendsViz } from './TrendsViz';
+
+export interface InsightVizProps {
+  environmentId: number;
+  /** The insight's query: its InsightVizNode, or the TrendsQuery / FunnelsQuery itself. */
+  query: InsightVizNode | InsightSource;
+  /** A dashboard's date filter, over the insight's own range when given. */
+  dateRange?: { date_from: string | null; date_to: string | null } | null;
+  height?: number;
+  /** The insight page's extras (the funnel's conversion table). */
+  detailed?: boolean;
+}
+
+/** The source with the range overridden: a `date_from` replaces the insight's range (to `date_to`, or now). */
+export function withDateRange(source: InsightSource, dateRange: InsightVizProps['dateRange']): InsightSource {
+  if (!dateRange?.date_from) return source;
+  return { ...source, dateRange: { date_from: dateRange.date_from, date_to: dateRange.date_to ?? null } };
+}
+
+export function InsightViz({ environmentId, query, dateRange = null, height = 300, detailed = false }: InsightVizProps) {
+  const source = useMemo(() => {
+    const found = sourceOf(query);
+    return found ? withDateRange(found, dateRange) : null;
+  }, [query, dateRange]);
+  if (source?.kind === 'TrendsQuery') return <TrendsViz environmentId={environmentId} source={source} height={height} />;
+  if (source?.kind === 'FunnelsQuery')
+    return <FunnelViz environmentId={environmentId} source={source} height={height} detailed={detailed} />;
+  return <ErrorAlert message="This insight's query cannot be shown: only trends and funnels are supported." />;
+}

@@ -1,0 +1,32 @@
+import { ColorSwatch, Group, Table, Text } from '@mantine/core';
+import type { TrendsResult } from '../../../api/insights';
+import { colourOf } from './chart';
+import { formatNumber } from './format';
+import { shownSeries } from './series';
+
+/** Under a chart: each series with its total over the range, as text a reader (or a test) can read. */
+export function SeriesLegend({ results }: { results: TrendsResult[] }) {
+  return (
+    <Table data-testid="series-legend" withRowBorders={false} verticalSpacing={2}>
+      <Table.Tbody>
+        {shownSeries(results).map((s) => (
+          <Table.Tr key={s.key} data-testid="series-row" data-label={s.label} data-total={s.result.count}>
+            <Table.Td>
+              <Group gap={6} wrap="nowrap">
+                <ColorSwatch color={colourOf(s.index)} size={10} style={s.previous ? { opacity: 0.4 } : undefined} />
+                <Text size="sm" data-testid="series-label">
+                  {s.label}
+                </Text>
+              </Group>
+            </Table.Td>
+            <Table.Td ta="right">
+              <Text size="sm" fw={600} data-testid="series-total">
+                {formatNumber(s.result.count)}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}

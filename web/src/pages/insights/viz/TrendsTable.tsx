@@ -1,0 +1,43 @@
+import { ScrollArea, Table } from '@mantine/core';
+import type { TrendsResult } from '../../../api/insights';
+import { formatNumber } from './format';
+import { shownSeries } from './series';
+
+/** Series × dates, with each series' total: PostHog's table display. */
+export function TrendsTable({ results }: { results: TrendsResult[] }) {
+  const series = shownSeries(results);
+  const first = series.find((s) => !s.previous) ?? series[0];
+  const labels = first?.result.labels ?? [];
+  return (
+    <ScrollArea>
+      <Table striped data-testid="trends-table" withTableBorder>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Series</Table.Th>
+            <Table.Th ta="right">Total</Table.Th>
+            {labels.map((label, i) => (
+              <Table.Th key={i} ta="right" style={{ whiteSpace: 'nowrap' }}>
+                {label}
+              </Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {series.map((s) => (
+            <Table.Tr key={s.key} data-testid="trends-table-row" data-label={s.label}>
+              <Table.Td>{s.label}</Table.Td>
+              <Table.Td ta="right" fw={600} data-testid="trends-table-total">
+                {formatNumber(s.result.count)}
+              </Table.Td>
+              {s.result.data.map((value, i) => (
+                <Table.Td key={i} ta="right" data-testid="trends-table-cell" title={s.result.labels[i]}>
+                  {formatNumber(value)}
+                </Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ScrollArea>
+  );
+}

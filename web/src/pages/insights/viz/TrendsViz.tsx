@@ -1,0 +1,38 @@
+import { Text } from '@mantine/core';
+import type { TrendsQuery, TrendsResult } from '../../../api/insights';
+import { useInsightQuery } from '../../../api/insights';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { Loading } from '../../../components/Loading';
+import { BoldNumber } from './BoldNumber';
+import { SeriesLegend } from './SeriesLegend';
+import { TrendsChart } from './TrendsChart';
+import { TrendsTable } from './TrendsTable';
+
+/** A trends query, run and shown as its `trendsFilter.display` asks: line, bars, number or table. */
+export function TrendsViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
+  const answer = useInsightQuery<TrendsResult[]>(environmentId, source);
+  if (answer.isPending) return <Loading h={height} />;
+  if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
+  const { results, timezone } = answer.data;
+  return (
+    <div data-testid="insight-viz" data-kind="TrendsQuery" data-timezone={timezone ?? ''} aria-busy={answer.isFetching}>
+      {results.length === 0 ? (
+        <Text c="dimmed">No results for this query.</Text>
+      ) : (
+        <Display source={source} results={results} height={height} />
+      )}
+    </div>
+  );
+}
+
+function Display({ source, results, height }: { source: TrendsQuery; results: TrendsResult[]; height: number }) {
+  const display = source.trendsFilter?.display ?? 'ActionsLineGraph';
+  if (display === 'BoldNumber') return <BoldNumber results={results} />;
+  if (display === 'ActionsTable') return <TrendsTable results={results} />;
+  return (
+    <>
+      <TrendsChart results={results} type={display === 'ActionsBar' ? 'bar' : 'line'} height={height} />
+      <SeriesLegend results={results} />
+    </>
+  );
+}

@@ -34,6 +34,8 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const { count, insights } = await listInsights(db, request.team!.id, {
         includeDeleted: query.deleted === 'true',
         search: query.search,
+        // PostHog's app opens `insights/:shortId` through the list filtered by `short_id`.
+        shortId: typeof query.short_id === 'string' ? query.short_id : undefined,
         ...page,
       });
       const users = new PageLookups(db);

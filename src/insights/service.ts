@@ -9,12 +9,21 @@ import { serializeUserBasic } from '../environments/serializers.js';
 import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsQueryError, type TrendsResult } from './trends.js';
+import { readFunnelsQuery } from './funnels.js';
+import { isJsonObject } from '../lib/json-object.js';
 import { computeTrends } from './trends-store.js';
 import { trendsWindow, type TrendsZone } from './trends-window.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
+
+/** Checks a saved insight's query: a trends or a funnel query (bare or in its InsightVizNode). */
+function readInsightQuery(query: unknown): void {
+  const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
+  if (isJsonObject(source) && source.kind === 'FunnelsQuery') readFunnelsQuery(query);
+  else readTrendsQuery(query);
+}
 
 /** Reads the fields of an insight body (DRF style errors), merged onto `existing` for PATCH. */
 function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFields; dashboards: number[] | undefined } {
@@ -34,7 +43,7 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
   if (!existing && fields.query === null) throw validationError('This field is required.', 'query', 'required');
   if ('query' in body || !existing) {
     try {
-      readTrendsQuery(fields.query);
+      readInsightQuery(fields.query);
     } catch (error) {
       if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
       throw error;

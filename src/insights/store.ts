@@ -118,10 +118,11 @@ export async function getInsightsByIds(db: Db, ids: number[]): Promise<Map<numbe
 export async function listInsights(
   db: Db,
   teamId: number,
-  options: { includeDeleted: boolean; search?: string | undefined; limit: number; offset: number },
+  options: { includeDeleted: boolean; search?: string | undefined; shortId?: string | undefined; limit: number; offset: number },
 ): Promise<{ count: number; insights: Insight[] }> {
   let query = db.selectFrom('insights').where('team_id', '=', teamId);
   if (!options.includeDeleted) query = query.where('deleted', '=', false);
+  if (options.shortId !== undefined) query = query.where('short_id', '=', options.shortId);
   if (options.search) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${options.search!.toLowerCase()}%`));
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const rows = await query

@@ -48,8 +48,9 @@ const environmentPages: RouteObject[] = [
   { path: 'settings', lazy: () => import('./pages/settings/SettingsPage') },
   { path: 'settings/:section', lazy: () => import('./pages/settings/SettingsPage') },
   // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).
-  { path: 'insights', ...placeholder('Insights', PART_2) },
-  { path: 'insights/:shortId', ...placeholder('Insight', PART_2) },
+  { path: 'insights', lazy: () => import('./pages/insights/InsightsPage') },
+  { path: 'insights/new', lazy: () => import('./pages/insights/InsightPage') },
+  { path: 'insights/:shortId', lazy: () => import('./pages/insights/InsightPage') },
   { path: 'insights/:shortId/subscriptions/:subscriptionId', ...placeholder('Insight subscription', PART_2) },
   { path: 'dashboard/:dashboardId', ...placeholder('Dashboard', PART_2) },
   { path: 'dashboard/:dashboardId/subscriptions/:subscriptionId', ...placeholder('Dashboard subscription', PART_2) },

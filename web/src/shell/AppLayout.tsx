@@ -11,6 +11,7 @@ import { useEnvironment } from './ProjectScope';
 const NAVIGATION = [
   { label: 'Get started', path: 'get-started' },
   { label: 'Activity', path: 'activity' },
+  { label: 'Product analytics', path: 'insights' },
   { label: 'Web analytics', path: 'web' },
   { label: 'People', path: 'persons', also: 'person' },
   { label: 'Groups', path: 'groups' },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
+import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { pathId } from '../insights/routes.js';
 import { PageLookups } from '../insights/service.js';
@@ -21,6 +22,7 @@ export const dashboardRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
     const url = `${base.base}/dashboards`;
     const read = { config: teamAccess('dashboard:read', base) };
     const write = { config: teamAccess('dashboard:write', base) };
+    const activity = { config: teamAccess('activity_log:read', base) };
 
     app.get(`${url}/`, read, async (request) => {
       const page = readPage(request.query);
@@ -34,6 +36,18 @@ export const dashboardRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (a
       const dashboard = await createDashboard(ctx, request.team!, request.principal!.user, request.body);
       reply.code(201);
       return serializeDashboard(ctx, dashboard, new PageLookups(db));
+    });
+
+    // The dashboards' history and one dashboard's, in the shape of the insights' and flags' `activity` actions.
+    app.get(`${url}/activity/`, activity, async (request) => {
+      const params = readActivityPageParams(request.query);
+      return activityPage(request, db, { scope: 'Dashboard', teamId: request.team!.id }, params);
+    });
+
+    app.get(`${url}/:id/activity/`, activity, async (request) => {
+      const params = readActivityPageParams(request.query);
+      const dashboard = await load(request);
+      return activityPage(request, db, { scope: 'Dashboard', teamId: request.team!.id, itemId: String(dashboard.id) }, params);
     });
 
     app.get(`${url}/:id/`, read, async (request) => serializeDashboard(ctx, await load(request), new PageLookups(db)));

@@ -4,7 +4,7 @@ import { compileClickHouseCondition } from '../posthog/clickhouse-property-condi
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-tables.js';
 import type { PropertyFilterInput } from './properties.js';
-import type { FunnelCounts, FunnelsQuery, FunnelStep } from './funnels.js';
+import type { FunnelCounts, FunnelsQuery, FunnelStep, TimeToConvert, TimeToConvertParams } from './funnels.js';
 
 const SOURCE = { column: 'e.properties', columnOf: materializedColumn };
 
@@ -43,29 +43,21 @@ function attempts(steps: readonly FunnelStep[]): string {
   return `arrayMap(t0 -> [${reached.join(', ').replace(/^t0/, 't0 AS _t0')}], a0)`;
 }
 
-/** The funnel counted by ClickHouse: per breakdown value, persons per step and conversion times. */
-export async function countFunnel(
-  engine: AnalyticsEngine,
-  teamId: number,
-  query: FunnelsQuery,
-  range: { from: Date; to: Date },
-): Promise<FunnelCounts[]> {
+/**
+ * One row per person who did the first step: the breakdown value, how many steps they reached
+ * (`level`) and, per step k after the first, `time{k}` in seconds from step k - 1 (of the attempts
+ * that got furthest, the shortest; null when not reached).
+ */
+function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from: Date; to: Date }): ChSql {
   const n = query.steps.length;
   const stepColumns = query.steps.map((step, i) => ch`${stepCondition(step)} AS s${raw(String(i))}`);
   const anyStep = raw(query.steps.map((_, i) => `s${i}`).join(' OR '));
   const breakdown = query.breakdown === null ? raw('NULL') : compileBreakdown(query.breakdown);
   const arrays = query.steps.map((_, i) => raw(`arraySort(groupArrayIf(ms, s${i})) AS a${i}`));
-  // Per step after the first: the shortest conversion among the attempts that got furthest.
   const times = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
     raw(`arrayMin(arrayMap(p -> p[${k + 1}] - p[${k}], arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))) / 1000 AS time${k}`),
   );
-  const counts = Array.from({ length: n }, (_, i) => raw(`countIf(level >= ${i + 1}) AS c${i}`));
-  const stats = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
-    raw(`avgIf(time${k}, level >= ${k + 1}) AS avg${k}, medianIf(time${k}, level >= ${k + 1}) AS median${k}`),
-  );
-  const statement = ch`
-    SELECT breakdown_value, ${join(counts)}${raw(n > 1 ? ', ' : '')}${join(stats)}
-    FROM (
+  return ch`
       SELECT breakdown_value, level, ${join(times)}
       FROM (
         SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
@@ -83,21 +75,81 @@ export async function countFunnel(
           GROUP BY person
         )
       )
-      WHERE level > 0
-    )
-    GROUP BY breakdown_value`;
+      WHERE level > 0`;
+}
+
+async function run<T>(engine: AnalyticsEngine, teamId: number, query: FunnelsQuery, statement: ChSql): Promise<T[]> {
   const { sql, params } = statement.compile();
-  const rows = await engine.query<Record<string, number | string | null>>(sql, {
-    ...params,
-    team: teamId,
-    window_ms: query.windowSeconds * 1000,
-  });
+  return engine.query<T>(sql, { ...params, team: teamId, window_ms: query.windowSeconds * 1000 });
+}
+
+/** The funnel counted by ClickHouse: per breakdown value, persons per step and conversion times. */
+export async function countFunnel(
+  engine: AnalyticsEngine,
+  teamId: number,
+  query: FunnelsQuery,
+  range: { from: Date; to: Date },
+): Promise<FunnelCounts[]> {
+  const n = query.steps.length;
+  const counts = Array.from({ length: n }, (_, i) => raw(`countIf(level >= ${i + 1}) AS c${i}`));
+  const stats = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
+    raw(`avgIf(time${k}, level >= ${k + 1}) AS avg${k}, medianIf(time${k}, level >= ${k + 1}) AS median${k}`),
+  );
+  const rows = await run<Record<string, number | string | null>>(
+    engine,
+    teamId,
+    query,
+    ch`SELECT breakdown_value, ${join(counts)}${raw(n > 1 ? ', ' : '')}${join(stats)}
+      FROM (${personRuns(engine, query, range)})
+      GROUP BY breakdown_value`,
+  );
   return rows.map((row) => ({
     breakdownValue: row.breakdown_value === null ? null : String(row.breakdown_value),
     counts: Array.from({ length: n }, (_, i) => Number(row[`c${i}`] ?? 0)),
     averages: [null, ...Array.from({ length: n - 1 }, (_, k) => finite(row[`avg${k + 1}`]))],
     medians: [null, ...Array.from({ length: n - 1 }, (_, k) => finite(row[`median${k + 1}`]))],
   }));
+}
+
+/**
+ * The histogram of conversion times from step `fromStep` to `toStep` of the persons who reached
+ * `toStep`, binned by ClickHouse as PostHog's FunnelTimeToConvert: bins start at the shortest time
+ * (floored) and are ceil((longest - shortest) / count) seconds wide (60 when that is 0), `count`
+ * being the one asked (1 to 90) or the cube root of the persons (1 to 60); `count + 1` bins are
+ * answered so the longest time has one. The average is rounded to 2 decimals.
+ */
+export async function timeToConvert(
+  engine: AnalyticsEngine,
+  teamId: number,
+  query: FunnelsQuery,
+  range: { from: Date; to: Date },
+  { fromStep, toStep, binCount }: TimeToConvertParams,
+): Promise<TimeToConvert> {
+  const total = Array.from({ length: toStep - fromStep }, (_, i) => `time${fromStep + i + 1}`).join(' + ');
+  const bins = binCount === null ? 'least(60, greatest(1, toUInt64(ceil(cbrt(count())))))' : String(binCount);
+  const [row] = await run<{ from_s: number; width: number; average: number | null; counts: Array<number | string> }>(
+    engine,
+    teamId,
+    query,
+    ch`SELECT from_s, width, average, arrayMap(i -> countEqual(slots, i), range(toUInt64(bins) + 1)) AS counts
+      FROM (
+        SELECT
+          if(count() = 0, 0, floor(min(t))) AS from_s,
+          if(count() = 0, 1, ceil(max(t))) AS to_s,
+          if(count() = 0, NULL, round(avg(t), 2)) AS average,
+          ${raw(bins)} AS bins,
+          ceil((to_s - from_s) / bins) AS raw_width,
+          if(raw_width > 0, raw_width, 60) AS width,
+          arrayMap(x -> toUInt64(floor((x - from_s) / width)), groupArray(t)) AS slots
+        FROM (SELECT ${raw(total)} AS t FROM (${personRuns(engine, query, range)}) WHERE level >= ${raw(String(toStep + 1))})
+      )`,
+  );
+  const from = Number(row!.from_s);
+  const width = Number(row!.width);
+  return {
+    bins: row!.counts.map((count, i) => [from + i * width, Number(count)]),
+    average_conversion_time: row!.average === null ? null : Number(row!.average),
+  };
 }
 
 function finite(value: unknown): number | null {

@@ -34,6 +34,22 @@ export interface FunnelsQuery {
   /** Conversion window, in seconds. */
   windowSeconds: number;
   breakdown: string | null;
+  /** `funnelsFilter.funnelVizType`: the steps, or the time to convert between two of them. */
+  vizType: 'steps' | 'time_to_convert';
+  timeToConvert: TimeToConvertParams | null;
+}
+
+/** The steps a time to convert spans (0-based) and its bin count (null: automatic). */
+export interface TimeToConvertParams {
+  fromStep: number;
+  toStep: number;
+  binCount: number | null;
+}
+
+/** PostHog's FunnelTimeToConvertResults: `[bin start in seconds, persons]` per bin. */
+export interface TimeToConvert {
+  bins: Array<[number, number]>;
+  average_conversion_time: number | null;
 }
 
 /** Reads a FunnelsQuery (or an InsightVizNode wrapping one); `attr` paths as PostHog names them. */
@@ -71,7 +87,10 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
   const order = filter.funnelOrderType ?? 'ordered';
   if (order !== 'ordered') throw new TrendsQueryError('Only ordered funnels are supported.', attr('funnelsFilter__funnelOrderType'));
   const viz = filter.funnelVizType ?? 'steps';
-  if (viz !== 'steps') throw new TrendsQueryError('Only the steps view of funnels is supported.', attr('funnelsFilter__funnelVizType'));
+  if (viz === 'trends') throw new TrendsQueryError('The trends view of funnels is not supported.', attr('funnelsFilter__funnelVizType'));
+  if (viz !== 'steps' && viz !== 'time_to_convert') {
+    throw new TrendsQueryError(`"${String(viz)}" is not a valid choice.`, attr('funnelsFilter__funnelVizType'));
+  }
   const breakdown = readEventBreakdown(source, attr);
   return {
     steps,
@@ -80,7 +99,37 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
     properties: readPropertyFilters(source.properties, attr('properties')),
     windowSeconds: interval * WINDOW_UNITS[unit as WindowUnit],
     breakdown,
+    vizType: viz,
+    timeToConvert: viz === 'time_to_convert' ? readTimeToConvert(filter, steps.length, attr) : null,
   };
+}
+
+function optionalInteger(value: unknown, name: string, attr: (name: string) => string): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw new TrendsQueryError('A valid integer is required.', attr(`funnelsFilter__${name}`));
+  return value;
+}
+
+/**
+ * PostHog's FunnelTimeToConvert parameters: from step `funnelFromStep` (0 when unset) to
+ * `funnelToStep` (the last when unset or 0, as its `or` reads it), `binCount` clamped to 1..90.
+ */
+function readTimeToConvert(filter: Record<string, unknown>, steps: number, attr: (name: string) => string): TimeToConvertParams {
+  const fromStep = optionalInteger(filter.funnelFromStep, 'funnelFromStep', attr) ?? 0;
+  const toStep = optionalInteger(filter.funnelToStep, 'funnelToStep', attr) || steps - 1;
+  if (!(toStep > 0 && toStep < steps)) {
+    const choices = Array.from({ length: steps - 1 }, (_, i) => i + 1).join(', ');
+    throw new TrendsQueryError(
+      `Filter parameter funnel_to_step can only be one of ${choices} for time to convert!`,
+      attr('funnelsFilter__funnelToStep'),
+    );
+  }
+  if (fromStep < 0 || fromStep >= toStep) {
+    throw new TrendsQueryError('funnelFromStep must be a step before funnelToStep.', attr('funnelsFilter__funnelFromStep'));
+  }
+  const binCount = optionalInteger(filter.binCount, 'binCount', attr);
+  return { fromStep, toStep, binCount: binCount === null ? null : Math.min(90, Math.max(1, binCount)) };
 }
 
 /** What ClickHouse counted for one breakdown value (or the whole funnel). */

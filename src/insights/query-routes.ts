@@ -6,12 +6,11 @@ import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { funnelResults, readFunnelsQuery } from './funnels.js';
-import { countFunnel } from './funnels-store.js';
+import { countFunnel, timeToConvert } from './funnels-store.js';
 import { TrendsQueryError } from './query-error.js';
-import { zoneOfTeam } from './service.js';
+import { trendsAnswer, zoneOfTeam } from './service.js';
 import { trendsWindow } from './trends-window.js';
 import { readTrendsQuery } from './trends.js';
-import { computeTrends } from './trends-store.js';
 import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
 import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
@@ -22,9 +21,12 @@ type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now:
 const runFunnels: Runner = async (ctx, team, source, now) => {
   const query = readFunnelsQuery(source);
   const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
-  const counted = await countFunnel(ctx.analytics, team.id, query, window);
+  const results =
+    query.timeToConvert !== null
+      ? await timeToConvert(ctx.analytics, team.id, query, window, query.timeToConvert)
+      : funnelResults(query, await countFunnel(ctx.analytics, team.id, query, window));
   return {
-    results: funnelResults(query, counted),
+    results,
     timezone: window.timezone,
     resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
     isUdf: false,
@@ -33,9 +35,9 @@ const runFunnels: Runner = async (ctx, team, source, now) => {
 
 const runTrends: Runner = async (ctx, team, source, now) => {
   const query = readTrendsQuery(source);
-  const window = trendsWindow(query, now, zoneOfTeam(team));
+  const { results, window } = await trendsAnswer(ctx.analytics, team.id, query, now, zoneOfTeam(team));
   return {
-    results: await computeTrends(ctx.analytics, team.id, query, window),
+    results,
     timezone: window.timezone,
     resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
   };

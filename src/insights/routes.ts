@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
+import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { createInsight, editInsight, serializeInsight, PageLookups } from './service.js';
 import { getInsight, listInsights, type Insight } from './store.js';
@@ -27,6 +28,8 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
     const url = `${base.base}/insights`;
     const read = { config: teamAccess('insight:read', base) };
     const write = { config: teamAccess('insight:write', base) };
+    // PostHog's `activity` actions declare `activity_log:read`, not the insight's own scope.
+    const activity = { config: teamAccess('activity_log:read', base) };
 
     app.get(`${url}/`, read, async (request) => {
       const page = readPage(request.query);
@@ -46,6 +49,18 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const insight = await createInsight(ctx, request.team!, request.principal!.user, request.body);
       reply.code(201);
       return serializeInsight(ctx, insight, new PageLookups(db));
+    });
+
+    // The environment's insight history, then one insight's (InsightViewSet's `activity` actions), newest first.
+    app.get(`${url}/activity/`, activity, async (request) => {
+      const params = readActivityPageParams(request.query);
+      return activityPage(request, db, { scope: 'Insight', teamId: request.team!.id }, params);
+    });
+
+    app.get(`${url}/:id/activity/`, activity, async (request) => {
+      const params = readActivityPageParams(request.query);
+      const insight = await load(request);
+      return activityPage(request, db, { scope: 'Insight', teamId: request.team!.id, itemId: String(insight.id) }, params);
     });
 
     app.get(`${url}/:id/`, read, async (request) => serializeInsight(ctx, await load(request), new PageLookups(db)));

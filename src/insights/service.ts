@@ -8,11 +8,12 @@ import type { Team, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
 import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
-import { readTrendsQuery, TrendsQueryError, type TrendsResult } from './trends.js';
+import { readTrendsQuery, TrendsQueryError, type TrendsQuery, type TrendsResult } from './trends.js';
 import { readFunnelsQuery } from './funnels.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { computeTrends } from './trends-store.js';
-import { trendsWindow, type TrendsZone } from './trends-window.js';
+import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
+import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
@@ -155,8 +156,30 @@ export async function insightResult(
   } catch {
     return null;
   }
-  const window = trendsWindow(query, now, zone ?? zoneOfTeam(await getTeam(stores.database.db, insight.teamId)));
-  return computeTrends(stores.analytics, insight.teamId, query, window);
+  const zoneOf = zone ?? zoneOfTeam(await getTeam(stores.database.db, insight.teamId));
+  return (await trendsAnswer(stores.analytics, insight.teamId, query, now, zoneOf)).results;
+}
+
+/**
+ * A trends query's results at `now` and the window they cover. With a comparison, PostHog's
+ * order: every series of the current period, then every series of the previous one, each entry
+ * marked with its period; the previous entries' `days` and `labels` name that period's own buckets.
+ */
+export async function trendsAnswer(
+  analytics: InsightStores['analytics'],
+  teamId: number,
+  query: TrendsQuery,
+  now: Date,
+  zone: TrendsZone,
+): Promise<{ results: TrendsResult[]; window: TrendsWindow }> {
+  const window = trendsWindow(query, now, zone);
+  if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
+  const previous = previousPeriod(query, window, now, query.compare.compareTo);
+  const [current, before] = await Promise.all([
+    computeTrends(analytics, teamId, query, window),
+    computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.interval, zone)),
+  ]);
+  return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
 }
 
 /** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */

@@ -19,6 +19,9 @@ export interface TrendsResult {
   labels: string[];
   days: string[];
   breakdown_value?: string;
+  /** With `compareFilter.compare`: true, and which period the entry is of. */
+  compare?: true;
+  compare_label?: string;
 }
 
 /** One value ClickHouse computed: a bucket (its start, in Unix seconds) and breakdown value. */

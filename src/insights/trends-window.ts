@@ -154,13 +154,22 @@ function rangeEnd(range: TrendsRange, now: Date, timezone: string): number {
  */
 export function trendsWindow(range: TrendsRange, now: Date, zone: TrendsZone = {}): TrendsWindow {
   const timezone = effectiveTimezone(zone.timezone);
-  const weekStart = zone.weekStartDay === 1 ? 1 : 0;
   const fromDate = parseTrendsDate(range.dateFrom, now, timezone) ?? now;
-  const to = rangeEnd(range, now, timezone);
+  return windowBetween(fromDate, new Date(rangeEnd(range, now, timezone)), range.interval, zone);
+}
+
+/**
+ * The buckets from the one holding `fromDate` up to `toDate` (exclusive), in the environment's
+ * zone: the window of an explicit period, such as the previous one a comparison reads.
+ */
+export function windowBetween(fromDate: Date, toDate: Date, interval: Interval, zone: TrendsZone = {}): TrendsWindow {
+  const timezone = effectiveTimezone(zone.timezone);
+  const weekStart = zone.weekStartDay === 1 ? 1 : 0;
+  const to = toDate.getTime();
   const buckets: Date[] = [];
-  let b = bucketStart(fromDate, range.interval, timezone, weekStart).getTime();
-  for (; b < to && buckets.length < MAX_BUCKETS; b = nextBucket(b, range.interval, timezone)) buckets.push(new Date(b));
-  const names = buckets.map((start) => bucketNames(start.getTime(), range.interval, timezone));
+  let b = bucketStart(fromDate, interval, timezone, weekStart).getTime();
+  for (; b < to && buckets.length < MAX_BUCKETS; b = nextBucket(b, interval, timezone)) buckets.push(new Date(b));
+  const names = buckets.map((start) => bucketNames(start.getTime(), interval, timezone));
   const from = buckets[0] ?? new Date(to);
   const end = buckets.length === MAX_BUCKETS ? b : to;
   return {

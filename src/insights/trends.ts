@@ -9,6 +9,7 @@ import { readDateRange, readEventBreakdown } from './query-fields.js';
 import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from './trends-results.js';
 import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
+import { isReadableCompareTo } from './core/compare-period.js';
 
 export { TrendsQueryError, INTERVALS, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow, type TrendsResult };
 
@@ -56,6 +57,8 @@ export interface TrendsQuery {
   dateTo: string | null;
   properties: PropertyFilterInput[];
   breakdown: string | null;
+  /** `compareFilter`: null without a comparison; else the `compare_to` date (null: the previous period). */
+  compare: { compareTo: string | null } | null;
 }
 
 function readMathProperty(raw: Record<string, unknown>, attr: (name: string) => string): string | null {
@@ -106,6 +109,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   }
   const { dateFrom, dateTo } = readDateRange(source, attr);
   const breakdown = readEventBreakdown(source, attr);
+  const compare = readCompareFilter(source, attr);
   return {
     series,
     interval: interval as Interval,
@@ -113,5 +117,23 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     dateTo,
     properties: readPropertyFilters(source.properties, attr('properties')),
     breakdown,
+    compare,
   };
+}
+
+/** `compareFilter`: `compare` a boolean, `compare_to` a date PostHog's relative_date_parse reads (`-1w`, …). */
+function readCompareFilter(source: Record<string, unknown>, attr: (name: string) => string): TrendsQuery['compare'] {
+  const filter = source.compareFilter ?? null;
+  if (filter === null) return null;
+  if (!isJsonObject(filter)) throw new TrendsQueryError('Expected an object.', attr('compareFilter'));
+  const compare = filter.compare ?? false;
+  if (typeof compare !== 'boolean') throw new TrendsQueryError('Must be a valid boolean.', attr('compareFilter__compare'));
+  const compareTo = filter.compare_to ?? null;
+  if (compareTo !== null && (typeof compareTo !== 'string' || !isReadableCompareTo(compareTo.trim()))) {
+    throw new TrendsQueryError(
+      `Unreadable compare_to "${String(compareTo)}": use a relative date such as -1d, -1w, -1m, -1q or -1y, or a date.`,
+      attr('compareFilter__compare_to'),
+    );
+  }
+  return compare ? { compareTo: compareTo === null ? null : compareTo.trim() } : null;
 }

@@ -130,3 +130,104 @@ describe('FunnelsQuery through query/', () => {
     expect((await server.request(`${env()}/query/`, { method: 'POST', body: {} })).status).toBe(400);
   });
 });
+
+describe('funnelVizType time_to_convert through query/', () => {
+  const ttc = async (funnelsFilter: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: funnel({
+        funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day', funnelVizType: 'time_to_convert', ...funnelsFilter },
+        ...extra,
+      }),
+    });
+    expect(res.status, res.text).toBe(200);
+    return res.body.results;
+  };
+
+  it('bins the time from the first to the last step by default, 60 s wide for a single time', async () => {
+    // Only u1 purchased: 600 + 3600 s. One bin (cube root of 1), (4200 - 4200) / 1 = 0 wide, so 60.
+    expect(await ttc({})).toEqual({
+      bins: [
+        [4200, 1],
+        [4260, 0],
+      ],
+      average_conversion_time: 4200,
+    });
+  });
+
+  it('counts the bins from the cube root of the persons, from the shortest time', async () => {
+    // To sign-up: u1 600, u2 1200, u3 1800 s. ceil(cbrt(3)) = 2 bins of ceil(1200 / 2) = 600 s, plus the last.
+    expect(await ttc({ funnelToStep: 1 })).toEqual({
+      bins: [
+        [600, 1],
+        [1200, 1],
+        [1800, 1],
+      ],
+      average_conversion_time: 1200,
+    });
+    // A 14-day window adds u6's 90000 s: 2 bins of ceil(89400 / 2) = 44700 s; the average 23400 s.
+    expect(await ttc({ funnelToStep: 1, funnelWindowInterval: 14 })).toEqual({
+      bins: [
+        [600, 3],
+        [45300, 0],
+        [90000, 1],
+      ],
+      average_conversion_time: 23400,
+    });
+  });
+
+  it('takes binCount, clamped to 1..90, and funnelFromStep', async () => {
+    // 4 bins of 300 s from 600.
+    expect((await ttc({ funnelToStep: 1, binCount: 4 })).bins).toEqual([
+      [600, 1],
+      [900, 0],
+      [1200, 1],
+      [1500, 0],
+      [1800, 1],
+    ]);
+    // 0 reads as 1 bin of 1200 s: 600 and 1200 in the first, 1800 in the last.
+    expect((await ttc({ funnelToStep: 1, binCount: 0 })).bins).toEqual([
+      [600, 2],
+      [1800, 1],
+    ]);
+    expect((await ttc({ funnelToStep: 1, binCount: 500 })).bins).toHaveLength(91);
+    // From sign-up to purchase: u1's 3600 s.
+    expect(await ttc({ funnelFromStep: 1 })).toEqual({
+      bins: [
+        [3600, 1],
+        [3660, 0],
+      ],
+      average_conversion_time: 3600,
+    });
+  });
+
+  it('answers one empty bin and no average when nobody converted', async () => {
+    expect(await ttc({}, { dateRange: { date_from: '2025-01-01', date_to: '2025-01-02' } })).toEqual({
+      bins: [
+        [0, 0],
+        [1, 0],
+      ],
+      average_conversion_time: null,
+    });
+  });
+
+  it('refuses steps out of range and the trends view with a 400 naming the field', async () => {
+    const ask = (funnelsFilter: Record<string, unknown>) =>
+      server.request(`${env()}/query/`, { method: 'POST', body: funnel({ funnelsFilter }) });
+    const far = await ask({ funnelVizType: 'time_to_convert', funnelToStep: 3 });
+    expect(far.status).toBe(400);
+    expect(far.body).toMatchObject({
+      type: 'validation_error',
+      detail: 'Filter parameter funnel_to_step can only be one of 1, 2 for time to convert!',
+      attr: 'query__funnelsFilter__funnelToStep',
+    });
+    const backwards = await ask({ funnelVizType: 'time_to_convert', funnelFromStep: 2, funnelToStep: 1 });
+    expect(backwards.body).toMatchObject({ attr: 'query__funnelsFilter__funnelFromStep' });
+    const bins = await ask({ funnelVizType: 'time_to_convert', binCount: 'many' });
+    expect(bins.body).toMatchObject({ attr: 'query__funnelsFilter__binCount' });
+    const trends = await ask({ funnelVizType: 'trends' });
+    expect(trends.status).toBe(400);
+    expect(trends.body).toMatchObject({ type: 'validation_error', attr: 'query__funnelsFilter__funnelVizType' });
+    expect(trends.body.detail).toContain('not supported');
+  });
+});

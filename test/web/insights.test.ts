@@ -204,6 +204,57 @@ describe('trends insight', () => {
     await expect.poll(() => page.getByRole('alert').allInnerTexts()).toContainEqual(expect.stringContaining(res.body.detail));
     expectNoPageErrors(watched, [400]);
   });
+
+  it('filters globally and per series, with a second series and its math', async () => {
+    await page.goto(`${server.url}/project/${env}/insights/new`);
+    await setCustomRange();
+    await page.getByLabel('Display').selectOption('ActionsTable');
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await textbox('Filter 1 property').fill('$browser');
+    await textbox('Filter 1 property').press('Enter');
+    await textbox('Filter 1 property').press('Escape');
+    await textbox('Filter 1 value').fill('Firefox');
+    await textbox('Filter 1 value').press('Enter');
+    const firefox = { key: '$browser', operator: 'exact', value: 'Firefox', type: 'event' };
+    const filtered = await ask(pageviews({ properties: [firefox] }));
+    const firefoxByHand = countsByDay('$pageview', (e) => e.properties.$browser === 'Firefox');
+    expect(filtered.results[0].data).toEqual(firefoxByHand);
+    await expect.poll(tableRows).toEqual([['$pageview', '3', ...firefoxByHand.map(String)]]);
+
+    // The filter moved onto the series, a second series of unique signed-up persons beside it.
+    await page.getByRole('button', { name: 'Remove filter 1' }).click();
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.getByRole('button', { name: 'Add filter' }).first().click();
+    await textbox('Series 1 filter 1 property').fill('$browser');
+    await textbox('Series 1 filter 1 property').press('Enter');
+    await textbox('Series 1 filter 1 property').press('Escape');
+    await page.getByLabel('Series 1 filter 1 operator').selectOption('is_not');
+    await textbox('Series 1 filter 1 value').fill('Firefox');
+    await textbox('Series 1 filter 1 value').press('Enter');
+    await page.getByRole('button', { name: 'Add series' }).click();
+    await textbox('Series 2 event').click();
+    await textbox('Series 2 event').fill('signed_up');
+    await page.getByRole('option', { name: 'signed_up', exact: true }).click();
+    await page.getByLabel('Series 2 math').selectOption('dau');
+    const api = await ask(
+      pageviews({
+        series: [
+          { kind: 'EventsNode', event: '$pageview', math: 'total', properties: [{ ...firefox, operator: 'is_not' }] },
+          { kind: 'EventsNode', event: 'signed_up', math: 'dau' },
+        ],
+      }),
+    );
+    const chromeByHand = countsByDay('$pageview', (e) => e.properties.$browser !== 'Firefox');
+    // By hand: alice signs up on 7 Oct, bob on 8 Oct, carol on 10 Oct: one person each.
+    const signupsByHand = countsByDay('signed_up');
+    expect(api.results.map((r: any) => r.data)).toEqual([chromeByHand, signupsByHand]);
+    await expect.poll(tableRows).toEqual([
+      ['$pageview', '4', ...chromeByHand.map(String)],
+      ['signed_up', '3', ...signupsByHand.map(String)],
+    ]);
+    await screenshot(page, 'insight-trends-filters');
+    expectNoPageErrors(watched);
+  });
 });
 
 describe('funnel insight', () => {

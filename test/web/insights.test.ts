@@ -253,6 +253,24 @@ describe('trends insight', () => {
       ['signed_up', '3', ...signupsByHand.map(String)],
     ]);
     await screenshot(page, 'insight-trends-filters');
+
+    await page.getByLabel('Display').selectOption('ActionsBarValue');
+    const bars = page.getByTestId('trends-bar-value');
+    await expect
+      .poll(async () => JSON.parse((await bars.getAttribute('data-series')) ?? 'null'))
+      .toEqual(api.results.map((r: any) => ({ label: r.label, value: r.count })));
+    expect(api.results.map((r: any) => r.count)).toEqual([4, 3]);
+    expectNoPageErrors(watched);
+  });
+
+  it("opens the environment's default insights as they were saved", async () => {
+    await page.goto(`${server.url}/project/${env}/insights`);
+    await page.getByRole('link', { name: 'Referring domain (last 14 days)' }).click();
+    await page.getByTestId('insight-viz').waitFor();
+    expect(await page.getByLabel('Display').inputValue()).toBe('ActionsBarValue');
+    expect(await page.getByLabel('Series 1 math').inputValue()).toBe('dau');
+    expect(await textbox('Breakdown by').inputValue()).toBe('$referring_domain');
+    await screenshot(page, 'insight-default');
     expectNoPageErrors(watched);
   });
 });

@@ -8,6 +8,7 @@ import { SeriesRow } from './SeriesRow';
 const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
   { value: 'ActionsLineGraph', label: 'Line chart' },
   { value: 'ActionsBar', label: 'Bar chart' },
+  { value: 'ActionsBarValue', label: 'Total value bars' },
   { value: 'BoldNumber', label: 'Number' },
   { value: 'ActionsTable', label: 'Table' },
 ];
@@ -30,6 +31,11 @@ export function TrendsEditor({
   onChange: (query: TrendsQuery) => void;
 }) {
   const set = (change: Partial<TrendsQuery>) => onChange({ ...query, ...change });
+  const display = query.trendsFilter?.display ?? 'ActionsLineGraph';
+  // A display saved elsewhere (PostHog's pie, world map…) is shown as a line; the picker says so.
+  const displays = DISPLAYS.some((d) => d.value === display)
+    ? DISPLAYS
+    : [...DISPLAYS, { value: display, label: `${display} (as a line)` }];
   return (
     <Stack gap="sm" data-testid="trends-editor">
       <Stack gap={6}>
@@ -84,8 +90,8 @@ export function TrendsEditor({
         <NativeSelect
           label="Display"
           w={140}
-          data={DISPLAYS}
-          value={query.trendsFilter?.display ?? 'ActionsLineGraph'}
+          data={displays}
+          value={display}
           onChange={(e) => set({ trendsFilter: { ...query.trendsFilter, display: e.currentTarget.value as TrendsDisplay } })}
         />
         <Switch

@@ -1,7 +1,7 @@
 import { ScrollArea, Table } from '@mantine/core';
 import type { TrendsResult } from '../../../api/insights';
 import { formatNumber } from './format';
-import { shownSeries } from './series';
+import { shownSeries, totalOf } from './series';
 
 /** Series × dates, with each series' total: PostHog's table display. */
 export function TrendsTable({ results }: { results: TrendsResult[] }) {
@@ -27,7 +27,7 @@ export function TrendsTable({ results }: { results: TrendsResult[] }) {
             <Table.Tr key={s.key} data-testid="trends-table-row" data-label={s.label}>
               <Table.Td>{s.label}</Table.Td>
               <Table.Td ta="right" fw={600} data-testid="trends-table-total">
-                {formatNumber(s.result.count)}
+                {formatNumber(totalOf(s.result))}
               </Table.Td>
               {s.result.data.map((value, i) => (
                 <Table.Td key={i} ta="right" data-testid="trends-table-cell" title={s.result.labels[i]}>

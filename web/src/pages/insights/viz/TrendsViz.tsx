@@ -3,6 +3,7 @@ import type { TrendsQuery, TrendsResult } from '../../../api/insights';
 import { useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Loading } from '../../../components/Loading';
+import { BarValueChart } from './BarValueChart';
 import { BoldNumber } from './BoldNumber';
 import { SeriesLegend } from './SeriesLegend';
 import { TrendsChart } from './TrendsChart';
@@ -29,6 +30,14 @@ function Display({ source, results, height }: { source: TrendsQuery; results: Tr
   const display = source.trendsFilter?.display ?? 'ActionsLineGraph';
   if (display === 'BoldNumber') return <BoldNumber results={results} />;
   if (display === 'ActionsTable') return <TrendsTable results={results} />;
+  if (display === 'ActionsBarValue') {
+    return (
+      <>
+        <BarValueChart results={results} height={height} />
+        <SeriesLegend results={results} />
+      </>
+    );
+  }
   return (
     <>
       <TrendsChart results={results} type={display === 'ActionsBar' ? 'bar' : 'line'} height={height} />

@@ -347,4 +347,30 @@ describe('funnel insight', () => {
     await screenshot(page, 'insight-time-to-convert');
     expectNoPageErrors(watched);
   });
+
+  it("breaks the funnel down by the first step's property", async () => {
+    await page.getByLabel('View').selectOption('steps');
+    await textbox('Breakdown by').fill('$browser');
+    await textbox('Breakdown by').press('Enter');
+    await textbox('Breakdown by').press('Escape');
+    const api = await ask({
+      kind: 'FunnelsQuery',
+      series: ['$pageview', 'signed_up', 'purchased'].map((event) => ({ kind: 'EventsNode', event, name: event })),
+      dateRange: DATE_RANGE,
+      breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+      funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day', funnelVizType: 'steps', funnelOrderType: 'ordered' },
+    });
+    // By hand, by the browser of each person's first pageview: Chrome alice (all three) and dave
+    // (the first only); Firefox bob (two) and carol (all three).
+    const byHand = { Chrome: [2, 1, 1], Firefox: [2, 2, 1] };
+    expect(Object.fromEntries(api.results.map((steps: any[]) => [steps[0].breakdown_value[0], steps.map((s) => s.count)]))).toEqual(byHand);
+    const bars = async () =>
+      page.getByTestId('funnel-bar').evaluateAll((rows) => rows.map((row: any) => [row.dataset.breakdown, Number(row.dataset.count)]));
+    // Per step, a bar per browser, in the answer's order.
+    const expected = [0, 1, 2].flatMap((i) => api.results.map((steps: any[]) => [steps[i].breakdown_value[0], steps[i].count]));
+    await expect.poll(bars).toEqual(expected);
+    expect(await page.getByTestId('funnel-from-previous').allInnerTexts()).toEqual(['50.0%', '100.0%', '100.0%', '50.0%']);
+    await screenshot(page, 'insight-funnel-breakdown');
+    expectNoPageErrors(watched);
+  });
 });

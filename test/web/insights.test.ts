@@ -373,4 +373,18 @@ describe('funnel insight', () => {
     await screenshot(page, 'insight-funnel-breakdown');
     expectNoPageErrors(watched);
   });
+
+  it('deletes the funnel after asking', async () => {
+    const shortId = page.url().split('/').pop()!;
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete insight' }).click();
+    await page.waitForURL(/\/insights$/);
+    await page.getByTestId('insights-table').waitFor();
+    await expect
+      .poll(async () => (await page.getByTestId('insight-row').allInnerTexts()).some((row) => row.includes('Signup funnel')))
+      .toBe(false);
+    const gone = await server.request(`/api/environments/${env}/insights/?short_id=${shortId}`);
+    expect(gone.body.results).toEqual([]);
+    expectNoPageErrors(watched);
+  });
 });

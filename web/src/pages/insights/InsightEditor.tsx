@@ -7,6 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
 import { cleanSource, newFunnel, newTrends } from './editor/query-defaults';
 import { TrendsEditor } from './editor/TrendsEditor';
+import { DeleteInsight } from './DeleteInsight';
 import { InsightHistory } from './InsightHistory';
 import { InsightSubscriptions } from './InsightSubscriptions';
 import { InsightViz } from './viz/InsightViz';
@@ -50,9 +51,12 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
         <Title order={2} data-testid="insight-title">
           {insight ? insight.name || 'Untitled insight' : 'New insight'}
         </Title>
-        <Button onClick={submit} loading={save.isPending} disabled={!dirty}>
-          {insight ? 'Save' : 'Save insight'}
-        </Button>
+        <Group gap="xs">
+          {insight && <DeleteInsight insight={insight} />}
+          <Button onClick={submit} loading={save.isPending} disabled={!dirty}>
+            {insight ? 'Save' : 'Save insight'}
+          </Button>
+        </Group>
       </Group>
       <ErrorAlert message={save.error?.message} title="The insight could not be saved" />
       <Group align="flex-start" grow>

@@ -5,11 +5,9 @@ import { validationError } from '../posthog/errors.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
-import { funnelResults, readFunnelsQuery } from './funnels.js';
-import { countFunnel, timeToConvert } from './funnels-store.js';
+import { readFunnelsQuery } from './funnels.js';
 import { TrendsQueryError } from './query-error.js';
-import { trendsAnswer, zoneOfTeam } from './service.js';
-import { trendsWindow } from './trends-window.js';
+import { funnelsAnswer, trendsAnswer, zoneOfTeam } from './service.js';
 import { readTrendsQuery } from './trends.js';
 import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
@@ -19,12 +17,7 @@ import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
 
 const runFunnels: Runner = async (ctx, team, source, now) => {
-  const query = readFunnelsQuery(source);
-  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
-  const results =
-    query.timeToConvert !== null
-      ? await timeToConvert(ctx.analytics, team.id, query, window, query.timeToConvert)
-      : funnelResults(query, await countFunnel(ctx.analytics, team.id, query, window));
+  const { results, window } = await funnelsAnswer(ctx.analytics, team.id, readFunnelsQuery(source), now, zoneOfTeam(team));
   return {
     results,
     timezone: window.timezone,

@@ -9,22 +9,16 @@ import { serializeUserBasic } from '../environments/serializers.js';
 import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsQueryError, type TrendsQuery, type TrendsResult } from './trends.js';
-import { readFunnelsQuery } from './funnels.js';
-import { isJsonObject } from '../lib/json-object.js';
 import { computeTrends } from './trends-store.js';
 import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
 import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
+import { isJsonObject } from '../lib/json-object.js';
+import { funnelResults, readFunnelsQuery, type FunnelsQuery } from './funnels.js';
+import { countFunnel, timeToConvert } from './funnels-store.js';
 import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
-
-/** Checks a saved insight's query: a trends or a funnel query (bare or in its InsightVizNode). */
-function readInsightQuery(query: unknown): void {
-  const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
-  if (isJsonObject(source) && source.kind === 'FunnelsQuery') readFunnelsQuery(query);
-  else readTrendsQuery(query);
-}
 
 /** Reads the fields of an insight body (DRF style errors), merged onto `existing` for PATCH. */
 function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFields; dashboards: number[] | undefined } {
@@ -44,7 +38,8 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
   if (!existing && fields.query === null) throw validationError('This field is required.', 'query', 'required');
   if ('query' in body || !existing) {
     try {
-      readInsightQuery(fields.query);
+      if (isFunnelsQuery(fields.query)) readFunnelsQuery(fields.query);
+      else readTrendsQuery(fields.query);
     } catch (error) {
       if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
       throw error;
@@ -150,6 +145,7 @@ export async function insightResult(
   now = new Date(),
   zone?: TrendsZone,
 ): Promise<TrendsResult[] | null> {
+  if (isFunnelsQuery(insight.query)) return null; // subscription reports draw trends only
   let query;
   try {
     query = readTrendsQuery(insight.query);
@@ -172,14 +168,50 @@ export async function trendsAnswer(
   now: Date,
   zone: TrendsZone,
 ): Promise<{ results: TrendsResult[]; window: TrendsWindow }> {
-  const window = trendsWindow(query, now, zone);
+  // PostHog reads a total-value display's range by day, whatever the interval.
+  const window = trendsWindow(query.totalValue ? { ...query, interval: 'day' } : query, now, zone);
   if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
-  const previous = previousPeriod(query, window, now, query.compare.compareTo);
+  // The previous period is computed from the query's own interval, as QueryPreviousPeriodDateRange is.
+  const previous = previousPeriod(query, query.totalValue ? trendsWindow(query, now, zone) : window, now, query.compare.compareTo);
   const [current, before] = await Promise.all([
     computeTrends(analytics, teamId, query, window),
-    computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.interval, zone)),
+    computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.totalValue ? 'day' : query.interval, zone)),
   ]);
   return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
+}
+
+/** Whether an insight's query is a funnel (bare or in an InsightVizNode); anything else is read as trends. */
+export function isFunnelsQuery(query: unknown): boolean {
+  const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
+  return isJsonObject(source) && source.kind === 'FunnelsQuery';
+}
+
+/** A funnel's results at `now` (the steps, or the time to convert) and the range they cover. */
+export async function funnelsAnswer(
+  analytics: InsightStores['analytics'],
+  teamId: number,
+  query: FunnelsQuery,
+  now: Date,
+  zone: TrendsZone,
+) {
+  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
+  const results =
+    query.timeToConvert !== null
+      ? await timeToConvert(analytics, teamId, query, window, query.timeToConvert)
+      : funnelResults(query, await countFunnel(analytics, teamId, query, window));
+  return { results, window };
+}
+
+/** The result a saved insight shows: its trends or its funnel now, null when its query cannot run. */
+async function insightAnswer(stores: InsightStores, insight: Insight, now: Date, zone: TrendsZone) {
+  if (!isFunnelsQuery(insight.query)) return insightResult(stores, insight, now, zone);
+  let query;
+  try {
+    query = readFunnelsQuery(insight.query);
+  } catch {
+    return null;
+  }
+  return (await funnelsAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
 }
 
 /** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */
@@ -207,7 +239,7 @@ export async function serializeInsight(ctx: AppContext, insight: Insight, users:
     dashboardsOfInsight(ctx.database.db, insight.id),
     users.get(insight.createdById),
     users.get(insight.lastModifiedById),
-    insightResult(ctx, insight, now, zone),
+    insightAnswer(ctx, insight, now, zone),
   ]);
   return {
     id: insight.id,

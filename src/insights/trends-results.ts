@@ -14,10 +14,15 @@ export const BREAKDOWN_LIMIT = 25;
 export interface TrendsResult {
   action: Record<string, unknown>;
   label: string;
+  /** 0 for a total-value display. */
   count: number;
+  /** Empty for a total-value display. */
   data: number[];
-  labels: string[];
+  /** Absent for a total-value display. */
+  labels?: string[];
   days: string[];
+  /** A total-value display's one value over the range. */
+  aggregated_value?: number;
   breakdown_value?: string;
   /** With `compareFilter.compare`: true, and which period the entry is of. */
   compare?: true;
@@ -58,6 +63,28 @@ export function seriesResults(series: TrendsSeries, order: number, window: Trend
   return keys.map((key) => {
     const values = data.get(key)!;
     const result: TrendsResult = { ...base, label, count: sum(values), data: values };
+    if (computed.values === null) return result;
+    return { ...result, label: `${label} - ${key}`, breakdown_value: key };
+  });
+}
+
+/**
+ * A total-value display's entries (PostHog's `aggregate_values` series): one value per series or
+ * breakdown value, `count` 0, no `data`, `days` or `labels` buckets.
+ */
+export function totalResults(series: TrendsSeries, order: number, computed: SeriesCells): TrendsResult[] {
+  const totals = new Map(computed.cells.map((c) => [c.value, c.total]));
+  const label = series.customName ?? series.name;
+  const keys = computed.values ?? [''];
+  return keys.map((key) => {
+    const result: TrendsResult = {
+      action: actionOf(series, order),
+      label,
+      count: 0,
+      data: [],
+      days: [],
+      aggregated_value: totals.get(key) ?? 0,
+    };
     if (computed.values === null) return result;
     return { ...result, label: `${label} - ${key}`, breakdown_value: key };
   });

@@ -18,7 +18,15 @@ import {
 } from '../posthog/clickhouse-property-conditions.js';
 import { InvalidPropertyFilter, readPropertyCondition } from '../posthog/property-conditions.js';
 import type { PropertyFilterInput } from './properties.js';
-import { BREAKDOWN_LIMIT, BREAKDOWN_NULL, BREAKDOWN_OTHER, seriesResults, type SeriesCells, type TrendsCell } from './trends-results.js';
+import {
+  BREAKDOWN_LIMIT,
+  BREAKDOWN_NULL,
+  BREAKDOWN_OTHER,
+  seriesResults,
+  totalResults,
+  type SeriesCells,
+  type TrendsCell,
+} from './trends-results.js';
 import type { Interval, TrendsWindow } from './trends-window.js';
 import type { TrendsMath, TrendsQuery, TrendsResult, TrendsSeries } from './trends.js';
 
@@ -34,6 +42,7 @@ export async function computeTrends(
   window: TrendsWindow,
 ): Promise<TrendsResult[]> {
   const computed = await Promise.all(query.series.map((series) => seriesCells(analytics, teamId, query, series, window)));
+  if (query.totalValue) return query.series.flatMap((series, order) => totalResults(series, order, computed[order]!));
   return query.series.flatMap((series, order) => seriesResults(series, order, window, computed[order]!));
 }
 
@@ -147,13 +156,15 @@ async function seriesCells(
     value = values.includes(BREAKDOWN_OTHER) ? ch`if(${shown} IN ${top}, ${shown}, ${BREAKDOWN_OTHER})` : shown;
   }
   const math = effectiveMath(series.math, query.interval);
+  // A total-value display: one aggregate over the whole window (bucket 0).
+  const bucket = query.totalValue ? raw('0') : ch`toUnixTimestamp(${bucketStart(query.interval, window, raw('e.timestamp'))})`;
   const cells =
     math === 'weekly_active' || math === 'monthly_active'
       ? await activeUsers(analytics, teamId, query, series, window, value, math === 'weekly_active' ? 7 : 30)
       : await run<TrendsCell>(
           analytics,
           teamId,
-          ch`SELECT toUnixTimestamp(${bucketStart(query.interval, window, raw('e.timestamp'))}) AS bucket, ${value} AS value,
+          ch`SELECT ${bucket} AS bucket, ${value} AS value,
               ${aggregate(series, math)} AS total
             FROM ${raw(analytics.table('events'))} AS e ${raw(math === 'dau' ? personOverridesJoin(analytics, TEAM) : '')}
             WHERE ${where} GROUP BY bucket, value`,

@@ -57,6 +57,11 @@ export interface TrendsQuery {
   dateTo: string | null;
   properties: PropertyFilterInput[];
   breakdown: string | null;
+  /**
+   * `trendsFilter.display` is one PostHog computes as one value per series over the whole range
+   * (BoldNumber, ActionsPie, ActionsBarValue, ActionsTable, WorldMap): `aggregated_value`, no buckets.
+   */
+  totalValue: boolean;
   /** `compareFilter`: null without a comparison; else the `compare_to` date (null: the previous period). */
   compare: { compareTo: string | null } | null;
 }
@@ -77,7 +82,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const source = isJsonObject(query) && query.kind === 'InsightVizNode' ? query.source : query;
   const prefix = isJsonObject(query) && query.kind === 'InsightVizNode' ? 'source__' : '';
   if (!isJsonObject(source) || source.kind !== 'TrendsQuery') {
-    throw new TrendsQueryError('Only TrendsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
+    throw new TrendsQueryError('Only TrendsQuery and FunnelsQuery insights are supported.', prefix ? 'query__source__kind' : 'query__kind');
   }
   const attr = (name: string) => `query__${prefix}${name}`;
   if (!Array.isArray(source.series) || source.series.length === 0) {
@@ -110,6 +115,12 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const { dateFrom, dateTo } = readDateRange(source, attr);
   const breakdown = readEventBreakdown(source, attr);
   const compare = readCompareFilter(source, attr);
+  const totalValue = readDisplay(source, attr);
+  if (totalValue) {
+    const i = series.findIndex((s) => s.math === 'weekly_active' || s.math === 'monthly_active');
+    if (i >= 0)
+      throw new TrendsQueryError('Weekly and monthly active users are not supported with this display.', attr(`series__${i}__math`));
+  }
   return {
     series,
     interval: interval as Interval,
@@ -117,8 +128,28 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     dateTo,
     properties: readPropertyFilters(source.properties, attr('properties')),
     breakdown,
+    totalValue,
     compare,
   };
+}
+
+/** PostHog's ChartDisplayType values Hoglet computes: by interval, or one value over the range. */
+const SERIES_DISPLAYS = ['ActionsLineGraph', 'ActionsBar', 'ActionsStackedBar', 'ActionsAreaGraph'];
+const TOTAL_DISPLAYS = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap'];
+const UNSUPPORTED_DISPLAYS = ['ActionsLineGraphCumulative', 'CalendarHeatmap', 'BoxPlot'];
+
+/** `trendsFilter.display`: whether the series are totals over the range (false: by interval, the default line graph). */
+function readDisplay(source: Record<string, unknown>, attr: (name: string) => string): boolean {
+  const filter = source.trendsFilter ?? null;
+  if (filter === null) return false;
+  if (!isJsonObject(filter)) throw new TrendsQueryError('Expected an object.', attr('trendsFilter'));
+  const display = filter.display ?? null;
+  if (display === null || SERIES_DISPLAYS.includes(display as string)) return false;
+  if (TOTAL_DISPLAYS.includes(display as string)) return true;
+  if (UNSUPPORTED_DISPLAYS.includes(display as string)) {
+    throw new TrendsQueryError(`The ${String(display)} display is not supported.`, attr('trendsFilter__display'));
+  }
+  throw new TrendsQueryError(`"${String(display)}" is not a valid choice.`, attr('trendsFilter__display'));
 }
 
 /** `compareFilter`: `compare` a boolean, `compare_to` a date PostHog's relative_date_parse reads (`-1w`, …). */

@@ -57,7 +57,7 @@ export function chartSvg(title: string, results: readonly TrendsResult[]): strin
     const lx = PAD.left + (n % 2) * (plotW / 2);
     parts.push(
       `<rect x="${lx}" y="${ly - 8}" width="10" height="10" fill="${color}"/>`,
-      `<text x="${lx + 14}" y="${ly + 1}" font-family="sans-serif" font-size="11" fill="#111">${escapeXml(s.label)} (${s.count})</text>`,
+      `<text x="${lx + 14}" y="${ly + 1}" font-family="sans-serif" font-size="11" fill="#111">${escapeXml(s.label)} (${s.aggregated_value ?? s.count})</text>`,
     );
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">${parts.join('')}</svg>`;

@@ -231,3 +231,30 @@ describe('funnelVizType time_to_convert through query/', () => {
     expect(trends.body.detail).toContain('not supported');
   });
 });
+
+describe('saved funnel insights', () => {
+  it('saves a FunnelsQuery insight and answers its result as query/ does, steps or time to convert', async () => {
+    for (const funnelsFilter of [
+      { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day' },
+      { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day', funnelVizType: 'time_to_convert', funnelToStep: 1 },
+    ]) {
+      const { query } = funnel({ funnelsFilter });
+      const created = await server.request(`${env()}/insights/`, {
+        method: 'POST',
+        body: { name: 'Sign-ups', query: { kind: 'InsightVizNode', source: query } },
+      });
+      expect(created.status, created.text).toBe(201);
+      const asked = await server.request(`${env()}/query/`, { method: 'POST', body: { query } });
+      expect(created.body.result).toEqual(asked.body.results);
+      const fetched = await server.request(`${env()}/insights/${created.body.id}/`);
+      expect(fetched.body.result).toEqual(asked.body.results);
+    }
+  });
+
+  it('refuses a funnel it cannot run with a 400 naming the field', async () => {
+    const { query } = funnel({ funnelsFilter: { funnelVizType: 'trends' } });
+    const res = await server.request(`${env()}/insights/`, { method: 'POST', body: { query: { kind: 'InsightVizNode', source: query } } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__source__funnelsFilter__funnelVizType' });
+  });
+});

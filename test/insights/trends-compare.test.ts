@@ -10,6 +10,9 @@ const env = () => `/api/environments/${server.bootstrap.team.id}`;
 
 const buy = (timestamp: string, browser: string) => ({ event: 'buy', distinct_id: 'a', timestamp, properties: { $browser: browser } });
 
+/** Visits: a on Nov 3 and 4, b on Nov 4 (3 daily users, 2 over the period); c on Oct 26. */
+const visit = (distinct_id: string, timestamp: string) => ({ event: 'visit', distinct_id, timestamp, properties: {} });
+
 /**
  * Current period Nov 1 .. Nov 7: Chrome twice on Nov 2, Firefox on Nov 7. Previous period (same
  * length, just before): Oct 25 .. Oct 31: Chrome on Oct 25, Firefox three times on Oct 31. Oct 24
@@ -26,6 +29,10 @@ beforeAll(async () => {
     buy('2026-10-31T03:00:00Z', 'Firefox'),
     buy('2026-10-24T12:00:00Z', 'Chrome'),
     buy('2026-11-08T00:00:00Z', 'Chrome'),
+    visit('a', '2026-11-03T10:00:00Z'),
+    visit('a', '2026-11-04T10:00:00Z'),
+    visit('b', '2026-11-04T11:00:00Z'),
+    visit('c', '2026-10-26T10:00:00Z'),
   ]);
 });
 
@@ -117,5 +124,68 @@ describe('compareFilter through query/', () => {
     expect(created.status, created.text).toBe(201);
     const res = await server.request(`${env()}/query/`, { method: 'POST', body: { query: trends() } });
     expect(created.body.result).toEqual(res.body.results);
+  });
+});
+
+describe('total-value displays (BoldNumber, ActionsTable, …)', () => {
+  const bold = (extra: Record<string, unknown> = {}) => trends({ trendsFilter: { display: 'BoldNumber' }, compareFilter: null, ...extra });
+
+  it('answers one aggregated_value per series over the whole range, no buckets', async () => {
+    const res = await server.request(`${env()}/query/`, { method: 'POST', body: { query: bold() } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results).toEqual([
+      expect.objectContaining({
+        label: 'buy',
+        aggregated_value: 3,
+        count: 0,
+        data: [],
+        days: [],
+        action: expect.objectContaining({ id: 'buy' }),
+      }),
+    ]);
+    expect(res.body.results[0]).not.toHaveProperty('labels');
+    // Unique users over the range, not the sum of the daily ones (3).
+    const users = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: { query: bold({ series: [{ kind: 'EventsNode', event: 'visit', math: 'dau' }] }) },
+    });
+    expect(users.body.results[0].aggregated_value).toBe(2);
+  });
+
+  it('compares and breaks down totals', async () => {
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: {
+        query: bold({
+          compareFilter: { compare: true },
+          trendsFilter: { display: 'ActionsTable' },
+          breakdownFilter: { breakdown: '$browser' },
+        }),
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((r: any) => [r.compare_label, r.breakdown_value, r.aggregated_value])).toEqual([
+      ['current', 'Chrome', 2],
+      ['current', 'Firefox', 1],
+      ['previous', 'Firefox', 3],
+      ['previous', 'Chrome', 1],
+    ]);
+  });
+
+  it('keeps the series by interval for the line and bar displays, and refuses what it cannot draw', async () => {
+    const bar = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: { query: bold({ trendsFilter: { display: 'ActionsBar' } }) },
+    });
+    expect(bar.body.results[0]).toMatchObject({ data: [0, 2, 0, 0, 0, 0, 1], count: 3 });
+    for (const [query, attr] of [
+      [bold({ trendsFilter: { display: 'ActionsLineGraphCumulative' } }), 'query__trendsFilter__display'],
+      [bold({ trendsFilter: { display: 'Sparkles' } }), 'query__trendsFilter__display'],
+      [bold({ series: [{ kind: 'EventsNode', event: 'visit', math: 'weekly_active' }] }), 'query__series__0__math'],
+    ] as const) {
+      const res = await server.request(`${env()}/query/`, { method: 'POST', body: { query } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ type: 'validation_error', attr });
+    }
   });
 });

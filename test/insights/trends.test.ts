@@ -120,7 +120,7 @@ describe('computing trends', () => {
     expect(r!.data).toEqual([0, 0, 0, 0, 0, 0, 2, 2]);
     expect(r!.count).toBe(4);
     expect(r!.days.at(-1)).toBe('2026-11-21');
-    expect(r!.labels.at(-1)).toBe('21-Nov-2026');
+    expect(r!.labels?.at(-1)).toBe('21-Nov-2026');
     expect(r!.label).toBe('buy');
     expect(r!.action).toMatchObject({ id: 'buy', math: 'total', order: 0 });
   });

@@ -91,7 +91,8 @@ export function resultTable(results: readonly TrendsResult[]): { header: string[
   const from = Math.max(0, labels.length - TABLE_BUCKETS);
   return {
     header: ['Series', 'Total', ...labels.slice(from)],
-    rows: results.map((r) => [r.label, String(r.count), ...r.data.slice(from).map(String)]),
+    // A total-value display (number, table, pie…) has its one value in aggregated_value.
+    rows: results.map((r) => [r.label, String(r.aggregated_value ?? r.count), ...r.data.slice(from).map(String)]),
   };
 }
 

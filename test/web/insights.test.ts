@@ -69,6 +69,11 @@ async function tableRows(): Promise<string[][]> {
 /** A text field (Mantine's pickers give their option lists the same label). */
 const textbox = (name: string) => page.getByRole('textbox', { name, exact: true });
 
+/** A table as the page shows it: each series' total from `totals`, its dates from `dated`. */
+function asTable(totals: any, dated: any): string[][] {
+  return dated.results.map((r: any, i: number) => [r.label, String(totals.results[i].aggregated_value), ...r.data.map(String)]);
+}
+
 async function setCustomRange() {
   await page.getByLabel('Date range').first().selectOption('custom');
   await page.getByLabel('From', { exact: true }).fill(DATE_RANGE.date_from);
@@ -100,12 +105,15 @@ describe('trends insight', () => {
     expectNoPageErrors(watched);
 
     await page.getByLabel('Display').selectOption('BoldNumber');
-    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('7');
+    const number = await ask(pageviews({ trendsFilter: { display: 'BoldNumber' } }));
+    expect(number.results[0].aggregated_value).toBe(7);
+    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe(String(number.results[0].aggregated_value));
     await screenshot(page, 'insight-trends-number');
 
     await page.getByLabel('Display').selectOption('ActionsTable');
     const table = await ask(pageviews({ trendsFilter: { display: 'ActionsTable' } }));
-    await expect.poll(tableRows).toEqual(table.results.map((r: any) => [r.label, String(r.count), ...r.data.map(String)]));
+    // The total over the range (aggregated_value), then the dates of the same query as a line.
+    await expect.poll(tableRows).toEqual(asTable(table, api));
     expect(await tableRows()).toEqual([['$pageview', '7', ...byHand.map(String)]]);
     await screenshot(page, 'insight-trends-table');
     expectNoPageErrors(watched);
@@ -127,7 +135,8 @@ describe('trends insight', () => {
       ['$pageview - Chrome', '4', ...chrome.map(String)],
       ['$pageview - Firefox', '3', ...firefox.map(String)],
     ];
-    expect(api.results.map((r: any) => [r.label, String(r.count), ...r.data.map(String)])).toEqual(byHand);
+    const dated = await ask({ ...query, trendsFilter: { display: 'ActionsLineGraph' } });
+    expect(asTable(api, dated)).toEqual(byHand);
     await expect.poll(tableRows).toEqual(byHand);
 
     await page.getByLabel('Name').fill('Pageviews by browser');
@@ -179,7 +188,7 @@ describe('trends insight', () => {
     const api = await ask(pageviews({ compareFilter: { compare: true }, trendsFilter: { display: 'BoldNumber' } }));
     const previous = api.results.find((r: any) => r.compare_label === 'previous');
     // By hand: the 7 days before (29 Sep – 5 Oct local) hold only eve's pageview of 5 Oct 23:00.
-    expect(previous.count).toBe(1);
+    expect(previous.aggregated_value).toBe(1);
     await expect.poll(() => page.getByTestId('bold-number-change').innerText()).toBe('▲ 600.0% from 1 the period before');
     expect(await page.getByTestId('bold-number-value').innerText()).toBe('7');
 
@@ -236,14 +245,13 @@ describe('trends insight', () => {
     await textbox('Series 2 event').fill('signed_up');
     await page.getByRole('option', { name: 'signed_up', exact: true }).click();
     await page.getByLabel('Series 2 math').selectOption('dau');
-    const api = await ask(
-      pageviews({
-        series: [
-          { kind: 'EventsNode', event: '$pageview', math: 'total', properties: [{ ...firefox, operator: 'is_not' }] },
-          { kind: 'EventsNode', event: 'signed_up', math: 'dau' },
-        ],
-      }),
-    );
+    const seriesQuery = pageviews({
+      series: [
+        { kind: 'EventsNode', event: '$pageview', math: 'total', properties: [{ ...firefox, operator: 'is_not' }] },
+        { kind: 'EventsNode', event: 'signed_up', math: 'dau' },
+      ],
+    });
+    const api = await ask(seriesQuery);
     const chromeByHand = countsByDay('$pageview', (e) => e.properties.$browser !== 'Firefox');
     // By hand: alice signs up on 7 Oct, bob on 8 Oct, carol on 10 Oct: one person each.
     const signupsByHand = countsByDay('signed_up');
@@ -255,11 +263,13 @@ describe('trends insight', () => {
     await screenshot(page, 'insight-trends-filters');
 
     await page.getByLabel('Display').selectOption('ActionsBarValue');
+    const totals = await ask({ ...seriesQuery, trendsFilter: { display: 'ActionsBarValue' } });
     const bars = page.getByTestId('trends-bar-value');
     await expect
       .poll(async () => JSON.parse((await bars.getAttribute('data-series')) ?? 'null'))
-      .toEqual(api.results.map((r: any) => ({ label: r.label, value: r.count })));
-    expect(api.results.map((r: any) => r.count)).toEqual([4, 3]);
+      .toEqual(totals.results.map((r: any) => ({ label: r.label, value: r.aggregated_value })));
+    // By hand: 4 pageviews not from Firefox; alice, bob and carol signed up.
+    expect(totals.results.map((r: any) => r.aggregated_value)).toEqual([4, 3]);
     expectNoPageErrors(watched);
   });
 

@@ -7,10 +7,16 @@ import { BarValueChart } from './BarValueChart';
 import { BoldNumber } from './BoldNumber';
 import { SeriesLegend } from './SeriesLegend';
 import { TrendsChart } from './TrendsChart';
-import { TrendsTable } from './TrendsTable';
+import { TrendsTableViz } from './TrendsTableViz';
 
 /** A trends query, run and shown as its `trendsFilter.display` asks: line, bars, number or table. */
 export function TrendsViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
+  if (source.trendsFilter?.display === 'ActionsTable')
+    return <TrendsTableViz environmentId={environmentId} source={source} height={height} />;
+  return <TrendsChartViz environmentId={environmentId} source={source} height={height} />;
+}
+
+function TrendsChartViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
   const answer = useInsightQuery<TrendsResult[]>(environmentId, source);
   if (answer.isPending) return <Loading h={height} />;
   if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
@@ -29,7 +35,6 @@ export function TrendsViz({ environmentId, source, height }: { environmentId: nu
 function Display({ source, results, height }: { source: TrendsQuery; results: TrendsResult[]; height: number }) {
   const display = source.trendsFilter?.display ?? 'ActionsLineGraph';
   if (display === 'BoldNumber') return <BoldNumber results={results} />;
-  if (display === 'ActionsTable') return <TrendsTable results={results} />;
   if (display === 'ActionsBarValue') {
     return (
       <>

@@ -193,8 +193,11 @@ describe('trends insight', () => {
     expect(await page.getByTestId('bold-number-value').innerText()).toBe('7');
 
     await page.getByLabel('Display').selectOption('ActionsLineGraph');
-    await expect.poll(async () => (await chartSeries()).map((s) => s.label)).toEqual(['$pageview', '$pageview (previous)']);
-    expect((await chartSeries()).map((s) => s.data)).toEqual(api.results.map((r: any) => r.data));
+    const line = await ask(pageviews({ compareFilter: { compare: true }, trendsFilter: { display: 'ActionsLineGraph' } }));
+    expect(line.results.map((r: any) => r.count)).toEqual([7, 1]);
+    await expect.poll(async () => (await chartSeries()).map((s) => s.data)).toEqual(line.results.map((r: any) => r.data));
+    await settled();
+    expect((await chartSeries()).map((s) => s.label)).toEqual(['$pageview', '$pageview (previous)']);
     expect(await page.getByTestId('series-total').allInnerTexts()).toEqual(['7', '1']);
     await screenshot(page, 'insight-compare');
     expectNoPageErrors(watched);

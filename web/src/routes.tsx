@@ -15,15 +15,6 @@ import { RequireSession } from './shell/RequireSession';
 import { NotFound } from './shell/NotFound';
 import { RouteError } from './shell/RouteError';
 
-const placeholder = (title: string, note?: string) => ({
-  lazy: async () => {
-    const { Placeholder } = await import('./pages/Placeholder');
-    return { Component: () => <Placeholder title={title} note={note} /> };
-  },
-});
-
-const PART_2 = 'Insights and dashboards come with part 2 of the web app; the API serves them today.';
-
 /** The pages of one environment, relative to `/project/:projectId`. */
 const environmentPages: RouteObject[] = [
   { index: true, lazy: () => import('./pages/ProjectHome') },
@@ -47,9 +38,10 @@ const environmentPages: RouteObject[] = [
   { path: 'web', lazy: () => import('./pages/web/WebAnalyticsPage') },
   { path: 'settings', lazy: () => import('./pages/settings/SettingsPage') },
   { path: 'settings/:section', lazy: () => import('./pages/settings/SettingsPage') },
-  // The links subscription e-mails carry (src/subscriptions/delivery/report.ts).
-  { path: 'insights', ...placeholder('Insights', PART_2) },
-  { path: 'insights/:shortId', ...placeholder('Insight', PART_2) },
+  { path: 'insights', lazy: () => import('./pages/insights/InsightsPage') },
+  { path: 'insights/new', lazy: () => import('./pages/insights/InsightPage') },
+  { path: 'insights/:shortId', lazy: () => import('./pages/insights/InsightPage') },
+  // Subscriptions: `…/subscriptions/:id` are the links subscription e-mails carry (src/subscriptions/delivery/report.ts).
   { path: 'insights/:shortId/subscriptions', lazy: () => import('./pages/subscriptions/SubscriptionsPage') },
   { path: 'insights/:shortId/subscriptions/new', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
   { path: 'insights/:shortId/subscriptions/:subscriptionId', lazy: () => import('./pages/subscriptions/SubscriptionPage') },

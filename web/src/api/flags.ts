@@ -118,29 +118,13 @@ export function useSaveFlag(projectId: number) {
   });
 }
 
-export interface ActivityEntry {
-  id: string;
-  user: { first_name: string; email: string | null; is_system?: boolean };
-  activity: string;
-  item_id: string;
-  detail: { changes: { field: string | null; before: unknown; after: unknown; action: string }[] | null; name: string | null };
-  created_at: string;
-}
+export type { ActivityEntry, ActivityPage } from './activity';
 
-export interface ActivityPage {
-  results: ActivityEntry[];
-  next: string | null;
-  previous: string | null;
-  total_count: number;
-}
-
-export function useFlagActivity(projectId: number, id: number, page: number) {
-  return useQuery({
-    queryKey: ['flags', projectId, 'activity', id, page],
-    queryFn: ({ signal }) => api<ActivityPage>(`${flagsPath(projectId)}${id}/activity/?limit=20&page=${page}`, { signal }),
-    placeholderData: keepPreviousData,
-  });
-}
+/** Where a flag's change history is read, and cached. */
+export const flagActivity = (projectId: number, id: number) => ({
+  path: `${flagsPath(projectId)}${id}/activity/`,
+  queryKey: ['flags', projectId, 'activity', id] as const,
+});
 
 export interface GroupType {
   group_type: string;

@@ -40,7 +40,7 @@ export interface EventsNode {
 }
 
 export type Interval = 'hour' | 'day' | 'week' | 'month';
-export type TrendsDisplay = 'ActionsLineGraph' | 'ActionsBar' | 'BoldNumber' | 'ActionsTable';
+export type TrendsDisplay = 'ActionsLineGraph' | 'ActionsBar' | 'ActionsBarValue' | 'BoldNumber' | 'ActionsTable';
 export type FunnelVizType = 'steps' | 'time_to_convert';
 export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
@@ -90,6 +90,8 @@ export interface TrendsResult {
   labels: string[];
   days: string[];
   breakdown_value?: string;
+  /** PostHog's value over the whole range, for the aggregated displays (when the server gives it). */
+  aggregated_value?: number;
   /** With compareFilter.compare: which period the entry is. */
   compare?: boolean;
   compare_label?: 'current' | 'previous';

@@ -12,6 +12,7 @@ const NAVIGATION = [
   { label: 'Get started', path: 'get-started' },
   { label: 'Activity', path: 'activity' },
   { label: 'Dashboards', path: 'dashboard' },
+  { label: 'Product analytics', path: 'insights' },
   { label: 'Web analytics', path: 'web' },
   { label: 'People', path: 'persons', also: 'person' },
   { label: 'Groups', path: 'groups' },

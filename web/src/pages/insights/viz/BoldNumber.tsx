@@ -1,7 +1,7 @@
 import { Group, Stack, Text } from '@mantine/core';
 import type { TrendsResult } from '../../../api/insights';
 import { formatNumber, formatPercent } from './format';
-import { shownSeries } from './series';
+import { shownSeries, totalOf } from './series';
 
 /**
  * PostHog's BoldNumber: each series' total over the range in large type; with the previous period,
@@ -14,19 +14,19 @@ export function BoldNumber({ results }: { results: TrendsResult[] }) {
     <Group gap="xl" justify="center" py="md" data-testid="bold-number">
       {current.map((s) => {
         const before = series.find((p) => p.previous && p.index === s.index);
-        const change = before ? s.result.count - before.result.count : null;
+        const change = before ? totalOf(s.result) - totalOf(before.result) : null;
         return (
           <Stack key={s.key} gap={0} align="center" data-testid="bold-number-series" data-label={s.label}>
             <Text fz={48} fw={700} lh={1.1} data-testid="bold-number-value">
-              {formatNumber(s.result.count)}
+              {formatNumber(totalOf(s.result))}
             </Text>
             <Text size="sm" c="dimmed">
               {s.label}
             </Text>
             {before && change !== null && (
               <Text size="sm" c={change > 0 ? 'green' : change < 0 ? 'red' : 'dimmed'} data-testid="bold-number-change">
-                {change > 0 ? '▲' : change < 0 ? '▼' : '='} {formatPercent(Math.abs(change), before.result.count)} from{' '}
-                {formatNumber(before.result.count)} the period before
+                {change > 0 ? '▲' : change < 0 ? '▼' : '='} {formatPercent(Math.abs(change), totalOf(before.result))} from{' '}
+                {formatNumber(totalOf(before.result))} the period before
               </Text>
             )}
           </Stack>

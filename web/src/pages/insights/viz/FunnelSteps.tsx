@@ -44,9 +44,10 @@ export function FunnelSteps({ groups, height }: { groups: FunnelGroup[]; height?
                     }}
                   />
                 </Box>
-                <Text size="sm" w={260} style={{ flexShrink: 0 }}>
-                  <span data-testid="funnel-count">{formatNumber(reached)}</span> persons ·{' '}
+                <Text size="sm" w={320} style={{ flexShrink: 0 }}>
+                  <span data-testid="funnel-count">{formatNumber(reached)}</span> {reached === 1 ? 'person' : 'persons'} ·{' '}
                   <span data-testid="funnel-conversion">{formatPercent(reached, first)}</span>
+                  {i > 0 && ' of first'}
                   {i > 0 && (
                     <>
                       {' '}

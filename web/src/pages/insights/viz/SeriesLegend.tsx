@@ -2,7 +2,7 @@ import { ColorSwatch, Group, Table, Text } from '@mantine/core';
 import type { TrendsResult } from '../../../api/insights';
 import { colourOf } from './chart';
 import { formatNumber } from './format';
-import { shownSeries } from './series';
+import { shownSeries, totalOf } from './series';
 
 /** Under a chart: each series with its total over the range, as text a reader (or a test) can read. */
 export function SeriesLegend({ results }: { results: TrendsResult[] }) {
@@ -10,7 +10,7 @@ export function SeriesLegend({ results }: { results: TrendsResult[] }) {
     <Table data-testid="series-legend" withRowBorders={false} verticalSpacing={2}>
       <Table.Tbody>
         {shownSeries(results).map((s) => (
-          <Table.Tr key={s.key} data-testid="series-row" data-label={s.label} data-total={s.result.count}>
+          <Table.Tr key={s.key} data-testid="series-row" data-label={s.label} data-total={totalOf(s.result)}>
             <Table.Td>
               <Group gap={6} wrap="nowrap">
                 <ColorSwatch color={colourOf(s.index)} size={10} style={s.previous ? { opacity: 0.4 } : undefined} />
@@ -21,7 +21,7 @@ export function SeriesLegend({ results }: { results: TrendsResult[] }) {
             </Table.Td>
             <Table.Td ta="right">
               <Text size="sm" fw={600} data-testid="series-total">
-                {formatNumber(s.result.count)}
+                {formatNumber(totalOf(s.result))}
               </Text>
             </Table.Td>
           </Table.Tr>

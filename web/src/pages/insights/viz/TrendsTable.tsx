@@ -1,11 +1,20 @@
 import { ScrollArea, Table } from '@mantine/core';
 import type { TrendsResult } from '../../../api/insights';
 import { formatNumber } from './format';
-import { shownSeries } from './series';
+import { shownSeries, totalOf } from './series';
 
-/** Series × dates, with each series' total: PostHog's table display. */
-export function TrendsTable({ results }: { results: TrendsResult[] }) {
+const keyOf = (r: TrendsResult) => `${r.action.order}:${r.breakdown_value ?? ''}:${r.compare_label ?? ''}`;
+
+/**
+ * Series × dates, with each series' total: PostHog's table display. `totals`: the same series
+ * answered over the whole range (aggregated_value), for the total column; else the dates' sum.
+ */
+export function TrendsTable({ results, totals = [] }: { results: TrendsResult[]; totals?: TrendsResult[] }) {
   const series = shownSeries(results);
+  const totalOfRow = (r: TrendsResult) => {
+    const whole = totals.find((t) => keyOf(t) === keyOf(r));
+    return whole ? totalOf(whole) : r.count;
+  };
   const first = series.find((s) => !s.previous) ?? series[0];
   const labels = first?.result.labels ?? [];
   return (
@@ -27,7 +36,7 @@ export function TrendsTable({ results }: { results: TrendsResult[] }) {
             <Table.Tr key={s.key} data-testid="trends-table-row" data-label={s.label}>
               <Table.Td>{s.label}</Table.Td>
               <Table.Td ta="right" fw={600} data-testid="trends-table-total">
-                {formatNumber(s.result.count)}
+                {formatNumber(totalOfRow(s.result))}
               </Table.Td>
               {s.result.data.map((value, i) => (
                 <Table.Td key={i} ta="right" data-testid="trends-table-cell" title={s.result.labels[i]}>

@@ -3,13 +3,20 @@ import type { TrendsQuery, TrendsResult } from '../../../api/insights';
 import { useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Loading } from '../../../components/Loading';
+import { BarValueChart } from './BarValueChart';
 import { BoldNumber } from './BoldNumber';
 import { SeriesLegend } from './SeriesLegend';
 import { TrendsChart } from './TrendsChart';
-import { TrendsTable } from './TrendsTable';
+import { TrendsTableViz } from './TrendsTableViz';
 
 /** A trends query, run and shown as its `trendsFilter.display` asks: line, bars, number or table. */
 export function TrendsViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
+  if (source.trendsFilter?.display === 'ActionsTable')
+    return <TrendsTableViz environmentId={environmentId} source={source} height={height} />;
+  return <TrendsChartViz environmentId={environmentId} source={source} height={height} />;
+}
+
+function TrendsChartViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
   const answer = useInsightQuery<TrendsResult[]>(environmentId, source);
   if (answer.isPending) return <Loading h={height} />;
   if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
@@ -28,7 +35,14 @@ export function TrendsViz({ environmentId, source, height }: { environmentId: nu
 function Display({ source, results, height }: { source: TrendsQuery; results: TrendsResult[]; height: number }) {
   const display = source.trendsFilter?.display ?? 'ActionsLineGraph';
   if (display === 'BoldNumber') return <BoldNumber results={results} />;
-  if (display === 'ActionsTable') return <TrendsTable results={results} />;
+  if (display === 'ActionsBarValue') {
+    return (
+      <>
+        <BarValueChart results={results} height={height} />
+        <SeriesLegend results={results} />
+      </>
+    );
+  }
   return (
     <>
       <TrendsChart results={results} type={display === 'ActionsBar' ? 'bar' : 'line'} height={height} />

@@ -46,3 +46,6 @@ export function shownSeries(results: TrendsResult[]): ShownSeries[] {
     );
   return shown;
 }
+
+/** A series' value over the whole range: PostHog's aggregated value when answered, else the buckets' sum. */
+export const totalOf = (result: TrendsResult): number => result.aggregated_value ?? result.count;

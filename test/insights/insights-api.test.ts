@@ -1,0 +1,41 @@
+/**
+ * The insights API as the app uses it: funnel insights saved (checked as the query endpoint reads
+ * them), and one insight found by its short id (`?short_id=`, how `insights/:shortId` opens).
+ */
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
+
+const server = useTestServer();
+const url = () => `/api/environments/${server.bootstrap.team.id}/insights/`;
+
+const funnel = (series: unknown[]) => ({
+  kind: 'InsightVizNode',
+  source: { kind: 'FunnelsQuery', series, funnelsFilter: { funnelWindowInterval: 7, funnelWindowIntervalUnit: 'day' } },
+});
+const step = (event: string) => ({ kind: 'EventsNode', event, name: event });
+
+describe('insights API', () => {
+  it('saves a funnel insight and refuses a funnel it could not run', async () => {
+    const query = funnel([step('$pageview'), step('signed_up')]);
+    const created = await server.request(url(), { method: 'POST', body: { name: 'Signups', query } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.query).toEqual(query);
+
+    const broken = await server.request(url(), { method: 'POST', body: { query: funnel([step('$pageview')]) } });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ type: 'validation_error', attr: 'query__source__series' });
+  });
+
+  it('finds one insight by its short id', async () => {
+    const trends = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [step('$pageview')] } };
+    const a = await server.request(url(), { method: 'POST', body: { name: 'A', query: trends } });
+    const b = await server.request(url(), { method: 'POST', body: { name: 'B', query: trends } });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    const found = await server.request(`${url()}?short_id=${b.body.short_id}`);
+    expect(found.status).toBe(200);
+    expect(found.body.results.map((i: any) => i.id)).toEqual([b.body.id]);
+    expect(found.body.count).toBe(1);
+    const none = await server.request(`${url()}?short_id=nothing1`);
+    expect(none.body.results).toEqual([]);
+  });
+});

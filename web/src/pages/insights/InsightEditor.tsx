@@ -1,0 +1,105 @@
+import { Button, Divider, Group, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useMemo, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../../api/insights';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useEnvironment } from '../../shell/ProjectScope';
+import { FunnelsEditor } from './editor/FunnelsEditor';
+import { cleanSource, newFunnel, newTrends } from './editor/query-defaults';
+import { TrendsEditor } from './editor/TrendsEditor';
+import { DeleteInsight } from './DeleteInsight';
+import { InsightHistory } from './InsightHistory';
+import { InsightSubscriptions } from './InsightSubscriptions';
+import { InsightViz } from './viz/InsightViz';
+
+/**
+ * The builder of a new or saved insight: name and description, the query's editor, its chart
+ * (run as the query changes), saving (PostHog's InsightVizNode); a saved one's subscriptions and
+ * change history below.
+ */
+export function InsightEditor({ insight }: { insight: Insight | null }) {
+  const environment = useEnvironment();
+  const base = `/project/${environment.id}`;
+  const navigate = useNavigate();
+  const save = useSaveInsight(environment.id);
+  const [source, setSource] = useState<InsightSource>(() => sourceOf(insight?.query) ?? newTrends());
+  const [name, setName] = useState(insight?.name ?? '');
+  const [description, setDescription] = useState(insight?.description ?? '');
+  const query = useMemo(() => cleanSource(source), [source]);
+  const saved = sourceOf(insight?.query);
+  const dirty =
+    !insight ||
+    JSON.stringify(query) !== JSON.stringify(saved && cleanSource(saved)) ||
+    name !== (insight.name ?? '') ||
+    description !== insight.description;
+
+  const submit = () =>
+    save.mutate(
+      { id: insight?.id, body: { name: name.trim() || null, description, query: { kind: 'InsightVizNode', source: query } } },
+      { onSuccess: (result) => !insight && void navigate(`${base}/insights/${result.short_id}`, { replace: true }) },
+    );
+
+  const switchKind = (kind: string) => {
+    if (kind === source.kind) return;
+    const next = kind === 'FunnelsQuery' ? newFunnel() : newTrends();
+    setSource({ ...next, dateRange: source.dateRange ?? next.dateRange });
+  };
+
+  return (
+    <Stack>
+      <Group justify="space-between" align="flex-start">
+        <Title order={2} data-testid="insight-title">
+          {insight ? insight.name || 'Untitled insight' : 'New insight'}
+        </Title>
+        <Group gap="xs">
+          {insight && <DeleteInsight insight={insight} />}
+          <Button onClick={submit} loading={save.isPending} disabled={!dirty}>
+            {insight ? 'Save' : 'Save insight'}
+          </Button>
+        </Group>
+      </Group>
+      <ErrorAlert message={save.error?.message} title="The insight could not be saved" />
+      <Group align="flex-start" grow>
+        <TextInput
+          label="Name"
+          placeholder="Untitled insight"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          maxLength={400}
+        />
+        <Textarea label="Description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      </Group>
+      <SegmentedControl
+        aria-label="Insight type"
+        w={260}
+        value={source.kind}
+        onChange={switchKind}
+        data={[
+          { value: 'TrendsQuery', label: 'Trends' },
+          { value: 'FunnelsQuery', label: 'Funnels' },
+        ]}
+      />
+      <Paper withBorder p="sm">
+        {source.kind === 'TrendsQuery' ? (
+          <TrendsEditor projectId={environment.project_id} query={source} onChange={setSource} />
+        ) : (
+          <FunnelsEditor projectId={environment.project_id} query={source} onChange={setSource} />
+        )}
+      </Paper>
+      <Paper withBorder p="sm">
+        <Text size="xs" c="dimmed" mb="xs" data-testid="insight-timezone">
+          Dates and times in {environment.timezone}
+        </Text>
+        <InsightViz environmentId={environment.id} query={query} height={320} detailed />
+      </Paper>
+      {insight && (
+        <>
+          <Divider />
+          <InsightSubscriptions base={base} shortId={insight.short_id} />
+          <Divider />
+          <InsightHistory environmentId={environment.id} insightId={insight.id} timeZone={environment.timezone} />
+        </>
+      )}
+    </Stack>
+  );
+}

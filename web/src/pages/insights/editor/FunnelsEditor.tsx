@@ -1,0 +1,97 @@
+import { Button, Group, NativeSelect, NumberInput, Stack, Text } from '@mantine/core';
+import type { FunnelsQuery, FunnelVizType, WindowUnit } from '../../../api/insights';
+import { DateRangeControl } from './DateRangeControl';
+import { FilterList } from './FilterList';
+import { PropertyPicker } from './PropertyPicker';
+import { SeriesRow } from './SeriesRow';
+
+const UNITS: WindowUnit[] = ['minute', 'hour', 'day', 'week', 'month'];
+const VIEWS: { value: FunnelVizType; label: string }[] = [
+  { value: 'steps', label: 'Conversion steps' },
+  { value: 'time_to_convert', label: 'Time to convert' },
+];
+
+/** The funnel builder: steps in order, filters, breakdown, range, conversion window and view. */
+export function FunnelsEditor({
+  projectId,
+  query,
+  onChange,
+}: {
+  projectId: number;
+  query: FunnelsQuery;
+  onChange: (query: FunnelsQuery) => void;
+}) {
+  const set = (change: Partial<FunnelsQuery>) => onChange({ ...query, ...change });
+  const filter = query.funnelsFilter ?? {};
+  const setFilter = (change: Partial<NonNullable<FunnelsQuery['funnelsFilter']>>) => set({ funnelsFilter: { ...filter, ...change } });
+  return (
+    <Stack gap="sm" data-testid="funnels-editor">
+      <Stack gap={6}>
+        <Text fw={600}>Steps</Text>
+        {query.series.map((node, i) => (
+          <SeriesRow
+            key={i}
+            projectId={projectId}
+            node={node}
+            index={i}
+            noun="Step"
+            withMath={false}
+            onChange={(next) => set({ series: query.series.map((s, j) => (j === i ? next : s)) })}
+            onRemove={query.series.length > 2 ? () => set({ series: query.series.filter((_, j) => j !== i) }) : undefined}
+          />
+        ))}
+        <Group>
+          <Button
+            variant="light"
+            size="compact-sm"
+            onClick={() => set({ series: [...query.series, { kind: 'EventsNode', event: '$pageview', name: '$pageview' }] })}
+          >
+            Add step
+          </Button>
+        </Group>
+      </Stack>
+      <Stack gap={6}>
+        <Text fw={600}>Filters</Text>
+        <FilterList projectId={projectId} name="Filter" filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
+      </Stack>
+      <Group gap="sm" align="flex-end">
+        <div>
+          <Text size="sm" fw={500}>
+            Breakdown by
+          </Text>
+          <PropertyPicker
+            projectId={projectId}
+            label="Breakdown by"
+            placeholder="event property"
+            value={query.breakdownFilter?.breakdown ?? ''}
+            onChange={(breakdown) => set({ breakdownFilter: breakdown ? { breakdown, breakdown_type: 'event' } : undefined })}
+          />
+        </div>
+        <DateRangeControl value={query.dateRange} onChange={(dateRange) => set({ dateRange })} />
+        <NumberInput
+          label="Conversion window"
+          w={130}
+          min={1}
+          max={100000}
+          allowDecimal={false}
+          value={filter.funnelWindowInterval ?? 14}
+          onChange={(value) => typeof value === 'number' && value >= 1 && setFilter({ funnelWindowInterval: value })}
+        />
+        <NativeSelect
+          aria-label="Conversion window unit"
+          w={110}
+          data={UNITS.map((u) => ({ value: u, label: `${u}s` }))}
+          value={filter.funnelWindowIntervalUnit ?? 'day'}
+          onChange={(e) => setFilter({ funnelWindowIntervalUnit: e.currentTarget.value as WindowUnit })}
+        />
+        <NativeSelect
+          label="View"
+          w={170}
+          data={VIEWS}
+          value={filter.funnelVizType ?? 'steps'}
+          onChange={(e) => setFilter({ funnelVizType: e.currentTarget.value as FunnelVizType })}
+        />
+      </Group>
+    </Stack>
+  );
+}

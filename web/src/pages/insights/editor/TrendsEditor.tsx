@@ -1,0 +1,106 @@
+import { Button, Group, NativeSelect, Stack, Switch, Text } from '@mantine/core';
+import type { Interval, TrendsDisplay, TrendsQuery } from '../../../api/insights';
+import { DateRangeControl } from './DateRangeControl';
+import { FilterList } from './FilterList';
+import { PropertyPicker } from './PropertyPicker';
+import { SeriesRow } from './SeriesRow';
+
+const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
+  { value: 'ActionsLineGraph', label: 'Line chart' },
+  { value: 'ActionsBar', label: 'Bar chart' },
+  { value: 'ActionsBarValue', label: 'Total value bars' },
+  { value: 'BoldNumber', label: 'Number' },
+  { value: 'ActionsTable', label: 'Table' },
+];
+
+const INTERVALS: { value: Interval; label: string }[] = [
+  { value: 'hour', label: 'Hour' },
+  { value: 'day', label: 'Day' },
+  { value: 'week', label: 'Week' },
+  { value: 'month', label: 'Month' },
+];
+
+/** The trends builder: series, filters, breakdown, range, interval, comparison and display. */
+export function TrendsEditor({
+  projectId,
+  query,
+  onChange,
+}: {
+  projectId: number;
+  query: TrendsQuery;
+  onChange: (query: TrendsQuery) => void;
+}) {
+  const set = (change: Partial<TrendsQuery>) => onChange({ ...query, ...change });
+  const display = query.trendsFilter?.display ?? 'ActionsLineGraph';
+  // A display saved elsewhere (PostHog's pie, world map…) is shown as a line; the picker says so.
+  const displays = DISPLAYS.some((d) => d.value === display)
+    ? DISPLAYS
+    : [...DISPLAYS, { value: display, label: `${display} (as a line)` }];
+  return (
+    <Stack gap="sm" data-testid="trends-editor">
+      <Stack gap={6}>
+        <Text fw={600}>Series</Text>
+        {query.series.map((node, i) => (
+          <SeriesRow
+            key={i}
+            projectId={projectId}
+            node={node}
+            index={i}
+            noun="Series"
+            withMath
+            onChange={(next) => set({ series: query.series.map((s, j) => (j === i ? next : s)) })}
+            onRemove={query.series.length > 1 ? () => set({ series: query.series.filter((_, j) => j !== i) }) : undefined}
+          />
+        ))}
+        <Group>
+          <Button
+            variant="light"
+            size="compact-sm"
+            onClick={() => set({ series: [...query.series, { kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'total' }] })}
+          >
+            Add series
+          </Button>
+        </Group>
+      </Stack>
+      <Stack gap={6}>
+        <Text fw={600}>Filters</Text>
+        <FilterList projectId={projectId} name="Filter" filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
+      </Stack>
+      <Group gap="sm" align="flex-end">
+        <div>
+          <Text size="sm" fw={500}>
+            Breakdown by
+          </Text>
+          <PropertyPicker
+            projectId={projectId}
+            label="Breakdown by"
+            placeholder="event property"
+            value={query.breakdownFilter?.breakdown ?? ''}
+            onChange={(breakdown) => set({ breakdownFilter: breakdown ? { breakdown, breakdown_type: 'event' } : undefined })}
+          />
+        </div>
+        <DateRangeControl value={query.dateRange} onChange={(dateRange) => set({ dateRange })} />
+        <NativeSelect
+          label="Interval"
+          w={110}
+          data={INTERVALS}
+          value={query.interval ?? 'day'}
+          onChange={(e) => set({ interval: e.currentTarget.value as Interval })}
+        />
+        <NativeSelect
+          label="Display"
+          w={140}
+          data={displays}
+          value={display}
+          onChange={(e) => set({ trendsFilter: { ...query.trendsFilter, display: e.currentTarget.value as TrendsDisplay } })}
+        />
+        <Switch
+          label="Compare to previous period"
+          mb={8}
+          checked={query.compareFilter?.compare ?? false}
+          onChange={(e) => set({ compareFilter: e.currentTarget.checked ? { compare: true } : undefined })}
+        />
+      </Group>
+    </Stack>
+  );
+}

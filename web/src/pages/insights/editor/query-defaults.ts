@@ -1,0 +1,62 @@
+/** New insights' queries (PostHog's defaults), and what is sent: filters without a property left out. */
+import type { EventsNode, FunnelsQuery, InsightSource, TrendsMath, TrendsQuery } from '../../../api/insights';
+import type { PropertyFilter } from '../../../api/types';
+
+export const newTrends = (): TrendsQuery => ({
+  kind: 'TrendsQuery',
+  series: [{ kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'total' }],
+  interval: 'day',
+  dateRange: { date_from: '-7d', date_to: null },
+  trendsFilter: { display: 'ActionsLineGraph' },
+});
+
+export const newFunnel = (): FunnelsQuery => ({
+  kind: 'FunnelsQuery',
+  series: [
+    { kind: 'EventsNode', event: '$pageview', name: '$pageview' },
+    { kind: 'EventsNode', event: '$pageview', name: '$pageview' },
+  ],
+  dateRange: { date_from: '-7d', date_to: null },
+  funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day', funnelVizType: 'steps', funnelOrderType: 'ordered' },
+});
+
+/** The maths of a series, as PostHog's picker names them. */
+export const MATH_OPTIONS: { value: TrendsMath; label: string }[] = [
+  { value: 'total', label: 'Total count' },
+  { value: 'dau', label: 'Unique users' },
+  { value: 'weekly_active', label: 'Weekly active users' },
+  { value: 'monthly_active', label: 'Monthly active users' },
+  { value: 'unique_session', label: 'Unique sessions' },
+  { value: 'sum', label: 'Property sum' },
+  { value: 'avg', label: 'Property average' },
+  { value: 'min', label: 'Property minimum' },
+  { value: 'max', label: 'Property maximum' },
+  { value: 'median', label: 'Property median' },
+  { value: 'p75', label: 'Property 75th percentile' },
+  { value: 'p90', label: 'Property 90th percentile' },
+  { value: 'p95', label: 'Property 95th percentile' },
+  { value: 'p99', label: 'Property 99th percentile' },
+];
+
+export const PROPERTY_MATHS: ReadonlySet<TrendsMath> = new Set(['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99']);
+
+const complete = (filters: PropertyFilter[] | undefined) => filters?.filter((f) => f.key.trim() !== '');
+
+function cleanNode(node: EventsNode): EventsNode {
+  const clean: EventsNode = { ...node, name: node.event ?? 'All events' };
+  const properties = complete(node.properties);
+  if (properties?.length) clean.properties = properties;
+  else delete clean.properties;
+  if (!clean.math || !PROPERTY_MATHS.has(clean.math)) delete clean.math_property;
+  return clean;
+}
+
+/** The query as run and saved: filters without a property and an empty breakdown dropped. */
+export function cleanSource<S extends InsightSource>(source: S): S {
+  const clean: S = { ...source, series: source.series.map(cleanNode) };
+  const properties = complete(source.properties);
+  if (properties?.length) clean.properties = properties;
+  else delete clean.properties;
+  if (!source.breakdownFilter?.breakdown) delete clean.breakdownFilter;
+  return clean;
+}

@@ -24,7 +24,7 @@ export const DASHBOARD_TILES: Array<{ name: string; source: Record<string, unkno
     }),
   },
   { name: 'Pageviews, total', source: trends('BoldNumber', [{ ...pageview, math: 'total' }]) },
-  { name: 'Weekly users', source: trends('ActionsTable', [{ ...pageview, math: 'weekly_active' }], { interval: 'week' }) },
+  { name: 'Users in the range', source: trends('ActionsTable', [{ ...pageview, math: 'dau' }]) },
 ];
 
 /** Creates the dashboard and its six insights through the API; answers the dashboard's id. */

@@ -200,6 +200,21 @@ describe('an insight subscribed by e-mail', () => {
     expectNoPageErrors(watched);
   });
 
+  it("shows on the insight's own page, whose link opens it", async () => {
+    await page.goto(`${server.url}/project/${env}/insights/${insight.short_id}`);
+    const summary = page.getByTestId('insight-subscriptions').getByTestId('subscriptions-summary');
+    await summary.waitFor();
+    await summary.getByText('Sent every week on Monday, Thursday at 03:00').waitFor();
+    await summary.getByRole('link', { name: 'Orders for the team' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/insights/${insight.short_id}/subscriptions/${subscription.id}`);
+    await page.getByRole('heading', { name: 'Orders for the team' }).waitFor();
+    await screenshot(page, 'insight-page-subscriptions');
+    expectNoPageErrors(watched);
+    // Back where the next step starts: the insight's subscriptions.
+    await page.goto(`${server.url}/project/${env}/insights/${insight.short_id}/subscriptions`);
+    await page.getByTestId('subscription-row').waitFor();
+  });
+
   it('sends a test delivery from the page to the SMTP sink, and the link in it opens the deliveries', async () => {
     await page.getByRole('link', { name: 'Edit Orders for the team' }).click();
     await page.getByRole('button', { name: 'Send test delivery' }).click();

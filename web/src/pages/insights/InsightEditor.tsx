@@ -95,7 +95,7 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
       {insight && (
         <>
           <Divider />
-          <InsightSubscriptions base={base} shortId={insight.short_id} />
+          <InsightSubscriptions environmentId={environment.id} insightId={insight.id} shortId={insight.short_id} />
           <Divider />
           <InsightHistory environmentId={environment.id} insightId={insight.id} timeZone={environment.timezone} />
         </>

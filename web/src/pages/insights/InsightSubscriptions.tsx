@@ -1,22 +1,12 @@
-import { Button, Group, Stack, Text, Title } from '@mantine/core';
-import { Link } from 'react-router';
+import { Stack, Title } from '@mantine/core';
+import { SubscriptionsSummary } from '../subscriptions/SubscriptionsSummary';
 
-/**
- * The insight's subscriptions. For now a way to the subscriptions pages (built apart); kept a
- * component of its own so the list can take its place.
- */
-export function InsightSubscriptions({ base, shortId }: { base: string; shortId: string }) {
+/** The insight's subscriptions (title, schedule, link to each) and the way to manage them. */
+export function InsightSubscriptions({ environmentId, insightId, shortId }: { environmentId: number; insightId: number; shortId: string }) {
   return (
     <Stack gap="xs" data-testid="insight-subscriptions">
       <Title order={4}>Subscriptions</Title>
-      <Group>
-        <Text size="sm" c="dimmed">
-          Get this insight by e-mail, Slack or a webhook on a schedule.
-        </Text>
-        <Button component={Link} to={`${base}/insights/${shortId}/subscriptions`} variant="default" size="xs">
-          Manage subscriptions
-        </Button>
-      </Group>
+      <SubscriptionsSummary environmentId={environmentId} insightId={insightId} insightShortId={shortId} />
     </Stack>
   );
 }

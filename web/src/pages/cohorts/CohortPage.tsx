@@ -1,3 +1,4 @@
+import { DeleteAndLeave } from '../../components/DeleteAndLeave';
 import { Anchor, Button, Group, Loader, Pagination, Paper, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
@@ -9,7 +10,6 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { emptyProperty } from '../flags/flag-form';
 import { PropertyFilterRow } from '../flags/PropertyFilterRow';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
-import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
 
@@ -134,21 +134,14 @@ function Members({ cohort }: { cohort: Cohort }) {
 function DeleteCohort({ cohort }: { cohort: Cohort }) {
   const environment = useEnvironment();
   const save = useSaveCohort(environment.project_id);
-  const navigate = useNavigate();
   return (
-    <ConfirmAction
-      label="Delete"
-      variant="subtle"
-      size="sm"
-      title="Delete this cohort?"
-      confirmLabel="Delete cohort"
-      action={async () => {
-        await save.mutateAsync({ id: cohort.id, body: { deleted: true } });
-        await navigate(`/project/${environment.id}/cohorts`);
-      }}
+    <DeleteAndLeave
+      noun="cohort"
+      remove={() => save.mutateAsync({ id: cohort.id, body: { deleted: true } })}
+      to={`/project/${environment.id}/cohorts`}
     >
       Flags that target it stop matching its persons.
-    </ConfirmAction>
+    </DeleteAndLeave>
   );
 }
 

@@ -1,3 +1,4 @@
+import { DeleteAndLeave } from '../../components/DeleteAndLeave';
 import { Anchor, Badge, Button, Group, Loader, NativeSelect, Stack, Switch, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
@@ -12,7 +13,6 @@ import { FlagHistory } from './FlagHistory';
 import { ReleaseConditions } from './ReleaseConditions';
 import { Variants } from './Variants';
 import { WhatDoesUserGet } from './WhatDoesUserGet';
-import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 
 /** Which part of the form an API error on `filters` belongs to. */
@@ -39,21 +39,14 @@ function ActiveToggle({ flag }: { flag: FeatureFlag }) {
 function DeleteFlag({ flag }: { flag: FeatureFlag }) {
   const environment = useEnvironment();
   const save = useSaveFlag(environment.project_id);
-  const navigate = useNavigate();
   return (
-    <ConfirmAction
-      label="Delete"
-      variant="subtle"
-      size="sm"
-      title="Delete this flag?"
-      confirmLabel="Delete flag"
-      action={async () => {
-        await save.mutateAsync({ id: flag.id, body: { deleted: true } });
-        await navigate(`/project/${environment.id}/feature_flags`);
-      }}
+    <DeleteAndLeave
+      noun="flag"
+      remove={() => save.mutateAsync({ id: flag.id, body: { deleted: true } })}
+      to={`/project/${environment.id}/feature_flags`}
     >
       SDKs stop receiving <b>{flag.key}</b> at once.
-    </ConfirmAction>
+    </DeleteAndLeave>
   );
 }
 

@@ -1,7 +1,7 @@
+import { DeleteAndLeave } from '../../components/DeleteAndLeave';
 import { Anchor, Badge, Button, Group, Stack, Text, Title } from '@mantine/core';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { useSaveSubscription, useSubscription, useTestDelivery, type Subscription } from '../../api/subscriptions';
-import { ConfirmAction } from '../../components/ConfirmAction';
 import { ErrorText } from '../../components/ErrorAlert';
 import { Loading } from '../../components/Loading';
 import { ErrorNotice } from '../../shell/ErrorNotice';
@@ -16,21 +16,14 @@ import { formatInZone } from './subscription-form';
 function DeleteSubscription({ subscription, resource }: { subscription: Subscription; resource: ResourceInfo }) {
   const environment = useEnvironment();
   const save = useSaveSubscription(environment.id);
-  const navigate = useNavigate();
   return (
-    <ConfirmAction
-      label="Delete"
-      size="sm"
-      variant="subtle"
-      title="Delete this subscription?"
-      confirmLabel="Delete subscription"
-      action={async () => {
-        await save.mutateAsync({ id: subscription.id, body: { deleted: true } });
-        await navigate(resource.listPath);
-      }}
+    <DeleteAndLeave
+      noun="subscription"
+      remove={() => save.mutateAsync({ id: subscription.id, body: { deleted: true } })}
+      to={resource.listPath}
     >
       Nothing more is sent for <b>{subscriptionTitle(subscription)}</b>. Its deliveries stay listed.
-    </ConfirmAction>
+    </DeleteAndLeave>
   );
 }
 

@@ -1,8 +1,7 @@
 import { Button, Group, NativeSelect, Stack, Switch, Text } from '@mantine/core';
 import type { Interval, TrendsDisplay, TrendsQuery } from '../../../api/insights';
 import { DateRangeControl } from './DateRangeControl';
-import { FilterList } from './FilterList';
-import { PropertyPicker } from './PropertyPicker';
+import { BreakdownPicker, GlobalFilters } from './QueryControls';
 import { SeriesRow } from './SeriesRow';
 
 const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
@@ -62,23 +61,13 @@ export function TrendsEditor({
           </Button>
         </Group>
       </Stack>
-      <Stack gap={6}>
-        <Text fw={600}>Filters</Text>
-        <FilterList projectId={projectId} name="Filter" filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
-      </Stack>
+      <GlobalFilters projectId={projectId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
       <Group gap="sm" align="flex-end">
-        <div>
-          <Text size="sm" fw={500}>
-            Breakdown by
-          </Text>
-          <PropertyPicker
-            projectId={projectId}
-            label="Breakdown by"
-            placeholder="event property"
-            value={query.breakdownFilter?.breakdown ?? ''}
-            onChange={(breakdown) => set({ breakdownFilter: breakdown ? { breakdown, breakdown_type: 'event' } : undefined })}
-          />
-        </div>
+        <BreakdownPicker
+          projectId={projectId}
+          value={query.breakdownFilter?.breakdown ?? ''}
+          onChange={(breakdownFilter) => set({ breakdownFilter })}
+        />
         <DateRangeControl value={query.dateRange} onChange={(dateRange) => set({ dateRange })} />
         <NativeSelect
           label="Interval"

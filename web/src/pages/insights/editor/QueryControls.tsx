@@ -1,0 +1,49 @@
+import { Stack, Text } from '@mantine/core';
+import type { BreakdownFilter } from '../../../api/insights';
+import type { PropertyFilter } from '../../../api/types';
+import { FilterList } from './FilterList';
+import { PropertyPicker } from './PropertyPicker';
+
+/** The filters over every series or step, as both builders show them. */
+export function GlobalFilters({
+  projectId,
+  filters,
+  onChange,
+}: {
+  projectId: number;
+  filters: PropertyFilter[];
+  onChange: (filters: PropertyFilter[]) => void;
+}) {
+  return (
+    <Stack gap={6}>
+      <Text fw={600}>Filters</Text>
+      <FilterList projectId={projectId} name="Filter" filters={filters} onChange={onChange} />
+    </Stack>
+  );
+}
+
+/** "Breakdown by" an event property; empty removes the breakdown. */
+export function BreakdownPicker({
+  projectId,
+  value,
+  onChange,
+}: {
+  projectId: number;
+  value: string;
+  onChange: (breakdownFilter: BreakdownFilter | undefined) => void;
+}) {
+  return (
+    <div>
+      <Text size="sm" fw={500}>
+        Breakdown by
+      </Text>
+      <PropertyPicker
+        projectId={projectId}
+        label="Breakdown by"
+        placeholder="event property"
+        value={value}
+        onChange={(breakdown) => onChange(breakdown ? { breakdown, breakdown_type: 'event' } : undefined)}
+      />
+    </div>
+  );
+}

@@ -316,6 +316,16 @@ describe('cohorts in the web app', () => {
     await expect.poll(() => page.getByTestId('cohort-row').count()).toBe(2);
     expect(await page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).textContent()).toContain('Static');
     await screenshot(page, 'cohorts-list');
+
+    // Deleting asks first, then the list no longer shows it.
+    await page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).getByRole('link').first().click();
+    await page.waitForURL(new RegExp(`/project/${env}/cohorts/\\d+$`));
+    const importedId = Number(page.url().split('/').pop());
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete cohort' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/cohorts`);
+    await expect.poll(() => page.getByTestId('cohort-row').count()).toBe(1);
+    expect((await server.request(`/api/projects/${server.bootstrap.team.projectId}/cohorts/${importedId}/`)).body.deleted).toBe(true);
     expectNoPageErrors(watched);
   });
 });

@@ -1,8 +1,8 @@
-import { Button, Group, NativeSelect, NumberInput, Stack, Text } from '@mantine/core';
+import { Group, NativeSelect, NumberInput, Stack } from '@mantine/core';
 import type { FunnelsQuery, FunnelVizType, WindowUnit } from '../../../api/insights';
 import { DateRangeControl } from './DateRangeControl';
 import { BreakdownPicker, GlobalFilters } from './QueryControls';
-import { SeriesRow } from './SeriesRow';
+import { SeriesList } from './SeriesRow';
 
 const UNITS: WindowUnit[] = ['minute', 'hour', 'day', 'week', 'month'];
 const VIEWS: { value: FunnelVizType; label: string }[] = [
@@ -25,30 +25,15 @@ export function FunnelsEditor({
   const setFilter = (change: Partial<NonNullable<FunnelsQuery['funnelsFilter']>>) => set({ funnelsFilter: { ...filter, ...change } });
   return (
     <Stack gap="sm" data-testid="funnels-editor">
-      <Stack gap={6}>
-        <Text fw={600}>Steps</Text>
-        {query.series.map((node, i) => (
-          <SeriesRow
-            key={i}
-            projectId={projectId}
-            node={node}
-            index={i}
-            noun="Step"
-            withMath={false}
-            onChange={(next) => set({ series: query.series.map((s, j) => (j === i ? next : s)) })}
-            onRemove={query.series.length > 2 ? () => set({ series: query.series.filter((_, j) => j !== i) }) : undefined}
-          />
-        ))}
-        <Group>
-          <Button
-            variant="light"
-            size="compact-sm"
-            onClick={() => set({ series: [...query.series, { kind: 'EventsNode', event: '$pageview', name: '$pageview' }] })}
-          >
-            Add step
-          </Button>
-        </Group>
-      </Stack>
+      <SeriesList
+        projectId={projectId}
+        series={query.series}
+        onChange={(series) => set({ series })}
+        noun="Step"
+        withMath={false}
+        min={2}
+        added={{ kind: 'EventsNode', event: '$pageview', name: '$pageview' }}
+      />
       <GlobalFilters projectId={projectId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
       <Group gap="sm" align="flex-end">
         <BreakdownPicker

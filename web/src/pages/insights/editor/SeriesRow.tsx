@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Group, NativeSelect, Paper, Stack } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import type { EventsNode, TrendsMath } from '../../../api/insights';
 import { EventPicker } from './EventPicker';
@@ -87,5 +87,50 @@ export function SeriesRow({
         )}
       </Stack>
     </Paper>
+  );
+}
+
+/**
+ * The builder's list of series (trends) or steps (funnels): a row each, removable down to `min`,
+ * and a button that adds `added`.
+ */
+export function SeriesList({
+  projectId,
+  series,
+  onChange,
+  noun,
+  withMath,
+  min,
+  added,
+}: {
+  projectId: number;
+  series: EventsNode[];
+  onChange: (series: EventsNode[]) => void;
+  noun: 'Series' | 'Step';
+  withMath: boolean;
+  min: number;
+  added: EventsNode;
+}) {
+  return (
+    <Stack gap={6}>
+      <Text fw={600}>{noun === 'Step' ? 'Steps' : 'Series'}</Text>
+      {series.map((node, i) => (
+        <SeriesRow
+          key={i}
+          projectId={projectId}
+          node={node}
+          index={i}
+          noun={noun}
+          withMath={withMath}
+          onChange={(next) => onChange(series.map((s, j) => (j === i ? next : s)))}
+          onRemove={series.length > min ? () => onChange(series.filter((_, j) => j !== i)) : undefined}
+        />
+      ))}
+      <Group>
+        <Button variant="light" size="compact-sm" onClick={() => onChange([...series, added])}>
+          Add {noun.toLowerCase()}
+        </Button>
+      </Group>
+    </Stack>
   );
 }

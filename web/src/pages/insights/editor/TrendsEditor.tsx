@@ -1,8 +1,8 @@
-import { Button, Group, NativeSelect, Stack, Switch, Text } from '@mantine/core';
+import { Group, NativeSelect, Stack, Switch } from '@mantine/core';
 import type { Interval, TrendsDisplay, TrendsQuery } from '../../../api/insights';
 import { DateRangeControl } from './DateRangeControl';
 import { BreakdownPicker, GlobalFilters } from './QueryControls';
-import { SeriesRow } from './SeriesRow';
+import { SeriesList } from './SeriesRow';
 
 const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
   { value: 'ActionsLineGraph', label: 'Line chart' },
@@ -37,30 +37,15 @@ export function TrendsEditor({
     : [...DISPLAYS, { value: display, label: `${display} (as a line)` }];
   return (
     <Stack gap="sm" data-testid="trends-editor">
-      <Stack gap={6}>
-        <Text fw={600}>Series</Text>
-        {query.series.map((node, i) => (
-          <SeriesRow
-            key={i}
-            projectId={projectId}
-            node={node}
-            index={i}
-            noun="Series"
-            withMath
-            onChange={(next) => set({ series: query.series.map((s, j) => (j === i ? next : s)) })}
-            onRemove={query.series.length > 1 ? () => set({ series: query.series.filter((_, j) => j !== i) }) : undefined}
-          />
-        ))}
-        <Group>
-          <Button
-            variant="light"
-            size="compact-sm"
-            onClick={() => set({ series: [...query.series, { kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'total' }] })}
-          >
-            Add series
-          </Button>
-        </Group>
-      </Stack>
+      <SeriesList
+        projectId={projectId}
+        series={query.series}
+        onChange={(series) => set({ series })}
+        noun="Series"
+        withMath
+        min={1}
+        added={{ kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'total' }}
+      />
       <GlobalFilters projectId={projectId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
       <Group gap="sm" align="flex-end">
         <BreakdownPicker

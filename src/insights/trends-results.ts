@@ -48,7 +48,14 @@ function bucketOf(window: TrendsWindow, starts: Map<number, number>, seconds: nu
   return starts.get(ms) ?? bucketIndex(window, Math.max(ms, window.from.getTime()));
 }
 
-export function seriesResults(series: TrendsSeries, order: number, window: TrendsWindow, computed: SeriesCells): TrendsResult[] {
+/** The series' entries; `cumulative`: each bucket holds the running sum up to it (PostHog's ActionsLineGraphCumulative). */
+export function seriesResults(
+  series: TrendsSeries,
+  order: number,
+  window: TrendsWindow,
+  computed: SeriesCells,
+  cumulative = false,
+): TrendsResult[] {
   const starts = new Map(window.buckets.map((b, i) => [b.getTime(), i]));
   const keys = computed.values ?? [''];
   const data = new Map(keys.map((key) => [key, new Array<number>(window.buckets.length).fill(0)]));
@@ -61,7 +68,7 @@ export function seriesResults(series: TrendsSeries, order: number, window: Trend
   const base = { action: actionOf(series, order), labels: window.labels, days: window.days };
   const label = series.customName ?? series.name;
   return keys.map((key) => {
-    const values = data.get(key)!;
+    const values = cumulative ? runningSums(data.get(key)!) : data.get(key)!;
     const result: TrendsResult = { ...base, label, count: sum(values), data: values };
     if (computed.values === null) return result;
     return { ...result, label: `${label} - ${key}`, breakdown_value: key };
@@ -104,3 +111,8 @@ function actionOf(series: TrendsSeries, order: number): Record<string, unknown> 
 }
 
 const sum = (data: number[]) => data.reduce((a, b) => a + b, 0);
+
+function runningSums(values: number[]): number[] {
+  let total = 0;
+  return values.map((v) => (total += v));
+}

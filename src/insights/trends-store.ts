@@ -43,7 +43,7 @@ export async function computeTrends(
 ): Promise<TrendsResult[]> {
   const computed = await Promise.all(query.series.map((series) => seriesCells(analytics, teamId, query, series, window)));
   if (query.totalValue) return query.series.flatMap((series, order) => totalResults(series, order, computed[order]!));
-  return query.series.flatMap((series, order) => seriesResults(series, order, window, computed[order]!));
+  return query.series.flatMap((series, order) => seriesResults(series, order, window, computed[order]!, query.cumulative));
 }
 
 async function run<T>(analytics: AnalyticsEngine, teamId: number, statement: ChSql): Promise<T[]> {
@@ -158,6 +158,7 @@ async function seriesCells(
   const math = effectiveMath(series.math, query.interval);
   // A total-value display: one aggregate over the whole window (bucket 0).
   const bucket = query.totalValue ? raw('0') : ch`toUnixTimestamp(${bucketStart(query.interval, window, raw('e.timestamp'))})`;
+  if (query.cumulative && math === 'dau') return { values, cells: await firstSeenUsers(analytics, teamId, query.interval, window, where, value) };
   const cells =
     math === 'weekly_active' || math === 'monthly_active'
       ? await activeUsers(analytics, teamId, query, series, window, value, math === 'weekly_active' ? 7 : 30)
@@ -170,6 +171,32 @@ async function seriesCells(
             WHERE ${where} GROUP BY bucket, value`,
         );
   return { values, cells };
+}
+
+/**
+ * Unique users for a cumulative display, as PostHog counts them: each person (per breakdown value)
+ * once, in the bucket of their first event in the window; the running sum makes the line.
+ */
+async function firstSeenUsers(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  interval: Interval,
+  window: TrendsWindow,
+  where: ChSql,
+  value: ChSql,
+): Promise<TrendsCell[]> {
+  return run<TrendsCell>(
+    analytics,
+    teamId,
+    ch`SELECT toUnixTimestamp(${bucketStart(interval, window, raw('first'))}) AS bucket, value, count() AS total
+      FROM (
+        SELECT ${raw(personIdExpression())} AS person, ${value} AS value, min(e.timestamp) AS first
+        FROM ${raw(analytics.table('events'))} AS e ${raw(personOverridesJoin(analytics, TEAM))}
+        WHERE ${where}
+        GROUP BY person, value
+      )
+      GROUP BY bucket, value`,
+  );
 }
 
 /**

@@ -62,6 +62,11 @@ export interface TrendsQuery {
    * (BoldNumber, ActionsPie, ActionsBarValue, ActionsTable, WorldMap): `aggregated_value`, no buckets.
    */
   totalValue: boolean;
+  /**
+   * `trendsFilter.display` is ActionsLineGraphCumulative: each bucket's value is the running sum up
+   * to it; unique users count each person once, in the bucket of their first event in the range.
+   */
+  cumulative: boolean;
   /** `compareFilter`: null without a comparison; else the `compare_to` date (null: the previous period). */
   compare: { compareTo: string | null } | null;
 }
@@ -115,7 +120,8 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const { dateFrom, dateTo } = readDateRange(source, attr);
   const breakdown = readEventBreakdown(source, attr);
   const compare = readCompareFilter(source, attr);
-  const totalValue = readDisplay(source, attr);
+  const display = readDisplay(source, attr);
+  const totalValue = display === 'total';
   if (totalValue) {
     const i = series.findIndex((s) => s.math === 'weekly_active' || s.math === 'monthly_active');
     if (i >= 0)
@@ -129,6 +135,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     properties: readPropertyFilters(source.properties, attr('properties')),
     breakdown,
     totalValue,
+    cumulative: display === 'cumulative',
     compare,
   };
 }
@@ -136,16 +143,17 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
 /** PostHog's ChartDisplayType values Hoglet computes: by interval, or one value over the range. */
 const SERIES_DISPLAYS = ['ActionsLineGraph', 'ActionsBar', 'ActionsStackedBar', 'ActionsAreaGraph'];
 const TOTAL_DISPLAYS = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap'];
-const UNSUPPORTED_DISPLAYS = ['ActionsLineGraphCumulative', 'CalendarHeatmap', 'BoxPlot'];
+const UNSUPPORTED_DISPLAYS = ['CalendarHeatmap', 'BoxPlot'];
 
-/** `trendsFilter.display`: whether the series are totals over the range (false: by interval, the default line graph). */
-function readDisplay(source: Record<string, unknown>, attr: (name: string) => string): boolean {
+/** `trendsFilter.display`: by interval (the default line graph), running sums by interval, or totals over the range. */
+function readDisplay(source: Record<string, unknown>, attr: (name: string) => string): 'series' | 'cumulative' | 'total' {
   const filter = source.trendsFilter ?? null;
-  if (filter === null) return false;
+  if (filter === null) return 'series';
   if (!isJsonObject(filter)) throw new TrendsQueryError('Expected an object.', attr('trendsFilter'));
   const display = filter.display ?? null;
-  if (display === null || SERIES_DISPLAYS.includes(display as string)) return false;
-  if (TOTAL_DISPLAYS.includes(display as string)) return true;
+  if (display === null || SERIES_DISPLAYS.includes(display as string)) return 'series';
+  if (display === 'ActionsLineGraphCumulative') return 'cumulative';
+  if (TOTAL_DISPLAYS.includes(display as string)) return 'total';
   if (UNSUPPORTED_DISPLAYS.includes(display as string)) {
     throw new TrendsQueryError(`The ${String(display)} display is not supported.`, attr('trendsFilter__display'));
   }

@@ -179,7 +179,7 @@ describe('total-value displays (BoldNumber, ActionsTable, …)', () => {
     });
     expect(bar.body.results[0]).toMatchObject({ data: [0, 2, 0, 0, 0, 0, 1], count: 3 });
     for (const [query, attr] of [
-      [bold({ trendsFilter: { display: 'ActionsLineGraphCumulative' } }), 'query__trendsFilter__display'],
+      [bold({ trendsFilter: { display: 'BoxPlot' } }), 'query__trendsFilter__display'],
       [bold({ trendsFilter: { display: 'Sparkles' } }), 'query__trendsFilter__display'],
       [bold({ series: [{ kind: 'EventsNode', event: 'visit', math: 'weekly_active' }] }), 'query__series__0__math'],
     ] as const) {

@@ -159,6 +159,30 @@ describe('property maths', () => {
   });
 });
 
+describe('the cumulative display', () => {
+  const cumulative = { trendsFilter: { display: 'ActionsLineGraphCumulative' } };
+
+  it('sums each bucket with the ones before it, whatever the math', async () => {
+    expect(await trends({ event: 'purchase' }, '2025-10-01', '2025-10-03')).toMatchObject([{ data: [4, 3, 0] }]);
+    expect(await trends({ event: 'purchase' }, '2025-10-01', '2025-10-03', cumulative)).toMatchObject([{ data: [4, 7, 7], count: 18 }]);
+    expect(await data({ event: 'purchase', math: 'sum', math_property: 'amount' }, '2025-10-01', '2025-10-03', cumulative)).toEqual([
+      [45, 90, 90],
+    ]);
+  });
+
+  it('counts a unique user once, on the day of their first event in the range', async () => {
+    // p2 visits on the 8th and the 15th: seven persons-days, five persons, four in the range.
+    expect(await data({ event: 'visit', math: 'dau' }, '2025-09-08', '2025-09-15')).toEqual([[1, 0, 0, 0, 1, 1, 1, 1]]);
+    expect(await data({ event: 'visit', math: 'dau' }, '2025-09-08', '2025-09-15', cumulative)).toEqual([[1, 1, 1, 1, 2, 3, 4, 4]]);
+    expect(await data({ event: 'visit', math: 'dau' }, '2025-09-09', '2025-09-15', cumulative)).toEqual([[0, 0, 0, 1, 2, 3, 4]]);
+  });
+
+  it('runs per breakdown value', async () => {
+    const rows = await trends({ event: 'purchase', math: 'dau' }, '2025-10-01', '2025-10-03', { ...cumulative, breakdownFilter: { breakdown: 'plan' } });
+    expect(Object.fromEntries(rows.map((r) => [r.breakdown_value, r.data]))).toEqual({ pro: [1, 2, 2], free: [1, 1, 1], [BREAKDOWN_NULL]: [0, 1, 1] });
+  });
+});
+
 describe('in the environment time zone', () => {
   it('buckets each math in local days', async () => {
     const res = await server.request(`${env()}/`, { method: 'PATCH', body: { timezone: 'America/New_York' } });

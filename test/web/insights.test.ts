@@ -104,6 +104,14 @@ describe('trends insight', () => {
     await screenshot(page, 'insight-trends-line');
     expectNoPageErrors(watched);
 
+    await page.getByLabel('Display').selectOption('ActionsLineGraphCumulative');
+    const cumulative = await ask(pageviews({ trendsFilter: { display: 'ActionsLineGraphCumulative' } }));
+    const runningByHand = byHand.map((_, i) => byHand.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    expect(runningByHand).toEqual([2, 3, 5, 5, 6, 6, 7]);
+    expect(cumulative.results[0].data).toEqual(runningByHand);
+    await expect.poll(async () => (await chartSeries())[0]?.data).toEqual(cumulative.results[0].data);
+    await screenshot(page, 'insight-trends-cumulative');
+
     await page.getByLabel('Display').selectOption('BoldNumber');
     const number = await ask(pageviews({ trendsFilter: { display: 'BoldNumber' } }));
     expect(number.results[0].aggregated_value).toBe(7);

@@ -6,6 +6,7 @@ import { SeriesList } from './SeriesRow';
 
 const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
   { value: 'ActionsLineGraph', label: 'Line chart' },
+  { value: 'ActionsLineGraphCumulative', label: 'Cumulative line chart' },
   { value: 'ActionsBar', label: 'Bar chart' },
   { value: 'ActionsBarValue', label: 'Total value bars' },
   { value: 'BoldNumber', label: 'Number' },

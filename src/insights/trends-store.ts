@@ -158,7 +158,8 @@ async function seriesCells(
   const math = effectiveMath(series.math, query.interval);
   // A total-value display: one aggregate over the whole window (bucket 0).
   const bucket = query.totalValue ? raw('0') : ch`toUnixTimestamp(${bucketStart(query.interval, window, raw('e.timestamp'))})`;
-  if (query.cumulative && math === 'dau') return { values, cells: await firstSeenUsers(analytics, teamId, query.interval, window, where, value) };
+  if (query.cumulative && math === 'dau')
+    return { values, cells: await firstSeenUsers(analytics, teamId, query.interval, window, where, value) };
   const cells =
     math === 'weekly_active' || math === 'monthly_active'
       ? await activeUsers(analytics, teamId, query, series, window, value, math === 'weekly_active' ? 7 : 30)

@@ -178,8 +178,15 @@ describe('the cumulative display', () => {
   });
 
   it('runs per breakdown value', async () => {
-    const rows = await trends({ event: 'purchase', math: 'dau' }, '2025-10-01', '2025-10-03', { ...cumulative, breakdownFilter: { breakdown: 'plan' } });
-    expect(Object.fromEntries(rows.map((r) => [r.breakdown_value, r.data]))).toEqual({ pro: [1, 2, 2], free: [1, 1, 1], [BREAKDOWN_NULL]: [0, 1, 1] });
+    const rows = await trends({ event: 'purchase', math: 'dau' }, '2025-10-01', '2025-10-03', {
+      ...cumulative,
+      breakdownFilter: { breakdown: 'plan' },
+    });
+    expect(Object.fromEntries(rows.map((r) => [r.breakdown_value, r.data]))).toEqual({
+      pro: [1, 2, 2],
+      free: [1, 1, 1],
+      [BREAKDOWN_NULL]: [0, 1, 1],
+    });
   });
 });
 

@@ -40,7 +40,8 @@ export interface EventsNode {
 }
 
 export type Interval = 'hour' | 'day' | 'week' | 'month';
-export type TrendsDisplay = 'ActionsLineGraph' | 'ActionsLineGraphCumulative' | 'ActionsBar' | 'ActionsBarValue' | 'BoldNumber' | 'ActionsTable';
+export type TrendsDisplay =
+  'ActionsLineGraph' | 'ActionsLineGraphCumulative' | 'ActionsBar' | 'ActionsBarValue' | 'BoldNumber' | 'ActionsTable';
 export type FunnelVizType = 'steps' | 'time_to_convert';
 export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 

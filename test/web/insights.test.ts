@@ -211,6 +211,34 @@ describe('trends insight', () => {
     expectNoPageErrors(watched);
   });
 
+  it('buckets by hour, week and month as the query endpoint does', async () => {
+    await page.goto(`${server.url}/project/${env}/insights/new`);
+    await setCustomRange();
+    await expect.poll(async () => (await chartSeries())[0]?.data).toEqual(countsByDay('$pageview'));
+
+    // By hand: as PostHog, the first bucket is whole (its start before date_from), so the week of
+    // Sunday 5 Oct holds eve's pageview of that day with 6 of the range's, the week of 12 Oct the last.
+    const byWeek = await ask(pageviews({ interval: 'week' }));
+    expect(byWeek.results[0].data).toEqual([7, 1]);
+    await page.getByLabel('Interval').selectOption('week');
+    await expect.poll(async () => (await chartSeries())[0]?.data).toEqual(byWeek.results[0].data);
+    expect((await chartSeries())[0]?.days).toEqual(byWeek.results[0].days);
+
+    const byMonth = await ask(pageviews({ interval: 'month' }));
+    expect(byMonth.results[0].data).toEqual([8]);
+    await page.getByLabel('Interval').selectOption('month');
+    await expect.poll(async () => (await chartSeries())[0]?.data).toEqual(byMonth.results[0].data);
+
+    // 7 days of hours; each pageview in the hour of its local time.
+    const byHour = await ask(pageviews({ interval: 'hour' }));
+    expect(byHour.results[0].data).toHaveLength(7 * 24);
+    expect(byHour.results[0].data.reduce((a: number, b: number) => a + b, 0)).toBe(7);
+    await page.getByLabel('Interval').selectOption('hour');
+    await expect.poll(async () => (await chartSeries())[0]?.data).toEqual(byHour.results[0].data);
+    await screenshot(page, 'insight-trends-by-hour');
+    expectNoPageErrors(watched);
+  });
+
   it("shows the server's error for a query it refuses", async () => {
     await page.getByLabel('Series 1 math').selectOption('sum');
     await textbox('Series 1 math property').fill('$session_duration');

@@ -5,7 +5,7 @@ import { notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { createInsight, editInsight, serializeInsight, PageLookups } from './service.js';
+import { createInsight, editInsight, serializeInsight, serializeInsightBasic, PageLookups } from './service.js';
 import { getInsight, listInsights, type Insight } from './store.js';
 
 /** A positive integer path id, else 404 (as DRF's lookup would find nothing). */
@@ -42,7 +42,10 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         ...page,
       });
       const users = new PageLookups(db);
-      return paginate(request, page, count, await mapInOrder(insights, (i) => serializeInsight(ctx, i, users)));
+      const basic = query.basic === 'true' || query.basic === '1';
+      const serialize = (i: (typeof insights)[number]): Promise<object> =>
+        basic ? serializeInsightBasic(ctx, i, users) : serializeInsight(ctx, i, users);
+      return paginate(request, page, count, await mapInOrder(insights, serialize));
     });
 
     app.post(`${url}/`, write, async (request, reply) => {

@@ -233,6 +233,34 @@ export class PageLookups {
 }
 
 /** PostHog's InsightSerializer (the fields Hoglet has), with the computed result. */
+/**
+ * PostHog's InsightBasicSerializer (the list's `?basic=true`): the insight without its result, so a
+ * picker lists a hundred insights without computing any.
+ */
+export async function serializeInsightBasic(ctx: AppContext, insight: Insight, users: PageLookups) {
+  const [tiles, createdBy] = await Promise.all([dashboardsOfInsight(ctx.database.db, insight.id), users.get(insight.createdById)]);
+  return {
+    id: insight.id,
+    short_id: insight.shortId,
+    name: insight.name,
+    derived_name: null,
+    filters: {},
+    query: insight.query,
+    dashboards: tiles.map((t) => t.dashboardId),
+    dashboard_tiles: tiles.map((t) => ({ id: t.tileId, dashboard_id: t.dashboardId, deleted: false })),
+    description: insight.description,
+    last_refresh: null,
+    refreshing: false,
+    saved: true,
+    tags: insight.tags,
+    updated_at: insight.lastModifiedAt,
+    created_by: createdBy,
+    created_at: insight.createdAt,
+    last_modified_at: insight.lastModifiedAt,
+    favorited: insight.favorited,
+  };
+}
+
 export async function serializeInsight(ctx: AppContext, insight: Insight, users: PageLookups, now = new Date()) {
   const zone = await users.zone(insight.teamId);
   const [tiles, createdBy, modifiedBy, result] = await Promise.all([

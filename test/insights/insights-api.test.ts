@@ -38,4 +38,40 @@ describe('insights API', () => {
     const none = await server.request(`${url()}?short_id=nothing1`);
     expect(none.body.results).toEqual([]);
   });
+
+  it('lists insights without their results with basic=true, as PostHog does', async () => {
+    const trends = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [step('$pageview')] } };
+    const made = await server.request(url(), { method: 'POST', body: { name: 'Basic one', query: trends } });
+    expect(made.status).toBe(201);
+    const full = await server.request(`${url()}?short_id=${made.body.short_id}`);
+    expect(full.body.results[0]).toHaveProperty('result');
+    const basic = await server.request(`${url()}?short_id=${made.body.short_id}&basic=true`);
+    expect(basic.status).toBe(200);
+    const [insight] = basic.body.results;
+    // InsightBasicSerializer's fields, and nothing computed.
+    expect(Object.keys(insight).sort()).toEqual(
+      [
+        'id',
+        'short_id',
+        'name',
+        'derived_name',
+        'filters',
+        'query',
+        'dashboards',
+        'dashboard_tiles',
+        'description',
+        'last_refresh',
+        'refreshing',
+        'saved',
+        'tags',
+        'updated_at',
+        'created_by',
+        'created_at',
+        'last_modified_at',
+        'favorited',
+      ].sort(),
+    );
+    expect(insight).toMatchObject({ id: made.body.id, name: 'Basic one', query: trends, last_refresh: null, saved: true });
+    expect(insight.created_by.email).toBe(server.bootstrap.user.email);
+  });
 });

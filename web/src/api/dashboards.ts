@@ -58,6 +58,9 @@ export interface SavedInsight {
   last_modified_at: string;
 }
 
+/** An insight as the list's `?basic=true` gives it: without its result. */
+export type SavedInsightBasic = Pick<SavedInsight, 'id' | 'short_id' | 'name' | 'derived_name' | 'description' | 'query' | 'dashboards'>;
+
 export interface DashboardTile {
   id: number;
   layouts: TileLayouts;
@@ -145,7 +148,9 @@ export function useSavedInsights(environmentId: number, search: string, enabled:
   return useQuery({
     queryKey: ['dashboards', environmentId, 'insights', search],
     queryFn: ({ signal }) =>
-      api<Paginated<SavedInsight>>(`${insightsPath(environmentId)}?${new URLSearchParams({ limit: '100', search })}`, { signal }),
+      api<Paginated<SavedInsightBasic>>(`${insightsPath(environmentId)}?${new URLSearchParams({ limit: '100', search, basic: 'true' })}`, {
+        signal,
+      }),
     enabled,
   });
 }
@@ -154,7 +159,7 @@ export function useSavedInsights(environmentId: number, search: string, enabled:
 export function useAddInsightToDashboard(environmentId: number, dashboardId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (insight: SavedInsight) =>
+    mutationFn: (insight: SavedInsightBasic) =>
       api<SavedInsight>(`${insightsPath(environmentId)}${insight.id}/`, {
         method: 'PATCH',
         body: { dashboards: [...new Set([...insight.dashboards, dashboardId])] },

@@ -160,17 +160,20 @@ async function seriesCells(
   const bucket = query.totalValue ? raw('0') : ch`toUnixTimestamp(${bucketStart(query.interval, window, raw('e.timestamp'))})`;
   if (query.cumulative && math === 'dau')
     return { values, cells: await firstSeenUsers(analytics, teamId, query.interval, window, where, value) };
-  const cells =
-    math === 'weekly_active' || math === 'monthly_active'
-      ? await activeUsers(analytics, teamId, query, series, window, value, math === 'weekly_active' ? 7 : 30)
-      : await run<TrendsCell>(
-          analytics,
-          teamId,
-          ch`SELECT ${bucket} AS bucket, ${value} AS value,
+  const active = math === 'weekly_active' || math === 'monthly_active';
+  if (active && query.totalValue) {
+    return { values, cells: await activeUsersTotal(analytics, teamId, query, series, window, value, math === 'weekly_active' ? 7 : 30) };
+  }
+  const cells = active
+    ? await activeUsers(analytics, teamId, query, series, window, value, math === 'weekly_active' ? 7 : 30)
+    : await run<TrendsCell>(
+        analytics,
+        teamId,
+        ch`SELECT ${bucket} AS bucket, ${value} AS value,
               ${aggregate(series, math)} AS total
             FROM ${raw(analytics.table('events'))} AS e ${raw(math === 'dau' ? personOverridesJoin(analytics, TEAM) : '')}
             WHERE ${where} GROUP BY bucket, value`,
-        );
+      );
   return { values, cells };
 }
 
@@ -197,6 +200,31 @@ async function firstSeenUsers(
         GROUP BY person, value
       )
       GROUP BY bucket, value`,
+  );
+}
+
+/**
+ * Weekly or monthly active users as one value over the range, as PostHog's total-value displays
+ * count them: the persons active in the trailing window of any day of the range, that is with an
+ * event after the first day's start less `days - 1` local days.
+ */
+async function activeUsersTotal(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: TrendsQuery,
+  series: TrendsSeries,
+  window: TrendsWindow,
+  value: ChSql,
+  days: number,
+): Promise<TrendsCell[]> {
+  const from = ch`e.timestamp > toTimeZone(${chTime(window.from)}, ${window.timezone}) - toIntervalDay(${days - 1})`;
+  return run<TrendsCell>(
+    analytics,
+    teamId,
+    ch`SELECT 0 AS bucket, ${value} AS value, uniqExact(${raw(personIdExpression())}) AS total
+      FROM ${raw(analytics.table('events'))} AS e ${raw(personOverridesJoin(analytics, TEAM))}
+      WHERE ${eventsWhere(query, series, window, from)}
+      GROUP BY value`,
   );
 }
 

@@ -122,11 +122,6 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const compare = readCompareFilter(source, attr);
   const display = readDisplay(source, attr);
   const totalValue = display === 'total';
-  if (totalValue) {
-    const i = series.findIndex((s) => s.math === 'weekly_active' || s.math === 'monthly_active');
-    if (i >= 0)
-      throw new TrendsQueryError('Weekly and monthly active users are not supported with this display.', attr(`series__${i}__math`));
-  }
   return {
     series,
     interval: interval as Interval,

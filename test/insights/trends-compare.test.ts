@@ -181,7 +181,6 @@ describe('total-value displays (BoldNumber, ActionsTable, …)', () => {
     for (const [query, attr] of [
       [bold({ trendsFilter: { display: 'BoxPlot' } }), 'query__trendsFilter__display'],
       [bold({ trendsFilter: { display: 'Sparkles' } }), 'query__trendsFilter__display'],
-      [bold({ series: [{ kind: 'EventsNode', event: 'visit', math: 'weekly_active' }] }), 'query__series__0__math'],
     ] as const) {
       const res = await server.request(`${env()}/query/`, { method: 'POST', body: { query } });
       expect(res.status).toBe(400);

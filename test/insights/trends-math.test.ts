@@ -101,6 +101,19 @@ describe('weekly and monthly active users', () => {
     expect(hourly).toEqual([2, ...new Array(25).fill(3)]);
   });
 
+  it('count, as one number over the range, the persons active in the trailing window of any of its days', async () => {
+    const number = { trendsFilter: { display: 'BoldNumber' } };
+    const values = async (math: string) =>
+      (await trends({ event: 'visit', math }, '2025-09-10', '2025-09-20', number)).map((r: any) => r.aggregated_value);
+    // From 4 Sep (the 10th less six days): p2, p3, p5 and p4; from 12 Aug: p1 too.
+    expect(await values('weekly_active')).toEqual([4]);
+    expect(await values('monthly_active')).toEqual([5]);
+    // Starting on the 19th (from the 13th): p5, p4 and p2's second visit; p3's of the 12th is before.
+    expect(
+      (await trends({ event: 'visit', math: 'weekly_active' }, '2025-09-19', '2025-09-20', number)).map((r: any) => r.aggregated_value),
+    ).toEqual([3]);
+  });
+
   it('are unique users by week or longer (monthly active by week still trail)', async () => {
     const weeks = { interval: 'week' };
     expect(await data({ event: 'visit', math: 'weekly_active' }, '2025-09-10', '2025-09-20', weeks)).toEqual([[3, 2]]);

@@ -26,6 +26,7 @@ import { CaptureThread } from './sdk/capture/capture-thread.js';
 import { cohortRoutes } from './cohorts/routes.js';
 import { flagsRoutes } from './sdk/flags/flags-routes.js';
 import { flagsConfigRoutes } from './sdk/flags/config-routes.js';
+import { surveysPublicRoutes } from './sdk/surveys/public-routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
 import { personReadRoutes } from './persons/read-routes.js';
@@ -39,6 +40,7 @@ import { queryRoutes } from './insights/query-routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
+import { surveyRoutes } from './surveys/routes.js';
 import { tenancyRoutes } from './environments/tenancy-routes.js';
 import { webAppRoutes } from './web-app/routes.js';
 
@@ -95,6 +97,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(insightRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
+  await app.register(surveyRoutes, { ctx });
   await app.register(recordingApiRoutes, { ctx });
   await app.register(sessionRoutes, { ctx });
   await app.register(webVitalsRoutes, { ctx });
@@ -114,7 +117,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // The hot SDK endpoints are answered in front of fastify, on node's own server (sdk/router.ts).
   const captureThread = new CaptureThread(ctx.log);
   const lane = new FastLane({
-    routes: [...captureRoutes(ctx, ctx.ingestionQueue, captureThread), ...flagsRoutes(ctx)],
+    routes: [...captureRoutes(ctx, ctx.ingestionQueue, captureThread), ...flagsRoutes(ctx), ...surveysPublicRoutes(ctx)],
     clientAddress: clientAddressResolver(ctx.config.trustProxy),
     log: ctx.log,
   });

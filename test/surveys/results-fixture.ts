@@ -63,59 +63,64 @@ function sent(who: string, timestamp: string, answers: Answers, submission: stri
   };
 }
 
-function shown(who: string, timestamp: string) {
-  return { event: 'survey shown', distinct_id: who, timestamp, properties: { $survey_id: SURVEY, $survey_name: 'Feedback' } };
+function shown(who: string, timestamp: string, survey: string) {
+  return { event: 'survey shown', distinct_id: who, timestamp, properties: { $survey_id: survey, $survey_name: 'Feedback' } };
 }
 
-function dismissed(who: string, timestamp: string, partly: boolean | null) {
+function dismissed(who: string, timestamp: string, partly: boolean | null, survey: string) {
   return {
     event: 'survey dismissed',
     distinct_id: who,
     timestamp,
     properties: {
-      $survey_id: SURVEY,
+      $survey_id: survey,
       ...(partly === null ? {} : { $survey_partially_completed: partly }),
-      $set: { [`$survey_dismissed/${SURVEY}`]: true },
+      $set: { [`$survey_dismissed/${survey}`]: true },
     },
   };
 }
 
-export function surveyEvents(prefix = ''): unknown[] {
+/** The fixture's events for survey `survey`; `prefix` makes other people and submissions of the same answers. */
+export function surveyEvents(prefix = '', survey = SURVEY): unknown[] {
   const u = (name: string) => `${prefix}${name}`;
   return [
-    sent(u('u1'), '2025-03-02T10:00:00Z', { 'q-open': 'first draft' }, `${prefix}sub1`, false),
+    sent(u('u1'), '2025-03-02T10:00:00Z', { 'q-open': 'first draft' }, `${prefix}sub1`, false, survey),
     sent(
       u('u1'),
       '2025-03-02T10:01:00Z',
       { 'q-open': 'Faster pages', 'q-rate': 9, 'q-single': 'Red', 'q-multi': ['A', 'C'], 'q-link': 'link clicked' },
       `${prefix}sub1`,
+      true,
+      survey,
     ),
     sent(
       u('u2'),
       '2025-03-03T10:00:00Z',
       { 'q-open': 'More <b>colour</b>', 'q-rate': '10', 'q-single': 'Teal', 'q-multi': ['B'], 'q-skip': '' },
       `${prefix}sub2`,
+      true,
+      survey,
     ),
     {
       event: 'survey sent',
       distinct_id: u('u3'),
       timestamp: '2025-03-04T10:00:00Z',
       properties: {
-        $survey_id: SURVEY,
+        $survey_id: survey,
         $survey_response: 'legacy open',
         $survey_response_1: 3,
         $survey_response_2: 'Green',
         $survey_response_3: ['A'],
       },
     },
-    sent(u('u4'), '2025-03-05T10:00:00Z', { 'q-rate': 0, 'q-multi': [], 'q-open': '', 'q-skip': null }, `${prefix}sub4`),
-    sent(u('u6'), '2025-03-06T10:00:00Z', { 'q-open': 'early' }, `${prefix}sub6`, false),
-    sent(u('u6'), '2025-03-10T10:00:00Z', { 'q-open': 'late' }, `${prefix}sub6`),
-    sent(u('u5'), '2025-02-25T10:00:00Z', { 'q-rate': 5 }, `${prefix}sub5`),
+    sent(u('u4'), '2025-03-05T10:00:00Z', { 'q-rate': 0, 'q-multi': [], 'q-open': '', 'q-skip': null }, `${prefix}sub4`, true, survey),
+    sent(u('u6'), '2025-03-06T10:00:00Z', { 'q-open': 'early' }, `${prefix}sub6`, false, survey),
+    sent(u('u6'), '2025-03-10T10:00:00Z', { 'q-open': 'late' }, `${prefix}sub6`, true, survey),
+    sent(u('u5'), '2025-02-25T10:00:00Z', { 'q-rate': 5 }, `${prefix}sub5`, true, survey),
     sent(u('u1'), '2025-03-02T11:00:00Z', { x: 'other survey' }, `${prefix}sub-other`, true, OTHER_SURVEY),
-    ...['u1', 'u2', 'u3', 'u4', 'u6', 'u7', 'u7', 'u8'].map((who, i) => shown(u(who), `2025-03-0${1 + (i % 8)}T09:00:00Z`)),
-    dismissed(u('u8'), '2025-03-08T09:05:00Z', false),
-    dismissed(u('u2'), '2025-03-03T10:05:00Z', null),
-    dismissed(u('u9'), '2025-03-08T09:06:00Z', true),
+    ...['u1', 'u2', 'u3', 'u4', 'u6', 'u7', 'u7', 'u8'].map((who, i) => shown(u(who), `2025-03-0${1 + (i % 8)}T09:00:00Z`, survey)),
+    dismissed(u('u8'), '2025-03-08T09:05:00Z', false, survey),
+    dismissed(u('u2'), '2025-03-03T10:05:00Z', null, survey),
+    dismissed(u('u9'), '2025-03-08T09:06:00Z', true, survey),
   ];
 }

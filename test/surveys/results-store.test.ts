@@ -11,7 +11,7 @@ import {
   surveyResultsAnswer,
   surveyStatsAnswer,
 } from '../../src/surveys/results/service.js';
-import { readQuestion, type QuestionSummary, type SurveyResults } from '../../src/surveys/results/core/index.js';
+import { MAX_OTHER_CHOICES, readQuestion, type QuestionSummary, type SurveyResults } from '../../src/surveys/results/core/index.js';
 import { DEFINITION, OTHER_SURVEY, QUESTIONS, SURVEY, surveyEvents } from './results-fixture.js';
 
 const server = useTestServer();
@@ -154,6 +154,32 @@ describe('survey results', () => {
       { label: 'yes', count: 1 },
       { label: 'no', count: 0 },
     ]);
+  });
+  it('keeps every choice under the cap on other answers, however few chose it', async () => {
+    const id = '0190a1b2-0000-7000-8000-00000000cafe';
+    const others = Array.from({ length: MAX_OTHER_CHOICES + 5 }, (_, i) => `other ${i}`);
+    const answer = (who: string, value: string) => ({
+      event: 'survey sent',
+      distinct_id: who,
+      timestamp: '2025-03-21T00:00:00Z',
+      properties: { $survey_id: id, $survey_response_pick: value },
+    });
+    await server.ingest([answer('rare', 'Rare'), ...others.flatMap((o, i) => [answer(`a${i}`, o), answer(`b${i}`, o)])]);
+    const survey = {
+      ...definition,
+      id,
+      questions: [readQuestion({ id: 'pick', type: 'single_choice', choices: ['Rare', 'Never'], hasOpenChoice: false })],
+    };
+    const results = await surveyResultsAnswer(analytics(), team(), survey, {}, NOW, 'UTC');
+    expect(results.responses).toBe(1 + 2 * others.length);
+    const choices = results.questions[0]!.choices!;
+    expect(results.questions[0]!.responses).toBe(1 + 2 * others.length);
+    expect(choices.slice(0, 2)).toEqual([
+      { label: 'Rare', count: 1 },
+      { label: 'Never', count: 0 },
+    ]);
+    expect(choices).toHaveLength(2 + MAX_OTHER_CHOICES);
+    expect(choices.slice(2).every((c) => c.count === 2 && c.is_open_choice)).toBe(true);
   });
 });
 

@@ -149,7 +149,7 @@ function Question({ form, index, error, onRemove }: { form: Form; index: number;
 export function QuestionsEditor({ form, error }: { form: Form; error?: { message: string; index?: number } }) {
   const questions = useFieldArray({ control: form.control, name: 'questions' });
   return (
-    <Stack gap="sm">
+    <Stack gap="sm" data-testid="questions-editor">
       <Title order={4}>Questions</Title>
       {questions.fields.map((field, index) => (
         <Question

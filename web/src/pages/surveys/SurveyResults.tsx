@@ -1,5 +1,6 @@
 /** A survey's results, per question: bars for choices and ratings, the open answers as text. */
-import { Anchor, Group, Loader, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Group, Loader, NativeSelect, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useSurveyResults, useSurveyStats, type QuestionResult } from '../../api/surveys';
 import { TableHead } from '../../components/TableHead';
@@ -155,12 +156,25 @@ function Stats({ surveyId }: { surveyId: string }) {
   );
 }
 
+/** The periods the results can be read over: the survey's whole run (the API's default), or the last days. */
+const PERIODS = [
+  { value: '', label: 'Since the survey started' },
+  { value: '7', label: 'Last 7 days' },
+  { value: '30', label: 'Last 30 days' },
+  { value: '90', label: 'Last 90 days' },
+];
+
 export function SurveyResults({ surveyId }: { surveyId: string }) {
   const environment = useEnvironment();
-  const results = useSurveyResults(environment.project_id, surveyId, {});
+  const [days, setDays] = useState('');
+  // Whole days, so that the query (and its cache key) stays the same while the page is open.
+  const [today] = useState(() => new Date(new Date().setUTCHours(0, 0, 0, 0)));
+  const from = days === '' ? undefined : new Date(today.getTime() - (Number(days) - 1) * 86_400_000).toISOString();
+  const results = useSurveyResults(environment.project_id, surveyId, { date_from: from });
   return (
     <Stack>
       <Stats surveyId={surveyId} />
+      <NativeSelect label="Period" w={240} data={PERIODS} value={days} onChange={(e) => setDays(e.currentTarget.value)} />
       {results.error ? (
         <ErrorNotice error={results.error} title="The results could not be loaded" />
       ) : results.isPending ? (

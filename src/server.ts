@@ -39,6 +39,7 @@ import { queryRoutes } from './insights/query-routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
+import { surveyRoutes } from './surveys/routes.js';
 import { tenancyRoutes } from './environments/tenancy-routes.js';
 import { webAppRoutes } from './web-app/routes.js';
 
@@ -95,6 +96,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(insightRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
+  await app.register(surveyRoutes, { ctx });
   await app.register(recordingApiRoutes, { ctx });
   await app.register(sessionRoutes, { ctx });
   await app.register(webVitalsRoutes, { ctx });

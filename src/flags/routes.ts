@@ -11,6 +11,7 @@ import { remoteConfigFlag, remoteConfigPayload } from './remote-config-payload.j
 import { serializeFlag, UserDirectory } from './serializers.js';
 import { cohortNamesOf, createFlag, editFlag } from './service.js';
 import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
+import { surveyFlagIds } from '../surveys/store.js';
 
 const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'feature_flag:read', team: TEAM } };
@@ -45,7 +46,15 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   app.get(`${base}/`, { config: READ }, async (request) => {
     const page = readPage(request.query);
     const query = request.query as ListQuery;
-    const flags = applyListQuery(await listProjectFlags(db, request.team!.projectId), query);
+    // The flags surveys made for themselves are left out, as PostHog's list does.
+    const [all, surveyFlags] = await Promise.all([
+      listProjectFlags(db, request.team!.projectId),
+      surveyFlagIds(db, request.team!.projectId),
+    ]);
+    const flags = applyListQuery(
+      all.filter((flag) => !surveyFlags.has(flag.id)),
+      query,
+    );
     const slice = flags.slice(page.offset, page.offset + page.limit);
     return paginate(request, page, flags.length, await respond(slice, request.team!.projectId));
   });

@@ -13,6 +13,7 @@ import type { InsightsTables } from '../../insights/tables.js';
 import type { PersonsTables } from '../../persons/tables.js';
 import type { RecordingsTables } from '../../recordings/tables.js';
 import type { SubscriptionsTables } from '../../subscriptions/tables.js';
+import type { SurveysTables } from '../../surveys/tables.js';
 import type { TenancyTables } from '../../environments/tables.js';
 
 /** Shared id allocation (see db/counters.ts). */
@@ -47,7 +48,8 @@ export interface Schema
     SubscriptionsTables,
     RecordingsTables,
     DeletionsTables,
-    DefinitionsTables {
+    DefinitionsTables,
+    SurveysTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

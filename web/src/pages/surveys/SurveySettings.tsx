@@ -24,10 +24,10 @@ export function DisplayConditions({ form, error }: { form: Form; error?: string 
         <TextInput label="CSS selector" placeholder="e.g. .checkout-button" w={280} {...form.register('selector')} />
         <TextInput
           label="Wait period (days)"
-          description="Not to someone who saw a survey in the last days"
+          placeholder="not to anyone who saw a survey in these last days"
           type="number"
           min={0}
-          w={260}
+          w={380}
           {...form.register('waitPeriod')}
         />
       </Group>

@@ -36,6 +36,7 @@ import { recordingPublicRoutes } from './sdk/recordings/public-routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { webVitalsRoutes } from './web-vitals/routes.js';
 import { queryRoutes } from './insights/query-routes.js';
+import { surveyResultsRoutes } from './surveys/results/routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
@@ -101,6 +102,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(sessionRoutes, { ctx });
   await app.register(webVitalsRoutes, { ctx });
   await app.register(queryRoutes, { ctx });
+  await app.register(surveyResultsRoutes, { ctx });
   await app.register(methodNotAllowedRoutes, { apiPrefix: API_PREFIX });
 }
 

@@ -12,6 +12,7 @@ import { readTrendsQuery } from './trends.js';
 import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
 import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
+import { SURVEY_RUNNERS } from '../surveys/results/query-runner.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
@@ -46,6 +47,7 @@ export const QUERY_RUNNERS: Record<string, Runner> = {
   TrendsQuery: runTrends,
   FunnelsQuery: runFunnels,
   ...WEB_ANALYTICS_RUNNERS,
+  ...SURVEY_RUNNERS,
 };
 
 /**

@@ -14,6 +14,8 @@ import { useTestServer } from '../helpers/server.js';
 import { openSignedIn } from './signed-in.js';
 
 const server = useTestServer();
+/** The API and ClickHouse may take a while on a shared machine: polls wait this long. */
+const SLOW = { timeout: 15_000 };
 
 let browser: Browser;
 let watched: WatchedPage;
@@ -117,7 +119,7 @@ describe('surveys in the web app', () => {
     // No name: the API's error at the name.
     await page.getByRole('button', { name: 'Save as draft' }).click();
     const name = page.getByLabel('Name', { exact: true });
-    await expect.poll(() => name.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => name.getAttribute('aria-invalid'), SLOW).toBe('true');
     expect(await page.getByText('This field may not be blank.').count()).toBe(1);
     await screenshot(page, 'survey-name-error');
     await name.fill('Checkout survey');
@@ -137,7 +139,7 @@ describe('surveys in the web app', () => {
     await page.waitForURL(new RegExp(`/project/${env}/surveys/[0-9a-f-]{36}$`));
     await page.getByRole('heading', { name: 'Checkout survey' }).waitFor();
     expect(await page.getByTestId('survey-status').textContent()).toBe('Draft');
-    await expect.poll(() => page.getByTestId('survey-question').count()).toBe(5);
+    await expect.poll(() => page.getByTestId('survey-question').count(), SLOW).toBe(5);
 
     const created = (await surveyNamed('Checkout survey'))!;
     expect(created.type).toBe('popover');
@@ -159,13 +161,13 @@ describe('surveys in the web app', () => {
     const row = page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' });
     await row.waitFor();
     expect(await row.getByTestId('survey-status').textContent()).toBe('Draft');
-    await expect.poll(() => row.getByTestId('survey-responses').textContent()).toBe('0');
+    await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('0');
     await screenshot(page, 'surveys-list');
 
     await row.getByRole('link', { name: 'Checkout survey' }).click();
     await page.getByRole('button', { name: 'Launch' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Launch' }).click();
-    await expect.poll(() => page.getByTestId('survey-status').textContent()).toBe('Running');
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
     const survey = (await surveyNamed('Checkout survey'))!;
     expect(survey.start_date).not.toBeNull();
     expect(survey.end_date).toBeNull();
@@ -185,8 +187,8 @@ describe('surveys in the web app', () => {
     await page.getByRole('tab', { name: 'Results' }).click();
     await page.reload();
     const cards = page.getByTestId('question-result');
-    await expect.poll(() => cards.count()).toBe(5);
-    await expect.poll(() => page.getByTestId('results-total').textContent()).toMatch(/^3 submissions/);
+    await expect.poll(() => cards.count(), SLOW).toBe(5);
+    await expect.poll(() => page.getByTestId('results-total').textContent(), SLOW).toMatch(/^3 submissions/);
 
     // Open text: the answers as text, newest first, markup shown as typed.
     const answers = cards.nth(0).getByTestId('answer-value');
@@ -214,10 +216,12 @@ describe('surveys in the web app', () => {
     expect(multiple.find((t) => t.startsWith('Shoes'))).toContain('2 (100%)');
     expect(multiple.find((t) => t.startsWith('Hats'))).toContain('1 (50%)');
     expect(multiple.find((t) => t.startsWith('Socks'))).toContain('0 (0%)');
+    // The stats: three sent, from three persons.
+    await expect.poll(() => page.getByTestId('stat-sent').textContent(), SLOW).toBe('3');
     await screenshot(page, 'survey-results');
 
     await page.getByRole('link', { name: '← Surveys' }).click();
-    await expect.poll(() => row.getByTestId('survey-responses').textContent()).toBe('3');
+    await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('3');
     expect(await row.getByTestId('survey-status').textContent()).toBe('Running');
     expectNoPageErrors(watched);
   });
@@ -240,12 +244,19 @@ describe('surveys in the web app', () => {
     expect(after.targeting_flag).toBeNull();
     // The answers keep their question: the results still show them.
     await page.getByRole('tab', { name: 'Results' }).click();
-    await expect.poll(() => page.getByTestId('question-result').nth(0).getByTestId('answer-value').count()).toBe(2);
+    await expect.poll(() => page.getByTestId('question-result').nth(0).getByTestId('answer-value').count(), SLOW).toBe(2);
 
     await page.getByRole('button', { name: 'Stop' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
-    await expect.poll(() => page.getByTestId('survey-status').textContent()).toBe('Completed');
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
     expect((await surveyNamed('Checkout survey (v2)'))!.end_date).not.toBeNull();
+    // Resumed, it runs again with no end date; stopped again.
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
+    expect((await surveyNamed('Checkout survey (v2)'))!.end_date).toBeNull();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
 
     await page.getByRole('button', { name: 'Archive' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Archive' }).click();

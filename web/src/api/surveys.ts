@@ -219,7 +219,8 @@ export function useFlagChoices(projectId: number) {
     queryKey: ['flags', projectId, 'choices'],
     queryFn: async ({ signal }) => {
       const page = await api<Paginated<FeatureFlag>>(`/api/projects/${projectId}/feature_flags/?limit=500`, { signal });
-      return page.results.map((flag) => ({ id: flag.id, key: flag.key }));
+      // Not the flags surveys make for themselves (their targeting), as PostHog's picker leaves them out.
+      return page.results.filter((flag) => !flag.key.startsWith('survey-targeting-')).map((flag) => ({ id: flag.id, key: flag.key }));
     },
     staleTime: 30_000,
   });

@@ -26,6 +26,7 @@ import { CaptureThread } from './sdk/capture/capture-thread.js';
 import { cohortRoutes } from './cohorts/routes.js';
 import { flagsRoutes } from './sdk/flags/flags-routes.js';
 import { flagsConfigRoutes } from './sdk/flags/config-routes.js';
+import { surveysPublicRoutes } from './sdk/surveys/public-routes.js';
 import { flagRoutes } from './flags/routes.js';
 import { ingestionWarningRoutes } from './ingestion/warnings-routes.js';
 import { personReadRoutes } from './persons/read-routes.js';
@@ -118,7 +119,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   // The hot SDK endpoints are answered in front of fastify, on node's own server (sdk/router.ts).
   const captureThread = new CaptureThread(ctx.log);
   const lane = new FastLane({
-    routes: [...captureRoutes(ctx, ctx.ingestionQueue, captureThread), ...flagsRoutes(ctx)],
+    routes: [...captureRoutes(ctx, ctx.ingestionQueue, captureThread), ...flagsRoutes(ctx), ...surveysPublicRoutes(ctx)],
     clientAddress: clientAddressResolver(ctx.config.trustProxy),
     log: ctx.log,
   });

@@ -114,10 +114,13 @@ const cases: Array<[string, Record<string, unknown>, (before: any, after: any) =
   ],
   [
     'surveys_opt_in',
-    { surveys_opt_in: true },
+    { surveys_opt_in: true, survey_config: { appearance: { backgroundColor: '#fff' } } },
     (b, a) => {
+      // As PostHog's RemoteConfig: opting in serves the surveys themselves, and an environment
+      // without any still says false (test/surveys/surveys-sdk.test.ts has the list).
       expect(b.surveys).toBe(false);
-      expect(a.surveys).toBe(true);
+      expect(a.surveys).toBe(false);
+      expect(a.survey_config).toBeUndefined();
     },
   ],
   [

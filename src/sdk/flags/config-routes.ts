@@ -10,6 +10,7 @@ import { notFound, validationError } from '../../posthog/errors.js';
 import type { Team } from '../../environments/models.js';
 import { hasActiveFlags } from './flags-routes.js';
 import { buildRemoteConfig, remoteConfigScript } from './remote-config.js';
+import { remoteConfigSurveys } from '../../surveys/public-cache.js';
 
 /** PostHog's check_token: at most 200 characters, letters, digits, `_` and `-` (older tokens are no `phc_…`). */
 const REMOTE_CONFIG_TOKEN = /^[a-zA-Z0-9_-]{1,200}$/;
@@ -36,11 +37,13 @@ export const flagsConfigRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
   app.get('/array/:token/config', async (request) => {
     const team = await teamOf(request);
-    return buildRemoteConfig(team, await hasActiveFlags(ctx, team));
+    return buildRemoteConfig(team, await hasActiveFlags(ctx, team), await remoteConfigSurveys(ctx, team));
   });
 
   app.get('/array/:token/config.js', async (request, reply) => {
     const team = await teamOf(request);
-    return reply.type('application/javascript; charset=utf-8').send(remoteConfigScript(team, await hasActiveFlags(ctx, team)));
+    return reply
+      .type('application/javascript; charset=utf-8')
+      .send(remoteConfigScript(team, await hasActiveFlags(ctx, team), await remoteConfigSurveys(ctx, team)));
   });
 };

@@ -21,6 +21,7 @@ import { minimalAnswerVersion, readFlagsQuery, type FlagsQuery } from './query-p
 import { decideConfigFields, SUPPORTED_COMPRESSION } from './remote-config.js';
 import { flagsRequestId } from './request-id.js';
 import { errorEnvelope } from '../../posthog/errors.js';
+import { remoteConfigSurveys } from '../../surveys/public-cache.js';
 
 export type FlagsEndpoint = 'decide' | 'flags';
 
@@ -85,7 +86,7 @@ async function flagsResponseText(
   evaluation: FlagSetEvaluation,
   extras: ProjectionExtras,
 ): Promise<string> {
-  const head = withConfig ? configHead(team, await hasActiveFlags(ctx, team)) : '{';
+  const head = withConfig ? await configHeadWithSurveys(ctx, team) : '{';
   // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly,
   // after the config members; the other versions are small and go through the projection.
   // decide v1/v2 bodies always hold `featureFlags`, so their text never is the empty `{}`.
@@ -126,6 +127,18 @@ function configHead(team: Team, hasFlags: boolean): string {
   if (!heads) configHeads.set(team, (heads = [undefined, undefined]));
   const slot = hasFlags ? 1 : 0;
   return (heads[slot] ??= objectHead(JSON.stringify(decideConfigFields(team, hasFlags))));
+}
+
+/**
+ * The config head, with the environment's surveys when it opted in and has some: that part
+ * changes with every survey edit, so such heads are written per request (only when opted in).
+ */
+async function configHeadWithSurveys(ctx: AppContext, team: Team): Promise<string> {
+  const hasFlags = await hasActiveFlags(ctx, team);
+  if (team.settings.surveys_opt_in !== true) return configHead(team, hasFlags);
+  const surveys = await remoteConfigSurveys(ctx, team).catch(() => ({ surveys: false as const }));
+  if (surveys.surveys === false) return configHead(team, hasFlags);
+  return objectHead(JSON.stringify(decideConfigFields(team, hasFlags, surveys)));
 }
 
 /** `{"a":1}` → `{"a":1,` (ready for more members); `{}` → `{`. */

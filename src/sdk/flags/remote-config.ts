@@ -5,6 +5,12 @@
  * Keys are the ones posthog-js reads; values come from team-fields.ts settings.
  */
 import type { Team } from '../../environments/models.js';
+import type { remoteConfigSurveys } from '../../surveys/public-cache.js';
+
+/** The surveys part of the config (surveys/public-cache.ts); none: `surveys: false`. */
+export type ConfigSurveys = Awaited<ReturnType<typeof remoteConfigSurveys>>;
+
+const NO_SURVEYS: ConfigSurveys = { surveys: false };
 
 type Json = Record<string, unknown>;
 
@@ -57,7 +63,7 @@ function capturePerformanceConfig(settings: Json): Json | false {
 }
 
 /** The remote config of an environment. `hasFeatureFlags` tells posthog-js whether to call /flags at all. */
-export function buildRemoteConfig(team: Team, hasFeatureFlags: boolean): Json {
+export function buildRemoteConfig(team: Team, hasFeatureFlags: boolean, surveys: ConfigSurveys = NO_SURVEYS): Json {
   const settings = team.settings;
   const exceptions = bool(settings.autocapture_exceptions_opt_in);
   return {
@@ -78,7 +84,9 @@ export function buildRemoteConfig(team: Team, hasFeatureFlags: boolean): Json {
     },
     sessionRecording: sessionRecordingConfig(settings),
     heatmaps: bool(settings.heatmaps_opt_in),
-    surveys: bool(settings.surveys_opt_in),
+    // PostHog's RemoteConfig: the surveys themselves when the environment opted in and has some
+    // (posthog-js 1.434 reads a non-empty list as "surveys on", then loads /api/surveys/).
+    ...surveys,
     defaultIdentifiedOnly: true,
     flagsPersistenceDefault: bool(settings.flags_persistence_default),
     siteApps: [],
@@ -89,8 +97,8 @@ export function buildRemoteConfig(team: Team, hasFeatureFlags: boolean): Json {
  * The fields every `/decide` response carries besides the flags (the contract's `config`,
  * `toolbarParams`, `isAuthenticated`, `supportedCompression`) plus the remote config.
  */
-export function decideConfigFields(team: Team, hasFeatureFlags: boolean): Json {
-  const { token: _token, ...config } = buildRemoteConfig(team, hasFeatureFlags);
+export function decideConfigFields(team: Team, hasFeatureFlags: boolean, surveys: ConfigSurveys = NO_SURVEYS): Json {
+  const { token: _token, ...config } = buildRemoteConfig(team, hasFeatureFlags, surveys);
   return {
     config: { enable_collect_everything: true },
     toolbarParams: {},
@@ -100,8 +108,8 @@ export function decideConfigFields(team: Team, hasFeatureFlags: boolean): Json {
 }
 
 /** `/array/<token>/config.js`: a script that hands the config to posthog-js. */
-export function remoteConfigScript(team: Team, hasFeatureFlags: boolean): string {
-  const config = JSON.stringify(buildRemoteConfig(team, hasFeatureFlags));
+export function remoteConfigScript(team: Team, hasFeatureFlags: boolean, surveys: ConfigSurveys = NO_SURVEYS): string {
+  const config = JSON.stringify(buildRemoteConfig(team, hasFeatureFlags, surveys));
   const token = JSON.stringify(team.apiToken);
   return [
     '(function() {',

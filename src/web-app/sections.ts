@@ -16,6 +16,7 @@ export const PROJECT_SECTIONS = [
   'person',
   'groups',
   'feature_flags',
+  'surveys',
   'cohorts',
   'replay',
   'settings',

@@ -17,6 +17,7 @@ const NAVIGATION = [
   { label: 'People', path: 'persons', also: 'person' },
   { label: 'Groups', path: 'groups' },
   { label: 'Feature flags', path: 'feature_flags' },
+  { label: 'Surveys', path: 'surveys' },
   { label: 'Cohorts', path: 'cohorts' },
   { label: 'Replay', path: 'replay' },
   { label: 'Settings', path: 'settings' },

@@ -1,0 +1,278 @@
+/**
+ * Surveys in Chromium against a real Hoglet, signed in: a survey with every question type created
+ * through the form (the API's validation errors shown at their field first), listed, launched,
+ * answered by `survey sent` events sent through /batch as posthog-js sends them, and its results
+ * shown per question on its page (choice and rating counts, open answers as text); then edited
+ * (question ids kept), stopped, archived and deleted. No console errors; screenshots in
+ * .tmp/screenshots/.
+ */
+import type { Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { useTestServer } from '../helpers/server.js';
+import { openSignedIn } from './signed-in.js';
+
+const server = useTestServer();
+/** The API and ClickHouse may take a while on a shared machine: polls wait this long. */
+const SLOW = { timeout: 15_000 };
+
+let browser: Browser;
+let watched: WatchedPage;
+let page: Page;
+let env: number;
+
+interface StoredQuestion {
+  id: string;
+  type: string;
+  question: string;
+  choices?: string[];
+  hasOpenChoice?: boolean;
+  display?: string;
+  scale?: number;
+  link?: string | null;
+  optional?: boolean;
+}
+interface StoredSurvey {
+  id: string;
+  name: string;
+  type: string;
+  questions: StoredQuestion[];
+  conditions: Record<string, unknown> | null;
+  start_date: string | null;
+  end_date: string | null;
+  archived: boolean;
+  targeting_flag: { filters: { groups: { properties: unknown[] }[] } } | null;
+}
+
+const surveysApi = () => `/api/projects/${server.bootstrap.project.id}/surveys/`;
+const surveys = async (): Promise<StoredSurvey[]> => (await server.request(surveysApi())).body.results;
+const surveyNamed = async (name: string) => (await surveys()).find((s) => s.name === name);
+
+beforeAll(async () => {
+  ({ browser, watched, page } = await openSignedIn(server));
+  env = server.bootstrap.team.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The n-th question of the form (0-based), with its type chosen. */
+async function question(n: number, type: string): Promise<Locator> {
+  if (n > 0) await page.getByRole('button', { name: 'Add question' }).click();
+  const card = page.getByTestId('question').nth(n);
+  await card.getByLabel('Question type').selectOption(type);
+  return card;
+}
+
+/** A `survey sent` event as posthog-js captures it for `answers` (question id → response). */
+function surveySent(survey: StoredSurvey, distinctId: string, answers: Record<string, unknown>, submission: string) {
+  const properties: Record<string, unknown> = {
+    $survey_id: survey.id,
+    $survey_name: survey.name,
+    $survey_submission_id: submission,
+    $survey_completed: true,
+    $survey_questions: survey.questions.map((q) => ({ id: q.id, question: q.question, response: answers[q.id] ?? null })),
+    $set: { [`$survey_responded/${survey.id}`]: true },
+    $lib: 'web',
+  };
+  for (const [id, value] of Object.entries(answers)) properties[`$survey_response_${id}`] = value;
+  return { event: 'survey sent', distinct_id: distinctId, timestamp: new Date().toISOString(), properties };
+}
+
+describe('surveys in the web app', () => {
+  it('a survey with every question type is created through the form, errors shown at their field', async () => {
+    await page.goto(`${server.url}/project/${env}/surveys`);
+    await page.getByTestId('surveys-empty').waitFor();
+    await page.getByRole('link', { name: 'New survey' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/surveys/new`);
+
+    await page.getByLabel('Description', { exact: true }).fill('After checkout');
+    const open = await question(0, 'open');
+    await open.getByLabel('Question', { exact: true }).fill('What could we do better?');
+    const rating = await question(1, 'rating');
+    await rating.getByLabel('Question', { exact: true }).fill('How likely are you to recommend us?');
+    await rating.getByLabel('Scale').selectOption('5');
+    const single = await question(2, 'single_choice');
+    await single.getByLabel('Question', { exact: true }).fill('How was checkout?');
+    await single.getByLabel('Choice 1', { exact: true }).fill('Smooth');
+    await single.getByLabel('Choice 2', { exact: true }).fill('Slow');
+    await single.getByRole('button', { name: 'Add open-ended choice' }).click();
+    const multiple = await question(3, 'multiple_choice');
+    await multiple.getByLabel('Question', { exact: true }).fill('What did you buy?');
+    await multiple.getByLabel('Choice 1', { exact: true }).fill('Shoes');
+    await multiple.getByLabel('Choice 2', { exact: true }).fill('Socks');
+    await multiple.getByRole('button', { name: 'Add choice' }).click();
+    await multiple.getByLabel('Choice 3', { exact: true }).fill('Hats');
+    await multiple.getByLabel('Optional').check();
+    const link = await question(4, 'link');
+    await link.getByLabel('Question', { exact: true }).fill('Read our changelog');
+    await link.getByLabel('Link', { exact: true }).fill('http://example.com/changelog');
+    await page.getByLabel('URL', { exact: true }).fill('/thank-you');
+    await page.getByLabel('URL match').selectOption('exact');
+    await page.getByLabel('Wait period (days)').fill('14');
+    await page.getByRole('button', { name: 'Add property filter' }).click();
+    await page.getByLabel('Property', { exact: true }).fill('plan');
+    await page.getByLabel('Value').fill('pro');
+
+    // No name: the API's error at the name.
+    await page.getByRole('button', { name: 'Save as draft' }).click();
+    const name = page.getByLabel('Name', { exact: true });
+    await expect.poll(() => name.getAttribute('aria-invalid'), SLOW).toBe('true');
+    expect(await page.getByText('This field may not be blank.').count()).toBe(1);
+    await screenshot(page, 'survey-name-error');
+    await name.fill('Checkout survey');
+
+    // A link that is not https: the API's error among the questions.
+    await page.getByRole('button', { name: 'Save as draft' }).click();
+    const linkError = page.getByTestId('questions-editor').getByRole('alert');
+    await linkError.waitFor();
+    expect(await linkError.textContent()).toContain('Link must be a URL with one of these schemes: [https, mailto]');
+    expect(page.url()).toContain('/surveys/new');
+    expect(await surveyNamed('Checkout survey')).toBeUndefined();
+    await screenshot(page, 'survey-link-error');
+
+    await link.getByLabel('Link', { exact: true }).fill('https://example.com/changelog');
+    await screenshot(page, 'survey-new');
+    await page.getByRole('button', { name: 'Save as draft' }).click();
+    await page.waitForURL(new RegExp(`/project/${env}/surveys/[0-9a-f-]{36}$`));
+    await page.getByRole('heading', { name: 'Checkout survey' }).waitFor();
+    expect(await page.getByTestId('survey-status').textContent()).toBe('Draft');
+    await expect.poll(() => page.getByTestId('survey-question').count(), SLOW).toBe(5);
+
+    const created = (await surveyNamed('Checkout survey'))!;
+    expect(created.type).toBe('popover');
+    expect(created.questions.map((q) => q.type)).toEqual(['open', 'rating', 'single_choice', 'multiple_choice', 'link']);
+    expect(created.questions[1]).toMatchObject({ display: 'number', scale: 5 });
+    expect(created.questions[2]).toMatchObject({ choices: ['Smooth', 'Slow', 'Other'], hasOpenChoice: true });
+    expect(created.questions[3]).toMatchObject({ choices: ['Shoes', 'Socks', 'Hats'], optional: true });
+    expect(created.questions[4]?.link).toBe('https://example.com/changelog');
+    expect(created.conditions).toMatchObject({ url: '/thank-you', urlMatchType: 'exact', seenSurveyWaitPeriodInDays: 14 });
+    expect(created.targeting_flag?.filters.groups[0]?.properties).toEqual([
+      { key: 'plan', type: 'person', operator: 'exact', value: 'pro' },
+    ]);
+    expect(created.start_date).toBeNull();
+    expectNoPageErrors(watched, [400]);
+  });
+
+  it('the list shows it; launched, its answers arrive per question on its page', async () => {
+    await page.getByRole('link', { name: '← Surveys' }).click();
+    const row = page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' });
+    await row.waitFor();
+    expect(await row.getByTestId('survey-status').textContent()).toBe('Draft');
+    await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('0');
+    await screenshot(page, 'surveys-list');
+
+    await row.getByRole('link', { name: 'Checkout survey' }).click();
+    await page.getByRole('button', { name: 'Launch' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Launch' }).click();
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
+    const survey = (await surveyNamed('Checkout survey'))!;
+    expect(survey.start_date).not.toBeNull();
+    expect(survey.end_date).toBeNull();
+
+    const [openQ, ratingQ, singleQ, multipleQ] = survey.questions.map((q) => q.id) as [string, string, string, string];
+    await server.ingest([
+      surveySent(
+        survey,
+        'ana',
+        { [openQ]: 'Faster <b>delivery</b>', [ratingQ]: 5, [singleQ]: 'Smooth', [multipleQ]: ['Shoes', 'Hats'] },
+        'sub-ana',
+      ),
+      surveySent(survey, 'bo', { [openQ]: 'Nothing', [ratingQ]: 4, [singleQ]: 'Slow', [multipleQ]: ['Shoes'] }, 'sub-bo'),
+      surveySent(survey, 'cy', { [ratingQ]: 5, [singleQ]: 'Took a while' }, 'sub-cy'),
+    ]);
+
+    await page.getByRole('tab', { name: 'Results' }).click();
+    await page.reload();
+    const cards = page.getByTestId('question-result');
+    await expect.poll(() => cards.count(), SLOW).toBe(5);
+    await expect.poll(() => page.getByTestId('results-total').textContent(), SLOW).toMatch(/^3 submissions/);
+
+    // Open text: the answers as text, newest first, markup shown as typed.
+    const answers = cards.nth(0).getByTestId('answer-value');
+    expect((await answers.allTextContents()).sort()).toEqual(['Faster <b>delivery</b>', 'Nothing']);
+    expect(await cards.nth(0).locator('b').count()).toBe(0);
+
+    // Rating: the whole scale, and the average of 5, 4, 5.
+    expect(await cards.nth(1).getByTestId('rating-average').textContent()).toBe('Average: 4.67 / 5');
+    const ratingBars = cards.nth(1).getByTestId('rating-result');
+    expect(await ratingBars.count()).toBe(5);
+    expect(await ratingBars.nth(4).getByTestId('bar-count').textContent()).toBe('2 (66.7%)');
+    expect(await ratingBars.nth(3).getByTestId('bar-count').textContent()).toBe('1 (33.3%)');
+    expect(await ratingBars.nth(0).getByTestId('bar-count').textContent()).toBe('0 (0%)');
+
+    // Single choice: each choice, then the typed "other" answer.
+    const single = cards.nth(2).getByTestId('choice-result');
+    const singleText = await single.allTextContents();
+    expect(singleText.find((t) => t.startsWith('Smooth'))).toContain('1 (33.3%)');
+    expect(singleText.find((t) => t.startsWith('Slow'))).toContain('1 (33.3%)');
+    expect(singleText.find((t) => t.startsWith('Took a while'))).toContain('1 (33.3%)');
+
+    // Multiple choice: counted per choice, out of the two who answered it.
+    expect(await cards.nth(3).getByTestId('question-responses').textContent()).toBe('2 responses');
+    const multiple = await cards.nth(3).getByTestId('choice-result').allTextContents();
+    expect(multiple.find((t) => t.startsWith('Shoes'))).toContain('2 (100%)');
+    expect(multiple.find((t) => t.startsWith('Hats'))).toContain('1 (50%)');
+    expect(multiple.find((t) => t.startsWith('Socks'))).toContain('0 (0%)');
+    // The stats: three sent, from three persons.
+    await expect.poll(() => page.getByTestId('stat-sent').textContent(), SLOW).toBe('3');
+    await screenshot(page, 'survey-results');
+
+    await page.getByRole('link', { name: '← Surveys' }).click();
+    await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('3');
+    expect(await row.getByTestId('survey-status').textContent()).toBe('Running');
+    expectNoPageErrors(watched);
+  });
+
+  it('editing keeps the question ids; stopped, archived and deleted', async () => {
+    const before = (await surveyNamed('Checkout survey'))!;
+    await page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' }).getByRole('link').click();
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.waitForURL(/\/edit$/);
+    await page.getByLabel('Name', { exact: true }).fill('Checkout survey (v2)');
+    await page.getByTestId('question').nth(0).getByLabel('Question', { exact: true }).fill('What would you change?');
+    await page.getByRole('button', { name: 'Remove this filter' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('heading', { name: 'Checkout survey (v2)' }).waitFor();
+
+    const after = (await surveyNamed('Checkout survey (v2)'))!;
+    expect(after.id).toBe(before.id);
+    expect(after.questions.map((q) => q.id)).toEqual(before.questions.map((q) => q.id));
+    expect(after.questions[0]?.question).toBe('What would you change?');
+    expect(after.targeting_flag).toBeNull();
+    // The answers keep their question: the results still show them.
+    await page.getByRole('tab', { name: 'Results' }).click();
+    await expect.poll(() => page.getByTestId('question-result').nth(0).getByTestId('answer-value').count(), SLOW).toBe(2);
+
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
+    expect((await surveyNamed('Checkout survey (v2)'))!.end_date).not.toBeNull();
+    // Resumed, it runs again with no end date; stopped again.
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
+    expect((await surveyNamed('Checkout survey (v2)'))!.end_date).toBeNull();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
+
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Archive' }).click();
+    await page.getByText('Archived', { exact: true }).waitFor();
+    await page.getByRole('link', { name: '← Surveys' }).click();
+    await page.getByTestId('surveys-empty').waitFor();
+    await page.getByText('Archived', { exact: true }).click();
+    await page.getByTestId('survey-row').filter({ hasText: 'Checkout survey (v2)' }).waitFor();
+    await screenshot(page, 'surveys-archived');
+
+    await page.getByTestId('survey-row').getByRole('link').click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete survey' }).click();
+    await page.waitForURL(`${server.url}/project/${env}/surveys`);
+    await page.getByTestId('surveys-empty').waitFor();
+    expect(await surveys()).toEqual([]);
+    expectNoPageErrors(watched);
+  });
+});

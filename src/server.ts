@@ -37,6 +37,8 @@ import { sessionRoutes } from './sessions/routes.js';
 import { webVitalsRoutes } from './web-vitals/routes.js';
 import { queryRoutes } from './insights/query-routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
+import { earlyAccessRoutes } from './early-access/routes.js';
+import { earlyAccessPublicRoutes } from './sdk/early-access/public-routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import { tenancyRoutes } from './environments/tenancy-routes.js';
@@ -94,6 +96,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(cohortRoutes, { ctx });
   await app.register(insightRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
+  await app.register(earlyAccessRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
   await app.register(recordingApiRoutes, { ctx });
   await app.register(sessionRoutes, { ctx });
@@ -184,6 +187,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(flagsConfigRoutes, { ctx });
   await app.register(recordingIngestRoutes, { ctx });
   await app.register(recordingPublicRoutes, { ctx });
+  await app.register(earlyAccessPublicRoutes, { ctx });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
   // The web app at / and its own paths only (web-app/sections.ts): never /api or an SDK path.
   await app.register(webAppRoutes);

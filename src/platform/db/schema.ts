@@ -4,6 +4,7 @@ import type { AuthTables } from '../../auth/tables.js';
 import type { CohortsTables } from '../../cohorts/tables.js';
 import type { DefinitionsTables } from '../../definitions/tables.js';
 import type { DeletionsTables } from '../../deletions/tables.js';
+import type { EarlyAccessTables } from '../../early-access/tables.js';
 import type { DashboardsTables } from '../../dashboards/tables.js';
 import type { FlagsTables } from '../../flags/tables.js';
 import type { EventsTables } from '../../events/tables.js';
@@ -47,7 +48,8 @@ export interface Schema
     SubscriptionsTables,
     RecordingsTables,
     DeletionsTables,
-    DefinitionsTables {
+    DefinitionsTables,
+    EarlyAccessTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

@@ -23,6 +23,7 @@ import { analyticsOutbox } from './019-analytics-outbox.js';
 import { accounts } from './020-accounts.js';
 import { definitions } from './021-definitions.js';
 import { dashboardFilters } from './022-dashboard-filters.js';
+import { earlyAccessFeatures } from './024-early-access-features.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -48,6 +49,7 @@ export const migrations: HogletMigration[] = [
   accounts,
   definitions,
   dashboardFilters,
+  earlyAccessFeatures,
 ];
 
 export class MigrationError extends Error {}

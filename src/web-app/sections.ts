@@ -17,6 +17,7 @@ export const PROJECT_SECTIONS = [
   'groups',
   'feature_flags',
   'cohorts',
+  'early_access_features',
   'replay',
   'settings',
   'insights',

@@ -18,6 +18,7 @@ const NAVIGATION = [
   { label: 'Groups', path: 'groups' },
   { label: 'Feature flags', path: 'feature_flags' },
   { label: 'Cohorts', path: 'cohorts' },
+  { label: 'Early access', path: 'early_access_features' },
   { label: 'Replay', path: 'replay' },
   { label: 'Settings', path: 'settings' },
 ];

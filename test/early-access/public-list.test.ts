@@ -55,6 +55,14 @@ describe('the public list of early access features', () => {
     expect(both.body.earlyAccessFeatures.map((f: any) => f.id)).toEqual([beta.id, alpha.id]);
     const none = await list(`token=${team.apiToken}&stage=nonsense`);
     expect(none.body).toEqual({ earlyAccessFeatures: [] });
+    const preflight = await server.request('/api/early_access_features/', {
+      method: 'OPTIONS',
+      key: null,
+      headers: { origin: 'https://customer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-custom' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://customer.example');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('x-custom');
     const theirs = await list(`token=${other.team.apiToken}`);
     expect(theirs.body.earlyAccessFeatures.map((f: any) => f.name)).toEqual(['Elsewhere']);
   });

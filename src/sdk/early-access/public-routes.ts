@@ -56,5 +56,16 @@ export const earlyAccessPublicRoutes: FastifyPluginAsync<{ ctx: AppContext }> = 
   }
 
   // Under /api, but answered to anyone: the project token is the only credential.
-  app.get('/api/early_access_features', { config: { access: { scope: null, public: true } } }, handle);
+  const config = { access: { scope: null, public: true } };
+  app.get('/api/early_access_features', { config }, handle);
+  // The preflight a browser sends before a request with headers of its own (the /api paths get none).
+  app.options('/api/early_access_features', { config }, async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      reply.headers({ ...publicCorsHeaders(origin), 'access-control-allow-methods': 'GET, OPTIONS', 'access-control-max-age': '86400' });
+      const asked = request.headers['access-control-request-headers'];
+      if (asked) reply.header('access-control-allow-headers', asked);
+    }
+    return reply.code(204).send();
+  });
 };

@@ -23,7 +23,6 @@ import {
   slugify,
   stageChangeFilters,
   STAGES,
-  type Stage,
 } from './core/stages.js';
 import { deleteFeature, featureOfFlag, insertFeature, updateFeature, type EarlyAccessFeature, type FeatureChanges } from './store.js';
 
@@ -178,18 +177,5 @@ export async function serializeFeature(ctx: AppContext, feature: EarlyAccessFeat
     payload: pyTruthy(feature.payload) ? feature.payload : {},
     created_at: feature.createdAt,
     created_by: creator ? serializeUserBasic(creator) : null,
-  };
-}
-
-/** MinimalEarlyAccessFeatureSerializer: what posthog-js reads (its EarlyAccessFeature type). */
-export function publicFeature(feature: EarlyAccessFeature, flagKey: string | null) {
-  return {
-    id: feature.id,
-    name: feature.name,
-    description: feature.description,
-    stage: feature.stage satisfies Stage,
-    documentationUrl: feature.documentationUrl,
-    flagKey,
-    payload: pyTruthy(feature.payload) ? feature.payload : {},
   };
 }

@@ -97,6 +97,26 @@ export async function featureOfFlag(db: Db, projectId: number, flagId: number): 
   return row && toFeature(row);
 }
 
+/** The features linked to these flags, by flag id. */
+export async function featuresOfFlags(db: Db, projectId: number, flagIds: number[]): Promise<Map<number, EarlyAccessFeature[]>> {
+  const byFlag = new Map<number, EarlyAccessFeature[]>();
+  if (flagIds.length === 0) return byFlag;
+  const rows = await db
+    .selectFrom('early_access_features')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('feature_flag_id', 'in', flagIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const feature of rows.map(toFeature)) {
+    const list = byFlag.get(feature.featureFlagId!) ?? [];
+    list.push(feature);
+    byFlag.set(feature.featureFlagId!, list);
+  }
+  return byFlag;
+}
+
 export interface NewFeature {
   projectId: number;
   teamId: number;

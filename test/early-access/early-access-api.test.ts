@@ -80,7 +80,12 @@ describe('creating an early access feature', () => {
     const flag = await createFlag(server, { key: 'existing', filters: { groups, super_groups: legacy, payloads: { true: '"hi"' } } });
     const feature = await create({ name: 'Existing', stage: 'alpha', feature_flag_id: flag.id });
     expect(feature.feature_flag.id).toBe(flag.id);
-    expect((await flagOf(flag.id)).filters).toEqual({ groups, payloads: { true: '"hi"' }, feature_enrollment: true });
+    const linked = await flagOf(flag.id);
+    expect(linked.filters).toEqual({ groups, payloads: { true: '"hi"' }, feature_enrollment: true });
+    // The flag names its feature (FeatureFlagSerializer.features, the minimal serializer).
+    expect(linked.features).toEqual([
+      { id: feature.id, name: 'Existing', description: '', stage: 'alpha', documentationUrl: '', flagKey: 'existing', payload: {} },
+    ]);
 
     // Linked in draft: the flag is not touched.
     const other = await createFlag(server, { key: 'untouched', filters: { groups } });

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { DEFAULT_PUBLIC_STAGES } from '../../early-access/core/stages.js';
-import { publicFeature } from '../../early-access/service.js';
+import { publicFeature } from '../../early-access/core/public-feature.js';
 import { listFeaturesInStages } from '../../early-access/store.js';
 import { flagKeysByIds } from '../../flags/store.js';
 import { publicCorsHeaders } from '../../http/cors.js';

@@ -39,6 +39,8 @@ import { webVitalsRoutes } from './web-vitals/routes.js';
 import { queryRoutes } from './insights/query-routes.js';
 import { surveyResultsRoutes } from './surveys/results/routes.js';
 import { dashboardRoutes } from './dashboards/routes.js';
+import { earlyAccessRoutes } from './early-access/routes.js';
+import { earlyAccessPublicRoutes } from './sdk/early-access/public-routes.js';
 import { insightRoutes } from './insights/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import { surveyRoutes } from './surveys/routes.js';
@@ -97,6 +99,7 @@ async function apiPlugin(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await app.register(cohortRoutes, { ctx });
   await app.register(insightRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
+  await app.register(earlyAccessRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
   await app.register(surveyRoutes, { ctx });
   await app.register(recordingApiRoutes, { ctx });
@@ -189,6 +192,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(flagsConfigRoutes, { ctx });
   await app.register(recordingIngestRoutes, { ctx });
   await app.register(recordingPublicRoutes, { ctx });
+  await app.register(earlyAccessPublicRoutes, { ctx });
   await app.register(apiPlugin, { ctx, prefix: API_PREFIX });
   // The web app at / and its own paths only (web-app/sections.ts): never /api or an SDK path.
   await app.register(webAppRoutes);

@@ -12,6 +12,7 @@ import { serializeFlag, UserDirectory } from './serializers.js';
 import { cohortNamesOf, createFlag, editFlag } from './service.js';
 import { getFlag, listProjectFlags, type FeatureFlag } from './store.js';
 import { surveyFlagIds } from '../surveys/store.js';
+import { featuresOfFlags } from '../early-access/store.js';
 
 const TEAM = { from: 'project', param: 'project_id' } as const;
 const READ = { access: { scope: 'feature_flag:read', team: TEAM } };
@@ -39,8 +40,15 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
 
   async function respond(flags: FeatureFlag[], projectId: number) {
     const users = new UserDirectory(db);
-    const names = await cohortNamesOf(ctx, projectId);
-    return Promise.all(flags.map((flag) => serializeFlag(flag, users, names)));
+    const [names, features] = await Promise.all([
+      cohortNamesOf(ctx, projectId),
+      featuresOfFlags(
+        db,
+        projectId,
+        flags.map((flag) => flag.id),
+      ),
+    ]);
+    return Promise.all(flags.map((flag) => serializeFlag(flag, users, names, features.get(flag.id))));
   }
 
   app.get(`${base}/`, { config: READ }, async (request) => {

@@ -4,6 +4,7 @@ import { serializeUserBasic } from '../environments/serializers.js';
 import { getUser } from '../environments/tenancy-store.js';
 import type { User } from '../environments/models.js';
 import type { FeatureFlag } from './store.js';
+import { publicFeature, type PublicFeatureSource } from '../early-access/core/public-feature.js';
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +73,12 @@ function withCohortNames(filters: Json, cohortNames: ReadonlyMap<string, string>
 }
 
 /** FeatureFlagSerializer, in PostHog's field order. */
-export async function serializeFlag(flag: FeatureFlag, users: UserDirectory, cohortNames: ReadonlyMap<string, string>) {
+export async function serializeFlag(
+  flag: FeatureFlag,
+  users: UserDirectory,
+  cohortNames: ReadonlyMap<string, string>,
+  features: readonly PublicFeatureSource[] = [],
+) {
   const [createdBy, modifiedBy] = await Promise.all([users.get(flag.createdById), users.get(flag.lastModifiedById)]);
   return {
     id: flag.id,
@@ -89,7 +95,7 @@ export async function serializeFlag(flag: FeatureFlag, users: UserDirectory, coh
     ensure_experience_continuity: flag.ensureExperienceContinuity,
     experiment_set: [],
     surveys: [],
-    features: [],
+    features: features.map((feature) => publicFeature(feature, flag.key)),
     rollback_conditions: null,
     performed_rollback: false,
     can_edit: true,

@@ -23,6 +23,7 @@ import {
 } from './validation.js';
 import { findLiveFlagByKey, getFlag, insertFlag, listProjectFlags, updateFlag, type FeatureFlag, type FlagChanges } from './store.js';
 import { readBoolean } from '../posthog/fields.js';
+import { featureOfFlag } from '../early-access/store.js';
 
 type Json = Record<string, unknown>;
 
@@ -205,6 +206,11 @@ export async function editFlag(
     );
   }
 
+  if (changes.deleted === true && (await featureOfFlag(ctx.database.db, team.projectId, flag.id))) {
+    throw validationError(
+      'Cannot delete a feature flag that is in use with early access features. Please delete the early access feature before deleting the flag.',
+    );
+  }
   const others = await listProjectFlags(ctx.database.db, team.projectId);
   if (changes.deleted === true) {
     const dependents = dependentFlags(flag, others);

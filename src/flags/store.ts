@@ -218,3 +218,15 @@ export async function insertHashKeyOverrides(db: Db, teamId: number, personId: n
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
+
+/** The keys of these flags of a project, by id (deleted ones included). */
+export async function flagKeysByIds(db: Db, projectId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('feature_flags')
+    .select(['id', 'key'])
+    .where('project_id', '=', projectId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((row) => [Number(row.id), row.key]));
+}

@@ -18,6 +18,7 @@ export const PROJECT_SECTIONS = [
   'feature_flags',
   'surveys',
   'cohorts',
+  'early_access_features',
   'replay',
   'settings',
   'insights',

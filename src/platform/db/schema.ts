@@ -4,6 +4,7 @@ import type { AuthTables } from '../../auth/tables.js';
 import type { CohortsTables } from '../../cohorts/tables.js';
 import type { DefinitionsTables } from '../../definitions/tables.js';
 import type { DeletionsTables } from '../../deletions/tables.js';
+import type { EarlyAccessTables } from '../../early-access/tables.js';
 import type { DashboardsTables } from '../../dashboards/tables.js';
 import type { FlagsTables } from '../../flags/tables.js';
 import type { EventsTables } from '../../events/tables.js';
@@ -49,7 +50,8 @@ export interface Schema
     RecordingsTables,
     DeletionsTables,
     DefinitionsTables,
-    SurveysTables {
+    SurveysTables,
+    EarlyAccessTables {
   counters: CountersTable;
   change_notices: ChangeNoticesTable;
 }

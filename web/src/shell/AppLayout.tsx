@@ -19,6 +19,7 @@ const NAVIGATION = [
   { label: 'Feature flags', path: 'feature_flags' },
   { label: 'Surveys', path: 'surveys' },
   { label: 'Cohorts', path: 'cohorts' },
+  { label: 'Early access', path: 'early_access_features' },
   { label: 'Replay', path: 'replay' },
   { label: 'Settings', path: 'settings' },
 ];

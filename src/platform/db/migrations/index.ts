@@ -24,6 +24,7 @@ import { accounts } from './020-accounts.js';
 import { definitions } from './021-definitions.js';
 import { dashboardFilters } from './022-dashboard-filters.js';
 import { surveys } from './023-surveys.js';
+import { earlyAccessFeatures } from './024-early-access-features.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -50,6 +51,7 @@ export const migrations: HogletMigration[] = [
   definitions,
   dashboardFilters,
   surveys,
+  earlyAccessFeatures,
 ];
 
 export class MigrationError extends Error {}

@@ -178,6 +178,8 @@ describe('the web app in Chromium', () => {
     for (const [name, path] of [
       ['People', 'persons'],
       ['Feature flags', 'feature_flags'],
+      ['Surveys', 'surveys'],
+      ['Early access', 'early_access_features'],
       ['Cohorts', 'cohorts'],
       ['Replay', 'replay'],
       ['Settings', 'settings'],

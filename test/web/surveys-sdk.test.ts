@@ -1,7 +1,8 @@
 /**
  * Surveys end to end in Chromium: posthog-js 1.434.18, loaded from Hoglet by a customer's site,
  * shows a popover survey made through the API on the page its URL condition names, the visitor
- * answers it, and the `survey sent` event arrives stored with the answer under the question's id.
+ * answers it, and the `survey sent` event arrives stored with the answer under the question's id,
+ * which the survey's results then list.
  * A survey whose URL condition names another page is not among the surveys posthog-js finds
  * matching there (nor shown), and does show on its own page.
  */
@@ -114,6 +115,19 @@ describe('surveys in posthog-js', () => {
     expect(properties[`$survey_response_${questionId}`]).toBe(answer);
     expect(properties.$survey_name).toBe('Pricing feedback');
     expect(properties.$set).toMatchObject({ [`$survey_responded/${pricing.id}`]: true });
+
+    // The answer is in the survey's results, through the API and the query endpoint alike.
+    const results = await server.request(surveysPath(server, `${pricing.id}/results/`));
+    expect(results.status, results.text).toBe(200);
+    expect(results.body.responses).toBe(1);
+    expect(results.body.questions[0]).toMatchObject({ id: questionId, type: 'open', responses: 1 });
+    expect(results.body.questions[0].answers).toEqual([expect.objectContaining({ value: answer, distinct_id: distinctId })]);
+    const query = await server.request(`/api/environments/${server.bootstrap.team.id}/query/`, {
+      method: 'POST',
+      body: { query: { kind: 'SurveyResultsQuery', surveyId: pricing.id } },
+    });
+    expect(query.status, query.text).toBe(200);
+    expect(query.body.results.questions[0].answers.map((a: any) => a.value)).toEqual([answer]);
     expectNoPageErrors(watched);
     await page.close();
   });

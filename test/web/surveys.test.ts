@@ -165,9 +165,14 @@ describe('surveys in the web app', () => {
     await screenshot(page, 'surveys-list');
 
     await row.getByRole('link', { name: 'Checkout survey' }).click();
+    expect((await server.request(`/api/environments/${server.bootstrap.team.id}/`)).body.surveys_opt_in).not.toBe(true);
     await page.getByRole('button', { name: 'Launch' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Launch' }).click();
     await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
+    // Launching turned surveys on for the environment (they were off), as PostHog's app does.
+    await expect
+      .poll(async () => (await server.request(`/api/environments/${server.bootstrap.team.id}/`)).body.surveys_opt_in, SLOW)
+      .toBe(true);
     const survey = (await surveyNamed('Checkout survey'))!;
     expect(survey.start_date).not.toBeNull();
     expect(survey.end_date).toBeNull();

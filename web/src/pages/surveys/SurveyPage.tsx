@@ -4,6 +4,7 @@ import { surveyStatus, useDeleteSurvey, useSaveSurvey, useSurvey, type Survey, t
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { DeleteAndLeave } from '../../components/DeleteAndLeave';
 import { ErrorText } from '../../components/ErrorAlert';
+import { useEnvironmentSettings, useUpdateEnvironment } from '../../api/settings';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { questionTypeLabel, URL_MATCH_TYPES } from './survey-form';
@@ -16,8 +17,15 @@ function Actions({ survey }: { survey: Survey }) {
   const save = useSaveSurvey(environment.project_id);
   const remove = useDeleteSurvey(environment.project_id);
   const status = surveyStatus(survey);
+  const settings = useEnvironmentSettings(environment.id);
+  const optIn = useUpdateEnvironment(environment.id);
   const patch = (body: SurveyWrite) => save.mutateAsync({ id: survey.id, body });
   const now = () => new Date().toISOString();
+  // As PostHog's app does: launching a survey turns surveys on for the environment, so posthog-js loads them.
+  const launch = async () => {
+    await patch({ start_date: now() });
+    if (settings.data?.surveys_opt_in !== true) await optIn.mutateAsync({ surveys_opt_in: true });
+  };
   return (
     <Stack gap={4} align="flex-end">
       <Group gap="xs">
@@ -25,15 +33,9 @@ function Actions({ survey }: { survey: Survey }) {
           Edit
         </Button>
         {status === 'draft' && (
-          <ConfirmAction
-            label="Launch"
-            size="sm"
-            variant="filled"
-            color="blue"
-            title="Launch this survey?"
-            action={() => patch({ start_date: now() })}
-          >
+          <ConfirmAction label="Launch" size="sm" variant="filled" color="blue" title="Launch this survey?" action={launch}>
             Once launched, posthog-js shows it to the people it targets, where its conditions match.
+            {settings.data?.surveys_opt_in !== true && ' Surveys are turned on for this environment.'}
           </ConfirmAction>
         )}
         {status === 'running' && (
@@ -74,7 +76,7 @@ function Actions({ survey }: { survey: Survey }) {
           <b>{survey.name}</b> and its settings are deleted; its responses stay in the events.
         </DeleteAndLeave>
       </Group>
-      <ErrorText message={save.error?.message} testId="action-error" />
+      <ErrorText message={save.error?.message ?? optIn.error?.message} testId="action-error" />
     </Stack>
   );
 }

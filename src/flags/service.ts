@@ -32,7 +32,8 @@ export const FLAGS_TOPIC = 'feature_flags';
 const EVALUATION_RUNTIMES = ['server', 'client', 'all'] as const;
 const BUCKETING_IDENTIFIERS = ['distinct_id', 'device_id'] as const;
 
-function lookupsFor(ctx: AppContext, projectId: number): FlagValidationLookups {
+/** What flag validation looks up in a project: live flags by key or id, cohorts. */
+export function flagValidationLookups(ctx: AppContext, projectId: number): FlagValidationLookups {
   const { db } = ctx.database;
   return {
     liveFlagByKey: (key) => findLiveFlagByKey(db, projectId, key),
@@ -148,7 +149,7 @@ async function logFlagActivity(ctx: AppContext, team: Team, user: User, flag: Fe
 
 export async function createFlag(ctx: AppContext, team: Team, user: User, raw: unknown): Promise<FeatureFlag> {
   const body = serializerData(raw);
-  const lookups = lookupsFor(ctx, team.projectId);
+  const lookups = flagValidationLookups(ctx, team.projectId);
   // DRF reports the first failing field in the serializer's order: name, key, filters, ...
   const changes: FlagChanges = {};
   if ('name' in body) changes.name = readString(body.name, 'name', { allowBlank: true });
@@ -191,7 +192,7 @@ export async function editFlag(
   method: 'PATCH' | 'PUT',
 ): Promise<FeatureFlag> {
   const body = serializerData(raw);
-  const lookups = lookupsFor(ctx, team.projectId);
+  const lookups = flagValidationLookups(ctx, team.projectId);
   const changes: FlagChanges = {};
   if ('name' in body) changes.name = readString(body.name, 'name', { allowBlank: true });
   if (method === 'PUT' && !('key' in body)) throw validationError('This field is required.', 'key', 'required');

@@ -58,9 +58,8 @@ function samplingAndIterations(survey: Survey) {
   };
 }
 
-/** SurveySerializer, in PostHog's field order. */
-export async function serializeSurvey(survey: Survey, lookups: SurveyLookups) {
-  const { linked, targeting, internal, createdBy } = await common(survey, lookups);
+/** The fields SurveySerializer and SurveySerializerCreateUpdateOnly share, in PostHog's order. */
+function sharedFields(survey: Survey, { linked, targeting, internal, createdBy }: Awaited<ReturnType<typeof common>>) {
   return {
     id: survey.id,
     name: survey.name,
@@ -68,7 +67,6 @@ export async function serializeSurvey(survey: Survey, lookups: SurveyLookups) {
     type: survey.type,
     schedule: survey.schedule,
     linked_flag: linked ? minimalFlag(linked) : null,
-    linked_flag_id: linked ? linked.id : null,
     targeting_flag: targeting ? minimalFlag(targeting) : null,
     internal_targeting_flag: internal ? minimalFlag(internal) : null,
     questions: survey.questions,
@@ -80,6 +78,16 @@ export async function serializeSurvey(survey: Survey, lookups: SurveyLookups) {
     end_date: drfDate(survey.endDate),
     archived: survey.archived,
     responses_limit: survey.responsesLimit,
+  };
+}
+
+/** SurveySerializer: the shared fields with `linked_flag_id`, `feature_flag_keys` and the access level. */
+export async function serializeSurvey(survey: Survey, lookups: SurveyLookups) {
+  const flags = await common(survey, lookups);
+  const { linked, targeting, internal } = flags;
+  return {
+    ...sharedFields(survey, flags),
+    linked_flag_id: linked ? linked.id : null,
     feature_flag_keys: [
       { key: 'linked_flag_key', value: linked?.key ?? null },
       { key: 'targeting_flag_key', value: targeting?.key ?? null },
@@ -93,27 +101,7 @@ export async function serializeSurvey(survey: Survey, lookups: SurveyLookups) {
 
 /** SurveySerializerCreateUpdateOnly's answer: no `linked_flag_id`, `feature_flag_keys` or access level. */
 export async function serializeWrittenSurvey(survey: Survey, lookups: SurveyLookups) {
-  const { linked, targeting, internal, createdBy } = await common(survey, lookups);
-  return {
-    id: survey.id,
-    name: survey.name,
-    description: survey.description,
-    type: survey.type,
-    schedule: survey.schedule,
-    linked_flag: linked ? minimalFlag(linked) : null,
-    targeting_flag: targeting ? minimalFlag(targeting) : null,
-    internal_targeting_flag: internal ? minimalFlag(internal) : null,
-    questions: survey.questions,
-    conditions: survey.conditions,
-    appearance: survey.appearance,
-    created_at: drfDate(survey.createdAt),
-    created_by: createdBy,
-    start_date: drfDate(survey.startDate),
-    end_date: drfDate(survey.endDate),
-    archived: survey.archived,
-    responses_limit: survey.responsesLimit,
-    ...samplingAndIterations(survey),
-  };
+  return { ...sharedFields(survey, await common(survey, lookups)), ...samplingAndIterations(survey) };
 }
 
 /** SurveyAPISerializer: what posthog-js reads. Missing flags are left out, as DRF skips a null source. */

@@ -7,11 +7,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { recordActivity, type ActivityChange } from '../activity/store.js';
 import type { AppContext } from '../context.js';
-import { getCohort } from '../cohorts/store.js';
 import type { Team, User } from '../environments/models.js';
-import { FLAGS_TOPIC } from '../flags/service.js';
-import { findLiveFlagByKey, getFlag, insertFlag, updateFlag, type FeatureFlag } from '../flags/store.js';
-import { validateFilters, type FlagValidationLookups } from '../flags/validation.js';
+import { FLAGS_TOPIC, flagValidationLookups } from '../flags/service.js';
+import { getFlag, insertFlag, updateFlag, type FeatureFlag } from '../flags/store.js';
+import { validateFilters } from '../flags/validation.js';
 import { validationError } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
 import { readSurveyBody, type SurveyInput } from './body.js';
@@ -57,21 +56,6 @@ function rule<T>(check: () => T): T {
   }
 }
 
-function lookupsFor(ctx: AppContext, projectId: number): FlagValidationLookups {
-  const { db } = ctx.database;
-  return {
-    liveFlagByKey: (key) => findLiveFlagByKey(db, projectId, key),
-    liveFlagById: async (id) => {
-      const flag = Number.isSafeInteger(id) ? await getFlag(db, projectId, id) : undefined;
-      return flag && !flag.deleted ? flag : undefined;
-    },
-    cohort: async (id) => {
-      const cohort = await getCohort(db, projectId, id);
-      return cohort && { id: cohort.id, name: cohort.name, filters: cohort.filters };
-    },
-  };
-}
-
 function timezoneOf(team: Team): string {
   return typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC';
 }
@@ -107,7 +91,7 @@ async function createSurveyFlag(
     const validated = await validateFilters(
       filters,
       { method: 'POST', currentKey: key, stored: undefined, timezone: timezoneOf(team) },
-      lookupsFor(ctx, team.projectId),
+      flagValidationLookups(ctx, team.projectId),
     );
     return insertFlag(ctx.database.db, {
       projectId: team.projectId,
@@ -132,7 +116,7 @@ async function updateSurveyFlagFilters(ctx: AppContext, team: Team, user: User, 
     const validated = await validateFilters(
       filters,
       { method: 'PATCH', currentKey: flag.key, stored: flag, timezone: timezoneOf(team) },
-      lookupsFor(ctx, team.projectId),
+      flagValidationLookups(ctx, team.projectId),
     );
     return (await updateFlag(ctx.database.db, flag, { filters: validated }, user.id)) ?? flag;
   });

@@ -230,3 +230,18 @@ export async function flagKeysByIds(db: Db, projectId: number, ids: number[]): P
     .execute();
   return new Map(rows.map((row) => [Number(row.id), row.key]));
 }
+
+/** Deletes a flag row for good, not softly (how PostHog deletes a survey's targeting flags). */
+export async function hardDeleteFlag(db: Db, projectId: number, flagId: number): Promise<void> {
+  await db.deleteFrom('feature_flags').where('project_id', '=', projectId).where('id', '=', flagId).execute();
+}
+
+/** Turns a flag on or off without touching anything else of it (PostHog's `flag.active = …; save()`). */
+export async function setFlagActive(db: Db, projectId: number, flagId: number, active: boolean): Promise<void> {
+  await db
+    .updateTable('feature_flags')
+    .set((eb) => ({ active, version: eb('version', '+', 1), updated_at: nowIso() }))
+    .where('project_id', '=', projectId)
+    .where('id', '=', flagId)
+    .execute();
+}

@@ -85,7 +85,13 @@ export function readSurveyBody(body: Json, creating: boolean): SurveyInput {
   if (has('linked_flag_id')) {
     input.linkedFlagId = nullable('linked_flag_id', body.linked_flag_id, (v) => parseInteger(v, -MAX_SAFE, MAX_SAFE));
   }
-  if (has('targeting_flag_filters')) input.targetingFlagFilters = body.targeting_flag_filters as Json | null;
+  if (has('targeting_flag_filters')) {
+    const filters = body.targeting_flag_filters;
+    if (filters !== null && (typeof filters !== 'object' || Array.isArray(filters))) {
+      throw validationError('Targeting flag filters must be an object of feature flag filters.', 'targeting_flag_filters');
+    }
+    input.targetingFlagFilters = filters as Json | null;
+  }
   if (has('remove_targeting_flag')) input.removeTargetingFlag = nullable('remove_targeting_flag', body.remove_targeting_flag, parseBoolean);
   if (has('questions')) input.questions = field('questions', () => validateQuestions(json(body.questions)));
   if (has('conditions')) input.conditions = field('conditions', () => validateConditions(json(body.conditions)));

@@ -9,7 +9,7 @@ import { recordActivity, type ActivityChange } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import type { Team, User } from '../environments/models.js';
 import { FLAGS_TOPIC, flagValidationLookups } from '../flags/service.js';
-import { getFlag, insertFlag, updateFlag, type FeatureFlag } from '../flags/store.js';
+import { getFlag, hardDeleteFlag, insertFlag, setFlagActive, updateFlag, type FeatureFlag } from '../flags/store.js';
 import { validateFilters } from '../flags/validation.js';
 import { validationError } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
@@ -22,20 +22,11 @@ import {
   interactionKey,
   internalFlagActive,
   internalFlagFilters,
+  waitPeriodDays,
   surveyFlagKey,
   surveyFlagName,
 } from './core/targeting.js';
-import {
-  deleteSurvey,
-  getSurvey,
-  hardDeleteFlag,
-  insertSurvey,
-  setFlagActive,
-  surveyNameTaken,
-  updateSurvey,
-  type Survey,
-  type SurveyFields,
-} from './store.js';
+import { deleteSurvey, getSurvey, insertSurvey, surveyNameTaken, updateSurvey, type Survey, type SurveyFields } from './store.js';
 
 type Json = Record<string, unknown>;
 
@@ -126,7 +117,7 @@ async function updateSurveyFlagFilters(ctx: AppContext, team: Team, user: User, 
 async function checkSurvey(ctx: AppContext, team: Team, input: SurveyInput, body: Json, existing: Survey | undefined): Promise<void> {
   const { db } = ctx.database;
   let linkedFlag: FeatureFlag | undefined;
-  if (input.linkedFlagId) {
+  if (input.linkedFlagId !== undefined && input.linkedFlagId !== null) {
     linkedFlag = await getFlag(db, team.projectId, input.linkedFlagId);
     if (!linkedFlag || linkedFlag.deleted) throw validationError('Feature Flag with this ID does not exist');
   }
@@ -204,7 +195,8 @@ const NEW_SURVEY: SurveyFields = {
 
 /**
  * `_add_user_survey_interacted_filters`: the internal targeting flag, made on first save, its
- * filters kept and its activity following the survey's (`requestEndDate`: the request's end date).
+ * interaction filters renewed on every save and its activity following the survey's
+ * (`requestEndDate`: the request's end date).
  */
 async function syncInternalFlag(
   ctx: AppContext,
@@ -218,12 +210,13 @@ async function syncInternalFlag(
   const active = internalFlagActive(survey.startDate, requestEndDate);
   const existing = survey.internalTargetingFlagId === null ? undefined : await getFlag(db, team.projectId, survey.internalTargetingFlagId);
   if (existing) {
-    const filters = internalFlagFilters(key, existing.filters);
+    const filters = internalFlagFilters(key, existing.filters, waitPeriodDays(survey.conditions));
     const updated = await updateSurveyFlagFilters(ctx, team, user, existing, filters);
     if (updated.active !== active) await setFlagActive(db, team.projectId, updated.id, active);
     return survey;
   }
-  const flag = await createSurveyFlag(ctx, team, user, internalFlagFilters(key, undefined), survey.name, active, INTERNAL_FLAG_SUFFIX);
+  const filters = internalFlagFilters(key, undefined, waitPeriodDays(survey.conditions));
+  const flag = await createSurveyFlag(ctx, team, user, filters, survey.name, active, INTERNAL_FLAG_SUFFIX);
   return updateSurvey(db, survey, { internalTargetingFlagId: flag.id });
 }
 
@@ -296,6 +289,8 @@ export async function editSurvey(ctx: AppContext, team: Team, user: User, survey
   const body = serializerData(raw);
   const input = readSurveyBody(body, false);
   await checkSurvey(ctx, team, input, body, survey);
+  // Checked before any flag is touched: a refused edit changes nothing.
+  rule(() => checkIterationCount(survey.currentIteration, input.iterationCount));
   const { db } = ctx.database;
   const changes: ActivityChange[] = [];
   let current = survey;
@@ -324,7 +319,6 @@ export async function editSurvey(ctx: AppContext, team: Team, user: User, survey
   // The targeting flag follows the survey: on while it runs, off once the request ends it.
   if (current.targetingFlagId !== null) await setFlagActive(db, team.projectId, current.targetingFlagId, !input.endDate);
 
-  rule(() => checkIterationCount(current.currentIteration, input.iterationCount));
   const fields = storedFields(input, current);
   if (input.iterationCount !== undefined && input.iterationCount !== null) {
     fields.iterationFrequencyDays = input.iterationFrequencyDays ?? null;

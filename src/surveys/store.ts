@@ -277,18 +277,3 @@ export async function updateSurvey(db: Db, survey: Survey, fields: Partial<Surve
 export async function deleteSurvey(db: Db, survey: Survey): Promise<void> {
   await db.deleteFrom('surveys').where('id', '=', survey.id).execute();
 }
-
-/** Deletes a flag row for good (PostHog deletes a survey's targeting flags, not soft-deletes them). */
-export async function hardDeleteFlag(db: Db, projectId: number, flagId: number): Promise<void> {
-  await db.deleteFrom('feature_flags').where('project_id', '=', projectId).where('id', '=', flagId).execute();
-}
-
-/** Turns a flag on or off without touching anything else of it (PostHog's `flag.active = …; save()`). */
-export async function setFlagActive(db: Db, projectId: number, flagId: number, active: boolean): Promise<void> {
-  await db
-    .updateTable('feature_flags')
-    .set((eb) => ({ active, version: eb('version', '+', 1), updated_at: nowIso() }))
-    .where('project_id', '=', projectId)
-    .where('id', '=', flagId)
-    .execute();
-}

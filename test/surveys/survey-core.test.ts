@@ -20,6 +20,7 @@ import {
 import { samplingDailyLimits, surveyIterations } from '../../src/surveys/core/schedule.js';
 import {
   interactedFilters,
+  waitPeriodDays,
   interactionKey,
   internalFlagActive,
   internalFlagFilters,
@@ -346,10 +347,22 @@ describe('targeting flags', () => {
     });
   });
 
-  it('keeps an internal flag’s stored filters, and follows launch and end', () => {
-    const stored = { groups: [{ properties: [], rollout_percentage: 10 }] };
-    expect(internalFlagFilters('s', stored)).toEqual(stored);
+  it('adds a wait period as PostHog does: never seen, or last seen before it', () => {
+    const [never, before] = (interactedFilters('s1', 14).groups as Array<{ properties: unknown[] }>).map((g) => g.properties.slice(2));
+    expect(never).toEqual([{ key: '$survey_last_seen_date', value: 'is_not_set', operator: 'is_not_set', type: 'person' }]);
+    expect(before).toEqual([{ key: '$survey_last_seen_date', value: '14d', operator: 'is_date_before', type: 'person' }]);
+    expect(interactedFilters('s1', 0)).toEqual(interactedFilters('s1'));
+    expect(waitPeriodDays({ seenSurveyWaitPeriodInDays: 7 })).toBe(7);
+    expect(waitPeriodDays({ seenSurveyWaitPeriodInDays: '7' })).toBeNull();
+    expect(waitPeriodDays(null)).toBeNull();
+  });
+
+  it('lays the interaction filters over an internal flag’s stored ones, and follows launch and end', () => {
+    const stored = { groups: [{ properties: [], rollout_percentage: 10 }], payloads: { true: '1' } };
+    // A new iteration's keys replace the stored ones; what else the flag holds stays.
+    expect(internalFlagFilters('s/2', stored)).toEqual({ ...interactedFilters('s/2'), payloads: { true: '1' } });
     expect(internalFlagFilters('s', undefined)).toEqual(interactedFilters('s'));
+    expect(internalFlagFilters('s', undefined, 3)).toEqual(interactedFilters('s', 3));
     expect(internalFlagActive(null, undefined)).toBe(false);
     expect(internalFlagActive('2025-01-01T00:00:00.000Z', undefined)).toBe(true);
     expect(internalFlagActive('2025-01-01T00:00:00.000Z', null)).toBe(true);

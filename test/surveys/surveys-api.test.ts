@@ -192,6 +192,36 @@ describe('survey validation (PostHog’s messages)', () => {
       { detail: 'Question text is required' },
     ],
     [
+      'question text is a string (posthog-js renders it as HTML)',
+      { name: 'x', type: 'api', questions: [{ type: 'open', question: ['<img src=x onerror=alert(1)>'] }] },
+      { detail: 'Question text must be a string', attr: 'questions' },
+    ],
+    [
+      'a question description is a string',
+      { name: 'x', type: 'api', questions: [{ type: 'open', question: 'q', description: ['<img src=x onerror=alert(1)>'] }] },
+      { detail: 'Question description must be a string', attr: 'questions' },
+    ],
+    [
+      'a thank-you text is a string',
+      { name: 'x', type: 'api', appearance: { thankYouMessageDescription: { html: '<img src=x onerror=alert(1)>' } } },
+      { detail: 'thankYouMessageDescription must be a string', attr: 'appearance' },
+    ],
+    [
+      'at most 100 questions',
+      { name: 'x', type: 'api', questions: Array.from({ length: 101 }, (_, i) => ({ type: 'open', question: `q${i}` })) },
+      { detail: 'A survey can have at most 100 questions', attr: 'questions' },
+    ],
+    [
+      'targeting filters are an object',
+      { name: 'x', type: 'api', targeting_flag_filters: 5 },
+      { detail: 'Targeting flag filters must be an object of feature flag filters.', attr: 'targeting_flag_filters' },
+    ],
+    [
+      'a linked flag id of 0 names no flag',
+      { name: 'x', type: 'api', linked_flag_id: 0 },
+      { detail: 'Feature Flag with this ID does not exist' },
+    ],
+    [
       'choices must be a list',
       { name: 'x', type: 'api', questions: [{ type: 'single_choice', question: 'q', choices: 'a, b' }] },
       { detail: 'Question choices must be a list of strings' },
@@ -416,6 +446,43 @@ describe('targeting flags', () => {
     expect((await server.request(flagsPath(server, `${survey.targeting_flag.id}/`))).status).toBe(404);
     const history = await server.request(surveysPath(server, `${survey.id}/activity/`));
     expect(history.body.results[0].detail.changes[0]).toMatchObject({ action: 'deleted', field: 'targeting_flag' });
+  });
+
+  it('renews the internal flag’s keys with the iteration and adds the wait period, keeping its other filters', async () => {
+    const survey = await createSurvey(server, { name: uniqueName(), type: 'popover', start_date: '2024-05-01T10:00:00Z' });
+    const internalPath = flagsPath(server, `${survey.internal_targeting_flag.id}/`);
+    const keysOf = async () =>
+      ((await server.request(internalPath)).body.filters.groups as Array<{ properties: Array<{ key: string }> }>).map((g) =>
+        g.properties.map((p) => p.key),
+      );
+    expect(await keysOf()).toEqual([[`$survey_dismissed/${survey.id}`, `$survey_responded/${survey.id}`]]);
+
+    const recurring = await patchSurvey(server, survey.id, { schedule: 'recurring', iteration_count: 5, iteration_frequency_days: 30 });
+    expect(recurring.status, recurring.text).toBe(200);
+    expect(await keysOf()).toEqual([[`$survey_dismissed/${survey.id}/1`, `$survey_responded/${survey.id}/1`]]);
+
+    const waiting = await patchSurvey(server, survey.id, { conditions: { seenSurveyWaitPeriodInDays: 14 } });
+    expect(waiting.status, waiting.text).toBe(200);
+    const flag = (await server.request(internalPath)).body;
+    expect(flag.filters.groups.map((g: any) => g.properties[2])).toEqual([
+      { key: '$survey_last_seen_date', value: 'is_not_set', operator: 'is_not_set', type: 'person' },
+      { key: '$survey_last_seen_date', value: '14d', operator: 'is_date_before', type: 'person' },
+    ]);
+  });
+
+  it('changes no flag when an edit is refused', async () => {
+    const survey = await createSurvey(server, {
+      name: uniqueName(),
+      type: 'popover',
+      start_date: '2030-01-01T00:00:00Z',
+      iteration_count: 4,
+      iteration_frequency_days: 7,
+      targeting_flag_filters: targeting,
+    });
+    await server.running.ctx.database.db.updateTable('surveys').set({ current_iteration: 3 }).where('id', '=', survey.id).execute();
+    const refused = await patchSurvey(server, survey.id, { remove_targeting_flag: true, iteration_count: 2, iteration_frequency_days: 7 });
+    expect(refused.status).toBe(400);
+    expect((await server.request(flagsPath(server, `${survey.targeting_flag.id}/`))).status).toBe(200);
   });
 
   it('keeps a survey’s flags out of the flag list, but not other flags', async () => {

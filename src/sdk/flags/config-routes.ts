@@ -35,15 +35,23 @@ export const flagsConfigRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     return team;
   }
 
+  // As on /flags: the surveys failing to load leaves them out rather than failing the whole config.
+  async function surveysOf(request: FastifyRequest, team: Team) {
+    return remoteConfigSurveys(ctx, team).catch((error: unknown) => {
+      request.log.warn({ err: error, teamId: team.id }, 'remote config without surveys: they failed to load');
+      return { surveys: false as const };
+    });
+  }
+
   app.get('/array/:token/config', async (request) => {
     const team = await teamOf(request);
-    return buildRemoteConfig(team, await hasActiveFlags(ctx, team), await remoteConfigSurveys(ctx, team));
+    return buildRemoteConfig(team, await hasActiveFlags(ctx, team), await surveysOf(request, team));
   });
 
   app.get('/array/:token/config.js', async (request, reply) => {
     const team = await teamOf(request);
     return reply
       .type('application/javascript; charset=utf-8')
-      .send(remoteConfigScript(team, await hasActiveFlags(ctx, team), await remoteConfigSurveys(ctx, team)));
+      .send(remoteConfigScript(team, await hasActiveFlags(ctx, team), await surveysOf(request, team)));
   });
 };

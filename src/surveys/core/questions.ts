@@ -54,17 +54,33 @@ function validateLink(link: unknown): void {
   if (scheme === 'https' && netloc === '') throw questionsError('Invalid HTTPS URL. Please enter a valid HTTPS link.');
 }
 
-/** `validate_questions`: null stays null; otherwise a list of question objects, their HTML cleaned. */
+/**
+ * Questions a survey may have: Hoglet's bound (PostHog has none), which keeps the results' one
+ * ClickHouse statement per survey within the engine's query size.
+ */
+export const MAX_QUESTIONS = 100;
+
+/** Unset text: posthog-js renders nothing for it. */
+const isAbsentText = (value: unknown) => value === undefined || value === null;
+
+/**
+ * `validate_questions`: null stays null; otherwise a list of question objects, their HTML cleaned.
+ * Texts posthog-js may render as HTML must be strings: PostHog's cleaner fails on anything else,
+ * and an array would reach the page uncleaned.
+ */
 export function validateQuestions(value: unknown): Json[] | null {
   if (value === null) return null;
   if (!Array.isArray(value)) throw questionsError('Questions must be a list of objects');
+  if (value.length > MAX_QUESTIONS) throw questionsError(`A survey can have at most ${MAX_QUESTIONS} questions`);
   return value.map((raw: unknown) => {
     if (!isObject(raw)) throw questionsError('Questions must be a list of objects');
     const question: Json = { ...raw };
     const text = raw.question;
     if (!truthy(text)) throw questionsError('Question text is required');
-    if (typeof text === 'string' && isHtml(text)) question.question = cleanHtml(text);
+    if (typeof text !== 'string') throw questionsError('Question text must be a string');
+    if (isHtml(text)) question.question = cleanHtml(text);
     const description = raw.description;
+    if (!isAbsentText(description) && typeof description !== 'string') throw questionsError('Question description must be a string');
     if (typeof description === 'string' && description !== '' && isHtml(description)) question.description = cleanHtml(description);
     const contentType = raw.descriptionContentType;
     if (truthy(contentType) && contentType !== 'text' && contentType !== 'html') {
@@ -96,6 +112,7 @@ export function validateAppearance(value: unknown, whiteLabellingAvailable: bool
   const appearance: Json = { ...value };
   for (const field of ['thankYouMessageHeader', 'thankYouMessageDescription']) {
     const text = appearance[field];
+    if (!isAbsentText(text) && typeof text !== 'string') throw appearanceError(`${field} must be a string`);
     if (typeof text === 'string' && text !== '' && isHtml(text)) appearance[field] = cleanHtml(text);
   }
   const contentType = appearance.thankYouMessageDescriptionContentType;

@@ -32,20 +32,39 @@ export function interactionKey(survey: { id: string; iterationCount: number | nu
   return survey.iterationCount !== null && survey.iterationCount > 0 ? `${survey.id}/${survey.currentIteration || 1}` : survey.id;
 }
 
-/** `_add_user_survey_interacted_filters`: everyone who has neither dismissed nor answered. */
-export function interactedFilters(key: string): Json {
-  const notSet = (property: string) => ({ key: `${property}/${key}`, value: 'is_not_set', operator: 'is_not_set', type: 'person' });
+/**
+ * `_add_user_survey_interacted_filters`: everyone who has neither dismissed nor answered; with a
+ * wait period (`conditions.seenSurveyWaitPeriodInDays`), also only those who have not seen a survey
+ * (`$survey_last_seen_date`, which posthog-js sets on `survey shown`) within that many days.
+ */
+export function interactedFilters(key: string, waitPeriodDays: number | null = null): Json {
+  const notSet = (property: string) => ({ key: property, value: 'is_not_set', operator: 'is_not_set', type: 'person' });
+  const base = [notSet(`$survey_dismissed/${key}`), notSet(`$survey_responded/${key}`)];
+  const group = (properties: Json[]) => ({ variant: '', rollout_percentage: 100, properties });
+  if (waitPeriodDays === null || waitPeriodDays <= 0) return { groups: [group(base)] };
+  const days = Math.trunc(waitPeriodDays);
   return {
-    groups: [{ variant: '', rollout_percentage: 100, properties: [notSet('$survey_dismissed'), notSet('$survey_responded')] }],
+    groups: [
+      group([...base, notSet(LAST_SEEN_DATE)]),
+      group([...base, { key: LAST_SEEN_DATE, value: `${days}d`, operator: 'is_date_before', type: 'person' }]),
+    ],
   };
 }
 
+const LAST_SEEN_DATE = '$survey_last_seen_date';
+
+/** The wait period a survey's conditions ask for, in days (null without one). */
+export function waitPeriodDays(conditions: Json | null): number | null {
+  const days = conditions?.seenSurveyWaitPeriodInDays;
+  return typeof days === 'number' && Number.isFinite(days) ? days : null;
+}
+
 /**
- * The internal targeting flag's filters on a save: an existing flag keeps its own filters (PostHog
- * merges the new ones under the stored ones), a new one gets `interactedFilters`.
+ * The internal targeting flag's filters on a save: the stored ones with the interaction filters
+ * laid over them (PostHog puts the new ones last, so a new iteration's keys replace the old).
  */
-export function internalFlagFilters(key: string, stored: Json | undefined): Json {
-  return { ...interactedFilters(key), ...(stored ?? {}) };
+export function internalFlagFilters(key: string, stored: Json | undefined, waitDays: number | null = null): Json {
+  return { ...(stored ?? {}), ...interactedFilters(key, waitDays) };
 }
 
 /** Whether the internal flag is on: a launched survey, unless this save ends it (`end_date` in the request). */

@@ -126,7 +126,7 @@ export function useResponsesCount(projectId: number) {
 export function useSurvey(projectId: number, id: string | undefined) {
   return useQuery({
     queryKey: ['surveys', projectId, 'one', id],
-    queryFn: ({ signal }) => api<Survey>(`${surveysPath(projectId)}${id}/`, { signal }),
+    queryFn: ({ signal }) => api<Survey>(`${surveysPath(projectId)}${encodeURIComponent(id ?? '')}/`, { signal }),
     enabled: id !== undefined,
   });
 }
@@ -135,7 +135,7 @@ export function useSaveSurvey(projectId: number) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, body }: { id?: string; body: SurveyWrite }) =>
-      api<Survey>(id === undefined ? surveysPath(projectId) : `${surveysPath(projectId)}${id}/`, {
+      api<Survey>(id === undefined ? surveysPath(projectId) : `${surveysPath(projectId)}${encodeURIComponent(id)}/`, {
         method: id === undefined ? 'POST' : 'PATCH',
         body,
       }),
@@ -149,7 +149,7 @@ export function useSaveSurvey(projectId: number) {
 export function useDeleteSurvey(projectId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api<void>(`${surveysPath(projectId)}${id}/`, { method: 'DELETE' }),
+    mutationFn: (id: string) => api<void>(`${surveysPath(projectId)}${encodeURIComponent(id)}/`, { method: 'DELETE' }),
     onSuccess: (_, id) => {
       client.removeQueries({ queryKey: ['surveys', projectId, 'one', id] });
       void client.invalidateQueries({ queryKey: ['surveys', projectId, 'list'] });
@@ -174,7 +174,7 @@ export interface SurveyStats {
 export function useSurveyStats(projectId: number, id: string) {
   return useQuery({
     queryKey: ['surveys', projectId, 'stats', id],
-    queryFn: ({ signal }) => api<SurveyStats>(`${surveysPath(projectId)}${id}/stats/`, { signal }),
+    queryFn: ({ signal }) => api<SurveyStats>(`${surveysPath(projectId)}${encodeURIComponent(id)}/stats/`, { signal }),
   });
 }
 
@@ -209,7 +209,7 @@ export function useSurveyResults(projectId: number, id: string, range: { date_fr
   const suffix = query.size > 0 ? `?${query}` : '';
   return useQuery({
     queryKey: ['surveys', projectId, 'results', id, suffix],
-    queryFn: ({ signal }) => api<SurveyResults>(`${surveysPath(projectId)}${id}/results/${suffix}`, { signal }),
+    queryFn: ({ signal }) => api<SurveyResults>(`${surveysPath(projectId)}${encodeURIComponent(id)}/results/${suffix}`, { signal }),
   });
 }
 

@@ -79,7 +79,9 @@ async function flagToLink(ctx: AppContext, team: Team, raw: unknown): Promise<Fe
   const id = field('feature_flag_id', () => parseInteger(raw, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
   if (!id) return undefined; // `if feature_flag_id:` — 0 links nothing
   const flag = await getFlag(ctx.database.db, team.projectId, id);
-  if (!flag) throw validationError('Feature Flag with this ID does not exist');
+  // A soft-deleted flag is as missing as an absent one: linking it would revive nothing (PostHog's
+  // lookup excludes deleted flags).
+  if (!flag || flag.deleted) throw validationError('Feature Flag with this ID does not exist');
   if (await featureOfFlag(ctx.database.db, team.projectId, flag.id)) {
     throw validationError(`Linked feature flag ${flag.key} already has a feature attached to it.`);
   }

@@ -9,7 +9,7 @@ import { serializeUserBasic } from '../environments/serializers.js';
 import { getUser } from '../environments/tenancy-store.js';
 import { effectiveFilters, minimalFlag } from '../flags/serializers.js';
 import { createFlag, editFlag } from '../flags/service.js';
-import { getFlag, type FeatureFlag } from '../flags/store.js';
+import { flagKeysByIds, getFlag, type FeatureFlag } from '../flags/store.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { DRF_MESSAGES, FieldError, parseChoice, parseInteger, parseString } from '../posthog/drf-fields.js';
 import { validationError } from '../posthog/errors.js';
@@ -22,9 +22,20 @@ import {
   pyTruthy,
   slugify,
   stageChangeFilters,
+  DEFAULT_PUBLIC_STAGES,
   STAGES,
+  type Stage,
 } from './core/stages.js';
-import { deleteFeature, featureOfFlag, insertFeature, updateFeature, type EarlyAccessFeature, type FeatureChanges } from './store.js';
+import { publicFeature } from './core/public-feature.js';
+import {
+  deleteFeature,
+  featureOfFlag,
+  insertFeature,
+  listFeaturesInStages,
+  updateFeature,
+  type EarlyAccessFeature,
+  type FeatureChanges,
+} from './store.js';
 
 type Json = Record<string, unknown>;
 
@@ -79,7 +90,9 @@ async function flagToLink(ctx: AppContext, team: Team, raw: unknown): Promise<Fe
   const id = field('feature_flag_id', () => parseInteger(raw, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
   if (!id) return undefined; // `if feature_flag_id:` — 0 links nothing
   const flag = await getFlag(ctx.database.db, team.projectId, id);
-  if (!flag) throw validationError('Feature Flag with this ID does not exist');
+  // A soft-deleted flag is as missing as an absent one: linking it would revive nothing (PostHog's
+  // lookup excludes deleted flags).
+  if (!flag || flag.deleted) throw validationError('Feature Flag with this ID does not exist');
   if (await featureOfFlag(ctx.database.db, team.projectId, flag.id)) {
     throw validationError(`Linked feature flag ${flag.key} already has a feature attached to it.`);
   }
@@ -178,4 +191,20 @@ export async function serializeFeature(ctx: AppContext, feature: EarlyAccessFeat
     created_at: feature.createdAt,
     created_by: creator ? serializeUserBasic(creator) : null,
   };
+}
+
+/**
+ * What the public list (`GET /api/early_access_features/?token=`) answers for `asked` stages (none:
+ * beta only), at most `limit` features. Only known stages reach the query: an unknown value (any
+ * text a visitor's browser sends, NUL included) matches no feature, as PostHog's `stage__in` does.
+ */
+export async function publicFeatures(ctx: AppContext, team: Team, asked: readonly string[], limit: number) {
+  const stages =
+    asked.length > 0 ? asked.filter((stage): stage is Stage => (STAGES as readonly string[]).includes(stage)) : DEFAULT_PUBLIC_STAGES;
+  const { db } = ctx.database;
+  const features = await listFeaturesInStages(db, team.projectId, [...new Set(stages)], limit);
+  const keys = await flagKeysByIds(db, team.projectId, [
+    ...new Set(features.flatMap((f) => (f.featureFlagId === null ? [] : [f.featureFlagId]))),
+  ]);
+  return features.map((f) => publicFeature(f, f.featureFlagId === null ? null : (keys.get(f.featureFlagId) ?? null)));
 }

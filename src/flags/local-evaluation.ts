@@ -15,6 +15,7 @@ import { expandSimpleCohort } from './cohort-expansion.js';
 import { cohortDefinition, flagDefinitionsCache } from './definitions-cache.js';
 import { effectiveFilters, evaluationFlag } from './serializers.js';
 import type { FeatureFlag } from './store.js';
+import { isJsonObject } from '../lib/json-object.js';
 
 // sdk/flags/config-routes.ts and sdk/flags/flags-routes.ts read these from here.
 export { authorizeFeedRequest, invalidProjectApiKey } from './feed-auth.js';
@@ -26,7 +27,9 @@ function flagReferences(filters: Json): Json[] {
     ...(Array.isArray(filters.groups) ? filters.groups : []),
     ...(Array.isArray(filters.super_groups) ? filters.super_groups : []),
   ];
-  return conditions.flatMap((c: Json) => (Array.isArray(c?.properties) ? (c.properties as Json[]) : [])).filter((p) => p?.type === 'flag');
+  return conditions
+    .flatMap((c: unknown) => (isJsonObject(c) && Array.isArray(c.properties) ? (c.properties as unknown[]) : []))
+    .filter((p): p is Json => isJsonObject(p) && p.type === 'flag');
 }
 
 /**
@@ -58,7 +61,8 @@ function dependencyChain(target: FeatureFlag, byId: ReadonlyMap<string, FeatureF
  */
 function feedFilters(flag: FeatureFlag, byId: ReadonlyMap<string, FeatureFlag>, expandCohorts: ReadonlyMap<number, Cohort> | null): Json {
   const filters = structuredClone(effectiveFilters(flag.filters));
-  if (expandCohorts && Array.isArray(filters.groups)) filters.groups = expandSimpleCohort(filters.groups as Json[], expandCohorts);
+  if (expandCohorts && Array.isArray(filters.groups) && filters.groups.every(isJsonObject))
+    filters.groups = expandSimpleCohort(filters.groups as Json[], expandCohorts);
   for (const property of flagReferences(filters)) {
     const target = byId.get(String(property.key));
     if (target) {

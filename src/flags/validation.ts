@@ -5,7 +5,7 @@
  */
 import { pythonStrip } from '../posthog/python-values.js';
 import { validationError } from '../posthog/errors.js';
-import { parseDateInTimezone } from './engine/index.js';
+import { filtersShapeProblem, parseDateInTimezone } from './engine/index.js';
 import type { FeatureFlag } from './store.js';
 import { pythonStr, pyTypeName } from '../posthog/python-text.js';
 import { isJsonObject } from '../lib/json-object.js';
@@ -193,6 +193,9 @@ export async function validateFilters(
   if (context.method === 'POST' && (!Array.isArray(filters.groups) || filters.groups.length === 0)) {
     throw filtersError('Feature flags must have at least one condition set (group).');
   }
+  // PostHog lets such filters through and its flags service then cannot read the flag; refuse them.
+  const shapeProblem = filtersShapeProblem(filters);
+  if (shapeProblem) throw filtersError(`Filters are not valid (${shapeProblem})`);
   const conditions = conditionsOf(filters);
   const allProperties = conditions.flatMap(propertiesOf);
   const aggregation = filters.aggregation_group_type_index ?? null;

@@ -135,6 +135,21 @@ describe('creating an early access feature', () => {
     );
   });
 
+  it('refuses a soft-deleted flag as it refuses a missing one, and leaves that flag alone', async () => {
+    const flag = await createFlag(server, { key: 'gone-flag', filters: { groups: [{ properties: [], rollout_percentage: 0 }] } });
+    expect((await patchFlag(server, flag.id, { deleted: true })).status).toBe(200);
+    expectError(
+      await server.request(base(), { method: 'POST', body: { name: 'Revenant', stage: 'beta', feature_flag_id: flag.id } }),
+      'Feature Flag with this ID does not exist',
+      null,
+    );
+    const list = await server.request(base());
+    expect(list.body.results.map((feature: { name: string }) => feature.name)).not.toContain('Revenant');
+    const stored = await flagOf(flag.id);
+    expect(stored.deleted).toBe(true);
+    expect(stored.filters.feature_enrollment).toBeUndefined();
+  });
+
   it('validates fields in the serializer order', async () => {
     const post = (body: unknown) => server.request(base(), { method: 'POST', body });
     expectError(await post({ stage: 'beta' }), 'This field is required.', 'name', 'required');

@@ -87,4 +87,18 @@ describe('the public list of early access features', () => {
     });
     expect((await list(`token=${'x'.repeat(5000)}`)).status).toBe(401);
   });
+
+  it('matches only known stages: NUL, unknown and repeated values are no error', async () => {
+    const team = server.bootstrap.team;
+    const conceptual = await create(team.id, { name: 'Conceptual widget', stage: 'concept' });
+    const names = async (query: string) => {
+      const res = await list(`token=${team.apiToken}&${query}`);
+      expect(res.status, `${query}: ${res.text}`).toBe(200);
+      return res.body.earlyAccessFeatures.map((feature: { name: string }) => feature.name);
+    };
+    expect(await names('stage=%00')).toEqual([]);
+    expect(await names('stage=concept%00')).toEqual([]);
+    expect(await names(`stage=%00&stage=concept&stage=${'%FF'.repeat(3)}&stage=concept`)).toEqual([conceptual.name]);
+    expect((await list('token=%00&stage=beta')).status).toBe(401);
+  });
 });

@@ -6,7 +6,7 @@
  * missing (absent or deleted), or that sits in or behind a cycle, is not evaluated and
  * reports `missing_dependency`. Cycles also count as "errors while computing flags".
  */
-import { normalizeFlagFilters, type NormalizedFlagFilters } from './flag-filters.js';
+import { conditionProperties, normalizeFlagFilters, type NormalizedFlagFilters } from './flag-filters.js';
 import type { FlagDefinition, PropertyFilter } from './types.js';
 
 export interface FlagLookup {
@@ -45,7 +45,7 @@ export type FiltersOf = (flag: FlagDefinition) => NormalizedFlagFilters;
 export function flagDependencyFilters(flag: FlagDefinition, filtersOf: FiltersOf = normalizeFlagFilters): PropertyFilter[] {
   const filters = filtersOf(flag);
   return [...filters.groups, ...filters.superGroups].flatMap((condition) =>
-    (condition.properties ?? []).filter((property) => property.type === 'flag'),
+    conditionProperties(condition).filter((property) => property.type === 'flag'),
   );
 }
 

@@ -104,6 +104,8 @@ export function failedFlagEvaluation(flag: Pick<FlagDefinition, 'key' | 'id' | '
 
 /** Evaluates one flag whose dependencies (if any) already have values in `state`. */
 export function evaluateFlag(flag: CompiledFlag, state: EvaluationState): FlagEvaluation {
+  // Filters of a shape no condition can be read from fail this flag only (PostHog's flags service skips it).
+  if (flag.filters.malformed) return failedFlagEvaluation(flag.definition, 'internal_error');
   try {
     return toFlagEvaluation(flag, matchFlag(flag, state));
   } catch (error) {

@@ -30,7 +30,7 @@ export {
   type FlagOutcome,
   type IdentifierResolution,
 } from './flag-matching.js';
-export { normalizeFlagFilters, payloadFor, type NormalizedFlagFilters } from './flag-filters.js';
+export { filtersShapeProblem, normalizeFlagFilters, payloadFor, type NormalizedFlagFilters } from './flag-filters.js';
 export {
   hash01,
   hashBits60,

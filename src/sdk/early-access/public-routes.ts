@@ -6,10 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { DEFAULT_PUBLIC_STAGES } from '../../early-access/core/stages.js';
-import { publicFeature } from '../../early-access/core/public-feature.js';
-import { listFeaturesInStages } from '../../early-access/store.js';
-import { flagKeysByIds } from '../../flags/store.js';
+import { publicFeatures } from '../../early-access/service.js';
 import { publicCorsHeaders } from '../../http/cors.js';
 import { errorEnvelope } from '../../posthog/errors.js';
 
@@ -44,15 +41,7 @@ export const earlyAccessPublicRoutes: FastifyPluginAsync<{ ctx: AppContext }> = 
     const team = token.length <= 200 ? await ctx.teams.byApiToken(token) : undefined;
     if (!team) return reply.code(401).send(INVALID_TOKEN);
     const asked = values(query.stage).slice(0, MAX_STAGES);
-    const stages = asked.length > 0 ? asked : DEFAULT_PUBLIC_STAGES;
-    const { db } = ctx.database;
-    const features = await listFeaturesInStages(db, team.projectId, stages, MAX_PUBLIC_FEATURES);
-    const keys = await flagKeysByIds(db, team.projectId, [
-      ...new Set(features.flatMap((f) => (f.featureFlagId === null ? [] : [f.featureFlagId]))),
-    ]);
-    return {
-      earlyAccessFeatures: features.map((f) => publicFeature(f, f.featureFlagId === null ? null : (keys.get(f.featureFlagId) ?? null))),
-    };
+    return { earlyAccessFeatures: await publicFeatures(ctx, team, asked, MAX_PUBLIC_FEATURES) };
   }
 
   // Under /api, but answered to anyone: the project token is the only credential.

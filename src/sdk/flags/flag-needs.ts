@@ -11,6 +11,7 @@ import { compileDefinitions, type CompiledDefinitions, type FlagDefinition } fro
 import { effectiveFilters } from '../../flags/serializers.js';
 import type { FeatureFlag } from '../../flags/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS } from '../../ingestion/core/geoip-properties.js';
+import { isJsonObject } from '../../lib/json-object.js';
 import { servesRuntime, type EvaluationRuntime } from './evaluation-runtime.js';
 import { initialBackfills } from './initial-properties.js';
 import { SURVEY_TARGETING_FLAG_PREFIX } from './query-params.js';
@@ -53,11 +54,14 @@ export interface RequestPlan {
 }
 
 function conditionsOf(filters: Json): Json[] {
-  return ['groups', 'super_groups', 'holdout_groups'].flatMap((name) => (Array.isArray(filters[name]) ? (filters[name] as Json[]) : []));
+  // Malformed stored filters (not lists, not objects) are skipped here; the engine fails that flag.
+  return ['groups', 'super_groups', 'holdout_groups'].flatMap((name) =>
+    Array.isArray(filters[name]) ? (filters[name] as unknown[]).filter(isJsonObject) : [],
+  );
 }
 
 function propertiesOf(condition: Json): Json[] {
-  return Array.isArray(condition.properties) ? (condition.properties as Json[]) : [];
+  return Array.isArray(condition.properties) ? (condition.properties as unknown[]).filter(isJsonObject) : [];
 }
 
 /** Person keys and static-cohort use of each live cohort, following nested cohort references. */

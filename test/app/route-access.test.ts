@@ -19,10 +19,16 @@ const apiRoutes = () =>
 /** The routes that need credentials: all but the few that start a session (PUBLIC_ROUTES). */
 const routes = () => apiRoutes().filter((r) => !r.access.public);
 
-/** What may be called without credentials: signing in, setting a password from a link, accepting an invite. */
+/**
+ * What may be called without credentials: signing in, setting a password from a link, accepting an
+ * invite; and posthog-js's early access list, whose one credential is the project token in its
+ * query (checked by the route itself; the public surveys list is the fast lane's, not fastify's).
+ */
 const PUBLIC_ROUTES = [
+  'GET /api/early_access_features',
   'GET /api/reset/:user_uuid/',
   'GET /api/signup/:invite_id/',
+  'OPTIONS /api/early_access_features',
   'POST /api/login/',
   'POST /api/logout/',
   'POST /api/reset/',

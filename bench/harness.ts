@@ -55,7 +55,7 @@ export function noteUnlessServerNodeOptions(): void {
  * benchmark runs compiled and the checkout has one (another checkout may not be built: it runs
  * through tsx then), else the TypeScript through tsx.
  */
-function entryArguments(entry: string, cwd: string): string[] {
+export function entryArguments(entry: string, cwd: string): string[] {
   const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
   return COMPILED && fs.existsSync(path.join(cwd, compiled)) ? [compiled] : ['--import', 'tsx', entry];
 }

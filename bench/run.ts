@@ -22,6 +22,7 @@ import {
   spawnServer,
 } from './harness.js';
 import { captureDuringDrain, drainLatencyText } from './drain-latency.js';
+import { benchPostgresUrl, benchSections, describeUrl, postgresBench, postgresVersion } from './postgres-bench.js';
 import { footprint, footprintText } from './footprint.js';
 import { webSizes, webSizeText } from './web-size.js';
 import { cpuPerEventText, drainExisting, floorText, workerBench, type WorkerFigure } from './worker-bench.js';
@@ -75,7 +76,8 @@ async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Pr
   }
 }
 
-async function main() {
+/** The SQLite figures (everything but the PostgreSQL section). */
+async function sqliteBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
   process.stdout.write(
     `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`,
@@ -278,5 +280,23 @@ async function main() {
   }
 }
 
+/**
+ * The PostgreSQL section (bench/postgres-bench.ts) at DATABASE_URL or the test suite's database:
+ * with `--postgres` it must be there; by default a run without it says so and ends.
+ */
+async function postgresSection(required: boolean) {
+  const url = benchPostgresUrl();
+  const reached = await postgresVersion(url);
+  if ('error' in reached) {
+    const message = `PostgreSQL not reachable at ${describeUrl(url)} (${reached.error}): no PostgreSQL figures (set DATABASE_URL)`;
+    if (required) throw new Error(message);
+    process.stdout.write(`\n${message}\n`);
+    return;
+  }
+  await postgresBench({ url, version: reached.version, seconds: SECONDS, connections: CONNECTIONS });
+}
+
+const sections = benchSections(process.argv.slice(2));
 noteUnlessServerNodeOptions();
-await main();
+if (sections.sqlite) await sqliteBench();
+if (sections.postgres !== 'off') await postgresSection(sections.postgres === 'required');

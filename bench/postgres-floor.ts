@@ -19,6 +19,8 @@ export interface PostgresFloor {
   eventsPerSecond: number;
   events: number;
   transactions: number;
+  /** The scratch schema the rows went to (dropped). */
+  scratch: string;
   /** Rows of each copy afterwards (read back: all were written). */
   rows: Record<string, number>;
 }
@@ -100,7 +102,7 @@ export async function postgresFloor(
       const result = await client.query<{ n: string }>(`select count(*) as n from "${scratch}"."${table.name}"`);
       rows[table.name] = Number(result.rows[0]!.n);
     }
-    return { eventsPerSecond: events / seconds, events, transactions: count, rows };
+    return { eventsPerSecond: events / seconds, events, transactions: count, scratch, rows };
   } finally {
     await client.query(`drop schema if exists "${scratch}" cascade`).catch(() => undefined);
     await client.end();

@@ -1,0 +1,94 @@
+/**
+ * The PostgreSQL section of the bench (bench/postgres-bench.ts, bench/postgres-floor.ts): which
+ * sections a run prints, that its posthog-node batches are events capture accepts, and that the
+ * floor writes every row it was given back as it was read. The floor runs on PostgreSQL in both
+ * suites (the bench's own database: DATABASE_URL or the suite's default one).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { benchPostgresUrl, benchSections, describeUrl, posthogNodeBatches, workerCounts } from '../../bench/postgres-bench.js';
+import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
+import { extractEvents } from '../../src/ingestion/core/index.js';
+
+describe('bench sections', () => {
+  it('prints the PostgreSQL section alone with --postgres, after SQLite by default, not with --no-postgres', () => {
+    expect(benchSections([])).toEqual({ sqlite: true, postgres: 'if-reachable' });
+    expect(benchSections(['--postgres'])).toEqual({ sqlite: false, postgres: 'required' });
+    expect(benchSections(['--no-postgres'])).toEqual({ sqlite: true, postgres: 'off' });
+    expect(() => benchSections(['--postgress'])).toThrow(/unknown argument --postgress/);
+    expect(() => benchSections(['--postgres', '--no-postgres'])).toThrow(/exclude/);
+  });
+
+  it('measures one and two workers, and as many as the cores when there are more', () => {
+    expect(workerCounts(1)).toEqual([1, 2]);
+    expect(workerCounts(2)).toEqual([1, 2]);
+    expect(workerCounts(8)).toEqual([1, 2, 8]);
+  });
+
+  it('uses DATABASE_URL, else the suite database, and prints no password', () => {
+    expect(benchPostgresUrl({ DATABASE_URL: ' postgres://u:secret@db.example:6543/x ' })).toBe('postgres://u:secret@db.example:6543/x');
+    expect(benchPostgresUrl({})).toBe('postgres://postgres@127.0.0.1:5432/test');
+    expect(describeUrl('postgres://u:secret@db.example:6543/x')).toBe('db.example:6543/x');
+  });
+});
+
+describe('bench posthog-node batches', () => {
+  it('are batches of 100 events that capture accepts, with each round its own distinct ids and groups', () => {
+    const bodies = posthogNodeBatches('phc_test', 1000, 'r2-');
+    expect(bodies).toHaveLength(10);
+    const events = bodies.flatMap((body) => {
+      const extracted = extractEvents({ value: JSON.parse(body) as never, endpoint: 'batch' });
+      if (!extracted.ok) throw new Error('rejected');
+      return extracted.events;
+    });
+    expect(events).toHaveLength(1000);
+    expect(events.every((e) => e.distinctId.startsWith('r2-'))).toBe(true);
+    const identify = events.find((e) => e.event === '$identify')!;
+    expect(String(identify.properties.$anon_distinct_id)).toMatch(/^r2-anon-/);
+    const grouped = events.find((e) => e.properties.$groups)!;
+    expect(Object.values(grouped.properties.$groups as Record<string, string>).every((key) => key.startsWith('r2-'))).toBe(true);
+  });
+});
+
+describe('bench PostgreSQL floor', () => {
+  const url = benchPostgresUrl();
+  const schema = `bench_floor_test_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: url });
+
+  beforeAll(async () => {
+    await client.connect();
+    await client.query(`create schema "${schema}"`);
+    await client.query(
+      `create table "${schema}".rows (id bigserial primary key, team_id bigint not null, payload jsonb not null, at timestamptz, note text, unique (team_id, note))`,
+    );
+    await client.query(
+      `insert into "${schema}".rows (team_id, payload, at, note)
+       select i % 3, jsonb_build_object('n', i, 'tags', jsonb_build_array('a', i)), now() - i * interval '1 second', case when i % 5 = 0 then null else 'note ' || i end
+       from generate_series(1, 2500) as i`,
+    );
+  });
+  afterAll(async () => {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+    await client.end();
+  });
+
+  it('keeps statements under PostgreSQL parameter limit', () => {
+    expect(rowsPerStatement(5)).toBe(1000);
+    expect(rowsPerStatement(100) * 100).toBeLessThanOrEqual(65_535);
+    expect(multiRowInsertSql('"s"."t"', ['a', 'b'], 2)).toBe('insert into "s"."t" ("a", "b") values ($1, $2), ($3, $4)');
+  });
+
+  it('writes every row again, as read, in a scratch schema it drops', async () => {
+    const table = await readTable(client, schema, 'rows', 'order by id');
+    expect(table.columns).toEqual(['id', 'team_id', 'payload', 'at', 'note']);
+    expect(table.rows).toHaveLength(2500);
+    const floor = await postgresFloor(url, schema, [table], 2500, 3);
+    expect(floor.rows).toEqual({ rows: 2500 });
+    expect(floor.transactions).toBe(3);
+    expect(floor.eventsPerSecond).toBeGreaterThan(0);
+    expect(floor.scratch).toMatch(/^bench_floor_/);
+    const left = await client.query('select count(*)::int as n from information_schema.schemata where schema_name = $1', [floor.scratch]);
+    expect(left.rows[0].n).toBe(0);
+  });
+});

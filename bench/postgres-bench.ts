@@ -126,13 +126,23 @@ export function posthogNodeBatches(token: string, events: number, prefix: string
   return bodies;
 }
 
+/** POSTs `body` to /batch/; again when the connection was closed under it (an idle keep-alive connection the server timed out). */
+async function postBatch(url: string, body: string, attempts = 3): Promise<Response> {
+  try {
+    return await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  } catch (error) {
+    // A repeat stores nothing twice: the events carry their uuids.
+    if (attempts <= 1) throw error;
+    return postBatch(url, body, attempts - 1);
+  }
+}
+
 /** Sends `bodies` to /batch/, a few at a time, each answered 200. */
 async function sendBatches(url: string, bodies: readonly string[]): Promise<void> {
   let next = 0;
   const sender = async () => {
     while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const res = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await postBatch(url, bodies[next++]!);
       if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${await res.text()}`);
     }
   };

@@ -306,6 +306,8 @@ export function workerCounts(parallelism: number): number[] {
 export async function postgresBench(options: { url: string; version: string; seconds: number; connections: number }): Promise<void> {
   const { seconds, connections } = options;
   const workerEvents = Number(process.env.BENCH_PG_WORKER_EVENTS ?? 50_000);
+  // A round's deadline: the figure is then what was stored by it (said on its line).
+  const drainSeconds = Number(process.env.BENCH_PG_DRAIN_SECONDS ?? 120);
   const database = await freshDatabase(options.url);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-pg-bench-'));
   process.stdout.write(
@@ -391,7 +393,10 @@ export async function postgresBench(options: { url: string; version: string; sec
         await sendBatches(hoglet.url, posthogNodeBatches(token, workerEvents, `r${count}-`));
         await waitFor(async () => (await backlog(client)).queued >= workerEvents, 60, 'the queue to fill');
         const queued = count === 1 ? await queueRows(client, before, await lastQueueId(client)) : undefined;
-        drains.push(await timeDrain(database.url, count, { ...env, LOG_LEVEL: 'warn' }, Math.max(120, seconds * 24)));
+        const drain = await timeDrain(database.url, count, { ...env, LOG_LEVEL: 'warn' }, drainSeconds);
+        drains.push(drain);
+        // What a round left at its deadline is not the next round's.
+        if (drain.processed < drain.queued) await client.query('delete from ingestion_queue');
         if (queued) {
           const transactions = Math.ceil(queued.events / 1000);
           workerFloor = await postgresFloor(
@@ -446,7 +451,7 @@ function printLines(
   process.stdout.write(`${pad} p99 ${decide.measured.p99} ms (bare ${decide.baseline.p99} ms), non-2xx ${decide.measured.non2xx}\n`);
   const [one, ...more] = drains;
   const detail = (d: DrainFigure) =>
-    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) stored in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second\n`;
+    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second\n`;
   report('worker, 1 process (PostgreSQL)', one!.eventsPerSecond, 'events/s', floorLine(workerFloor), '>= 0.3');
   process.stdout.write(detail(one!));
   process.stdout.write(`${pad} ${postgresFloorText(workerFloor, `the rows 1 worker stored for ${fmt(workerEvents)} events`)}\n`);

@@ -4,30 +4,25 @@
  * after it, each beside PostgreSQL's own floor measured in the same run (bench/postgres-floor.ts:
  * the same rows inserted raw) or, for decide, which reads no row a request, beside bare fastify.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
-import {
-  cpuSecondsOf,
-  entryArguments,
-  fmt,
-  interleaved,
-  load,
-  report,
-  ROOT,
-  SERVER_ENVIRONMENT,
-  SERVER_NODE_OPTIONS,
-  spawnHoglet,
-  spawnServer,
-  type LoadResult,
-} from './harness.js';
+import { fmt, interleaved, load, report, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 import { postgresFloor, postgresFloorText, readTable, type FloorTable, type PostgresFloor } from './postgres-floor.js';
-import { realisticWorkload } from './workload.js';
+import {
+  backlog,
+  posthogNodeBatches,
+  sendBatches,
+  timeDrain,
+  waitFor,
+  workerCounts,
+  workerFloorTables,
+  type DrainFigure,
+} from './postgres-workers.js';
 
 /** Where the bench looks for PostgreSQL when DATABASE_URL is not set (the test suite's database). */
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -94,195 +89,6 @@ async function freshDatabase(url: string): Promise<{ url: string; name: string; 
   return { url: fresh.toString(), name, drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
-/** A realistic stream (bench/workload.ts) as posthog-node sends it: batches of 100, distinct ids under `prefix`. */
-export function posthogNodeBatches(token: string, events: number, prefix: string): string[] {
-  const rows = realisticWorkload(0, events);
-  const bodies: string[] = [];
-  for (let i = 0; i < rows.length; i += 100) {
-    const batch = rows.slice(i, i + 100).map(({ payload }) => {
-      const properties: Record<string, unknown> = {
-        ...(payload.properties as Record<string, unknown>),
-        $lib: 'posthog-node',
-        $lib_version: '4.18.0',
-      };
-      // Each round's persons and groups are new ones: every round does the same work.
-      if (typeof properties.$anon_distinct_id === 'string') properties.$anon_distinct_id = `${prefix}${properties.$anon_distinct_id}`;
-      if (typeof properties.$group_key === 'string') properties.$group_key = `${prefix}${properties.$group_key}`;
-      const groups = properties.$groups as Record<string, string> | undefined;
-      if (groups) properties.$groups = Object.fromEntries(Object.entries(groups).map(([type, key]) => [type, `${prefix}${key}`]));
-      return {
-        type: 'capture',
-        event: payload.event,
-        distinct_id: `${prefix}${payload.distinct_id}`,
-        properties,
-        timestamp: payload.timestamp,
-        uuid: payload.uuid,
-        library: 'posthog-node',
-        library_version: '4.18.0',
-      };
-    });
-    bodies.push(JSON.stringify({ api_key: token, batch }));
-  }
-  return bodies;
-}
-
-/** POSTs `body` to /batch/; again when the connection was closed under it (an idle keep-alive connection the server timed out). */
-async function postBatch(url: string, body: string, attempts = 3): Promise<Response> {
-  try {
-    return await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  } catch (error) {
-    // A repeat stores nothing twice: the events carry their uuids.
-    if (attempts <= 1) throw error;
-    return postBatch(url, body, attempts - 1);
-  }
-}
-
-/** Sends `bodies` to /batch/, a few at a time, each answered 200. */
-async function sendBatches(url: string, bodies: readonly string[]): Promise<void> {
-  let next = 0;
-  const sender = async () => {
-    while (next < bodies.length) {
-      const res = await postBatch(url, bodies[next++]!);
-      if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${await res.text()}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, sender));
-}
-
-/** Events queued and outbox rows not yet copied to ClickHouse. */
-async function backlog(client: pg.Client): Promise<{ queued: number; outbox: number }> {
-  const result = await client.query<{ queued: string; outbox: string }>(
-    'select (select coalesce(sum(event_count), 0) from ingestion_queue) as queued, (select count(*) from analytics_outbox) as outbox',
-  );
-  return { queued: Number(result.rows[0]!.queued), outbox: Number(result.rows[0]!.outbox) };
-}
-
-async function waitFor(check: () => Promise<boolean>, seconds: number, what: string): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-export interface DrainFigure {
-  workers: number;
-  eventsPerSecond: number;
-  /** Events per CPU second of the worker processes (their start included: a rough figure). */
-  eventsPerCpuSecond: number;
-  processed: number;
-  queued: number;
-  seconds: number;
-}
-
-/** `hoglet worker` processes of this checkout (compiled when the bench runs compiled). */
-function startWorkers(count: number, env: Record<string, string>): Array<{ child: ChildProcess; output: () => string }> {
-  return Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
-      cwd: ROOT,
-      env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let text = '';
-    const keep = (d: Buffer) => {
-      text = (text + d.toString()).slice(-4000);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    return { child, output: () => text };
-  });
-}
-
-async function stopWorkers(workers: Array<{ child: ChildProcess }>): Promise<void> {
-  await Promise.all(
-    workers.map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.on('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
-
-/**
- * Starts `count` workers on what is queued and times them until the queue and the outbox are
- * empty (every event stored in ClickHouse): from the last look at a full queue (every 50 ms) to
- * the first at an empty one, so the processes' start is not timed.
- */
-export async function timeDrain(url: string, count: number, env: Record<string, string>, maxSeconds: number): Promise<DrainFigure> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const workers = startWorkers(count, { ...env, DATABASE_URL: url });
-  try {
-    const initial = (await backlog(client)).queued;
-    const cpu = () => workers.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid), 0);
-    let startedAt = process.hrtime.bigint();
-    let cpuAtStart = cpu();
-    const deadline = Date.now() + maxSeconds * 1000;
-    let now = await backlog(client);
-    while (now.queued > 0 || now.outbox > 0) {
-      if (Date.now() > deadline) break;
-      const exited = workers.find(({ child }) => child.exitCode !== null);
-      if (exited) throw new Error(`a worker exited ${exited.child.exitCode}:\n${exited.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const at = process.hrtime.bigint();
-      const cpuAt = cpu();
-      now = await backlog(client);
-      if (now.queued === initial) {
-        startedAt = at;
-        cpuAtStart = cpuAt;
-      }
-    }
-    const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
-    const processed = initial - now.queued;
-    return {
-      workers: count,
-      eventsPerSecond: processed / seconds,
-      eventsPerCpuSecond: processed / (cpu() - cpuAtStart),
-      processed,
-      queued: initial,
-      seconds,
-    };
-  } finally {
-    await stopWorkers(workers);
-    await client.end();
-  }
-}
-
-/** The tables a worker batch writes rows into (besides the outbox; definitions left out: a few rows). */
-const WORKER_TABLES = ['persons', 'person_distinct_ids', 'personless_distinct_ids', 'groups', 'person_overrides', 'event_uuids'] as const;
-
-/**
- * The worker's rows for its floor: what it stored in `WORKER_TABLES`, and its outbox rows (one a
- * batch of 1000 events, copied to ClickHouse and deleted since) made again from the queued
- * events' JSON, read before the drain: about the size of the event lines a worker writes there.
- */
-async function workerFloorTables(client: pg.Client, queued: FloorTable, transactions: number): Promise<FloorTable[]> {
-  const tables: FloorTable[] = [];
-  for (const name of WORKER_TABLES) tables.push(await readTable(client, 'public', name));
-  const outbox = await readTable(client, 'public', 'analytics_outbox', 'where false');
-  const payload = queued.columns.indexOf('payload');
-  const rows: Array<Array<string | null>> = [];
-  for (let k = 0; k < transactions; k++) {
-    const share = queued.rows.slice(
-      Math.floor((k * queued.rows.length) / transactions),
-      Math.floor(((k + 1) * queued.rows.length) / transactions),
-    );
-    const values: Record<string, string> = {
-      id: String(k + 1),
-      token: randomUUID(),
-      events: share.map((row) => row[payload]).join('\n'),
-      person_overrides: '',
-      created_at: new Date().toISOString(),
-    };
-    rows.push(outbox.columns.map((column) => values[column] ?? null));
-  }
-  tables.push({ name: 'analytics_outbox', columns: outbox.columns, rows });
-  return tables;
-}
-
 /** Queue rows with ids in (after, upTo], and how many events they hold. */
 async function queueRows(client: pg.Client, after: number, upTo: number): Promise<{ table: FloorTable; events: number }> {
   const table = await readTable(client, 'public', 'ingestion_queue', 'where id > $1 and id <= $2 order by id', [after, upTo]);
@@ -296,11 +102,6 @@ async function lastQueueId(client: pg.Client): Promise<number> {
 }
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
-
-/** The worker counts measured: one, two, and the machine's parallelism when it is more than two. */
-export function workerCounts(parallelism: number): number[] {
-  return parallelism > 2 ? [1, 2, parallelism] : [1, 2];
-}
 
 /** Runs the section and prints its lines (same format as bench/run.ts's). */
 export async function postgresBench(options: { url: string; version: string; seconds: number; connections: number }): Promise<void> {

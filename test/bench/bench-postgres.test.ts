@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL section of the bench (bench/postgres-bench.ts, bench/postgres-floor.ts): which
+ * The PostgreSQL section of the bench (bench/postgres-bench.ts, postgres-workers.ts, postgres-floor.ts): which
  * sections a run prints, that its posthog-node batches are events capture accepts, and that the
  * floor writes every row it was given back as it was read. The floor runs on PostgreSQL in both
  * suites (the bench's own database: DATABASE_URL or the suite's default one).
@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchPostgresUrl, benchSections, describeUrl, posthogNodeBatches, workerCounts } from '../../bench/postgres-bench.js';
+import { benchPostgresUrl, benchSections, describeUrl } from '../../bench/postgres-bench.js';
+import { posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
 import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
 import { extractEvents } from '../../src/ingestion/core/index.js';
 

@@ -248,6 +248,7 @@ describe(`a fleet of processes on one ${BACKEND} database`, () => {
       fleet.start('worker-0', 'worker'),
       fleet.start('worker-1', 'worker'),
     ]);
+    figures.startMs = Math.round(performance.now() - started);
     const url0 = fleet.get('server-0').url!;
     const projects = (await (await fetch(`${url0}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as any;
     const token: string = projects.results[0].api_token;
@@ -313,16 +314,16 @@ describe(`a fleet of processes on one ${BACKEND} database`, () => {
     const victim = held(workers[1]!) > held(workers[0]!) ? workers[1]! : workers[0]!;
     await fleet.kill(victim);
     figures.killedWorkerHeldLeases = held(victim);
-    const killedAt = balancer.acknowledgedBatches;
-    // Then a server that is not the ClickHouse host, with requests in flight.
+    // Then a server that is not the ClickHouse host, under load.
     await progress(0.35);
     await fleet.kill(fleet.get('server-1'));
     await Promise.all([fleet.start(victim.name, 'worker'), fleet.start('server-1', 'serve')]);
     restarted();
-    await load;
+    await load.catch((error: unknown) => {
+      throw new Error(`the load failed: ${balancer.failures.join('; ') || String(error)}`);
+    });
     figures.loadMs = Math.round(performance.now() - loadStarted);
     expect(balancer.failures).toEqual([]);
-    expect(killedAt).toBeLessThan(totalBatches * 0.6);
     // The restarted server took part in the rest of the load.
     expect(balancer.acknowledgedBy.get(fleet.get('server-1').process) ?? 0).toBeGreaterThan(0);
 
@@ -373,6 +374,8 @@ describe(`a fleet of processes on one ${BACKEND} database`, () => {
     ).toEqual([]);
     expect(perUuid.size).toBe(acknowledged.size);
 
+    figures.checkedMs = Math.round(performance.now() - started);
+
     // A flag edited through one server reaches the others' /flags within a second of the answer.
     const flagOn = async (member: Member) => {
       const res = await fetch(`${member.url}/flags/?v=2`, {
@@ -414,6 +417,9 @@ describe(`a fleet of processes on one ${BACKEND} database`, () => {
         }),
     );
     const fleetPersons = await personsByDistinctIds(db, teamId);
+    // The fleet stops cleanly (and leaves the machine to the single-process run).
+    for (const member of fleet.members) member.process.child.kill('SIGTERM');
+    for (const member of fleet.members) expect((await member.process.exited).code, `${member.name} exit code`).toBe(0);
 
     Object.assign(figures, {
       events: acknowledged.size,

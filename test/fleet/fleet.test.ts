@@ -134,6 +134,8 @@ class Balancer {
   /** Batches each server process acknowledged. */
   readonly acknowledgedBy = new Map<HogletProcess, number>();
   acknowledgedBatches = 0;
+  /** Requests sent to a server, counting those that got no 200 and went on to the next. */
+  attempts = 0;
 
   constructor(private readonly fleet: Fleet) {}
 
@@ -147,6 +149,7 @@ class Balancer {
             const servers = this.fleet.servers();
             const server = servers[this.turn++ % servers.length]!;
             if (!server.url) throw new Error(`${server.name} is down`);
+            this.attempts += 1;
             const res = await fetch(`${server.url}${pathname}${search}`, {
               ...options,
               signal: AbortSignal.timeout(20_000),
@@ -423,6 +426,7 @@ describe(`a fleet of processes on one ${BACKEND} database`, () => {
 
     Object.assign(figures, {
       events: acknowledged.size,
+      requestsResent: balancer.attempts - balancer.acknowledgedBatches,
       persons: fleetPersons.length,
       flagSpreadMs: spread,
       fleetMs: Math.round(performance.now() - started),

@@ -461,7 +461,7 @@ describe(`a fleet of processes on one ${BACKEND} database`, () => {
       // What the run measured, for the record (nothing above asserts on a duration but the flag's 1 s).
       console.info(JSON.stringify({ fleet: BACKEND, ...figures }));
     }
-  }, 240_000);
+  }, 300_000);
 });
 
 function byKey(groups: PersonGroup[]): Record<string, PersonGroup> {

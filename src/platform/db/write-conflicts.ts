@@ -28,7 +28,7 @@ const RETRYABLE_CODES = new Set(['40P01', '40001']);
  * stored by two, and the definitions and merge bookkeeping rows. Any other unique violation is a
  * bug or bad data, not a race: it goes to the one-by-one fallback at once.
  */
-const SHARED_UNIQUE_KEYS = new Set([
+export const SHARED_UNIQUE_KEYS: ReadonlySet<string> = new Set([
   'person_distinct_ids_pkey',
   'persons_uuid_key',
   'groups_pkey',
@@ -47,7 +47,7 @@ const SHARED_UNIQUE_KEYS = new Set([
  * another batch merged away (deleted) meanwhile. The batches lock such persons first, so this is
  * a safety net.
  */
-const SHARED_FOREIGN_KEYS = new Set(['person_distinct_ids_person_id_fkey']);
+export const SHARED_FOREIGN_KEYS: ReadonlySet<string> = new Set(['person_distinct_ids_person_id_fkey']);
 
 interface PgErrorFields {
   code?: unknown;

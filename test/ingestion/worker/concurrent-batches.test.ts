@@ -294,15 +294,18 @@ describe('concurrent batches', () => {
             }),
           );
         }
-        for (let i = 0; i < PAIRS; i++) {
-          const mine = `r${round}-${me}${i}`;
-          const theirs = `r${round}-${me === 'a' ? 'b' : 'a'}${i}`;
-          list.push(row(teamId, mine, 'page', { $set: { [`${me}_x`]: i } }));
-          // Both orders: even pairs are merged by the `a` side, odd ones by the `b` side.
-          if ((i % 2 === 0) === (me === 'a')) {
-            list.push(row(teamId, mine, '$identify', { $anon_distinct_id: theirs, $set: { identified: true } }));
+        // In phases, both sides in step: persons made on both sides, then each pair merged by one
+        // side while the other updates its person, then both update the merged person.
+        for (const phase of ['x', 'y', 'z']) {
+          for (let i = 0; i < PAIRS; i++) {
+            const mine = `r${round}-${me}${i}`;
+            const theirs = `r${round}-${me === 'a' ? 'b' : 'a'}${i}`;
+            const set = { [`${me}_${phase}`]: i };
+            // Both orders: even pairs are merged by the `a` side, odd ones by the `b` side.
+            if (phase === 'y' && (i % 2 === 0) === (me === 'a')) {
+              list.push(row(teamId, mine, '$identify', { $anon_distinct_id: theirs, $set: { ...set, identified: true } }));
+            } else list.push(row(teamId, mine, 'page', { $set: set }));
           }
-          list.push(row(teamId, mine, 'page', { $set: { [`${me}_y`]: i } }));
         }
         // The same definitions from both sides, in opposite orders.
         for (let k = 0; k < DEFINITIONS; k++) {
@@ -319,7 +322,7 @@ describe('concurrent batches', () => {
         const { distinct_id } = JSON.parse(record.payload) as { distinct_id: string };
         split[distinct_id.startsWith(`r${round}-a`) ? 0 : 1]!.push(record);
       }
-      const batches = split.map((list) => batchesOf(list, 12));
+      const batches = split.map((list) => batchesOf(list, 8));
       if (BACKEND === 'postgres') {
         const run = async (w: number, db: Database) => {
           for (const batch of batches[w]!) await runBatch(db, batch, workers[w]!);
@@ -338,7 +341,15 @@ describe('concurrent batches', () => {
         // One person holds both distinct ids, with what each side set (disjoint keys: any order gives this).
         expect(a?.id, `pair ${i} of round ${round}`).toBe(b?.id);
         expect(a?.isIdentified).toBe(true);
-        expect(comparable(a?.properties), `pair ${i} of round ${round}`).toEqual({ a_x: i, a_y: i, b_x: i, b_y: i, identified: true });
+        expect(comparable(a?.properties), `pair ${i} of round ${round}`).toEqual({
+          a_x: i,
+          a_y: i,
+          a_z: i,
+          b_x: i,
+          b_y: i,
+          b_z: i,
+          identified: true,
+        });
       }
       const companyIndex = (
         await database.db

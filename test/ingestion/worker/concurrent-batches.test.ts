@@ -267,6 +267,59 @@ describe('concurrent batches', () => {
     expect(stored).toHaveLength(1);
   });
 
+  it('retries a worker batch whose group another transaction updated meanwhile, keeping both updates', async () => {
+    const { database, ingestionQueue, teamId, server } = await setUp();
+    const { log, lines } = capturedLog();
+    const worker = new IngestionWorker(database, log, { analytics: server.running.ctx.analytics, prepareAhead: false });
+    const identify = (set: Record<string, unknown>) =>
+      row(teamId, 'member', '$groupidentify', { $group_type: 'company', $group_key: 'acme', $group_set: set });
+    await ingestionQueue.enqueue([identify({ first: 1 })]);
+    await worker.drain();
+    await ingestionQueue.enqueue([identify({ second: 2 })]);
+    // Another worker's `$groupidentify` of the same group, as a plain write of its row.
+    const otherUpdate = (db: Database['db']) =>
+      db
+        .updateTable('groups')
+        .set({ group_properties: JSON.stringify({ first: 1, other: 3 }), version: sql`version + 1` })
+        .where('team_id', '=', teamId)
+        .where('group_key', '=', 'acme')
+        .execute();
+    if (BACKEND === 'postgres') {
+      let drained: Promise<void> | undefined;
+      await database.db.transaction().execute(async (trx) => {
+        await otherUpdate(trx);
+        const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!;
+        // The worker's batch read the group as it was, and its update waits for this transaction.
+        drained = worker.drain();
+        const blocked = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`;
+        await waitFor(async () => (await blocked.execute(database.db)).rows[0]!.n, {
+          what: "the worker's batch to wait for this transaction",
+          until: (count) => count > 0,
+        });
+      });
+      await drained;
+      expect(worker.batchesRetriedOnConflict).toBe(1);
+      expect(lines.find((l) => l.msg === 'batch lost a race with a concurrent writer; retrying it')).toMatchObject({
+        code: 'version_conflict',
+      });
+    } else {
+      await otherUpdate(database.db);
+      await worker.drain();
+      expect(worker.batchesRetriedOnConflict).toBe(0);
+    }
+    await worker.stop();
+    const group = await database.db
+      .selectFrom('groups')
+      .select(['group_properties', 'version'])
+      .where('team_id', '=', teamId)
+      .where('group_key', '=', 'acme')
+      .executeTakeFirstOrThrow();
+    const properties: unknown = typeof group.group_properties === 'string' ? JSON.parse(group.group_properties) : group.group_properties;
+    // Neither update lost: the other transaction's and the batch's, in that order.
+    expect(properties).toEqual({ first: 1, other: 3, second: 2 });
+    expect(Number(group.version)).toBe(2);
+  });
+
   it('keeps crossing merges, shared groups and definitions right when two workers run at once', async () => {
     const { database, second, ingestionQueue, teamId } = await setUp();
     const { log, lines } = capturedLog();
@@ -305,6 +358,13 @@ describe('concurrent batches', () => {
             if (phase === 'y' && (i % 2 === 0) === (me === 'a')) {
               list.push(row(teamId, mine, '$identify', { $anon_distinct_id: theirs, $set: { ...set, identified: true } }));
             } else list.push(row(teamId, mine, 'page', { $set: set }));
+          }
+          // Both sides update the same existing groups at once.
+          if (phase === 'x') {
+            for (let j = 0; j < GROUPS; j++) {
+              const properties = { $group_type: 'company', $group_key: `r${round}-g${j}`, $group_set: { [`${me}_later`]: j } };
+              list.push(row(teamId, `r${round}-${me}${j}`, '$groupidentify', properties));
+            }
           }
         }
         // The same definitions from both sides, in opposite orders.
@@ -372,7 +432,7 @@ describe('concurrent batches', () => {
         const j = Number(group.group_key.slice(`r${round}-g`.length));
         const properties = typeof group.group_properties === 'string' ? JSON.parse(group.group_properties) : group.group_properties;
         // Neither side's `$group_set` was lost to the other's.
-        expect(properties, group.group_key).toEqual({ a_set: j, b_set: j });
+        expect(properties, group.group_key).toEqual({ a_set: j, b_set: j, a_later: j, b_later: j });
       }
       const definitions = await database.db
         .selectFrom('event_definitions')

@@ -247,7 +247,9 @@ export async function updatePersons(
     const sorted = [...persons].sort((a, b) => a.id - b.id);
     for (let i = 0; i < sorted.length; i += BATCH_ROWS) {
       const chunk = sorted.slice(i, i + BATCH_ROWS);
-      const rows = chunk.map((p) => sql`(${p.id}, ${toJson(p.properties)}, ${p.isIdentified}, ${p.version}, ${p.createdAt}, ${p.storedVersion})`);
+      const rows = chunk.map(
+        (p) => sql`(${p.id}, ${toJson(p.properties)}, ${p.isIdentified}, ${p.version}, ${p.createdAt}, ${p.storedVersion})`,
+      );
       const result = await sql`update persons as p
         set properties = v.properties::jsonb, is_identified = v.is_identified::boolean,
             version = v.version::bigint, created_at = v.created_at::timestamptz

@@ -49,9 +49,9 @@ const key = (teamId: number, groupTypeIndex: number, groupKey: string) => `${tea
  * loads the groups its `$groupidentify` events name in one query per team and type, applies the
  * events to these objects in order, and writes the net result once, inside the batch's
  * transaction (new groups in multi-row inserts). It was one read per `$groupidentify` and one
- * write per change, each a round trip on PostgreSQL. Only the worker writes groups, and reads go
- * through the same objects the writes changed, so the result is the same as writing each change
- * at once.
+ * write per change, each a round trip on PostgreSQL. Reads go through the same objects the writes
+ * changed, so the result is the same as writing each change at once; another worker's batch
+ * writing the same group meanwhile makes this one retry (see flush).
  */
 export class GroupUnitOfWork {
   /** Group key → its state; null: known not to exist. */
@@ -88,7 +88,13 @@ export class GroupUnitOfWork {
 
   /** `$groupidentify` of a group that does not exist: created with `$group_set` as its properties. */
   create(group: Omit<Group, 'version'>): void {
-    this.groups.set(key(group.teamId, group.groupTypeIndex, group.groupKey), { ...group, version: 0, storedVersion: 0, isNew: true, dirty: true });
+    this.groups.set(key(group.teamId, group.groupTypeIndex, group.groupKey), {
+      ...group,
+      version: 0,
+      storedVersion: 0,
+      isNew: true,
+      dirty: true,
+    });
   }
 
   /** New properties for an existing group; each change raises its version by one, as stored. */

@@ -46,9 +46,10 @@ function alive(state: PersonState): PersonState {
  * ids in one query per team, applies every event to these objects in arrival order (merges
  * included), and writes the net result back once, inside the batch's transaction. Per event
  * that replaces three to six queries with none; per batch it costs a handful of multi-row
- * statements. The result is the same as writing each change as it happens: only this transaction
- * writes persons (the worker holds the lease), and reads go through the same objects the writes
- * changed.
+ * statements. The result is the same as writing each change as it happens: reads go through the
+ * same objects the writes changed, and on PostgreSQL, where other workers' batches may write the
+ * same persons meanwhile, the write-back only writes persons still as the batch read them (else
+ * the batch is retried: lockMergedPersons, updatePersons).
  */
 export class PersonUnitOfWork {
   /**

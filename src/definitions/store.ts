@@ -40,17 +40,33 @@ function chunks<T>(list: readonly T[]): T[][] {
   return out;
 }
 
+/** Compares texts by code unit: any fixed order will do (see recordDefinitions). */
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
  * Makes sure of the definitions (the worker sends only those it has not written lately). An event
  * definition seen again moves its `last_seen_at` forward; a property definition keeps the type it
  * was first given, unless it had none (PostHog's upserts).
+ *
+ * Each table's rows go in the order of its unique key: concurrent batches (several workers on
+ * PostgreSQL) that upsert some of the same definitions then lock them in the same order and wait
+ * for each other, instead of each holding one the other needs (a deadlock).
  */
 export async function recordDefinitions(
   db: Db,
-  events: readonly NewEventDefinition[],
-  properties: readonly NewPropertyDefinition[],
-  eventProperties: readonly NewEventProperty[],
+  unsortedEvents: readonly NewEventDefinition[],
+  unsortedProperties: readonly NewPropertyDefinition[],
+  unsortedEventProperties: readonly NewEventProperty[],
 ): Promise<void> {
+  const events = [...unsortedEvents].sort((a, b) => a.teamId - b.teamId || byText(a.name, b.name));
+  const properties = [...unsortedProperties].sort(
+    (a, b) => a.teamId - b.teamId || a.type - b.type || a.groupTypeIndex - b.groupTypeIndex || byText(a.name, b.name),
+  );
+  const eventProperties = [...unsortedEventProperties].sort(
+    (a, b) => a.teamId - b.teamId || byText(a.event, b.event) || byText(a.property, b.property),
+  );
   for (const rows of chunks(events)) {
     await db
       .insertInto('event_definitions')

@@ -48,27 +48,34 @@ export async function groupTypeIndexOf(db: Db, teamId: number, groupType: string
 /**
  * The index of a group type, assigning the next free one on first use. Undefined when the project
  * already has five types (PostHog ignores further types).
+ *
+ * Two transactions may assign at once (concurrent ingestion batches on PostgreSQL): the insert
+ * that loses on the type (the other took it) or on the index (the other took that index for
+ * another type) does nothing, after waiting for the other to commit. The mapping is then read
+ * again: the type's index when the other took the type, else the next free index is tried,
+ * until the project has five types.
  */
 export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
   const existing = await groupTypeIndexOf(db, teamId, groupType);
   if (existing !== undefined) return existing;
-  const used = await listGroupTypes(db, teamId);
-  if (used.length >= MAX_GROUP_TYPES) return undefined;
-  const taken = new Set(used.map((u) => u.groupTypeIndex));
-  let index = 0;
-  while (taken.has(index)) index++;
-  await db
-    .insertInto('group_type_mappings')
-    .values({ team_id: teamId, group_type: groupType, group_type_index: index, name_singular: null, name_plural: null })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('group_type_mappings')
-    .select('group_type_index')
-    .where('team_id', '=', teamId)
-    .where('group_type', '=', groupType)
-    .executeTakeFirst();
-  return row ? Number(row.group_type_index) : undefined;
+  // Each round either finds the type or sees one more index taken: at most one per index.
+  for (let round = 0; round <= MAX_GROUP_TYPES; round++) {
+    const used = await listGroupTypes(db, teamId);
+    const mine = used.find((u) => u.groupType === groupType);
+    if (mine) return mine.groupTypeIndex;
+    if (used.length >= MAX_GROUP_TYPES) return undefined;
+    const taken = new Set(used.map((u) => u.groupTypeIndex));
+    let index = 0;
+    while (taken.has(index)) index++;
+    await db
+      .insertInto('group_type_mappings')
+      .values({ team_id: teamId, group_type: groupType, group_type_index: index, name_singular: null, name_plural: null })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const row = await groupTypeIndexOf(db, teamId, groupType);
+    if (row !== undefined) return row;
+  }
+  return undefined;
 }
 
 function toGroup(row: {
@@ -100,14 +107,20 @@ export async function getGroup(db: Db, teamId: number, groupTypeIndex: number, g
   return row && toGroup(row);
 }
 
-export async function updateGroup(db: Db, group: Group): Promise<void> {
-  await db
+/**
+ * Writes a group's properties and version; with `storedVersion`, only if the row still has that
+ * version (a concurrent writer's change is not overwritten). Returns whether the row was written.
+ */
+export async function updateGroup(db: Db, group: Group, storedVersion?: number): Promise<boolean> {
+  let query = db
     .updateTable('groups')
     .set({ group_properties: toJson(group.properties), version: group.version })
     .where('team_id', '=', group.teamId)
     .where('group_type_index', '=', group.groupTypeIndex)
-    .where('group_key', '=', group.groupKey)
-    .execute();
+    .where('group_key', '=', group.groupKey);
+  if (storedVersion !== undefined) query = query.where('version', '=', storedVersion);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The filters of PostHog's groups list (ee/clickhouse/views/groups.py, models/group/util.list_groups). */

@@ -55,7 +55,10 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
     }
     for (const [old, override] of target) written.set(`${teamId}\u0000${old}`, { teamId, oldPersonId: old, overridePersonId: override });
   }
-  const rows = [...written.values()];
+  // In key order: concurrent batches upserting the same overrides wait for each other, not deadlock.
+  const rows = [...written.values()].sort(
+    (a, b) => a.teamId - b.teamId || (a.oldPersonId < b.oldPersonId ? -1 : a.oldPersonId > b.oldPersonId ? 1 : 0),
+  );
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     await db
       .insertInto('person_overrides')
@@ -74,8 +77,9 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
 
 /** Records distinct ids whose events were stored without a person (already recorded ones are kept). */
 export async function notePersonlessDistinctIds(db: Db, byTeam: Map<number, Set<string>>): Promise<void> {
-  for (const [teamId, ids] of byTeam) {
-    const list = [...ids];
+  for (const [teamId, ids] of [...byTeam].sort(([a], [b]) => a - b)) {
+    // In key order, as recordPersonOverrides: concurrent batches wait for each other, not deadlock.
+    const list = [...ids].sort();
     for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) {
       await db
         .insertInto('personless_distinct_ids')

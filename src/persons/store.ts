@@ -7,6 +7,7 @@ import { InListQuery, MultiRowInsert } from '../platform/db/multi-row-insert.js'
 import type { PersonsTable } from './tables.js';
 import { pyInt } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
+import { ConcurrentWriteConflict } from '../platform/db/write-conflicts.js';
 
 type Db = Kysely<Schema>;
 
@@ -208,10 +209,16 @@ export async function insertPersons(db: Db, persons: Array<NewPerson & { version
   return ids;
 }
 
+/**
+ * Inserts distinct ids, in (team, distinct id) order: two concurrent batches inserting some of the
+ * same ids then wait for each other on the first one they share, and the second fails with a
+ * unique violation (retried) instead of the two deadlocking.
+ */
 export async function insertDistinctIds(db: Db, rows: Array<{ teamId: number; distinctId: string; personId: number }>): Promise<void> {
+  const sorted = [...rows].sort((a, b) => a.teamId - b.teamId || (a.distinctId < b.distinctId ? -1 : a.distinctId > b.distinctId ? 1 : 0));
   await DISTINCT_ID_INSERT.execute(
     db,
-    rows.map((r) => [r.teamId, r.distinctId, r.personId]),
+    sorted.map((r) => [r.teamId, r.distinctId, r.personId]),
   );
 }
 
@@ -224,22 +231,31 @@ export async function insertDistinctIds(db: Db, rows: Array<{ teamId: number; di
  * list's text columns and SQLite would misread them). On SQLite a statement is an in-process call,
  * so the portable UPDATE is compiled by Kysely once and executed per person: compiling it for every
  * person was most of the write-back's cost in the worker's CPU profile.
+ *
+ * On PostgreSQL, where several workers' batches run at once, each row is written only if it still
+ * has `storedVersion` (the version the batch read): a person another batch changed or merged away
+ * meanwhile is not overwritten, the write throws ConcurrentWriteConflict and the batch is retried
+ * from fresh reads. The rows go in ascending id order, as every batch locks persons, so two
+ * batches' updates wait for each other rather than deadlock. SQLite has one writer: no check.
  */
 export async function updatePersons(
   db: Db,
-  persons: Array<Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version' | 'createdAt'>>,
+  persons: Array<Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version' | 'createdAt'> & { storedVersion: number }>,
 ): Promise<void> {
   if (persons.length === 0) return;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    for (let i = 0; i < persons.length; i += BATCH_ROWS) {
-      const rows = persons
-        .slice(i, i + BATCH_ROWS)
-        .map((p) => sql`(${p.id}, ${toJson(p.properties)}, ${p.isIdentified}, ${p.version}, ${p.createdAt})`);
-      await sql`update persons as p
+    const sorted = [...persons].sort((a, b) => a.id - b.id);
+    for (let i = 0; i < sorted.length; i += BATCH_ROWS) {
+      const chunk = sorted.slice(i, i + BATCH_ROWS);
+      const rows = chunk.map(
+        (p) => sql`(${p.id}, ${toJson(p.properties)}, ${p.isIdentified}, ${p.version}, ${p.createdAt}, ${p.storedVersion})`,
+      );
+      const result = await sql`update persons as p
         set properties = v.properties::jsonb, is_identified = v.is_identified::boolean,
             version = v.version::bigint, created_at = v.created_at::timestamptz
-        from (values ${sql.join(rows)}) as v(id, properties, is_identified, version, created_at)
-        where p.id = v.id::bigint`.execute(db);
+        from (values ${sql.join(rows)}) as v(id, properties, is_identified, version, created_at, stored_version)
+        where p.id = v.id::bigint and p.version = v.stored_version::bigint`.execute(db);
+      if (Number(result.numAffectedRows ?? 0n) !== chunk.length) throw new ConcurrentWriteConflict('a person the batch updates');
     }
     return;
   }
@@ -251,6 +267,26 @@ export async function updatePersons(
     .compile();
   for (const p of persons) {
     await db.executeQuery(CompiledQuery.raw(text, [toJson(p.properties), p.isIdentified, p.version, p.createdAt, p.id]));
+  }
+}
+
+/**
+ * Before a batch merges persons or gives distinct ids to stored ones (PostgreSQL, several
+ * workers): locks those persons (FOR UPDATE, in ascending id order, as every batch does, so two
+ * batches crossing on two persons wait for each other instead of deadlocking) and checks that
+ * each still has the version the batch read. A person changed or deleted meanwhile throws
+ * ConcurrentWriteConflict: the batch decided on a stale read and is retried. Once locked, no other
+ * batch can update them, merge them away or give them distinct ids until this one commits.
+ */
+export async function lockPersonsAtVersions(db: Db, persons: ReadonlyArray<{ id: number; storedVersion: number }>): Promise<void> {
+  const expected = new Map(persons.map((p) => [p.id, p.storedVersion]));
+  const ids = [...expected.keys()].sort((a, b) => a - b);
+  for (let i = 0; i < ids.length; i += BATCH_ROWS) {
+    const chunk = ids.slice(i, i + BATCH_ROWS);
+    const rows = await db.selectFrom('persons').select(['id', 'version']).where('id', 'in', chunk).orderBy('id').forUpdate().execute();
+    if (rows.length !== chunk.length || rows.some((row) => Number(row.version) !== expected.get(Number(row.id)))) {
+      throw new ConcurrentWriteConflict('a person the batch merges or gives a distinct id');
+    }
   }
 }
 

@@ -39,8 +39,12 @@ async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Pro
   return rows;
 }
 
-// The dedupe above makes conflicts impossible for this worker; ignoring them is a safety net.
+// The dedupe above makes conflicts impossible for one worker; on SQLite (one writer) ignoring them
+// is a safety net. On PostgreSQL two workers' batches may store the same uuid at once (one event
+// sent twice under two distinct ids, which sit in two partitions): the second's insert fails on
+// the key, and its retry from fresh reads finds the event stored, so it is stored once.
 const UUID_INSERT = new MultiRowInsert('event_uuids', ['team_id', 'uuid'] as const, { ignoreConflicts: true });
+const UUID_INSERT_CHECKED = new MultiRowInsert('event_uuids', ['team_id', 'uuid'] as const);
 
 /**
  * What one worker batch shares while it runs inside its transaction: the persons and groups units
@@ -129,7 +133,8 @@ export class BatchContext {
   async flush(): Promise<void> {
     const overrides = await this.persons.flush();
     await this.groups.flush();
-    await UUID_INSERT.executeFlat(this.db, this.uuidValues, this.eventLines.length);
+    const uuidInsert = this.db.getExecutor().adapter instanceof PostgresAdapter ? UUID_INSERT_CHECKED : UUID_INSERT;
+    await uuidInsert.executeFlat(this.db, this.uuidValues, this.eventLines.length);
     await addToOutbox(this.db, this.eventLines, overrides);
     this.outboxEvents += this.eventLines.length;
     this.uuidValues.length = 0;

@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import { InListQuery, MultiRowInsert } from '../../platform/db/multi-row-insert.js';
 import { fromJson, toJson } from '../../platform/db/values.js';
 import { updateGroup, type Group } from '../../groups/store.js';
+import { ConcurrentWriteConflict } from '../../platform/db/write-conflicts.js';
 import type { Properties } from '../core/index.js';
 
 type Db = Kysely<Schema>;
@@ -13,6 +14,8 @@ interface GroupState extends Group {
   isNew: boolean;
   /** Changed by this batch and still to be written. */
   dirty: boolean;
+  /** The version the batch read (its write-back checks the row still has it; PostgreSQL). */
+  storedVersion: number;
 }
 
 /** Keys per preload query: far below both backends' parameter limits. */
@@ -46,9 +49,9 @@ const key = (teamId: number, groupTypeIndex: number, groupKey: string) => `${tea
  * loads the groups its `$groupidentify` events name in one query per team and type, applies the
  * events to these objects in order, and writes the net result once, inside the batch's
  * transaction (new groups in multi-row inserts). It was one read per `$groupidentify` and one
- * write per change, each a round trip on PostgreSQL. Only the worker writes groups, and reads go
- * through the same objects the writes changed, so the result is the same as writing each change
- * at once.
+ * write per change, each a round trip on PostgreSQL. Reads go through the same objects the writes
+ * changed, so the result is the same as writing each change at once; another worker's batch
+ * writing the same group meanwhile makes this one retry (see flush).
  */
 export class GroupUnitOfWork {
   /** Group key → its state; null: known not to exist. */
@@ -69,6 +72,7 @@ export class GroupUnitOfWork {
         properties: fromJson<Properties>(row.group_properties) ?? {},
         createdAt: row.created_at,
         version: Number(row.version),
+        storedVersion: Number(row.version),
         isNew: false,
         dirty: false,
       });
@@ -84,7 +88,13 @@ export class GroupUnitOfWork {
 
   /** `$groupidentify` of a group that does not exist: created with `$group_set` as its properties. */
   create(group: Omit<Group, 'version'>): void {
-    this.groups.set(key(group.teamId, group.groupTypeIndex, group.groupKey), { ...group, version: 0, isNew: true, dirty: true });
+    this.groups.set(key(group.teamId, group.groupTypeIndex, group.groupKey), {
+      ...group,
+      version: 0,
+      storedVersion: 0,
+      isNew: true,
+      dirty: true,
+    });
   }
 
   /** New properties for an existing group; each change raises its version by one, as stored. */
@@ -96,19 +106,32 @@ export class GroupUnitOfWork {
     state.dirty = true;
   }
 
-  /** Writes the batch's new groups (multi-row) and changed ones. */
+  /**
+   * Writes the batch's new groups (multi-row) and changed ones, in key order. On PostgreSQL
+   * several workers' batches may write the same group at once: a changed group is written only if
+   * it still has the version the batch read (else ConcurrentWriteConflict: the batch is retried
+   * from fresh reads), and a group two batches both create fails the second's insert on the key
+   * (retried alike). Key order makes two batches wait for each other rather than deadlock.
+   */
   async flush(): Promise<void> {
+    const checked = this.db.getExecutor().adapter instanceof PostgresAdapter;
     const created: unknown[][] = [];
-    for (const state of this.groups.values()) {
-      if (!state?.dirty) continue;
+    const dirty: Array<[string, GroupState]> = [];
+    for (const [k, state] of this.groups) if (state?.dirty) dirty.push([k, state]);
+    dirty.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [, state] of dirty) {
       if (state.isNew) {
         created.push([state.teamId, state.groupTypeIndex, state.groupKey, toJson(state.properties), state.createdAt, state.version]);
-      } else {
-        await updateGroup(this.db, state);
+      } else if (!(await updateGroup(this.db, state, checked ? state.storedVersion : undefined)) && checked) {
+        throw new ConcurrentWriteConflict(`group ${state.groupKey}`);
       }
-      state.dirty = false;
-      state.isNew = false;
     }
     if (created.length > 0) await GROUP_INSERT.execute(this.db, created);
+    // Only once everything is written: a failed flush leaves the batch's state as it was.
+    for (const [, state] of dirty) {
+      state.dirty = false;
+      state.isNew = false;
+      state.storedVersion = state.version;
+    }
   }
 }

@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import {
   foldPersons,
   getPersonsByDistinctIds,
   insertDistinctIds,
   insertPersons,
+  lockPersonsAtVersions,
   updatePersons,
   type KnownProperties,
   type Person,
@@ -23,6 +24,8 @@ export interface PersonState extends Person {
   isNew: boolean;
   /** Changed by this batch and still to be written. */
   dirty: boolean;
+  /** The version the batch read (a stored person's write-back checks it still is; PostgreSQL). */
+  storedVersion: number;
   /** Folded into another person by this batch (the row is deleted at write-back). */
   mergedInto?: PersonState;
 }
@@ -43,9 +46,10 @@ function alive(state: PersonState): PersonState {
  * ids in one query per team, applies every event to these objects in arrival order (merges
  * included), and writes the net result back once, inside the batch's transaction. Per event
  * that replaces three to six queries with none; per batch it costs a handful of multi-row
- * statements. The result is the same as writing each change as it happens: only this transaction
- * writes persons (the worker holds the lease), and reads go through the same objects the writes
- * changed.
+ * statements. The result is the same as writing each change as it happens: reads go through the
+ * same objects the writes changed, and on PostgreSQL, where other workers' batches may write the
+ * same persons meanwhile, the write-back only writes persons still as the batch read them (else
+ * the batch is retried: lockMergedPersons, updatePersons).
  */
 export class PersonUnitOfWork {
   /**
@@ -113,6 +117,7 @@ export class PersonUnitOfWork {
       isIdentified: row.isIdentified,
       createdAt: row.createdAt,
       version: row.version,
+      storedVersion: row.version,
       isNew: false,
       dirty: false,
     };
@@ -143,7 +148,7 @@ export class PersonUnitOfWork {
     person: { uuid: string; teamId: number; properties: Properties; isIdentified: boolean; createdAt: string },
     distinctIds: string[],
   ): PersonState {
-    const state: PersonState = { ...person, id: this.nextPlaceholderId--, version: 0, isNew: true, dirty: true };
+    const state: PersonState = { ...person, id: this.nextPlaceholderId--, version: 0, storedVersion: 0, isNew: true, dirty: true };
     this.created.push(state);
     for (const distinctId of distinctIds) this.addDistinctId(person.teamId, distinctId, state);
     return state;
@@ -181,6 +186,7 @@ export class PersonUnitOfWork {
    * merges left, for ClickHouse (events keep the person they were stored with).
    */
   async flush(): Promise<PersonOverrideRow[]> {
+    await this.lockMergedPersons();
     const inserted = this.created.filter((p) => !p.mergedInto);
     if (inserted.length > 0) {
       const ids = await insertPersons(this.db, inserted);
@@ -206,6 +212,26 @@ export class PersonUnitOfWork {
       ...this.mergedSources.map((source) => ({ teamId: source.teamId, oldPersonId: source.uuid, overridePersonId: alive(source).uuid })),
       ...(await this.personlessJoined()),
     ]);
+  }
+
+  /**
+   * On PostgreSQL, where other workers' batches may write the same persons at once (a merge's two
+   * distinct ids can sit in two workers' partitions): when this batch merges persons or gives
+   * distinct ids to stored ones, the stored persons it writes are locked first, in ascending id
+   * order, and must still be as read (lockPersonsAtVersions). Plain property updates need no lock:
+   * their UPDATE checks the version itself (updatePersons). No extra statement for a batch
+   * without merges; none at all on SQLite (one writer).
+   */
+  private async lockMergedPersons(): Promise<void> {
+    if (!(this.db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    const receiving = new Set<PersonState>();
+    for (const added of this.addedIds.values()) {
+      const owner = alive(added.person);
+      if (!owner.isNew) receiving.add(owner);
+    }
+    if (this.mergedAway.length === 0 && receiving.size === 0) return;
+    const locked = [...this.stored.values()].filter((p) => p.dirty || p.mergedInto || receiving.has(p));
+    await lockPersonsAtVersions(this.db, locked);
   }
 
   /**

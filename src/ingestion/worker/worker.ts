@@ -24,6 +24,7 @@ import { SpikeDetector } from './spike-detector.js';
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { AnalyticsCopier } from '../../events/analytics-copier.js';
 import { DefinitionsCache } from './definitions-step.js';
+import { ConflictRetry } from './conflict-retry.js';
 
 export interface WorkerOptions {
   /**
@@ -124,9 +125,16 @@ export class IngestionWorker {
   private round: Promise<void> = Promise.resolve();
   /** Batches written with rows the prepare thread prepared (for logs and tests). */
   batchesPreparedAhead = 0;
+
+  /** Batches run again after losing a race with a concurrent writer (conflict-retry.ts). */
+  get batchesRetriedOnConflict(): number {
+    return this.conflicts.retried;
+  }
   private readonly copier: AnalyticsCopier | undefined;
   /** Rows an earlier holder of the lease left in the outbox were asked to be copied. */
   private outboxTakenOver = false;
+  /** Runs a batch again when it loses a race with another worker's batch (PostgreSQL). */
+  private readonly conflicts: ConflictRetry;
 
   constructor(
     private readonly database: Database,
@@ -156,6 +164,13 @@ export class IngestionWorker {
       );
     } else this.useGeoip(options.geoip);
     this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
+    this.conflicts = new ConflictRetry(log, {
+      forgetStale: () => {
+        this.personCache.clear();
+        this.groupTypes.clear();
+        this.definitions.clear();
+      },
+    });
     if (options.analytics)
       this.copier = new AnalyticsCopier(database.db, options.analytics, log, { maxDelayMs: options.analyticsCopyDelayMs });
     options.wakeUp?.on('committed', () => this.wake());
@@ -316,7 +331,10 @@ export class IngestionWorker {
       prepared = ahead && (await ahead.prepared);
       const waited = performance.now() - waitStarted;
       if (prepared) this.batchesPreparedAhead++;
-      const outcome = await this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared));
+      const outcome = await this.conflicts.run(
+        () => this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)),
+        { lane, rows: rows.length },
+      );
       this.sizer?.record(rows.length, performance.now() - stretchStarted - waited);
       await this.afterCommit(outcome, read.more);
     } catch (error) {
@@ -454,7 +472,8 @@ export class IngestionWorker {
   /** What the one-by-one retry of a failed batch uses (one-by-one.ts). */
   private get oneByOne(): OneByOneContext {
     return {
-      inFencedTransaction: (work) => this.inFencedTransaction(work),
+      // Each event's transaction loses races as a batch's does: retried alike, not counted as a failure.
+      inFencedTransaction: (work) => this.conflicts.run(() => this.inFencedTransaction(work), { oneByOne: true }),
       batchDeps: () => this.batchDeps(),
       afterCommit: (outcome) => this.afterCommit(outcome),
       log: this.log,

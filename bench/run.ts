@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
-import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide } from './decide.js';
+import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
 import {
   fmt,
   interleaved,
@@ -110,7 +110,7 @@ async function main() {
         await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
         // The server runs no worker here (capture's queue is drained and timed below): process the
         // $groupidentify that creates the group type now, so the group flags really evaluate.
-        await drainExisting(env.DATA_DIR, 10);
+        await processQueued(env.DATA_DIR);
         await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
         // Each figure and its bare baseline in alternating slices (harness.ts interleaved).
         const bareLoad = (route: string, body: string) => (seconds: number) =>

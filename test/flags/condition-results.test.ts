@@ -221,12 +221,12 @@ describe('conditions straight to results', () => {
     const next = random(32);
     const reasons = new Set<string>();
     let compared = 0;
-    for (let set = 0; set < 150; set++) {
+    for (let set = 0; set < 80; set++) {
       const definitions = definitionSet(next);
       // One compiled set answers every request (as on a server); the reference runs on its own.
       const compiled = compileDefinitions(definitions);
       const reference = compileDefinitions(definitions);
-      for (let n = 0; n < 40; n++) {
+      for (let n = 0; n < 30; n++) {
         const context = requestContext(next, n);
         const expected = referenceResults(reference, context);
         const actual = evaluateFlags(compiled, context);
@@ -237,7 +237,7 @@ describe('conditions straight to results', () => {
         }
       }
     }
-    expect(compared).toBeGreaterThan(50_000);
+    expect(compared).toBeGreaterThan(20_000);
     // The generated cases reach every way a flag can end.
     for (const outcome of [
       'condition_match:true',

@@ -14,14 +14,7 @@ import { toFlagEvaluation } from './flag-results.js';
 import { makeReason } from './reasons.js';
 
 export { toFlagEvaluation };
-import type {
-  EvaluationContext,
-  FlagDefinition,
-  FlagDefinitions,
-  FlagErrorCode,
-  FlagEvaluation,
-  FlagSetEvaluation,
-} from './types.js';
+import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagSetEvaluation } from './types.js';
 
 export interface EvaluateFlagsOptions {
   /** Evaluate only these keys (their dependencies are still evaluated, but not returned). */

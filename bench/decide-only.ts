@@ -1,21 +1,21 @@
 /**
- * Only the decide figure, for working on it: `node --import tsx bench/decide-only.ts`.
- * BENCH_CPU_PROFILE=dir writes the server's V8 CPU profile there.
+ * Only the decide figures, for working on them: `npm run build && node dist/bench/decide-only.js`
+ * (or `node --import tsx bench/decide-only.ts`). As `npm run bench` prints them: saturated and at
+ * half that rate in one process, then with HTTP_PROCESSES = cores (BENCH_DECIDE_CLUSTER=0 skips
+ * it), each beside bare fastify measured in the same run and beside its target.
+ * BENCH_CPU_PROFILE=dir writes the one-process server's V8 CPU profile there.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, interleaved, load, spawnHoglet, spawnServer } from './harness.js';
-import { drainExisting } from './worker-bench.js';
+import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
+import { spawnHoglet, spawnServer } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 50;
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
 const profile = process.env.BENCH_CPU_PROFILE;
-// Here it names the server's profile directory; worker-bench (drainExisting, below) reads the same
-// variable as a file for its own profile, which is not wanted here.
-delete process.env.BENCH_CPU_PROFILE;
 const env = {
   DATA_DIR: path.join(dir, 'hoglet'),
   DATABASE_URL: '',
@@ -24,38 +24,38 @@ const env = {
   LOG_LEVEL: 'info',
   INGESTION_WORKER: 'off',
   HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
-  HTTP_PROCESSES: process.env.HTTP_PROCESSES ?? '1',
+  HTTP_PROCESSES: '1',
 };
 const nodeArgs = [
   ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
   ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
 ];
-const hoglet = await spawnHoglet(nodeArgs, env);
 try {
-  const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
-    results: Array<{ id: number; api_token: string }>;
-  };
-  const token = projects.results[0]!.api_token;
-  if (process.env.BENCH_NO_FLAGS !== '1') await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
-  await drainExisting(env.DATA_DIR, 10); // the $groupidentify creating the group type, so group flags evaluate
-  await loadDecide(hoglet.url, token, 50, 1, hoglet.child.pid); // warm-up
-  const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
-  // In alternating slices, as npm run bench measures it (harness.ts interleaved).
-  const { measured: decide, baseline: bareDecide } = await interleaved(
-    SECONDS,
-    (seconds) => loadDecide(hoglet.url, token, 50, seconds, hoglet.child.pid),
-    (seconds) =>
-      load({
-        url: `${bare.url}/decide/`,
-        body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }),
-        seconds,
-        serverPid: bare.child.pid,
-      }),
-  ).finally(() => bare.stop());
-  process.stdout.write(
-    `decide ${fmt(decide.requestsPerSecond)} req/s p99 ${decide.p99} ms, ${fmt(decide.requestsPerCpuSecond)}/cpu-s | bare ${fmt(bareDecide.requestsPerSecond)} req/s p99 ${bareDecide.p99} ms, ${fmt(bareDecide.requestsPerCpuSecond)}/cpu-s | ratio ${(decide.requestsPerSecond / bareDecide.requestsPerSecond).toFixed(2)}, non-2xx ${decide.non2xx}\n`,
-  );
+  const hoglet = await spawnHoglet(nodeArgs, env);
+  let token: string;
+  let figures;
+  try {
+    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+      results: Array<{ id: number; api_token: string }>;
+    };
+    token = projects.results[0]!.api_token;
+    if (process.env.BENCH_NO_FLAGS !== '1') await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
+    await processQueued(env.DATA_DIR);
+    await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
+    const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
+    try {
+      figures = await measureDecide(hoglet, bare, token, SECONDS, CONNECTIONS);
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await hoglet.stop();
+  }
+  const cluster =
+    process.env.BENCH_DECIDE_CLUSTER === '0'
+      ? undefined
+      : await measureClusterDecide(env, token, os.availableParallelism(), SECONDS, CONNECTIONS);
+  process.stdout.write(decideText(figures, cluster));
 } finally {
-  await hoglet.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
-import { createMixedFlags, loadDecide } from './decide.js';
+import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
 import {
   fmt,
   interleaved,
@@ -103,102 +103,55 @@ async function sqliteBench() {
     };
     const hoglet = await spawnHoglet([], { ...env, LOG_LEVEL: 'info' });
     const bare = await stopOnFailure(hoglet, () => spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ }));
-    const { token, decide, bareDecide, decideRate, decideAtRate, bareDecideAtRate, capture, bareCapture, batch, bareBatch } =
-      await stopAfter(hoglet, () =>
-        stopAfter(bare, async () => {
-          const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
-            results: Array<{ id: number; api_token: string }>;
-          };
-          const token = projects.results[0]!.api_token;
-          await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
-          // The server runs no worker here (capture's queue is drained and timed below): process the
-          // $groupidentify that creates the group type now, so the group flags really evaluate.
-          await drainExisting(env.DATA_DIR, 10);
-          await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
-          // Each figure and its bare baseline in alternating slices (harness.ts interleaved).
-          const bareLoad = (route: string, body: string) => (seconds: number) =>
-            load({ url: `${bare.url}${route}`, body, connections: CONNECTIONS, seconds, serverPid: bare.child.pid });
-          const decideFigure = await interleaved(
-            SECONDS,
-            (seconds) => loadDecide(hoglet.url, token, CONNECTIONS, seconds, hoglet.child.pid),
-            bareLoad('/decide/', JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' })),
-          );
-          // Latency apart from queueing: at saturation 50 connections wait 50 / throughput seconds
-          // on average whatever the server does (Little's law), so the p99 above is mostly the
-          // queue's. Offered half of what decide just served, both sides answer at once.
-          const decideRate = Math.max(100, Math.round(decideFigure.measured.requestsPerSecond / 2));
-          const decideAtRate = await interleaved(
-            SECONDS,
-            (seconds) => loadDecide(hoglet.url, token, CONNECTIONS, seconds, hoglet.child.pid, decideRate),
-            (seconds) =>
-              load({
-                url: `${bare.url}/decide/`,
-                body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }),
-                connections: CONNECTIONS,
-                seconds,
-                serverPid: bare.child.pid,
-                rate: decideRate,
-              }),
-          );
-          const captureFigure = await interleaved(
-            SECONDS,
-            (seconds) =>
-              load({
-                url: `${hoglet.url}/capture/`,
-                body: captureBody(token),
-                connections: CONNECTIONS,
-                seconds,
-                serverPid: hoglet.child.pid,
-              }),
-            bareLoad('/capture/', captureBody(sameLengthToken(token))),
-          );
-          const batchFigure = await interleaved(
-            SECONDS,
-            (seconds) =>
-              load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds, serverPid: hoglet.child.pid }),
-            bareLoad('/batch/', batchBody(sameLengthToken(token))),
-          );
-          return {
-            token,
-            decide: decideFigure.measured,
-            bareDecide: decideFigure.baseline,
-            decideRate,
-            decideAtRate: decideAtRate.measured,
-            bareDecideAtRate: decideAtRate.baseline,
-            capture: captureFigure.measured,
-            bareCapture: captureFigure.baseline,
-            batch: batchFigure.measured,
-            bareBatch: batchFigure.baseline,
-          };
-        }),
-      );
+    const { token, decide, capture, bareCapture, batch, bareBatch } = await stopAfter(hoglet, () =>
+      stopAfter(bare, async () => {
+        const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+          results: Array<{ id: number; api_token: string }>;
+        };
+        const token = projects.results[0]!.api_token;
+        await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
+        // The server runs no worker here (capture's queue is drained and timed below): process the
+        // $groupidentify that creates the group type now, so the group flags really evaluate.
+        await processQueued(env.DATA_DIR);
+        await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
+        // Each figure and its bare baseline in alternating slices (harness.ts interleaved).
+        const bareLoad = (route: string, body: string) => (seconds: number) =>
+          load({ url: `${bare.url}${route}`, body, connections: CONNECTIONS, seconds, serverPid: bare.child.pid });
+        // Saturated, then at half that rate (bench/decide.ts).
+        const decide = await measureDecide(hoglet, bare, token, SECONDS, CONNECTIONS);
+        const captureFigure = await interleaved(
+          SECONDS,
+          (seconds) =>
+            load({
+              url: `${hoglet.url}/capture/`,
+              body: captureBody(token),
+              connections: CONNECTIONS,
+              seconds,
+              serverPid: hoglet.child.pid,
+            }),
+          bareLoad('/capture/', captureBody(sameLengthToken(token))),
+        );
+        const batchFigure = await interleaved(
+          SECONDS,
+          (seconds) =>
+            load({ url: `${hoglet.url}/batch/`, body: batchBody(token), connections: CONNECTIONS, seconds, serverPid: hoglet.child.pid }),
+          bareLoad('/batch/', batchBody(sameLengthToken(token))),
+        );
+        return {
+          token,
+          decide,
+          capture: captureFigure.measured,
+          bareCapture: captureFigure.baseline,
+          batch: batchFigure.measured,
+          bareBatch: batchFigure.baseline,
+        };
+      }),
+    );
 
     // Decide again with one server process per core (HTTP_PROCESSES), on the same database, beside
     // the bare endpoint served from as many processes (node's cluster module): the like-for-like
     // baseline for that figure.
-    const processes = String(os.availableParallelism());
-    const cluster = await spawnHoglet([], { ...env, LOG_LEVEL: 'info', HTTP_PROCESSES: processes });
-    const bareCluster = await stopOnFailure(cluster, () =>
-      spawnServer('bench/bare-server.ts', { env: { BARE_PROCESSES: processes }, pattern: /listening (http:\/\/\S+)/ }),
-    );
-    const { clusterDecide, bareClusterDecide } = await stopAfter(cluster, () =>
-      stopAfter(bareCluster, async () => {
-        await loadDecide(cluster.url, token, CONNECTIONS, 1, cluster.child.pid); // warm-up: each process reads its caches
-        const figure = await interleaved(
-          SECONDS,
-          (seconds) => loadDecide(cluster.url, token, CONNECTIONS, seconds, cluster.child.pid),
-          (seconds) =>
-            load({
-              url: `${bareCluster.url}/decide/`,
-              body: JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' }),
-              connections: CONNECTIONS,
-              seconds,
-              serverPid: bareCluster.child.pid,
-            }),
-        );
-        return { clusterDecide: figure.measured, bareClusterDecide: figure.baseline };
-      }),
-    );
+    const clusterDecide = await measureClusterDecide({ ...env, LOG_LEVEL: 'info' }, token, os.availableParallelism(), SECONDS, CONNECTIONS);
 
     const bareLine = { name: 'bare fastify', value: bareCapture.requestsPerSecond, unit: 'req/s' };
     report('capture, single event', capture.requestsPerSecond, 'req/s', bareLine, '>= 0.75');
@@ -216,33 +169,7 @@ async function sqliteBench() {
     process.stdout.write(`${''.padEnd(44)} p99 ${batch.p99} ms (bare ${bareBatch.p99} ms), non-2xx ${batch.non2xx}\n`);
     process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(batch.requestsPerCpuSecond * 100)} events\n`);
 
-    report(
-      'decide v3, 50 flags of mixed kinds',
-      decide.requestsPerSecond,
-      'req/s',
-      { name: 'bare fastify', value: bareDecide.requestsPerSecond, unit: 'req/s' },
-      '>= 0.5, p99 < 5 ms',
-    );
-    process.stdout.write(`${''.padEnd(44)} p99 ${decide.p99} ms (bare ${bareDecide.p99} ms), non-2xx ${decide.non2xx}\n`);
-    process.stdout.write(
-      `${''.padEnd(44)} per server CPU second: ${fmt(decide.requestsPerCpuSecond)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${(decide.requestsPerCpuSecond / bareDecide.requestsPerCpuSecond).toFixed(2)}\n`,
-    );
-    process.stdout.write(
-      `${''.padEnd(44)} at ${fmt(decideRate)} req/s offered (half the above): ${fmt(decideAtRate.requestsPerSecond)} served, p50 ${decideAtRate.p50} ms, p99 ${decideAtRate.p99} ms (bare at that rate: p50 ${bareDecideAtRate.p50} ms, p99 ${bareDecideAtRate.p99} ms)\n`,
-    );
-    report(
-      `decide v3, HTTP_PROCESSES=${processes}`,
-      clusterDecide.requestsPerSecond,
-      'req/s',
-      { name: 'bare fastify (1 process)', value: bareDecide.requestsPerSecond, unit: 'req/s' },
-      '>= 0.5, p99 < 5 ms',
-    );
-    process.stdout.write(
-      `${''.padEnd(44)} p99 ${clusterDecide.p99} ms, non-2xx ${clusterDecide.non2xx}; per server CPU second: ${fmt(clusterDecide.requestsPerCpuSecond)}\n`,
-    );
-    process.stdout.write(
-      `${''.padEnd(44)} like for like, bare fastify with ${processes} processes: ${fmt(bareClusterDecide.requestsPerSecond)} req/s (p99 ${bareClusterDecide.p99} ms), ratio ${(clusterDecide.requestsPerSecond / bareClusterDecide.requestsPerSecond).toFixed(2)}\n`,
-    );
+    process.stdout.write(decideText(decide, clusterDecide));
 
     // The worker on what capture queued above (comparable with earlier runs of this bench).
     // Each worker figure beside its storage floor: the rows it stored, written again raw

@@ -14,11 +14,52 @@ import { normalizeCohortDefinition } from './cohorts.js';
 import { buildFlagLookup, isEvaluable, planEvaluationOrder, type EvaluationPlan, type FlagLookup } from './dependencies.js';
 import { normalizeFlagFilters, payloadsByKey, type NormalizedFlagFilters } from './flag-filters.js';
 import { variantBoundaries } from './hashing.js';
+import { compilePropertyMatcher, type PropertyMatcher } from './property-matchers.js';
 import { packText, type PackedText } from './sha1.js';
 import type { FlagCondition, FlagDefinition, FlagDefinitions, FlagEvaluation, PropertyFilter, PropertyGroup } from './types.js';
 import { hasOwn } from './value-coercion.js';
 
 const COMPILED = Symbol('compiled flag definitions');
+
+/**
+ * What a condition's non-cohort filter reads (flag-matching.ts matchConditionFilter); Never:
+ * event, element, behavioural filters, which a flag engine cannot evaluate.
+ */
+export const FilterTarget = { Person: 0, Group: 1, Flag: 2, Never: 3 } as const;
+export type FilterTarget = (typeof FilterTarget)[keyof typeof FilterTarget];
+
+/** A condition's non-cohort filter, compiled (property-matchers.ts). */
+export class CompiledFilter {
+  constructor(
+    readonly source: PropertyFilter,
+    readonly target: FilterTarget,
+    /** For person and group filters. */
+    readonly match: PropertyMatcher,
+    /** A group filter's own group type index, when it has one (else the condition's aggregation). */
+    readonly groupTypeIndex: number | null,
+  ) {}
+}
+
+const NO_MATCH: PropertyMatcher = () => false;
+
+function compileFilter(filter: PropertyFilter): CompiledFilter {
+  const type = filter.type;
+  const target =
+    type === undefined || type === null || type === 'person' || type === 'person_metadata'
+      ? FilterTarget.Person
+      : type === 'group'
+        ? FilterTarget.Group
+        : type === 'flag'
+          ? FilterTarget.Flag
+          : FilterTarget.Never;
+  const reads = target === FilterTarget.Person || target === FilterTarget.Group;
+  return new CompiledFilter(
+    filter,
+    target,
+    reads ? compilePropertyMatcher(filter) : NO_MATCH,
+    typeof filter.group_type_index === 'number' ? filter.group_type_index : null,
+  );
+}
 
 /** One condition set of a flag, as evaluation reads it. */
 export class CompiledCondition {
@@ -28,12 +69,16 @@ export class CompiledCondition {
     readonly aggregation: number | null,
     /** Non-cohort filters, in stored order. */
     readonly directFilters: readonly PropertyFilter[],
+    /** directFilters compiled; null when one is not an object (evaluating the condition fails the flag). */
+    readonly compiledFilters: readonly CompiledFilter[] | null,
     /** Cohort filters, checked after every direct filter matched: they are the expensive ones. */
     readonly cohortFilters: readonly PropertyFilter[],
     /** null/absent in the definition means 100. */
     readonly rolloutPercentage: number,
     /** The condition's variant override, when it names a declared variant. */
     readonly variantOverride: string | null,
+    /** The override's index among the declared variants (its first), or -1. */
+    readonly variantOverrideIndex: number,
     /** `properties` is neither absent nor a list: evaluating the condition fails the flag. */
     readonly malformed: boolean,
   ) {}
@@ -56,6 +101,8 @@ export class CompiledFlag {
     readonly variantKeys: readonly string[],
     /** Cumulative upper bounds of the variants, summed left to right in doubles as the reference does. */
     readonly variantBoundaries: readonly number[],
+    /** For each variant, the index of the first variant of its key (keys may repeat): the index results are kept by. */
+    readonly variantSlots: readonly number[],
     /** Early-access enrollment may decide the flag (feature_enrollment or super conditions). */
     readonly hasEnrollment: boolean,
     /** The first super condition (legacy enrollment), read as a person condition. */
@@ -95,6 +142,12 @@ export interface CompiledDefinitions {
   readonly hasFlagDependencies: boolean;
   readonly cohortDefinitions: ReadonlyMap<string, PropertyGroup | null>;
   readonly staticCohortIds: ReadonlySet<string>;
+  /**
+   * Cohort ids whose dependency graph is known complete and acyclic (cohorts.ts
+   * assertCohortGraphValid): that depends on the definitions alone, so every evaluation of this
+   * set shares what earlier ones found.
+   */
+  readonly validatedCohorts: Set<string>;
 }
 
 /** The aggregation of a condition: its own index when the key is present (explicit null = person), else the flag's. */
@@ -130,13 +183,16 @@ function compileCondition(condition: FlagCondition, filters: NormalizedFlagFilte
     else direct.push(uniformFilter(filter));
   }
   const override = condition.variant;
+  const overrideIndex = typeof override === 'string' ? filters.variants.findIndex((variant) => variant.key === override) : -1;
   return new CompiledCondition(
     condition,
     conditionAggregation(condition, filters),
     direct,
+    direct.every((filter) => typeof filter === 'object' && filter !== null) ? direct.map(compileFilter) : null,
     cohorts,
     typeof condition.rollout_percentage === 'number' ? condition.rollout_percentage : 100,
-    typeof override === 'string' && filters.variants.some((variant) => variant.key === override) ? override : null,
+    overrideIndex === -1 ? null : (override as string),
+    overrideIndex,
     !Array.isArray(properties),
   );
 }
@@ -149,6 +205,7 @@ function compileFlag(flag: FlagDefinition, filters: NormalizedFlagFilters = norm
     filters.groups.map((condition) => compileCondition(condition, filters)),
     filters.variants.map((variant) => variant.key),
     variantBoundaries(filters.variants),
+    filters.variants.map((variant) => filters.variants.findIndex((other) => other.key === variant.key)),
     filters.featureEnrollment || filters.superGroups.length > 0,
     filters.superGroups.length > 0 ? compileCondition(filters.superGroups[0]!, filters) : null,
     filters.holdout !== null || filters.holdoutGroups.length > 0,
@@ -195,6 +252,7 @@ export function compileDefinitions(definitions: FlagDefinitions): CompiledDefini
     ),
     cohortDefinitions,
     staticCohortIds: new Set([...(definitions.static_cohort_ids ?? [])].map(String)),
+    validatedCohorts: new Set(),
   };
 }
 

@@ -8,84 +8,19 @@ import { FlagEvaluationError } from './cohorts.js';
 import { compileDefinitions, isCompiled, type CompiledDefinitions, type CompiledFlag } from './compiled-definitions.js';
 import { planEvaluationOrder, resolveDependencyTarget } from './dependencies.js';
 import { createEvaluationState, type EvaluationState } from './evaluation-state.js';
-import { matchFlag, type FlagOutcome } from './flag-matching.js';
+import { conditionsResult } from './condition-results.js';
+import { checkEnrollment, checkHoldout, type FlagOutcome } from './flag-matching.js';
+import { toFlagEvaluation } from './flag-results.js';
 import { makeReason } from './reasons.js';
-import type {
-  EvaluationContext,
-  FlagDefinition,
-  FlagDefinitions,
-  FlagErrorCode,
-  FlagEvaluation,
-  FlagReasonCode,
-  FlagSetEvaluation,
-} from './types.js';
+
+export { toFlagEvaluation };
+import type { EvaluationContext, FlagDefinition, FlagDefinitions, FlagErrorCode, FlagEvaluation, FlagSetEvaluation } from './types.js';
 
 export interface EvaluateFlagsOptions {
   /** Evaluate only these keys (their dependencies are still evaluated, but not returned). */
   flagKeys?: readonly string[] | null;
   /** Group type index → name, replacing the definitions' own `group_type_mapping`. */
   groupTypeMapping?: Record<string, string> | null;
-}
-
-/**
- * Turns a step outcome into the public result, attaching the payload for its value. A result is
- * fully decided by its flag and outcome, so each flag keeps the results it gave (frozen, shared by
- * every request that gets the same outcome): fifty flags per request made this the largest
- * allocation of an evaluation.
- */
-export function toFlagEvaluation(flag: CompiledFlag, outcome: FlagOutcome): FlagEvaluation {
-  const slot = resultSlot(flag, outcome);
-  const known = slot === NOT_KEPT ? undefined : flag.results.get(slot);
-  if (known !== undefined) return known;
-  const enabled = outcome.enabled;
-  const variant = enabled ? outcome.variant : null;
-  const result: FlagEvaluation = Object.freeze({
-    key: flag.key,
-    enabled,
-    variant,
-    value: enabled ? (variant ?? true) : false,
-    payload: enabled ? (flag.payloads.get(variant ?? 'true') ?? null) : null,
-    reason: makeReason(outcome.code, outcome.conditionIndex, outcome.groupsNotEvaluated),
-    metadata: flag.metadata,
-  });
-  if (slot !== NOT_KEPT) flag.results.set(slot, result);
-  return result;
-}
-
-const NOT_KEPT = -1;
-/** Outcome codes that name a kept result (errors are rare and built each time). */
-const KEPT_CODES: readonly FlagReasonCode[] = [
-  'condition_match',
-  'no_condition_match',
-  'out_of_rollout_bound',
-  'no_group_type',
-  'super_condition_value',
-  'holdout_condition_value',
-  'flag_disabled',
-  'missing_dependency',
-];
-const CONDITION_SLOTS = 65; // no index, or 0-63
-const VARIANT_SLOTS = 33; // no variant, or one of the first 32 declared
-
-/**
- * A number naming the outcome within its flag (code, condition index, declared variant, enabled,
- * whether group conditions were skipped), or NOT_KEPT for outcomes outside those bounds (such as
- * a holdout's own variant).
- */
-function resultSlot(flag: CompiledFlag, outcome: FlagOutcome): number {
-  const code = KEPT_CODES.indexOf(outcome.code);
-  const index = outcome.conditionIndex;
-  if (code === -1 || (index !== null && (index < 0 || index >= CONDITION_SLOTS - 1))) return NOT_KEPT;
-  const variant = outcome.enabled ? outcome.variant : null;
-  const variantIndex = variant === null ? -1 : flag.variantKeys.indexOf(variant);
-  if (variant !== null && (variantIndex === -1 || variantIndex >= VARIANT_SLOTS - 1)) return NOT_KEPT;
-  const conditionSlot = index === null ? 0 : index + 1;
-  // enabled is not implied by the code: early-access enrollment answers both ways with index 0.
-  return (
-    ((code * CONDITION_SLOTS + conditionSlot) * VARIANT_SLOTS + variantIndex + 1) * 4 +
-    (outcome.enabled ? 2 : 0) +
-    (outcome.groupsNotEvaluated ? 1 : 0)
-  );
 }
 
 /** A flag that could not be evaluated: false, marked failed, with an error reason code. */
@@ -107,7 +42,9 @@ export function evaluateFlag(flag: CompiledFlag, state: EvaluationState): FlagEv
   // Filters of a shape no condition can be read from fail this flag only (PostHog's flags service skips it).
   if (flag.filters.malformed) return failedFlagEvaluation(flag.definition, 'internal_error');
   try {
-    return toFlagEvaluation(flag, matchFlag(flag, state));
+    // flag-matching.ts matchFlag's steps; the conditions straight to the result (condition-results.ts).
+    const decided = (flag.hasEnrollment ? checkEnrollment(flag, state) : null) ?? (flag.hasHoldout ? checkHoldout(flag, state) : null);
+    return decided ? toFlagEvaluation(flag, decided) : conditionsResult(flag, state);
   } catch (error) {
     // Broken configuration (missing or cyclic cohorts) fails only this flag.
     return failedFlagEvaluation(flag.definition, error instanceof FlagEvaluationError ? error.code : 'internal_error');

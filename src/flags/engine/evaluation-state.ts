@@ -24,6 +24,8 @@ export interface EvaluationState {
   readonly groupTypeNames: ReadonlyMap<number, string>;
   readonly anonDistinctId: string | null;
   readonly hashKeyOverrides: Readonly<Record<string, string>>;
+  /** Whether hashKeyOverrides may name any flag: without, person conditions hash the distinct id (or device id). */
+  readonly hasHashKeyOverrides: boolean;
   readonly deviceId: string | null;
   readonly env: MatchEnvironment;
   readonly cohorts: CohortResolver;
@@ -35,6 +37,36 @@ export interface EvaluationState {
 function resolveNow(now: EvaluationContext['now']): Date {
   if (typeof now === 'function') return now();
   return now instanceof Date ? now : new Date();
+}
+
+/**
+ * The clock and timezone of one evaluation, read on first use: only date filters read them, and
+ * a request's flags seldom have one (a Date and a timezone check per request otherwise).
+ */
+class RequestEnvironment implements MatchEnvironment {
+  #timezone: string | undefined;
+  #now: Date | undefined;
+
+  constructor(
+    private readonly givenTimezone: string | null | undefined,
+    private readonly clock: EvaluationContext['now'],
+  ) {}
+
+  get timezone(): string {
+    return (this.#timezone ??= this.givenTimezone && isValidTimezone(this.givenTimezone) ? this.givenTimezone : 'UTC');
+  }
+
+  get now(): Date {
+    return (this.#now ??= resolveNow(this.clock));
+  }
+}
+
+/** Whether an overrides object may give a string for some key (anything but a plain empty object may). */
+function mayOverride(overrides: object): boolean {
+  const prototype = Object.getPrototypeOf(overrides) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return true;
+  for (const key in overrides) if (key !== undefined) return true;
+  return false;
 }
 
 function nonEmptyString(value: unknown): string | null {
@@ -104,9 +136,9 @@ export function createEvaluationState(
     if (!groupProperties.has(typeName)) groupProperties.set(typeName, givenGroupProperties[typeName] ?? {});
   }
 
-  const timezone = context.timezone && isValidTimezone(context.timezone) ? context.timezone : 'UTC';
   const rawDeviceId = nonEmptyString(context.device_id) ?? nonEmptyString(personProperties.$device_id);
   const deviceId = rawDeviceId === null ? null : truncateIdentifier(rawDeviceId);
+  const hashKeyOverrides = context.hash_key_overrides ?? {};
 
   return {
     distinctId: truncateIdentifier(identifierToString(context.distinct_id) ?? ''),
@@ -115,15 +147,16 @@ export function createEvaluationState(
     groupProperties,
     groupTypeNames: groupTypeNamesOf(groupTypeMapping === undefined ? compiled.definitions.group_type_mapping : groupTypeMapping),
     anonDistinctId: nonEmptyString(context.anon_distinct_id),
-    hashKeyOverrides: context.hash_key_overrides ?? {},
+    hashKeyOverrides,
+    hasHashKeyOverrides: mayOverride(hashKeyOverrides),
     deviceId,
-    env: { timezone, now: resolveNow(context.now) },
+    env: new RequestEnvironment(context.timezone, context.now),
     cohorts: {
       definitions: compiled.cohortDefinitions,
       staticIds: compiled.staticCohortIds,
       staticMemberships: staticMembershipsOf(context.staticCohortIds),
       memberships: new Map(),
-      validated: new Set(),
+      validated: compiled.validatedCohorts,
     },
     lookup: compiled.lookup,
     values: new Map(),

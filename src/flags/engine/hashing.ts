@@ -27,16 +27,20 @@ const recentlyPacked: PackedText[] = [];
 const RECENT_LIMIT = 8;
 let nextRecent = 0;
 
+/** The entry found last: the flags of one request hash its distinct id in turn, a flag or two apart. */
+let lastPacked: PackedText | undefined;
+
 /** The packed form of a text hashed often, from the recent memo. */
 function packedIdentifier(text: string): PackedText {
+  if (lastPacked !== undefined && lastPacked.text === text) return lastPacked;
   for (let i = 0; i < recentlyPacked.length; i++) {
     const packed = recentlyPacked[i]!;
-    if (packed.text === text) return packed;
+    if (packed.text === text) return (lastPacked = packed);
   }
   const packed = packText(text);
   recentlyPacked[nextRecent] = packed;
   nextRecent = (nextRecent + 1) % RECENT_LIMIT;
-  return packed;
+  return (lastPacked = packed);
 }
 
 /** Prefixes and salts are few and fixed: kept for good (bounded, in case of unbounded keys). */

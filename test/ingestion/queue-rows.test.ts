@@ -27,6 +27,7 @@ function requestRows(events: QueuedEvent[], overrides: Partial<QueueRowText> = {
     ...chunk,
     teamId: 1,
     lane: 'realtime',
+    partition: 0,
     receivedAt: events[0]!.now,
     joinable: true,
     ...overrides,

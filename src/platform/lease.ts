@@ -104,7 +104,10 @@ export async function dropLapsedLeases(db: Kysely<Schema>, prefix: string, befor
  */
 export async function holdsLeases(db: Kysely<Schema>, names: readonly string[], owner: string): Promise<boolean> {
   if (names.length === 0) return true;
-  let query = db.selectFrom('worker_leases').select('owner').where('name', 'in', [...names]);
+  let query = db
+    .selectFrom('worker_leases')
+    .select('owner')
+    .where('name', 'in', [...names]);
   if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
   const rows = await query.execute();
   return rows.length === names.length && rows.every((row) => row.owner === owner);

@@ -38,7 +38,11 @@ describe('migration 025-ingestion-partitions', () => {
       payload: '{}',
       received_at: new Date().toISOString(),
     }));
-    for (let i = 0; i < queued.length; i += 500) await db.insertInto('ingestion_queue').values(queued.slice(i, i + 500)).execute();
+    for (let i = 0; i < queued.length; i += 500)
+      await db
+        .insertInto('ingestion_queue')
+        .values(queued.slice(i, i + 500))
+        .execute();
     await migrations[at]!.up(db, types);
     const rows = (await db.selectFrom('ingestion_queue').select(['team_id', 'distinct_id', 'partition']).orderBy('id').execute()) as Array<{
       team_id: number;

@@ -52,7 +52,8 @@ describe('queuePartition', () => {
     }
     // Uuid-like ids too.
     const seen = new Set<number>();
-    for (let i = 0; i < 200; i++) seen.add(queuePartition(1, `0190f${i.toString(16).padStart(3, '0')}-7b2c-7000-8000-00000000000${i % 10}`, 16));
+    for (let i = 0; i < 200; i++)
+      seen.add(queuePartition(1, `0190f${i.toString(16).padStart(3, '0')}-7b2c-7000-8000-00000000000${i % 10}`, 16));
     expect(seen.size).toBe(16);
   });
 });
@@ -119,7 +120,12 @@ describe('planPartitionShare', () => {
     const plan = planPartitionShare(
       'a',
       4,
-      [member('a'), { name: 'ingestion-worker', owner: 'old', expiresAt: NOW + 1 }, partitionLease(9, 'x'), { name: 'ingestion-partition-x', owner: 'y', expiresAt: NOW + 1 }],
+      [
+        member('a'),
+        { name: 'ingestion-worker', owner: 'old', expiresAt: NOW + 1 },
+        partitionLease(9, 'x'),
+        { name: 'ingestion-partition-x', owner: 'y', expiresAt: NOW + 1 },
+      ],
       NOW,
     );
     expect(plan).toMatchObject({ members: 1, share: 4, claim: [0, 1, 2, 3] });

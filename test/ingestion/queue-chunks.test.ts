@@ -58,7 +58,16 @@ function event(name: string, eventName = 'chunked', properties: Record<string, u
     teamId: server.bootstrap.team.id,
     lane: 'realtime',
     distinctId,
-    payload: { uuid, event: eventName, distinct_id: distinctId, properties: { n, ...properties }, timestamp: now, now, sent_at: null, ip: null },
+    payload: {
+      uuid,
+      event: eventName,
+      distinct_id: distinctId,
+      properties: { n, ...properties },
+      timestamp: now,
+      now,
+      sent_at: null,
+      ip: null,
+    },
   };
 }
 

@@ -181,7 +181,9 @@ describe('partitionChunks', () => {
     expect(one).toEqual([{ distinctId: 'd0', payload: mixed[0]!.payload, count: 30, partition: 0 }]);
     const same = chunkPayloads(range(0, 30).map((e) => ({ ...e, distinct_id: 'same' })));
     expect(same[0]!.distinctIds).toBeUndefined();
-    expect(partitionChunks(3, same, 16)).toEqual([{ distinctId: 'same', payload: same[0]!.payload, count: 30, partition: queuePartition(3, 'same', 16) }]);
+    expect(partitionChunks(3, same, 16)).toEqual([
+      { distinctId: 'same', payload: same[0]!.payload, count: 30, partition: queuePartition(3, 'same', 16) },
+    ]);
   });
 });
 

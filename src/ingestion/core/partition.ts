@@ -7,6 +7,7 @@
  * The value is stored in queue rows: the hash must be identical in every process and version.
  */
 import type { DialectName } from '../../platform/db/database.js';
+import { fnv1a32 } from '../../lib/fnv1a.js';
 
 /** Partitions of the queue on PostgreSQL: room for up to 16 workers sharing it. */
 export const POSTGRES_PARTITIONS = 16;
@@ -19,51 +20,11 @@ export function partitionCount(dialect: DialectName): number {
   return dialect === 'postgres' ? POSTGRES_PARTITIONS : 1;
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
 /**
  * The partition of `distinctId` in environment `teamId`: the 32-bit FNV-1a hash of the UTF-8
- * bytes of `${teamId}:${distinctId}` (a lone surrogate counts as U+FFFD, as TextEncoder has it),
- * modulo `partitions`. Bytes are hashed as they are encoded, with no string or buffer built.
+ * bytes of `${teamId}:${distinctId}` (lib/fnv1a.ts), modulo `partitions`.
  */
 export function queuePartition(teamId: number, distinctId: string, partitions: number): number {
   if (partitions <= 1) return 0;
-  let hash = hashText(FNV_OFFSET, String(teamId));
-  hash = Math.imul(hash ^ 0x3a, FNV_PRIME); // ':'
-  hash = hashText(hash, distinctId);
-  return (hash >>> 0) % partitions;
-}
-
-function hashText(start: number, text: string): number {
-  let hash = start;
-  for (let i = 0; i < text.length; i++) {
-    let code = text.charCodeAt(i);
-    if (code < 0x80) {
-      hash = Math.imul(hash ^ code, FNV_PRIME);
-      continue;
-    }
-    if (code < 0x800) {
-      hash = Math.imul(hash ^ (0xc0 | (code >> 6)), FNV_PRIME);
-      hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), FNV_PRIME);
-      continue;
-    }
-    if (code >= 0xd800 && code <= 0xdfff) {
-      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      if (code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
-        i++;
-        hash = Math.imul(hash ^ (0xf0 | (code >> 18)), FNV_PRIME);
-        hash = Math.imul(hash ^ (0x80 | ((code >> 12) & 0x3f)), FNV_PRIME);
-        hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), FNV_PRIME);
-        hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), FNV_PRIME);
-        continue;
-      }
-      code = 0xfffd; // a lone surrogate
-    }
-    hash = Math.imul(hash ^ (0xe0 | (code >> 12)), FNV_PRIME);
-    hash = Math.imul(hash ^ (0x80 | ((code >> 6) & 0x3f)), FNV_PRIME);
-    hash = Math.imul(hash ^ (0x80 | (code & 0x3f)), FNV_PRIME);
-  }
-  return hash;
+  return fnv1a32(`${teamId}:${distinctId}`) % partitions;
 }

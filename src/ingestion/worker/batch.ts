@@ -147,8 +147,7 @@ export async function processBatch(
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
   await preload(batch, rows, prepared);
   const warnings: WarningRow[] = [];
-  const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string; partition: number }> =
-    [];
+  const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string; partition: number }> = [];
   const firstEventTeams = new Set<number>();
   const now = Date.now();
   const nowIso = new Date(now).toISOString();

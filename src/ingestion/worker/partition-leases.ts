@@ -54,7 +54,10 @@ export class PartitionLeases {
     const member = memberLeaseName(this.owner);
     if (renewed === 0 || !leases.some((lease) => lease.name === member && lease.owner === this.owner)) {
       await claimLeases(this.db, [member], this.owner, this.ttlMs);
-      leases = [...leases.filter((lease) => lease.name !== member), { name: member, owner: this.owner, expires_at: new Date(now).toISOString() }];
+      leases = [
+        ...leases.filter((lease) => lease.name !== member),
+        { name: member, owner: this.owner, expires_at: new Date(now).toISOString() },
+      ];
     }
     const views = leases.map((lease) => ({ name: lease.name, owner: lease.owner, expiresAt: Date.parse(lease.expires_at) }));
     const plan = planPartitionShare(this.owner, this.partitions, views, now);

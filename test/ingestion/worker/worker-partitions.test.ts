@@ -195,7 +195,7 @@ describe('workers sharing the queue partitions', () => {
         for (const [other, main] of aliased) request.push(event(teamId, main, '$create_alias', { alias: other }));
       }
       if (step === 15) {
-        for (const [anon, user] of identified) request.push(event(teamId, anon, 'later', { $set: { after: anon } }));
+        for (const [anon] of identified) request.push(event(teamId, anon, 'later', { $set: { after: anon } }));
         for (const [other] of aliased) request.push(event(teamId, other, 'later', { $set: { after: other } }));
       }
       await queue.enqueueRequest(request);
@@ -209,12 +209,18 @@ describe('workers sharing the queue partitions', () => {
       expect(person?.properties).toMatchObject({ last: STEPS - 1, first: 0 });
     }
     for (const [anon, user] of identified) {
-      const [x, y] = [await getPersonByDistinctId(databases[0].db, teamId, anon), await getPersonByDistinctId(databases[0].db, teamId, user)];
+      const [x, y] = [
+        await getPersonByDistinctId(databases[0].db, teamId, anon),
+        await getPersonByDistinctId(databases[0].db, teamId, user),
+      ];
       expect(x?.id, `${anon} and ${user} are one person`).toBe(y?.id);
       expect(y?.properties).toMatchObject({ anon_prop: anon, user_prop: user, after: anon });
     }
     for (const [other, main] of aliased) {
-      const [x, y] = [await getPersonByDistinctId(databases[0].db, teamId, other), await getPersonByDistinctId(databases[0].db, teamId, main)];
+      const [x, y] = [
+        await getPersonByDistinctId(databases[0].db, teamId, other),
+        await getPersonByDistinctId(databases[0].db, teamId, main),
+      ];
       expect(x?.id, `${other} and ${main} are one person`).toBe(y?.id);
       expect(y?.properties).toMatchObject({ other_prop: other, main_prop: main, after: other });
     }

@@ -1,8 +1,15 @@
 import type { HogletMigration } from './column-types.js';
-import { partitionCount, queuePartition } from '../../../ingestion/core/partition.js';
+import { fnv1a32 } from '../../../lib/fnv1a.js';
 
 /** Queue rows given their partition per statement. */
 const ROWS_PER_READ = 1000;
+
+/**
+ * ingestion/core/partition.ts queuePartition as it is (a migration stays as it shipped, and
+ * platform/ does not import ingestion/): 16 partitions on PostgreSQL.
+ */
+const POSTGRES_PARTITIONS = 16;
+const partitionOf = (teamId: number, distinctId: string) => fnv1a32(`${teamId}:${distinctId}`) % POSTGRES_PARTITIONS;
 
 /**
  * The ingestion queue is split into partitions by a hash of (environment, distinct id), so several
@@ -29,8 +36,7 @@ export const ingestionPartitions: HogletMigration = {
       .on('ingestion_queue')
       .columns(['lane', 'id', 'attempts', 'event_count', 'partition'])
       .execute();
-    const partitions = partitionCount(t.dialect);
-    if (partitions === 1) return;
+    if (t.dialect !== 'postgres') return; // SQLite's queue is one partition
     let after = 0;
     for (;;) {
       const rows = (await db
@@ -43,7 +49,7 @@ export const ingestionPartitions: HogletMigration = {
       if (rows.length === 0) return;
       const byPartition = new Map<number, number[]>();
       for (const row of rows) {
-        const partition = queuePartition(Number(row.team_id), row.distinct_id, partitions);
+        const partition = partitionOf(Number(row.team_id), row.distinct_id);
         if (partition === 0) continue;
         const ids = byPartition.get(partition) ?? [];
         ids.push(Number(row.id));

@@ -212,6 +212,7 @@ function createWorker(ctx: AppContext): IngestionWorker {
     geoip: ctx.geoipReady,
     spikeEventsPerSecond: ctx.config.spikeEventsPerSecond,
     idleMs: ctx.config.ingestionPollMs,
+    leaseTtlMs: ctx.config.ingestionLeaseMs,
     wakeUp: ctx.ingestionQueue.events,
     onTeamChanged: (teamId) => ctx.teams.invalidate(teamId),
   });

@@ -40,6 +40,11 @@ export interface Config {
   ingestionCommitDelayMs: number;
   /** How often an idle ingestion worker looks for events other processes queued, in milliseconds. */
   ingestionPollMs: number;
+  /**
+   * How long an ingestion worker's partition leases last unrenewed, in milliseconds: a worker that
+   * dies leaves its partitions to the others this long after its last renewal.
+   */
+  ingestionLeaseMs: number;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;
   /** SMTP server for subscription e-mails (`smtp://user:pass@host:port`, `smtps://…`); unset: e-mail deliveries fail. */
@@ -180,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spikeEventsPerSecond: parseNonNegative('INGESTION_SPIKE_EVENTS_PER_SECOND', env.INGESTION_SPIKE_EVENTS_PER_SECOND, 1000),
     ingestionCommitDelayMs: parseNonNegative('INGESTION_COMMIT_DELAY_MS', env.INGESTION_COMMIT_DELAY_MS, 2),
     ingestionPollMs: parseMilliseconds('INGESTION_POLL_MS', env.INGESTION_POLL_MS, 200),
+    ingestionLeaseMs: parseMilliseconds('INGESTION_LEASE_MS', env.INGESTION_LEASE_MS, 15_000),
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),

@@ -66,7 +66,8 @@ export function runSupervisor(config: Config, log: Logger): Promise<number> {
   };
 
   const fork = (slot: number): Promise<string> => {
-    // Only slot 0 may run the ingestion worker; the others would only wait for its lease.
+    // Only slot 0 runs the ingestion worker (with INGESTION_LEASE_MS from the environment, as every
+    // slot's config): the others serve requests. More workers share the queue as `hoglet worker`.
     const env: Record<string, string> = { [SLOT_VARIABLE]: String(slot) };
     if (slot > 0) env.INGESTION_WORKER = 'off';
     const worker = cluster.fork(env);

@@ -19,6 +19,8 @@ export interface QueueRecord {
   id: number;
   team_id: number;
   payload: string;
+  /** The row's queue partition (core/partition.ts): a row parked or deferred from it keeps it. */
+  partition: number;
   /** Set when the row is a chunk: this event's place in it. */
   chunk?: ChunkPart | undefined;
 }
@@ -81,17 +83,31 @@ export interface QueueBatch {
 }
 
 /**
+ * The partitions a read takes: those listed, or every one (undefined: a worker that holds them
+ * all, and always on SQLite, reads the lane without a partition condition).
+ */
+export type PartitionFilter = readonly number[] | undefined;
+
+/**
  * Reads the next batch of a lane: whole rows, oldest first, skipping parked ones (`attempts` at
  * `maxAttempts`), as many as fit in `maxEvents` events (at least one row, whatever its size);
- * with `afterId`, only rows after it (the batch after one still being written).
+ * with `afterId`, only rows after it (the batch after one still being written); with
+ * `partitions`, only rows of those partitions (the ones this worker holds).
  *
  * Two reads: which rows make the batch, from the lane index alone (it holds `attempts` and
  * `event_count`, migration 011: in a chunk's row both come after its long payload), then those
  * rows' payloads.
  */
-export async function readQueueBatch(db: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId?: number): Promise<QueueBatch> {
+export async function readQueueBatch(
+  db: Db,
+  lane: Lane,
+  maxEvents: number,
+  maxAttempts: number,
+  afterId?: number,
+  partitions?: PartitionFilter,
+): Promise<QueueBatch> {
   return withQueueReadPlan(db, async (from) => {
-    const candidates = await batchCandidates(from, lane, maxEvents, maxAttempts, afterId);
+    const candidates = await batchCandidates(from, lane, maxEvents, maxAttempts, afterId, partitions);
     if (candidates.length === 0) return { records: [], more: false };
     let taken = 1;
     let events = Number(candidates[0]!.event_count);
@@ -99,15 +115,15 @@ export async function readQueueBatch(db: Db, lane: Lane, maxEvents: number, maxA
       events += Number(candidates[taken]!.event_count);
       taken++;
     }
-    const rows = await from
+    let query = from
       .selectFrom('ingestion_queue')
-      .select(['id', 'team_id', 'payload', 'event_count'])
+      .select(['id', 'team_id', 'payload', 'event_count', 'partition'])
       .where('lane', '=', lane)
       .where('attempts', '<', maxAttempts)
       .where('id', '>=', candidates[0]!.id)
-      .where('id', '<=', candidates[taken - 1]!.id)
-      .orderBy('id')
-      .execute();
+      .where('id', '<=', candidates[taken - 1]!.id);
+    if (partitions) query = query.where('partition', 'in', [...partitions]);
+    const rows = await query.orderBy('id').execute();
     return { records: toRecords(rows), more: taken < candidates.length };
   });
 }
@@ -120,7 +136,14 @@ const FIRST_SIZES_READ = 64;
  * `maxEvents` events, or all there are. A first short read serves a queue of chunks (a few rows a
  * batch); only a queue of single events needs the second, for the rest.
  */
-async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId: number | undefined) {
+async function batchCandidates(
+  from: Db,
+  lane: Lane,
+  maxEvents: number,
+  maxAttempts: number,
+  afterId: number | undefined,
+  partitions: PartitionFilter,
+) {
   const read = (after: number | undefined, limit: number) => {
     let sizes = from
       .selectFrom('ingestion_queue')
@@ -128,6 +151,8 @@ async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttem
       .where('lane', '=', lane)
       .where('attempts', '<', maxAttempts);
     if (after !== undefined) sizes = sizes.where('id', '>', after);
+    // Checked in the lane index (it covers `partition`, migration 025), read in id order.
+    if (partitions) sizes = sizes.where('partition', 'in', [...partitions]);
     return sizes.orderBy('id').limit(limit).execute();
   };
   // One row more than a batch of single events can take tells whether more follow.
@@ -139,24 +164,26 @@ async function batchCandidates(from: Db, lane: Lane, maxEvents: number, maxAttem
   return [...first, ...(await read(first[first.length - 1]!.id, most - first.length))];
 }
 
-/** The id of the lane's first row not parked (from the lane index alone), if any. */
-export async function queueHeadId(db: Db, lane: Lane, maxAttempts: number): Promise<number | undefined> {
-  const head = await withQueueReadPlan(db, (from) =>
-    from
-      .selectFrom('ingestion_queue')
-      .select('id')
-      .where('lane', '=', lane)
-      .where('attempts', '<', maxAttempts)
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst(),
-  );
+/** The id of the lane's first row not parked (from the lane index alone), of `partitions`, if any. */
+export async function queueHeadId(db: Db, lane: Lane, maxAttempts: number, partitions?: PartitionFilter): Promise<number | undefined> {
+  const head = await withQueueReadPlan(db, (from) => {
+    let query = from.selectFrom('ingestion_queue').select('id').where('lane', '=', lane).where('attempts', '<', maxAttempts);
+    if (partitions) query = query.where('partition', 'in', [...partitions]);
+    return query.orderBy('id').limit(1).executeTakeFirst();
+  });
   return head && Number(head.id);
 }
 
 /** The records of a lane's next batch (readQueueBatch without `more`). */
-export async function readQueueRows(db: Db, lane: Lane, maxEvents: number, maxAttempts: number, afterId?: number): Promise<QueueRecord[]> {
-  return (await readQueueBatch(db, lane, maxEvents, maxAttempts, afterId)).records;
+export async function readQueueRows(
+  db: Db,
+  lane: Lane,
+  maxEvents: number,
+  maxAttempts: number,
+  afterId?: number,
+  partitions?: PartitionFilter,
+): Promise<QueueRecord[]> {
+  return (await readQueueBatch(db, lane, maxEvents, maxAttempts, afterId, partitions)).records;
 }
 
 /**
@@ -175,13 +202,14 @@ async function withQueueReadPlan<T>(db: Db, read: (from: Db) => Promise<T>): Pro
 }
 
 /** One record per event: a chunk's row becomes one record per element of its array. */
-function toRecords(rows: Array<{ id: number; team_id: number; payload: string; event_count: number }>): QueueRecord[] {
+function toRecords(rows: Array<{ id: number; team_id: number; payload: string; event_count: number; partition: number }>): QueueRecord[] {
   const records: QueueRecord[] = [];
   for (const row of rows) {
     const id = Number(row.id);
     const teamId = Number(row.team_id);
+    const partition = Number(row.partition);
     if (Number(row.event_count) === 1 || !row.payload.startsWith('[')) {
-      records.push({ id, team_id: teamId, payload: row.payload });
+      records.push({ id, team_id: teamId, payload: row.payload, partition });
       continue;
     }
     let parts: string[];
@@ -189,12 +217,12 @@ function toRecords(rows: Array<{ id: number; team_id: number; payload: string; e
       parts = splitJsonArray(row.payload);
     } catch {
       // Not an array after all (capture writes none such): the worker's parse of it reports why.
-      records.push({ id, team_id: teamId, payload: row.payload });
+      records.push({ id, team_id: teamId, payload: row.payload, partition });
       continue;
     }
     const state = new ChunkState(parts, row.payload);
     for (let index = 0; index < parts.length; index++)
-      records.push({ id, team_id: teamId, payload: parts[index]!, chunk: { state, index } });
+      records.push({ id, team_id: teamId, payload: parts[index]!, partition, chunk: { state, index } });
   }
   return records;
 }

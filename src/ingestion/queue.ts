@@ -5,7 +5,8 @@ import type { Database } from '../platform/db/database.js';
 import { toJson } from '../platform/db/values.js';
 import type { QueuedEvent } from './core/types.js';
 import { MultiRowInsert } from '../platform/db/multi-row-insert.js';
-import { chunkPayloads, joinQueueRows, type QueueChunk, type QueueRowText } from './core/queue-rows.js';
+import { chunkPayloads, joinQueueRows, partitionChunks, type QueueChunk, type QueueRowText } from './core/queue-rows.js';
+import { partitionCount, queuePartition } from './core/partition.js';
 
 export type { QueuedEvent } from './core/types.js';
 
@@ -38,24 +39,45 @@ interface Pending {
 /** Rows per INSERT statement: well under SQLite's and PostgreSQL's bound-parameter limits. */
 const ROWS_PER_STATEMENT = 500;
 
-const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', ['team_id', 'lane', 'distinct_id', 'payload', 'received_at', 'event_count']);
+const QUEUE_INSERT = new MultiRowInsert('ingestion_queue', [
+  'team_id',
+  'lane',
+  'distinct_id',
+  'payload',
+  'received_at',
+  'event_count',
+  'partition',
+]);
 
-/** A capture request's chunks of one environment and lane (received when `now` says) as rows, joinable. */
-function joinableRows(rows: QueueRowText[], teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[]): QueueRowText[] {
-  for (const chunk of chunks)
-    rows.push({ teamId, lane, distinctId: chunk.distinctId, payload: chunk.payload, receivedAt: now, count: chunk.count, joinable: true });
+/**
+ * A capture request's chunks of one environment and lane (received when `now` says) as rows of
+ * one partition each (partitionChunks), joinable.
+ */
+function joinableRows(
+  rows: QueueRowText[],
+  teamId: number,
+  lane: Lane,
+  now: string,
+  chunks: readonly QueueChunk[],
+  partitions: number,
+): QueueRowText[] {
+  for (const chunk of partitionChunks(teamId, chunks, partitions)) {
+    const { distinctId, payload, count, partition } = chunk;
+    rows.push({ teamId, lane, distinctId, payload, receivedAt: now, count, partition, joinable: true });
+  }
   return rows;
 }
 
 /** A request's rows: runs of the same environment and lane become chunks (chunkPayloads). */
-function requestRowTexts(rows: QueueRow[]): QueueRowText[] {
+function requestRowTexts(rows: QueueRow[], partitions: number): QueueRowText[] {
   const texts: QueueRowText[] = [];
   let start = 0;
   while (start < rows.length) {
     const first = rows[start]!;
     let end = start + 1;
     while (end < rows.length && rows[end]!.teamId === first.teamId && rows[end]!.lane === first.lane) end++;
-    joinableRows(texts, first.teamId, first.lane, first.payload.now, chunkPayloads(rows.slice(start, end).map((row) => row.payload)));
+    const chunks = chunkPayloads(rows.slice(start, end).map((row) => row.payload));
+    joinableRows(texts, first.teamId, first.lane, first.payload.now, chunks, partitions);
     start = end;
   }
   return texts;
@@ -83,7 +105,7 @@ export async function insertWarnings(db: Database['db'], warnings: WarningRow[])
  * handed over is committed in one transaction (group commit), and then all those requests are
  * answered. A 200 therefore always means "on disk", at a fraction of the cost of a transaction per
  * request. The capture requests of one commit share rows too (joinQueueRows): a commit of fifty
- * single events writes one row, not fifty.
+ * single events writes one row per partition they fall into, not fifty.
  *
  * When a commit starts is what decides throughput. A fixed timer (the old policy: always wait
  * `delayMs`) holds every waiting client for the whole window even when nothing more is coming;
@@ -103,6 +125,8 @@ export class IngestionQueueWriter {
   private flushing: Promise<void> | undefined;
   private lastCommitAt = -Infinity;
   private lastCommitRequests = 0;
+  /** The queue's partitions (core/partition.ts): every row holds events of one. */
+  private readonly partitions: number;
   /** Emits `committed` after each commit, so an in-process worker wakes up at once. */
   readonly events = new EventEmitter();
 
@@ -111,7 +135,9 @@ export class IngestionQueueWriter {
     private readonly log: Logger,
     /** The longest a request is held back to gather others (see the class comment). */
     private readonly delayMs = 2,
-  ) {}
+  ) {
+    this.partitions = partitionCount(database.dialect);
+  }
 
   /** Events as rows of their own (a deferred update, a replay, a test that works on rows). */
   enqueue(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
@@ -123,6 +149,8 @@ export class IngestionQueueWriter {
         payload: JSON.stringify(r.payload),
         receivedAt: r.payload.now,
         count: 1,
+        // The event's own distinct id: the one the worker's person processing goes by.
+        partition: queuePartition(r.teamId, r.payload.distinct_id, this.partitions),
         joinable: false,
       }));
     return this.hand(serialise, rows.length, warnings);
@@ -133,14 +161,14 @@ export class IngestionQueueWriter {
    * MAX_CHUNK_EVENTS), which costs a fraction of a row per event to write, read and delete.
    */
   enqueueRequest(rows: QueueRow[], warnings: WarningRow[] = []): Promise<void> {
-    return this.hand(() => requestRowTexts(rows), rows.length, warnings);
+    return this.hand(() => requestRowTexts(rows, this.partitions), rows.length, warnings);
   }
 
   /** A capture request's rows as captureRequestRows wrote them, for the environment `teamId`. */
   enqueueChunks(teamId: number, lane: Lane, now: string, chunks: readonly QueueChunk[], warnings: WarningRow[] = []): Promise<void> {
     let events = 0;
     for (const chunk of chunks) events += chunk.count;
-    return this.hand(() => joinableRows([], teamId, lane, now, chunks), events, warnings);
+    return this.hand(() => joinableRows([], teamId, lane, now, chunks, this.partitions), events, warnings);
   }
 
   /**
@@ -191,7 +219,7 @@ export class IngestionQueueWriter {
     }
     try {
       // Inside the try: whatever fails here fails this commit's requests, never leaves them waiting.
-      const values = joinQueueRows(rows).map((r) => [r.teamId, r.lane, r.distinctId, r.payload, r.receivedAt, r.count]);
+      const values = joinQueueRows(rows).map((r) => [r.teamId, r.lane, r.distinctId, r.payload, r.receivedAt, r.count, r.partition]);
       await this.database.db.transaction().execute(async (trx) => {
         await QUEUE_INSERT.execute(trx, values);
         if (warnings.length > 0) await insertWarnings(trx, warnings);

@@ -17,6 +17,8 @@ export interface IngestionQueueTable {
   attempts: Generated<number>;
   /** How many events `payload` holds: 1, or the length of a chunk's array. */
   event_count: Generated<number>;
+  /** The queue partition of every event the row holds (core/partition.ts); 0 on SQLite. */
+  partition: Generated<number>;
 }
 
 export interface WorkerLeasesTable {

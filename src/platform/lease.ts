@@ -38,3 +38,77 @@ export async function leaseHolder(db: Kysely<Schema>, name: string): Promise<str
 export async function releaseLease(db: Kysely<Schema>, name: string, owner: string): Promise<void> {
   await db.deleteFrom('worker_leases').where('name', '=', name).where('owner', '=', owner).execute();
 }
+
+/*
+ * Groups of leases (the ingestion queue's partitions, worker/partition-leases.ts): a worker renews
+ * all of its leases of a group in one statement and reads the group in another, whatever their
+ * number, instead of a statement per lease.
+ */
+
+/** Every lease whose name starts with `prefix` (no `%` or `_` in it). */
+export async function readLeases(db: Kysely<Schema>, prefix: string): Promise<Array<{ name: string; owner: string; expires_at: string }>> {
+  return db.selectFrom('worker_leases').select(['name', 'owner', 'expires_at']).where('name', 'like', `${prefix}%`).execute();
+}
+
+/** Extends every lease of `owner` whose name starts with `prefix`; returns how many. */
+export async function renewLeases(db: Kysely<Schema>, prefix: string, owner: string, ttlMs: number): Promise<number> {
+  const expires = new Date(Date.now() + ttlMs).toISOString();
+  const result = await db
+    .updateTable('worker_leases')
+    .set({ expires_at: expires })
+    .where('owner', '=', owner)
+    .where('name', 'like', `${prefix}%`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Takes the leases named that are free, lapsed, or this owner's already, in one statement;
+ * returns the names taken. Callers pass names in one order (sorted), so two claims never wait on
+ * each other's rows in opposite orders.
+ */
+export async function claimLeases(db: Kysely<Schema>, names: readonly string[], owner: string, ttlMs: number): Promise<string[]> {
+  if (names.length === 0) return [];
+  const now = new Date();
+  const expires = new Date(now.getTime() + ttlMs).toISOString();
+  const taken = await db
+    .insertInto('worker_leases')
+    .values(names.map((name) => ({ name, owner, expires_at: expires })))
+    .onConflict((oc) =>
+      oc
+        .column('name')
+        .doUpdateSet({ owner, expires_at: expires })
+        .where((eb) => eb.or([eb('worker_leases.owner', '=', owner), eb('worker_leases.expires_at', '<', now.toISOString())])),
+    )
+    .returning('name')
+    .execute();
+  return taken.map((row) => row.name);
+}
+
+/** Gives up the leases named (all of `owner`'s whose name starts with `prefix` when none are named). */
+export async function releaseLeases(db: Kysely<Schema>, owner: string, prefix: string, names?: readonly string[]): Promise<void> {
+  if (names?.length === 0) return;
+  let query = db.deleteFrom('worker_leases').where('owner', '=', owner).where('name', 'like', `${prefix}%`);
+  if (names) query = query.where('name', 'in', [...names]);
+  await query.execute();
+}
+
+/** Deletes the leases of a group that lapsed before `before` (their holders are gone). */
+export async function dropLapsedLeases(db: Kysely<Schema>, prefix: string, before: Date): Promise<void> {
+  await db.deleteFrom('worker_leases').where('name', 'like', `${prefix}%`).where('expires_at', '<', before.toISOString()).execute();
+}
+
+/**
+ * Whether `owner` holds every lease named, read in the caller's transaction as a fence (see
+ * leaseHolder: FOR SHARE on PostgreSQL, so a takeover waits until the transaction ends).
+ */
+export async function holdsLeases(db: Kysely<Schema>, names: readonly string[], owner: string): Promise<boolean> {
+  if (names.length === 0) return true;
+  let query = db
+    .selectFrom('worker_leases')
+    .select('owner')
+    .where('name', 'in', [...names]);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
+  const rows = await query.execute();
+  return rows.length === names.length && rows.every((row) => row.owner === owner);
+}

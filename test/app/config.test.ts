@@ -25,6 +25,9 @@ describe('INGESTION_POLL_MS', () => {
   it('defaults to 200 ms and takes a number of milliseconds', () => {
     expect(loadConfig({}).ingestionPollMs).toBe(200);
     expect(loadConfig({ INGESTION_POLL_MS: '1500' }).ingestionPollMs).toBe(1500);
+    expect(loadConfig({}).ingestionLeaseMs).toBe(15_000);
+    expect(loadConfig({ INGESTION_LEASE_MS: '2000' }).ingestionLeaseMs).toBe(2000);
+    expect(() => loadConfig({ INGESTION_LEASE_MS: '0' })).toThrow(/INGESTION_LEASE_MS/);
     for (const value of ['soon', '0', '-5', '1.5', '2147483648']) {
       expect(() => loadConfig({ INGESTION_POLL_MS: value })).toThrow(
         `INGESTION_POLL_MS must be a whole number of milliseconds from 1 to 2147483647, got "${value}"`,

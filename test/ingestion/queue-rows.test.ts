@@ -7,10 +7,12 @@ import {
   chunkPayloads,
   joinQueueRows,
   MAX_CHUNK_EVENTS,
+  partitionChunks,
   MAX_JOINED_CHARS,
   type QueueRowText,
 } from '../../src/ingestion/core/queue-rows.js';
 import type { QueuedEvent } from '../../src/ingestion/queue.js';
+import { queuePartition } from '../../src/ingestion/core/partition.js';
 
 const payload = (n: number, extra: Record<string, unknown> = {}): QueuedEvent => ({
   uuid: `u${n}`,
@@ -27,6 +29,7 @@ function requestRows(events: QueuedEvent[], overrides: Partial<QueueRowText> = {
     ...chunk,
     teamId: 1,
     lane: 'realtime',
+    partition: 0,
     receivedAt: events[0]!.now,
     joinable: true,
     ...overrides,
@@ -141,5 +144,75 @@ describe('joinQueueRows', () => {
     for (const row of joined.slice(0, 2)) expect(row.payload.length).toBeLessThanOrEqual(MAX_JOINED_CHARS);
     expect(joined[2]).toBe(rows[3]);
     expect(joined.flatMap(eventsOf).map((e) => e.uuid)).toEqual(['u0', 'u1', 'u2', 'u3', 'u4']);
+  });
+});
+
+describe('partitionChunks', () => {
+  it("splits a chunk of several partitions' events into one chunk per partition, each in order", () => {
+    const events = range(0, 60).map((e, i) => ({ ...e, distinct_id: `p${i % 7}` }));
+    const chunks = partitionChunks(3, chunkPayloads(events), 16);
+    const seen: QueuedEvent[] = [];
+    for (const chunk of chunks) {
+      const held = eventsOf({ ...chunk, teamId: 3, lane: 'realtime', receivedAt: '', joinable: true });
+      expect(held).toHaveLength(chunk.count);
+      expect(chunk.distinctId).toBe(held[0]!.distinct_id);
+      // One partition per chunk, the one its events' distinct ids map to.
+      for (const e of held) expect(queuePartition(3, e.distinct_id, 16)).toBe(chunk.partition);
+      // In the request's order within the chunk.
+      expect(held.map((e) => e.properties!.n)).toEqual([...held.map((e) => e.properties!.n as number)].sort((a, b) => a - b));
+      seen.push(...held);
+    }
+    expect(new Set(chunks.map((c) => c.partition)).size).toBe(chunks.length);
+    expect(seen.map((e) => e.uuid).sort()).toEqual(events.map((e) => e.uuid).sort());
+    // A lone event of its partition is a plain row, not an array.
+    let other = 0;
+    while (queuePartition(3, `other-${other}`, 16) === queuePartition(3, 'd1', 16)) other++;
+    const lone = partitionChunks(3, chunkPayloads([payload(1), { ...payload(2), distinct_id: `other-${other}` }]), 16);
+    expect(lone.map((chunk) => [chunk.count, chunk.payload.startsWith('{')])).toEqual([
+      [1, true],
+      [1, true],
+    ]);
+  });
+
+  it('leaves a chunk whole with one partition, or with one distinct id', () => {
+    const mixed = chunkPayloads(range(0, 30));
+    expect(mixed[0]!.distinctIds).toHaveLength(30);
+    const one = partitionChunks(3, mixed, 1);
+    expect(one).toEqual([{ distinctId: 'd0', payload: mixed[0]!.payload, count: 30, partition: 0 }]);
+    const same = chunkPayloads(range(0, 30).map((e) => ({ ...e, distinct_id: 'same' })));
+    expect(same[0]!.distinctIds).toBeUndefined();
+    expect(partitionChunks(3, same, 16)).toEqual([
+      { distinctId: 'same', payload: same[0]!.payload, count: 30, partition: queuePartition(3, 'same', 16) },
+    ]);
+  });
+});
+
+describe('joinQueueRows across partitions', () => {
+  it("joins each partition's rows of a commit, however they interleave, keeping each partition's order", () => {
+    const rows = range(0, 12).flatMap((e, i) => requestRows([e], { partition: i % 3 }));
+    const joined = joinQueueRows(rows);
+    expect(joined.map((r) => [r.partition, r.count])).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+    ]);
+    expect(eventsOf(joined[1]!).map((e) => e.uuid)).toEqual(['u1', 'u4', 'u7', 'u10']);
+  });
+
+  it("stops a partition's join at a row of its own, which stays after the events before it", () => {
+    const rows = [
+      ...requestRows([payload(0)], { partition: 0 }),
+      ...requestRows([payload(1)], { partition: 1 }),
+      ...requestRows([payload(2)], { partition: 0, joinable: false }),
+      ...requestRows([payload(3)], { partition: 1 }),
+      ...requestRows([payload(4)], { partition: 0 }),
+    ];
+    const joined = joinQueueRows(rows);
+    expect(joined.map((r) => [r.partition, eventsOf(r).map((e) => e.uuid)])).toEqual([
+      [0, ['u0']],
+      [1, ['u1', 'u3']],
+      [0, ['u2']],
+      [0, ['u4']],
+    ]);
   });
 });

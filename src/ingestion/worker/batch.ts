@@ -147,7 +147,7 @@ export async function processBatch(
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
   await preload(batch, rows, prepared);
   const warnings: WarningRow[] = [];
-  const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string }> = [];
+  const overflow: Array<{ team_id: number; lane: Lane; distinct_id: string; payload: string; received_at: string; partition: number }> = [];
   const firstEventTeams = new Set<number>();
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
@@ -183,6 +183,8 @@ export async function processBatch(
         distinct_id: event.distinctId,
         payload: JSON.stringify({ ...queued, person_only: true }),
         received_at: queued.now,
+        // The event's partition: its deferred update stays in line with the distinct id's events.
+        partition: rows[i]!.partition,
       });
       deps.warnHot(teamId, event.distinctId, now, (list) => record(teamId, list));
     }

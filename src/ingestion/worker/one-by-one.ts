@@ -208,7 +208,15 @@ async function recordFailedChunkAttempt(ctx: OneByOneContext, lane: Lane, row: Q
       const names = { distinct_id: '', received_at: new Date().toISOString(), ...rowNames(queued) };
       const parked = await trx
         .insertInto('ingestion_queue')
-        .values({ team_id: row.team_id, lane, ...names, payload: row.payload, attempts: MAX_PROCESSING_ATTEMPTS, event_count: 1 })
+        .values({
+          team_id: row.team_id,
+          lane,
+          ...names,
+          payload: row.payload,
+          attempts: MAX_PROCESSING_ATTEMPTS,
+          event_count: 1,
+          partition: row.partition, // parked in its partition: put back in line, it is read there
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       parkedId = Number(parked.id);

@@ -13,7 +13,8 @@ import type { Lane } from '../queue.js';
 import { queueHeadId, readQueueBatch } from '../queue-records.js';
 import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
 import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
-import { acquireLease, leaseHolder, releaseLease } from '../../platform/lease.js';
+import { partitionCount } from '../core/partition.js';
+import { PartitionLeases } from './partition-leases.js';
 import { BatchSizer } from './batch-sizer.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
@@ -53,6 +54,11 @@ export interface WorkerOptions {
   batchBudgetMs?: number;
   /** How long to sleep when every lane is empty (a commit in this process wakes it sooner). */
   idleMs?: number;
+  /**
+   * How long the worker's partition leases last unrenewed (INGESTION_LEASE_MS, 15 s by default):
+   * a worker that dies leaves its partitions to the others this long after its last renewal.
+   * Renewed about three times per TTL.
+   */
   leaseTtlMs?: number;
   /** Events per second one distinct id may send before its person processing is deferred; 0 = off. */
   spikeEventsPerSecond?: number;
@@ -81,19 +87,19 @@ interface Lookahead {
   prepared: Promise<PreparedRow[] | undefined>;
 }
 
-const LEASE = 'ingestion-worker';
-
 /** The realtime lane first; history and deferred person updates when they are due. */
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
 export { MAX_PROCESSING_ATTEMPTS };
 
 /**
- * Turns queued events into stored events, persons and groups. One process at a time holds the
- * worker lease and processes the queue in id order, so each distinct id's events are handled in
- * the order they arrived; the others wait and take over if the holder dies. Each batch is one
- * transaction that also deletes the queue rows it processed, so a crash loses nothing and a
- * replay duplicates nothing.
+ * Turns queued events into stored events, persons and groups. The queue is split into partitions
+ * by distinct id (core/partition.ts: 16 on PostgreSQL, 1 on SQLite); the workers share them
+ * through leases (partition-leases.ts), and each processes the rows of the partitions it holds in
+ * id order, so each distinct id's events are handled in the order they arrived. A worker that
+ * dies leaves its partitions to the others when its leases lapse. Each batch is one transaction
+ * that also deletes the queue rows it processed, so a crash loses nothing and a replay duplicates
+ * nothing.
  */
 export class IngestionWorker {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -107,8 +113,8 @@ export class IngestionWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly pause = new WakeableSleep();
-  private leaseRenewedAt = 0;
-  private hasLease = false;
+  /** The queue partitions this worker holds. */
+  private readonly leases: PartitionLeases;
   private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics' | 'analyticsCopyDelayMs'>> &
     WorkerOptions;
   /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
@@ -150,6 +156,7 @@ export class IngestionWorker {
       prepareAhead: true,
       ...options,
     };
+    this.leases = new PartitionLeases(database.db, this.owner, partitionCount(database.dialect), this.options.leaseTtlMs, log);
     if (database.dialect === 'sqlite' && this.options.batchBudgetMs > 0)
       this.sizer = new BatchSizer(this.options.batchSize, this.options.batchBudgetMs);
     if (options.geoip instanceof Promise) {
@@ -205,7 +212,7 @@ export class IngestionWorker {
     this.loop = this.run();
   }
 
-  /** Stops the loop (if started), the prepare thread, and gives up the lease (also after `drain`). */
+  /** Stops the loop (if started), the prepare thread, and gives up the leases (also after `drain`). */
   async stop(): Promise<void> {
     const wasRunning = this.running;
     this.stopped = true;
@@ -214,17 +221,15 @@ export class IngestionWorker {
       this.wake();
       await this.loop;
     }
-    // A round started by drain() or runOnce() finishes (its batch commits) before the lease goes.
+    // A round started by drain() or runOnce() finishes (its batch commits) before the leases go.
     await this.round;
     await this.prepareThread?.close();
+    const held = this.holding;
     // What this worker committed is copied before it goes (what is left, the next start copies).
-    if (this.hasLease)
-      await this.copier?.flush().catch((error: unknown) => this.log.warn({ err: error }, 'copying events to ClickHouse failed'));
+    if (held) await this.copier?.flush().catch((error: unknown) => this.log.warn({ err: error }, 'copying events to ClickHouse failed'));
     await this.copier?.stop();
-    if (this.hasLease) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
-    this.hasLease = false;
-    // Started again, it takes the lease afresh: others may have written persons in between.
-    this.leaseRenewedAt = 0;
+    // Started again, it takes partitions afresh: others may have written persons in between.
+    await this.leases.release().catch(() => undefined);
     this.forgetWhatOthersMayChange();
     if (wasRunning) this.log.info({ owner: this.owner }, 'ingestion worker stopped');
   }
@@ -249,16 +254,25 @@ export class IngestionWorker {
     }
   }
 
-  /** Whether this process may work now; renews the lease a few times per TTL. */
-  private async holdLease(): Promise<boolean> {
+  /** Whether this worker holds any partition of the queue now. */
+  private get holding(): boolean {
+    return this.leases.held.length > 0;
+  }
+
+  /**
+   * Whether this process may work now; renews its leases a few times per TTL (and at every round
+   * while it holds none, to get its share as soon as there is one).
+   */
+  private async holdPartitions(): Promise<boolean> {
     const now = Date.now();
-    if (this.hasLease && now - this.leaseRenewedAt < this.options.leaseTtlMs / 3) return true;
-    // The lease may have lapsed meanwhile, and another worker taken the rows read ahead (and
+    const renewedAt = this.leases.renewedAt;
+    if (this.holding && now - renewedAt < this.options.leaseTtlMs / 3) return true;
+    // The leases may have lapsed meanwhile, and another worker taken the rows read ahead (and
     // written persons this one keeps).
-    if (now - this.leaseRenewedAt >= this.options.leaseTtlMs) this.forgetWhatOthersMayChange();
-    this.hasLease = await acquireLease(this.database.db, LEASE, this.owner, this.options.leaseTtlMs);
-    if (this.hasLease) this.leaseRenewedAt = now;
-    return this.hasLease;
+    if (now - renewedAt >= this.options.leaseTtlMs) this.forgetWhatOthersMayChange();
+    // Rows read ahead were read for the partitions held then.
+    if (await this.leases.renew()) this.forgetWhatOthersMayChange();
+    return this.holding;
   }
 
   /** One batch from each lane that has work; returns how many queued events were processed. */
@@ -274,11 +288,11 @@ export class IngestionWorker {
   }
 
   private async runRound(): Promise<number> {
-    if (!(await this.holdLease())) {
+    if (!(await this.holdPartitions())) {
       this.forgetWhatOthersMayChange();
       return 0;
     }
-    // Rows a crashed or stopped holder of the lease left for ClickHouse.
+    // Rows a crashed or stopped worker left for ClickHouse.
     if (!this.outboxTakenOver) {
       this.outboxTakenOver = true;
       this.copier?.copyWaiting();
@@ -289,9 +303,9 @@ export class IngestionWorker {
       // requests waiting meanwhile are answered before the next one starts.
       if (total > 0) await nextTurn();
       total += await this.processLane(lane);
-      if (!this.hasLease) break; // lost during the lane: another worker goes on
+      if (!this.holding) break; // lost during the lane: other workers go on
     }
-    if (total === 0 && this.hasLease) this.copier?.copyIfIdle();
+    if (total === 0 && this.holding) this.copier?.copyIfIdle();
     return total;
   }
 
@@ -310,7 +324,12 @@ export class IngestionWorker {
     while ((await this.runOnce()) > 0) {
       // keep going
     }
-    if (this.hasLease) await this.copier?.flush();
+    if (this.holding) await this.copier?.flush();
+  }
+
+  /** The partitions a read takes: those held, or all (no condition) when this worker holds every one. */
+  private get readPartitions(): readonly number[] | undefined {
+    return this.leases.holdsAll ? undefined : this.leases.held;
   }
 
   private async processLane(lane: Lane): Promise<number> {
@@ -319,7 +338,7 @@ export class IngestionWorker {
     const ahead = await this.takeLookahead(lane);
     const read = ahead
       ? { records: ahead.rows, more: ahead.more }
-      : await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS);
+      : await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS, undefined, this.readPartitions);
     const rows = read.records;
     if (rows.length === 0) return 0;
     // More behind a batch means a backlog: read the next one and have it prepared while this one is written.
@@ -331,8 +350,9 @@ export class IngestionWorker {
       prepared = ahead && (await ahead.prepared);
       const waited = performance.now() - waitStarted;
       if (prepared) this.batchesPreparedAhead++;
+      const partitions = partitionsOf(rows);
       const outcome = await this.conflicts.run(
-        () => this.inFencedTransaction((trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)),
+        () => this.inFencedTransaction(partitions, (trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)),
         { lane, rows: rows.length },
       );
       this.sizer?.record(rows.length, performance.now() - stretchStarted - waited);
@@ -346,18 +366,18 @@ export class IngestionWorker {
       }
       if (error instanceof QueueRowsGone) {
         // Deleted meanwhile: by an environment's deletion (its queue rows go with it), or by another
-        // worker that held the lease. The rest of the batch is read again; the lease is checked now.
+        // worker that held a partition. The rest of the batch is read again; the leases are checked now.
         this.log.warn(
           { lane, rows: rows.length, missing: error.missing },
           'batch rolled back: some of its queue rows were deleted meanwhile',
         );
-        this.leaseRenewedAt = 0;
+        this.leases.renewedAt = 0;
         return rows.length;
       }
       // One bad event must not stall the queue: retry the batch one event per transaction.
       this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
       try {
-        await processOneByOne(this.oneByOne, lane, rows);
+        await processOneByOne(this.oneByOne(partitionsOf(rows)), lane, rows);
       } catch (aloneError) {
         if (!(aloneError instanceof LeaseLost)) throw aloneError;
         this.lostLease(lane, rows.length);
@@ -372,19 +392,22 @@ export class IngestionWorker {
   }
 
   /**
-   * A transaction that first checks that this worker still holds the lease. The lease is renewed
-   * once per round, and a round can outlast it (a slow batch, a failed one retried event by
-   * event): another worker may have taken over and written persons this one keeps (PersonCache).
-   * It is a fence: on SQLite the write lock is held from `begin`; on PostgreSQL the lease row is
-   * read FOR SHARE, so a takeover (which updates that row) waits for this transaction to end.
-   * Persons deleted by others since the last batch empty the cache too (PersonCache).
-   * A transaction that fails empties the cache of persons: a failed commit may have committed all
-   * the same (a connection lost during COMMIT), so what was kept from before it may be stale.
+   * A transaction that first checks that this worker still holds the leases of `partitions` (the
+   * batch's). Leases are renewed a few times per TTL, and a round can outlast one (a slow batch,
+   * a failed one retried event by event): another worker may have taken a partition over and
+   * processed its rows. It is a fence: on SQLite the write lock is held from `begin`; on
+   * PostgreSQL the lease rows are read FOR SHARE, so a takeover (which updates them) waits for this
+   * transaction to end.
+   * The persons kept (PersonCache) are trusted only while this worker holds every partition: a
+   * merge in another worker's partition can change them. Persons deleted by others since the last
+   * batch empty the cache too. A transaction that fails empties it: a failed commit may have
+   * committed all the same (a connection lost during COMMIT), so what was kept may be stale.
    */
-  private async inFencedTransaction<T>(work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+  private async inFencedTransaction<T>(partitions: readonly number[], work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+    if (!this.leases.holdsAll) this.personCache.clear();
     try {
       return await this.database.db.transaction().execute(async (trx) => {
-        if ((await leaseHolder(trx, LEASE)) !== this.owner) throw new LeaseLost();
+        if (!(await this.leases.fence(trx, partitions))) throw new LeaseLost();
         this.personCache.checkDeletions(await countPersonDeletions(trx));
         return work(trx);
       });
@@ -394,17 +417,16 @@ export class IngestionWorker {
     }
   }
 
-  /** Found in a batch's transaction: another worker holds the lease. Nothing kept is trusted. */
+  /** Found in a batch's transaction: another worker holds one of its partitions. Nothing kept is trusted. */
   private lostLease(lane: Lane, rows: number): void {
-    this.hasLease = false;
-    this.leaseRenewedAt = 0;
+    this.leases.lost();
     this.forgetWhatOthersMayChange();
-    this.log.warn({ lane, rows }, 'ingestion lease taken by another worker; batch rolled back');
+    this.log.warn({ lane, rows }, 'ingestion partition taken by another worker; batch rolled back');
   }
 
   /**
-   * Without the lease, another worker may take the rows read ahead and write the persons kept:
-   * neither is trusted once this worker holds the lease again.
+   * When the partitions held change (or may have), another worker may take the rows read ahead
+   * and write the persons kept: neither is trusted.
    */
   private forgetWhatOthersMayChange(): void {
     this.ahead.clear();
@@ -422,7 +444,7 @@ export class IngestionWorker {
     this.ahead.delete(lane);
     if (!ahead) return undefined;
     // The head of the lane, read as every batch's size is (the query shape tuned for the queue).
-    const head = await queueHeadId(this.database.db, lane, MAX_PROCESSING_ATTEMPTS);
+    const head = await queueHeadId(this.database.db, lane, MAX_PROCESSING_ATTEMPTS, this.readPartitions);
     if (head !== undefined && head < ahead.rows[0]!.id) return undefined;
     return ahead;
   }
@@ -435,6 +457,7 @@ export class IngestionWorker {
       this.nextBatchSize,
       MAX_PROCESSING_ATTEMPTS,
       rows[rows.length - 1]!.id,
+      this.readPartitions,
     );
     if (next.length === 0) return;
     const anonymized: number[] = [];
@@ -469,11 +492,11 @@ export class IngestionWorker {
     for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
   }
 
-  /** What the one-by-one retry of a failed batch uses (one-by-one.ts). */
-  private get oneByOne(): OneByOneContext {
+  /** What the one-by-one retry of a failed batch (of rows of `partitions`) uses (one-by-one.ts). */
+  private oneByOne(partitions: readonly number[]): OneByOneContext {
     return {
       // Each event's transaction loses races as a batch's does: retried alike, not counted as a failure.
-      inFencedTransaction: (work) => this.conflicts.run(() => this.inFencedTransaction(work), { oneByOne: true }),
+      inFencedTransaction: (work) => this.conflicts.run(() => this.inFencedTransaction(partitions, work), { oneByOne: true }),
       batchDeps: () => this.batchDeps(),
       afterCommit: (outcome) => this.afterCommit(outcome),
       log: this.log,
@@ -488,4 +511,11 @@ export class IngestionWorker {
     if (this.hotWarned.size > 10_000) this.hotWarned.clear();
     record([{ type: 'person_processing_deferred', details: { distinctId, reason: 'event rate above the spike limit' } }]);
   }
+}
+
+/** The partitions of a batch's rows, ascending. */
+function partitionsOf(rows: readonly QueueRecord[]): number[] {
+  const partitions = new Set<number>();
+  for (const row of rows) partitions.add(row.partition);
+  return [...partitions].sort((a, b) => a - b);
 }

@@ -25,6 +25,7 @@ import { definitions } from './021-definitions.js';
 import { dashboardFilters } from './022-dashboard-filters.js';
 import { surveys } from './023-surveys.js';
 import { earlyAccessFeatures } from './024-early-access-features.js';
+import { ingestionPartitions } from './025-ingestion-partitions.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -52,6 +53,7 @@ export const migrations: HogletMigration[] = [
   dashboardFilters,
   surveys,
   earlyAccessFeatures,
+  ingestionPartitions,
 ];
 
 export class MigrationError extends Error {}

@@ -210,15 +210,15 @@ export async function insertPersons(db: Db, persons: Array<NewPerson & { version
 }
 
 /**
- * Inserts distinct ids, in (team, distinct id) order: two concurrent batches inserting some of the
- * same ids then wait for each other on the first one they share, and the second fails with a
- * unique violation (retried) instead of the two deadlocking.
+ * Inserts distinct ids in the order given: that order is theirs (rowid on SQLite, `seq` on
+ * PostgreSQL), and a person's first distinct id is the one PostHog acts as. Two concurrent batches
+ * inserting some of the same ids may deadlock or collide on the key; either is a write conflict,
+ * and the losing batch is retried (conflict-retry.ts).
  */
 export async function insertDistinctIds(db: Db, rows: Array<{ teamId: number; distinctId: string; personId: number }>): Promise<void> {
-  const sorted = [...rows].sort((a, b) => a.teamId - b.teamId || (a.distinctId < b.distinctId ? -1 : a.distinctId > b.distinctId ? 1 : 0));
   await DISTINCT_ID_INSERT.execute(
     db,
-    sorted.map((r) => [r.teamId, r.distinctId, r.personId]),
+    rows.map((r) => [r.teamId, r.distinctId, r.personId]),
   );
 }
 

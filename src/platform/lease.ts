@@ -73,7 +73,8 @@ export async function claimLeases(db: Kysely<Schema>, names: readonly string[], 
   const expires = new Date(now.getTime() + ttlMs).toISOString();
   const taken = await db
     .insertInto('worker_leases')
-    .values(names.map((name) => ({ name, owner, expires_at: expires })))
+    // In name order, as holdsLeases locks them: a claim and a batch's fence wait, never deadlock.
+    .values([...names].sort().map((name) => ({ name, owner, expires_at: expires })))
     .onConflict((oc) =>
       oc
         .column('name')
@@ -107,7 +108,8 @@ export async function holdsLeases(db: Kysely<Schema>, names: readonly string[], 
   let query = db
     .selectFrom('worker_leases')
     .select('owner')
-    .where('name', 'in', [...names]);
+    .where('name', 'in', [...names])
+    .orderBy('name');
   if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
   const rows = await query.execute();
   return rows.length === names.length && rows.every((row) => row.owner === owner);

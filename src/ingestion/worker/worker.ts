@@ -404,7 +404,8 @@ export class IngestionWorker {
    * committed all the same (a connection lost during COMMIT), so what was kept may be stale.
    */
   private async inFencedTransaction<T>(partitions: readonly number[], work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
-    if (!this.leases.holdsAll) this.personCache.clear();
+    // A renewal older than the lease time may have lost a partition this batch does not fence on.
+    if (!this.leases.holdsAll || Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs) this.personCache.clear();
     try {
       return await this.database.db.transaction().execute(async (trx) => {
         if (!(await this.leases.fence(trx, partitions))) throw new LeaseLost();

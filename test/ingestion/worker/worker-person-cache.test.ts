@@ -171,10 +171,12 @@ describe('worker person cache', () => {
     // meanwhile the second takes the lease, updates r-x's person, and gives the lease up.
     const lanes = first as unknown as { processLane(lane: Lane): Promise<number> };
     const processLane = lanes.processLane.bind(first);
-    const roundStarted = Date.now(); // the lease was renewed at the latest then
     lanes.processLane = async (lane: Lane) => {
       if (lane === 'historical') {
-        await clockPast(roundStarted + 300);
+        // Past the end of the first worker's leases as this round renewed them, read back rather
+        // than guessed from a clock taken before the round (a busy machine renews late).
+        const leases = await database.db.selectFrom('worker_leases').select('expires_at').execute();
+        await clockPast(Math.max(...leases.map((lease) => Date.parse(lease.expires_at))));
         await ingestionQueue.enqueue([row(teamId, 'r-x', 'clicked', { $set: { b: 2 } })]);
         await second.drain();
         await second.stop();

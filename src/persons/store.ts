@@ -175,6 +175,32 @@ const PERSONS_BY_DISTINCT_ID = new InListQuery(
       .where('d.distinct_id', 'in', distinctIds),
   BATCH_ROWS,
 );
+/**
+ * As getPersonsByDistinctIds (without a cache), on PostgreSQL with the persons' rows locked for
+ * the caller's transaction, in ascending id order, and read as they are once locked: a batch run
+ * again after losing a race with another worker's batch holds the persons it will write, so it
+ * cannot lose the same race twice; the other batch waits for it instead.
+ */
+export async function lockPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[]): Promise<Map<string, Person>> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return getPersonsByDistinctIds(db, teamId, distinctIds);
+  const found = new Map<string, Person>();
+  for (const row of await PERSONS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
+  return found;
+}
+
+const PERSONS_BY_DISTINCT_ID_LOCKED = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) =>
+    db
+      .selectFrom('person_distinct_ids as d')
+      .innerJoin('persons as p', 'p.id', 'd.person_id')
+      .selectAll('p')
+      .select('d.distinct_id')
+      .where('d.team_id', '=', teamId)
+      .where('d.distinct_id', 'in', distinctIds)
+      .orderBy('p.id')
+      .forUpdate('p'),
+  BATCH_ROWS,
+);
 const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
   (db: Db, [teamId]: [number], distinctIds: string[]) =>
     db

@@ -71,8 +71,9 @@ export class BatchContext {
     readonly db: Db,
     committedGroupTypes?: Map<string, number>,
     personCache?: PersonCache,
+    lockPersons = false,
   ) {
-    this.persons = new PersonUnitOfWork(db, personCache);
+    this.persons = new PersonUnitOfWork(db, personCache, lockPersons);
     this.groups = new GroupUnitOfWork(db);
     this.groupTypes = new GroupTypeCache(committedGroupTypes);
   }

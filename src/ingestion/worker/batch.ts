@@ -34,6 +34,11 @@ export interface BatchDeps {
   personCache?: PersonCache | undefined;
   /** Event and property definitions the worker's committed batches wrote. */
   definitions?: DefinitionsCache | undefined;
+  /**
+   * Read the batch's persons locked (PostgreSQL): set when the batch runs again after losing a
+   * race with another worker's batch, so that it does not lose it again (conflict-retry.ts).
+   */
+  lockPersons?: boolean;
   /** Records a `person_processing_deferred` warning, at most once a minute per distinct id. */
   warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void;
 }
@@ -142,7 +147,7 @@ export async function processBatch(
   ahead?: PreparedRow[],
   dequeue: Dequeue = deleteRows,
 ): Promise<BatchOutcome> {
-  const batch = new BatchContext(trx, deps.groupTypes, deps.personCache);
+  const batch = new BatchContext(trx, deps.groupTypes, deps.personCache, deps.lockPersons);
   const teams = await loadTeams(trx, rows);
   const prepared = prepareBatch(rows, teams, deps.geoip, ahead);
   await preload(batch, rows, prepared);

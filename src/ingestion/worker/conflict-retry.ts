@@ -21,7 +21,9 @@ export interface ConflictRetryOptions {
  * first, a person it merged away (write-conflicts.ts). Nothing is wrong with the batch's events:
  * the transaction rolled back, and the batch is run again whole, from fresh reads, with the
  * worker's caches dropped, after a short randomized pause that lets the other commit and keeps
- * two batches from colliding again in step. After CONFLICT_RETRIES the error goes up to the
+ * two batches from colliding again in step. The worker runs a batch again with its persons read
+ * locked (BatchDeps.lockPersons): a batch whose persons another worker keeps updating would
+ * otherwise lose every race for them, and end in the one-by-one fallback. After CONFLICT_RETRIES the error goes up to the
  * caller (the one-by-one fallback). SQLite's errors are never conflicts: nothing changes there.
  */
 export class ConflictRetry {
@@ -38,11 +40,14 @@ export class ConflictRetry {
     this.pause = options.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** Runs `attempt` (a whole batch's transaction), again after each conflict, up to the limit. */
-  async run<T>(attempt: () => Promise<T>, context: Record<string, unknown> = {}): Promise<T> {
+  /**
+   * Runs `attempt` (a whole batch's transaction), again after each conflict, up to the limit;
+   * `attempt` is told which retry it is (0: the first run).
+   */
+  async run<T>(attempt: (retry: number) => Promise<T>, context: Record<string, unknown> = {}): Promise<T> {
     for (let retry = 1; ; retry++) {
       try {
-        return await attempt();
+        return await attempt(retry - 1);
       } catch (error) {
         if (retry > this.retries || !isConcurrentWriteConflict(error)) throw error;
         this.retried++;

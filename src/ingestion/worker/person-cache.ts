@@ -20,7 +20,8 @@ import type { Properties } from '../core/index.js';
  *   inFencedTransaction): any change empties the cache. An environment's
  *   persons are not counted: its id is never used again, so nothing asks for them.
  * The worker empties it too whenever it takes the lease (another worker may have written meanwhile)
- * and after any failed batch (a failed commit may have committed). Each batch's transaction first
+ * and after any failed batch (a failed commit may have committed). While other workers hold some
+ * of the partitions, it keeps only persons by version (forgetOwners before each batch). Each batch's transaction first
  * checks that the worker still holds the lease (worker.ts, inFencedTransaction): a round can
  * outlast the lease, and another worker take over in its middle.
  * "No person" is never kept: other writers may insert persons.
@@ -90,6 +91,17 @@ export class PersonCache {
   /** A person merged away: distinct ids that pointed to it now find nothing here. */
   forget(personId: number): void {
     this.persons.delete(personId);
+  }
+
+  /**
+   * Drops which person owns which distinct id and keeps the persons by version: beside other
+   * workers (another worker's merge may move a distinct id) owners kept may be stale, but a
+   * person's properties at a version are the same for every worker, since each write raises the
+   * version and, on PostgreSQL, writes only over the version it read (updatePersons).
+   */
+  forgetOwners(): void {
+    this.owners.clear();
+    this.ownerTotal = 0;
   }
 
   clear(): void {

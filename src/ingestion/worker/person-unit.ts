@@ -6,6 +6,7 @@ import {
   insertDistinctIds,
   insertPersons,
   lockPersonsAtVersions,
+  lockPersonsByDistinctIds,
   updatePersons,
   type KnownProperties,
   type Person,
@@ -71,9 +72,14 @@ export class PersonUnitOfWork {
 
   private readonly known: KnownProperties | undefined;
 
+  /**
+   * `lockOnRead`: read every person locked (lockPersonsByDistinctIds), none from the cache; for a
+   * batch run again after a conflict with another worker's batch.
+   */
   constructor(
     private readonly db: Db,
     private readonly cache?: PersonCache,
+    private readonly lockOnRead = false,
   ) {
     this.known = cache && ((id, version) => cache.properties(id, version));
   }
@@ -87,12 +93,14 @@ export class PersonUnitOfWork {
     const missing: string[] = [];
     for (const distinctId of new Set(distinctIds)) {
       if (team.has(distinctId)) continue;
-      const cached = this.cache?.owner(teamId, distinctId);
+      const cached = this.lockOnRead ? undefined : this.cache?.owner(teamId, distinctId);
       if (cached) team.set(distinctId, this.adopt(cached));
       else missing.push(distinctId);
     }
     if (missing.length === 0) return;
-    const found = await getPersonsByDistinctIds(this.db, teamId, missing, this.known);
+    const found = this.lockOnRead
+      ? await lockPersonsByDistinctIds(this.db, teamId, missing)
+      : await getPersonsByDistinctIds(this.db, teamId, missing, this.known);
     for (const distinctId of missing) {
       const row = found.get(distinctId);
       team.set(distinctId, row ? this.adopt(row) : null);

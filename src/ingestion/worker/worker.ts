@@ -352,7 +352,10 @@ export class IngestionWorker {
       if (prepared) this.batchesPreparedAhead++;
       const partitions = partitionsOf(rows);
       const outcome = await this.conflicts.run(
-        () => this.inFencedTransaction(partitions, (trx) => processBatch(trx, lane, rows, this.batchDeps(), prepared)),
+        (retry) =>
+          this.inFencedTransaction(partitions, (trx) =>
+            processBatch(trx, lane, rows, { ...this.batchDeps(), lockPersons: retry > 0 }, prepared),
+          ),
         { lane, rows: rows.length },
       );
       this.sizer?.record(rows.length, performance.now() - stretchStarted - waited);
@@ -398,14 +401,15 @@ export class IngestionWorker {
    * processed its rows. It is a fence: on SQLite the write lock is held from `begin`; on
    * PostgreSQL the lease rows are read FOR SHARE, so a takeover (which updates them) waits for this
    * transaction to end.
-   * The persons kept (PersonCache) are trusted only while this worker holds every partition: a
-   * merge in another worker's partition can change them. Persons deleted by others since the last
+   * Which person owns a distinct id (PersonCache) is trusted only while this worker holds every
+   * partition: a merge in another worker's partition can change it; persons by version stay
+   * trusted (PersonCache.forgetOwners). Persons deleted by others since the last
    * batch empty the cache too. A transaction that fails empties it: a failed commit may have
    * committed all the same (a connection lost during COMMIT), so what was kept may be stale.
    */
   private async inFencedTransaction<T>(partitions: readonly number[], work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
     // A renewal older than the lease time may have lost a partition this batch does not fence on.
-    if (!this.leases.holdsAll || Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs) this.personCache.clear();
+    if (!this.leases.holdsAll || Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs) this.personCache.forgetOwners();
     try {
       return await this.database.db.transaction().execute(async (trx) => {
         if (!(await this.leases.fence(trx, partitions))) throw new LeaseLost();

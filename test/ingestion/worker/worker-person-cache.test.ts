@@ -235,6 +235,18 @@ describe('PersonCache', () => {
     expect(cache.properties(1, 4)).toEqual({ a: 2 });
   });
 
+  it('forgets owners but keeps persons by version beside other workers', () => {
+    const cache = new PersonCache();
+    cache.remember(person(1, 3, { a: 1 }));
+    cache.rememberOwner(1, 'x', 1);
+    expect(cache.owner(1, 'x')?.id).toBe(1);
+    cache.forgetOwners();
+    expect(cache.owner(1, 'x')).toBeUndefined();
+    expect(cache.ownersKept).toBe(0);
+    expect(cache.properties(1, 3)).toEqual({ a: 1 });
+    expect(cache.size).toBe(1);
+  });
+
   it('finds owners by team and distinct id, and keeps a copy of what it is given', () => {
     const cache = new PersonCache();
     const given = person(7, 0);

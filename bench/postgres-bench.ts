@@ -251,8 +251,14 @@ function printLines(
   });
   process.stdout.write(`${pad} p99 ${decide.measured.p99} ms (bare ${decide.baseline.p99} ms), non-2xx ${decide.measured.non2xx}\n`);
   const [one, ...more] = drains;
+  // One worker that keeps the machine busy leaves little for a second one to add: shown beside it.
+  const busyText = (d: DrainFigure) => {
+    if (d.machineBusy === undefined) return '';
+    const busy = `; machine ${Math.round(d.machineBusy * 100)}% busy (all cores, PostgreSQL's too)`;
+    return d.workers === 1 ? `${busy}, so more workers can add at most ${(1 / d.machineBusy).toFixed(2)}x here` : busy;
+  };
   const detail = (d: DrainFigure) =>
-    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second\n`;
+    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}\n`;
   report('worker, 1 process (PostgreSQL)', one!.eventsPerSecond, 'events/s', floorLine(workerFloor), '>= 0.3');
   process.stdout.write(detail(one!));
   process.stdout.write(`${pad} ${postgresFloorText(workerFloor, `the rows 1 worker stored for ${fmt(workerEvents)} events`)}\n`);

@@ -4,6 +4,7 @@
  * and the rows one worker stored, for its PostgreSQL floor.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { cpuSecondsOf, entryArguments, ROOT, SERVER_ENVIRONMENT, SERVER_NODE_OPTIONS } from './harness.js';
@@ -89,6 +90,20 @@ export interface DrainFigure {
   processed: number;
   queued: number;
   seconds: number;
+  /** The share of the machine's cores busy during the drain (every process: PostgreSQL too); undefined off Linux. */
+  machineBusy: number | undefined;
+}
+
+/** Busy and total CPU time of the whole machine so far (Linux's /proc/stat), in clock ticks. */
+function machineTicks(): { busy: number; total: number } | undefined {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((sum, value) => sum + value, 0);
+    // idle and iowait are the machine waiting; everything else is work.
+    return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+  } catch {
+    return undefined;
+  }
 }
 
 /** `hoglet worker` processes of this checkout (compiled when the bench runs compiled). */
@@ -136,6 +151,7 @@ export async function timeDrain(url: string, count: number, env: Record<string, 
     const cpu = () => workers.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid), 0);
     let startedAt = process.hrtime.bigint();
     let cpuAtStart = cpu();
+    let ticksAtStart = machineTicks();
     const deadline = Date.now() + maxSeconds * 1000;
     let now = await backlog(client);
     while (now.queued > 0 || now.outbox > 0) {
@@ -149,8 +165,10 @@ export async function timeDrain(url: string, count: number, env: Record<string, 
       if (now.queued === initial) {
         startedAt = at;
         cpuAtStart = cpuAt;
+        ticksAtStart = machineTicks();
       }
     }
+    const ticks = machineTicks();
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     const processed = initial - now.queued;
     return {
@@ -160,6 +178,7 @@ export async function timeDrain(url: string, count: number, env: Record<string, 
       processed,
       queued: initial,
       seconds,
+      machineBusy: ticks && ticksAtStart && (ticks.busy - ticksAtStart.busy) / (ticks.total - ticksAtStart.total),
     };
   } finally {
     await stopWorkers(workers);

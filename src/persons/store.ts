@@ -141,10 +141,21 @@ export async function getPersonsByDistinctIds(
     for (const row of await PERSONS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
     return found;
   }
-  // With a cache of parsed properties, the properties column (the bulk of a person row) is read
-  // only for the persons the cache lacks at their current version, in a second query.
+  return withKnownProperties(await PERSON_FIELDS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds), db, known);
+}
+
+/**
+ * With a cache of parsed properties, the properties column (the bulk of a person row) is read
+ * only for the persons the cache lacks at their current version, in a second query.
+ */
+async function withKnownProperties(
+  rows: Array<Omit<Selectable<PersonsTable>, 'properties'> & { distinct_id: string }>,
+  db: Db,
+  known: KnownProperties,
+): Promise<Map<string, Person>> {
+  const found = new Map<string, Person>();
   const missing = new Map<number, Person[]>();
-  for (const row of await PERSON_FIELDS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) {
+  for (const row of rows) {
     const id = Number(row.id);
     const properties = known(id, Number(row.version));
     const person = withProperties(row, properties ?? {});
@@ -181,11 +192,19 @@ const PERSONS_BY_DISTINCT_ID = new InListQuery(
  * again after losing a race with another worker's batch holds the persons it will write, so it
  * cannot lose the same race twice; the other batch waits for it instead.
  */
-export async function lockPersonsByDistinctIds(db: Db, teamId: number, distinctIds: string[]): Promise<Map<string, Person>> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return getPersonsByDistinctIds(db, teamId, distinctIds);
+export async function lockPersonsByDistinctIds(
+  db: Db,
+  teamId: number,
+  distinctIds: string[],
+  known?: KnownProperties,
+): Promise<Map<string, Person>> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return getPersonsByDistinctIds(db, teamId, distinctIds, known);
   const found = new Map<string, Person>();
-  for (const row of await PERSONS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
-  return found;
+  if (!known) {
+    for (const row of await PERSONS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
+    return found;
+  }
+  return withKnownProperties(await PERSON_FIELDS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds), db, known);
 }
 
 const PERSONS_BY_DISTINCT_ID_LOCKED = new InListQuery(
@@ -195,6 +214,18 @@ const PERSONS_BY_DISTINCT_ID_LOCKED = new InListQuery(
       .innerJoin('persons as p', 'p.id', 'd.person_id')
       .selectAll('p')
       .select('d.distinct_id')
+      .where('d.team_id', '=', teamId)
+      .where('d.distinct_id', 'in', distinctIds)
+      .orderBy('p.id')
+      .forUpdate('p'),
+  BATCH_ROWS,
+);
+const PERSON_FIELDS_BY_DISTINCT_ID_LOCKED = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) =>
+    db
+      .selectFrom('person_distinct_ids as d')
+      .innerJoin('persons as p', 'p.id', 'd.person_id')
+      .select(['p.id', 'p.uuid', 'p.team_id', 'p.is_identified', 'p.created_at', 'p.version', 'd.distinct_id'])
       .where('d.team_id', '=', teamId)
       .where('d.distinct_id', 'in', distinctIds)
       .orderBy('p.id')

@@ -73,8 +73,8 @@ export class PersonUnitOfWork {
   private readonly known: KnownProperties | undefined;
 
   /**
-   * `lockOnRead`: read every person locked (lockPersonsByDistinctIds), none from the cache; for a
-   * batch run again after a conflict with another worker's batch.
+   * `lockOnRead`: read every person locked (lockPersonsByDistinctIds), taking only properties by
+   * version from the cache; for a batch that other workers' batches may race (worker.ts).
    */
   constructor(
     private readonly db: Db,
@@ -99,7 +99,7 @@ export class PersonUnitOfWork {
     }
     if (missing.length === 0) return;
     const found = this.lockOnRead
-      ? await lockPersonsByDistinctIds(this.db, teamId, missing)
+      ? await lockPersonsByDistinctIds(this.db, teamId, missing, this.known)
       : await getPersonsByDistinctIds(this.db, teamId, missing, this.known);
     for (const distinctId of missing) {
       const row = found.get(distinctId);

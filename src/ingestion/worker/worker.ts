@@ -354,7 +354,7 @@ export class IngestionWorker {
       const outcome = await this.conflicts.run(
         (retry) =>
           this.inFencedTransaction(partitions, (trx) =>
-            processBatch(trx, lane, rows, { ...this.batchDeps(), lockPersons: retry > 0 }, prepared),
+            processBatch(trx, lane, rows, { ...this.batchDeps(), lockPersons: retry > 0 || !this.leases.holdsAll }, prepared),
           ),
         { lane, rows: rows.length },
       );

@@ -45,8 +45,9 @@ function attempts(steps: readonly FunnelStep[]): string {
 
 /**
  * One row per person who did the first step: the breakdown value, how many steps they reached
- * (`level`) and, per step k after the first, `time{k}` in seconds from step k - 1 (of the attempts
- * that got furthest, the shortest; null when not reached).
+ * (`level`) and, per step k after the first, `time{k}` in seconds (with milliseconds) from step
+ * k - 1, of one attempt: as PostHog's funnel UDF, the one that reached the furthest step first
+ * (it stops there), of those the latest started (meaningless past `level`).
  */
 function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from: Date; to: Date }): ChSql {
   const n = query.steps.length;
@@ -54,28 +55,30 @@ function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from:
   const anyStep = raw(query.steps.map((_, i) => `s${i}`).join(' OR '));
   const breakdown = query.breakdown === null ? raw('NULL') : compileBreakdown(query.breakdown);
   const arrays = query.steps.map((_, i) => raw(`arraySort(groupArrayIf(ms, s${i})) AS a${i}`));
-  const times = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
-    raw(`arrayMin(arrayMap(p -> p[${k + 1}] - p[${k}], arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))) / 1000 AS time${k}`),
-  );
+  const times = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) => raw(`(best[${k + 1}] - best[${k}]) / 1000 AS time${k}`));
   return ch`
       SELECT breakdown_value, level, ${join(times)}
       FROM (
-        SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
+        SELECT breakdown_value, level,
+          arraySort(p -> (p[level], -p[1]), arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))[1] AS best
         FROM (
-          SELECT person, argMinIf(breakdown_prop, ms, s0) AS breakdown_value, ${join(arrays)}, ${raw(attempts(query.steps))} AS paths
+          SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
           FROM (
-            SELECT ${raw(personIdExpression())} AS person, toUnixTimestamp64Milli(e.timestamp) AS ms, ${breakdown} AS breakdown_prop,
-              ${join(stepColumns)}
-            FROM ${raw(engine.table('events'))} AS e
-            ${raw(personOverridesJoin(engine, '{team:Int64}'))}
-            WHERE e.team_id = {team:Int64} AND e.timestamp >= ${chTime(range.from)} AND e.timestamp < ${chTime(range.to)}
-              AND ${filtersCondition(query.properties, 'funnels')}
+            SELECT person, argMinIf(breakdown_prop, ms, s0) AS breakdown_value, ${join(arrays)}, ${raw(attempts(query.steps))} AS paths
+            FROM (
+              SELECT ${raw(personIdExpression())} AS person, toUnixTimestamp64Milli(e.timestamp) AS ms, ${breakdown} AS breakdown_prop,
+                ${join(stepColumns)}
+              FROM ${raw(engine.table('events'))} AS e
+              ${raw(personOverridesJoin(engine, '{team:Int64}'))}
+              WHERE e.team_id = {team:Int64} AND e.timestamp >= ${chTime(range.from)} AND e.timestamp < ${chTime(range.to)}
+                AND ${filtersCondition(query.properties, 'funnels')}
+            )
+            WHERE ${anyStep}
+            GROUP BY person
           )
-          WHERE ${anyStep}
-          GROUP BY person
         )
-      )
-      WHERE level > 0`;
+        WHERE level > 0
+      )`;
 }
 
 async function run<T>(engine: AnalyticsEngine, teamId: number, query: FunnelsQuery, statement: ChSql): Promise<T[]> {
@@ -92,9 +95,11 @@ export async function countFunnel(
 ): Promise<FunnelCounts[]> {
   const n = query.steps.length;
   const counts = Array.from({ length: n }, (_, i) => raw(`countIf(level >= ${i + 1}) AS c${i}`));
-  const stats = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) =>
-    raw(`avgIf(time${k}, level >= ${k + 1}) AS avg${k}, medianIf(time${k}, level >= ${k + 1}) AS median${k}`),
-  );
+  // PostHog's funnel leaves out conversions of no time (both steps at the same instant).
+  const stats = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) => {
+    const converted = `level >= ${k + 1} AND time${k} > 0`;
+    return raw(`avgIf(time${k}, ${converted}) AS avg${k}, medianIf(time${k}, ${converted}) AS median${k}`);
+  });
   const rows = await run<Record<string, number | string | null>>(
     engine,
     teamId,
@@ -113,10 +118,11 @@ export async function countFunnel(
 
 /**
  * The histogram of conversion times from step `fromStep` to `toStep` of the persons who reached
- * `toStep`, binned by ClickHouse as PostHog's FunnelTimeToConvert: bins start at the shortest time
- * (floored) and are ceil((longest - shortest) / count) seconds wide (60 when that is 0), `count`
- * being the one asked (1 to 90) or the cube root of the persons (1 to 60); `count + 1` bins are
- * answered so the longest time has one. The average is rounded to 2 decimals.
+ * `toStep`, binned by ClickHouse as PostHog's FunnelTimeToConvertUDF: bins start at the shortest
+ * time (floored) and are ceil((longest - shortest) / count) seconds wide (60 when that is 0, as
+ * when nobody converted), `count` being the one asked (1 to 90) or the cube root of the persons (1
+ * to 60); `count + 1` bins are answered so the longest time has one. The average and median are
+ * PostHog's, unrounded (null without conversions).
  */
 export async function timeToConvert(
   engine: AnalyticsEngine,
@@ -127,16 +133,17 @@ export async function timeToConvert(
 ): Promise<TimeToConvert> {
   const total = Array.from({ length: toStep - fromStep }, (_, i) => `time${fromStep + i + 1}`).join(' + ');
   const bins = binCount === null ? 'least(60, greatest(1, toUInt64(ceil(cbrt(count())))))' : String(binCount);
-  const [row] = await run<{ from_s: number; width: number; average: number | null; counts: Array<number | string> }>(
+  const [row] = await run<{ from_s: number; width: number; average: number | null; median: number | null; counts: Array<number | string> }>(
     engine,
     teamId,
     query,
-    ch`SELECT from_s, width, average, arrayMap(i -> countEqual(slots, i), range(toUInt64(bins) + 1)) AS counts
+    ch`SELECT from_s, width, average, median, arrayMap(i -> countEqual(slots, i), range(toUInt64(bins) + 1)) AS counts
       FROM (
         SELECT
           if(count() = 0, 0, floor(min(t))) AS from_s,
-          if(count() = 0, 1, ceil(max(t))) AS to_s,
-          if(count() = 0, NULL, round(avg(t), 2)) AS average,
+          if(count() = 0, 0, ceil(max(t))) AS to_s,
+          if(count() = 0, NULL, avg(t)) AS average,
+          if(count() = 0, NULL, median(t)) AS median,
           ${raw(bins)} AS bins,
           ceil((to_s - from_s) / bins) AS raw_width,
           if(raw_width > 0, raw_width, 60) AS width,
@@ -148,7 +155,8 @@ export async function timeToConvert(
   const width = Number(row!.width);
   return {
     bins: row!.counts.map((count, i) => [from + i * width, Number(count)]),
-    average_conversion_time: row!.average === null ? null : Number(row!.average),
+    average_conversion_time: finite(row!.average),
+    median_conversion_time: finite(row!.median),
   };
 }
 

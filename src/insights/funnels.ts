@@ -4,8 +4,10 @@
  *
  * A person converts step by step: each step's event at or after the previous step's (strictly
  * after when the two steps are the same event), all within the conversion window from the first
- * step. Of a person's attempts, the one that gets furthest counts; the time of each conversion is
- * the shortest among those attempts, as PostHog's funnel takes it.
+ * step. Of a person's attempts, the one that gets furthest counts, and its conversion times are
+ * those of the attempt that got there first, as PostHog's funnel UDF stops at it. Times are
+ * seconds with their milliseconds, as the UDF's float timestamps give them; a step's average and
+ * median leave out conversions of no time, as PostHog's do.
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
@@ -46,10 +48,11 @@ export interface TimeToConvertParams {
   binCount: number | null;
 }
 
-/** PostHog's FunnelTimeToConvertResults: `[bin start in seconds, persons]` per bin. */
+/** PostHog's FunnelTimeToConvertResults: `[bin start in seconds, persons]` per bin; times in seconds, unrounded. */
 export interface TimeToConvert {
   bins: Array<[number, number]>;
   average_conversion_time: number | null;
+  median_conversion_time: number | null;
 }
 
 /** Reads a FunnelsQuery (or an InsightVizNode wrapping one); `attr` paths as PostHog names them. */

@@ -7,12 +7,22 @@ import { activityPage, readActivityPageParams } from '../activity/activity-page.
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { createInsight, editInsight, serializeInsight, serializeInsightBasic, PageLookups } from './service.js';
 import { getInsight, listInsights, type Insight } from './store.js';
+import { strToBool } from '../posthog/python-values.js';
 
 /** A positive integer path id, else 404 (as DRF's lookup would find nothing). */
 export function pathId(request: FastifyRequest): number {
   const raw = (request.params as { id: string }).id;
   if (!/^\d{1,15}$/.test(raw)) throw notFound();
   return Number(raw);
+}
+
+/**
+ * `?basic=`, read by PostHog's str_to_bool on the list and on one insight: InsightBasicSerializer,
+ * whose insights carry no result, so none is computed (the dashboard's insight picker lists a
+ * hundred at once).
+ */
+function isBasic(request: FastifyRequest): boolean {
+  return strToBool((request.query as Record<string, unknown>).basic);
 }
 
 export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -42,7 +52,7 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         ...page,
       });
       const users = new PageLookups(db);
-      const basic = query.basic === 'true' || query.basic === '1';
+      const basic = isBasic(request);
       const serialize = (i: (typeof insights)[number]): Promise<object> =>
         basic ? serializeInsightBasic(ctx, i, users) : serializeInsight(ctx, i, users);
       return paginate(request, page, count, await mapInOrder(insights, serialize));
@@ -66,7 +76,11 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       return activityPage(request, db, { scope: 'Insight', teamId: request.team!.id, itemId: String(insight.id) }, params);
     });
 
-    app.get(`${url}/:id/`, read, async (request) => serializeInsight(ctx, await load(request), new PageLookups(db)));
+    app.get(`${url}/:id/`, read, async (request) => {
+      const insight = await load(request);
+      const users = new PageLookups(db);
+      return isBasic(request) ? serializeInsightBasic(ctx, insight, users) : serializeInsight(ctx, insight, users);
+    });
 
     app.patch(`${url}/:id/`, write, async (request) => {
       const updated = await editInsight(ctx, request.team!, request.principal!.user, await load(request), request.body);

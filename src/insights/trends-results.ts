@@ -112,7 +112,17 @@ function actionOf(series: TrendsSeries, order: number): Record<string, unknown> 
 
 const sum = (data: number[]) => data.reduce((a, b) => a + b, 0);
 
+/**
+ * PostHog's cumulative series: the running sum, each bucket after the first whose sum is not
+ * positive showing the one before instead (its `arrayFill(x -> x > 0, …)`, which only a property
+ * math over negative numbers can tell from a plain running sum).
+ */
 function runningSums(values: number[]): number[] {
   let total = 0;
-  return values.map((v) => (total += v));
+  let shown = 0;
+  return values.map((v, i) => {
+    total += v;
+    if (i === 0 || total > 0) shown = total;
+    return shown;
+  });
 }

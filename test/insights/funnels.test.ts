@@ -152,6 +152,7 @@ describe('funnelVizType time_to_convert through query/', () => {
         [4260, 0],
       ],
       average_conversion_time: 4200,
+      median_conversion_time: 4200,
     });
   });
 
@@ -164,8 +165,9 @@ describe('funnelVizType time_to_convert through query/', () => {
         [1800, 1],
       ],
       average_conversion_time: 1200,
+      median_conversion_time: 1200,
     });
-    // A 14-day window adds u6's 90000 s: 2 bins of ceil(89400 / 2) = 44700 s; the average 23400 s.
+    // A 14-day window adds u6's 90000 s: 2 bins of ceil(89400 / 2) = 44700 s; the average 23400 s, the median 1500 s.
     expect(await ttc({ funnelToStep: 1, funnelWindowInterval: 14 })).toEqual({
       bins: [
         [600, 3],
@@ -173,6 +175,7 @@ describe('funnelVizType time_to_convert through query/', () => {
         [90000, 1],
       ],
       average_conversion_time: 23400,
+      median_conversion_time: 1500,
     });
   });
 
@@ -198,16 +201,19 @@ describe('funnelVizType time_to_convert through query/', () => {
         [3660, 0],
       ],
       average_conversion_time: 3600,
+      median_conversion_time: 3600,
     });
   });
 
-  it('answers one empty bin and no average when nobody converted', async () => {
+  it('answers one empty bin, 60 s wide, and no average or median when nobody converted', async () => {
+    // PostHog's UDF: no times, so the shortest and longest are 0 and the width falls back to 60.
     expect(await ttc({}, { dateRange: { date_from: '2025-01-01', date_to: '2025-01-02' } })).toEqual({
       bins: [
         [0, 0],
-        [1, 0],
+        [60, 0],
       ],
       average_conversion_time: null,
+      median_conversion_time: null,
     });
   });
 
@@ -229,6 +235,74 @@ describe('funnelVizType time_to_convert through query/', () => {
     expect(trends.status).toBe(400);
     expect(trends.body).toMatchObject({ type: 'validation_error', attr: 'query__funnelsFilter__funnelVizType' });
     expect(trends.body.detail).toContain('not supported');
+  });
+});
+
+describe("conversion times as PostHog's funnel UDF takes them", () => {
+  /**
+   * On 1 Apr 2026 (New York), a one-day window: w1 converts fully twice, first in 1800 s then
+   * 3600 s, later in 60 s and 60 s; w2 signs up at the instant of its page view (0 s), then
+   * purchases 1200 s later; w3 signs up 0.25 s after its page view.
+   */
+  beforeAll(async () => {
+    await server.ingest([
+      page('w1', '2026-04-01T14:00:00Z', 'Chrome'),
+      step('signed up', 'w1', '2026-04-01T14:30:00Z'),
+      step('purchased', 'w1', '2026-04-01T15:30:00Z'),
+      page('w1', '2026-04-01T16:00:00Z', 'Chrome'),
+      step('signed up', 'w1', '2026-04-01T16:01:00Z'),
+      step('purchased', 'w1', '2026-04-01T16:02:00Z'),
+      page('w2', '2026-04-01T14:00:00Z', 'Chrome'),
+      step('signed up', 'w2', '2026-04-01T14:00:00Z'),
+      step('purchased', 'w2', '2026-04-01T14:20:00Z'),
+      page('w3', '2026-04-01T14:00:00.000Z', 'Chrome'),
+      step('signed up', 'w3', '2026-04-01T14:00:00.250Z'),
+    ]);
+  });
+  const april = (funnelsFilter: Record<string, unknown> = {}) =>
+    funnel({
+      dateRange: { date_from: '2026-04-01', date_to: '2026-04-01' },
+      funnelsFilter: { funnelWindowInterval: 1, funnelWindowIntervalUnit: 'day', ...funnelsFilter },
+    });
+
+  it('takes the first full conversion, keeps milliseconds and leaves out conversions of no time', async () => {
+    const res = await server.request(`${env()}/query/`, { method: 'POST', body: april() });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((s: any) => s.count)).toEqual([3, 3, 2]);
+    // To sign-up: w1 1800 s (its first run, not its faster second), w3 0.25 s; w2's 0 s left out.
+    expect(res.body.results[1]).toMatchObject({ average_conversion_time: 900.125, median_conversion_time: 900.125 });
+    // To purchase: w1 3600 s, w2 1200 s.
+    expect(res.body.results[2]).toMatchObject({ average_conversion_time: 2400, median_conversion_time: 2400 });
+  });
+
+  it('counts every converted person in the time to convert, 0 s too, unrounded', async () => {
+    const ask = async (funnelsFilter: Record<string, unknown>) => {
+      const res = await server.request(`${env()}/query/`, {
+        method: 'POST',
+        body: april({ funnelVizType: 'time_to_convert', ...funnelsFilter }),
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.results;
+    };
+    // Whole funnel: w1 1800 + 3600, w2 0 + 1200. ceil(cbrt(2)) = 2 bins of ceil(4200 / 2) = 2100 s.
+    expect(await ask({})).toEqual({
+      bins: [
+        [1200, 1],
+        [3300, 0],
+        [5400, 1],
+      ],
+      average_conversion_time: 3300,
+      median_conversion_time: 3300,
+    });
+    // To sign-up: 1800, 0 and 0.25 s: (1800 + 0 + 0.25) / 3 on average, 0.25 the median; 2 bins of 900 s.
+    const toSignUp = await ask({ funnelToStep: 1 });
+    expect(toSignUp.bins).toEqual([
+      [0, 2],
+      [900, 0],
+      [1800, 1],
+    ]);
+    expect(toSignUp.average_conversion_time).toBeCloseTo(1800.25 / 3, 9);
+    expect(toSignUp.median_conversion_time).toBe(0.25);
   });
 });
 

@@ -73,5 +73,36 @@ describe('insights API', () => {
     );
     expect(insight).toMatchObject({ id: made.body.id, name: 'Basic one', query: trends, last_refresh: null, saved: true });
     expect(insight.created_by.email).toBe(server.bootstrap.user.email);
+    // One insight too, with any of str_to_bool's spellings.
+    const one = await server.request(`${url()}${made.body.id}/?basic=Yes`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(insight);
+  });
+
+  it('computes no result for a basic listing, and one per insight otherwise', async () => {
+    const trends = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [step('$pageview')] } };
+    const made = await server.request(url(), { method: 'POST', body: { name: 'Counted', query: trends } });
+    expect(made.status).toBe(201);
+    // The statements that read events, seen on their way to the real engine.
+    const engine = server.running.ctx.analytics;
+    const events = engine.table('events');
+    const query = engine.query;
+    const read: string[] = [];
+    engine.query = ((sql: string, params?: Record<string, unknown>) => {
+      if (sql.includes(events)) read.push(sql);
+      return query.call(engine, sql, params);
+    }) as typeof engine.query;
+    try {
+      const basic = await server.request(`${url()}?basic=true&limit=100`);
+      expect(basic.status).toBe(200);
+      expect(basic.body.results.length).toBeGreaterThan(1);
+      expect((await server.request(`${url()}${made.body.id}/?basic=1`)).status).toBe(200);
+      expect(read).toEqual([]);
+      const full = await server.request(`${url()}?short_id=${made.body.short_id}`);
+      expect(full.body.results[0].result).toHaveLength(1);
+      expect(read.length).toBeGreaterThan(0);
+    } finally {
+      engine.query = query;
+    }
   });
 });

@@ -201,6 +201,48 @@ describe('the cumulative display', () => {
       [BREAKDOWN_NULL]: [0, 1, 1],
     });
   });
+
+  it('shows the sum before where a running sum falls to zero or below, as PostHog fills it', async () => {
+    await server.ingest([
+      ev('alice', 'refund', '2025-10-20T10:00:00Z', { amount: 5 }),
+      ev('alice', 'refund', '2025-10-21T10:00:00Z', { amount: -10 }),
+      ev('alice', 'refund', '2025-10-23T10:00:00Z', { amount: 8 }),
+    ]);
+    const sums = (extra = {}) => data({ event: 'refund', math: 'sum', math_property: 'amount' }, '2025-10-20', '2025-10-23', extra);
+    expect(await sums()).toEqual([[5, -10, 0, 8]]);
+    // Running sums 5, -5, -5, 3: the two not positive show the 5 before them.
+    expect(await sums(cumulative)).toEqual([[5, 5, 5, 3]]);
+  });
+
+  it('counts a unique user once by week too', async () => {
+    // Weeks of 7 and 14 Sep: p2 (the 8th), p3 and p5 first, then p4; p2's visit of the 15th not again.
+    const weeks = { ...cumulative, interval: 'week' };
+    expect(await data({ event: 'visit', math: 'dau' }, '2025-09-08', '2025-09-20', { interval: 'week' })).toEqual([[3, 2]]);
+    expect(await data({ event: 'visit', math: 'dau' }, '2025-09-08', '2025-09-20', weeks)).toEqual([[3, 4]]);
+  });
+
+  it('sums weekly active users as they are, each day its own trailing week', async () => {
+    // The days' weekly active users are 1, 1, 2, 4, 4, 4, 4, 4, 4, 3, 1 (above).
+    expect(await data({ event: 'visit', math: 'weekly_active' }, '2025-09-10', '2025-09-20', cumulative)).toEqual([
+      [1, 2, 4, 8, 12, 16, 20, 24, 28, 31, 32],
+    ]);
+  });
+
+  it('runs over each period of a comparison on its own', async () => {
+    const compared = async (math: string) =>
+      (await trends({ event: 'purchase', math }, '2025-10-02', '2025-10-03', { ...cumulative, compareFilter: { compare: true } })).map(
+        (r: any) => [r.compare_label, r.data],
+      );
+    // 2–3 Oct: carol twice and dave on the 2nd; the period before, 30 Sep – 1 Oct: alice and bob twice each on the 1st.
+    expect(await compared('total')).toEqual([
+      ['current', [3, 3]],
+      ['previous', [0, 4]],
+    ]);
+    expect(await compared('dau')).toEqual([
+      ['current', [2, 2]],
+      ['previous', [0, 2]],
+    ]);
+  });
 });
 
 describe('in the environment time zone', () => {

@@ -368,6 +368,8 @@ describe('funnel insight', () => {
     const saved = await server.request(`/api/environments/${env}/insights/?short_id=${shortId}`);
     expect(saved.body.results[0].query).toEqual({ kind: 'InsightVizNode', source: query });
     await page.reload();
+    // The app loads again and asks for the insight and its query: wait for the steps, not a second.
+    await page.getByTestId('funnel-count').first().waitFor();
     await expect.poll(counts).toEqual(['4', '3', '2']);
     expect(await textbox('Step 3 event').inputValue()).toBe('purchased');
     expectNoPageErrors(watched);

@@ -113,6 +113,7 @@ export interface FunnelStepResult {
 export interface TimeToConvertResult {
   bins: Array<[number, number]>;
   average_conversion_time: number | null;
+  median_conversion_time: number | null;
 }
 
 export interface QueryResponse<R> {

@@ -68,7 +68,7 @@ export function prepareAnalyticsStore(config: Config, log: Logger, database?: Da
     },
     log,
     async (engine) => {
-      await ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster });
+      await ensureAnalyticsSchema(engine, { cluster: config.clickhouseCluster, log });
       if (database) await moveSqlEventsToClickHouse(database, engine, log);
     },
   );

@@ -1,5 +1,5 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { backfillSessions, propertyNumber, sessionsStatements } from './sessions-table.js';
+import { backfillSessions, propertyNumber, sessionsStatements, upgradeSessions, type ProgressLog } from './sessions-table.js';
 
 /**
  * Properties read often enough (filters, breakdowns, web analytics) to be kept as columns beside
@@ -53,6 +53,8 @@ function vitalsColumns(): string[] {
 export interface AnalyticsSchemaOptions {
   /** A ClickHouse cluster's name: tables are created on every node, replicated. */
   cluster?: string | undefined;
+  /** Where a backfill at start reports its progress. */
+  log?: ProgressLog | undefined;
 }
 
 /** ClickHouse keeps this many recent insert tokens per table (worker batches; only the last few can be repeated). */
@@ -118,7 +120,8 @@ function statements(engine: AnalyticsEngine, options: AnalyticsSchemaOptions): s
 /** Creates what is missing; safe on every start and from several processes at once. */
 export async function ensureAnalyticsSchema(engine: AnalyticsEngine, options: AnalyticsSchemaOptions = {}): Promise<void> {
   for (const statement of statements(engine, options)) await engine.command(statement);
-  await backfillSessions(engine, onClusterOf(options));
+  await upgradeSessions(engine, onClusterOf(options));
+  await backfillSessions(engine, onClusterOf(options), options.log);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { ch, raw, type ChSql } from '../platform/analytics/sql.js';
+import { ch, raw, typed, type ChSql } from '../platform/analytics/sql.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from '../recordings/core/index.js';
 import { materializedColumn } from './analytics-tables.js';
 
@@ -81,16 +81,46 @@ function sessionColumns(): [string, string, string][] {
     pageview_count: count("event = '$pageview'"),
     autocapture_count: count("event = '$autocapture'"),
     screen_count: count("event = '$screen'"),
+    ...BOUNCE_STATES,
   };
   return Object.entries(columns).map(([name, [type, state]]) => [name, type, state]);
 }
 
 /**
- * The view's SELECT: events (a block of them, in the view) as session states; also the backfill's,
- * and a deletion's that rebuilds sessions (`where` picks the events).
+ * What a session's bounce needs (sessionIsBounce), cheaper to merge than the uniqExact sets: two
+ * distinct pageviews are the smallest and largest pageview uuid differing, NULL without any.
+ * Plain min and max, so a row repeated changes nothing. Added after the other columns: tables made
+ * before them get them at start (upgradeSessions).
  */
-export function sessionStatesSelect(engine: AnalyticsEngine, where: ChSql = raw('1')): ChSql {
+const BOUNCE_STATES: Record<string, [string, string]> = {
+  pageview_uuid_min: ['SimpleAggregateFunction(min, Nullable(UUID))', "min(if(event = '$pageview', uuid, NULL))"],
+  pageview_uuid_max: ['SimpleAggregateFunction(max, Nullable(UUID))', "max(if(event = '$pageview', uuid, NULL))"],
+  has_autocapture: ['SimpleAggregateFunction(max, UInt8)', "max(event = '$autocapture')"],
+};
+
+export const BOUNCE_COLUMNS: readonly string[] = Object.keys(BOUNCE_STATES);
+
+/** PostHog's default bounce duration (`bounceRateDurationSeconds`): a session this long is no bounce. */
+export const BOUNCE_DURATION_SECONDS = 10;
+
+/**
+ * Whether a session bounced, from its rows merged by `GROUP BY session_id` (`duration` its length
+ * in seconds): PostHog's `$is_bounce` in its default mode (`count_pageviews`): at most one
+ * pageview, no autocapture and shorter than 10 s. Screens do not count (PostHog's other mode,
+ * `uniq_page_screen_autocaptures`, counts them). PostHog answers NULL for a session without
+ * pageviews; every session web analytics reads has one.
+ */
+export function sessionIsBounce(duration: string): string {
+  return `NOT (ifNull(min(pageview_uuid_min) != max(pageview_uuid_max), 0) OR max(has_autocapture) = 1 OR ${duration} >= ${BOUNCE_DURATION_SECONDS})`;
+}
+
+/**
+ * The view's SELECT: events (a block of them, in the view) as session states; also the backfill's,
+ * and a deletion's that rebuilds sessions (`where` picks the events; `only` these columns).
+ */
+export function sessionStatesSelect(engine: AnalyticsEngine, where: ChSql = raw('1'), only?: readonly string[]): ChSql {
   const states = sessionColumns()
+    .filter(([name]) => only === undefined || only.includes(name))
     .map(([name, , state]) => `${state} AS \`${name}\``)
     .join(',\n      ');
   return ch`SELECT team_id, session_id,
@@ -119,23 +149,98 @@ export function sessionsStatements(
     ) ENGINE = ${engineOf('AggregatingMergeTree', 'sessions')}
     ORDER BY (team_id, session_id)
     COMMENT '${BACKFILL_PENDING}'`,
+    // Tables made before the bounce columns get them here (the view below is checked against the
+    // table even when it exists); upgradeSessions makes their view fill them.
+    ...sessionColumns()
+      .filter(([name]) => BOUNCE_COLUMNS.includes(name))
+      .map(([name, type]) => `ALTER TABLE ${engine.table('sessions')}${onCluster} ADD COLUMN IF NOT EXISTS \`${name}\` ${type}`),
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${engine.table('sessions_mv')}${onCluster} TO ${engine.table('sessions')}
     AS ${sessionStatesSelect(engine).compile().sql}`,
   ];
 }
 
+/** A table made before the bounce columns carries this comment (then ` after <month>`, the last month filled) until they are filled. */
+const BOUNCE_PENDING = 'bounce backfill pending';
+
+/** The database the tables are in (an embedded engine shared by servers of one process names it after the folder). */
+function databaseOf(engine: AnalyticsEngine): string {
+  return /^`([^`]+)`\./.exec(engine.table('sessions'))?.[1] ?? engine.database;
+}
+
+async function tableText(engine: AnalyticsEngine, name: string): Promise<{ comment: string; query: string } | undefined> {
+  const [table] = await engine.query<{ comment: string; query: string }>(
+    'SELECT comment, create_table_query AS query FROM system.tables WHERE database = {database:String} AND name = {name:String}',
+    { database: databaseOf(engine), name },
+  );
+  return table;
+}
+
+async function setComment(engine: AnalyticsEngine, onCluster: string, comment: string): Promise<void> {
+  await engine.command(`ALTER TABLE ${engine.table('sessions')}${onCluster} MODIFY COMMENT '${comment}'`);
+}
+
+/**
+ * The view of a table made before the bounce columns fills them from now on (MODIFY QUERY: inserts
+ * go on meanwhile). The table is marked for their backfill first, so a start cut short in between
+ * still fills them. Nothing to do once the view fills them.
+ */
+export async function upgradeSessions(engine: AnalyticsEngine, onCluster: string): Promise<void> {
+  const view = await tableText(engine, 'sessions_mv');
+  if (BOUNCE_COLUMNS.every((name) => view?.query.includes(name))) return;
+  const comment = (await tableText(engine, 'sessions'))?.comment ?? '';
+  // A table whose whole backfill is pending gets the columns from that one.
+  if (comment !== BACKFILL_PENDING && !comment.startsWith(BOUNCE_PENDING)) await setComment(engine, onCluster, BOUNCE_PENDING);
+  await engine.command(`ALTER TABLE ${engine.table('sessions_mv')}${onCluster} MODIFY QUERY ${sessionStatesSelect(engine).compile().sql}`);
+}
+
+export interface ProgressLog {
+  info(details: object, message: string): void;
+}
+
 /**
  * Sessions of the events stored before the view existed: once, after the table and the view are
- * made (events stored meanwhile are counted by both, which changes nothing).
+ * made (events stored meanwhile are counted by both, which changes nothing). Or, for a table made
+ * before the bounce columns, those columns (backfillBounce).
  */
-export async function backfillSessions(engine: AnalyticsEngine, onCluster: string): Promise<void> {
-  // The database the table is in (an embedded engine shared by servers of one process names it after the folder).
-  const database = /^`([^`]+)`\./.exec(engine.table('sessions'))?.[1] ?? engine.database;
-  const [table] = await engine.query<{ comment: string }>(
-    'SELECT comment FROM system.tables WHERE database = {database:String} AND name = {name:String}',
-    { database, name: 'sessions' },
+export async function backfillSessions(engine: AnalyticsEngine, onCluster: string, log?: ProgressLog): Promise<void> {
+  const comment = (await tableText(engine, 'sessions'))?.comment;
+  if (comment === BACKFILL_PENDING) {
+    await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine).compile().sql}`);
+    await setComment(engine, onCluster, '');
+  } else if (comment?.startsWith(BOUNCE_PENDING)) {
+    await backfillBounce(engine, onCluster, comment, log);
+  }
+}
+
+/**
+ * The bounce columns of the sessions stored before them, from their events a month (a partition of
+ * `events`) at a time, oldest first: the comment keeps the last month filled, and a start cut short
+ * goes on from the next. Each month inserts those columns and the session's start and end (the
+ * other columns' empty states merge as nothing); all are min and max, so a month filled twice, or
+ * events the view counted already, change nothing.
+ */
+async function backfillBounce(engine: AnalyticsEngine, onCluster: string, comment: string, log?: ProgressLog): Promise<void> {
+  const after = Number(/ after (\d+)$/.exec(comment)?.[1] ?? 0);
+  const months = await engine.query<{ month: number; events: number }>(
+    `SELECT toYYYYMM(timestamp) AS month, count() AS events FROM ${engine.table('events')}
+     WHERE session_id != '' AND toYYYYMM(timestamp) > {after:UInt32} GROUP BY month ORDER BY month`,
+    { after },
   );
-  if (table?.comment !== BACKFILL_PENDING) return;
-  await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine).compile().sql}`);
-  await engine.command(`ALTER TABLE ${engine.table('sessions')}${onCluster} MODIFY COMMENT ''`);
+  const total = months.reduce((sum, m) => sum + Number(m.events), 0);
+  log?.info({ months: months.length, events: total, after: after || undefined }, "filling the sessions' bounce columns from their events");
+  // In the view's order: the INSERT's columns are the SELECT's by position.
+  const filling = ['min_timestamp', 'max_timestamp', ...BOUNCE_COLUMNS];
+  const columns = sessionColumns()
+    .map(([name]) => name)
+    .filter((name) => filling.includes(name));
+  let filled = 0;
+  for (const { month, events } of months) {
+    const { sql, params } = ch`INSERT INTO ${raw(engine.table('sessions'))} (team_id, session_id, ${raw(columns.join(', '))})
+      ${sessionStatesSelect(engine, ch`toYYYYMM(timestamp) = ${typed('UInt32', month)}`, columns)}`.compile();
+    await engine.command(sql, params);
+    await setComment(engine, onCluster, `${BOUNCE_PENDING} after ${month}`);
+    filled += Number(events);
+    log?.info({ month, filled, total }, "filling the sessions' bounce columns");
+  }
+  await setComment(engine, onCluster, '');
 }

@@ -10,6 +10,7 @@ import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js'
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-tables.js';
+import { sessionIsBounce } from '../events/sessions-table.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
 import { VITALS_PERCENTILES, type OverviewCounts, type PathValue, type Period, type VitalsMetric } from './core/index.js';
 import type { Breakdown } from './query.js';
@@ -121,7 +122,7 @@ function pageviews(
       SELECT session_id, start, duration, is_bounce${raw(middle)}
       FROM (
         SELECT session_id, min(min_timestamp) AS start, dateDiff('second', start, max(max_timestamp)) AS duration,
-          NOT (uniqExactMerge(pageview_count) + uniqExactMerge(autocapture_count) + uniqExactMerge(screen_count) > 1 OR duration >= 10) AS is_bounce
+          ${raw(sessionIsBounce('duration'))} AS is_bounce
           ${raw(inputs)}
         FROM ${raw(engine.table('sessions'))}
         -- Every partial row of a session that starts in the window ends after the window's start:

@@ -1,0 +1,149 @@
+/**
+ * The sessions table's bounce columns (src/events/sessions-table.ts) on a data folder an earlier
+ * version made: the next start adds them, points the view at them and fills them from the events
+ * stored before, a month at a time with its progress logged; a backfill cut short goes on from the
+ * month after the last it finished, and one repeated changes nothing. Each session's bounce is
+ * then what the uniqExact counts it replaces say (PostHog's default mode; no screens here).
+ */
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterEach, expect, it } from 'vitest';
+import { openAnalyticsStore } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { eventRow } from '../../src/events/analytics-outbox.js';
+import { BOUNCE_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
+import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
+import { raw } from '../../src/platform/analytics/sql.js';
+import { toJson } from '../../src/platform/db/values.js';
+import { freshStorage } from '../helpers/backend.js';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+const silent = pino({ level: 'silent' });
+
+/** A logger keeping what it logs. */
+function recording(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  return { log: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }), lines };
+}
+
+async function open(config: Config, log = silent): Promise<AnalyticsEngine> {
+  const analytics = await openAnalyticsStore(config, log);
+  cleanups.push(() => analytics.close());
+  return analytics;
+}
+
+function row(session: string, event: string, at: string, uuid = randomUUID()): string {
+  return eventRow(1, uuid, event, 'd', '00000000-0000-4000-8000-000000000001', toJson({ $pathname: '/' }), at, at, session, null);
+}
+
+/** Each session's bounce from the new columns, and from the uniqExact counts it replaces. */
+async function bounces(analytics: AnalyticsEngine): Promise<Record<string, { bounce: number; counted: number }>> {
+  const rows = await analytics.query<{ session_id: string; bounce: number; counted: number }>(
+    `SELECT session_id, dateDiff('second', min(min_timestamp), max(max_timestamp)) AS duration, ${sessionIsBounce('duration')} AS bounce,
+       NOT (uniqExactMerge(pageview_count) + uniqExactMerge(autocapture_count) + uniqExactMerge(screen_count) > 1 OR duration >= 10) AS counted
+     FROM ${analytics.table('sessions')} GROUP BY session_id ORDER BY session_id`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.session_id, { bounce: Number(r.bounce), counted: Number(r.counted) }]));
+}
+
+async function comment(analytics: AnalyticsEngine): Promise<string> {
+  const [table] = await analytics.query<{ comment: string }>(
+    "SELECT comment FROM system.tables WHERE name = 'sessions' AND database = {database:String}",
+    { database: /^`([^`]+)`/.exec(analytics.table('sessions'))![1] },
+  );
+  return table!.comment;
+}
+
+it('fills the bounce columns of sessions stored before them, resumably, and the view keeps them after', async () => {
+  const storage = await freshStorage();
+  cleanups.push(() => storage.dispose());
+  const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
+  let analytics = await open(config);
+  // As a version before the bounce columns left the table and its view.
+  const [database] = /^`([^`]+)`/.exec(analytics.table('sessions'))!.slice(1);
+  await analytics.command(`DROP VIEW ${analytics.table('sessions_mv')}`);
+  for (const column of BOUNCE_COLUMNS) await analytics.command(`ALTER TABLE ${analytics.table('sessions')} DROP COLUMN ${column}`);
+  const before = await analytics.query<{ name: string }>(
+    "SELECT name FROM system.columns WHERE database = {database:String} AND table = 'sessions' AND name NOT IN ('team_id', 'session_id')",
+    { database },
+  );
+  const oldView = sessionStatesSelect(
+    analytics,
+    raw('1'),
+    before.map((c) => c.name),
+  ).compile().sql;
+  await analytics.command(`CREATE MATERIALIZED VIEW ${analytics.table('sessions_mv')} TO ${analytics.table('sessions')} AS ${oldView}`);
+
+  const dup = row('s-dup', '$pageview', '2025-10-10T10:00:00Z');
+  await analytics.insert(
+    'events',
+    [
+      row('s-one', '$pageview', '2025-10-10T10:00:00Z'),
+      row('s-two', '$pageview', '2025-10-10T10:00:00Z'),
+      row('s-two', '$pageview', '2025-10-10T10:00:01Z'),
+      // The same event stored twice.
+      dup,
+      dup,
+      // Across the months: two rows of partial states, filled one month at a time.
+      row('s-span', '$pageview', '2025-10-31T23:59:58Z'),
+      row('s-span', '$pageview', '2025-11-01T00:00:01Z'),
+      row('s-click', '$pageview', '2025-11-10T10:00:00Z'),
+      row('s-click', '$autocapture', '2025-11-10T10:00:01Z'),
+      row('s-later', '$pageview', '2025-11-10T10:00:00Z'),
+      row('s-long', '$pageview', '2025-11-10T10:00:00Z'),
+      row('s-long', 'clicked', '2025-11-10T10:00:10Z'),
+    ].join('\n'),
+  );
+  await analytics.close();
+
+  const first = recording();
+  analytics = await open(config, first.log);
+  const progress = first.lines.filter((l) => l.msg === "filling the sessions' bounce columns");
+  expect(progress.map((l) => [l.month, l.filled, l.total])).toEqual([
+    [202510, 6, 12],
+    [202511, 12, 12],
+  ]);
+  expect(await comment(analytics)).toBe('');
+  // Stored from now on: through the view, which fills the columns itself.
+  const again = row('s-new', '$pageview', '2025-11-20T10:00:00Z');
+  await analytics.insert('events', [row('s-later', '$pageview', '2025-11-10T10:00:01Z'), again, again].join('\n'));
+  await analytics.insert(
+    'events',
+    [row('s-new-two', '$pageview', '2025-11-20T10:00:00Z'), row('s-new-two', '$pageview', '2025-11-20T10:00:02Z')].join('\n'),
+  );
+  const expected = {
+    's-one': 1,
+    's-two': 0,
+    's-dup': 1,
+    's-span': 0,
+    's-click': 0,
+    's-later': 0,
+    's-long': 0,
+    's-new': 1,
+    's-new-two': 0,
+  };
+  const filled = await bounces(analytics);
+  expect(Object.fromEntries(Object.entries(filled).map(([s, b]) => [s, b.bounce]))).toEqual(expected);
+  for (const [session, b] of Object.entries(filled)) expect(b.counted, session).toBe(b.bounce);
+
+  // A backfill cut short after its first month goes on from the second; the months filled twice change nothing.
+  await analytics.command(`ALTER TABLE ${analytics.table('sessions')} MODIFY COMMENT 'bounce backfill pending after 202510'`);
+  await analytics.close();
+  const resumed = recording();
+  analytics = await open(config, resumed.log);
+  const months = resumed.lines.filter((l) => l.msg === "filling the sessions' bounce columns").map((l) => l.month);
+  expect(months).toEqual([202511]);
+  expect(await comment(analytics)).toBe('');
+  expect(await bounces(analytics)).toEqual(filled);
+
+  // Started again with nothing pending: nothing is filled.
+  await analytics.close();
+  const idle = recording();
+  analytics = await open(config, idle.log);
+  expect(idle.lines.filter((l) => String(l.msg).includes('bounce'))).toEqual([]);
+  expect(await bounces(analytics)).toEqual(filled);
+});

@@ -182,7 +182,7 @@ describe('computeSessionProperties', () => {
     });
   });
 
-  it('marks bounces: one page event under 10 s; null without page events', () => {
+  it('marks bounces: one pageview under 10 s; null without pageviews', () => {
     expect(sessions.get('sb')).toMatchObject({ $is_bounce: true, $session_duration: 3, $channel_type: 'Direct', $pageview_count: 1 });
     expect(sessions.get('sc')).toMatchObject({
       $is_bounce: null,
@@ -190,7 +190,13 @@ describe('computeSessionProperties', () => {
       $entry_pathname: null,
       $channel_type: 'Organic Social',
     });
-    expect(sessions.get('se')).toMatchObject({ $is_bounce: true, $screen_count: 1, $channel_type: 'Referral' });
+    // PostHog's default mode counts pageviews only: a session of screens has no bounce answer.
+    expect(sessions.get('se')).toMatchObject({ $is_bounce: null, $screen_count: 1, $channel_type: 'Referral' });
+    const clicked = computeSessionProperties([
+      ev('$pageview', '2026-11-20T10:00:00.000Z', 's', {}, 'y1'),
+      ev('$autocapture', '2026-11-20T10:00:02.000Z', 's', {}, 'y2'),
+    ]).get('s')!;
+    expect(clicked.$is_bounce).toBe(false);
     const long = computeSessionProperties([
       ev('$pageview', '2026-11-20T10:00:00.000Z', 's', {}, 'x1'),
       ev('$pageleave', '2026-11-20T10:00:10.000Z', 's', {}, 'x2'),

@@ -11,9 +11,9 @@
  * - `$entry_referring_domain`, `$entry_utm_*`, `$entry_<click id>`: each the earliest non-empty value of
  *   the event property (`$referring_domain`, `utm_source`, `gclid`...), independently of each other;
  * - `$pageview_count` / `$autocapture_count` / `$screen_count`: distinct event uuids of that event name;
- * - `$is_bounce` (PostHog's default "uniq page/screen/autocaptures" mode, 10 s threshold): null when the
- *   session has no `$pageview`/`$screen`/`$autocapture`; otherwise true unless it has more than one of them
- *   or lasted at least 10 seconds;
+ * - `$is_bounce` (PostHog's default mode, `count_pageviews`, 10 s threshold; as web analytics reads it,
+ *   events/sessions-table.ts): null when the session has no `$pageview`; otherwise true unless it has more
+ *   than one pageview, an autocapture, or lasted at least 10 seconds;
  * - `$last_external_click_url`: latest non-empty `$external_click_url`; `$vitals_lcp`: earliest numeric
  *   `$web_vitals_LCP_value`;
  * - `$channel_type`: see `channel-type.ts`, from the entry attribution.
@@ -167,7 +167,6 @@ export class SessionAccumulator {
     const duration = Math.floor(this.end / 1000) - Math.floor(this.start / 1000);
     const entryUrl = this.entryUrl.value;
     const endUrl = this.endUrl.value;
-    const bounceEvents = Math.min(this.pageviews.size + this.autocaptures.size + this.screens.size, 2);
     const attribution: Record<string, string | null> = {};
     for (const [key, acc] of this.attribution) attribution[`$entry_${key}`] = acc.value;
     const referringDomain = this.referringDomain.value;
@@ -204,7 +203,8 @@ export class SessionAccumulator {
         customRules,
       ),
       $session_duration: duration,
-      $is_bounce: bounceEvents === 0 ? null : !(bounceEvents > 1 || duration >= BOUNCE_DURATION_SECONDS),
+      $is_bounce:
+        this.pageviews.size === 0 ? null : this.pageviews.size === 1 && this.autocaptures.size === 0 && duration < BOUNCE_DURATION_SECONDS,
       $last_external_click_url: this.externalClick.value,
       $vitals_lcp: this.lcp.value,
     };

@@ -14,7 +14,7 @@ import { processBatch, type BatchDeps } from '../../../src/ingestion/worker/batc
 import { SpikeDetector } from '../../../src/ingestion/worker/spike-detector.js';
 import { DefinitionsCache } from '../../../src/ingestion/worker/definitions-step.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../../src/ingestion/worker/worker.js';
-import { readQueueRows, type QueueRecord } from '../../../src/ingestion/queue-records.js';
+import { readQueueBatch, type QueueRecord } from '../../../src/ingestion/queue-records.js';
 import type { QueueRow } from '../../../src/ingestion/queue.js';
 import { getPersonByDistinctId, insertPerson } from '../../../src/persons/store.js';
 import { BACKEND, TEST_DATABASE_URL } from '../../helpers/backend.js';
@@ -375,7 +375,7 @@ describe('concurrent batches', () => {
       }
       for (const list of sides) for (const r of list) enqueued.push(r.payload.uuid);
       await ingestionQueue.enqueue([...sides[0]!, ...sides[1]!]);
-      const records = await readQueueRows(database.db, 'realtime', 100_000, MAX_PROCESSING_ATTEMPTS);
+      const records = (await readQueueBatch(database.db, 'realtime', 100_000, MAX_PROCESSING_ATTEMPTS)).records;
       expect(records).toHaveLength(sides[0]!.length + sides[1]!.length);
       const split: QueueRecord[][] = [[], []];
       for (const record of records) {

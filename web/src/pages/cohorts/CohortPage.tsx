@@ -7,8 +7,7 @@ import { ApiError } from '../../api/client';
 import { MEMBERS_PAGE, useCohort, useCohortMembers, useSaveCohort, type Cohort } from '../../api/cohorts';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { emptyProperty } from '../flags/flag-form';
-import { PropertyFilterRow } from '../flags/PropertyFilterRow';
+import { PropertyFilterList } from '../flags/PropertyFilterList';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 import { PersonsTable } from '../../components/PersonsTable';
@@ -19,7 +18,6 @@ const MATCH = [
 ];
 
 function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>; index: number; onRemove?: () => void }) {
-  const properties = useFieldArray({ control: form.control, name: `groups.${index}.properties` });
   return (
     <Paper withBorder p="sm" data-testid="rule-group">
       <Stack gap="xs">
@@ -47,21 +45,7 @@ function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>;
             </Button>
           )}
         </Group>
-        {properties.fields.map((field, p) => (
-          <PropertyFilterRow<CohortForm>
-            key={field.id}
-            name={`groups.${index}.properties.${p}`}
-            register={form.register}
-            watch={form.watch}
-            setValue={form.setValue}
-            onRemove={() => properties.remove(p)}
-          />
-        ))}
-        <Group>
-          <Button size="xs" variant="default" onClick={() => properties.append(emptyProperty())}>
-            Add property filter
-          </Button>
-        </Group>
+        <PropertyFilterList form={form} name={`groups.${index}.properties`} />
       </Stack>
     </Paper>
   );

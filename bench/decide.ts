@@ -3,11 +3,9 @@
  * multivariate with payloads, cohort, group), with varying distinct ids and properties, beside a
  * bare fastify endpoint measured in the same run.
  */
-import pino from 'pino';
-import { openAndMigrate, prepareAnalyticsStore } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
 import { fmt, interleaved, load, spawnHoglet, spawnServer, type Child, type LoadResult } from './harness.js';
+import { openWorkerStores } from './worker-stores.js';
 
 const KINDS = ['rollout', 'properties', 'multivariate', 'cohort', 'group'] as const;
 
@@ -98,11 +96,7 @@ export function mixedFlagFilters(i: number, cohortId: number): { key: string; fi
  * `hoglet worker` would, reaching the server's embedded ClickHouse through it.
  */
 export async function processQueued(dataDir: string): Promise<void> {
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' });
-  const log = pino({ level: 'silent' });
-  const database = await openAndMigrate(config, log, true);
-  const analytics = prepareAnalyticsStore(config, log);
-  analytics.begin();
+  const { log, database, analytics } = await openWorkerStores({ DATA_DIR: dataDir, DATABASE_URL: '' });
   try {
     const worker = new IngestionWorker(database, log, { analytics: analytics.engine });
     await worker.drain();

@@ -5,10 +5,8 @@ import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 import pg from 'pg';
 import pino from 'pino';
-import { openAndMigrate, prepareAnalyticsStore } from '../src/app.js';
 import type { AnalyticsEngine } from '../src/platform/analytics/engine.js';
 import type { Database } from '../src/platform/db/database.js';
-import { loadConfig } from '../src/config.js';
 import { openGeoip, type GeoipService } from '../src/geoip/geoip-service.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
@@ -16,6 +14,7 @@ import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
 import { noteUnlessServerNodeOptions } from './harness.js';
 import { storageFloor, type StorageFloor } from './storage-floor.js';
 import { captureWorkload, realisticWorkload } from './workload.js';
+import { openWorkerStores } from './worker-stores.js';
 
 export interface WorkerFigure {
   eventsPerSecond: number;
@@ -155,13 +154,8 @@ export function floorText(floor: StorageFloor): string {
 
 /** The worker on what an existing SQLite data folder has queued (bench/run.ts: capture's leftovers). */
 export async function drainExisting(dataDir: string, maxSeconds: number): Promise<WorkerFigure> {
-  // As `hoglet worker` opens it (long-running: WAL checkpoints on their own thread).
-  const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '' });
-  const log = pino({ level: 'silent' });
-  const database = await openAndMigrate(config, log, true);
   // The server running on this data dir owns its embedded ClickHouse: this process reaches it through that one.
-  const analytics = prepareAnalyticsStore(config, log);
-  analytics.begin();
+  const { database, analytics } = await openWorkerStores({ DATA_DIR: dataDir, DATABASE_URL: '' });
   try {
     let figure: WorkerFigure;
     try {
@@ -230,12 +224,8 @@ async function workerBenchOnce(options: {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-worker-bench-'));
   const schema = options.databaseUrl ? `bench_${randomBytes(4).toString('hex')}` : undefined;
   const env = { DATA_DIR: dir, DATABASE_URL: options.databaseUrl ?? '', ...(schema ? { DATABASE_SCHEMA: schema } : {}) };
-  const log = pino({ level: 'silent' });
-  const config = loadConfig(env);
-  const database = await openAndMigrate(config, log, true);
   // The events' store as the server opens it: the embedded ClickHouse in the data dir.
-  const analytics = prepareAnalyticsStore(config, log);
-  analytics.begin();
+  const { log, database, analytics } = await openWorkerStores(env);
   let closed = false;
   try {
     await analytics.ready;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404 } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
@@ -12,11 +12,7 @@ import { getDashboard, listDashboards, type Dashboard } from './store.js';
 export const dashboardRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
 
-  async function load(request: FastifyRequest): Promise<Dashboard> {
-    const dashboard = await getDashboard(db, request.team!.id, pathId(request));
-    if (!dashboard) throw notFound();
-    return dashboard;
-  }
+  const load = (request: FastifyRequest): Promise<Dashboard> => loadOr404(getDashboard(db, request.team!.id, pathId(request)));
 
   for (const base of TEAM_ROUTE_BASES) {
     const url = `${base.base}/dashboards`;

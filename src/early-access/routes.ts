@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404 } from '../posthog/errors.js';
 import { createFeature, editFeature, removeFeature, serializeFeature } from './service.js';
 import { getFeature, listFeatures, type EarlyAccessFeature } from './store.js';
 
@@ -10,11 +10,8 @@ import { getFeature, listFeatures, type EarlyAccessFeature } from './store.js';
 export const earlyAccessRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
 
-  async function load(request: FastifyRequest): Promise<EarlyAccessFeature> {
-    const feature = await getFeature(db, request.team!.projectId, (request.params as { id: string }).id);
-    if (!feature) throw notFound();
-    return feature;
-  }
+  const load = (request: FastifyRequest): Promise<EarlyAccessFeature> =>
+    loadOr404(getFeature(db, request.team!.projectId, (request.params as { id: string }).id));
 
   for (const base of TEAM_ROUTE_BASES) {
     const url = `${base.base}/early_access_feature`;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404, notFound } from '../posthog/errors.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../environments/models.js';
@@ -32,11 +32,7 @@ export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, {
   const { db } = ctx.database;
   const base = '/projects/:project_id/feature_flags';
 
-  async function loadFlag(request: FastifyRequest): Promise<FeatureFlag> {
-    const flag = await getFlag(db, request.team!.projectId, flagId(request));
-    if (!flag) throw notFound();
-    return flag;
-  }
+  const loadFlag = (request: FastifyRequest): Promise<FeatureFlag> => loadOr404(getFlag(db, request.team!.projectId, flagId(request)));
 
   async function respond(flags: FeatureFlag[], projectId: number) {
     const users = new UserDirectory(db);

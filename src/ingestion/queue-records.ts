@@ -115,15 +115,12 @@ export async function readQueueBatch(
       events += Number(candidates[taken]!.event_count);
       taken++;
     }
-    let query = from
-      .selectFrom('ingestion_queue')
+    const rows = await laneRows(from, lane, maxAttempts, partitions)
       .select(['id', 'team_id', 'payload', 'event_count', 'partition'])
-      .where('lane', '=', lane)
-      .where('attempts', '<', maxAttempts)
       .where('id', '>=', candidates[0]!.id)
-      .where('id', '<=', candidates[taken - 1]!.id);
-    if (partitions) query = query.where('partition', 'in', [...partitions]);
-    const rows = await query.orderBy('id').execute();
+      .where('id', '<=', candidates[taken - 1]!.id)
+      .orderBy('id')
+      .execute();
     return { records: toRecords(rows), more: taken < candidates.length };
   });
 }
@@ -145,14 +142,8 @@ async function batchCandidates(
   partitions: PartitionFilter,
 ) {
   const read = (after: number | undefined, limit: number) => {
-    let sizes = from
-      .selectFrom('ingestion_queue')
-      .select(['id', 'event_count'])
-      .where('lane', '=', lane)
-      .where('attempts', '<', maxAttempts);
+    let sizes = laneRows(from, lane, maxAttempts, partitions).select(['id', 'event_count']);
     if (after !== undefined) sizes = sizes.where('id', '>', after);
-    // Checked in the lane index (it covers `partition`, migration 025), read in id order.
-    if (partitions) sizes = sizes.where('partition', 'in', [...partitions]);
     return sizes.orderBy('id').limit(limit).execute();
   };
   // One row more than a batch of single events can take tells whether more follow.
@@ -166,24 +157,20 @@ async function batchCandidates(
 
 /** The id of the lane's first row not parked (from the lane index alone), of `partitions`, if any. */
 export async function queueHeadId(db: Db, lane: Lane, maxAttempts: number, partitions?: PartitionFilter): Promise<number | undefined> {
-  const head = await withQueueReadPlan(db, (from) => {
-    let query = from.selectFrom('ingestion_queue').select('id').where('lane', '=', lane).where('attempts', '<', maxAttempts);
-    if (partitions) query = query.where('partition', 'in', [...partitions]);
-    return query.orderBy('id').limit(1).executeTakeFirst();
-  });
+  const head = await withQueueReadPlan(db, (from) =>
+    laneRows(from, lane, maxAttempts, partitions).select('id').orderBy('id').limit(1).executeTakeFirst(),
+  );
   return head && Number(head.id);
 }
 
-/** The records of a lane's next batch (readQueueBatch without `more`). */
-export async function readQueueRows(
-  db: Db,
-  lane: Lane,
-  maxEvents: number,
-  maxAttempts: number,
-  afterId?: number,
-  partitions?: PartitionFilter,
-): Promise<QueueRecord[]> {
-  return (await readQueueBatch(db, lane, maxEvents, maxAttempts, afterId, partitions)).records;
+/**
+ * The lane's rows not parked, of `partitions` when listed: what every queue read starts from.
+ * The partition condition is checked in the lane index (it covers `partition`, migration 025),
+ * read in id order.
+ */
+function laneRows(from: Db, lane: Lane, maxAttempts: number, partitions: PartitionFilter) {
+  const rows = from.selectFrom('ingestion_queue').where('lane', '=', lane).where('attempts', '<', maxAttempts);
+  return partitions ? rows.where('partition', 'in', [...partitions]) : rows;
 }
 
 /**

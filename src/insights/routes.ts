@@ -1,7 +1,7 @@
 import { mapInOrder } from '../lib/map-in-order.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404, notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
@@ -28,11 +28,7 @@ function isBasic(request: FastifyRequest): boolean {
 export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
 
-  async function load(request: FastifyRequest): Promise<Insight> {
-    const insight = await getInsight(db, request.team!.id, pathId(request));
-    if (!insight) throw notFound();
-    return insight;
-  }
+  const load = (request: FastifyRequest): Promise<Insight> => loadOr404(getInsight(db, request.team!.id, pathId(request)));
 
   for (const base of TEAM_ROUTE_BASES) {
     const url = `${base.base}/insights`;

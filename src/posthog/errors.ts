@@ -64,6 +64,13 @@ export const notFound = (detail = 'Not found.') => new ApiError(404, 'invalid_re
 
 export const projectNotFound = () => notFound('Project not found.');
 
+/** What a lookup found, or the 404 when it found nothing (a route's `load(request)`). */
+export async function loadOr404<T>(lookup: Promise<T | undefined>): Promise<T> {
+  const found = await lookup;
+  if (!found) throw notFound();
+  return found;
+}
+
 export const methodNotAllowed = (method: string) =>
   new ApiError(405, 'invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`);
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404, notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { pathId } from '../insights/routes.js';
@@ -29,11 +29,7 @@ function idFilter(value: string | undefined): number | undefined {
 export const subscriptionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
 
-  async function load(request: FastifyRequest): Promise<Subscription> {
-    const subscription = await getSubscription(db, request.team!.id, pathId(request));
-    if (!subscription) throw notFound();
-    return subscription;
-  }
+  const load = (request: FastifyRequest): Promise<Subscription> => loadOr404(getSubscription(db, request.team!.id, pathId(request)));
 
   async function respond(subscription: Subscription, users = new PageLookups(db)) {
     return serializeSubscription(subscription, await users.get(subscription.createdById));

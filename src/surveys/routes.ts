@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404 } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
@@ -31,11 +31,8 @@ function searchTerms(query: Query): string[] {
 export const surveyRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
 
-  async function load(request: FastifyRequest): Promise<Survey> {
-    const survey = await getSurvey(db, request.team!.projectId, (request.params as { id: string }).id);
-    if (!survey) throw notFound();
-    return survey;
-  }
+  const load = (request: FastifyRequest): Promise<Survey> =>
+    loadOr404(getSurvey(db, request.team!.projectId, (request.params as { id: string }).id));
 
   for (const base of TEAM_ROUTE_BASES) {
     const url = `${base.base}/surveys`;

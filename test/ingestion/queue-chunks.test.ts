@@ -10,7 +10,7 @@ import { partitionCount, queuePartition } from '../../src/ingestion/core/partiti
 import { chunkPayloads } from '../../src/ingestion/core/queue-rows.js';
 import { queueCounts } from '../../src/ingestion/queue-admin.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
-import { readQueueRows } from '../../src/ingestion/queue-records.js';
+import { readQueueBatch } from '../../src/ingestion/queue-records.js';
 import { processOneByOne } from '../../src/ingestion/worker/one-by-one.js';
 import { SpikeDetector } from '../../src/ingestion/worker/spike-detector.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
@@ -230,7 +230,7 @@ describe('queue chunks', () => {
     const { database, ingestionQueue } = server.running.ctx;
     const { db } = database;
     await ingestionQueue.enqueueRequest([event('stale-1'), event('stale-2'), event('stale-3')]);
-    const records = await readQueueRows(db, 'realtime', 1000, MAX_PROCESSING_ATTEMPTS);
+    const records = (await readQueueBatch(db, 'realtime', 1000, MAX_PROCESSING_ATTEMPTS)).records;
     expect(records).toHaveLength(3);
     // Meanwhile the row changed under it (as after a commit reported failed that went through).
     const changed = `[${records[1]!.payload},${records[2]!.payload}]`;

@@ -6,19 +6,15 @@
  * after a new event, the dashboard made the home page, and a dashboard deleted from the list.
  * No console errors; a screenshot of each page.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { openSignedIn } from './signed-in.js';
+import { useSignedIn } from './signed-in.js';
 
 const server = useTestServer();
+const ui = useSignedIn(server);
 const DAY = 86_400_000;
 
-let browser: Browser;
-let watched: WatchedPage;
-let page: Page;
-let env: number;
 let dashboardId: number;
 
 // 'order placed': 2 three days ago, 1 twenty days ago, 3 sixty days ago.
@@ -52,7 +48,7 @@ const trends = (event: string, dateRange: Record<string, unknown> = { date_from:
   trendsFilter: { display },
 });
 
-const api = (path: string) => `/api/environments/${env}${path}`;
+const api = (path: string) => `/api/environments/${ui.env}${path}`;
 // Orders draws a line with its legend of totals; Signups is a bold number.
 const INSIGHTS: Array<[name: string, event: string, display: string]> = [
   ['Orders', 'order placed', 'ActionsLineGraph'],
@@ -60,8 +56,6 @@ const INSIGHTS: Array<[name: string, event: string, display: string]> = [
 ];
 
 beforeAll(async () => {
-  ({ browser, watched, page } = await openSignedIn(server));
-  env = server.bootstrap.team.id;
   await server.ingest(fixtureEvents(Date.now()));
   for (const [name, event, display] of INSIGHTS) {
     const res = await server.request(api('/insights/'), {
@@ -72,12 +66,8 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  await browser?.close();
-});
-
-const tile = (name: string) => page.getByTestId('dashboard-tile').filter({ has: page.getByRole('link', { name, exact: true }) });
-const gridItem = (name: string) => page.locator('.react-grid-item').filter({ has: tile(name) });
+const tile = (name: string) => ui.page.getByTestId('dashboard-tile').filter({ has: ui.page.getByRole('link', { name, exact: true }) });
+const gridItem = (name: string) => ui.page.locator('.react-grid-item').filter({ has: tile(name) });
 
 /** The totals the query endpoint gives each insight's event over a range. */
 async function queryTotals(dateRange: Record<string, unknown>) {
@@ -113,28 +103,28 @@ const layoutsOf = async () =>
 
 describe('dashboards', () => {
   it('creates a dashboard from the list and adds two saved insights as tiles', async () => {
-    await page.goto(`${server.url}/project/${env}`);
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Dashboards' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/dashboard`);
-    await page.getByTestId('dashboard-row').first().waitFor();
-    await page.getByRole('button', { name: 'New dashboard' }).click();
-    const form = page.getByRole('form', { name: 'New dashboard' });
+    await ui.page.goto(`${server.url}/project/${ui.env}`);
+    await ui.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Dashboards' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/dashboard`);
+    await ui.page.getByTestId('dashboard-row').first().waitFor();
+    await ui.page.getByRole('button', { name: 'New dashboard' }).click();
+    const form = ui.page.getByRole('form', { name: 'New dashboard' });
     await form.getByLabel('Name').fill('Sales');
     await form.getByLabel('Description').fill('Orders and signups');
     await form.getByRole('button', { name: 'Create' }).click();
-    await page.waitForURL(new RegExp(`/project/${env}/dashboard/\\d+$`));
-    dashboardId = Number(page.url().split('/').pop());
-    await page.getByRole('heading', { name: 'Sales' }).waitFor();
-    await page.getByTestId('dashboard-empty').waitFor();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/dashboard/\\d+$`));
+    dashboardId = Number(ui.page.url().split('/').pop());
+    await ui.page.getByRole('heading', { name: 'Sales' }).waitFor();
+    await ui.page.getByTestId('dashboard-empty').waitFor();
 
-    await page.getByRole('button', { name: 'Add insight' }).click();
-    const picker = page.getByRole('dialog', { name: 'Add insight' });
+    await ui.page.getByRole('button', { name: 'Add insight' }).click();
+    const picker = ui.page.getByRole('dialog', { name: 'Add insight' });
     await picker.getByRole('button', { name: 'Add Orders' }).click();
     await picker.getByRole('button', { name: 'Orders is on this dashboard' }).waitFor();
     await picker.getByLabel('Search insights').fill('sign');
     await picker.getByRole('button', { name: 'Add Signups' }).click();
     await picker.getByRole('button', { name: 'Signups is on this dashboard' }).waitFor();
-    await page.keyboard.press('Escape');
+    await ui.page.keyboard.press('Escape');
     await tile('Signups').waitFor();
     expect(((await dashboard()).tiles as any[]).map((t) => t.insight.name)).toEqual(['Orders', 'Signups']);
 
@@ -142,39 +132,39 @@ describe('dashboards', () => {
     const own = await queryTotals({ date_from: '-7d' });
     expect(own).toEqual({ Orders: 2, Signups: 1 });
     await expectTiles(own);
-    await screenshot(page, 'dashboard-tiles');
-    expectNoPageErrors(watched);
+    await screenshot(ui.page, 'dashboard-tiles');
+    expectNoPageErrors(ui.watched);
   });
 
   it('moves and resizes tiles only in the arrange mode, and saves their layouts', async () => {
     const before = await layoutsOf();
     // Outside the arrange mode a drag is not a move.
     const box = (await tile('Signups').getByTestId('tile-body').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(box.x - 300, box.y + 400, { steps: 8 });
-    await page.mouse.up();
+    await ui.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await ui.page.mouse.down();
+    await ui.page.mouse.move(box.x - 300, box.y + 400, { steps: 8 });
+    await ui.page.mouse.up();
     expect(await gridItem('Signups').getAttribute('class')).not.toContain('react-draggable-dragging');
 
-    await page.getByRole('button', { name: 'Edit layout' }).click();
-    await page.getByTestId('dashboard-grid').and(page.locator('[data-editing="true"]')).waitFor();
+    await ui.page.getByRole('button', { name: 'Edit layout' }).click();
+    await ui.page.getByTestId('dashboard-grid').and(ui.page.locator('[data-editing="true"]')).waitFor();
     // Move Signups from beside Orders to under it, at the left edge.
     const o = (await gridItem('Orders').boundingBox())!;
     const s = (await tile('Signups').getByTestId('tile-body').boundingBox())!;
-    await page.mouse.move(s.x + 20, s.y + 20);
-    await page.mouse.down();
-    await page.mouse.move(o.x + 20, o.y + o.height + 60, { steps: 12 });
-    await page.mouse.up();
+    await ui.page.mouse.move(s.x + 20, s.y + 20);
+    await ui.page.mouse.down();
+    await ui.page.mouse.move(o.x + 20, o.y + o.height + 60, { steps: 12 });
+    await ui.page.mouse.up();
     // Resize Orders by its corner handle (once it is back in place: tiles slide while others pass over them).
     await expect.poll(async () => (await gridItem('Orders').boundingBox())!.y).toBe(o.y);
     const handle = gridItem('Orders').locator('.react-resizable-handle');
     const h = (await handle.boundingBox())!;
-    await page.mouse.move(h.x + h.width / 2, h.y + h.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(h.x + 200, h.y + 100, { steps: 10 });
-    await page.mouse.up();
-    await page.getByRole('button', { name: 'Save layout' }).click();
-    await page.getByRole('button', { name: 'Edit layout' }).waitFor();
+    await ui.page.mouse.move(h.x + h.width / 2, h.y + h.height / 2);
+    await ui.page.mouse.down();
+    await ui.page.mouse.move(h.x + 200, h.y + 100, { steps: 10 });
+    await ui.page.mouse.up();
+    await ui.page.getByRole('button', { name: 'Save layout' }).click();
+    await ui.page.getByRole('button', { name: 'Edit layout' }).waitFor();
 
     const after = await layoutsOf();
     expect(before.Orders).toEqual({});
@@ -185,9 +175,9 @@ describe('dashboards', () => {
 
     // After a reload the page places the tiles where they were saved: on the grid's 12 columns
     // with 16 px gaps and 60 px rows (DashboardGrid).
-    await page.reload();
+    await ui.page.reload();
     await tile('Signups').waitFor();
-    const grid = (await page.getByTestId('dashboard-grid').boundingBox())!;
+    const grid = (await ui.page.getByTestId('dashboard-grid').boundingBox())!;
     const column = (grid.width - 11 * 16) / 12;
     const near = (actual: number, expected: number) => Math.abs(actual - expected) <= 1;
     const place = async (name: string) => {
@@ -210,12 +200,12 @@ describe('dashboards', () => {
         })
         .toBe(true);
     }
-    await screenshot(page, 'dashboard-arranged');
-    expectNoPageErrors(watched);
+    await screenshot(ui.page, 'dashboard-arranged');
+    expectNoPageErrors(ui.watched);
   });
 
   it('applies the date filter to every tile and saves it on the dashboard', async () => {
-    const range = page.getByLabel('Date range', { exact: true });
+    const range = ui.page.getByLabel('Date range', { exact: true });
     await range.selectOption('-30d');
     await expect.poll(async () => (await dashboard()).filters).toEqual({ date_from: '-30d', date_to: null });
     const thirty = await queryTotals({ date_from: '-30d' });
@@ -231,7 +221,7 @@ describe('dashboards', () => {
     // A custom range: from 25 days ago through today (UTC, the environment's zone).
     const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
     await range.selectOption('custom');
-    const custom = page.getByRole('form', { name: 'Custom date range' });
+    const custom = ui.page.getByRole('form', { name: 'Custom date range' });
     await custom.getByLabel('From').fill(day(25));
     await custom.getByLabel('To').fill(day(0));
     await custom.getByRole('button', { name: 'Apply' }).click();
@@ -241,54 +231,54 @@ describe('dashboards', () => {
     await expectTiles(customTotals);
 
     // The page opened afresh shows the saved filter.
-    await page.reload();
+    await ui.page.reload();
     await tile('Orders').waitFor();
-    expect(await page.getByLabel('Date range', { exact: true }).inputValue()).toBe('custom');
+    expect(await ui.page.getByLabel('Date range', { exact: true }).inputValue()).toBe('custom');
     await expectTiles(customTotals);
-    await screenshot(page, 'dashboard-date-filter');
-    expectNoPageErrors(watched);
+    await screenshot(ui.page, 'dashboard-date-filter');
+    expectNoPageErrors(ui.watched);
   });
 
   it('refreshes the tiles', async () => {
     await server.ingest([{ event: 'order placed', distinct_id: 'late', timestamp: new Date().toISOString(), properties: {} }]);
     // Shown as loaded until asked again.
     await expectTiles({ Orders: 3 });
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await page.getByTestId('refreshed-at').waitFor();
+    await ui.page.getByRole('button', { name: 'Refresh' }).click();
+    await ui.page.getByTestId('refreshed-at').waitFor();
     const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
     const totals = await queryTotals({ date_from: day(25), date_to: day(0) });
     expect(totals).toEqual({ Orders: 4, Signups: 1 });
     await expectTiles(totals);
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 
   it('sets the dashboard as the home page', async () => {
-    await page.getByRole('button', { name: 'Set as home' }).click();
-    await page.getByTestId('home-badge').waitFor();
+    await ui.page.getByRole('button', { name: 'Set as home' }).click();
+    await ui.page.getByTestId('home-badge').waitFor();
     expect((await server.request(api('/'))).body.primary_dashboard).toBe(dashboardId);
-    await page.goto(`${server.url}/project/${env}`);
-    await page.getByRole('heading', { name: 'Sales' }).waitFor();
-    expect(page.url()).toBe(`${server.url}/project/${env}`);
+    await ui.page.goto(`${server.url}/project/${ui.env}`);
+    await ui.page.getByRole('heading', { name: 'Sales' }).waitFor();
+    expect(ui.page.url()).toBe(`${server.url}/project/${ui.env}`);
     await expectTiles({ Orders: 4, Signups: 1 });
-    await screenshot(page, 'dashboard-home');
-    expectNoPageErrors(watched);
+    await screenshot(ui.page, 'dashboard-home');
+    expectNoPageErrors(ui.watched);
   });
 
   it('searches the list and deletes a dashboard after confirmation', async () => {
     const scratch = await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Scratch', description: 'to delete' } });
     expect(scratch.status).toBe(201);
-    await page.goto(`${server.url}/project/${env}/dashboard`);
-    await page.getByLabel('Search').fill('scra');
-    const rows = page.getByTestId('dashboard-row');
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard`);
+    await ui.page.getByLabel('Search').fill('scra');
+    const rows = ui.page.getByTestId('dashboard-row');
     await expect.poll(() => rows.count()).toBe(1);
     await rows.first().getByText('Scratch').waitFor();
-    await screenshot(page, 'dashboards-list');
+    await screenshot(ui.page, 'dashboards-list');
     await rows.first().getByRole('button', { name: 'Delete Scratch' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-    await page.getByTestId('dashboards-empty').waitFor();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await ui.page.getByTestId('dashboards-empty').waitFor();
     expect((await server.request(api(`/dashboards/${scratch.body.id}/`))).body.deleted).toBe(true);
-    await page.getByLabel('Search').fill('');
+    await ui.page.getByLabel('Search').fill('');
     await rows.filter({ hasText: 'Sales' }).waitFor();
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 });

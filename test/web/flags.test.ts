@@ -6,20 +6,16 @@
  * answers as /flags does; a cohort by a property rule and a static one from a CSV file, with their
  * members. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
 import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
 import { useTestServer } from '../helpers/server.js';
-import { openSignedIn } from './signed-in.js';
+import { useSignedIn } from './signed-in.js';
 import { storeGroup } from '../flags/flag-helpers.js';
 
 const server = useTestServer();
+const ui = useSignedIn(server);
 
-let browser: Browser;
-let watched: WatchedPage;
-let page: Page;
-let env: number;
 let site: CustomerSite;
 
 /** A customer's page: posthog-js from Hoglet as the snippet loads it, as `distinctId`, flags kept in memory only. */
@@ -30,7 +26,7 @@ function sitePage(hoglet: string, token: string, distinctId: string): string {
 
 /** What posthog-js on a fresh customer page, as `distinctId`, says of `key` once its flags loaded. */
 async function whatPosthogJsGets(distinctId: string, key: string) {
-  const shop = await browser.newPage();
+  const shop = await ui.browser.newPage();
   try {
     await shop.goto(`${site.url}/?as=${encodeURIComponent(distinctId)}`);
     return await shop.evaluate(
@@ -56,8 +52,6 @@ async function whatPosthogJsGets(distinctId: string, key: string) {
 }
 
 beforeAll(async () => {
-  ({ browser, watched, page } = await openSignedIn(server));
-  env = server.bootstrap.team.id;
   site = await startCustomerSite((request, response) => {
     const as = new URL(request.url ?? '/', 'http://site').searchParams.get('as') ?? 'anonymous';
     sendHtml(response, sitePage(server.url, server.token, as));
@@ -72,7 +66,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await site?.close();
 });
 
@@ -82,24 +75,24 @@ const flagByKey = async (key: string) =>
 
 describe('feature flags in the web app', () => {
   it('a flag created and rolled out in the UI is what posthog-js receives', async () => {
-    await page.goto(`${server.url}/project/${env}/feature_flags`);
-    await page.getByTestId('flags-empty').waitFor();
-    await screenshot(page, 'flags-empty');
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags`);
+    await ui.page.getByTestId('flags-empty').waitFor();
+    await screenshot(ui.page, 'flags-empty');
 
-    await page.getByRole('link', { name: 'New feature flag' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/feature_flags/new`);
-    await page.getByLabel('Key').fill('new-checkout');
-    await page.getByLabel('Description').fill('The <b>new</b> checkout');
+    await ui.page.getByRole('link', { name: 'New feature flag' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/feature_flags/new`);
+    await ui.page.getByLabel('Key').fill('new-checkout');
+    await ui.page.getByLabel('Description').fill('The <b>new</b> checkout');
     // Released to the example.com addresses, at 0% for now.
-    await page.getByRole('button', { name: 'Add property filter' }).click();
-    await page.getByLabel('Property', { exact: true }).fill('email');
-    await page.getByLabel('Operator').selectOption('icontains');
-    await page.getByLabel('Value').fill('@example.com');
-    await page.getByLabel('Payload when true (JSON)').fill('{"discount": 10}');
-    await screenshot(page, 'flag-new');
-    await page.getByRole('button', { name: 'Create flag' }).click();
-    await page.waitForURL(new RegExp(`/project/${env}/feature_flags/\\d+$`));
-    await page.getByRole('heading', { name: 'new-checkout' }).waitFor();
+    await ui.page.getByRole('button', { name: 'Add property filter' }).click();
+    await ui.page.getByLabel('Property', { exact: true }).fill('email');
+    await ui.page.getByLabel('Operator').selectOption('icontains');
+    await ui.page.getByLabel('Value').fill('@example.com');
+    await ui.page.getByLabel('Payload when true (JSON)').fill('{"discount": 10}');
+    await screenshot(ui.page, 'flag-new');
+    await ui.page.getByRole('button', { name: 'Create flag' }).click();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/feature_flags/\\d+$`));
+    await ui.page.getByRole('heading', { name: 'new-checkout' }).waitFor();
 
     const created = await flagByKey('new-checkout');
     expect(created.filters.groups).toEqual([
@@ -113,117 +106,117 @@ describe('feature flags in the web app', () => {
     expect((await whatPosthogJsGets('ana', 'new-checkout')).enabled).toBe(false);
 
     // Rolled out to all of them.
-    await page.getByLabel('Roll out to (% of users)').fill('100');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByTestId('saved').waitFor();
+    await ui.page.getByLabel('Roll out to (% of users)').fill('100');
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.getByTestId('saved').waitFor();
     await expect.poll(async () => (await flagByKey('new-checkout')).filters.groups[0].rollout_percentage).toBe(100);
     expect(await whatPosthogJsGets('ana', 'new-checkout')).toEqual({ enabled: true, value: true, payload: { discount: 10 } });
     expect((await whatPosthogJsGets('bo', 'new-checkout')).enabled).toBe(false);
-    await screenshot(page, 'flag-edit');
-    expectNoPageErrors(watched);
+    await screenshot(ui.page, 'flag-edit');
+    expectNoPageErrors(ui.watched);
   });
 
   it('"what does this user get" answers as /flags does', async () => {
-    await page.getByRole('tab', { name: 'What does this user get' }).click();
-    await page.waitForURL(/tab=evaluate/);
-    await page.getByLabel('Distinct id').fill('cy');
-    await page.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('true');
-    expect(await page.getByTestId('evaluation-reason').textContent()).toMatch(/condition/i);
-    await screenshot(page, 'flag-evaluate');
-    await page.getByLabel('Distinct id').fill('bo');
-    await page.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('false');
-    expectNoPageErrors(watched);
+    await ui.page.getByRole('tab', { name: 'What does this user get' }).click();
+    await ui.page.waitForURL(/tab=evaluate/);
+    await ui.page.getByLabel('Distinct id').fill('cy');
+    await ui.page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('true');
+    expect(await ui.page.getByTestId('evaluation-reason').textContent()).toMatch(/condition/i);
+    await screenshot(ui.page, 'flag-evaluate');
+    await ui.page.getByLabel('Distinct id').fill('bo');
+    await ui.page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('false');
+    expectNoPageErrors(ui.watched);
   });
 
   it('the toggle disables the flag, and the history lists the changes', async () => {
-    const toggle = page.getByRole('switch', { name: 'Enabled' });
+    const toggle = ui.page.getByRole('switch', { name: 'Enabled' });
     expect(await toggle.isChecked()).toBe(true);
     // The switch follows the saved flag: it turns once the API has answered.
     await toggle.click();
-    await page.getByRole('switch', { name: 'Disabled' }).waitFor();
+    await ui.page.getByRole('switch', { name: 'Disabled' }).waitFor();
     await expect.poll(async () => (await flagByKey('new-checkout')).active).toBe(false);
     // (posthog-js skips /flags while the project has no active flag: checked in the next test.)
 
-    await page.getByRole('tab', { name: 'History' }).click();
-    await page.waitForURL(/tab=history/);
-    const entries = page.getByTestId('history-entry');
+    await ui.page.getByRole('tab', { name: 'History' }).click();
+    await ui.page.waitForURL(/tab=history/);
+    const entries = ui.page.getByTestId('history-entry');
     await expect.poll(() => entries.count()).toBe(3);
     expect(await entries.nth(0).textContent()).toContain('Changed active from true to false');
     expect(await entries.nth(1).textContent()).toContain('boolean: 0% of 1 filter → boolean: 100% of 1 filter');
     expect(await entries.nth(1).textContent()).toContain('"rollout_percentage":100');
     expect(await entries.nth(2).textContent()).toContain('Created the flag');
     expect(await entries.nth(0).textContent()).toContain(server.bootstrap.user.email);
-    await screenshot(page, 'flag-history');
+    await screenshot(ui.page, 'flag-history');
 
     // The list: the filters find it as disabled and boolean, not as enabled or multivariate.
-    await page.goto(`${server.url}/project/${env}/feature_flags?active=false`);
-    await page.getByTestId('flag-row').filter({ hasText: 'new-checkout' }).waitFor();
-    expect(await page.getByTestId('flag-row').filter({ hasText: 'new-checkout' }).textContent()).toContain('The <b>new</b> checkout');
-    expect(await page.locator('[data-testid="flags-table"] b').count()).toBe(0);
-    await page.getByLabel('Status').selectOption('true');
-    await page.getByTestId('flags-empty').waitFor();
-    expect(page.url()).toContain('active=true');
-    expectNoPageErrors(watched);
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags?active=false`);
+    await ui.page.getByTestId('flag-row').filter({ hasText: 'new-checkout' }).waitFor();
+    expect(await ui.page.getByTestId('flag-row').filter({ hasText: 'new-checkout' }).textContent()).toContain('The <b>new</b> checkout');
+    expect(await ui.page.locator('[data-testid="flags-table"] b').count()).toBe(0);
+    await ui.page.getByLabel('Status').selectOption('true');
+    await ui.page.getByTestId('flags-empty').waitFor();
+    expect(ui.page.url()).toContain('active=true');
+    expectNoPageErrors(ui.watched);
   });
 
   it('a multivariate split that does not sum to 100 shows the API error; fixed, users get their variant', async () => {
-    await page.goto(`${server.url}/project/${env}/feature_flags/new`);
-    await page.getByLabel('Key').fill('checkout-colour');
-    await page.getByLabel('Roll out to (% of users)').fill('100');
-    await page.getByRole('switch', { name: /Multivariate/ }).check();
-    const splits = page.getByLabel('Variant split');
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/new`);
+    await ui.page.getByLabel('Key').fill('checkout-colour');
+    await ui.page.getByLabel('Roll out to (% of users)').fill('100');
+    await ui.page.getByRole('switch', { name: /Multivariate/ }).check();
+    const splits = ui.page.getByLabel('Variant split');
     await splits.nth(0).fill('50');
     await splits.nth(1).fill('30');
-    await page.getByLabel('Variant payload').nth(1).fill('{"colour": "green"}');
-    await page.getByRole('button', { name: 'Create flag' }).click();
-    const error = page.getByTestId('variants-error');
+    await ui.page.getByLabel('Variant payload').nth(1).fill('{"colour": "green"}');
+    await ui.page.getByRole('button', { name: 'Create flag' }).click();
+    const error = ui.page.getByTestId('variants-error');
     await error.waitFor();
     expect(await error.textContent()).toBe('Invalid variant definitions: Variant rollout percentages must sum to 100.');
-    expect(page.url()).toContain('/feature_flags/new');
+    expect(ui.page.url()).toContain('/feature_flags/new');
     expect(await flagByKey('checkout-colour')).toBeUndefined();
-    await screenshot(page, 'flag-split-error');
+    await screenshot(ui.page, 'flag-split-error');
 
     await splits.nth(0).fill('0');
     await splits.nth(1).fill('100');
-    await page.getByRole('button', { name: 'Create flag' }).click();
-    await page.getByRole('heading', { name: 'checkout-colour' }).waitFor();
+    await ui.page.getByRole('button', { name: 'Create flag' }).click();
+    await ui.page.getByRole('heading', { name: 'checkout-colour' }).waitFor();
     expect(await whatPosthogJsGets('bo', 'checkout-colour')).toEqual({ enabled: true, value: 'test', payload: { colour: 'green' } });
     // The flag disabled by the toggle above: posthog-js no longer gets it.
     expect((await whatPosthogJsGets('ana', 'new-checkout')).enabled).not.toBe(true);
-    await page.getByRole('tab', { name: 'What does this user get' }).click();
-    await page.getByLabel('Distinct id').fill('bo');
-    await page.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('test');
+    await ui.page.getByRole('tab', { name: 'What does this user get' }).click();
+    await ui.page.getByLabel('Distinct id').fill('bo');
+    await ui.page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('test');
 
-    await page.goto(`${server.url}/project/${env}/feature_flags?type=multivariant`);
-    await page.getByTestId('flag-row').first().waitFor();
-    expect(await page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('checkout-colour')]);
-    await page.getByLabel('Search').fill('new checkout');
-    await page.getByLabel('Type').selectOption('');
-    await page.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('new-checkout')]);
-    await screenshot(page, 'flags-list');
-    expectNoPageErrors(watched, [400]);
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags?type=multivariant`);
+    await ui.page.getByTestId('flag-row').first().waitFor();
+    expect(await ui.page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('checkout-colour')]);
+    await ui.page.getByLabel('Search').fill('new checkout');
+    await ui.page.getByLabel('Type').selectOption('');
+    await ui.page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => ui.page.getByTestId('flag-row').allTextContents()).toEqual([expect.stringContaining('new-checkout')]);
+    await screenshot(ui.page, 'flags-list');
+    expectNoPageErrors(ui.watched, [400]);
   });
 
   it('deleting a flag asks first, then the list no longer shows it', async () => {
     const flag = await flagByKey('checkout-colour');
-    await page.goto(`${server.url}/project/${env}/feature_flags/${flag.id}`);
-    await page.getByRole('button', { name: 'Delete', exact: true }).click();
-    const dialog = page.getByRole('dialog', { name: 'Delete this flag?' });
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/${flag.id}`);
+    await ui.page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = ui.page.getByRole('dialog', { name: 'Delete this flag?' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect((await server.request(`${flagsApi()}${flag.id}/`)).body.deleted).toBe(false);
-    await page.getByRole('button', { name: 'Delete', exact: true }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete flag' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/feature_flags`);
-    await page.getByTestId('flag-row').first().waitFor();
-    expect((await page.getByTestId('flag-row').allTextContents()).some((t) => t.includes('checkout-colour'))).toBe(false);
+    await ui.page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Delete flag' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/feature_flags`);
+    await ui.page.getByTestId('flag-row').first().waitFor();
+    expect((await ui.page.getByTestId('flag-row').allTextContents()).some((t) => t.includes('checkout-colour'))).toBe(false);
     expect((await server.request(`${flagsApi()}${flag.id}/`)).body.deleted).toBe(true);
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 });
 
@@ -231,101 +224,103 @@ describe('group aggregation', () => {
   it('a flag matched by a group type filters on the group’s properties and is judged per group', async () => {
     await storeGroup(server, 'organization', 'acme', { tier: 'enterprise' });
     await storeGroup(server, 'organization', 'corner-shop', { tier: 'free' });
-    await page.goto(`${server.url}/project/${env}/feature_flags/new`);
-    await page.getByLabel('Key').fill('org-beta');
-    await page.getByLabel('Match by').selectOption({ label: 'organization(s)' });
-    await page.getByRole('button', { name: 'Add property filter' }).click();
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/new`);
+    await ui.page.getByLabel('Key').fill('org-beta');
+    await ui.page.getByLabel('Match by').selectOption({ label: 'organization(s)' });
+    await ui.page.getByRole('button', { name: 'Add property filter' }).click();
     // Group flags take the group's properties only: no cohort choice.
-    expect(await page.getByLabel('Filter type').count()).toBe(0);
-    await page.getByLabel('Property', { exact: true }).fill('tier');
-    await page.getByLabel('Value').fill('enterprise');
-    await page.getByLabel('Roll out to (% of organization)').fill('100');
-    await page.getByRole('button', { name: 'Create flag' }).click();
-    await page.getByRole('heading', { name: 'org-beta' }).waitFor();
+    expect(await ui.page.getByLabel('Filter type').count()).toBe(0);
+    await ui.page.getByLabel('Property', { exact: true }).fill('tier');
+    await ui.page.getByLabel('Value').fill('enterprise');
+    await ui.page.getByLabel('Roll out to (% of organization)').fill('100');
+    await ui.page.getByRole('button', { name: 'Create flag' }).click();
+    await ui.page.getByRole('heading', { name: 'org-beta' }).waitFor();
     const flag = await flagByKey('org-beta');
     expect(flag.filters.aggregation_group_type_index).toBe(0);
     expect(flag.filters.groups[0].properties).toEqual([
       { key: 'tier', operator: 'exact', value: 'enterprise', type: 'group', group_type_index: 0 },
     ]);
 
-    await page.getByRole('tab', { name: 'What does this user get' }).click();
-    await page.getByLabel('Distinct id').fill('bo');
-    await page.getByLabel('Group key (organization)').fill('acme');
-    await page.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('true');
-    await page.getByLabel('Group key (organization)').fill('corner-shop');
-    await page.getByRole('button', { name: 'Check' }).click();
-    await expect.poll(() => page.getByTestId('evaluation-value').textContent()).toBe('false');
-    await screenshot(page, 'flag-group-evaluate');
-    expectNoPageErrors(watched);
+    await ui.page.getByRole('tab', { name: 'What does this user get' }).click();
+    await ui.page.getByLabel('Distinct id').fill('bo');
+    await ui.page.getByLabel('Group key (organization)').fill('acme');
+    await ui.page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('true');
+    await ui.page.getByLabel('Group key (organization)').fill('corner-shop');
+    await ui.page.getByRole('button', { name: 'Check' }).click();
+    await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('false');
+    await screenshot(ui.page, 'flag-group-evaluate');
+    expectNoPageErrors(ui.watched);
   });
 });
 
 describe('cohorts in the web app', () => {
   it('a cohort by a property rule lists its members and targets a flag', async () => {
-    await page.goto(`${server.url}/project/${env}/cohorts`);
-    await page.getByTestId('cohorts-empty').waitFor();
-    await page.getByRole('link', { name: 'New cohort' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/cohorts/new`);
-    await page.getByLabel('Name').fill('Pro customers');
-    await page.getByLabel('Property', { exact: true }).fill('plan');
-    await page.getByLabel('Value').fill('pro');
-    await screenshot(page, 'cohort-new');
-    await page.getByRole('button', { name: 'Create cohort' }).click();
-    await page.waitForURL(new RegExp(`/project/${env}/cohorts/\\d+$`));
-    await expect.poll(() => page.getByTestId('member-count').textContent()).toBe('2 persons');
-    expect((await page.getByTestId('member-row').allTextContents()).join(' ')).toMatch(/ana.*cy|cy.*ana/);
-    await screenshot(page, 'cohort-dynamic');
-    const cohortId = Number(page.url().split('/').pop());
+    await ui.page.goto(`${server.url}/project/${ui.env}/cohorts`);
+    await ui.page.getByTestId('cohorts-empty').waitFor();
+    await ui.page.getByRole('link', { name: 'New cohort' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/cohorts/new`);
+    await ui.page.getByLabel('Name').fill('Pro customers');
+    await ui.page.getByLabel('Property', { exact: true }).fill('plan');
+    await ui.page.getByLabel('Value').fill('pro');
+    await screenshot(ui.page, 'cohort-new');
+    await ui.page.getByRole('button', { name: 'Create cohort' }).click();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/cohorts/\\d+$`));
+    await expect.poll(() => ui.page.getByTestId('member-count').textContent()).toBe('2 persons');
+    expect((await ui.page.getByTestId('member-row').allTextContents()).join(' ')).toMatch(/ana.*cy|cy.*ana/);
+    await screenshot(ui.page, 'cohort-dynamic');
+    const cohortId = Number(ui.page.url().split('/').pop());
 
     // A flag released to the cohort.
-    await page.goto(`${server.url}/project/${env}/feature_flags/new`);
-    await page.getByLabel('Key').fill('pro-beta');
-    await page.getByLabel('Roll out to (% of users)').fill('100');
-    await page.getByRole('button', { name: 'Add property filter' }).click();
-    await page.getByLabel('Filter type').selectOption('cohort');
-    await page.getByLabel('Cohort', { exact: true }).selectOption(String(cohortId));
-    await page.getByRole('button', { name: 'Create flag' }).click();
-    await page.getByRole('heading', { name: 'pro-beta' }).waitFor();
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/new`);
+    await ui.page.getByLabel('Key').fill('pro-beta');
+    await ui.page.getByLabel('Roll out to (% of users)').fill('100');
+    await ui.page.getByRole('button', { name: 'Add property filter' }).click();
+    await ui.page.getByLabel('Filter type').selectOption('cohort');
+    await ui.page.getByLabel('Cohort', { exact: true }).selectOption(String(cohortId));
+    await ui.page.getByRole('button', { name: 'Create flag' }).click();
+    await ui.page.getByRole('heading', { name: 'pro-beta' }).waitFor();
     expect((await whatPosthogJsGets('cy', 'pro-beta')).enabled).toBe(true);
     expect((await whatPosthogJsGets('bo', 'pro-beta')).enabled).toBe(false);
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 
   it('a static cohort from a CSV upload, a refused file shown on the field', async () => {
-    await page.goto(`${server.url}/project/${env}/cohorts/new`);
-    await page.getByLabel('Name').fill('Imported');
-    await page.getByText('Static: a list (CSV)').click();
-    await page.getByLabel('CSV file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('name,plan\nana,pro\n') });
-    await page.getByRole('button', { name: 'Create cohort' }).click();
-    const error = page.getByTestId('csv-error');
+    await ui.page.goto(`${server.url}/project/${ui.env}/cohorts/new`);
+    await ui.page.getByLabel('Name').fill('Imported');
+    await ui.page.getByText('Static: a list (CSV)').click();
+    await ui.page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('name,plan\nana,pro\n') });
+    await ui.page.getByRole('button', { name: 'Create cohort' }).click();
+    const error = ui.page.getByTestId('csv-error');
     await error.waitFor();
     expect(await error.textContent()).toContain('Multi-column CSV must contain at least one column');
-    expectNoPageErrors(watched, [400]);
+    expectNoPageErrors(ui.watched, [400]);
 
-    await page
+    await ui.page
       .getByLabel('CSV file')
       .setInputFiles({ name: 'users.csv', mimeType: 'text/csv', buffer: Buffer.from('distinct_id\nana\nbo\nnobody\n') });
-    await page.getByRole('button', { name: 'Create cohort' }).click();
-    await page.waitForURL(new RegExp(`/project/${env}/cohorts/\\d+$`));
-    await expect.poll(() => page.getByTestId('member-count').textContent()).toBe('2 persons');
-    expect((await page.getByTestId('member-row').allTextContents()).join(' ')).toMatch(/ana.*bo|bo.*ana/);
-    await screenshot(page, 'cohort-static');
+    await ui.page.getByRole('button', { name: 'Create cohort' }).click();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/cohorts/\\d+$`));
+    await expect.poll(() => ui.page.getByTestId('member-count').textContent()).toBe('2 persons');
+    expect((await ui.page.getByTestId('member-row').allTextContents()).join(' ')).toMatch(/ana.*bo|bo.*ana/);
+    await screenshot(ui.page, 'cohort-static');
 
-    await page.goto(`${server.url}/project/${env}/cohorts`);
-    await expect.poll(() => page.getByTestId('cohort-row').count()).toBe(2);
-    expect(await page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).textContent()).toContain('Static');
-    await screenshot(page, 'cohorts-list');
+    await ui.page.goto(`${server.url}/project/${ui.env}/cohorts`);
+    await expect.poll(() => ui.page.getByTestId('cohort-row').count()).toBe(2);
+    expect(await ui.page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).textContent()).toContain('Static');
+    await screenshot(ui.page, 'cohorts-list');
 
     // Deleting asks first, then the list no longer shows it.
-    await page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).getByRole('link').first().click();
-    await page.waitForURL(new RegExp(`/project/${env}/cohorts/\\d+$`));
-    const importedId = Number(page.url().split('/').pop());
-    await page.getByRole('button', { name: 'Delete', exact: true }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete cohort' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/cohorts`);
-    await expect.poll(() => page.getByTestId('cohort-row').count()).toBe(1);
+    await ui.page.getByTestId('cohort-row').filter({ hasText: 'Imported' }).getByRole('link').first().click();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/cohorts/\\d+$`));
+    const importedId = Number(ui.page.url().split('/').pop());
+    await ui.page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Delete cohort' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/cohorts`);
+    await expect.poll(() => ui.page.getByTestId('cohort-row').count()).toBe(1);
     expect((await server.request(`/api/projects/${server.bootstrap.team.projectId}/cohorts/${importedId}/`)).body.deleted).toBe(true);
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 });

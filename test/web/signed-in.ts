@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { launchBrowser, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { givePassword } from '../helpers/sessions.js';
-import type { TestServer } from '../helpers/server.js';
+import type { SharedTestServer, TestServer } from '../helpers/server.js';
 
 export const TEST_PASSWORD = 'a long and good password 42';
 
@@ -43,4 +43,45 @@ export async function openSignedIn(server: Pick<TestServer, 'url' | 'running' | 
     await browser.close();
     throw error;
   }
+}
+
+/** The file's signed-in browser (see useSignedIn), and the bootstrap environment's id. */
+export interface SharedSignedIn extends SignedInBrowser {
+  readonly env: number;
+}
+
+/**
+ * The file's signed-in browser: opened (openSignedIn) in `beforeAll`, after the file's server has
+ * started, and closed in `afterAll`, before it stops. Call it at the top level of a test file,
+ * after useTestServer; the object it returns stands for the open browser inside tests and hooks.
+ */
+export function useSignedIn(server: SharedTestServer): SharedSignedIn {
+  let opened: SignedInBrowser | undefined;
+  beforeAll(async () => {
+    opened = await openSignedIn(server);
+  });
+  afterAll(async () => {
+    await opened?.browser.close();
+  });
+  const current = (): SignedInBrowser => {
+    if (!opened) throw new Error('the browser is opened in beforeAll: use it inside tests and hooks');
+    return opened;
+  };
+  return {
+    get browser() {
+      return current().browser;
+    },
+    get context() {
+      return current().context;
+    },
+    get watched() {
+      return current().watched;
+    },
+    get page() {
+      return current().page;
+    },
+    get env() {
+      return server.bootstrap.team.id;
+    },
+  };
 }

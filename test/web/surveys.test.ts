@@ -6,21 +6,16 @@
  * (question ids kept), stopped, archived and deleted. No console errors; screenshots in
  * .tmp/screenshots/.
  */
-import type { Locator, Page } from 'playwright-core';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { openSignedIn } from './signed-in.js';
+import { useSignedIn } from './signed-in.js';
 
 const server = useTestServer();
+const ui = useSignedIn(server);
 /** The API and ClickHouse may take a while on a shared machine: polls wait this long. */
 const SLOW = { timeout: 15_000 };
-
-let browser: Browser;
-let watched: WatchedPage;
-let page: Page;
-let env: number;
 
 interface StoredQuestion {
   id: string;
@@ -49,19 +44,10 @@ const surveysApi = () => `/api/projects/${server.bootstrap.project.id}/surveys/`
 const surveys = async (): Promise<StoredSurvey[]> => (await server.request(surveysApi())).body.results;
 const surveyNamed = async (name: string) => (await surveys()).find((s) => s.name === name);
 
-beforeAll(async () => {
-  ({ browser, watched, page } = await openSignedIn(server));
-  env = server.bootstrap.team.id;
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 /** The n-th question of the form (0-based), with its type chosen. */
 async function question(n: number, type: string): Promise<Locator> {
-  if (n > 0) await page.getByRole('button', { name: 'Add question' }).click();
-  const card = page.getByTestId('question').nth(n);
+  if (n > 0) await ui.page.getByRole('button', { name: 'Add question' }).click();
+  const card = ui.page.getByTestId('question').nth(n);
   await card.getByLabel('Question type').selectOption(type);
   return card;
 }
@@ -83,12 +69,12 @@ function surveySent(survey: StoredSurvey, distinctId: string, answers: Record<st
 
 describe('surveys in the web app', () => {
   it('a survey with every question type is created through the form, errors shown at their field', async () => {
-    await page.goto(`${server.url}/project/${env}/surveys`);
-    await page.getByTestId('surveys-empty').waitFor();
-    await page.getByRole('link', { name: 'New survey' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/surveys/new`);
+    await ui.page.goto(`${server.url}/project/${ui.env}/surveys`);
+    await ui.page.getByTestId('surveys-empty').waitFor();
+    await ui.page.getByRole('link', { name: 'New survey' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/surveys/new`);
 
-    await page.getByLabel('Description', { exact: true }).fill('After checkout');
+    await ui.page.getByLabel('Description', { exact: true }).fill('After checkout');
     const open = await question(0, 'open');
     await open.getByLabel('Question', { exact: true }).fill('What could we do better?');
     const rating = await question(1, 'rating');
@@ -109,37 +95,37 @@ describe('surveys in the web app', () => {
     const link = await question(4, 'link');
     await link.getByLabel('Question', { exact: true }).fill('Read our changelog');
     await link.getByLabel('Link', { exact: true }).fill('http://example.com/changelog');
-    await page.getByLabel('URL', { exact: true }).fill('/thank-you');
-    await page.getByLabel('URL match').selectOption('exact');
-    await page.getByLabel('Wait period (days)').fill('14');
-    await page.getByRole('button', { name: 'Add property filter' }).click();
-    await page.getByLabel('Property', { exact: true }).fill('plan');
-    await page.getByLabel('Value').fill('pro');
+    await ui.page.getByLabel('URL', { exact: true }).fill('/thank-you');
+    await ui.page.getByLabel('URL match').selectOption('exact');
+    await ui.page.getByLabel('Wait period (days)').fill('14');
+    await ui.page.getByRole('button', { name: 'Add property filter' }).click();
+    await ui.page.getByLabel('Property', { exact: true }).fill('plan');
+    await ui.page.getByLabel('Value').fill('pro');
 
     // No name: the API's error at the name.
-    await page.getByRole('button', { name: 'Save as draft' }).click();
-    const name = page.getByLabel('Name', { exact: true });
+    await ui.page.getByRole('button', { name: 'Save as draft' }).click();
+    const name = ui.page.getByLabel('Name', { exact: true });
     await expect.poll(() => name.getAttribute('aria-invalid'), SLOW).toBe('true');
-    expect(await page.getByText('This field may not be blank.').count()).toBe(1);
-    await screenshot(page, 'survey-name-error');
+    expect(await ui.page.getByText('This field may not be blank.').count()).toBe(1);
+    await screenshot(ui.page, 'survey-name-error');
     await name.fill('Checkout survey');
 
     // A link that is not https: the API's error among the questions.
-    await page.getByRole('button', { name: 'Save as draft' }).click();
-    const linkError = page.getByTestId('questions-editor').getByRole('alert');
+    await ui.page.getByRole('button', { name: 'Save as draft' }).click();
+    const linkError = ui.page.getByTestId('questions-editor').getByRole('alert');
     await linkError.waitFor();
     expect(await linkError.textContent()).toContain('Link must be a URL with one of these schemes: [https, mailto]');
-    expect(page.url()).toContain('/surveys/new');
+    expect(ui.page.url()).toContain('/surveys/new');
     expect(await surveyNamed('Checkout survey')).toBeUndefined();
-    await screenshot(page, 'survey-link-error');
+    await screenshot(ui.page, 'survey-link-error');
 
     await link.getByLabel('Link', { exact: true }).fill('https://example.com/changelog');
-    await screenshot(page, 'survey-new');
-    await page.getByRole('button', { name: 'Save as draft' }).click();
-    await page.waitForURL(new RegExp(`/project/${env}/surveys/[0-9a-f-]{36}$`));
-    await page.getByRole('heading', { name: 'Checkout survey' }).waitFor();
-    expect(await page.getByTestId('survey-status').textContent()).toBe('Draft');
-    await expect.poll(() => page.getByTestId('survey-question').count(), SLOW).toBe(5);
+    await screenshot(ui.page, 'survey-new');
+    await ui.page.getByRole('button', { name: 'Save as draft' }).click();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/surveys/[0-9a-f-]{36}$`));
+    await ui.page.getByRole('heading', { name: 'Checkout survey' }).waitFor();
+    expect(await ui.page.getByTestId('survey-status').textContent()).toBe('Draft');
+    await expect.poll(() => ui.page.getByTestId('survey-question').count(), SLOW).toBe(5);
 
     const created = (await surveyNamed('Checkout survey'))!;
     expect(created.type).toBe('popover');
@@ -153,22 +139,22 @@ describe('surveys in the web app', () => {
       { key: 'plan', type: 'person', operator: 'exact', value: 'pro' },
     ]);
     expect(created.start_date).toBeNull();
-    expectNoPageErrors(watched, [400]);
+    expectNoPageErrors(ui.watched, [400]);
   });
 
   it('the list shows it; launched, its answers arrive per question on its page', async () => {
-    await page.getByRole('link', { name: '← Surveys' }).click();
-    const row = page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' });
+    await ui.page.getByRole('link', { name: '← Surveys' }).click();
+    const row = ui.page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' });
     await row.waitFor();
     expect(await row.getByTestId('survey-status').textContent()).toBe('Draft');
     await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('0');
-    await screenshot(page, 'surveys-list');
+    await screenshot(ui.page, 'surveys-list');
 
     await row.getByRole('link', { name: 'Checkout survey' }).click();
     expect((await server.request(`/api/environments/${server.bootstrap.team.id}/`)).body.surveys_opt_in).not.toBe(true);
-    await page.getByRole('button', { name: 'Launch' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Launch' }).click();
-    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
+    await ui.page.getByRole('button', { name: 'Launch' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Launch' }).click();
+    await expect.poll(() => ui.page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
     // Launching turned surveys on for the environment (they were off), as PostHog's app does.
     await expect
       .poll(async () => (await server.request(`/api/environments/${server.bootstrap.team.id}/`)).body.surveys_opt_in, SLOW)
@@ -189,11 +175,11 @@ describe('surveys in the web app', () => {
       surveySent(survey, 'cy', { [ratingQ]: 5, [singleQ]: 'Took a while' }, 'sub-cy'),
     ]);
 
-    await page.getByRole('tab', { name: 'Results' }).click();
-    await page.reload();
-    const cards = page.getByTestId('question-result');
+    await ui.page.getByRole('tab', { name: 'Results' }).click();
+    await ui.page.reload();
+    const cards = ui.page.getByTestId('question-result');
     await expect.poll(() => cards.count(), SLOW).toBe(5);
-    await expect.poll(() => page.getByTestId('results-total').textContent(), SLOW).toMatch(/^3 submissions/);
+    await expect.poll(() => ui.page.getByTestId('results-total').textContent(), SLOW).toMatch(/^3 submissions/);
 
     // Open text: the answers as text, newest first, markup shown as typed.
     const answers = cards.nth(0).getByTestId('answer-value');
@@ -222,25 +208,25 @@ describe('surveys in the web app', () => {
     expect(multiple.find((t) => t.startsWith('Hats'))).toContain('1 (50%)');
     expect(multiple.find((t) => t.startsWith('Socks'))).toContain('0 (0%)');
     // The stats: three sent, from three persons.
-    await expect.poll(() => page.getByTestId('stat-sent').textContent(), SLOW).toBe('3');
-    await screenshot(page, 'survey-results');
+    await expect.poll(() => ui.page.getByTestId('stat-sent').textContent(), SLOW).toBe('3');
+    await screenshot(ui.page, 'survey-results');
 
-    await page.getByRole('link', { name: '← Surveys' }).click();
+    await ui.page.getByRole('link', { name: '← Surveys' }).click();
     await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('3');
     expect(await row.getByTestId('survey-status').textContent()).toBe('Running');
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 
   it('editing keeps the question ids; stopped, archived and deleted', async () => {
     const before = (await surveyNamed('Checkout survey'))!;
-    await page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' }).getByRole('link').click();
-    await page.getByRole('link', { name: 'Edit' }).click();
-    await page.waitForURL(/\/edit$/);
-    await page.getByLabel('Name', { exact: true }).fill('Checkout survey (v2)');
-    await page.getByTestId('question').nth(0).getByLabel('Question', { exact: true }).fill('What would you change?');
-    await page.getByRole('button', { name: 'Remove this filter' }).click();
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('heading', { name: 'Checkout survey (v2)' }).waitFor();
+    await ui.page.getByTestId('survey-row').filter({ hasText: 'Checkout survey' }).getByRole('link').click();
+    await ui.page.getByRole('link', { name: 'Edit' }).click();
+    await ui.page.waitForURL(/\/edit$/);
+    await ui.page.getByLabel('Name', { exact: true }).fill('Checkout survey (v2)');
+    await ui.page.getByTestId('question').nth(0).getByLabel('Question', { exact: true }).fill('What would you change?');
+    await ui.page.getByRole('button', { name: 'Remove this filter' }).click();
+    await ui.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await ui.page.getByRole('heading', { name: 'Checkout survey (v2)' }).waitFor();
 
     const after = (await surveyNamed('Checkout survey (v2)'))!;
     expect(after.id).toBe(before.id);
@@ -248,36 +234,36 @@ describe('surveys in the web app', () => {
     expect(after.questions[0]?.question).toBe('What would you change?');
     expect(after.targeting_flag).toBeNull();
     // The answers keep their question: the results still show them.
-    await page.getByRole('tab', { name: 'Results' }).click();
-    await expect.poll(() => page.getByTestId('question-result').nth(0).getByTestId('answer-value').count(), SLOW).toBe(2);
+    await ui.page.getByRole('tab', { name: 'Results' }).click();
+    await expect.poll(() => ui.page.getByTestId('question-result').nth(0).getByTestId('answer-value').count(), SLOW).toBe(2);
 
-    await page.getByRole('button', { name: 'Stop' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
-    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
+    await ui.page.getByRole('button', { name: 'Stop' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => ui.page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
     expect((await surveyNamed('Checkout survey (v2)'))!.end_date).not.toBeNull();
     // Resumed, it runs again with no end date; stopped again.
-    await page.getByRole('button', { name: 'Resume' }).click();
-    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
+    await ui.page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => ui.page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
     expect((await surveyNamed('Checkout survey (v2)'))!.end_date).toBeNull();
-    await page.getByRole('button', { name: 'Stop' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
-    await expect.poll(() => page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
+    await ui.page.getByRole('button', { name: 'Stop' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => ui.page.getByTestId('survey-status').textContent(), SLOW).toBe('Completed');
 
-    await page.getByRole('button', { name: 'Archive' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Archive' }).click();
-    await page.getByText('Archived', { exact: true }).waitFor();
-    await page.getByRole('link', { name: '← Surveys' }).click();
-    await page.getByTestId('surveys-empty').waitFor();
-    await page.getByText('Archived', { exact: true }).click();
-    await page.getByTestId('survey-row').filter({ hasText: 'Checkout survey (v2)' }).waitFor();
-    await screenshot(page, 'surveys-archived');
+    await ui.page.getByRole('button', { name: 'Archive' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Archive' }).click();
+    await ui.page.getByText('Archived', { exact: true }).waitFor();
+    await ui.page.getByRole('link', { name: '← Surveys' }).click();
+    await ui.page.getByTestId('surveys-empty').waitFor();
+    await ui.page.getByText('Archived', { exact: true }).click();
+    await ui.page.getByTestId('survey-row').filter({ hasText: 'Checkout survey (v2)' }).waitFor();
+    await screenshot(ui.page, 'surveys-archived');
 
-    await page.getByTestId('survey-row').getByRole('link').click();
-    await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete survey' }).click();
-    await page.waitForURL(`${server.url}/project/${env}/surveys`);
-    await page.getByTestId('surveys-empty').waitFor();
+    await ui.page.getByTestId('survey-row').getByRole('link').click();
+    await ui.page.getByRole('button', { name: 'Delete' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Delete survey' }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/surveys`);
+    await ui.page.getByTestId('surveys-empty').waitFor();
     expect(await surveys()).toEqual([]);
-    expectNoPageErrors(watched);
+    expectNoPageErrors(ui.watched);
   });
 });

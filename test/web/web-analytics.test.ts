@@ -4,44 +4,29 @@
  * answers (and what the fixture's comment works out); the path, country and device filters and
  * the date range, kept in the address, apply to every tile. No console errors; a screenshot.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unexpectedErrors, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, unexpectedErrors } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { signedInContext } from './signed-in.js';
+import { useSignedIn } from './signed-in.js';
 import { DATE_RANGE, webFixture, ZONE } from '../web-analytics/fixture.js';
 
 const server = useTestServer();
-
-let browser: Browser;
-let context: BrowserContext;
-let watched: WatchedPage;
-let page: Page;
-let env: number;
+const ui = useSignedIn(server);
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await signedInContext(browser, server);
-  watched = await watchedPage(context);
-  page = watched.page;
-  env = server.bootstrap.team.id;
-  const zone = await server.request(`/api/environments/${env}/`, { method: 'PATCH', body: { timezone: ZONE } });
+  const zone = await server.request(`/api/environments/${ui.env}/`, { method: 'PATCH', body: { timezone: ZONE } });
   expect(zone.status).toBe(200);
   await server.ingest(webFixture());
 });
 
-afterAll(async () => {
-  await browser?.close();
-});
-
 function expectNoErrors() {
-  expect(unexpectedErrors(watched)).toEqual([]);
-  expect(watched.dialogs).toEqual([]);
-  watched.errors.length = 0;
+  expect(unexpectedErrors(ui.watched)).toEqual([]);
+  expect(ui.watched.dialogs).toEqual([]);
+  ui.watched.errors.length = 0;
 }
 
 async function ask(query: Record<string, unknown>) {
-  const res = await server.request(`/api/environments/${env}/query/`, {
+  const res = await server.request(`/api/environments/${ui.env}/query/`, {
     method: 'POST',
     body: { query: { dateRange: DATE_RANGE, ...query } },
   });
@@ -51,7 +36,7 @@ async function ask(query: Record<string, unknown>) {
 
 /** The page's tiles, once shown: key → [value text, change text]. */
 async function tiles(): Promise<Record<string, [string, string]>> {
-  const overview = page.getByTestId('web-overview');
+  const overview = ui.page.getByTestId('web-overview');
   await overview.locator('[data-testid^="tile-"]').first().waitFor();
   await expect.poll(() => overview.getAttribute('aria-busy')).toBe('false');
   const shown: Record<string, [string, string]> = {};
@@ -66,7 +51,7 @@ async function tiles(): Promise<Record<string, [string, string]>> {
 
 /** A table's rows as shown: [value, visitors, views]. */
 async function tableRows(breakdownBy: string): Promise<string[][]> {
-  const table = page.getByTestId(`table-${breakdownBy}`);
+  const table = ui.page.getByTestId(`table-${breakdownBy}`);
   await expect.poll(() => table.getAttribute('aria-busy')).toBe('false');
   return Promise.all(
     (await table.locator('tbody tr').all()).map(async (row) => (await row.locator('td').allInnerTexts()).map((t) => t.trim())),
@@ -77,8 +62,8 @@ const range = `from=${DATE_RANGE.date_from}&to=${DATE_RANGE.date_to}`;
 
 describe('web analytics page', () => {
   it('shows the numbers the query endpoint returns for the fixture', async () => {
-    await page.goto(`${server.url}/project/${env}/web?${range}`);
-    await page.getByRole('heading', { name: 'Web analytics' }).waitFor();
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    await ui.page.getByRole('heading', { name: 'Web analytics' }).waitFor();
     const api = await ask({ kind: 'WebOverviewQuery', compareFilter: { compare: true } });
     const byKey = Object.fromEntries(api.results.map((r: any) => [r.key.replace(' ', '-'), r]));
     // The API's numbers are the fixture's, worked out by hand.
@@ -95,7 +80,7 @@ describe('web analytics page', () => {
     expect(shown['bounce-rate']![0]).toBe('33.3%');
     // A fall in bounce rate is good news: green; a fall in duration is not: red.
     const colour = (key: string) =>
-      page
+      ui.page
         .getByTestId(`tile-${key}`)
         .getByTestId('tile-change')
         .evaluate((el) => (globalThis as any).getComputedStyle(el).color);
@@ -118,7 +103,7 @@ describe('web analytics page', () => {
       expect(await tableRows(breakdownBy), breakdownBy).toEqual(answer.results.map((r: any) => [r[0], String(r[1][0]), String(r[2][0])]));
     }
 
-    const vitals = page.getByTestId('web-vitals');
+    const vitals = ui.page.getByTestId('web-vitals');
     await expect.poll(() => vitals.getAttribute('aria-busy')).toBe('false');
     const home = vitals.locator('tr[data-path="/"]');
     const cell = (metric: string) => home.locator(`td[data-metric="${metric}"]`);
@@ -132,26 +117,26 @@ describe('web analytics page', () => {
     expect(await cell('LCP p90').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor)).not.toBe(
       await cell('CLS p75').evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor),
     );
-    await screenshot(page, 'web-analytics');
+    await screenshot(ui.page, 'web-analytics');
     expectNoErrors();
   });
 
   it('applies the path, country and device filters to every tile, kept in the address', async () => {
-    await page.goto(`${server.url}/project/${env}/web?${range}`);
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
     await tiles();
-    await page.getByLabel('Device type').fill('Mobile');
-    await page.getByLabel('Device type').press('Enter');
-    await page.waitForURL(/device=Mobile/);
+    await ui.page.getByLabel('Device type').fill('Mobile');
+    await ui.page.getByLabel('Device type').press('Enter');
+    await ui.page.waitForURL(/device=Mobile/);
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
     expect((await tiles()).visitors?.[0]).toBe('1');
     expect(await tableRows('Page')).toEqual([['/', '1', '1']]);
     expect(await tableRows('Country')).toEqual([['DE', '1', '1']]);
     // The vitals are all from a desktop: none left.
-    await expect.poll(() => page.getByTestId('web-vitals').locator('tbody tr').count()).toBe(0);
+    await expect.poll(() => ui.page.getByTestId('web-vitals').locator('tbody tr').count()).toBe(0);
 
     // The address carries the filters: a fresh load with country and path shows the same as the API.
-    await page.goto(`${server.url}/project/${env}/web?${range}&country=US&path=%2Fpricing`);
-    expect(await page.getByLabel('Country code').inputValue()).toBe('US');
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}&country=US&path=%2Fpricing`);
+    expect(await ui.page.getByLabel('Country code').inputValue()).toBe('US');
     const filtered = await ask({
       kind: 'WebOverviewQuery',
       properties: [
@@ -164,14 +149,14 @@ describe('web analytics page', () => {
     await expect.poll(async () => (await tiles()).views?.[0]).toBe(String(views));
     expect(await tableRows('Page')).toEqual([['/pricing', '1', '1']]);
     expect(await tableRows('InitialPage')).toEqual([['/', '1', '1']]);
-    await screenshot(page, 'web-analytics-filtered');
+    await screenshot(ui.page, 'web-analytics-filtered');
 
     // Another range: nothing before the fixture's first day.
-    await page.getByLabel('To').fill('2025-10-20');
-    await page.getByLabel('To').press('Enter');
-    await page.getByLabel('From').fill('2025-10-14');
-    await page.getByLabel('From').press('Enter');
-    await page.waitForURL(/from=2025-10-14/);
+    await ui.page.getByLabel('To').fill('2025-10-20');
+    await ui.page.getByLabel('To').press('Enter');
+    await ui.page.getByLabel('From').fill('2025-10-14');
+    await ui.page.getByLabel('From').press('Enter');
+    await ui.page.waitForURL(/from=2025-10-14/);
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('0');
     expectNoErrors();
   });

@@ -7,7 +7,7 @@
  * operators whose filter side depends on the request (dates, relative to now and the timezone)
  * or that are rare (semver ranges) call matchProperty itself.
  */
-import { compileRegex, matchProperty, propertyLookupKey, type MatchEnvironment } from './property-matching.js';
+import { compileRegex, matchProperty, propertyLookupKey, TRUE_WHEN_MISSING, type MatchEnvironment } from './property-matching.js';
 import { compareVersions, parseVersion } from './semver.js';
 import type { PropertyFilter, PropertyMap } from './types.js';
 import {
@@ -24,18 +24,6 @@ export type PropertyMatcher = (properties: PropertyMap, env: MatchEnvironment) =
 
 /** A test of a present property's value. */
 type ValueTest = (value: unknown) => boolean;
-
-/** Operators that are true when the property is missing (as in property-matching.ts). */
-const TRUE_WHEN_MISSING = new Set([
-  'is_not',
-  'not_icontains',
-  'not_icontains_multi',
-  'not_regex',
-  'not_starts_with',
-  'not_ends_with',
-  'not_between',
-  'is_not_set',
-]);
 
 const NEVER: ValueTest = () => false;
 

@@ -25,7 +25,7 @@ export interface MatchEnvironment {
 }
 
 /** Operators that are true when the property is missing (they are negations). */
-const TRUE_WHEN_MISSING = new Set([
+export const TRUE_WHEN_MISSING: ReadonlySet<string> = new Set([
   'is_not',
   'not_icontains',
   'not_icontains_multi',

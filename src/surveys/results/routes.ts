@@ -8,7 +8,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../../http/team-routes.js';
 import { effectiveTimezone } from '../../lib/zoned-time.js';
-import { notFound, validationError } from '../../posthog/errors.js';
+import { loadOr404, validationError } from '../../posthog/errors.js';
 import { queryParam } from '../../posthog/python-values.js';
 import { loadSurveyDefinition, surveyStartDates } from './surveys-store.js';
 import { SurveyResultsError, surveyResponseCountsAnswer, surveyResultsAnswer, surveyStatsAnswer } from './service.js';
@@ -18,11 +18,7 @@ function asApiError(error: unknown): unknown {
 }
 
 export const surveyResultsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
-  async function load(request: FastifyRequest) {
-    const survey = await loadSurveyDefinition(ctx, request.team!, (request.params as { id: string }).id);
-    if (!survey) throw notFound();
-    return survey;
-  }
+  const load = (request: FastifyRequest) => loadOr404(loadSurveyDefinition(ctx, request.team!, (request.params as { id: string }).id));
 
   for (const base of TEAM_ROUTE_BASES) {
     const read = { config: teamAccess('survey:read', base) };

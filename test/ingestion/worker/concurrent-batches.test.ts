@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../src/platform/db/database.js';
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/platform/db/database.js';
 import {
   ConcurrentWriteConflict,
   isConcurrentWriteConflict,
@@ -14,12 +14,12 @@ import { processBatch, type BatchDeps } from '../../../src/ingestion/worker/batc
 import { SpikeDetector } from '../../../src/ingestion/worker/spike-detector.js';
 import { DefinitionsCache } from '../../../src/ingestion/worker/definitions-step.js';
 import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../../src/ingestion/worker/worker.js';
-import { readQueueRows, type QueueRecord } from '../../../src/ingestion/queue-records.js';
+import { readQueueBatch, type QueueRecord } from '../../../src/ingestion/queue-records.js';
 import type { QueueRow } from '../../../src/ingestion/queue.js';
 import { getPersonByDistinctId, insertPerson } from '../../../src/persons/store.js';
-import { BACKEND, TEST_DATABASE_URL } from '../../helpers/backend.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { BACKEND } from '../../helpers/backend.js';
 import { waitFor } from '../../helpers/wait.js';
+import { queueRowMaker, serverPerTest } from './helpers.js';
 
 /**
  * Several workers' batches run at once on PostgreSQL (each on its own partitions of the queue):
@@ -29,25 +29,7 @@ import { waitFor } from '../../helpers/wait.js';
  * (conflict-retry.ts). On SQLite (one writer) the same scenarios run one batch after another and
  * must give the same results, with no retry.
  */
-const servers: TestServer[] = [];
-const handles: Database[] = [];
-afterAll(async () => {
-  for (const h of handles) await h.close();
-  for (const s of servers) await s.close();
-});
-
-async function setUp() {
-  const server = await startTestServer({ INGESTION_WORKER: 'off' });
-  servers.push(server);
-  const { database, ingestionQueue } = server.running.ctx;
-  // A second handle (pool) on the same database, as a second worker process has.
-  let second = database;
-  if (BACKEND === 'postgres') {
-    second = await openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema: server.storage.schema! });
-    handles.push(second);
-  }
-  return { server, database, second, ingestionQueue, teamId: server.bootstrap.team.id };
-}
+const setUp = serverPerTest({ secondHandle: true });
 
 /** A pino logger whose lines the test reads. */
 function capturedLog() {
@@ -61,18 +43,7 @@ function capturedLog() {
   return { log: pino({ level: 'warn' }, stream), lines };
 }
 
-let n = 0;
-function row(teamId: number, distinctId: string, event: string, properties: Record<string, unknown>): QueueRow {
-  n++;
-  const now = new Date(Date.parse('2026-03-01T00:00:00.000Z') + n * 1000).toISOString();
-  const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return {
-    teamId,
-    lane: 'realtime',
-    distinctId,
-    payload: { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null },
-  };
-}
+const row = queueRowMaker('2026-03-01T00:00:00.000Z');
 
 /** Properties as compared: which event created the person depends on the order, by design. */
 function comparable(properties: Record<string, unknown> | undefined) {
@@ -375,7 +346,7 @@ describe('concurrent batches', () => {
       }
       for (const list of sides) for (const r of list) enqueued.push(r.payload.uuid);
       await ingestionQueue.enqueue([...sides[0]!, ...sides[1]!]);
-      const records = await readQueueRows(database.db, 'realtime', 100_000, MAX_PROCESSING_ATTEMPTS);
+      const records = (await readQueueBatch(database.db, 'realtime', 100_000, MAX_PROCESSING_ATTEMPTS)).records;
       expect(records).toHaveLength(sides[0]!.length + sides[1]!.length);
       const split: QueueRecord[][] = [[], []];
       for (const record of records) {

@@ -1,10 +1,10 @@
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deletePersonRow, getPersonByDistinctId, getPersonsByDistinctIds } from '../../../src/persons/store.js';
 import { PersonCache } from '../../../src/ingestion/worker/person-cache.js';
 import { IngestionWorker } from '../../../src/ingestion/worker/worker.js';
 import type { IngestionQueueWriter, Lane, QueueRow } from '../../../src/ingestion/queue.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { queueRowMaker, serverPerTest } from './helpers.js';
 import { clockPast } from '../../helpers/wait.js';
 import { storedEvents } from '../../helpers/stored-events.js';
 
@@ -15,34 +15,12 @@ import { storedEvents } from '../../helpers/stored-events.js';
  * not name), after the person was deleted behind the worker's back (by the persons API), and after
  * another worker held the lease.
  */
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const s of servers) await s.close();
-});
-
-let n = 0;
-function row(teamId: number, distinctId: string, event: string, properties: Record<string, unknown>): QueueRow {
-  n++;
-  const now = new Date(Date.parse('2026-01-01T00:00:00.000Z') + n * 1000).toISOString();
-  const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return {
-    teamId,
-    lane: 'realtime',
-    distinctId,
-    payload: { uuid, event, distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null },
-  };
-}
+/** A server of its own (no worker of its own: each test runs its workers). */
+const setUp = serverPerTest();
+const row = queueRowMaker('2026-01-01T00:00:00.000Z');
 
 /** Every person the worker creates records the event that created it (PostHog person-create-service.ts). */
 const CREATOR = expect.any(String);
-
-/** A server of its own (no worker of its own: each test runs its workers). */
-async function setUp() {
-  const server = await startTestServer({ INGESTION_WORKER: 'off' });
-  servers.push(server);
-  const { database, ingestionQueue, analytics } = server.running.ctx;
-  return { database, ingestionQueue, analytics, teamId: server.bootstrap.team.id, settle: () => server.settle() };
-}
 
 /** Queues rows, then lets the worker process all that is queued. */
 function runner(queue: IngestionQueueWriter, worker: IngestionWorker) {

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueRow } from '../../../src/ingestion/queue.js';
-import { readQueueRows } from '../../../src/ingestion/queue-records.js';
+import { readQueueBatch } from '../../../src/ingestion/queue-records.js';
 import { processBatch, QueueRowsGone } from '../../../src/ingestion/worker/batch.js';
 import { prepareRow, ReceiptClock } from '../../../src/ingestion/worker/prepare.js';
 import { SpikeDetector } from '../../../src/ingestion/worker/spike-detector.js';
@@ -101,7 +101,7 @@ describe('batches prepared ahead', () => {
       const queued = row(team.id, 100 + n, 'ip-user');
       queued.payload.ip = '198.51.100.9';
       await ingestionQueue.enqueue([queued]);
-      const rows = await readQueueRows(db, 'realtime', 10, MAX_PROCESSING_ATTEMPTS);
+      const rows = (await readQueueBatch(db, 'realtime', 10, MAX_PROCESSING_ATTEMPTS)).records;
       expect(rows).toHaveLength(1);
       // What the prepare thread made of it, marked so that the test sees whether it was used.
       const marked = JSON.stringify({ ...queued.payload, properties: { ...queued.payload.properties, prepared: 'ahead' } });
@@ -197,7 +197,7 @@ describe('batches prepared ahead', () => {
     const { db } = database;
     await db.deleteFrom('ingestion_queue').execute();
     await ingestionQueue.enqueue([row(team.id, 400, 'gone-1'), row(team.id, 401, 'gone-2')]);
-    const rows = await readQueueRows(db, 'realtime', 10, MAX_PROCESSING_ATTEMPTS);
+    const rows = (await readQueueBatch(db, 'realtime', 10, MAX_PROCESSING_ATTEMPTS)).records;
     expect(rows).toHaveLength(2);
     // Another worker (which held the lease meanwhile) took the second row.
     await db.deleteFrom('ingestion_queue').where('id', '=', rows[1]!.id).execute();

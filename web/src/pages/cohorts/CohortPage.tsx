@@ -1,5 +1,5 @@
 import { DeleteAndLeave } from '../../components/DeleteAndLeave';
-import { Anchor, Button, Group, Loader, Pagination, Paper, SegmentedControl, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Group, Loader, Pagination, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -7,11 +7,10 @@ import { ApiError } from '../../api/client';
 import { MEMBERS_PAGE, useCohort, useCohortMembers, useSaveCohort, type Cohort } from '../../api/cohorts';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { emptyProperty } from '../flags/flag-form';
-import { PropertyFilterRow } from '../flags/PropertyFilterRow';
+import { PropertyFilterList } from '../flags/PropertyFilterList';
 import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
-import { TableHead } from '../../components/TableHead';
+import { PersonsTable } from '../../components/PersonsTable';
 
 const MATCH = [
   { value: 'AND', label: 'all' },
@@ -19,7 +18,6 @@ const MATCH = [
 ];
 
 function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>; index: number; onRemove?: () => void }) {
-  const properties = useFieldArray({ control: form.control, name: `groups.${index}.properties` });
   return (
     <Paper withBorder p="sm" data-testid="rule-group">
       <Stack gap="xs">
@@ -47,21 +45,7 @@ function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>;
             </Button>
           )}
         </Group>
-        {properties.fields.map((field, p) => (
-          <PropertyFilterRow<CohortForm>
-            key={field.id}
-            name={`groups.${index}.properties.${p}`}
-            register={form.register}
-            watch={form.watch}
-            setValue={form.setValue}
-            onRemove={() => properties.remove(p)}
-          />
-        ))}
-        <Group>
-          <Button size="xs" variant="default" onClick={() => properties.append(emptyProperty())}>
-            Add property filter
-          </Button>
-        </Group>
+        <PropertyFilterList form={form} name={`groups.${index}.properties`} />
       </Stack>
     </Paper>
   );
@@ -109,22 +93,7 @@ function Members({ cohort }: { cohort: Cohort }) {
       {count === 0 ? (
         <Text c="dimmed">No one is in this cohort yet.</Text>
       ) : (
-        <Table data-testid="members-table">
-          <TableHead columns={['Person', 'Distinct ids', 'Email']} />
-          <Table.Tbody>
-            {members.data.results.map((person) => (
-              <Table.Tr key={person.uuid} data-testid="member-row">
-                <Table.Td>
-                  <Anchor component={Link} to={`/project/${environment.id}/person/${encodeURIComponent(person.distinct_ids[0] ?? '')}`}>
-                    {person.name || person.distinct_ids[0] || person.uuid}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td className="mono">{person.distinct_ids.join(', ')}</Table.Td>
-                <Table.Td>{typeof person.properties.email === 'string' ? person.properties.email : ''}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <PersonsTable persons={members.data.results} testId="members-table" rowTestId="member-row" />
       )}
       {count > MEMBERS_PAGE && <Pagination total={Math.ceil(count / MEMBERS_PAGE)} value={page} onChange={setPage} />}
     </Stack>

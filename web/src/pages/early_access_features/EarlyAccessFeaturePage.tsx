@@ -1,4 +1,4 @@
-import { Anchor, Group, Loader, Pagination, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Anchor, Group, Loader, Pagination, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -16,7 +16,7 @@ import {
 import { DeleteAndLeave } from '../../components/DeleteAndLeave';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { SubmitRow } from '../../components/SubmitRow';
-import { TableHead } from '../../components/TableHead';
+import { PersonsTable } from '../../components/PersonsTable';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { STAGE_LABELS, StageBadge } from './StageBadge';
@@ -113,22 +113,7 @@ function Enrollments({ flagKey, opted }: { flagKey: string; opted: boolean }) {
           {opted ? 'No one has opted in yet.' : 'No one has opted out.'}
         </Text>
       ) : (
-        <Table>
-          <TableHead columns={['Person', 'Distinct ids', 'Email']} />
-          <Table.Tbody>
-            {persons.data.results.map((person) => (
-              <Table.Tr key={person.uuid} data-testid={`${testId}-row`}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/project/${environment.id}/person/${encodeURIComponent(person.distinct_ids[0] ?? '')}`}>
-                    {typeof person.name === 'string' && person.name ? person.name : (person.distinct_ids[0] ?? person.uuid)}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td className="mono">{person.distinct_ids.join(', ')}</Table.Td>
-                <Table.Td>{typeof person.properties.email === 'string' ? person.properties.email : ''}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <PersonsTable persons={persons.data.results} rowTestId={`${testId}-row`} />
       )}
       {count > ENROLLMENT_PAGE && <Pagination total={Math.ceil(count / ENROLLMENT_PAGE)} value={page} onChange={setPage} />}
     </Stack>

@@ -2,8 +2,7 @@
 import { ActionIcon, Button, Checkbox, ColorInput, Group, NativeSelect, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Controller, useFieldArray, type UseFormReturn } from 'react-hook-form';
 import { ErrorText } from '../../components/ErrorAlert';
-import { emptyProperty } from '../flags/flag-form';
-import { PropertyFilterRow } from '../flags/PropertyFilterRow';
+import { PropertyFilterList } from '../flags/PropertyFilterList';
 import { POSITIONS, URL_MATCH_TYPES, type SurveyForm } from './survey-form';
 
 type Form = UseFormReturn<SurveyForm>;
@@ -99,7 +98,6 @@ export function Targeting({
   flags: { id: number; key: string }[];
   errors: { linked?: string; targeting?: string };
 }) {
-  const properties = useFieldArray({ control: form.control, name: 'targeting' });
   return (
     <Stack gap="sm">
       <Title order={4}>Targeting</Title>
@@ -114,26 +112,15 @@ export function Targeting({
       <Text size="sm" fw={500}>
         Persons who match
       </Text>
-      {properties.fields.length === 0 && (
-        <Text size="sm" c="dimmed">
-          Everyone (add a person property filter to narrow it down).
-        </Text>
-      )}
-      {properties.fields.map((field, p) => (
-        <PropertyFilterRow<SurveyForm>
-          key={field.id}
-          name={`targeting.${p}`}
-          register={form.register}
-          watch={form.watch}
-          setValue={form.setValue}
-          onRemove={() => properties.remove(p)}
-        />
-      ))}
-      <Group>
-        <Button size="xs" variant="default" onClick={() => properties.append(emptyProperty())}>
-          Add property filter
-        </Button>
-      </Group>
+      <PropertyFilterList
+        form={form}
+        name="targeting"
+        empty={
+          <Text size="sm" c="dimmed">
+            Everyone (add a person property filter to narrow it down).
+          </Text>
+        }
+      />
       <ErrorText message={errors.targeting} testId="targeting-error" />
       <TextInput
         label="Stop after this many responses"

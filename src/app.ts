@@ -18,6 +18,7 @@ import { ChangeBus } from './platform/change-bus.js';
 import { closeWithGrace } from './http/graceful-close.js';
 import { buildServer } from './server.js';
 import { DeletionRunner } from './deletions/runner.js';
+import { EventUuidsPruner } from './events/event-uuids-pruner.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
 import { TeamCache } from './environments/team-cache.js';
@@ -206,6 +207,13 @@ function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
   return runner;
 }
 
+/** The pruner of event uuids older than the dedupe window, stopped with the other resources. */
+function startUuidPruner(ctx: AppContext, resources: Resources): void {
+  const pruner = new EventUuidsPruner(ctx.database, ctx.log, { days: ctx.config.ingestionDedupeDays });
+  pruner.start();
+  resources.add(() => pruner.stop());
+}
+
 function createWorker(ctx: AppContext): IngestionWorker {
   return new IngestionWorker(ctx.database, ctx.log, {
     analytics: ctx.analytics,
@@ -258,6 +266,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       subscriptions.start();
       resources.add(() => subscriptions.stop());
       deletions = startDeletions(ctx, resources);
+      startUuidPruner(ctx, resources);
     }
     const app = await buildServer(ctx);
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
@@ -303,6 +312,7 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
     subscriptions.start();
     resources.add(() => subscriptions.stop());
     startDeletions(ctx, resources);
+    startUuidPruner(ctx, resources);
     return { ctx, worker, failed, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);

@@ -45,6 +45,11 @@ export interface Config {
    * dies leaves its partitions to the others this long after its last renewal.
    */
   ingestionLeaseMs: number;
+  /**
+   * How many days a stored event's uuid is remembered, so that a copy resent within them is
+   * dropped; an older copy is stored again. 0 remembers every uuid forever.
+   */
+  ingestionDedupeDays: number;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;
   /** SMTP server for subscription e-mails (`smtp://user:pass@host:port`, `smtps://…`); unset: e-mail deliveries fail. */
@@ -123,6 +128,14 @@ function parseMilliseconds(name: string, value: string | undefined, fallback: nu
   return n;
 }
 
+/** A whole number of days, 0 or more. */
+function parseDays(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`${name} must be a whole number of days from 0, got "${value}"`);
+  return n;
+}
+
 /** A whole number of things, at least 1. */
 function parseCount(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback;
@@ -186,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestionCommitDelayMs: parseNonNegative('INGESTION_COMMIT_DELAY_MS', env.INGESTION_COMMIT_DELAY_MS, 2),
     ingestionPollMs: parseMilliseconds('INGESTION_POLL_MS', env.INGESTION_POLL_MS, 200),
     ingestionLeaseMs: parseMilliseconds('INGESTION_LEASE_MS', env.INGESTION_LEASE_MS, 15_000),
+    ingestionDedupeDays: parseDays('INGESTION_DEDUPE_DAYS', env.INGESTION_DEDUPE_DAYS, 7),
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),

@@ -14,10 +14,18 @@ export interface EventsTable {
   elements_chain: string | null;
 }
 
-/** Which event uuids are stored (in ClickHouse, or on their way there in the outbox): the worker's dedupe. */
+/**
+ * Which event uuids are stored (in ClickHouse, or on their way there in the outbox): the worker's
+ * dedupe, kept for INGESTION_DEDUPE_DAYS (event-uuids-store.ts).
+ */
 export interface EventUuidsTable {
   team_id: number;
   uuid: string;
+  /**
+   * The day the event was stored, in days since 1970-01-01 UTC (dedupeDay). The worker always
+   * writes it; left out, it is the day migration 026 ran.
+   */
+  stored_day: Generated<number>;
 }
 
 /**

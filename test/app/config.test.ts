@@ -36,6 +36,19 @@ describe('INGESTION_POLL_MS', () => {
   });
 });
 
+describe('INGESTION_DEDUPE_DAYS', () => {
+  it('defaults to 7 days and takes a whole number of days, 0 for forever', () => {
+    expect(loadConfig({}).ingestionDedupeDays).toBe(7);
+    expect(loadConfig({ INGESTION_DEDUPE_DAYS: '30' }).ingestionDedupeDays).toBe(30);
+    expect(loadConfig({ INGESTION_DEDUPE_DAYS: '0' }).ingestionDedupeDays).toBe(0);
+    for (const value of ['week', '-1', '1.5']) {
+      expect(() => loadConfig({ INGESTION_DEDUPE_DAYS: value })).toThrow(
+        `INGESTION_DEDUPE_DAYS must be a whole number of days from 0, got "${value}"`,
+      );
+    }
+  });
+});
+
 describe('SHUTDOWN_GRACE_MS', () => {
   it('defaults to 10 s and takes a number of milliseconds', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(10_000);

@@ -6,6 +6,7 @@ import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
 import { addToOutbox, eventRow } from '../../events/analytics-outbox.js';
+import { dedupeDay } from '../../events/event-uuids-store.js';
 
 type Db = Kysely<Schema>;
 
@@ -43,8 +44,11 @@ async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Pro
 // is a safety net. On PostgreSQL two workers' batches may store the same uuid at once (one event
 // sent twice under two distinct ids, which sit in two partitions): the second's insert fails on
 // the key, and its retry from fresh reads finds the event stored, so it is stored once.
-const UUID_INSERT = new MultiRowInsert('event_uuids', ['team_id', 'uuid'] as const, { ignoreConflicts: true });
-const UUID_INSERT_CHECKED = new MultiRowInsert('event_uuids', ['team_id', 'uuid'] as const);
+// A uuid stored before and pruned since (older than INGESTION_DEDUPE_DAYS) is absent: the event
+// is stored again and its uuid remembered anew, from this batch's day.
+const UUID_COLUMNS = ['team_id', 'uuid', 'stored_day'] as const;
+const UUID_INSERT = new MultiRowInsert('event_uuids', UUID_COLUMNS, { ignoreConflicts: true });
+const UUID_INSERT_CHECKED = new MultiRowInsert('event_uuids', UUID_COLUMNS);
 
 /**
  * What one worker batch shares while it runs inside its transaction: the persons and groups units
@@ -58,9 +62,11 @@ export class BatchContext {
   readonly groupTypes: GroupTypeCache;
   /** When this batch stores its events (`created_at`), one value for the whole batch. */
   readonly createdAt = new Date().toISOString();
+  /** The day its events' uuids are stored on, for the dedupe window (event-uuids-store.ts). */
+  private readonly storedDay = dedupeDay(Date.parse(this.createdAt));
   /** Per team, uuid → stored (by an earlier batch or this one); absent: not checked yet. */
   private readonly stored = new Map<number, Map<string, boolean>>();
-  /** The stored events' (team, uuid) pairs, flat. */
+  /** The stored events' (team, uuid, day) rows, flat. */
   private readonly uuidValues: unknown[] = [];
   /** The event rows for ClickHouse, JSONEachRow lines (analytics-outbox.ts). */
   private readonly eventLines: string[] = [];
@@ -124,7 +130,7 @@ export class BatchContext {
     elementsChain: string | null,
   ): void {
     this.teamUuids(teamId).set(uuid, true);
-    this.uuidValues.push(teamId, uuid);
+    this.uuidValues.push(teamId, uuid, this.storedDay);
     this.eventLines.push(
       eventRow(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain),
     );

@@ -26,6 +26,7 @@ import { dashboardFilters } from './022-dashboard-filters.js';
 import { surveys } from './023-surveys.js';
 import { earlyAccessFeatures } from './024-early-access-features.js';
 import { ingestionPartitions } from './025-ingestion-partitions.js';
+import { eventUuidWindow } from './026-event-uuid-window.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -54,6 +55,7 @@ export const migrations: HogletMigration[] = [
   surveys,
   earlyAccessFeatures,
   ingestionPartitions,
+  eventUuidWindow,
 ];
 
 export class MigrationError extends Error {}

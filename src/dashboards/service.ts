@@ -1,4 +1,4 @@
-import { mapInOrder } from '../lib/map-in-order.js';
+import { mapBounded } from '../lib/map-in-order.js';
 import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import { validationError } from '../posthog/errors.js';
@@ -129,6 +129,13 @@ export async function serializeDashboardBasic(dashboard: Dashboard, users: PageL
   return basic(dashboard, await users.get(dashboard.createdById));
 }
 
+/**
+ * Tiles whose results are computed at a time: their queries are independent, and the engine runs
+ * them side by side (each with the engine's threads); a few at once keeps the page's memory and
+ * the two cores' queue small.
+ */
+const TILES_AT_ONCE = 3;
+
 /** DashboardSerializer: with its tiles and their insights' results, over the dashboard's date range when it sets one. */
 export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, users: PageLookups) {
   const tiles = await dashboardInsights(ctx, dashboard);
@@ -136,7 +143,7 @@ export async function serializeDashboard(ctx: AppContext, dashboard: Dashboard, 
     ...basic(dashboard, await users.get(dashboard.createdById)),
     filters: dashboard.filters,
     variables: {},
-    tiles: await mapInOrder(tiles, async ({ tile, insight }) => ({
+    tiles: await mapBounded(tiles, TILES_AT_ONCE, async ({ tile, insight }) => ({
       id: tile.id,
       layouts: tile.layouts,
       color: tile.color,

@@ -62,6 +62,31 @@ describe('the embedded engine', () => {
       await engine.close();
     }
   });
+
+  it('runs parameterised queries side by side: one sees the other running', async () => {
+    const engine = await EmbeddedEngine.open(options(folder()));
+    try {
+      // Two seconds of sleeping, one row a block, with a parameter.
+      const marker = `overlap-${Date.now()}`;
+      let slowDone = false;
+      const slow = engine
+        .query(`SELECT sleepEachRow(0.1), {m:String} AS m FROM numbers(20) SETTINGS max_block_size = 1`, { m: marker })
+        .finally(() => (slowDone = true));
+      let seen = 0;
+      while (seen === 0 && !slowDone) {
+        const [row] = await engine.query<{ n: number }>(
+          `SELECT count() AS n FROM system.processes WHERE query LIKE {like:String} AND query NOT LIKE '%system.processes%'`,
+          { like: `%${marker}%` },
+        );
+        seen = row!.n;
+      }
+      expect(slowDone).toBe(false);
+      expect(seen).toBe(1);
+      expect(await slow).toHaveLength(20);
+    } finally {
+      await engine.close();
+    }
+  });
 });
 
 describe('one folder, several processes', () => {

@@ -12,6 +12,8 @@ import {
   type InsertOptions,
   type QueryParams,
 } from './engine.js';
+import { ConnectionPool } from './connection-pool.js';
+import { inlineParams } from './inline-params.js';
 
 export interface EmbeddedOptions {
   /** The folder ClickHouse keeps its files in. */
@@ -20,7 +22,16 @@ export interface EmbeddedOptions {
   maxMemoryBytes: number;
   /** Threads one query may use. */
   maxThreads: number;
+  /** Queries run at a time (one a connection); 3 unless given. */
+  connections?: number;
 }
+
+/**
+ * chdb runs one query at a time on a connection: a few connections to the folder let queries of
+ * the process run side by side (on two cores, a query's single-threaded parts overlap another's),
+ * and bound how many do.
+ */
+const CONNECTIONS = 3;
 
 /**
  * chdb runs one ClickHouse per process, on one folder at a time. The servers of one process (tests
@@ -31,7 +42,7 @@ export interface EmbeddedOptions {
 interface ProcessEngine {
   path: string;
   users: number;
-  session: Promise<Session> | undefined;
+  pool: Promise<ConnectionPool<Session>> | undefined;
 }
 let current: ProcessEngine | undefined;
 
@@ -43,7 +54,7 @@ export interface EmbeddedClaim {
 }
 
 export function claimEmbedded(path: string, database = 'hoglet'): EmbeddedClaim {
-  current ??= { path, users: 0, session: undefined };
+  current ??= { path, users: 0, pool: undefined };
   current.users++;
   const name = current.path === path ? database : `${database}_${createHash('sha256').update(path).digest('hex').slice(0, 12)}`;
   return { database: name, engine: current, released: false };
@@ -56,8 +67,10 @@ export function releaseEmbedded(claim: EmbeddedClaim): void {
   engine.users--;
   if (engine.users > 0) return;
   if (current === engine) current = undefined;
-  engine.session?.then(
-    (session) => session.close(),
+  engine.pool?.then(
+    (pool) => {
+      for (const session of pool.close()) session.close();
+    },
     () => undefined,
   );
 }
@@ -68,18 +81,21 @@ export class EmbeddedFolderBusy extends AnalyticsError {}
 /** chdb's library is large (~160 MB resident, a third of a second to load): loaded when the engine first opens, not with the server. */
 let chdb: Promise<typeof import('chdb')> | undefined;
 
-async function openSession(path: string, options: EmbeddedOptions): Promise<Session> {
+async function openPool(path: string, options: EmbeddedOptions): Promise<ConnectionPool<Session>> {
   chdb ??= import('chdb');
   const { Session } = await chdb;
   fs.mkdirSync(path, { recursive: true });
-  try {
-    return new Session(path, {
+  // Every connection with the same settings (they are each connection's own).
+  const connect = () =>
+    new Session(path, {
       connectionArgs: [
         `--max_server_memory_usage=${Math.floor(options.maxMemoryBytes)}`,
         `--max_threads=${options.maxThreads}`,
         ...Object.entries(SESSION_SETTINGS).map(([name, value]) => `--${name}=${value}`),
       ],
     });
+  try {
+    return new ConnectionPool(options.connections ?? CONNECTIONS, connect, connect());
   } catch (error) {
     // ClickHouse's own message (the folder's `status` file is locked) goes to stderr; chdb says only this.
     if ((error as Error).name === 'ChdbConnectionError') {
@@ -89,15 +105,15 @@ async function openSession(path: string, options: EmbeddedOptions): Promise<Sess
   }
 }
 
-/** The claim's session, opened by its first user; a failed opening is tried again by the next. */
-async function sessionOf(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<Session> {
+/** The claim's connections, opened by its first user; a failed opening is tried again by the next. */
+async function poolOf(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<ConnectionPool<Session>> {
   const engine = claim.engine;
-  engine.session ??= openSession(engine.path, options);
-  const opening = engine.session;
+  engine.pool ??= openPool(engine.path, options);
+  const opening = engine.pool;
   try {
     return await opening;
   } catch (error) {
-    if (engine.session === opening) engine.session = undefined;
+    if (engine.pool === opening) engine.pool = undefined;
     throw error;
   }
 }
@@ -109,7 +125,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
 
   private constructor(
     private readonly claim: EmbeddedClaim,
-    private readonly session: Session,
+    private readonly pool: ConnectionPool<Session>,
   ) {}
 
   get database(): string {
@@ -124,7 +140,7 @@ export class EmbeddedEngine implements AnalyticsEngine {
   static async fromClaim(claim: EmbeddedClaim, options: EmbeddedOptions): Promise<EmbeddedEngine> {
     let engine: EmbeddedEngine;
     try {
-      engine = new EmbeddedEngine(claim, await sessionOf(claim, options));
+      engine = new EmbeddedEngine(claim, await poolOf(claim, options));
     } catch (error) {
       releaseEmbedded(claim);
       throw error;
@@ -155,7 +171,12 @@ export class EmbeddedEngine implements AnalyticsEngine {
   async text(sql: string, params: QueryParams = {}, format = 'JSONEachRow'): Promise<string> {
     this.assertOpen();
     try {
-      const result = await this.session.queryBindAsync(sql, params, { format });
+      // chdb runs bound statements one at a time in the whole process; with their values written
+      // in, statements run side by side (inline-params.ts). Binding stays for what it cannot write.
+      const inlined = inlineParams(sql, params);
+      const result = await this.pool.use((session) =>
+        inlined === undefined ? session.queryBindAsync(sql, params, { format }) : session.queryAsync(inlined, { format }),
+      );
       return result.text();
     } catch (error) {
       throw toAnalyticsError(error);
@@ -170,7 +191,9 @@ export class EmbeddedEngine implements AnalyticsEngine {
     this.assertOpen();
     if (jsonEachRow.length === 0) return;
     try {
-      await this.session.queryAsync(`${insertStatement(this.table(table), options)}\n${jsonEachRow}`, { format: 'Null' });
+      await this.pool.use((session) =>
+        session.queryAsync(`${insertStatement(this.table(table), options)}\n${jsonEachRow}`, { format: 'Null' }),
+      );
     } catch (error) {
       throw toAnalyticsError(error);
     }

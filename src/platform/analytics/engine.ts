@@ -1,8 +1,9 @@
 /**
  * The analytics store: events (and what queries join them with) live in ClickHouse, run either
  * in-process through chdb or as a ClickHouse server. Every store writes ClickHouse SQL once; the
- * engine only carries it. Values are never spliced into SQL text: they are bound server-side as
- * `{name:Type}` parameters.
+ * engine only carries it. Stores never splice values into SQL text: they write `{name:Type}`
+ * parameters, which a server binds, and the embedded engine writes in as typed literals itself
+ * (inline-params.ts: chdb runs bound statements one at a time in the whole process).
  */
 export type QueryParams = Record<string, unknown>;
 

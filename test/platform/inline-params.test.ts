@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Session } from 'chdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_SETTINGS } from '../../src/platform/analytics/engine.js';
-import { inlineParams, parseType } from '../../src/platform/analytics/inline-params.js';
+import { MAX_INLINED_LENGTH, inlineParams, parseType } from '../../src/platform/analytics/inline-params.js';
 import { ch, chTime, typed } from '../../src/platform/analytics/sql.js';
 
 /** Every placeholder type Hoglet's SQL uses: sql.ts's own (typeOf, chTime), typed(…) and literal ones, found in src. */
@@ -29,6 +29,7 @@ const SAMPLE: Record<string, unknown> = {
   String: 'a',
   Bool: true,
   Int64: 42,
+  UInt32: 202611,
   Float64: 1.5,
   "DateTime64(6, 'UTC')": '2026-01-02 03:04:05.123456',
   'Array(String)': ['a', 'b'],
@@ -150,6 +151,19 @@ describe('inlineParams (pure)', () => {
     );
   });
 
+  it('leaves integers beyond 64 bits to binding (ClickHouse reads such a literal as a Float64)', () => {
+    expect(inlineParams('SELECT {a:Int128}', { a: '170141183460469231731687303715884105727' })).toBeUndefined();
+    expect(inlineParams('SELECT {a:UInt256}', { a: 2n ** 64n })).toBeUndefined();
+    expect(inlineParams('SELECT {a:Int128}', { a: 5 })).toBe("SELECT _CAST(5, 'Int128')");
+  });
+
+  it('leaves a statement longer than ClickHouse parses to binding, in characters or in bytes', () => {
+    const ids = Array.from({ length: 8000 }, (_, i) => `distinct-id-${i}-${'x'.repeat(20)}`);
+    expect(inlineParams('SELECT {ids:Array(String)}', { ids })).toBeUndefined();
+    expect(inlineParams('SELECT {s:String}', { s: 'é'.repeat(MAX_INLINED_LENGTH / 2 + 100) })).toBeUndefined();
+    expect(inlineParams('SELECT {ids:Array(String)}', { ids: ids.slice(0, 100) })).toContain('distinct-id-99-');
+  });
+
   it('leaves to binding what it cannot write with the same meaning', () => {
     const bound: Array<[string, unknown]> = [
       ['Int64', 9223372036854775808n],
@@ -234,6 +248,17 @@ describe('inlined against bound, on chdb', () => {
     expect(inlined, `${type} ${JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`).toBe(bound);
     expect(bound).toContain('"type"');
   };
+
+  it('a list longer than a statement may be is bound, and answers', () => {
+    const ids = Array.from({ length: 8000 }, (_, i) => `distinct-id-${i}-${'x'.repeat(20)}`);
+    const sql = 'SELECT length({ids:Array(String)}) AS n';
+    expect(inlineParams(sql, { ids })).toBeUndefined();
+    // Written in, the same list is past what ClickHouse parses: why it stays bound.
+    expect(() => session.query(`SELECT length([${ids.map((id) => `'${id}'`).join(',')}]) AS n`, 'JSONEachRow')).toThrow(
+      /max_query_size|Max query size/i,
+    );
+    expect(session.queryBind(sql, { ids }, 'JSONEachRow')).toBe('{"n":8000}\n');
+  });
 
   it('strings: quotes, backslashes, NUL, newlines, unicode, braces', () => {
     for (const s of NASTY_STRINGS) {

@@ -2,8 +2,8 @@
  * `{name:Type}` parameters written into the statement as literals, as ClickHouse itself does when
  * it binds them (ReplaceQueryParameterVisitor): a String becomes a string literal, any other type
  * `_CAST(literal, 'Type')`. chdb runs bound statements one at a time in the whole process (their
- * parameters are process state), statements without parameters side by side: inlined, every
- * analytics query of the process can run at once.
+ * parameters are process state), statements without parameters side by side: inlined, the
+ * process's analytics queries run at once, as many as the engine has connections.
  *
  * A value only ever becomes a quoted string literal (escaped) or digits checked by a pattern, so
  * it cannot change the statement. Where the same meaning is not certain (a type not listed here, a
@@ -11,6 +11,13 @@
  * Placeholders inside string literals, quoted names and comments are text, as ClickHouse reads them.
  */
 import type { QueryParams } from './engine.js';
+
+/**
+ * The longest statement written: ClickHouse parses at most `max_query_size` (256 KiB by default)
+ * of a statement's text, and bound values do not count towards it, inlined ones do. A statement
+ * with long lists (a person's events to delete, the distinct ids of a person filter) stays bound.
+ */
+export const MAX_INLINED_LENGTH = 200_000;
 
 /** The statement with its parameters written in, or undefined when it must be bound instead. */
 export function inlineParams(sql: string, params: QueryParams): string | undefined {
@@ -50,10 +57,13 @@ export function inlineParams(sql: string, params: QueryParams): string | undefin
       const literal = inlineValue(placeholder.type, params[placeholder.name]);
       if (literal === undefined) return undefined;
       out += sql.slice(copied, i) + literal;
+      if (out.length > MAX_INLINED_LENGTH) return undefined;
       i = copied = placeholder.end;
     } else i++;
   }
-  return out + sql.slice(copied);
+  out += sql.slice(copied);
+  // Characters, not bytes: a statement of many multi-byte characters is checked on its bytes.
+  return out.length > MAX_INLINED_LENGTH / 4 && Buffer.byteLength(out) > MAX_INLINED_LENGTH ? undefined : out;
 }
 
 /** The end (exclusive) of the quoted text starting at `start`: `\` escapes a character, a doubled quote is one. */
@@ -239,8 +249,10 @@ function integerText(value: unknown, min: bigint, max: bigint): string | undefin
   // Digits as ClickHouse reads a bound integer: a leading zero ends the number (`007` is refused).
   else if (typeof value === 'string' && /^-?(0|[1-9]\d{0,79})$/.test(value)) n = BigInt(value);
   else return undefined;
-  // Out of range: a cast would wrap around where binding refuses.
-  return n >= min && n <= max ? n.toString() : undefined;
+  // Out of range: a cast would wrap around where binding refuses. Beyond 64 bits ClickHouse reads
+  // an integer literal as a Float64: such a value stays bound.
+  if (n < min || n > max || n < -(2n ** 63n) || n >= 2n ** 64n) return undefined;
+  return n.toString();
 }
 
 /** A Date as chdb binds it: UTC, to the second. */

@@ -97,7 +97,8 @@ export interface DrainFigure {
 /** Busy and total CPU time of the whole machine so far (Linux's /proc/stat), in clock ticks. */
 function machineTicks(): { busy: number; total: number } | undefined {
   try {
-    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest and guest_nice are inside user and nice).
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
     const total = fields.reduce((sum, value) => sum + value, 0);
     // idle and iowait are the machine waiting; everything else is work.
     return { busy: total - fields[3]! - (fields[4] ?? 0), total };
@@ -178,7 +179,10 @@ export async function timeDrain(url: string, count: number, env: Record<string, 
       processed,
       queued: initial,
       seconds,
-      machineBusy: ticks && ticksAtStart && (ticks.busy - ticksAtStart.busy) / (ticks.total - ticksAtStart.total),
+      machineBusy:
+        ticks && ticksAtStart && ticks.total > ticksAtStart.total
+          ? (ticks.busy - ticksAtStart.busy) / (ticks.total - ticksAtStart.total)
+          : undefined,
     };
   } finally {
     await stopWorkers(workers);

@@ -1,7 +1,6 @@
 /**
- * `Promise.all(items.map(fn))`, one item at a time. For work that reads a lot each (an insight's
- * result reads its events a page at a time): run side by side, a page of insights held all their
- * pages in memory at once and interleaved their reads.
+ * `Promise.all(items.map(fn))`, one item at a time: for work that should not run side by side
+ * (mapBounded runs a few at a time).
  */
 export async function mapInOrder<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];

@@ -187,10 +187,12 @@ const PERSONS_BY_DISTINCT_ID = new InListQuery(
   BATCH_ROWS,
 );
 /**
- * As getPersonsByDistinctIds (without a cache), on PostgreSQL with the persons' rows locked for
- * the caller's transaction, in ascending id order, and read as they are once locked: a batch run
- * again after losing a race with another worker's batch holds the persons it will write, so it
- * cannot lose the same race twice; the other batch waits for it instead.
+ * As getPersonsByDistinctIds, on PostgreSQL with the persons' rows locked for the caller's
+ * transaction (in ascending id order within each statement of 500 ids) and read as they are once
+ * locked: a worker's batch holds the stored persons it will write, so another worker's batch
+ * writing them waits for it instead of making it run again. Races remain for what has no row to
+ * lock yet (a distinct id both create) and as deadlocks between two lockers (persons read in
+ * several statements): those batches are still rolled back and run again (conflict-retry.ts).
  */
 export async function lockPersonsByDistinctIds(
   db: Db,

@@ -22,8 +22,8 @@ export interface ConflictRetryOptions {
  * the transaction rolled back, and the batch is run again whole, from fresh reads, with the
  * worker's caches dropped, after a short randomized pause that lets the other commit and keeps
  * two batches from colliding again in step. The worker runs a batch again with its persons read
- * locked (BatchDeps.lockPersons): a batch whose persons another worker keeps updating would
- * otherwise lose every race for them, and end in the one-by-one fallback. After CONFLICT_RETRIES the error goes up to the
+ * locked (BatchDeps.lockPersons; beside other workers, the first run too): a batch whose persons
+ * another worker keeps updating would otherwise lose race after race for them. After CONFLICT_RETRIES the error goes up to the
  * caller (the one-by-one fallback). SQLite's errors are never conflicts: nothing changes there.
  */
 export class ConflictRetry {

@@ -502,7 +502,8 @@ export class IngestionWorker {
     return {
       // Each event's transaction loses races as a batch's does: retried alike, not counted as a failure.
       inFencedTransaction: (work) => this.conflicts.run(() => this.inFencedTransaction(partitions, work), { oneByOne: true }),
-      batchDeps: () => this.batchDeps(),
+      // Beside other workers, persons are read locked here too (a batch that kept losing races ends here).
+      batchDeps: () => ({ ...this.batchDeps(), lockPersons: !this.leases.holdsAll }),
       afterCommit: (outcome) => this.afterCommit(outcome),
       log: this.log,
     };

@@ -54,9 +54,18 @@ async function getJson(path: string) {
 beforeAll(async () => {
   smtp = await startSmtp();
   receiver = await startReceiver();
-  const port = await freePort();
-  SITE = `http://127.0.0.1:${port}`;
-  server = await startTestServer({ SMTP_URL: smtp.url, EMAIL_FROM: 'reports@hoglet.test', PORT: String(port), SITE_URL: SITE });
+  // The server's SITE_URL is its own address, so its port is chosen before it listens: another
+  // process may take that port meanwhile (CI runs test files side by side), then another is tried.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    SITE = `http://127.0.0.1:${port}`;
+    try {
+      server = await startTestServer({ SMTP_URL: smtp.url, EMAIL_FROM: 'reports@hoglet.test', PORT: String(port), SITE_URL: SITE });
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt === 5) throw error;
+    }
+  }
   expect(server.url).toBe(SITE);
   env = server.bootstrap.team.id;
   const zone = await server.request(api('/'), { method: 'PATCH', body: { timezone: ZONE } });

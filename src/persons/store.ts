@@ -175,17 +175,6 @@ async function withKnownProperties(
   return found;
 }
 
-const PERSONS_BY_DISTINCT_ID = new InListQuery(
-  (db: Db, [teamId]: [number], distinctIds: string[]) =>
-    db
-      .selectFrom('person_distinct_ids as d')
-      .innerJoin('persons as p', 'p.id', 'd.person_id')
-      .selectAll('p')
-      .select('d.distinct_id')
-      .where('d.team_id', '=', teamId)
-      .where('d.distinct_id', 'in', distinctIds),
-  BATCH_ROWS,
-);
 /**
  * As getPersonsByDistinctIds, on PostgreSQL with the persons' rows locked for the caller's
  * transaction (in ascending id order within each statement of 500 ids) and read as they are once
@@ -209,39 +198,33 @@ export async function lockPersonsByDistinctIds(
   return withKnownProperties(await PERSON_FIELDS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds), db, known);
 }
 
+/** The persons of these distinct ids of a team, joined: the base of the batch reads below. */
+const personsJoined = (db: Db, teamId: number, distinctIds: string[]) =>
+  db
+    .selectFrom('person_distinct_ids as d')
+    .innerJoin('persons as p', 'p.id', 'd.person_id')
+    .where('d.team_id', '=', teamId)
+    .where('d.distinct_id', 'in', distinctIds);
+/** A person row but its properties, and the distinct id it was found by. */
+const PERSON_FIELDS = ['p.id', 'p.uuid', 'p.team_id', 'p.is_identified', 'p.created_at', 'p.version', 'd.distinct_id'] as const;
+
+const PERSONS_BY_DISTINCT_ID = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) => personsJoined(db, teamId, distinctIds).selectAll('p').select('d.distinct_id'),
+  BATCH_ROWS,
+);
+const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) => personsJoined(db, teamId, distinctIds).select(PERSON_FIELDS),
+  BATCH_ROWS,
+);
+// Locked in id order within a statement (lockPersonsByDistinctIds).
 const PERSONS_BY_DISTINCT_ID_LOCKED = new InListQuery(
   (db: Db, [teamId]: [number], distinctIds: string[]) =>
-    db
-      .selectFrom('person_distinct_ids as d')
-      .innerJoin('persons as p', 'p.id', 'd.person_id')
-      .selectAll('p')
-      .select('d.distinct_id')
-      .where('d.team_id', '=', teamId)
-      .where('d.distinct_id', 'in', distinctIds)
-      .orderBy('p.id')
-      .forUpdate('p'),
+    personsJoined(db, teamId, distinctIds).selectAll('p').select('d.distinct_id').orderBy('p.id').forUpdate('p'),
   BATCH_ROWS,
 );
 const PERSON_FIELDS_BY_DISTINCT_ID_LOCKED = new InListQuery(
   (db: Db, [teamId]: [number], distinctIds: string[]) =>
-    db
-      .selectFrom('person_distinct_ids as d')
-      .innerJoin('persons as p', 'p.id', 'd.person_id')
-      .select(['p.id', 'p.uuid', 'p.team_id', 'p.is_identified', 'p.created_at', 'p.version', 'd.distinct_id'])
-      .where('d.team_id', '=', teamId)
-      .where('d.distinct_id', 'in', distinctIds)
-      .orderBy('p.id')
-      .forUpdate('p'),
-  BATCH_ROWS,
-);
-const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
-  (db: Db, [teamId]: [number], distinctIds: string[]) =>
-    db
-      .selectFrom('person_distinct_ids as d')
-      .innerJoin('persons as p', 'p.id', 'd.person_id')
-      .select(['p.id', 'p.uuid', 'p.team_id', 'p.is_identified', 'p.created_at', 'p.version', 'd.distinct_id'])
-      .where('d.team_id', '=', teamId)
-      .where('d.distinct_id', 'in', distinctIds),
+    personsJoined(db, teamId, distinctIds).select(PERSON_FIELDS).orderBy('p.id').forUpdate('p'),
   BATCH_ROWS,
 );
 const PERSON_PROPERTIES = new InListQuery(

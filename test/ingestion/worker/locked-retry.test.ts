@@ -8,12 +8,12 @@ import { SpikeDetector } from '../../../src/ingestion/worker/spike-detector.js';
 import { DefinitionsCache } from '../../../src/ingestion/worker/definitions-step.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../../src/ingestion/worker/worker.js';
 import { readQueueBatch } from '../../../src/ingestion/queue-records.js';
-import type { QueueRow } from '../../../src/ingestion/queue.js';
 import { ConcurrentWriteConflict } from '../../../src/platform/db/write-conflicts.js';
 import { getPersonByDistinctId, insertPerson } from '../../../src/persons/store.js';
 import { toJson } from '../../../src/platform/db/values.js';
 import { BACKEND, TEST_DATABASE_URL } from '../../helpers/backend.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { queueRowMaker } from './helpers.js';
 
 /**
  * A batch run again after losing a race with another worker's batch reads its persons locked
@@ -27,18 +27,8 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-let n = 0;
-function row(teamId: number, distinctId: string, properties: Record<string, unknown>): QueueRow {
-  n++;
-  const now = new Date(Date.parse('2026-03-01T00:00:00.000Z') + n * 1000).toISOString();
-  const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  return {
-    teamId,
-    lane: 'realtime',
-    distinctId,
-    payload: { uuid, event: 'page', distinct_id: distinctId, properties, timestamp: now, now, sent_at: null, ip: null },
-  };
-}
+const queueRow = queueRowMaker('2026-03-01T00:00:00.000Z');
+const row = (teamId: number, distinctId: string, properties: Record<string, unknown>) => queueRow(teamId, distinctId, 'page', properties);
 
 function deps(lockPersons: boolean): BatchDeps {
   return {

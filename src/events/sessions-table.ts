@@ -1,6 +1,6 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, raw, typed, type ChSql } from '../platform/analytics/sql.js';
-import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from '../recordings/core/index.js';
+import { BOUNCE_DURATION_SECONDS, SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from '../recordings/core/index.js';
 import { materializedColumn } from './analytics-tables.js';
 
 /**
@@ -99,9 +99,6 @@ const BOUNCE_STATES: Record<string, [string, string]> = {
 };
 
 export const BOUNCE_COLUMNS: readonly string[] = Object.keys(BOUNCE_STATES);
-
-/** PostHog's default bounce duration (`bounceRateDurationSeconds`): a session this long is no bounce. */
-export const BOUNCE_DURATION_SECONDS = 10;
 
 /**
  * Whether a session bounced, from its rows merged by `GROUP BY session_id` (`duration` its length

@@ -211,6 +211,7 @@ export class SessionAccumulator {
   }
 }
 
+/** PostHog's default bounce duration (`bounceRateDurationSeconds`): a session this long is no bounce. */
 export const BOUNCE_DURATION_SECONDS = 10;
 
 /**

@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './platform/logger.js';
+import { openAndMigrate } from './platform/db/open-and-migrate.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { openDatabase, type Database } from './platform/db/database.js';
-import { migrateToLatest } from './platform/db/migrations/index.js';
+import type { Database } from './platform/db/database.js';
 import { analyticsFolder, prepareAnalytics, type OpeningEngine } from './platform/analytics/open.js';
 import type { AnalyticsEngine } from './platform/analytics/engine.js';
 import { ensureAnalyticsSchema } from './events/analytics-tables.js';
@@ -23,37 +23,9 @@ import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
 import { TeamCache } from './environments/team-cache.js';
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'hoglet' } });
-}
-
-export interface OpenOptions {
-  /** The server and the worker, not one-shot commands: SQLite's WAL checkpoints on a thread of their own. */
-  longRunning?: boolean;
-  /** One-shot commands: only a database Hoglet created before (DatabaseMissingError otherwise); nothing is created. */
-  existing?: boolean;
-}
-
-/** Opens the configured database and brings its schema up to date (`true`: `{ longRunning: true }`). */
-export async function openAndMigrate(config: Config, log: Logger, options: boolean | OpenOptions = {}): Promise<Database> {
-  const { longRunning = false, existing = false } = typeof options === 'boolean' ? { longRunning: options } : options;
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    sqliteFile: path.join(config.dataDir, 'hoglet.db'),
-    log,
-    existing,
-    ...(longRunning ? { backgroundCheckpoints: { log } } : {}),
-    ...(config.databaseSchema ? { pgSchema: config.databaseSchema } : {}),
-  });
-  try {
-    const applied = await migrateToLatest(database);
-    log.info({ database: database.dialect, location: database.location, applied }, 'database ready');
-    return database;
-  } catch (error) {
-    await database.close().catch(() => undefined);
-    throw error;
-  }
-}
+// In modules of their own, so that one-shot commands (src/cli) open the database without the server.
+export { createLogger } from './platform/logger.js';
+export { openAndMigrate, type OpenOptions } from './platform/db/open-and-migrate.js';
 
 /**
  * The configured ClickHouse, with Hoglet's tables made once it opens (on `begin`), and the events

@@ -1,4 +1,5 @@
-import { createLogger, openAndMigrate } from '../app.js';
+import { createLogger } from '../platform/logger.js';
+import { openAndMigrate } from '../platform/db/open-and-migrate.js';
 import { createPersonalApiKey, listPersonalApiKeys, revokePersonalApiKey } from '../auth/keys-service.js';
 import { loadConfig } from '../config.js';
 import { DatabaseMissingError, type Database } from '../platform/db/database.js';

@@ -1,11 +1,5 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { runKeysCommand, runProjectsCommand } from './admin-commands.js';
-import { runDeletionsCommand } from './deletions-commands.js';
-import { runQueueCommand } from './queue-commands.js';
-import { runServe, runWorker } from './serve.js';
-import { runSubscriptionsCommand } from './subscriptions-commands.js';
-import { runUsersCommand } from './users-commands.js';
 
 const USAGE = `Usage: hoglet <command> [options]
 
@@ -63,23 +57,24 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
+  // Each command loads only its own modules: a one-shot command starts without the whole server.
   switch (command) {
     case 'serve':
-      return runServe();
+      return (await import('./serve.js')).runServe();
     case 'worker':
-      return runWorker();
+      return (await import('./serve.js')).runWorker();
     case 'keys':
-      return runKeysCommand(sub, values);
+      return (await import('./admin-commands.js')).runKeysCommand(sub, values);
     case 'projects':
-      return runProjectsCommand(sub);
+      return (await import('./admin-commands.js')).runProjectsCommand(sub);
     case 'users':
-      return runUsersCommand(sub, values);
+      return (await import('./users-commands.js')).runUsersCommand(sub, values);
     case 'queue':
-      return runQueueCommand(sub, values);
+      return (await import('./queue-commands.js')).runQueueCommand(sub, values);
     case 'deletions':
-      return runDeletionsCommand(sub, values);
+      return (await import('./deletions-commands.js')).runDeletionsCommand(sub, values);
     case 'subscriptions':
-      return runSubscriptionsCommand(sub, values);
+      return (await import('./subscriptions-commands.js')).runSubscriptionsCommand(sub, values);
     default:
       process.stderr.write(`hoglet: unknown command "${command}"\n\n${USAGE}\n`);
       return 2;

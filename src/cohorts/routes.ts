@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound } from '../posthog/errors.js';
+import { loadOr404 } from '../posthog/errors.js';
+import { pathId } from '../http/path-id.js';
 import { serializerData } from '../posthog/fields.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { personListResults } from '../persons/list-results.js';
@@ -43,12 +44,7 @@ export const cohortRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   const base = '/projects/:project_id/cohorts';
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  async function loadCohort(request: FastifyRequest): Promise<Cohort> {
-    const raw = (request.params as { id: string }).id;
-    const cohort = /^\d{1,15}$/.test(raw) ? await getCohort(db, request.team!.projectId, Number(raw)) : undefined;
-    if (!cohort) throw notFound();
-    return cohort;
-  }
+  const loadCohort = (request: FastifyRequest): Promise<Cohort> => loadOr404(getCohort(db, request.team!.projectId, pathId(request)));
 
   app.get(`${base}/`, { config: READ }, async (request) => {
     const page = readPage(request.query);

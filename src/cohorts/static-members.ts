@@ -7,7 +7,7 @@ import { pyTruthy } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
-import { notFound, validationError } from '../posthog/errors.js';
+import { loadOr404, validationError } from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { getPersonByUuid } from '../persons/store.js';
 import type { Team } from '../environments/models.js';
@@ -104,8 +104,10 @@ export async function removePersonFromStaticCohort(ctx: AppContext, team: Team, 
   if (typeof personId !== 'string') throw validationError('person_id must be a string');
   const uuid = canonicalUuid(personId);
   if (!uuid) throw validationError('person_id must be a valid UUID');
-  const person = await getPersonByUuid(ctx.database.db, team.id, uuid);
-  if (!person) throw notFound("Person with this UUID does not exist in the cohort's team");
+  const person = await loadOr404(
+    getPersonByUuid(ctx.database.db, team.id, uuid),
+    "Person with this UUID does not exist in the cohort's team",
+  );
   const count = await removeCohortMember(ctx.database.db, cohort.id, person.id);
   await updateCohort(ctx.database.db, cohort, { count });
   await announce(ctx, team.projectId);

@@ -4,10 +4,14 @@ import { jsonText } from '../platform/db/json-path.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import { wellFormedText } from '../lib/well-formed.js';
+import { chunks } from '../lib/chunks.js';
 import type { CohortsTable } from './tables.js';
 import { toPerson, type Person } from '../persons/store.js';
 
 type Db = Kysely<Schema>;
+
+/** Rows per insert, and values per `IN (…)` list. */
+const PER_STATEMENT = 500;
 
 export interface Cohort {
   id: number;
@@ -120,10 +124,10 @@ export async function updateCohort(
 /** Adds persons to a static cohort (already-present members are kept once); returns the new size. */
 export async function addCohortMembers(db: Db, cohortId: number, personIds: number[]): Promise<number> {
   const unique = [...new Set(personIds)];
-  for (let i = 0; i < unique.length; i += 500) {
+  for (const chunk of chunks(unique, PER_STATEMENT)) {
     await db
       .insertInto('cohort_people')
-      .values(unique.slice(i, i + 500).map((personId) => ({ cohort_id: cohortId, person_id: personId })))
+      .values(chunk.map((personId) => ({ cohort_id: cohortId, person_id: personId })))
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
@@ -160,13 +164,8 @@ export async function staticMembershipsOf(db: Db, personId: number, cohortIds: n
 /** The ids of the team's persons with these uuids (unknown uuids are left out), 500 per query. */
 export async function personIdsForUuids(db: Db, teamId: number, uuids: string[]): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 0; i < uuids.length; i += 500) {
-    const rows = await db
-      .selectFrom('persons')
-      .select('id')
-      .where('team_id', '=', teamId)
-      .where('uuid', 'in', uuids.slice(i, i + 500))
-      .execute();
+  for (const chunk of chunks(uuids, PER_STATEMENT)) {
+    const rows = await db.selectFrom('persons').select('id').where('team_id', '=', teamId).where('uuid', 'in', chunk).execute();
     ids.push(...rows.map((r) => Number(r.id)));
   }
   return ids;
@@ -177,12 +176,12 @@ export async function personIdsForDistinctIds(db: Db, teamId: number, given: str
   const ids: number[] = [];
   // As stored: ingestion makes text well-formed (a NUL, which PostgreSQL refuses, is U+FFFD there).
   const distinctIds = given.map(wellFormedText);
-  for (let i = 0; i < distinctIds.length; i += 500) {
+  for (const chunk of chunks(distinctIds, PER_STATEMENT)) {
     const rows = await db
       .selectFrom('person_distinct_ids')
       .select('person_id')
       .where('team_id', '=', teamId)
-      .where('distinct_id', 'in', distinctIds.slice(i, i + 500))
+      .where('distinct_id', 'in', chunk)
       .execute();
     ids.push(...rows.map((r) => Number(r.person_id)));
   }
@@ -194,13 +193,8 @@ export async function personIdsForEmails(database: { db: Db; dialect: DialectNam
   const ids: number[] = [];
   const emails = given.map(wellFormedText); // as stored (see personIdsForDistinctIds)
   const email = jsonText(database.dialect, 'properties', 'email');
-  for (let i = 0; i < emails.length; i += 500) {
-    const rows = await database.db
-      .selectFrom('persons')
-      .select('id')
-      .where('team_id', '=', teamId)
-      .where(email, 'in', emails.slice(i, i + 500))
-      .execute();
+  for (const chunk of chunks(emails, PER_STATEMENT)) {
+    const rows = await database.db.selectFrom('persons').select('id').where('team_id', '=', teamId).where(email, 'in', chunk).execute();
     ids.push(...rows.map((r) => Number(r.id)));
   }
   return ids;

@@ -4,7 +4,7 @@ import { loadOr404 } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { pathId } from '../insights/routes.js';
+import { pathId } from '../http/path-id.js';
 import { PageLookups } from '../insights/service.js';
 import { createDashboard, editDashboard, serializeDashboard, serializeDashboardBasic } from './service.js';
 import { getDashboard, listDashboards, type Dashboard } from './store.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { notFound, validationError } from '../posthog/errors.js';
+import { loadOr404, notFound, validationError } from '../posthog/errors.js';
 import { drfDateTime } from '../posthog/python-datetime.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
@@ -98,8 +98,7 @@ export const definitionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
 
     app.get(`${events}/:id/`, { config: teamAccess('event_definition:read', base) }, async (request) => {
       const teamId = request.team!.id;
-      const definition = await getEventDefinition(db, teamId, idOf(request));
-      if (!definition) throw notFound();
+      const definition = await loadOr404(getEventDefinition(db, teamId, idOf(request)));
       const volumes = await eventVolumes(ctx.analytics, teamId, [definition.name], Date.now());
       return serializeEventDefinition(definition, volumes.get(definition.name) ?? 0);
     });
@@ -108,8 +107,7 @@ export const definitionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
       const teamId = request.team!.id;
       const id = idOf(request);
       const changes = valid(readDefinitionChanges(request.body));
-      const definition = await updateEventDefinition(db, teamId, id, changes);
-      if (!definition) throw notFound();
+      const definition = await loadOr404(updateEventDefinition(db, teamId, id, changes));
       const volumes = await eventVolumes(ctx.analytics, teamId, [definition.name], Date.now());
       return serializeEventDefinition(definition, volumes.get(definition.name) ?? 0);
     });
@@ -122,17 +120,13 @@ export const definitionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     });
 
     app.get(`${properties}/:id/`, { config: teamAccess('property_definition:read', base) }, async (request) => {
-      const definition = await getPropertyDefinition(db, request.team!.id, idOf(request));
-      if (!definition) throw notFound();
-      return serializePropertyDefinition(definition);
+      return serializePropertyDefinition(await loadOr404(getPropertyDefinition(db, request.team!.id, idOf(request))));
     });
 
     app.patch(`${properties}/:id/`, { config: teamAccess('property_definition:write', base) }, async (request) => {
       const id = idOf(request);
       const changes = valid(readDefinitionChanges(request.body));
-      const definition = await updatePropertyDefinition(db, request.team!.id, id, changes);
-      if (!definition) throw notFound();
-      return serializePropertyDefinition(definition);
+      return serializePropertyDefinition(await loadOr404(updatePropertyDefinition(db, request.team!.id, id, changes)));
     });
   }
 };

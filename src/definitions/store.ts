@@ -5,6 +5,7 @@ import type { Database, DialectName } from '../platform/db/database.js';
 import { fromBool, fromJson } from '../platform/db/values.js';
 import { ilike, literalContainsPattern } from '../posthog/property-conditions.js';
 import type { PageRequest } from '../http/pagination.js';
+import { chunks } from '../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -34,12 +35,6 @@ export interface NewEventProperty {
   property: string;
 }
 
-function chunks<T>(list: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) out.push(list.slice(i, i + ROWS_PER_STATEMENT));
-  return out;
-}
-
 /** Compares texts by code unit: any fixed order will do (see recordDefinitions). */
 function byText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -67,7 +62,7 @@ export async function recordDefinitions(
   const eventProperties = [...unsortedEventProperties].sort(
     (a, b) => a.teamId - b.teamId || byText(a.event, b.event) || byText(a.property, b.property),
   );
-  for (const rows of chunks(events)) {
+  for (const rows of chunks(events, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('event_definitions')
       .values(
@@ -81,7 +76,7 @@ export async function recordDefinitions(
       )
       .execute();
   }
-  for (const rows of chunks(properties)) {
+  for (const rows of chunks(properties, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('property_definitions')
       .values(
@@ -104,7 +99,7 @@ export async function recordDefinitions(
       )
       .execute();
   }
-  for (const rows of chunks(eventProperties)) {
+  for (const rows of chunks(eventProperties, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('event_properties')
       .values(rows.map((p) => ({ team_id: p.teamId, event: p.event, property: p.property })))

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { loadOr404, notFound } from '../posthog/errors.js';
+import { loadOr404 } from '../posthog/errors.js';
+import { pathId } from '../http/path-id.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { paginate, readPage } from '../http/pagination.js';
 import type { Team } from '../environments/models.js';
@@ -22,17 +23,11 @@ const ACTIVITY = { access: { scope: 'activity_log:read', team: TEAM } };
 /** What server SDKs read: the environment is resolved by the handler, and a project secret key is taken. */
 const SDK_READ = { access: { scope: 'feature_flag:read', authenticateOnly: true, projectSecretKey: true } };
 
-function flagId(request: FastifyRequest): number {
-  const raw = (request.params as { id: string }).id;
-  if (!/^\d{1,15}$/.test(raw)) throw notFound();
-  return Number(raw);
-}
-
 export const flagRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { db } = ctx.database;
   const base = '/projects/:project_id/feature_flags';
 
-  const loadFlag = (request: FastifyRequest): Promise<FeatureFlag> => loadOr404(getFlag(db, request.team!.projectId, flagId(request)));
+  const loadFlag = (request: FastifyRequest): Promise<FeatureFlag> => loadOr404(getFlag(db, request.team!.projectId, pathId(request)));
 
   async function respond(flags: FeatureFlag[], projectId: number) {
     const users = new UserDirectory(db);

@@ -1,20 +1,14 @@
 import { mapInOrder } from '../lib/map-in-order.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { loadOr404, notFound } from '../posthog/errors.js';
+import { loadOr404 } from '../posthog/errors.js';
+import { pathId } from '../http/path-id.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { createInsight, editInsight, serializeInsight, serializeInsightBasic, PageLookups } from './service.js';
 import { getInsight, listInsights, type Insight } from './store.js';
 import { strToBool } from '../posthog/python-values.js';
-
-/** A positive integer path id, else 404 (as DRF's lookup would find nothing). */
-export function pathId(request: FastifyRequest): number {
-  const raw = (request.params as { id: string }).id;
-  if (!/^\d{1,15}$/.test(raw)) throw notFound();
-  return Number(raw);
-}
 
 /**
  * `?basic=`, read by PostHog's str_to_bool on the list and on one insight: InsightBasicSerializer,

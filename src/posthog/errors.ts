@@ -65,9 +65,9 @@ export const notFound = (detail = 'Not found.') => new ApiError(404, 'invalid_re
 export const projectNotFound = () => notFound('Project not found.');
 
 /** What a lookup found, or the 404 when it found nothing (a route's `load(request)`). */
-export async function loadOr404<T>(lookup: Promise<T | undefined>): Promise<T> {
+export async function loadOr404<T>(lookup: Promise<T | undefined>, detail?: string): Promise<T> {
   const found = await lookup;
-  if (!found) throw notFound();
+  if (!found) throw notFound(detail);
   return found;
 }
 

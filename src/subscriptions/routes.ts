@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { loadOr404, notFound } from '../posthog/errors.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
-import { pathId } from '../insights/routes.js';
+import { pathId } from '../http/path-id.js';
 import { PageLookups } from '../insights/service.js';
 import { listDeliveries } from './deliveries-store.js';
 import { SMTP_NOT_CONFIGURED } from './delivery/email.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Reader } from 'maxmind';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type GeoipService, normalizeGeoipRecord, normalizeIpAddress, openGeoip } from '../../src/geoip/geoip-service.js';
+import { type GeoipService, openGeoip } from '../../src/geoip/geoip-service.js';
+import { normalizeGeoipRecord, normalizeIpAddress } from '../../src/geoip/geoip-record.js';
 import { applyGeoipProperties, geoipFlagProperties } from '../../src/ingestion/core/geoip-properties.js';
 import { uint, writeMmdb } from './mmdb-writer.js';
 

@@ -74,8 +74,11 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   // supplied, else only where the request gave none (looked up only when some flag reads a GeoIP
   // property: the engine reads no other key of these maps).
   // Copies that may grow go through growableCopy (a spread copy that grows is slow: see there).
-  const overrides: Json = growableCopy(request.personProperties);
+  // The request's own map (made for this request by readFlagsRequest) is only read, unless
+  // something is added to it: then a copy.
+  let overrides: Json = request.personProperties;
   if (plan.readsGeoip && !request.geoipDisable && input.ip && ctx.geoip) {
+    overrides = growableCopy(request.personProperties);
     const located = geoipFlagProperties(ctx.geoip.lookup(input.ip.address));
     const supplied = input.ip.supplied;
     for (const key of GEOIP_FLAG_PROPERTY_KEYS)
@@ -100,7 +103,10 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
       failedData.add('person');
     }
   }
-  const personProperties: Json = wantsPerson ? growableCopy(person?.properties, overrides) : overrides;
+  const personProperties: Json =
+    wantsPerson || (plan.initialBackfills.length > 0 && overrides === request.personProperties)
+      ? growableCopy(wantsPerson ? person?.properties : undefined, overrides)
+      : overrides;
   if (wantsPerson && !('distinct_id' in personProperties)) personProperties.distinct_id = distinctId;
   // After the merge, so a stored `$initial_*` wins over the request's current value.
   fillMissingInitialProperties(personProperties, plan.initialBackfills);
@@ -117,7 +123,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
 
   // Stored group properties are read only for groups whose read keys the request did not all give.
   let groupTypeMapping: Record<string, string> = {};
-  const groupProperties: Record<string, Json> = growableCopy(request.groupProperties);
+  // Copied when a stored group is added to it, as the person's map above.
+  let groupProperties: Record<string, Json> = request.groupProperties;
   if (plan.anyGroups) {
     try {
       const types = await groupTypeCache(db).get(team.id, plan.groupIndexes);
@@ -127,7 +134,9 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
         if (typeof key !== 'string' && typeof key !== 'number') continue;
         if (!lacksGroupKeys(plan.groupKeys.get(index), request.groupProperties[groupType])) continue;
         const stored = await getGroup(db, team.id, index, String(key));
-        if (stored) groupProperties[groupType] = { ...stored.properties, ...(request.groupProperties[groupType] ?? {}) };
+        if (!stored) continue;
+        if (groupProperties === request.groupProperties) groupProperties = growableCopy(request.groupProperties);
+        groupProperties[groupType] = { ...stored.properties, ...(request.groupProperties[groupType] ?? {}) };
       }
     } catch (error) {
       log.error({ err: error, team: team.id }, 'group lookup for flags failed');

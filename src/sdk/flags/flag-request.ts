@@ -22,9 +22,15 @@ export interface FlagsRequest {
   evaluationRuntime: unknown;
 }
 
-function first(body: Json, ...names: string[]): unknown {
-  for (const name of names) if (body[name] !== undefined && body[name] !== null) return body[name];
-  return undefined;
+/** The first present of a key's spellings (named parameters, not a rest list: no array per call). */
+function first(body: Json, name: string, other: string, third?: string): unknown {
+  const value = body[name];
+  if (value !== undefined && value !== null) return value;
+  const second = body[other];
+  if (second !== undefined && second !== null) return second;
+  if (third === undefined) return undefined;
+  const last = body[third];
+  return last !== undefined && last !== null ? last : undefined;
 }
 
 function truthy(value: unknown): boolean {
@@ -44,7 +50,10 @@ export function readFlagsRequest(value: unknown): FlagsRequest | null {
   const flagKeys = first(value, 'flag_keys', 'flag_keys_to_evaluate');
   const properties: Record<string, Json> = {};
   if (isJsonObject(groupProperties)) {
-    for (const [type, props] of Object.entries(groupProperties)) if (isJsonObject(props)) properties[type] = props;
+    for (const type of Object.keys(groupProperties)) {
+      const props = groupProperties[type];
+      if (isJsonObject(props)) properties[type] = props;
+    }
   }
   return {
     token: typeof token === 'string' && token !== '' ? token : null,

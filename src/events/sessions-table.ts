@@ -62,10 +62,6 @@ function sessionColumns(): [string, string, string][] {
     `AggregateFunction(argMax, Nullable(String), ${TIME})`,
     `argMaxState(${expression}, timestamp)`,
   ];
-  const count = (condition?: string): [string, string] => [
-    'AggregateFunction(uniqExact, UUID)',
-    condition ? `uniqExactStateIf(uuid, ${condition})` : 'uniqExactState(uuid)',
-  ];
   const columns: Record<string, [string, string]> = {
     min_timestamp: [`SimpleAggregateFunction(min, ${TIME})`, 'min(timestamp)'],
     max_timestamp: [`SimpleAggregateFunction(max, ${TIME})`, 'max(timestamp)'],
@@ -77,10 +73,7 @@ function sessionColumns(): [string, string, string][] {
     ...Object.fromEntries(Object.entries(SESSION_ENTRY_PROPERTIES).map(([column, key]) => [column, argMin(propertyText(key))])),
     last_external_click_url: argMax(propertyText('$external_click_url')),
     vitals_lcp: argMin(propertyNumber('$web_vitals_LCP_value'), 'Nullable(Float64)'),
-    event_count: count(),
-    pageview_count: count("event = '$pageview'"),
-    autocapture_count: count("event = '$autocapture'"),
-    screen_count: count("event = '$screen'"),
+    event_count: ['AggregateFunction(uniqExact, UUID)', 'uniqExactState(uuid)'],
     ...BOUNCE_STATES,
   };
   return Object.entries(columns).map(([name, [type, state]]) => [name, type, state]);
@@ -99,6 +92,12 @@ const BOUNCE_STATES: Record<string, [string, string]> = {
 };
 
 export const BOUNCE_COLUMNS: readonly string[] = Object.keys(BOUNCE_STATES);
+
+/**
+ * The uniqExact uuid sets per event name the bounce columns replaced: read by nothing, and each
+ * event cost the view a set insert. Tables made before lose them at start (upgradeSessions).
+ */
+export const DROPPED_COLUMNS: readonly string[] = ['pageview_count', 'autocapture_count', 'screen_count'];
 
 /**
  * Whether a session bounced, from its rows merged by `GROUP BY session_id` (`duration` its length
@@ -177,17 +176,32 @@ async function setComment(engine: AnalyticsEngine, onCluster: string, comment: s
 }
 
 /**
- * The view of a table made before the bounce columns fills them from now on (MODIFY QUERY: inserts
- * go on meanwhile). The table is marked for their backfill first, so a start cut short in between
- * still fills them. Nothing to do once the view fills them.
+ * The view of a table made before the bounce columns fills them from now on, and no longer the
+ * dropped ones (MODIFY QUERY: inserts go on meanwhile). The table is marked for the bounce
+ * backfill first, so a start cut short in between still fills them. Then the dropped columns go:
+ * after the view, whose inserts named them; a start cut short in between drops them at the next.
+ * Nothing to do once the view is the current one and the columns are gone.
  */
 export async function upgradeSessions(engine: AnalyticsEngine, onCluster: string): Promise<void> {
-  const view = await tableText(engine, 'sessions_mv');
-  if (BOUNCE_COLUMNS.every((name) => view?.query.includes(name))) return;
-  const comment = (await tableText(engine, 'sessions'))?.comment ?? '';
-  // A table whose whole backfill is pending gets the columns from that one.
-  if (comment !== BACKFILL_PENDING && !comment.startsWith(BOUNCE_PENDING)) await setComment(engine, onCluster, BOUNCE_PENDING);
-  await engine.command(`ALTER TABLE ${engine.table('sessions_mv')}${onCluster} MODIFY QUERY ${sessionStatesSelect(engine).compile().sql}`);
+  const view = (await tableText(engine, 'sessions_mv'))?.query ?? '';
+  const missing = !BOUNCE_COLUMNS.every((name) => view.includes(name));
+  if (missing) {
+    const comment = (await tableText(engine, 'sessions'))?.comment ?? '';
+    // A table whose whole backfill is pending gets the columns from that one.
+    if (comment !== BACKFILL_PENDING && !comment.startsWith(BOUNCE_PENDING)) await setComment(engine, onCluster, BOUNCE_PENDING);
+  }
+  if (missing || DROPPED_COLUMNS.some((name) => view.includes(name))) {
+    await engine.command(
+      `ALTER TABLE ${engine.table('sessions_mv')}${onCluster} MODIFY QUERY ${sessionStatesSelect(engine).compile().sql}`,
+    );
+  }
+  const dropped = await engine.query<{ name: string }>(
+    "SELECT name FROM system.columns WHERE database = {database:String} AND table = 'sessions' AND name IN {names:Array(String)}",
+    { database: databaseOf(engine), names: [...DROPPED_COLUMNS] },
+  );
+  for (const { name } of dropped) {
+    await engine.command(`ALTER TABLE ${engine.table('sessions')}${onCluster} DROP COLUMN IF EXISTS \`${name}\``);
+  }
 }
 
 export interface ProgressLog {

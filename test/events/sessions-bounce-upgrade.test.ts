@@ -3,7 +3,8 @@
  * version made: the next start adds them, points the view at them and fills them from the events
  * stored before, a month at a time with its progress logged; a backfill cut short goes on from the
  * month after the last it finished, and one repeated changes nothing. Each session's bounce is
- * then what the uniqExact counts it replaces say (PostHog's default mode; no screens here).
+ * then what the uniqExact counts it replaces say (PostHog's default mode; no screens here). The
+ * uniqExact uuid sets that version kept per event name are dropped, from the view and the table.
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
@@ -11,7 +12,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { eventRow } from '../../src/events/analytics-outbox.js';
-import { BOUNCE_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
+import { BOUNCE_COLUMNS, DROPPED_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { raw } from '../../src/platform/analytics/sql.js';
 import { toJson } from '../../src/platform/db/values.js';
@@ -40,14 +41,26 @@ function row(session: string, event: string, at: string, uuid = randomUUID()): s
   return eventRow(1, uuid, event, 'd', '00000000-0000-4000-8000-000000000001', toJson({ $pathname: '/' }), at, at, session, null);
 }
 
-/** Each session's bounce from the new columns, and from the uniqExact counts it replaces. */
+/** Each session's bounce from the new columns, and counted from its events as the uniqExact sets they replace did. */
 async function bounces(analytics: AnalyticsEngine): Promise<Record<string, { bounce: number; counted: number }>> {
   const rows = await analytics.query<{ session_id: string; bounce: number; counted: number }>(
-    `SELECT session_id, dateDiff('second', min(min_timestamp), max(max_timestamp)) AS duration, ${sessionIsBounce('duration')} AS bounce,
-       NOT (uniqExactMerge(pageview_count) + uniqExactMerge(autocapture_count) + uniqExactMerge(screen_count) > 1 OR duration >= 10) AS counted
-     FROM ${analytics.table('sessions')} GROUP BY session_id ORDER BY session_id`,
+    `SELECT s.session_id AS session_id, s.bounce AS bounce, e.counted AS counted
+     FROM (SELECT session_id, dateDiff('second', min(min_timestamp), max(max_timestamp)) AS duration, ${sessionIsBounce('duration')} AS bounce
+       FROM ${analytics.table('sessions')} GROUP BY session_id) AS s
+     INNER JOIN (SELECT session_id, NOT (uniqExactIf(uuid, event IN ('$pageview', '$autocapture', '$screen')) > 1
+         OR dateDiff('second', min(timestamp), max(timestamp)) >= 10) AS counted
+       FROM ${analytics.table('events')} GROUP BY session_id) AS e ON e.session_id = s.session_id
+     ORDER BY session_id`,
   );
   return Object.fromEntries(rows.map((r) => [r.session_id, { bounce: Number(r.bounce), counted: Number(r.counted) }]));
+}
+
+async function sessionColumns(analytics: AnalyticsEngine): Promise<string[]> {
+  const rows = await analytics.query<{ name: string }>(
+    "SELECT name FROM system.columns WHERE database = {database:String} AND table = 'sessions' ORDER BY position",
+    { database: /^`([^`]+)`/.exec(analytics.table('sessions'))![1] },
+  );
+  return rows.map((r) => r.name);
 }
 
 async function comment(analytics: AnalyticsEngine): Promise<string> {
@@ -58,7 +71,7 @@ async function comment(analytics: AnalyticsEngine): Promise<string> {
   return table!.comment;
 }
 
-it('fills the bounce columns of sessions stored before them, resumably, and the view keeps them after', async () => {
+it('fills the bounce columns of sessions stored before them, resumably, drops the uniqExact sets, and the view keeps them after', async () => {
   const storage = await freshStorage();
   cleanups.push(() => storage.dispose());
   const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
@@ -71,11 +84,18 @@ it('fills the bounce columns of sessions stored before them, resumably, and the 
     "SELECT name FROM system.columns WHERE database = {database:String} AND table = 'sessions' AND name NOT IN ('team_id', 'session_id')",
     { database },
   );
+  // And the uniqExact sets per event name it kept then, filled by its view.
+  const sets = DROPPED_COLUMNS.map((name) => [name, `'$${name.replace('_count', '')}'`]);
+  for (const [name] of sets)
+    await analytics.command(`ALTER TABLE ${analytics.table('sessions')} ADD COLUMN ${name} AggregateFunction(uniqExact, UUID)`);
   const oldView = sessionStatesSelect(
     analytics,
     raw('1'),
     before.map((c) => c.name),
-  ).compile().sql;
+  )
+    .compile()
+    .sql.replace(/\n\s*FROM /, `, ${sets.map(([name, event]) => `uniqExactStateIf(uuid, event = ${event}) AS ${name}`).join(', ')} FROM `);
+  expect(oldView).toContain('pageview_count');
   await analytics.command(`CREATE MATERIALIZED VIEW ${analytics.table('sessions_mv')} TO ${analytics.table('sessions')} AS ${oldView}`);
 
   const dup = row('s-dup', '$pageview', '2025-10-10T10:00:00Z');
@@ -108,6 +128,9 @@ it('fills the bounce columns of sessions stored before them, resumably, and the 
     [202511, 12, 12],
   ]);
   expect(await comment(analytics)).toBe('');
+  const columns = await sessionColumns(analytics);
+  expect(columns).toEqual(expect.arrayContaining([...BOUNCE_COLUMNS, 'event_count']));
+  for (const name of DROPPED_COLUMNS) expect(columns).not.toContain(name);
   // Stored from now on: through the view, which fills the columns itself.
   const again = row('s-new', '$pageview', '2025-11-20T10:00:00Z');
   await analytics.insert('events', [row('s-later', '$pageview', '2025-11-10T10:00:01Z'), again, again].join('\n'));
@@ -146,4 +169,49 @@ it('fills the bounce columns of sessions stored before them, resumably, and the 
   analytics = await open(config, idle.log);
   expect(idle.lines.filter((l) => String(l.msg).includes('bounce'))).toEqual([]);
   expect(await bounces(analytics)).toEqual(filled);
+});
+
+it('drops the uniqExact sets of a folder that has the bounce columns already, with nothing to fill', async () => {
+  const storage = await freshStorage();
+  cleanups.push(() => storage.dispose());
+  const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
+  let analytics = await open(config);
+  // As the version before this one left the table and its view: the bounce columns and the sets.
+  const sets = DROPPED_COLUMNS.map((name) => [name, `'$${name.replace('_count', '')}'`]);
+  for (const [name] of sets)
+    await analytics.command(`ALTER TABLE ${analytics.table('sessions')} ADD COLUMN ${name} AggregateFunction(uniqExact, UUID)`);
+  const view = sessionStatesSelect(analytics)
+    .compile()
+    .sql.replace(/\n\s*FROM /, `, ${sets.map(([name, event]) => `uniqExactStateIf(uuid, event = ${event}) AS ${name}`).join(', ')} FROM `);
+  await analytics.command(`ALTER TABLE ${analytics.table('sessions_mv')} MODIFY QUERY ${view}`);
+  await analytics.insert(
+    'events',
+    [
+      row('s-one', '$pageview', '2025-11-10T10:00:00Z'),
+      row('s-two', '$pageview', '2025-11-10T10:00:00Z'),
+      row('s-two', '$pageview', '2025-11-10T10:00:01Z'),
+    ].join('\n'),
+  );
+  const [stored] = await analytics.query<{ pageviews: number }>(
+    `SELECT uniqExactMerge(pageview_count) AS pageviews FROM ${analytics.table('sessions')}`,
+  );
+  expect(Number(stored!.pageviews)).toBe(3);
+  const filled = await bounces(analytics);
+  await analytics.close();
+
+  const started = recording();
+  analytics = await open(config, started.log);
+  expect(started.lines.filter((l) => String(l.msg).includes('filling'))).toEqual([]);
+  expect(await comment(analytics)).toBe('');
+  const columns = await sessionColumns(analytics);
+  for (const name of DROPPED_COLUMNS) expect(columns).not.toContain(name);
+  const [mv] = await analytics.query<{ query: string }>(
+    "SELECT create_table_query AS query FROM system.tables WHERE name = 'sessions_mv' AND database = {database:String}",
+    { database: /^`([^`]+)`/.exec(analytics.table('sessions'))![1] },
+  );
+  for (const name of DROPPED_COLUMNS) expect(mv!.query).not.toContain(name);
+  // Stored through the view as changed, and the sessions as they were.
+  await analytics.insert('events', row('s-three', '$pageview', '2025-11-10T10:00:00Z'));
+  expect(await bounces(analytics)).toEqual({ ...filled, 's-three': { bounce: 1, counted: 1 } });
+  expect(filled).toEqual({ 's-one': { bounce: 1, counted: 1 }, 's-two': { bounce: 0, counted: 0 } });
 });

@@ -199,9 +199,9 @@ describe('events stored in SQL by an earlier version', () => {
 
     analytics = await openAnalyticsStore(config, silent);
     const sessions = ch`SELECT session_id, min(min_timestamp) AS start, argMinMerge(entry_url) AS entry, argMaxMerge(exit_url) AS exit,
-        uniqExactMerge(pageview_count) AS pageviews FROM ${raw(analytics.table('sessions'))} GROUP BY session_id`.compile();
+        uniqExactMerge(event_count) AS events FROM ${raw(analytics.table('sessions'))} GROUP BY session_id`.compile();
     const expected = [
-      { session_id: 's-1', start: '2025-06-01T00:00:00.000000Z', entry: 'https://x.test/in', exit: 'https://x.test/out', pageviews: 2 },
+      { session_id: 's-1', start: '2025-06-01T00:00:00.000000Z', entry: 'https://x.test/in', exit: 'https://x.test/out', events: 2 },
     ];
     expect(await analytics.query(sessions.sql, sessions.params)).toEqual(expected);
     // Once: the table no longer says its backfill is pending.

@@ -74,8 +74,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   // supplied, else only where the request gave none (looked up only when some flag reads a GeoIP
   // property: the engine reads no other key of these maps).
   // Copies that may grow go through growableCopy (a spread copy that grows is slow: see there).
-  // The request's own map (made for this request by readFlagsRequest) is only read, unless
-  // something is added to it: then a copy.
+  // The request's own maps are the decoded body's objects, parsed afresh for each request; they
+  // are only read (the engine never writes them), and anything added goes into a copy.
   let overrides: Json = request.personProperties;
   if (plan.readsGeoip && !request.geoipDisable && input.ip && ctx.geoip) {
     overrides = growableCopy(request.personProperties);

@@ -52,7 +52,10 @@ export function readFlagsRequest(value: unknown): FlagsRequest | null {
   if (isJsonObject(groupProperties)) {
     for (const type of Object.keys(groupProperties)) {
       const props = groupProperties[type];
-      if (isJsonObject(props)) properties[type] = props;
+      // Defined, not assigned: `properties.__proto__ = …` would set the map's prototype, and the
+      // engine's `for…in` would then read the inner map's keys as group types.
+      if (isJsonObject(props))
+        Object.defineProperty(properties, type, { value: props, enumerable: true, writable: true, configurable: true });
     }
   }
   return {

@@ -182,9 +182,19 @@ function laneRows(from: Db, lane: Lane, maxAttempts: number, partitions: Partiti
  */
 async function withQueueReadPlan<T>(db: Db, read: (from: Db) => Promise<T>): Promise<T> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return read(db);
-  return db.transaction().execute(async (trx) => {
-    await sql`set local enable_sort = off`.execute(trx);
-    return read(trx);
+  // `begin` and the setting in one statement, a round trip fewer per read (without parameters pg
+  // uses the simple protocol, which takes several statements).
+  return db.connection().execute(async (conn) => {
+    await sql`begin; set local enable_sort = off`.execute(conn);
+    let result: T;
+    try {
+      result = await read(conn);
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      throw error;
+    }
+    await sql`commit`.execute(conn);
+    return result;
   });
 }
 

@@ -430,7 +430,8 @@ export async function deletePersonRow(db: Db, teamId: number, personId: number):
   else await db.transaction().execute(run);
 }
 
-const PERSON_DELETIONS = 'person_deletions';
+/** The counter of changes to persons made outside the worker (notePersonsChangedOutsideWorker). */
+export const PERSON_DELETIONS = 'person_deletions';
 
 /**
  * Counts a change to persons made outside the ingestion worker (a deletion, a split), in the

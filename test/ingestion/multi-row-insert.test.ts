@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InListQuery, MultiRowInsert, ROWS_PER_INSERT, padInList } from '../../src/platform/db/multi-row-insert.js';
+import {
+  InListQuery,
+  MultiRowInsert,
+  POSTGRES_ROWS_PER_INSERT,
+  ROWS_PER_INSERT,
+  padInList,
+} from '../../src/platform/db/multi-row-insert.js';
 import { distinctIdsOf, insertDistinctIds, insertPersons } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
 
@@ -62,6 +68,8 @@ describe('MultiRowInsert without returning', () => {
     for (const [type, n] of [
       ['one statement', 3],
       ['several statements', ROWS_PER_INSERT * 2 + 5],
+      // On PostgreSQL a statement takes up to a thousand rows, its SQL built without the builder.
+      ['several PostgreSQL statements', POSTGRES_ROWS_PER_INSERT + 5],
     ] as const) {
       const values = flat(type, n);
       await insert.executeFlat(db, values, n);

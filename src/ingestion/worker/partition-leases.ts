@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Schema } from '../../platform/db/schema.js';
-import { claimLeases, dropLapsedLeases, holdsLeases, readLeases, releaseLeases, renewLeases } from '../../platform/lease.js';
+import { claimLeases, dropLapsedLeases, holdsLeasesReading, readLeases, releaseLeases, renewLeases } from '../../platform/lease.js';
 import {
   memberLeaseName,
   PARTITION_LEASE_PREFIX,
@@ -88,10 +88,11 @@ export class PartitionLeases {
 
   /**
    * In a batch's transaction: whether this worker still holds every partition of the batch. A
-   * fence (holdsLeases): another worker taking one of them over waits for the transaction.
+   * fence (holdsLeases): another worker taking one of them over waits for the transaction. With
+   * `counter`, that counter's value is read in the same statement (undefined: no partition).
    */
-  fence(trx: Kysely<Schema>, partitions: readonly number[]): Promise<boolean> {
-    return holdsLeases(trx, partitions.map(partitionLeaseName), this.owner);
+  fence(trx: Kysely<Schema>, partitions: readonly number[], counter?: string): Promise<{ held: boolean; counter: number | undefined }> {
+    return holdsLeasesReading(trx, partitions.map(partitionLeaseName), this.owner, counter);
   }
 
   /** Found in a batch's transaction that a partition was taken: held again only after a renewal. */

@@ -19,7 +19,7 @@ import { BatchSizer } from './batch-sizer.js';
 import { PersonCache } from './person-cache.js';
 import type { PreparedRow } from './prepare.js';
 import { PrepareThread } from './prepare-thread-client.js';
-import { countPersonDeletions } from '../../persons/store.js';
+import { countPersonDeletions, PERSON_DELETIONS } from '../../persons/store.js';
 import { getTeam } from '../../environments/tenancy-store.js';
 import { SpikeDetector } from './spike-detector.js';
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
@@ -412,8 +412,9 @@ export class IngestionWorker {
     if (!this.leases.holdsAll || Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs) this.personCache.forgetOwners();
     try {
       return await this.database.db.transaction().execute(async (trx) => {
-        if (!(await this.leases.fence(trx, partitions))) throw new LeaseLost();
-        this.personCache.checkDeletions(await countPersonDeletions(trx));
+        const fence = await this.leases.fence(trx, partitions, PERSON_DELETIONS);
+        if (!fence.held) throw new LeaseLost();
+        this.personCache.checkDeletions(fence.counter ?? (await countPersonDeletions(trx)));
         return work(trx);
       });
     } catch (error) {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireLease, leaseHolder } from '../../../src/platform/lease.js';
+import { acquireLease, claimLeases, holdsLeasesReading, leaseHolder } from '../../../src/platform/lease.js';
+import { notePersonsChangedOutsideWorker, PERSON_DELETIONS } from '../../../src/persons/store.js';
 import { BACKEND } from '../../helpers/backend.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -53,5 +54,20 @@ describe('worker lease', () => {
     expect(await takeover).toBe(true);
     expect(order).toEqual(['first committed', 'taken over']);
     expect(await leaseHolder(db, 'fence-test')).toBe('second');
+  }, 60_000);
+
+  it("reads a counter's value in the fence's statement, and tells a lease held by another", async () => {
+    server ??= await startTestServer({ INGESTION_WORKER: 'off' });
+    const { db } = server.running.ctx.database;
+    const names = ['counter-test:1', 'counter-test:2'];
+    expect(await claimLeases(db, names, 'me', 60_000)).toEqual(names);
+    const read = (owner: string, list = names) => db.transaction().execute((trx) => holdsLeasesReading(trx, list, owner, PERSON_DELETIONS));
+    const before = await read('me');
+    expect(before.held).toBe(true);
+    await db.transaction().execute((trx) => notePersonsChangedOutsideWorker(trx));
+    expect(await read('me')).toEqual({ held: true, counter: before.counter! + 1 });
+    expect(await read('someone else')).toEqual({ held: false, counter: before.counter! + 1 });
+    expect(await read('me', [...names, 'counter-test:3'])).toMatchObject({ held: false });
+    expect(await read('me', [])).toEqual({ held: true, counter: undefined });
   }, 60_000);
 });

@@ -134,6 +134,13 @@ function pageviews(
     ) AS s ON s.session_id = e.session_id`;
 }
 
+/**
+ * The sessions table is sorted by (team_id, session_id), so merging its partial rows by session can
+ * stream in that order instead of through a hash table: at a million events the tables' pass and
+ * the overview each spend ~100 ms less CPU (docs/benchmarks.md). The answers are the same.
+ */
+const SESSIONS_IN_ORDER = 'optimize_aggregation_in_order = 1';
+
 /** Event breakdown columns → their materialized column (without `mat_`). */
 const EVENT_COLUMNS: Record<string, string> = {
   pathname: 'pathname',
@@ -162,7 +169,8 @@ export async function webOverview(
         any(cur) AS cur, any(prev) AS prev
       FROM (${pageviews(engine, teamId, window, filters, [])})
       GROUP BY session_id
-    )`.compile();
+    )
+    SETTINGS ${raw(SESSIONS_IN_ORDER)}`.compile();
   const [row = {}] = await engine.query<Row>(sql, params);
   const read = (flag: string): OverviewCounts => {
     const sessions = Number(row[`${flag}_sessions`] ?? 0);
@@ -249,7 +257,8 @@ export async function webStatsTables(
     GROUP BY GROUPING SETS (${raw(asked.map((_, i) => `(v_${i})`).join(', '))})
     HAVING views > 0
     ORDER BY breakdown ASC, visitors DESC, views DESC, value ASC
-    LIMIT ${raw(String(limit))} BY breakdown`.compile();
+    LIMIT ${raw(String(limit))} BY breakdown
+    SETTINGS ${raw(SESSIONS_IN_ORDER)}`.compile();
   const rows = await engine.query<Row>(sql, params);
   for (const row of rows) {
     byBreakdown.get(asked[Number(row.breakdown)]!)?.push({

@@ -185,9 +185,9 @@ async function withQueueReadPlan<T>(db: Db, read: (from: Db) => Promise<T>): Pro
   // `begin` and the setting in one statement, a round trip fewer per read (without parameters pg
   // uses the simple protocol, which takes several statements).
   return db.connection().execute(async (conn) => {
-    await sql`begin; set local enable_sort = off`.execute(conn);
     let result: T;
     try {
+      await sql`begin; set local enable_sort = off`.execute(conn);
       result = await read(conn);
     } catch (error) {
       await sql`rollback`.execute(conn).catch(() => undefined);

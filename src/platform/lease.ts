@@ -110,6 +110,9 @@ export async function holdsLeases(db: Kysely<Schema>, names: readonly string[], 
 /**
  * The same, and in the same statement (a round trip fewer) the value of the named counter when
  * one is named and some lease was read (0 before the counter's first use; undefined otherwise).
+ * On PostgreSQL the counter is the statement's snapshot, taken before FOR SHARE waits on a lease
+ * row: a change committed during that wait is seen by the next read, as one committed just after
+ * a separate read would be.
  */
 export async function holdsLeasesReading(
   db: Kysely<Schema>,

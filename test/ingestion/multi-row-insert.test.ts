@@ -93,6 +93,20 @@ describe('MultiRowInsert without returning', () => {
   }, 60_000);
 });
 
+describe('MultiRowInsert ignoring conflicts', () => {
+  it('skips the rows already stored in a statement of more than a hundred rows, keeping the others', async () => {
+    const { db } = server.running.ctx.database;
+    const teamId = server.bootstrap.team.id;
+    const insert = new MultiRowInsert('event_uuids', ['team_id', 'uuid', 'stored_day'], { ignoreConflicts: true });
+    const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => [teamId, uuid(from + k), 20_000]);
+    await insert.execute(db, rows(0, 150));
+    await insert.execute(db, rows(100, POSTGRES_ROWS_PER_INSERT + 20));
+    const stored = await db.selectFrom('event_uuids').select('uuid').where('team_id', '=', teamId).orderBy('uuid').execute();
+    expect(stored.map((r) => r.uuid)).toEqual(Array.from({ length: POSTGRES_ROWS_PER_INSERT + 20 }, (_, i) => uuid(i)));
+  }, 60_000);
+});
+
 describe('distinctIdsOf', () => {
   it('reads the distinct ids of more persons than either backend takes parameters in one statement', async () => {
     // A persons page of any size (list endpoints have no maximum limit) asks for all its persons.

@@ -88,7 +88,7 @@ export class PartitionLeases {
 
   /**
    * In a batch's transaction: whether this worker still holds every partition of the batch. A
-   * fence (holdsLeases): another worker taking one of them over waits for the transaction. With
+   * fence (holdsLeasesReading): another worker taking one of them over waits for the transaction. With
    * `counter`, that counter's value is read in the same statement (undefined: no partition).
    */
   fence(trx: Kysely<Schema>, partitions: readonly number[], counter?: string): Promise<{ held: boolean; counter: number | undefined }> {

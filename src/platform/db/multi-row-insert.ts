@@ -13,12 +13,10 @@ export const ROWS_PER_INSERT = 100;
  */
 export const POSTGRES_ROWS_PER_INSERT = 1000;
 
-/** Row counts whose SQL is kept per statement and dialect; others are built each time (cheap). */
-const CACHED_COUNTS = 64;
-
 /**
- * A multi-row INSERT into fixed columns, compiled by Kysely once per row count and then executed
- * with fresh parameters. Building and compiling the statement through the query builder on every
+ * A multi-row INSERT into fixed columns, compiled by Kysely once per row count up to
+ * ROWS_PER_INSERT (larger ones, PostgreSQL only, repeat the one-row statement's values) and then
+ * executed with fresh parameters. Building and compiling the statement through the query builder on every
  * commit (a value node per cell) was about a tenth of the batch endpoint's CPU profile, yet the
  * SQL only depends on the table, the columns, the row count and the dialect. Both dialects number
  * the parameters row by row in column order, which is how `execute` expects the values.
@@ -34,7 +32,8 @@ export class MultiRowInsert {
   ) {}
 
   /**
-   * Inserts `rows`, each an array of values in `columns` order, in statements of ROWS_PER_INSERT;
+   * Inserts `rows`, each an array of values in `columns` order, in statements of ROWS_PER_INSERT
+   * rows (POSTGRES_ROWS_PER_INSERT on PostgreSQL);
    * returns the `returning` columns of the inserted rows (none without that option).
    */
   async execute(db: Db, rows: ReadonlyArray<readonly unknown[]>): Promise<Array<Record<string, unknown>>> {
@@ -109,7 +108,9 @@ export class MultiRowInsert {
       }
       text = one.slice(0, at) + tuples.join(', ') + one.slice(at + tuple.length);
     }
-    if (byCount.size < CACHED_COUNTS || count === POSTGRES_ROWS_PER_INSERT) byCount.set(count, text);
+    // Every count up to ROWS_PER_INSERT is kept (compiling them is the cost this class avoids);
+    // of the larger ones, built cheaply by repetition, only a full statement's.
+    if (count <= ROWS_PER_INSERT || count === POSTGRES_ROWS_PER_INSERT) byCount.set(count, text);
     return text;
   }
 

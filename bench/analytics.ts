@@ -16,7 +16,7 @@ import { analyticsFolder } from '../src/platform/analytics/open.js';
 import { trendsWindow } from '../src/insights/trends-window.js';
 import { previousPeriod } from '../src/web-analytics/core/index.js';
 import { BREAKDOWNS, type Breakdown } from '../src/web-analytics/query.js';
-import { webOverview, webStatsTables, webVitalsByPath } from '../src/web-analytics/store.js';
+import { webOverview, webStatsTables, webVitalsTables } from '../src/web-analytics/store.js';
 import {
   liveTail,
   navigationToDashboard,
@@ -113,7 +113,7 @@ function charts(base: string): Chart[] {
 
 /**
  * The web analytics page's questions put to the engine directly, one after the other as the server
- * runs them (the overview with its previous period, the eight tables in one pass, eight vitals):
+ * runs them (the overview with its previous period, the eight tables in one pass, the vitals in one):
  * the baseline of the page's figure, what is left when the browser, HTTP and the server are not.
  */
 async function webAnalyticsDirect(engine: EmbeddedEngine, teamId: number): Promise<void> {
@@ -121,8 +121,7 @@ async function webAnalyticsDirect(engine: EmbeddedEngine, teamId: number): Promi
   const current = { from: window.from, to: window.to };
   await webOverview(engine, teamId, { current, previous: previousPeriod(current) }, []);
   await webStatsTables(engine, teamId, { current, previous: null }, [], Object.keys(BREAKDOWNS) as Breakdown[], 10);
-  for (const metric of ['LCP', 'INP', 'CLS', 'FCP'] as const)
-    for (const percentile of ['p75', 'p90'] as const) await webVitalsByPath(engine, teamId, current, [], metric, percentile);
+  await webVitalsTables(engine, teamId, current, []);
 }
 
 function median(values: number[]): number {

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { zoneOfTeam } from '../insights/service.js';
 import { trendsWindow } from '../insights/trends-window.js';
-import { overviewResults, previousPeriod, vitalsBreakdown, type Period } from './core/index.js';
+import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';
 import {
   BREAKDOWNS,
   readWebOverviewQuery,
@@ -17,7 +17,7 @@ import {
   type WebQueryBase,
 } from './query.js';
 import { SharedBatch } from './shared-batch.js';
-import { webOverview, webStatsTables, webVitalsByPath, type StatsRow } from './store.js';
+import { webOverview, webStatsTables, webVitalsTables, type StatsRow, type VitalsTableKey } from './store.js';
 
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
 
@@ -68,10 +68,17 @@ const runStatsTable: Runner = async (ctx, team, source, now) => {
   };
 };
 
+/** The page's vitals tables, computed together and handed out one a request, as the tables are. */
+const vitals = new SharedBatch<VitalsTableKey, PathValue[]>(TABLES_MAX_AGE_MS);
+
 const runVitals: Runner = async (ctx, team, source, now) => {
   const query = readWebVitalsPathBreakdownQuery(source);
   const { current, timezone } = periodOf(query, team, now);
-  const rows = await webVitalsByPath(ctx.analytics, team.id, current, query.properties, query.metric, query.percentile);
+  const key = JSON.stringify([ctx.analytics.table('events'), team.id, current, query.properties]);
+  const rows =
+    (await vitals.take(key, `${query.metric}:${query.percentile}`, () =>
+      webVitalsTables(ctx.analytics, team.id, current, query.properties),
+    )) ?? [];
   return { results: [vitalsBreakdown(rows, query.thresholds)], ...range(current), timezone };
 };
 

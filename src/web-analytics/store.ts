@@ -12,7 +12,14 @@ import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-tables.js';
 import { sessionIsBounce } from '../events/sessions-table.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
-import { VITALS_PERCENTILES, type OverviewCounts, type PathValue, type Period, type VitalsMetric } from './core/index.js';
+import {
+  VITALS_PERCENTILES,
+  type OverviewCounts,
+  type PathValue,
+  type Period,
+  type VitalsMetric,
+  type VitalsPercentile,
+} from './core/index.js';
 import type { Breakdown } from './query.js';
 
 const SOURCE = { column: 'e.properties', columnOf: materializedColumn };
@@ -272,36 +279,51 @@ export async function webStatsTables(
   return byBreakdown;
 }
 
-/** A web vital's percentile per path over the period's `$web_vitals` events, for paths that have one. */
-export async function webVitalsByPath(
+/** A vitals table's name: its metric and percentile, as the page asks for them (`LCP:p75`). */
+export type VitalsTableKey = `${VitalsMetric}:${VitalsPercentile}`;
+
+/**
+ * Every web vital's percentiles per path over the period's `$web_vitals` events, from one pass
+ * (the page asks eight tables, four metrics at two percentiles, and each alone read the same
+ * events): per metric, the `limit` paths with the most values of it, each with the percentiles of
+ * one quantile state. Paths without a value of a metric are not in its tables.
+ */
+export async function webVitalsTables(
   engine: AnalyticsEngine,
   teamId: number,
   period: Period,
   filters: readonly PropertyFilterInput[],
-  metric: VitalsMetric,
-  percentile: keyof typeof VITALS_PERCENTILES,
   limit = 100,
-): Promise<PathValue[]> {
-  const value = raw(`e.${VITALS_COLUMNS[metric]}`);
-  const level = raw(String(VITALS_PERCENTILES[percentile]));
+): Promise<Map<VitalsTableKey, PathValue[]>> {
+  const percentiles = Object.entries(VITALS_PERCENTILES) as Array<[VitalsPercentile, number]>;
+  const values = Object.entries(VITALS_COLUMNS)
+    .map(([metric, column]) => `tuple('${metric}', e.${column})`)
+    .join(', ');
   const { sql, params } = ch`
-    SELECT path, quantile(${level})(v) AS value
+    SELECT metric, path, quantiles(${raw(percentiles.map(([, level]) => String(level)).join(', '))})(v) AS levels
     FROM (
-      SELECT e.mat_pathname AS path, ${value} AS v
+      SELECT e.mat_pathname AS path, arrayJoin([${raw(values)}]) AS metric_value, metric_value.1 AS metric, metric_value.2 AS v
       FROM ${raw(engine.table('events'))} AS e
       WHERE e.team_id = ${teamId} AND e.event = '$web_vitals'
         AND e.timestamp >= ${chTime(period.from)} AND e.timestamp < ${chTime(period.to)}
         AND ${filtersCondition(filters)}
     )
     WHERE path IS NOT NULL AND path != '' AND v IS NOT NULL
-    GROUP BY path
-    ORDER BY count() DESC, path ASC
-    LIMIT ${raw(String(limit))}`.compile();
-  const rows = await engine.query<Row>(sql, params);
-  return rows.flatMap((row) => {
-    const v = finite(row.value);
-    return v === null ? [] : [{ path: String(row.path), value: v }];
-  });
+    GROUP BY metric, path
+    ORDER BY metric ASC, count() DESC, path ASC
+    LIMIT ${raw(String(limit))} BY metric`.compile();
+  const rows = await engine.query<Row & { levels: unknown }>(sql, params);
+  const tables = new Map<VitalsTableKey, PathValue[]>();
+  for (const metric of Object.keys(VITALS_COLUMNS) as VitalsMetric[])
+    for (const [percentile] of percentiles) tables.set(`${metric}:${percentile}`, []);
+  for (const row of rows) {
+    const levels = Array.isArray(row.levels) ? (row.levels as unknown[]) : [];
+    percentiles.forEach(([percentile], i) => {
+      const v = finite(levels[i]);
+      if (v !== null) tables.get(`${String(row.metric) as VitalsMetric}:${percentile}`)?.push({ path: String(row.path), value: v });
+    });
+  }
+  return tables;
 }
 
 function finite(value: unknown): number | null {

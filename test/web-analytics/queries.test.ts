@@ -150,6 +150,25 @@ describe('WebVitalsPathBreakdownQuery', () => {
     const none = await query({ kind: 'WebVitalsPathBreakdownQuery', metric: 'INP', percentile: 'p75' });
     expect(none.results).toEqual([{ good: [], needs_improvements: [], poor: [] }]);
   });
+
+  it("answers the page's eight vitals asked at once as each asked alone, metric by metric", async () => {
+    const asks = ['LCP', 'INP', 'CLS', 'FCP'].flatMap((metric) =>
+      ['p75', 'p90'].map((percentile) => ({ kind: 'WebVitalsPathBreakdownQuery', metric, percentile })),
+    );
+    const alone: unknown[] = [];
+    for (const ask of asks) alone.push((await query(ask)).results);
+    const together = await Promise.all(asks.map(async (ask) => (await query(ask)).results));
+    expect(together).toEqual(alone);
+    expect(alone.map((r: any) => r[0].good.length + r[0].needs_improvements.length + r[0].poor.length)).toEqual([2, 2, 0, 0, 1, 1, 0, 0]);
+    // A filter is a computation of its own, not the unfiltered one's tables.
+    const filtered = await query({
+      kind: 'WebVitalsPathBreakdownQuery',
+      metric: 'LCP',
+      percentile: 'p75',
+      properties: [{ type: 'event', key: '$pathname', operator: 'exact', value: '/pricing' }],
+    });
+    expect(filtered.results).toEqual([{ good: [{ path: '/pricing', value: 1200 }], needs_improvements: [], poor: [] }]);
+  });
 });
 
 describe('confinement and bad queries', () => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
-import { openAndMigrate } from '../src/app.js';
+import { openAndMigrate } from '../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../src/config.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
-import { openAndMigrate } from '../src/app.js';
+import { openAndMigrate } from '../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../src/config.js';
 import { configureSqliteConnection } from '../src/platform/db/database.js';
 import { fallbackAutocheckpointFrames, startCheckpointer } from '../src/platform/db/sqlite-checkpointer.js';

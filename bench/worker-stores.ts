@@ -4,7 +4,8 @@
  * running server owns, its embedded ClickHouse is reached through that server.
  */
 import pino, { type Logger } from 'pino';
-import { openAndMigrate, prepareAnalyticsStore } from '../src/app.js';
+import { prepareAnalyticsStore } from '../src/app.js';
+import { openAndMigrate } from '../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../src/config.js';
 import type { OpeningEngine } from '../src/platform/analytics/open.js';
 import type { Database } from '../src/platform/db/database.js';

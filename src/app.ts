@@ -23,10 +23,6 @@ import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
 import { TeamCache } from './environments/team-cache.js';
 
-// In modules of their own, so that one-shot commands (src/cli) open the database without the server.
-export { createLogger } from './platform/logger.js';
-export { openAndMigrate, type OpenOptions } from './platform/db/open-and-migrate.js';
-
 /**
  * The configured ClickHouse, with Hoglet's tables made once it opens (on `begin`), and the events
  * an earlier version stored in SQL moved there (once; resumable) before any call goes through.

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
-import { startApp, startWorker, createLogger, type RunningApp, type RunningWorker } from '../app.js';
+import { startApp, startWorker, type RunningApp, type RunningWorker } from '../app.js';
+import { createLogger } from '../platform/logger.js';
 import { loadConfig } from '../config.js';
 import { joinCluster, runSupervisor } from './serve-cluster.js';
 import type { BootstrapResult } from '../environments/bootstrap.js';

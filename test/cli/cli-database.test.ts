@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openAndMigrate } from '../../src/app.js';
+import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../../src/config.js';
 import { BACKEND, freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
 import { REPO_ROOT } from '../helpers/process.js';

@@ -18,7 +18,7 @@ import pino from 'pino';
 import { PostHog } from 'posthog-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeOptionsOf } from '../../bench/node-options.js';
-import { openAndMigrate } from '../../src/app.js';
+import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../../src/config.js';
 import { outboxPending } from '../../src/events/analytics-outbox.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/one-by-one.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openAndMigrate, openAnalyticsStore } from '../../src/app.js';
+import { openAnalyticsStore } from '../../src/app.js';
+import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/platform/db/database.js';

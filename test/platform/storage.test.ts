@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openAndMigrate } from '../../src/app.js';
+import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openAndMigrate, prepareAnalyticsStore } from '../../../src/app.js';
+import { prepareAnalyticsStore } from '../../../src/app.js';
+import { openAndMigrate } from '../../../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Database } from '../../../src/platform/db/database.js';
 import { chunkPayloads } from '../../../src/ingestion/core/queue-rows.js';

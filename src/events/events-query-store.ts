@@ -5,7 +5,7 @@ import { compileClickHouseCondition } from '../posthog/clickhouse-property-condi
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { getPersonsByDistinctIds } from '../persons/store.js';
-import { materializedColumn, personIdExpression, personOverridesJoin } from './analytics-tables.js';
+import { materializedColumn, personIdExpression, personOverridesJoin } from './analytics-columns.js';
 import { EventsQueryError, type EventsColumn, type EventsQuery } from './events-query.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';
 

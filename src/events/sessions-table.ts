@@ -1,7 +1,7 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, raw, typed, type ChSql } from '../platform/analytics/sql.js';
 import { BOUNCE_DURATION_SECONDS, SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from '../recordings/core/index.js';
-import { materializedColumn } from './analytics-tables.js';
+import { materializedColumn } from './analytics-columns.js';
 
 /**
  * The `sessions` table: one row per session, kept up to date at ingestion by a materialized view

@@ -7,7 +7,7 @@ import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, fromClickHouseTime, join, raw, typed, type ChSql } from '../platform/analytics/sql.js';
 import { compileCondition, readPropertyCondition } from '../posthog/property-conditions.js';
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
-import { materializedColumn } from './analytics-tables.js';
+import { materializedColumn } from './analytics-columns.js';
 import { distinctIdsOfPerson, personFilterIds } from './owners-store.js';
 import { isGroup, type PropertyFilter, type PropertyNode } from './property-groups.js';
 

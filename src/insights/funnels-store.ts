@@ -2,7 +2,7 @@ import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
 import { readPropertyCondition } from '../posthog/property-conditions.js';
-import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-tables.js';
+import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
 import type { PropertyFilterInput } from './properties.js';
 import type { FunnelCounts, FunnelsQuery, FunnelStep, TimeToConvert, TimeToConvertParams } from './funnels.js';
 

@@ -9,7 +9,7 @@
  */
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
-import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-tables.js';
+import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
 import {
   compileClickHouseCondition,
   propertyNumber,

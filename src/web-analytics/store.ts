@@ -9,7 +9,7 @@ import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
 import { readPropertyCondition } from '../posthog/property-conditions.js';
-import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-tables.js';
+import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-columns.js';
 import { sessionIsBounce } from '../events/sessions-table.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
 import {

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureAnalyticsSchema, VITALS_COLUMNS } from '../../src/events/analytics-tables.js';
+import { ensureAnalyticsSchema } from '../../src/events/analytics-tables.js';
+import { VITALS_COLUMNS } from '../../src/events/analytics-columns.js';
 import { propertyNumber } from '../../src/events/sessions-table.js';
 import { EmbeddedEngine } from '../../src/platform/analytics/embedded-engine.js';
 

@@ -13,7 +13,7 @@
  */
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { ch, chTime, fromClickHouseTime, join, raw, type ChSql } from '../../platform/analytics/sql.js';
-import { personIdExpression, personOverridesJoin } from '../../events/analytics-tables.js';
+import { personIdExpression, personOverridesJoin } from '../../events/analytics-columns.js';
 import { drfDateTime } from '../../posthog/python-datetime.js';
 import {
   isListed,

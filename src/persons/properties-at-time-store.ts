@@ -5,7 +5,6 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, raw, typed } from '../platform/analytics/sql.js';
 import { storedInstantText } from '../platform/db/values.js';
-import type { PointInTime } from './properties-at-time.js';
 
 /** PostHog's DEFAULT_PROPERTY_ROW_LIMIT. */
 export const PROPERTY_ROW_LIMIT = 100_000;
@@ -29,7 +28,7 @@ export async function propertyUpdatesUntil(
   analytics: AnalyticsEngine,
   teamId: number,
   distinctIds: readonly string[],
-  at: PointInTime,
+  at: { ms: number; extraMicros: number },
   includeSetOnce: boolean,
 ): Promise<PropertyUpdateRow[]> {
   const upper = storedInstantText(at.ms);

@@ -16,7 +16,8 @@ import { pyTruthy, queryParam } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
 import type { Team } from '../environments/models.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
-import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
+import { getPersonsByDistinctIds } from './batch-store.js';
+import { deletePersonRow, distinctIdsOf, getPersonsByUuids, type Person } from './store.js';
 
 type Db = Kysely<Schema>;
 

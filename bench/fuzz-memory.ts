@@ -12,7 +12,8 @@ import path from 'node:path';
 import pino from 'pino';
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { apiRequest, fuzzable, prepareKnown, publicRequest, Random, type FuzzRequest, type SetupCall } from './fuzz-requests.js';
+import { apiRequest, fuzzable, prepareKnown, publicRequest, type FuzzRequest, type SetupCall } from './fuzz-requests.js';
+import { Random } from './fuzz-values.js';
 import { fmt, noteUnlessServerNodeOptions, spawnHoglet } from './harness.js';
 
 const KEY = 'phx_fuzzmemory0123456789abcdefghijklmnopqrstuvw';

@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import { toUser } from '../environments/tenancy-store.js';
 import type { User } from '../environments/models.js';
+import type { PersonalApiKeysTable } from './tables.js';
 import { generatePersonalApiKey, generateRandomToken, hashPersonalApiKey, maskKey } from './tokens.js';
 
 type Db = Kysely<Schema>;
@@ -62,18 +63,8 @@ export async function insertPersonalApiKey(db: Db, input: NewPersonalApiKey): Pr
   return { key, rawValue };
 }
 
-function toKey(row: {
-  id: string;
-  user_id: number;
-  label: string;
-  mask_value: string;
-  scopes: unknown;
-  scoped_teams: unknown;
-  scoped_organizations: unknown;
-  created_at: string;
-  last_used_at: string | null;
-  last_rolled_at: string | null;
-}): PersonalApiKey {
+/** A key from its row; the hash (`secure_value`) is not needed and not kept. */
+function toKey(row: Omit<Selectable<PersonalApiKeysTable>, 'secure_value'>): PersonalApiKey {
   const scopes = fromJson<string[] | null>(row.scopes);
   return {
     id: row.id,

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import type { ApiRouteAccess } from './guard.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { notFound } from '../posthog/errors.js';
+import { serializeUserBasic } from '../environments/serializers.js';
 import { getOrganization, getUser } from '../environments/tenancy-store.js';
 import {
   acceptInvite,
@@ -121,17 +122,7 @@ export const organizationMemberRoutes: FastifyPluginAsync<{ ctx: AppContext; mai
     if (!session) await startSession(ctx.database, request, reply, user);
     const fresh = (await getUser(db, user.id)) ?? user;
     reply.code(201);
-    return {
-      id: fresh.id,
-      uuid: fresh.uuid,
-      distinct_id: fresh.distinctId,
-      first_name: fresh.firstName,
-      last_name: fresh.lastName,
-      email: fresh.email,
-      is_email_verified: fresh.isEmailVerified,
-      hedgehog_config: null,
-      role_at_organization: fresh.roleAtOrganization,
-      redirect_url: '/',
-    };
+    // The new user as UserBasicSerializer prints it, then where to go next.
+    return { ...serializeUserBasic(fresh), redirect_url: '/' };
   });
 };

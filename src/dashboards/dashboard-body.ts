@@ -5,6 +5,7 @@
  * dashboard's filters).
  */
 import { isJsonObject } from '../lib/json-object.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 import { validationError } from '../posthog/errors.js';
 import { parseTrendsDate } from '../insights/trends-window.js';
 import type { DashboardFilters, TileChange } from './store.js';
@@ -28,7 +29,7 @@ export function readDashboardFilters(raw: unknown): DashboardFilters {
 
 /** `tiles`: a list of `{id, layouts?, color?, deleted?}`; other keys (insight, text…) are ignored. */
 export function readTileChanges(raw: unknown): TileChange[] {
-  if (!Array.isArray(raw)) throw validationError(`Expected a list of items but got type "${typeof raw}".`, 'tiles', 'not_a_list');
+  if (!Array.isArray(raw)) throw validationError(DRF_MESSAGES.notAList(raw), 'tiles', 'not_a_list');
   return raw.map((tile: unknown, i) => {
     if (!isJsonObject(tile)) throw validationError('Each tile must be an object.', `tiles__${i}`);
     if (!Number.isSafeInteger(tile.id)) throw validationError('A valid integer is required.', `tiles__${i}__id`);

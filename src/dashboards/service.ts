@@ -1,7 +1,6 @@
 import { mapBounded } from '../lib/map-in-order.js';
 import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
-import { validationError } from '../posthog/errors.js';
 import { serializeInsight, type PageLookups } from '../insights/service.js';
 import { getInsightsByIds } from '../insights/store.js';
 import type { Team, User } from '../environments/models.js';
@@ -15,7 +14,7 @@ import {
   type TileChange,
 } from './store.js';
 import { applyDashboardFilters, readDashboardFilters, readTileChanges } from './dashboard-body.js';
-import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
+import { readNameAndDescription, serializerData, readBoolean, readStringTags } from '../posthog/fields.js';
 
 function readDashboardBody(raw: unknown, existing?: Dashboard): { fields: DashboardFields; tiles: TileChange[] } {
   const body = serializerData(raw);
@@ -35,12 +34,7 @@ function readDashboardBody(raw: unknown, existing?: Dashboard): { fields: Dashbo
       fields[flag] = readBoolean(body[flag], flag);
     }
   }
-  if ('tags' in body) {
-    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string')) {
-      throw validationError(`Expected a list of items but got type "${typeof body.tags}".`, 'tags', 'not_a_list');
-    }
-    fields.tags = body.tags as string[];
-  }
+  if ('tags' in body) fields.tags = readStringTags(body.tags);
   if ('filters' in body) fields.filters = readDashboardFilters(body.filters);
   return { fields, tiles: 'tiles' in body ? readTileChanges(body.tiles) : [] };
 }

@@ -4,7 +4,7 @@ import { ch, chTime, fromClickHouseTime, join, raw, type ChSql } from '../platfo
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { isJsonObject } from '../lib/json-object.js';
-import { getPersonsByDistinctIds } from '../persons/store.js';
+import { getPersonsByDistinctIds } from '../persons/batch-store.js';
 import { materializedColumn, personIdExpression, personOverridesJoin } from './analytics-columns.js';
 import { EventsQueryError, type EventsColumn, type EventsQuery } from './events-query.js';
 import { DateOutOfRangeError, relativeDateParse } from './relative-date.js';

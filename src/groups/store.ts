@@ -1,7 +1,8 @@
 import { literalContainsPattern } from '../posthog/property-conditions.js';
-import { sql, type Expression, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, toJson } from '../platform/db/values.js';
+import type { GroupsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
 
@@ -78,14 +79,7 @@ export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: st
   return undefined;
 }
 
-function toGroup(row: {
-  team_id: number;
-  group_type_index: number;
-  group_key: string;
-  group_properties: unknown;
-  created_at: string;
-  version: number;
-}): Group {
+function toGroup(row: Selectable<GroupsTable>): Group {
   return {
     teamId: Number(row.team_id),
     groupTypeIndex: Number(row.group_type_index),

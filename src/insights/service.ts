@@ -16,7 +16,7 @@ import { effectiveTimezone } from '../lib/zoned-time.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { funnelResults, readFunnelsQuery, type FunnelsQuery } from './funnels.js';
 import { countFunnel, timeToConvert } from './funnels-store.js';
-import { readNameAndDescription, serializerData, readBoolean } from '../posthog/fields.js';
+import { readNameAndDescription, serializerData, readBoolean, readStringTags } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
 
@@ -45,11 +45,7 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
       throw error;
     }
   }
-  if ('tags' in body) {
-    if (!Array.isArray(body.tags) || !body.tags.every((t) => typeof t === 'string'))
-      throw validationError('Expected a list of items but got type "' + typeof body.tags + '".', 'tags', 'not_a_list');
-    fields.tags = body.tags as string[];
-  }
+  if ('tags' in body) fields.tags = readStringTags(body.tags);
   for (const flag of ['favorited', 'deleted'] as const) {
     if (flag in body) {
       fields[flag] = readBoolean(body[flag], flag);

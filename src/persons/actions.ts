@@ -23,10 +23,10 @@ import type { Team } from '../environments/models.js';
 import { splitPersonUuid } from './person-uuid.js';
 import { resetPersonOverrides } from './overrides-store.js';
 import { addToOutbox } from '../events/analytics-outbox.js';
+import { insertPersons } from './batch-store.js';
 import {
   distinctIdsOf,
   firstDistinctIdOf,
-  insertPersons,
   lockPerson,
   moveDistinctIds,
   notePersonsChangedOutsideWorker,

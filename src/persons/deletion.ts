@@ -10,13 +10,15 @@ import { recordActivity, type Actor } from '../activity/store.js';
 import type { Schema } from '../platform/db/schema.js';
 import { notePersonEventDeletion, type DeletionStatusFilter, type PersonEventDeletionRow } from '../deletions/person-event-status-store.js';
 import { queueDeletion } from '../deletions/store.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 import { validationError } from '../posthog/errors.js';
 import { drfDateTime } from '../posthog/python-datetime.js';
 import { pyTruthy, queryParam } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
 import type { Team } from '../environments/models.js';
 import { PERSON_ACTIVITY_SCOPE } from './actions.js';
-import { deletePersonRow, distinctIdsOf, getPersonsByDistinctIds, getPersonsByUuids, type Person } from './store.js';
+import { getPersonsByDistinctIds } from './batch-store.js';
+import { deletePersonRow, distinctIdsOf, getPersonsByUuids, type Person } from './store.js';
 
 type Db = Kysely<Schema>;
 
@@ -80,16 +82,8 @@ export const MAX_BULK_DELETE_IDS = 1000;
 /** What a bulk delete names: persons by uuid, or the persons behind distinct ids. */
 export type BulkDeleteTarget = { uuids: string[] } | { distinctIds: string[] };
 
-/** The Python type name of a JSON value, for DRF's wording. */
-function pythonTypeName(value: unknown): string {
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  return 'dict';
-}
-
 function readIdList(value: unknown, attr: string): string[] {
-  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pythonTypeName(value)}".`, attr, 'not_a_list');
+  if (!Array.isArray(value)) throw validationError(DRF_MESSAGES.notAList(value), attr, 'not_a_list');
   if (!value.every((v): v is string => typeof v === 'string')) throw validationError('Every item must be a string.', attr);
   return value;
 }

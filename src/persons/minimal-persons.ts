@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { Team } from '../environments/models.js';
 import { serializeMinimalPerson } from './serialize.js';
-import { distinctIdsOf, getPersonsByDistinctIds } from './store.js';
+import { getPersonsByDistinctIds } from './batch-store.js';
+import { distinctIdsOf } from './store.js';
 
 /** A person as PostHog's MinimalPersonSerializer prints it (batch lookups, recordings). */
 export type MinimalPerson = ReturnType<typeof serializeMinimalPerson>;

@@ -37,6 +37,16 @@ export function readNameAndDescription(body: Record<string, unknown>): { name?: 
   return fields;
 }
 
+/**
+ * The `tags` of saved things (insights, dashboards): a list (DRF's ListField message otherwise)
+ * of strings, kept as sent.
+ */
+export function readStringTags(value: unknown): string[] {
+  if (!Array.isArray(value)) throw validationError(DRF_MESSAGES.notAList(value), 'tags', 'not_a_list');
+  if (!value.every((tag) => typeof tag === 'string')) throw validationError(DRF_MESSAGES.notAString, 'tags');
+  return value;
+}
+
 /** DRF BooleanField in a serializer: its exact spellings; null only where the field allows it. */
 export function readBoolean(value: unknown, attr: string, nullable?: false): boolean;
 export function readBoolean(value: unknown, attr: string, nullable: boolean): boolean | null;

@@ -14,11 +14,11 @@ import {
   fuzzable,
   prepareKnown,
   publicRequest,
-  Random,
   type FuzzRequest,
   type Known,
   type SetupCall,
 } from '../../bench/fuzz-requests.js';
+import { Random } from '../../bench/fuzz-values.js';
 import { BACKEND } from '../helpers/backend.js';
 import { useTestServer, type ApiResponse } from '../helpers/server.js';
 

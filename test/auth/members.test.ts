@@ -156,6 +156,20 @@ describe('/api/organizations/:id/invites/ and /api/signup/:id/', () => {
     });
     expect(joined.status, joined.text).toBe(201);
     expect(joined.body.email).toBe(email);
+    // The user as UserBasicSerializer prints it (serializeUserBasic), then redirect_url.
+    expect(Object.keys(joined.body)).toEqual([
+      'id',
+      'uuid',
+      'distinct_id',
+      'first_name',
+      'last_name',
+      'email',
+      'is_email_verified',
+      'hedgehog_config',
+      'role_at_organization',
+      'redirect_url',
+    ]);
+    expect(joined.body).toMatchObject({ first_name: 'Ivy', hedgehog_config: null, redirect_url: '/' });
     const sessionId = cookieOf(joined.headers.getSetCookie(), 'sessionid');
     const me = await server.request('/api/users/@me/', { key: null, headers: { cookie: `sessionid=${sessionId}` } });
     expect(me.body.organization.membership_level).toBe(8);

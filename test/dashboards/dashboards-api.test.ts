@@ -89,5 +89,16 @@ describe('dashboard tiles and filters', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toMatchObject({ type: 'validation_error', attr });
     }
+    // DRF's ListField message names the Python type sent.
+    for (const [body, attr, type] of [
+      [{ tiles: {} }, 'tiles', 'dict'],
+      [{ tags: 'a' }, 'tags', 'str'],
+      [{ tags: 1 }, 'tags', 'int'],
+    ] as const) {
+      const res = await server.request(url, { method: 'PATCH', body });
+      expect(res.body).toMatchObject({ code: 'not_a_list', detail: `Expected a list of items but got type "${type}".`, attr });
+    }
+    const item = await server.request(url, { method: 'PATCH', body: { tags: ['a', 1] } });
+    expect(item.body).toMatchObject({ type: 'validation_error', detail: 'Not a valid string.', attr: 'tags' });
   });
 });

@@ -4,17 +4,21 @@
  * stored before, a month at a time with its progress logged; a backfill cut short goes on from the
  * month after the last it finished, and one repeated changes nothing. Each session's bounce is
  * then what the uniqExact counts it replaces say (PostHog's default mode; no screens here). The
- * uniqExact uuid sets that version kept per event name are dropped, from the view and the table.
+ * uniqExact uuid sets that version kept per event name are dropped, from the view and the table;
+ * a start cut short between the view's change and the drop is finished by the next.
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { deleteEventsBatch } from '../../src/deletions/analytics-deletion-store.js';
 import { eventRow } from '../../src/events/analytics-outbox.js';
+import { ensureAnalyticsSchema } from '../../src/events/analytics-tables.js';
 import { BOUNCE_COLUMNS, DROPPED_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
-import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
-import { raw } from '../../src/platform/analytics/sql.js';
+import type { AnalyticsEngine, QueryParams } from '../../src/platform/analytics/engine.js';
+import { ch, raw, typed } from '../../src/platform/analytics/sql.js';
+import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
 import { toJson } from '../../src/platform/db/values.js';
 import { freshStorage } from '../helpers/backend.js';
 
@@ -71,32 +75,66 @@ async function comment(analytics: AnalyticsEngine): Promise<string> {
   return table!.comment;
 }
 
+async function viewQuery(analytics: AnalyticsEngine): Promise<string> {
+  const [mv] = await analytics.query<{ query: string }>(
+    "SELECT create_table_query AS query FROM system.tables WHERE name = 'sessions_mv' AND database = {database:String}",
+    { database: /^`([^`]+)`/.exec(analytics.table('sessions'))![1] },
+  );
+  return mv!.query;
+}
+
+/** The uniqExact uuid sets per event name that earlier versions kept: column, event. */
+const SETS = DROPPED_COLUMNS.map((name) => [name, `'$${name.replace('_count', '')}'`] as const);
+
+async function addSetColumns(analytics: AnalyticsEngine): Promise<void> {
+  for (const [name] of SETS)
+    await analytics.command(`ALTER TABLE ${analytics.table('sessions')} ADD COLUMN ${name} AggregateFunction(uniqExact, UUID)`);
+}
+
+/** A view's SELECT that also fills the sets, as theirs did. */
+function withSets(select: string): string {
+  return select.replace(
+    /\n\s*FROM /,
+    `, ${SETS.map(([name, event]) => `uniqExactStateIf(uuid, event = ${event}) AS ${name}`).join(', ')} FROM `,
+  );
+}
+
+/** The table and view as a version before the bounce columns left them: no bounce columns, and the sets, filled by its view. */
+async function asBeforeBounceColumns(analytics: AnalyticsEngine): Promise<void> {
+  await analytics.command(`DROP VIEW ${analytics.table('sessions_mv')}`);
+  for (const column of BOUNCE_COLUMNS) await analytics.command(`ALTER TABLE ${analytics.table('sessions')} DROP COLUMN ${column}`);
+  const before = (await sessionColumns(analytics)).filter((name) => name !== 'team_id' && name !== 'session_id');
+  await addSetColumns(analytics);
+  const oldView = withSets(sessionStatesSelect(analytics, raw('1'), before).compile().sql);
+  expect(oldView).toContain('pageview_count');
+  await analytics.command(`CREATE MATERIALIZED VIEW ${analytics.table('sessions_mv')} TO ${analytics.table('sessions')} AS ${oldView}`);
+}
+
+/**
+ * The engine, but a start through it stops at its first column drop: as a process killed between
+ * the view's change and the drop.
+ */
+function stoppingAtDrop(engine: AnalyticsEngine): AnalyticsEngine {
+  return {
+    kind: engine.kind,
+    database: engine.database,
+    table: (name) => engine.table(name),
+    query: <T>(sql: string, params?: QueryParams) => engine.query<T>(sql, params),
+    command: async (sql, params) => {
+      if (/\bDROP COLUMN\b/.test(sql)) throw new Error('start cut short before the column drop');
+      await engine.command(sql, params);
+    },
+    insert: (table, rows, options) => engine.insert(table, rows, options),
+    close: () => engine.close(),
+  };
+}
+
 it('fills the bounce columns of sessions stored before them, resumably, drops the uniqExact sets, and the view keeps them after', async () => {
   const storage = await freshStorage();
   cleanups.push(() => storage.dispose());
   const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
   let analytics = await open(config);
-  // As a version before the bounce columns left the table and its view.
-  const [database] = /^`([^`]+)`/.exec(analytics.table('sessions'))!.slice(1);
-  await analytics.command(`DROP VIEW ${analytics.table('sessions_mv')}`);
-  for (const column of BOUNCE_COLUMNS) await analytics.command(`ALTER TABLE ${analytics.table('sessions')} DROP COLUMN ${column}`);
-  const before = await analytics.query<{ name: string }>(
-    "SELECT name FROM system.columns WHERE database = {database:String} AND table = 'sessions' AND name NOT IN ('team_id', 'session_id')",
-    { database },
-  );
-  // And the uniqExact sets per event name it kept then, filled by its view.
-  const sets = DROPPED_COLUMNS.map((name) => [name, `'$${name.replace('_count', '')}'`]);
-  for (const [name] of sets)
-    await analytics.command(`ALTER TABLE ${analytics.table('sessions')} ADD COLUMN ${name} AggregateFunction(uniqExact, UUID)`);
-  const oldView = sessionStatesSelect(
-    analytics,
-    raw('1'),
-    before.map((c) => c.name),
-  )
-    .compile()
-    .sql.replace(/\n\s*FROM /, `, ${sets.map(([name, event]) => `uniqExactStateIf(uuid, event = ${event}) AS ${name}`).join(', ')} FROM `);
-  expect(oldView).toContain('pageview_count');
-  await analytics.command(`CREATE MATERIALIZED VIEW ${analytics.table('sessions_mv')} TO ${analytics.table('sessions')} AS ${oldView}`);
+  await asBeforeBounceColumns(analytics);
 
   const dup = row('s-dup', '$pageview', '2025-10-10T10:00:00Z');
   await analytics.insert(
@@ -177,13 +215,10 @@ it('drops the uniqExact sets of a folder that has the bounce columns already, wi
   const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
   let analytics = await open(config);
   // As the version before this one left the table and its view: the bounce columns and the sets.
-  const sets = DROPPED_COLUMNS.map((name) => [name, `'$${name.replace('_count', '')}'`]);
-  for (const [name] of sets)
-    await analytics.command(`ALTER TABLE ${analytics.table('sessions')} ADD COLUMN ${name} AggregateFunction(uniqExact, UUID)`);
-  const view = sessionStatesSelect(analytics)
-    .compile()
-    .sql.replace(/\n\s*FROM /, `, ${sets.map(([name, event]) => `uniqExactStateIf(uuid, event = ${event}) AS ${name}`).join(', ')} FROM `);
-  await analytics.command(`ALTER TABLE ${analytics.table('sessions_mv')} MODIFY QUERY ${view}`);
+  await addSetColumns(analytics);
+  await analytics.command(
+    `ALTER TABLE ${analytics.table('sessions_mv')} MODIFY QUERY ${withSets(sessionStatesSelect(analytics).compile().sql)}`,
+  );
   await analytics.insert(
     'events',
     [
@@ -205,13 +240,82 @@ it('drops the uniqExact sets of a folder that has the bounce columns already, wi
   expect(await comment(analytics)).toBe('');
   const columns = await sessionColumns(analytics);
   for (const name of DROPPED_COLUMNS) expect(columns).not.toContain(name);
-  const [mv] = await analytics.query<{ query: string }>(
-    "SELECT create_table_query AS query FROM system.tables WHERE name = 'sessions_mv' AND database = {database:String}",
-    { database: /^`([^`]+)`/.exec(analytics.table('sessions'))![1] },
-  );
-  for (const name of DROPPED_COLUMNS) expect(mv!.query).not.toContain(name);
+  const view = await viewQuery(analytics);
+  for (const name of DROPPED_COLUMNS) expect(view).not.toContain(name);
   // Stored through the view as changed, and the sessions as they were.
   await analytics.insert('events', row('s-three', '$pageview', '2025-11-10T10:00:00Z'));
   expect(await bounces(analytics)).toEqual({ ...filled, 's-three': { bounce: 1, counted: 1 } });
   expect(filled).toEqual({ 's-one': { bounce: 1, counted: 1 }, 's-two': { bounce: 0, counted: 0 } });
+});
+
+it('finishes at the next start an upgrade cut short between the view change and the column drop', async () => {
+  const storage = await freshStorage();
+  cleanups.push(() => storage.dispose());
+  const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
+  let analytics = await open(config);
+  const current = await sessionColumns(analytics);
+  await asBeforeBounceColumns(analytics);
+  const click = randomUUID();
+  await analytics.insert(
+    'events',
+    [
+      row('s-one', '$pageview', '2025-10-10T10:00:00Z'),
+      row('s-two', '$pageview', '2025-10-10T10:00:00Z'),
+      row('s-two', '$pageview', '2025-10-10T10:00:01Z'),
+      row('s-span', '$pageview', '2025-10-31T23:59:58Z'),
+      row('s-span', '$pageview', '2025-11-01T00:00:01Z'),
+      row('s-click', '$pageview', '2025-11-10T10:00:00Z'),
+      row('s-click', '$autocapture', '2025-11-10T10:00:01Z', click),
+    ].join('\n'),
+  );
+
+  // A start that gets as far as the view's change: the bounce columns added and the backfill
+  // marked pending, the view this version's, and the sets still in the table.
+  await expect(ensureAnalyticsSchema(stoppingAtDrop(analytics))).rejects.toThrow('cut short');
+  expect(await comment(analytics)).toBe('bounce backfill pending');
+  const view = await viewQuery(analytics);
+  for (const name of BOUNCE_COLUMNS) expect(view).toContain(name);
+  for (const name of DROPPED_COLUMNS) expect(view).not.toContain(name);
+  expect(await sessionColumns(analytics)).toEqual(expect.arrayContaining([...DROPPED_COLUMNS, ...BOUNCE_COLUMNS]));
+  // Stored meanwhile, through the changed view into the table that still has the sets.
+  await analytics.insert('events', row('s-between', '$pageview', '2025-11-12T10:00:00Z'));
+  await analytics.close();
+
+  const next = recording();
+  analytics = await open(config, next.log);
+  // The table as this version makes it, column for column (INSERT … SELECT reads them by position).
+  expect(await sessionColumns(analytics)).toEqual(current);
+  expect(await comment(analytics)).toBe('');
+  expect(next.lines.filter((l) => l.msg === "filling the sessions' bounce columns").map((l) => l.month)).toEqual([202510, 202511]);
+  const sessions = async () => {
+    const { sql, params } = ch`SELECT session_id, uniqExactMerge(event_count) AS events, toString(min(min_timestamp)) AS start,
+        toString(max(max_timestamp)) AS end, argMinMerge(entry_pathname) AS entry
+      FROM ${raw(analytics.table('sessions'))} GROUP BY session_id ORDER BY session_id`.compile();
+    return analytics.query<{ session_id: string; events: number; start: string; end: string; entry: string }>(sql, params);
+  };
+  expect((await sessions()).map((s) => [s.session_id, Number(s.events), s.start, s.end, s.entry])).toEqual([
+    ['s-between', 1, '2025-11-12 10:00:00.000000', '2025-11-12 10:00:00.000000', '/'],
+    ['s-click', 2, '2025-11-10 10:00:00.000000', '2025-11-10 10:00:01.000000', '/'],
+    ['s-one', 1, '2025-10-10 10:00:00.000000', '2025-10-10 10:00:00.000000', '/'],
+    ['s-span', 2, '2025-10-31 23:59:58.000000', '2025-11-01 00:00:01.000000', '/'],
+    ['s-two', 2, '2025-10-10 10:00:00.000000', '2025-10-10 10:00:01.000000', '/'],
+  ]);
+  const filled = await bounces(analytics);
+  expect(Object.fromEntries(Object.entries(filled).map(([s, b]) => [s, b.bounce]))).toEqual({
+    's-between': 1,
+    's-click': 0,
+    's-one': 1,
+    's-span': 0,
+    's-two': 0,
+  });
+  for (const [session, b] of Object.entries(filled)) expect(b.counted, session).toBe(b.bounce);
+
+  // Events are still deletable: the session is rebuilt without the deleted one.
+  const database = await openAndMigrate(config, silent);
+  cleanups.push(() => database.close());
+  const condition = ch`team_id = ${typed('Int64', 1)} AND uuid = ${typed('UUID', click)}`;
+  expect((await deleteEventsBatch(database, analytics, 1, condition, 10)).deleted).toBe(1);
+  const after = await sessions();
+  expect(after.find((s) => s.session_id === 's-click')).toMatchObject({ events: 1, end: '2025-11-10 10:00:00.000000' });
+  expect(await bounces(analytics)).toEqual({ ...filled, 's-click': { bounce: 1, counted: 1 } });
 });

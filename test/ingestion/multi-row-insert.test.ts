@@ -6,7 +6,8 @@ import {
   ROWS_PER_INSERT,
   padInList,
 } from '../../src/platform/db/multi-row-insert.js';
-import { distinctIdsOf, insertDistinctIds, insertPersons } from '../../src/persons/store.js';
+import { insertDistinctIds, insertPersons } from '../../src/persons/batch-store.js';
+import { distinctIdsOf } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
 
 /** The worker's precompiled statements, on whichever backend the suite runs. */

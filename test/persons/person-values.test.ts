@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { insertPerson, insertPersons } from '../../src/persons/store.js';
+import { insertPersons } from '../../src/persons/batch-store.js';
+import { insertPerson } from '../../src/persons/store.js';
 import { SCANNED_PERSONS } from '../../src/persons/property-values-store.js';
 import { createKey, createProject } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';

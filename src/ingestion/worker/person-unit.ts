@@ -9,8 +9,8 @@ import {
   lockPersonsByDistinctIds,
   updatePersons,
   type KnownProperties,
-  type Person,
-} from '../../persons/store.js';
+} from '../../persons/batch-store.js';
+import type { Person } from '../../persons/store.js';
 import { notePersonlessDistinctIds, personlessAmong, recordPersonOverrides } from '../../persons/overrides-store.js';
 import { personUuidFromDistinctId } from '../../persons/person-uuid.js';
 import type { PersonOverrideRow } from '../../events/analytics-outbox.js';

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { deletePersonRow, getPersonByDistinctId, getPersonsByDistinctIds } from '../../../src/persons/store.js';
+import { getPersonsByDistinctIds } from '../../../src/persons/batch-store.js';
+import { deletePersonRow, getPersonByDistinctId } from '../../../src/persons/store.js';
 import { PersonCache } from '../../../src/ingestion/worker/person-cache.js';
 import { IngestionWorker } from '../../../src/ingestion/worker/worker.js';
 import type { IngestionQueueWriter, Lane, QueueRow } from '../../../src/ingestion/queue.js';

@@ -7,13 +7,31 @@
  * path without `/project/<id>` goes to the current environment's; `/project/<phc_ token>/…` (the
  * links posthog-js hands out) goes to that environment's.
  */
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, type Params, type RouteObject } from 'react-router';
 import { onSignedOut } from './api/client';
+import { environmentsQuery } from './api/environments';
+import { meQuery } from './api/session';
+import { prefetchDashboard } from './pages/dashboards/tile-cache';
+import { prefetchWebAnalytics } from './pages/web/tiles';
+import { prefetch } from './query-client';
 import { PROJECT_SECTIONS } from '../../src/web-app/sections';
 import { CurrentEnvironmentRedirect, ProjectScope } from './shell/ProjectScope';
 import { RequireSession } from './shell/RequireSession';
 import { NotFound } from './shell/NotFound';
 import { RouteError } from './shell/RouteError';
+
+/**
+ * The loaders start a navigation's requests all at once, as it begins: the session, the
+ * environments and the page's own data, where each used to wait for the one before it to answer
+ * and render. They wait for nothing and answer nothing: the components read the same queries and
+ * show their loading and errors. Only ids in the address are asked for (a project API key there
+ * is resolved by ProjectScope first).
+ */
+const isId = (value: string | undefined): value is string => value !== undefined && /^\d+$/.test(value);
+
+function environmentOf(params: Params): number | undefined {
+  return isId(params.projectId) ? Number(params.projectId) : undefined;
+}
 
 /** The pages of one environment, relative to `/project/:projectId`. */
 const environmentPages: RouteObject[] = [
@@ -41,7 +59,15 @@ const environmentPages: RouteObject[] = [
   { path: 'replay', lazy: () => import('./pages/replay/RecordingsPage') },
   { path: 'replay/home', lazy: () => import('./pages/replay/RecordingsPage') },
   { path: 'replay/:sessionId', lazy: () => import('./pages/replay/RecordingPage') },
-  { path: 'web', lazy: () => import('./pages/web/WebAnalyticsPage') },
+  {
+    path: 'web',
+    loader: ({ params, request }) => {
+      const environmentId = environmentOf(params);
+      if (environmentId !== undefined) prefetchWebAnalytics(environmentId, new URL(request.url).searchParams);
+      return null;
+    },
+    lazy: () => import('./pages/web/WebAnalyticsPage'),
+  },
   { path: 'settings', lazy: () => import('./pages/settings/SettingsPage') },
   { path: 'settings/:section', lazy: () => import('./pages/settings/SettingsPage') },
   { path: 'insights', lazy: () => import('./pages/insights/InsightsPage') },
@@ -52,7 +78,15 @@ const environmentPages: RouteObject[] = [
   { path: 'insights/:shortId/subscriptions/new', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
   { path: 'insights/:shortId/subscriptions/:subscriptionId', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
   { path: 'dashboard', lazy: () => import('./pages/dashboards/DashboardsPage') },
-  { path: 'dashboard/:dashboardId', lazy: () => import('./pages/dashboards/DashboardPage') },
+  {
+    path: 'dashboard/:dashboardId',
+    loader: ({ params }) => {
+      const environmentId = environmentOf(params);
+      if (environmentId !== undefined && isId(params.dashboardId)) prefetchDashboard(environmentId, Number(params.dashboardId));
+      return null;
+    },
+    lazy: () => import('./pages/dashboards/DashboardPage'),
+  },
   { path: 'dashboard/:dashboardId/subscriptions', lazy: () => import('./pages/subscriptions/SubscriptionsPage') },
   { path: 'dashboard/:dashboardId/subscriptions/new', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
   { path: 'dashboard/:dashboardId/subscriptions/:subscriptionId', lazy: () => import('./pages/subscriptions/SubscriptionPage') },
@@ -66,9 +100,21 @@ const routes: RouteObject[] = [
   {
     Component: RequireSession,
     ErrorBoundary: RouteError,
+    loader: () => {
+      prefetch(meQuery());
+      return null;
+    },
     children: [
       { path: '/', Component: CurrentEnvironmentRedirect },
-      { path: '/project/:projectId', Component: ProjectScope, children: environmentPages },
+      {
+        path: '/project/:projectId',
+        Component: ProjectScope,
+        loader: () => {
+          prefetch(environmentsQuery());
+          return null;
+        },
+        children: environmentPages,
+      },
       // `/activity`, `/persons/…`: the same page of the current environment.
       ...PROJECT_SECTIONS.map((section) => ({ path: `/${section}/*`, Component: CurrentEnvironmentRedirect })),
       { path: '*', Component: NotFound },

@@ -3,7 +3,7 @@
  * layouts and removal, the date filter, soft delete), the saved insights a tile can show (placed
  * through the insight's `dashboards` field), and the environment's `primary_dashboard`.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Paginated } from './client';
 import type { UserBasic } from './flags';
 
@@ -102,16 +102,18 @@ export function dashboardKey(environmentId: number, id: number) {
 type OnDashboard = (dashboard: Dashboard) => void;
 
 /** A dashboard with its tiles, their insights and results (over the dashboard's date filter). */
-export function useDashboard(environmentId: number, id: number | undefined, onDashboard?: OnDashboard) {
-  return useQuery({
-    queryKey: dashboardKey(environmentId, id ?? -1),
+export const dashboardQuery = (environmentId: number, id: number, onDashboard?: OnDashboard) =>
+  queryOptions({
+    queryKey: dashboardKey(environmentId, id),
     queryFn: async ({ signal }) => {
       const dashboard = await api<Dashboard>(`${dashboardsPath(environmentId)}${id}/`, { signal });
       onDashboard?.(dashboard);
       return dashboard;
     },
-    enabled: id !== undefined,
   });
+
+export function useDashboard(environmentId: number, id: number | undefined, onDashboard?: OnDashboard) {
+  return useQuery({ ...dashboardQuery(environmentId, id ?? -1, onDashboard), enabled: id !== undefined });
 }
 
 /** Asks again with PostHog's `refresh` flag: Hoglet computes the tiles' results on every read. */

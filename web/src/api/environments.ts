@@ -1,10 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, type Paginated } from './client';
 import type { TeamBasic } from './types';
 
 /** Every environment the user can see, with the projects' names (for the switcher). */
-export function useEnvironments() {
-  return useQuery({
+export const environmentsQuery = () =>
+  queryOptions({
     queryKey: ['environments'],
     queryFn: async ({ signal }) => {
       const [environments, projects] = await Promise.all([
@@ -16,6 +16,9 @@ export function useEnvironments() {
     },
     staleTime: 30_000,
   });
+
+export function useEnvironments() {
+  return useQuery(environmentsQuery());
 }
 
 export type EnvironmentEntry = NonNullable<ReturnType<typeof useEnvironments>['data']>[number];

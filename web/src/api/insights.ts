@@ -2,7 +2,7 @@
  * Insights: PostHog's `/api/environments/:id/insights/` (saved insights, their `activity/`) and the
  * TrendsQuery / FunnelsQuery they hold, run on `POST /api/environments/:id/query/`.
  */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Paginated } from './client';
 import type { PropertyFilter } from './types';
 import type { UserBasic } from './flags';
@@ -145,6 +145,12 @@ export function sourceOf(query: InsightVizNode | InsightSource | null | undefine
   return query.kind === 'InsightVizNode' ? query.source : query;
 }
 
+/** The source with the range overridden: a `date_from` replaces the insight's range (to `date_to`, or now). */
+export function withDateRange(source: InsightSource, dateRange: DateRange | null | undefined): InsightSource {
+  if (!dateRange?.date_from) return source;
+  return { ...source, dateRange: { date_from: dateRange.date_from, date_to: dateRange.date_to ?? null } };
+}
+
 const insightsPath = (environmentId: number) => `/api/environments/${environmentId}/insights/`;
 
 export const INSIGHTS_PAGE = 50;
@@ -197,13 +203,31 @@ export function runInsightQuery<R>(environmentId: number, source: InsightSource,
 }
 
 /** A query's answer, cached per environment and query (the query object is the key). */
-export function useInsightQuery<R>(environmentId: number, source: InsightSource, enabled = true) {
-  return useQuery({
+export const insightQuery = <R>(environmentId: number, source: InsightSource) =>
+  queryOptions({
     queryKey: ['insights', environmentId, 'query', source],
     queryFn: ({ signal }) => runInsightQuery<R>(environmentId, source, signal),
-    placeholderData: keepPreviousData,
-    enabled,
   });
+
+export function useInsightQuery<R>(environmentId: number, source: InsightSource, enabled = true) {
+  return useQuery({ ...insightQuery<R>(environmentId, source), placeholderData: keepPreviousData, enabled });
+}
+
+/** A table's dates: the same trends query asked as a line (a table shows its totals by date). */
+export function tableDatesSource(source: TrendsQuery): TrendsQuery {
+  return { ...source, trendsFilter: { ...source.trendsFilter, display: 'ActionsLineGraph' } };
+}
+
+/** A funnel asked for its steps (the steps view and the conversion table ask this). */
+export function funnelStepsSource(source: FunnelsQuery): FunnelsQuery {
+  return { ...source, funnelsFilter: { ...source.funnelsFilter, funnelVizType: 'steps' } };
+}
+
+/** The queries an insight's chart asks for (InsightViz, without the insight page's extras). */
+export function chartSources(source: InsightSource): InsightSource[] {
+  if (source.kind === 'FunnelsQuery')
+    return [source.funnelsFilter?.funnelVizType === 'time_to_convert' ? source : funnelStepsSource(source)];
+  return source.trendsFilter?.display === 'ActionsTable' ? [source, tableDatesSource(source)] : [source];
 }
 
 export interface EventDefinition {

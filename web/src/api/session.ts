@@ -1,17 +1,20 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from './client';
 import type { Me } from './types';
 
 export const ME_KEY = ['users', '@me'] as const;
 
 /** The signed-in user (GET /api/users/@me/); `undefined` data with an ApiError when signed out. */
-export function useMe() {
-  return useQuery<Me, ApiError>({
+export const meQuery = () =>
+  queryOptions<Me, ApiError>({
     queryKey: ME_KEY,
     queryFn: ({ signal }) => api<Me>('/api/users/@me/', { signal, allowUnauthenticated: true }),
     retry: false,
     staleTime: 60_000,
   });
+
+export function useMe() {
+  return useQuery(meQuery());
 }
 
 export async function signIn(email: string, password: string): Promise<void> {

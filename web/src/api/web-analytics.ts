@@ -2,7 +2,7 @@
  * Web analytics through PostHog's query kinds on `POST /api/environments/:id/query/`:
  * WebOverviewQuery, WebStatsTableQuery and WebVitalsPathBreakdownQuery.
  */
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
 import { api } from './client';
 import type { PropertyFilter } from './types';
 
@@ -33,8 +33,8 @@ export type VitalsBand = 'good' | 'needs_improvements' | 'poor';
 const run = <T>(environmentId: number, query: Record<string, unknown>, signal?: AbortSignal) =>
   api<T>(`/api/environments/${environmentId}/query/`, { method: 'POST', body: { query }, signal });
 
-export function useWebOverview(environmentId: number, dateRange: WebRange, properties: PropertyFilter[]) {
-  return useQuery({
+export const webOverviewQuery = (environmentId: number, dateRange: WebRange, properties: PropertyFilter[]) =>
+  queryOptions({
     queryKey: ['web-analytics', environmentId, 'overview', dateRange, properties],
     queryFn: ({ signal }) =>
       run<{ results: WebOverviewItem[] }>(
@@ -43,10 +43,9 @@ export function useWebOverview(environmentId: number, dateRange: WebRange, prope
         signal,
       ),
   });
-}
 
-export function useWebStatsTable(environmentId: number, breakdownBy: string, dateRange: WebRange, properties: PropertyFilter[]) {
-  return useQuery({
+export const webStatsTableQuery = (environmentId: number, breakdownBy: string, dateRange: WebRange, properties: PropertyFilter[]) =>
+  queryOptions({
     queryKey: ['web-analytics', environmentId, 'table', breakdownBy, dateRange, properties],
     queryFn: ({ signal }) =>
       run<{ results: WebStatsRow[] }>(
@@ -55,6 +54,30 @@ export function useWebStatsTable(environmentId: number, breakdownBy: string, dat
         signal,
       ),
   });
+
+export const webVitalsQuery = (
+  environmentId: number,
+  metric: string,
+  percentile: string,
+  dateRange: WebRange,
+  properties: PropertyFilter[],
+) =>
+  queryOptions({
+    queryKey: ['web-analytics', environmentId, 'vitals', metric, percentile, dateRange, properties],
+    queryFn: ({ signal }) =>
+      run<{ results: Array<Record<VitalsBand, VitalsPathValue[]>> }>(
+        environmentId,
+        { kind: 'WebVitalsPathBreakdownQuery', metric, percentile, dateRange, properties },
+        signal,
+      ),
+  });
+
+export function useWebOverview(environmentId: number, dateRange: WebRange, properties: PropertyFilter[]) {
+  return useQuery(webOverviewQuery(environmentId, dateRange, properties));
+}
+
+export function useWebStatsTable(environmentId: number, breakdownBy: string, dateRange: WebRange, properties: PropertyFilter[]) {
+  return useQuery(webStatsTableQuery(environmentId, breakdownBy, dateRange, properties));
 }
 
 /** Several web vitals queries at once (a metric at a percentile each), answered in the order asked. */
@@ -65,14 +88,6 @@ export function useWebVitals(
   properties: PropertyFilter[],
 ) {
   return useQueries({
-    queries: asked.map(({ metric, percentile }) => ({
-      queryKey: ['web-analytics', environmentId, 'vitals', metric, percentile, dateRange, properties],
-      queryFn: ({ signal }: { signal: AbortSignal }) =>
-        run<{ results: Array<Record<VitalsBand, VitalsPathValue[]>> }>(
-          environmentId,
-          { kind: 'WebVitalsPathBreakdownQuery', metric, percentile, dateRange, properties },
-          signal,
-        ),
-    })),
+    queries: asked.map(({ metric, percentile }) => webVitalsQuery(environmentId, metric, percentile, dateRange, properties)),
   });
 }

@@ -31,7 +31,9 @@ export function DashboardGrid({
   onLayoutsChange: (layouts: ResponsiveLayouts<Breakpoint>) => void;
   onRemove: (tile: DashboardTile) => Promise<unknown>;
 }) {
-  const { width, containerRef, mounted } = useContainerWidth();
+  // The grid is laid out once its container is measured: laid out at a guessed width first, every
+  // tile and chart was drawn twice, the second time at the real width.
+  const { width, containerRef, mounted } = useContainerWidth({ measureBeforeMount: true });
   const heights = useMemo(() => {
     const byId = new Map<string, number>();
     for (const item of layouts.sm ?? []) byId.set(item.i, item.h * ROW_HEIGHT + (item.h - 1) * MARGIN - TILE_CHROME);

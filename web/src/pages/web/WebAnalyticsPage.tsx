@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { useWebOverview, type WebOverviewItem } from '../../api/web-analytics';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FILTERS, formatTile, RANGES, readProperties, readRange, TILE_LABELS } from './format';
+import { TABLES } from './tiles';
 import { StatsTable, VitalsTable } from './WebTables';
 
 /** A text filter written to the address when left or on Enter (not on every key). */
@@ -45,17 +46,6 @@ function Tile({ item }: { item: WebOverviewItem }) {
     </Paper>
   );
 }
-
-const TABLES = [
-  { breakdownBy: 'Page', title: 'Top pages', column: 'Path' },
-  { breakdownBy: 'InitialPage', title: 'Entry pages', column: 'Entry path' },
-  { breakdownBy: 'InitialReferringDomain', title: 'Referrers', column: 'Referring domain' },
-  { breakdownBy: 'InitialChannelType', title: 'Channels', column: 'Channel' },
-  { breakdownBy: 'Country', title: 'Countries', column: 'Country' },
-  { breakdownBy: 'Browser', title: 'Browsers', column: 'Browser' },
-  { breakdownBy: 'DeviceType', title: 'Devices', column: 'Device type' },
-  { breakdownBy: 'OS', title: 'Operating systems', column: 'OS' },
-] as const;
 
 /** `/project/:id/web`: PostHog's web analytics page, every tile under the same range and filters. */
 export function Component() {

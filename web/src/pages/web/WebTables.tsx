@@ -1,7 +1,9 @@
 import { Alert, Paper, Table, Text, Title } from '@mantine/core';
+import { memo } from 'react';
 import type { PropertyFilter } from '../../api/types';
 import { useWebStatsTable, useWebVitals, type VitalsBand, type WebRange } from '../../api/web-analytics';
 import { formatCount, formatVital } from './format';
+import { METRICS, PERCENTILES, VITALS_QUERIES } from './tiles';
 
 interface Shared {
   environmentId: number;
@@ -9,8 +11,11 @@ interface Shared {
   properties: PropertyFilter[];
 }
 
-/** One breakdown: its values by visitors, with views and a bar of the share of visitors. */
-export function StatsTable({
+/**
+ * One breakdown: its values by visitors, with views and a bar of the share of visitors. Drawn
+ * again only for its own answer or filters, not for each answer the page gets.
+ */
+export const StatsTable = memo(function StatsTable({
   environmentId,
   breakdownBy,
   title,
@@ -55,19 +60,16 @@ export function StatsTable({
       )}
     </Paper>
   );
-}
+});
 
-const METRICS = ['LCP', 'INP', 'CLS', 'FCP'] as const;
-const PERCENTILES = ['p75', 'p90'] as const;
-const QUERIES = METRICS.flatMap((metric) => PERCENTILES.map((percentile) => ({ metric, percentile })));
 const BAND_LABEL: Record<VitalsBand, string> = { good: 'good', needs_improvements: 'needs improvement', poor: 'poor' };
 
 /** Every metric at p75 and p90 (one query each, as PostHog asks), merged into a row per path. */
 function useVitalsGrid(environmentId: number, range: WebRange, properties: PropertyFilter[]) {
-  const answers = useWebVitals(environmentId, QUERIES, range, properties);
+  const answers = useWebVitals(environmentId, VITALS_QUERIES, range, properties);
   const byPath = new Map<string, Map<string, { value: number; band: VitalsBand }>>();
   answers.forEach((answer, i) => {
-    const { metric, percentile } = QUERIES[i]!;
+    const { metric, percentile } = VITALS_QUERIES[i]!;
     const result = answer.data?.results[0];
     if (!result) return;
     for (const band of Object.keys(BAND_LABEL) as VitalsBand[]) {
@@ -84,7 +86,7 @@ function useVitalsGrid(environmentId: number, range: WebRange, properties: Prope
   };
 }
 
-export function VitalsTable({ environmentId, range, properties }: Shared) {
+export const VitalsTable = memo(function VitalsTable({ environmentId, range, properties }: Shared) {
   const grid = useVitalsGrid(environmentId, range, properties);
   return (
     <Paper withBorder p="sm" data-testid="web-vitals" aria-busy={grid.pending}>
@@ -133,4 +135,4 @@ export function VitalsTable({ environmentId, range, properties }: Shared) {
       )}
     </Paper>
   );
-}
+});

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 import type { ChartConfiguration } from 'chart.js';
 import { Chart } from './chart';
 
@@ -22,7 +22,9 @@ export function ChartCanvas({
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
 
-  useEffect(() => {
+  // Drawn as the canvas is placed (Chart.js draws at once without animation), not in a later task:
+  // a chart that is in the page is drawn.
+  useLayoutEffect(() => {
     if (!canvas.current) return;
     const chart = new Chart(canvas.current, config());
     return () => chart.destroy();

@@ -1,6 +1,6 @@
 import { Stack, Text } from '@mantine/core';
 import type { FunnelsQuery, FunnelStepResult, TimeToConvertResult } from '../../../api/insights';
-import { useInsightQuery } from '../../../api/insights';
+import { funnelStepsSource, useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Loading } from '../../../components/Loading';
 import { funnelGroups } from './funnel';
@@ -20,8 +20,7 @@ function StepsView({
   height: number;
   table: boolean;
 }) {
-  const steps: FunnelsQuery = { ...source, funnelsFilter: { ...source.funnelsFilter, funnelVizType: 'steps' } };
-  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, steps);
+  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, funnelStepsSource(source));
   if (answer.isPending) return <Loading h={height} />;
   if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
   const groups = funnelGroups(answer.data.results);
@@ -77,8 +76,7 @@ export function FunnelViz({
 
 /** The conversion table alone (its per-step times), under the time to convert. */
 function StepsTable({ environmentId, source }: { environmentId: number; source: FunnelsQuery }) {
-  const steps: FunnelsQuery = { ...source, funnelsFilter: { ...source.funnelsFilter, funnelVizType: 'steps' } };
-  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, steps);
+  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, funnelStepsSource(source));
   if (answer.isPending) return <Loading h={80} />;
   if (answer.error) return <ErrorAlert message={answer.error.message} />;
   return <FunnelTable groups={funnelGroups(answer.data.results)} />;

@@ -4,7 +4,7 @@
  * for: trends as a line, bars, a number or a table; funnels as steps or time to convert.
  */
 import { useMemo } from 'react';
-import { sourceOf, type InsightSource, type InsightVizNode } from '../../../api/insights';
+import { sourceOf, withDateRange, type InsightSource, type InsightVizNode } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { FunnelViz } from './FunnelViz';
 import { TrendsViz } from './TrendsViz';
@@ -18,12 +18,6 @@ export interface InsightVizProps {
   height?: number;
   /** The insight page's extras (the funnel's conversion table). */
   detailed?: boolean;
-}
-
-/** The source with the range overridden: a `date_from` replaces the insight's range (to `date_to`, or now). */
-export function withDateRange(source: InsightSource, dateRange: InsightVizProps['dateRange']): InsightSource {
-  if (!dateRange?.date_from) return source;
-  return { ...source, dateRange: { date_from: dateRange.date_from, date_to: dateRange.date_to ?? null } };
 }
 
 export function InsightViz({ environmentId, query, dateRange = null, height = 300, detailed = false }: InsightVizProps) {

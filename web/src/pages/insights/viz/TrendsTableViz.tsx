@@ -1,6 +1,6 @@
 import { Text } from '@mantine/core';
 import type { TrendsQuery, TrendsResult } from '../../../api/insights';
-import { useInsightQuery } from '../../../api/insights';
+import { tableDatesSource, useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Loading } from '../../../components/Loading';
 import { TrendsTable } from './TrendsTable';
@@ -12,10 +12,7 @@ import { TrendsTable } from './TrendsTable';
  */
 export function TrendsTableViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
   const totals = useInsightQuery<TrendsResult[]>(environmentId, source);
-  const dated = useInsightQuery<TrendsResult[]>(environmentId, {
-    ...source,
-    trendsFilter: { ...source.trendsFilter, display: 'ActionsLineGraph' },
-  });
+  const dated = useInsightQuery<TrendsResult[]>(environmentId, tableDatesSource(source));
   const error = totals.error ?? dated.error;
   if (error) return <ErrorAlert message={error.message} title="The query failed" />;
   if (!totals.data || !dated.data) return <Loading h={height} />;

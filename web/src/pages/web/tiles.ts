@@ -1,0 +1,37 @@
+/**
+ * The web analytics page's tiles and the queries they ask, and those queries started as the
+ * navigation to the page begins (routes.tsx), before the page's code has even loaded.
+ */
+import { webOverviewQuery, webStatsTableQuery, webVitalsQuery } from '../../api/web-analytics';
+import { prefetch } from '../../query-client';
+import { readProperties, readRange } from './format';
+
+export const TABLES = [
+  { breakdownBy: 'Page', title: 'Top pages', column: 'Path' },
+  { breakdownBy: 'InitialPage', title: 'Entry pages', column: 'Entry path' },
+  { breakdownBy: 'InitialReferringDomain', title: 'Referrers', column: 'Referring domain' },
+  { breakdownBy: 'InitialChannelType', title: 'Channels', column: 'Channel' },
+  { breakdownBy: 'Country', title: 'Countries', column: 'Country' },
+  { breakdownBy: 'Browser', title: 'Browsers', column: 'Browser' },
+  { breakdownBy: 'DeviceType', title: 'Devices', column: 'Device type' },
+  { breakdownBy: 'OS', title: 'Operating systems', column: 'OS' },
+] as const;
+
+export const METRICS = ['LCP', 'INP', 'CLS', 'FCP'] as const;
+export const PERCENTILES = ['p75', 'p90'] as const;
+/** Every metric at p75 and p90: one query each, as PostHog asks. */
+export const VITALS_QUERIES = METRICS.flatMap((metric) => PERCENTILES.map((percentile) => ({ metric, percentile })));
+
+/**
+ * Asks every tile's query for the page at `params` (its address's filters), in the order the
+ * page's own hooks ask them: the tables, the vitals, then the overview. (The server works out all
+ * eight tables on the first table's request; the overview sent first, beside them, measured
+ * slower on two cores: docs/benchmarks.md.)
+ */
+export function prefetchWebAnalytics(environmentId: number, params: URLSearchParams): void {
+  const range = readRange(params);
+  const properties = readProperties(params);
+  for (const { breakdownBy } of TABLES) prefetch(webStatsTableQuery(environmentId, breakdownBy, range, properties));
+  for (const { metric, percentile } of VITALS_QUERIES) prefetch(webVitalsQuery(environmentId, metric, percentile, range, properties));
+  prefetch(webOverviewQuery(environmentId, range, properties));
+}

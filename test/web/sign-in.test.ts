@@ -53,6 +53,26 @@ describe('signing in to the web app', () => {
     expectNoPageErrors(watched, [401, 403]);
   });
 
+  it("a signed-out visit to web analytics or a dashboard sends none of the page's queries", async () => {
+    const asked: string[] = [];
+    const record = (request: { url(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path.includes('/query/') || path.includes('/dashboards/')) asked.push(path);
+    };
+    page.on('request', record);
+    try {
+      for (const target of [`/project/${env}/web?from=-30d`, `/project/${env}/dashboard/1`]) {
+        await page.goto(`${server.url}${target}`);
+        await page.waitForURL(`${server.url}/login?next=${encodeURIComponent(target)}`);
+        await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      }
+    } finally {
+      page.off('request', record);
+    }
+    expect(asked).toEqual([]);
+    expectNoPageErrors(watched, [401, 403]);
+  });
+
   it('the first user sets a password from the printed link and is signed in', async () => {
     const { user, setPasswordToken } = server.bootstrap;
     await page.goto(`${server.url}/reset/${user.uuid}/${setPasswordToken}`);

@@ -8,7 +8,7 @@
  * links posthog-js hands out) goes to that environment's.
  */
 import { createBrowserRouter, type Params, type RouteObject } from 'react-router';
-import { onSignedOut } from './api/client';
+import { mayBeSignedIn, onSignedOut } from './api/client';
 import { environmentsQuery } from './api/environments';
 import { meQuery } from './api/session';
 import { prefetchDashboard } from './pages/dashboards/tile-cache';
@@ -63,7 +63,7 @@ const environmentPages: RouteObject[] = [
     path: 'web',
     loader: ({ params, request }) => {
       const environmentId = environmentOf(params);
-      if (environmentId !== undefined) prefetchWebAnalytics(environmentId, new URL(request.url).searchParams);
+      if (environmentId !== undefined && mayBeSignedIn()) prefetchWebAnalytics(environmentId, new URL(request.url).searchParams);
       return null;
     },
     lazy: () => import('./pages/web/WebAnalyticsPage'),
@@ -82,7 +82,8 @@ const environmentPages: RouteObject[] = [
     path: 'dashboard/:dashboardId',
     loader: ({ params }) => {
       const environmentId = environmentOf(params);
-      if (environmentId !== undefined && isId(params.dashboardId)) prefetchDashboard(environmentId, Number(params.dashboardId));
+      if (environmentId !== undefined && isId(params.dashboardId) && mayBeSignedIn())
+        prefetchDashboard(environmentId, Number(params.dashboardId));
       return null;
     },
     lazy: () => import('./pages/dashboards/DashboardPage'),

@@ -35,6 +35,15 @@ export function readCookie(name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a session may be open: the CSRF cookie is set with the session cookie (which scripts
+ * cannot read) and cleared with it. A page's requests started before the session is checked are
+ * only worth sending then; a visitor who is signed out is sent to sign in instead.
+ */
+export function mayBeSignedIn(): boolean {
+  return readCookie(CSRF_COOKIE) !== undefined;
+}
+
 let signedOutHandler: (() => void) | undefined;
 /** What to do when the API says the session is gone (set once by the router). */
 export function onSignedOut(handler: () => void): void {

@@ -9,15 +9,8 @@ import {
   SESSION_VALUES_LIMIT,
   SESSION_VALUES_SAMPLE,
   sessionPropertyValues,
-  type CustomChannelRule,
+  readCustomChannelRules,
 } from '../recordings/core/index.js';
-import type { Team } from '../environments/models.js';
-
-function customChannelRules(team: Team): CustomChannelRule[] {
-  const modifiers = team.settings.modifiers as { customChannelTypeRules?: unknown } | null | undefined;
-  const rules = modifiers?.customChannelTypeRules;
-  return Array.isArray(rules) ? (rules as CustomChannelRule[]) : [];
-}
 
 /**
  * `sessions/property_definitions/` and `sessions/values/` (PostHog's SessionViewSet). Personal
@@ -45,7 +38,7 @@ export const sessionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
         key,
         value: q.value,
         topValues,
-        customChannelTypes: customChannelRules(team)
+        customChannelTypes: readCustomChannelRules(team.settings.modifiers)
           .map((r) => r.channel_type)
           .filter((t) => typeof t === 'string'),
       });

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { zoneOfTeam } from '../insights/service.js';
 import { trendsWindow } from '../insights/trends-window.js';
+import { readCustomChannelRules } from '../recordings/core/index.js';
 import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';
 import {
   BREAKDOWNS,
@@ -27,6 +28,12 @@ function periodOf(query: WebQueryBase, team: Team, now: Date): { current: Period
 }
 
 const range = (p: Period) => ({ dateFrom: p.from.toISOString(), dateTo: p.to.toISOString() });
+
+/**
+ * A shared batch's key: what its computation depends on. The analytics engine is part of it: tests
+ * run several servers in one process.
+ */
+const batchKey = (ctx: AppContext, team: Team, ...inputs: unknown[]) => JSON.stringify([ctx.analytics.table('events'), team.id, ...inputs]);
 
 const runOverview: Runner = async (ctx, team, source, now) => {
   const query = readWebOverviewQuery(source);
@@ -49,11 +56,11 @@ const runStatsTable: Runner = async (ctx, team, source, now) => {
   const query = readWebStatsTableQuery(source);
   const { current, timezone } = periodOf(query, team, now);
   const previous = query.compare ? previousPeriod(current) : null;
-  // The analytics engine is part of the key: tests run several servers in one process.
-  const key = JSON.stringify([ctx.analytics.table('events'), team.id, current, previous, query.properties, query.limit]);
+  const channelRules = readCustomChannelRules(team.settings.modifiers);
+  const key = batchKey(ctx, team, current, previous, query.properties, query.limit, channelRules);
   const rows =
     (await tables.take(key, query.breakdownBy, () =>
-      webStatsTables(ctx.analytics, team.id, { current, previous }, query.properties, ALL_BREAKDOWNS, query.limit),
+      webStatsTables(ctx.analytics, team.id, { current, previous }, query.properties, ALL_BREAKDOWNS, query.limit, channelRules),
     )) ?? [];
   return {
     // PostHog's rows: the value, then [current, previous] per column (previous null when not compared).
@@ -74,7 +81,7 @@ const vitals = new SharedBatch<VitalsTableKey, PathValue[]>(TABLES_MAX_AGE_MS);
 const runVitals: Runner = async (ctx, team, source, now) => {
   const query = readWebVitalsPathBreakdownQuery(source);
   const { current, timezone } = periodOf(query, team, now);
-  const key = JSON.stringify([ctx.analytics.table('events'), team.id, current, query.properties]);
+  const key = batchKey(ctx, team, current, query.properties);
   const rows =
     (await vitals.take(key, `${query.metric}:${query.percentile}`, () =>
       webVitalsTables(ctx.analytics, team.id, current, query.properties),

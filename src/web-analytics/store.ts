@@ -11,6 +11,8 @@ import { compileClickHouseCondition } from '../posthog/clickhouse-property-condi
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-columns.js';
 import { sessionIsBounce } from '../events/sessions-table.js';
+import { channelTypeReadsUrl, channelTypeSql } from '../events/channel-type-sql.js';
+import type { CustomChannelRule } from '../recordings/core/index.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
 import {
   VITALS_PERCENTILES,
@@ -31,32 +33,6 @@ function filtersCondition(filters: readonly PropertyFilterInput[]): ChSql {
   return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
 }
 
-/** Domains and sources of search engines and social networks, for the channel type. */
-const SEARCH = String.raw`(^|\.)(google|bing|duckduckgo|yahoo|baidu|yandex|ecosia|qwant|startpage|search\.brave)\.[a-z.]+$`;
-const SEARCH_SOURCES = ['google', 'bing', 'duckduckgo', 'yahoo', 'baidu', 'yandex', 'ecosia', 'qwant', 'brave'];
-const SOCIAL = String.raw`(^|\.)(facebook\.com|fb\.com|instagram\.com|twitter\.com|t\.co|x\.com|linkedin\.com|lnkd\.in|reddit\.com|youtube\.com|tiktok\.com|pinterest\.com|threads\.net|bsky\.app)$`;
-const SOCIAL_SOURCES = ['facebook', 'fb', 'instagram', 'twitter', 'x', 'linkedin', 'reddit', 'youtube', 'tiktok', 'pinterest', 'threads'];
-const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
-
-/**
- * PostHog's channel type, its main rules: paid click ids or a paid medium are paid (search or
- * social by source or domain), no referrer and no campaign is Direct, then e-mail, affiliate,
- * social, search, and any other referrer is Referral.
- */
-const CHANNEL_TYPE = `multiIf(
-    gclid IS NOT NULL OR gad_source IS NOT NULL OR msclkid IS NOT NULL, 'Paid Search',
-    match(ifNull(medium, ''), '^(.*cp.*|ppc|retargeting|paid.*)$'),
-      multiIf(source IN (${list(SOCIAL_SOURCES)}) OR match(ifNull(domain, ''), '${SOCIAL}') OR fbclid IS NOT NULL, 'Paid Social',
-        source IN (${list(SEARCH_SOURCES)}) OR match(ifNull(domain, ''), '${SEARCH}'), 'Paid Search', 'Paid Unknown'),
-    ifNull(domain, '$direct') = '$direct' AND source IS NULL AND medium IS NULL, 'Direct',
-    medium IN ('email', 'e-mail', 'e_mail', 'e mail') OR source IN ('email', 'e-mail', 'newsletter'), 'Email',
-    medium = 'affiliate', 'Affiliate',
-    medium IN ('social', 'social-network', 'social-media', 'sm', 'social network', 'social media')
-      OR source IN (${list(SOCIAL_SOURCES)}) OR match(ifNull(domain, ''), '${SOCIAL}'), 'Organic Social',
-    medium = 'organic' OR source IN (${list(SEARCH_SOURCES)}) OR match(ifNull(domain, ''), '${SEARCH}'), 'Organic Search',
-    domain IS NOT NULL AND domain != '$direct', 'Referral',
-    'Unknown')`;
-
 interface Window {
   /** The current period; `previous` null when not compared. */
   current: Period;
@@ -66,23 +42,45 @@ interface Window {
 /** Session columns a breakdown or the overview needs, beyond start, duration and bounce. */
 type SessionColumn = 'entry_pathname' | 'entry_referring_domain' | 'channel_type';
 
-/** Per session column: the merged inputs (inner) and the column read from them (outer); only those asked are merged. */
-const SESSION_COLUMNS: Record<SessionColumn, { inputs: Record<string, string>; column: string }> = {
-  entry_pathname: { inputs: { entry_pathname: 'argMinMerge(entry_pathname)' }, column: 'entry_pathname' },
-  entry_referring_domain: { inputs: { domain: 'argMinMerge(entry_referring_domain)' }, column: 'domain AS entry_referring_domain' },
-  channel_type: {
-    inputs: {
-      domain: 'argMinMerge(entry_referring_domain)',
-      source: 'argMinMerge(entry_utm_source)',
-      medium: 'argMinMerge(entry_utm_medium)',
-      gclid: 'argMinMerge(entry_gclid)',
-      gad_source: 'argMinMerge(entry_gad_source)',
-      msclkid: 'argMinMerge(entry_msclkid)',
-      fbclid: 'argMinMerge(entry_fbclid)',
-    },
-    column: `${CHANNEL_TYPE} AS channel_type`,
-  },
-};
+/**
+ * Per session column: the merged inputs (inner) and the column read from them (outer); only those
+ * asked are merged. The channel type is PostHog's with the team's custom rules (events/channel-type-sql.ts).
+ */
+function sessionColumn(
+  column: SessionColumn,
+  channelRules: readonly CustomChannelRule[],
+): { inputs: Record<string, string>; column: ChSql } {
+  switch (column) {
+    case 'entry_pathname':
+      return { inputs: { entry_pathname: 'argMinMerge(entry_pathname)' }, column: raw('entry_pathname') };
+    case 'entry_referring_domain':
+      return { inputs: { domain: 'argMinMerge(entry_referring_domain)' }, column: raw('domain AS entry_referring_domain') };
+    case 'channel_type': {
+      const readsUrl = channelTypeReadsUrl(channelRules);
+      const inputs = {
+        domain: 'argMinMerge(entry_referring_domain)',
+        source: 'argMinMerge(entry_utm_source)',
+        medium: 'argMinMerge(entry_utm_medium)',
+        campaign: 'argMinMerge(entry_utm_campaign)',
+        gclid: 'argMinMerge(entry_gclid)',
+        gad_source: 'argMinMerge(entry_gad_source)',
+        fbclid: 'argMinMerge(entry_fbclid)',
+        ...(readsUrl ? { entry_url: 'argMinMerge(entry_url)' } : {}),
+      };
+      const columns = {
+        utm_source: 'source',
+        utm_medium: 'medium',
+        utm_campaign: 'campaign',
+        referring_domain: 'domain',
+        gclid: 'gclid',
+        fbclid: 'fbclid',
+        gad_source: 'gad_source',
+        url: readsUrl ? 'entry_url' : 'NULL',
+      };
+      return { inputs, column: ch`${channelTypeSql(columns, channelRules)} AS channel_type` };
+    }
+  }
+}
 
 /**
  * The window's pageviews, each with its session's start, duration, bounce and the session
@@ -95,14 +93,19 @@ function pageviews(
   filters: readonly PropertyFilterInput[],
   eventColumns: readonly string[],
   columns: readonly SessionColumn[] = [],
+  channelRules: readonly CustomChannelRule[] = [],
 ): ChSql {
+  const asked = columns.map((c) => sessionColumn(c, channelRules));
   const start = window.previous?.from ?? window.current.from;
   const inPeriod = (p: Period | null, name: string) =>
     p === null ? raw(`0 AS ${name}`) : ch`(s.start >= ${chTime(p.from)} AND s.start < ${chTime(p.to)}) AS ${raw(name)}`;
-  const inputs = Object.entries(Object.assign({}, ...columns.map((c) => SESSION_COLUMNS[c].inputs)) as Record<string, string>)
+  const inputs = Object.entries(Object.assign({}, ...asked.map((c) => c.inputs)) as Record<string, string>)
     .map(([alias, expression]) => `, ${expression} AS ${alias}`)
     .join('');
-  const middle = columns.map((c) => `, ${SESSION_COLUMNS[c].column}`).join('');
+  const middle = join(
+    asked.map((c) => ch`, ${c.column}`),
+    '',
+  );
   const extraOut = columns.map((c) => `, s.${c} AS ${c}`).join('');
   const event = eventColumns.map((c) => `, e.${c} AS ${c}`).join('');
   const eventIn = eventColumns.map((c) => `, e.mat_${EVENT_COLUMNS[c]} AS ${c}`).join('');
@@ -126,7 +129,7 @@ function pageviews(
       WHERE ${eventFilter}
     ) AS e
     INNER JOIN (
-      SELECT session_id, start, duration, is_bounce${raw(middle)}
+      SELECT session_id, start, duration, is_bounce${middle}
       FROM (
         SELECT session_id, min(min_timestamp) AS start, dateDiff('second', start, max(max_timestamp)) AS duration,
           ${raw(sessionIsBounce('duration'))} AS is_bounce
@@ -219,8 +222,9 @@ export async function webStatsTable(
   filters: readonly PropertyFilterInput[],
   breakdown: Breakdown,
   limit: number,
+  channelRules: readonly CustomChannelRule[] = [],
 ): Promise<StatsRow[]> {
-  return (await webStatsTables(engine, teamId, window, filters, [breakdown], limit)).get(breakdown) ?? [];
+  return (await webStatsTables(engine, teamId, window, filters, [breakdown], limit, channelRules)).get(breakdown) ?? [];
 }
 
 /**
@@ -234,6 +238,7 @@ export async function webStatsTables(
   filters: readonly PropertyFilterInput[],
   breakdowns: readonly Breakdown[],
   limit: number,
+  channelRules: readonly CustomChannelRule[] = [],
 ): Promise<Map<Breakdown, StatsRow[]>> {
   const asked = [...new Set(breakdowns)];
   const byBreakdown = new Map<Breakdown, StatsRow[]>(asked.map((b) => [b, []]));
@@ -259,7 +264,7 @@ export async function webStatsTables(
       uniqIf(person, prev) AS previous_visitors, countIf(prev) AS previous_views
     FROM (
       SELECT ${raw(values)}, person, cur, prev
-      FROM (${pageviews(engine, teamId, window, filters, [...new Set(eventColumns)], [...new Set(sessionColumns)])})
+      FROM (${pageviews(engine, teamId, window, filters, [...new Set(eventColumns)], [...new Set(sessionColumns)], channelRules)})
     )
     GROUP BY GROUPING SETS (${raw(asked.map((_, i) => `(v_${i})`).join(', '))})
     HAVING views > 0

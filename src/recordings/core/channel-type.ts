@@ -1,17 +1,19 @@
 /**
- * PostHog's `$channel_type` (posthog/hogql/database/schema/channel_type.py), evaluated in TypeScript.
+ * PostHog's `$channel_type` evaluated in TypeScript: the team's custom channel rules first (the
+ * `customChannelTypeRules` modifier, first match wins), then the built-in rules of
+ * channel-rules.ts. events/channel-type-sql.ts prints the same rules for ClickHouse.
  *
- * Inputs are the session's entry attribution: utm source/medium/campaign (lower-cased, `''` and `'null'`
- * treated as missing), entry referring domain (as stored: `'$direct'` when there was no referrer), whether a
- * gclid / fbclid was present, and `gad_source`. Team custom channel rules are tried first.
- *
- * The source/medium lookups use PostHog's `channel_definitions.json` (GA4's source categories). All medium
- * entries are reproduced; the source table here is a subset (the major search engines, social networks,
- * video, shopping and webmail hosts) — unknown sources fall through to the later rules exactly as an
- * unlisted source does in PostHog.
+ * Inputs are the session's entry attribution: utm source/medium/campaign, entry referring domain (as
+ * stored: `'$direct'` when there was no referrer), whether a gclid / fbclid was present, `gad_source`,
+ * and for custom rules the entry URL, its host and path.
  */
+import { isJsonObject } from '../../lib/json-object.js';
 import { compileClickHouseRegex } from '../../lib/linear-regex.js';
 import type { BASIC_PROPERTY_OPERATORS } from '../../posthog/property-operators.js';
+import { cutToFirstSignificantSubdomain, MEDIUM_TYPES, SEARCH_CCTLD_PATTERN, SOURCE_TYPES } from './channel-definitions.js';
+import { DEFAULT_CHANNEL_RULES, type ChannelFlag, type ChannelInput, type ChannelOutcome, type ChannelTest } from './channel-rules.js';
+
+export { cutToFirstSignificantSubdomain } from './channel-definitions.js';
 
 export const DEFAULT_CHANNEL_TYPES = [
   'Cross Network',
@@ -47,9 +49,28 @@ export interface ChannelInputs {
   gadSource?: string | null;
 }
 
-export type CustomChannelField = 'utm_source' | 'utm_medium' | 'utm_campaign' | 'url' | 'hostname' | 'pathname' | 'referring_domain';
+export const CUSTOM_CHANNEL_FIELDS = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'url',
+  'hostname',
+  'pathname',
+  'referring_domain',
+] as const;
+export type CustomChannelField = (typeof CUSTOM_CHANNEL_FIELDS)[number];
 /** The basic operators but the numeric comparisons, which channel rules do not offer. */
 export type CustomChannelOperator = Exclude<(typeof BASIC_PROPERTY_OPERATORS)[number], 'gt' | 'gte' | 'lt' | 'lte'>;
+const CUSTOM_CHANNEL_OPERATORS: readonly CustomChannelOperator[] = [
+  'exact',
+  'is_not',
+  'is_set',
+  'is_not_set',
+  'icontains',
+  'not_icontains',
+  'regex',
+  'not_regex',
+];
 
 /** A team modifier `customChannelTypeRules` entry. */
 export interface CustomChannelRule {
@@ -59,300 +80,124 @@ export interface CustomChannelRule {
   items: { key: CustomChannelField; op: CustomChannelOperator; value?: string | string[] | null }[];
 }
 
-type Kind = 'source' | 'medium';
-/** [type if paid, type if organic] */
-type Entry = readonly [string | null, string];
-
-const SEARCH: Entry = ['Paid Search', 'Organic Search'];
-const SOCIAL: Entry = ['Paid Social', 'Organic Social'];
-const VIDEO: Entry = ['Paid Video', 'Organic Video'];
-const SHOPPING: Entry = ['Paid Shopping', 'Organic Shopping'];
-const EMAIL: Entry = [null, 'Email'];
-
-const MEDIUMS: Record<string, Entry> = {
-  affiliate: [null, 'Affiliate'],
-  app: [null, 'Referral'],
-  audio: [null, 'Audio'],
-  banner: ['Display', 'Display'],
-  cpm: ['Display', 'Display'],
-  display: ['Display', 'Display'],
-  'e mail': EMAIL,
-  'e-mail': EMAIL,
-  e_mail: EMAIL,
-  email: EMAIL,
-  expandable: ['Display', 'Display'],
-  interstitial: ['Display', 'Display'],
-  link: [null, 'Referral'],
-  mobile: [null, 'Push'],
-  notification: [null, 'Push'],
-  partnership: [null, 'Affiliate'],
-  partnerships: [null, 'Affiliate'],
-  push: [null, 'Push'],
-  referral: [null, 'Referral'],
-  sm: SOCIAL,
-  social: SOCIAL,
-  'social media': SOCIAL,
-  'social network': SOCIAL,
-  'social-media': SOCIAL,
-  'social-network': SOCIAL,
-  video: VIDEO,
-};
-
-const SOURCES: Record<string, Entry> = {};
-function add(entry: Entry, names: string[]): void {
-  for (const name of names) SOURCES[name] = entry;
-}
-add(SEARCH, [
-  'google',
-  'google.com',
-  'bing',
-  'bing.com',
-  'cn.bing.com',
-  'yahoo',
-  'yahoo.com',
-  'search.yahoo.com',
-  'yahoo.co.jp',
-  'search.yahoo.co.jp',
-  'duckduckgo',
-  'duckduckgo.com',
-  'baidu',
-  'baidu.com',
-  'm.baidu.com',
-  'yandex',
-  'yandex.ru',
-  'yandex.com',
-  'ya.ru',
-  'ecosia.org',
-  'ask',
-  'ask.com',
-  'aol',
-  'search.aol.com',
-  'naver',
-  'naver.com',
-  'm.search.naver.com',
-  'search.brave.com',
-  'qwant',
-  'qwant.com',
-  'startpage',
-  'startpage.com',
-  'seznam',
-  'seznam.cz',
-  'daum',
-  'daum.net',
-  'so.com',
-  'sogou',
-  'sogou.com',
-  'msn',
-  'msn.com',
-]);
-add(SOCIAL, [
-  'facebook',
-  'facebook.com',
-  'm.facebook.com',
-  'l.facebook.com',
-  'lm.facebook.com',
-  'fb',
-  'fb.com',
-  'instagram',
-  'instagram.com',
-  'l.instagram.com',
-  'twitter',
-  'twitter.com',
-  'mobile.twitter.com',
-  't.co',
-  'x.com',
-  'linkedin',
-  'linkedin.com',
-  'lnkd.in',
-  'reddit',
-  'reddit.com',
-  'old.reddit.com',
-  'out.reddit.com',
-  'pinterest',
-  'pinterest.com',
-  'tiktok',
-  'tiktok.com',
-  'threads.net',
-  'bsky.app',
-  'mastodon.social',
-  'news.ycombinator.com',
-  'ycombinator.com',
-  'quora',
-  'quora.com',
-  'snapchat',
-  'snapchat.com',
-  'tumblr',
-  'tumblr.com',
-  'vk.com',
-  'weibo',
-  'weibo.com',
-  'discord',
-  'discord.com',
-  'whatsapp',
-  'whatsapp.com',
-  'telegram',
-  'telegram.org',
-  'stackoverflow',
-  'stackoverflow.com',
-  'medium.com',
-  'producthunt.com',
-  'slack',
-  'slack.com',
-  'bit.ly',
-  'blogger',
-  'blogger.com',
-]);
-add(VIDEO, [
-  'youtube',
-  'youtube.com',
-  'm.youtube.com',
-  'youtu.be',
-  'vimeo',
-  'vimeo.com',
-  'twitch',
-  'twitch.tv',
-  'dailymotion',
-  'dailymotion.com',
-  'bilibili.com',
-  'wistia.com',
-  'netflix',
-  'netflix.com',
-]);
-add(SHOPPING, [
-  'amazon',
-  'amazon.com',
-  'amazon.co.uk',
-  'ebay',
-  'ebay.com',
-  'ebay.co.uk',
-  'etsy',
-  'etsy.com',
-  'shopify',
-  'shopify.com',
-  'walmart',
-  'walmart.com',
-  'aliexpress',
-  'aliexpress.com',
-  'alibaba',
-  'alibaba.com',
-  'shopping.google.com',
-  'target.com',
-  'mercadolibre.com',
-]);
-add(EMAIL, [
-  'gmail',
-  'mail.google.com',
-  'outlook.live.com',
-  'outlook.office.com',
-  'outlook.office365.com',
-  'mail.yahoo.com',
-  'mail.aol.com',
-  'mail.proton.me',
-  'email',
-  'e-mail',
-  'e_mail',
-  'e mail',
-]);
-
-/** Hosts whose ccTLD variants are all search engines in GA4's list (google.de, bing.co.uk...). */
-const SEARCH_CCTLD = /^(google|bing|yahoo|yandex)\.[a-z]{2,3}(\.[a-z]{2})?$/;
-
-const INSIGNIFICANT_SECOND_LEVEL = new Set(['com', 'net', 'org', 'co']);
-
 /**
- * ClickHouse `cutToFirstSignificantSubdomain`: the registrable part of a host, e.g. `www.google.co.uk` →
- * `google.co.uk`, `l.facebook.com` → `facebook.com`; `''` for a single label.
+ * The `customChannelTypeRules` of a team's modifiers as stored (any JSON): rules of another shape are
+ * left out rather than failing every query that reads the channel type.
  */
-export function cutToFirstSignificantSubdomain(input: string): string {
-  let host = input.trim().toLowerCase();
-  const scheme = host.indexOf('://');
-  if (scheme >= 0) host = host.slice(scheme + 3);
-  host = host.split(/[/?#]/)[0] ?? '';
-  host = host.replace(/^.*@/, '').replace(/:\d+$/, '').replace(/\.$/, '');
-  const labels = host.split('.').filter((l) => l !== '');
-  if (labels.length < 2) return '';
-  const secondLevel = labels[labels.length - 2]!;
-  if (INSIGNIFICANT_SECOND_LEVEL.has(secondLevel) && labels.length >= 3) return labels.slice(-3).join('.');
-  return labels.slice(-2).join('.');
+export function readCustomChannelRules(modifiers: unknown): CustomChannelRule[] {
+  const value = isJsonObject(modifiers) ? modifiers.customChannelTypeRules : undefined;
+  if (!Array.isArray(value)) return [];
+  const rules: CustomChannelRule[] = [];
+  for (const rule of value) {
+    if (!isJsonObject(rule) || typeof rule.channel_type !== 'string' || !Array.isArray(rule.items)) continue;
+    const items: CustomChannelRule['items'] = [];
+    let valid = true;
+    for (const item of rule.items) {
+      const operand = isJsonObject(item) ? item.value : undefined;
+      const operandValid =
+        operand === undefined ||
+        operand === null ||
+        typeof operand === 'string' ||
+        (Array.isArray(operand) && operand.every((v) => typeof v === 'string'));
+      if (
+        !isJsonObject(item) ||
+        !(CUSTOM_CHANNEL_FIELDS as readonly unknown[]).includes(item.key) ||
+        !(CUSTOM_CHANNEL_OPERATORS as readonly unknown[]).includes(item.op) ||
+        !operandValid
+      ) {
+        valid = false;
+        break;
+      }
+      items.push({ key: item.key as CustomChannelField, op: item.op as CustomChannelOperator, value: operand as string | string[] | null });
+    }
+    if (!valid) continue;
+    rules.push({
+      ...(typeof rule.id === 'string' ? { id: rule.id } : {}),
+      channel_type: rule.channel_type,
+      combiner: rule.combiner === 'OR' ? 'OR' : 'AND',
+      items,
+    });
+  }
+  return rules;
 }
 
-function lookup(value: string | null, kind: Kind, which: 0 | 1): string | null {
+/** ClickHouse's `lower`: ASCII letters only. */
+export function lowerAscii(value: string): string {
+  return value.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+}
+
+/** `nullIf(nullIf(x, ''), 'null')` */
+function missingIfEmpty(value: string | null | undefined): string | null {
+  return value === null || value === undefined || value === '' || value === 'null' ? null : value;
+}
+
+interface RuleValues {
+  inputs: Record<ChannelInput, string | null>;
+  flags: Record<ChannelFlag, boolean>;
+}
+
+function test(t: ChannelTest, values: RuleValues): boolean {
+  if ('any' in t) return t.any.some((x) => test(x, values));
+  if ('all' in t) return t.all.every((x) => test(x, values));
+  if ('flag' in t) return values.flags[t.flag] === t.is;
+  const value = values.inputs[t.input];
+  if ('missing' in t) return value === null;
+  if (value === null) return false;
+  if ('present' in t) return true;
+  if ('matches' in t) return compileClickHouseRegex(t.matches)?.test(value) === true;
+  if ('oneOf' in t) return t.oneOf.includes(value);
+  if ('startsWith' in t) return value.startsWith(t.startsWith);
+  return value === t.equals;
+}
+
+const SEARCH_CCTLD = new RegExp(SEARCH_CCTLD_PATTERN);
+
+function lookup(table: 'source' | 'medium', value: string | null, paid: boolean): string | null {
   if (value === null) return null;
-  if (kind === 'medium') return Object.hasOwn(MEDIUMS, value) ? (MEDIUMS[value]?.[which] ?? null) : null;
-  const exact = Object.hasOwn(SOURCES, value) ? SOURCES[value]?.[which] : undefined;
+  const which = paid ? 0 : 1;
+  if (table === 'medium') return (Object.hasOwn(MEDIUM_TYPES, value) ? MEDIUM_TYPES[value]?.[which] : null) ?? null;
+  const exact = Object.hasOwn(SOURCE_TYPES, value) ? SOURCE_TYPES[value]?.[which] : null;
   if (exact) return exact;
   const cut = cutToFirstSignificantSubdomain(value);
-  if (cut === '') return null;
-  const viaCut = Object.hasOwn(SOURCES, cut) ? SOURCES[cut]?.[which] : undefined;
+  const viaCut = Object.hasOwn(SOURCE_TYPES, cut) ? SOURCE_TYPES[cut]?.[which] : null;
   if (viaCut) return viaCut;
-  if (SEARCH_CCTLD.test(cut)) return SEARCH[which];
+  if (SEARCH_CCTLD.test(cut)) return paid ? 'Paid Search' : 'Organic Search';
   return null;
 }
 
-/** `lower(nullIf(nullIf(x, ''), 'null'))` */
-function norm(value: string | null | undefined): string | null {
-  if (value === null || value === undefined || value === '' || value === 'null') return null;
-  return value.toLowerCase();
-}
-
-const SHOPPING_CAMPAIGN = /^(.*(([^a-df-z]|^)shop|shopping).*)$/;
-const VIDEO_CAMPAIGN = /^(.*video.*)$/;
-const PAID_MEDIUMS = new Set(['cpc', 'cpm', 'cpv', 'cpa', 'ppc', 'retargeting']);
-
-function matches(value: string | null, re: RegExp): boolean {
-  return value !== null && re.test(value);
+function outcome(o: ChannelOutcome, values: RuleValues): string | null {
+  if ('channel' in o) return o.channel;
+  if ('lookup' in o) return lookup(o.lookup, values.inputs[o.of], o.paid);
+  if ('when' in o) return test(o.when, values) ? outcome(o.then, values) : null;
+  if ('first' in o) {
+    for (const x of o.first) {
+      const found = outcome(x, values);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [when, then] of o.cases) if (test(when, values)) return outcome(then, values);
+  return outcome(o.otherwise, values);
 }
 
 /** The built-in channel rules. */
 export function defaultChannelType(inputs: ChannelInputs): (typeof DEFAULT_CHANNEL_TYPES)[number] | 'Display' {
-  const campaign = norm(inputs.utmCampaign);
-  const medium = norm(inputs.utmMedium);
-  const source = norm(inputs.utmSource);
-  const referringDomain = inputs.referringDomain ?? null;
-  const hasGclid = inputs.hasGclid === true;
-  const hasFbclid = inputs.hasFbclid === true;
-  const gadSource =
-    inputs.gadSource === null || inputs.gadSource === undefined || inputs.gadSource === '' || inputs.gadSource === 'null'
-      ? null
-      : inputs.gadSource;
-
-  if (matches(campaign, /cross-network/)) return 'Cross Network';
-
-  const paid = (medium !== null && (PAID_MEDIUMS.has(medium) || medium.startsWith('paid'))) || hasGclid || gadSource !== null;
-  if (paid) {
-    const found =
-      lookup(source, 'source', 0) ??
-      (matches(campaign, SHOPPING_CAMPAIGN) ? 'Paid Shopping' : null) ??
-      lookup(medium, 'medium', 0) ??
-      lookup(referringDomain, 'source', 0);
-    if (found) return found as (typeof DEFAULT_CHANNEL_TYPES)[number] | 'Display';
-    if (gadSource === '1') return 'Paid Search';
-    if (matches(campaign, VIDEO_CAMPAIGN)) return 'Paid Video';
-    if (hasFbclid) return 'Paid Social';
-    return 'Paid Unknown';
-  }
-
-  if (
-    referringDomain === '$direct' &&
-    medium === null &&
-    (source === null || source === '(direct)' || source === 'direct' || source === '$direct') &&
-    !hasFbclid
-  ) {
-    return 'Direct';
-  }
-
-  const organic =
-    lookup(source, 'source', 1) ??
-    (matches(campaign, SHOPPING_CAMPAIGN) ? 'Organic Shopping' : null) ??
-    lookup(medium, 'medium', 1) ??
-    lookup(referringDomain, 'source', 1);
-  if (organic) return organic as (typeof DEFAULT_CHANNEL_TYPES)[number] | 'Display';
-  if (matches(campaign, VIDEO_CAMPAIGN)) return 'Organic Video';
-  if (matches(medium, /push$/)) return 'Push';
-  if (hasFbclid) return 'Organic Social';
-  if (referringDomain === '$direct') return 'Direct';
-  if (referringDomain !== null) return 'Referral';
-  return 'Unknown';
+  const lowered = (v: string | null | undefined) => {
+    const value = missingIfEmpty(v);
+    return value === null ? null : lowerAscii(value);
+  };
+  const values: RuleValues = {
+    inputs: {
+      source: lowered(inputs.utmSource),
+      medium: lowered(inputs.utmMedium),
+      campaign: lowered(inputs.utmCampaign),
+      referring_domain: inputs.referringDomain ?? null,
+      gad_source: missingIfEmpty(inputs.gadSource),
+    },
+    flags: { has_gclid: inputs.hasGclid === true, has_fbclid: inputs.hasFbclid === true },
+  };
+  // The rules end in a channel whatever the inputs.
+  return (outcome(DEFAULT_CHANNEL_RULES, values) ?? 'Unknown') as (typeof DEFAULT_CHANNEL_TYPES)[number] | 'Display';
 }
 
 function fieldValue(inputs: ChannelInputs, key: CustomChannelField): string | null {
@@ -381,9 +226,9 @@ function fieldValue(inputs: ChannelInputs, key: CustomChannelField): string | nu
 function condition(value: string | null, op: CustomChannelOperator, operand: string | null | undefined): boolean {
   switch (op) {
     case 'exact':
-      return value !== null && value === operand;
+      return value !== null && typeof operand === 'string' && value === operand;
     case 'is_not':
-      return value !== null && value !== operand;
+      return value !== null && typeof operand === 'string' && value !== operand;
     case 'is_set':
       return value !== null;
     case 'is_not_set':

@@ -1,0 +1,159 @@
+/**
+ * One channel type: the web analytics channels table (ClickHouse, events/channel-type-sql.ts) and
+ * the TypeScript evaluation recordings use (recordings/core/channel-type.ts) agree, session by
+ * session, on a fixture that reaches every channel the rules can give, with the team's custom rules.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
+import {
+  computeSessionProperties,
+  DEFAULT_CHANNEL_TYPES,
+  readCustomChannelRules,
+  type CustomChannelRule,
+} from '../../src/recordings/core/index.js';
+import { channelTypeSql } from '../../src/events/channel-type-sql.js';
+
+const server = useTestServer();
+const env = () => `/api/environments/${server.bootstrap.team.id}`;
+
+const RULES: unknown[] = [
+  // Invalid for ClickHouse's RE2 (look-ahead): a missing value, so never this channel.
+  { channel_type: 'Broken', combiner: 'AND', items: [{ key: 'utm_source', op: 'regex', value: 'a(?=b)' }] },
+  {
+    channel_type: 'Partners',
+    combiner: 'OR',
+    items: [
+      { key: 'utm_source', op: 'exact', value: ['partner-a', 'partner-b'] },
+      { key: 'pathname', op: 'regex', value: '^/partners/' },
+    ],
+  },
+  { channel_type: "Quote's", combiner: 'AND', items: [{ key: 'referring_domain', op: 'icontains', value: "o'brien" }] },
+  // Not a rule: left out, not a failure.
+  { channel_type: 'Malformed', items: [{ key: 'nope', op: 'exact', value: 'x' }] },
+];
+
+/** Each session's entry attribution (one a case), with the channel it reaches noted for the reader. */
+const CASES: Array<[channel: string, properties: Record<string, unknown>, path?: string]> = [
+  ['Cross Network', { utm_campaign: 'EU-Cross-Network-Q4', $referring_domain: '$direct' }],
+  ['Paid Search', { gclid: 'g1', $referring_domain: 'www.google.com' }],
+  ['Paid Search', { gad_source: '1', $referring_domain: '$direct' }],
+  ['Paid Search', { utm_source: 'bing', utm_medium: 'ppc', $referring_domain: 'www.bing.com' }],
+  ['Paid Social', { utm_source: 'facebook', utm_medium: 'paid_social', $referring_domain: 'l.facebook.com' }],
+  ['Paid Social', { utm_medium: 'cpc', fbclid: 'f1', $referring_domain: '$direct' }],
+  ['Paid Video', { utm_source: 'youtube', utm_medium: 'cpv', $referring_domain: 'www.youtube.com' }],
+  ['Paid Video', { utm_medium: 'cpc', utm_campaign: 'video-launch', $referring_domain: '$direct' }],
+  ['Paid Shopping', { utm_medium: 'cpc', utm_campaign: 'summer-shopping', $referring_domain: '$direct' }],
+  ['Paid Shopping', { utm_source: 'amazon', gad_source: '5', $referring_domain: '$direct' }],
+  ['Paid Unknown', { utm_medium: 'CPC', $referring_domain: '$direct' }],
+  ['Display', { utm_medium: 'display', gclid: 'g2', $referring_domain: '$direct' }],
+  ['Direct', { $referring_domain: '$direct' }],
+  ['Direct', { utm_source: '(direct)', $referring_domain: '$direct' }],
+  ['Direct', { utm_source: 'null', utm_medium: '', $referring_domain: '$direct' }],
+  ['Organic Search', { $referring_domain: 'www.google.co.uk' }],
+  ['Organic Search', { utm_source: 'Google', $referring_domain: 'www.google.com' }],
+  ['Organic Search', { $referring_domain: 'duckduckgo.com' }],
+  ['Organic Social', { $referring_domain: 'l.facebook.com' }],
+  ['Organic Social', { utm_medium: 'social', $referring_domain: 'mastodon.example' }],
+  ['Organic Social', { fbclid: 'f2', $referring_domain: '$direct' }],
+  ['Organic Video', { $referring_domain: 'm.youtube.com' }],
+  ['Organic Video', { utm_campaign: 'video', $referring_domain: 'x.test' }],
+  ['Organic Shopping', { utm_source: 'amazon', $referring_domain: '$direct' }],
+  ['Organic Shopping', { utm_campaign: 'spring-shop-sale', $referring_domain: 'x.test' }],
+  ['Email', { utm_medium: 'email', $referring_domain: '$direct' }],
+  ['Email', { utm_source: 'mail.google.com', $referring_domain: '$direct' }],
+  ['Push', { utm_medium: 'push', $referring_domain: '$direct' }],
+  ['Push', { utm_medium: 'web-push', $referring_domain: '$direct' }],
+  ['Audio', { utm_medium: 'audio', $referring_domain: '$direct' }],
+  ['Affiliate', { utm_medium: 'affiliate', $referring_domain: 'deals.example' }],
+  ['Affiliate', { utm_medium: 'partnership', $referring_domain: '$direct' }],
+  ['Referral', { $referring_domain: 'blog.example.org' }],
+  ['Referral', { utm_medium: 'referral', $referring_domain: '$direct' }],
+  // ClickHouse's lookups keep case: an upper-case host is no known source.
+  ['Referral', { $referring_domain: 'WWW.GOOGLE.COM' }],
+  ['Unknown', {}],
+  ['Partners', { utm_source: 'partner-b', utm_medium: 'cpc', $referring_domain: '$direct' }],
+  ['Partners', { $referring_domain: 'www.google.com' }, '/partners/welcome'],
+  ["Quote's", { $referring_domain: "o'brien.example" }],
+];
+
+const START = Date.parse('2025-11-12T10:00:00Z');
+
+/** Session i has i + 1 pageviews, so a session counted under another channel changes that channel's views. */
+function fixture(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
+  return CASES.flatMap(([, properties, path = '/'], i) =>
+    Array.from({ length: i + 1 }, (_, view) => ({
+      event: '$pageview',
+      distinct_id: `person-${i}`,
+      timestamp: new Date(START + i * 3_600_000 + view * 1000).toISOString(),
+      // The attribution on the session's first pageview; later ones carry none (as an SPA's do).
+      properties: {
+        $session_id: `session-${i}`,
+        $pathname: view === 0 ? path : '/next',
+        $current_url: `https://shop.example${view === 0 ? path : '/next'}`,
+        ...(view === 0 ? properties : {}),
+      },
+    })),
+  );
+}
+
+beforeAll(async () => {
+  const patched = await server.request(`${env()}/`, { method: 'PATCH', body: { modifiers: { customChannelTypeRules: RULES } } });
+  expect(patched.status, patched.text).toBe(200);
+  await server.ingest(fixture());
+});
+
+describe('the channel type', () => {
+  it('is the same in the web analytics channels table as in the TypeScript evaluation, for every channel', async () => {
+    const events = fixture();
+    const sessions = computeSessionProperties(events, { customChannelRules: readCustomChannelRules({ customChannelTypeRules: RULES }) });
+    const expected = new Map<string, { visitors: number; views: number }>();
+    CASES.forEach(([noted], i) => {
+      const channel = sessions.get(`session-${i}`)!.$channel_type;
+      expect(channel, `case ${i}: ${JSON.stringify(CASES[i])}`).toBe(noted);
+      const row = expected.get(channel) ?? { visitors: 0, views: 0 };
+      expected.set(channel, { visitors: row.visitors + 1, views: row.views + i + 1 });
+    });
+    // Every channel PostHog's rules can give is reached (SMS is in its list, but no rule gives it).
+    const reached = new Set(expected.keys());
+    for (const channel of DEFAULT_CHANNEL_TYPES) if (channel !== 'SMS') expect(reached, channel).toContain(channel);
+    expect(reached).toContain('Partners');
+    expect(reached).not.toContain('Broken');
+
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: {
+        query: {
+          kind: 'WebStatsTableQuery',
+          breakdownBy: 'InitialChannelType',
+          dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
+          compareFilter: { compare: false },
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const table = new Map<string, { visitors: number; views: number }>(
+      res.body.results.map((r: any) => [r[0], { visitors: r[1][0], views: r[2][0] }]),
+    );
+    expect(Object.fromEntries(table)).toEqual(Object.fromEntries(expected));
+  });
+
+  it('binds the custom rules’ values as parameters, never as SQL text', () => {
+    const columns = {
+      utm_source: 's',
+      utm_medium: 'm',
+      utm_campaign: 'c',
+      referring_domain: 'd',
+      gclid: 'g',
+      fbclid: 'f',
+      gad_source: 'a',
+      url: 'u',
+    };
+    const rules: CustomChannelRule[] = [
+      { channel_type: "x') OR 1 --", combiner: 'AND', items: [{ key: 'utm_source', op: 'exact', value: "'; DROP TABLE events" }] },
+    ];
+    const { sql, params } = channelTypeSql(columns, rules).compile();
+    expect(sql).not.toContain('DROP');
+    expect(sql).not.toContain("x')");
+    expect(Object.values(params)).toEqual(["'; DROP TABLE events", "x') OR 1 --"]);
+  });
+});

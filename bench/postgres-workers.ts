@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { cpuSecondsOf, entryArguments, ROOT, SERVER_ENVIRONMENT, SERVER_NODE_OPTIONS } from './harness.js';
-import { readTable, type FloorTable } from './postgres-floor.js';
+import { postgresFloor, readTable, type FloorTable, type PostgresFloor } from './postgres-floor.js';
 import { realisticWorkload } from './workload.js';
 
 /** A realistic stream (bench/workload.ts) as posthog-node sends it: batches of 100, distinct ids under `prefix`. */
@@ -225,4 +225,63 @@ export async function workerFloorTables(client: pg.Client, queued: FloorTable, t
 /** The worker counts measured: one, two, and the machine's parallelism when it is more than two. */
 export function workerCounts(parallelism: number): number[] {
   return parallelism > 2 ? [1, 2, parallelism] : [1, 2];
+}
+
+/** Queue rows with ids in (after, upTo], and how many events they hold. */
+export async function queueRows(client: pg.Client, after: number, upTo: number): Promise<{ table: FloorTable; events: number }> {
+  const table = await readTable(client, 'public', 'ingestion_queue', 'where id > $1 and id <= $2 order by id', [after, upTo]);
+  const count = table.columns.indexOf('event_count');
+  return { table, events: table.rows.reduce((sum, row) => sum + Number(row[count]), 0) };
+}
+
+export async function lastQueueId(client: pg.Client): Promise<number> {
+  const result = await client.query<{ id: string | null }>('select max(id) as id from ingestion_queue');
+  return Number(result.rows[0]!.id ?? 0);
+}
+
+/**
+ * The worker rounds, one per count (the first must be 1: its rows make the floor), each on a
+ * fresh stream (distinct ids of its own) queued through `serverUrl`'s /batch/ first, then drained
+ * by that many `hoglet worker` processes; and the floor of the rows the one worker stored.
+ */
+export async function workerRounds(options: {
+  url: string;
+  serverUrl: string;
+  token: string;
+  env: Record<string, string>;
+  events: number;
+  counts: readonly number[];
+  drainSeconds: number;
+}): Promise<{ drains: DrainFigure[]; workerFloor: PostgresFloor }> {
+  const { url, events } = options;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const drains: DrainFigure[] = [];
+    let workerFloor: PostgresFloor | undefined;
+    for (const count of options.counts) {
+      const before = await lastQueueId(client);
+      await sendBatches(options.serverUrl, posthogNodeBatches(options.token, events, `r${count}-`));
+      await waitFor(async () => (await backlog(client)).queued >= events, 60, 'the queue to fill');
+      const queued = count === 1 ? await queueRows(client, before, await lastQueueId(client)) : undefined;
+      const drain = await timeDrain(url, count, options.env, options.drainSeconds);
+      drains.push(drain);
+      // What a round left at its deadline is not the next round's.
+      if (drain.processed < drain.queued) await client.query('delete from ingestion_queue');
+      if (queued) {
+        const transactions = Math.ceil(queued.events / 1000);
+        workerFloor = await postgresFloor(
+          url,
+          'public',
+          await workerFloorTables(client, queued.table, transactions),
+          queued.events,
+          transactions,
+        );
+      }
+    }
+    if (!workerFloor) throw new Error('the worker rounds must start with one worker');
+    return { drains, workerFloor };
+  } finally {
+    await client.end();
+  }
 }

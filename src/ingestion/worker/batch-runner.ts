@@ -273,7 +273,7 @@ export class BatchRunner {
    */
   private async afterCommit(outcome: BatchOutcome, backlog = false): Promise<void> {
     outcome.committed();
-    this.copier?.committed(outcome.outboxEvents, backlog);
+    this.copier?.committed(outcome.outboxEvents, backlog, outcome.outboxRows);
     for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
   }
 

@@ -41,11 +41,8 @@ try {
       url: database.url,
       serverUrl: hoglet.url,
       token: projects.results[0]!.api_token,
-      env: {
-        ...env,
-        LOG_LEVEL: 'warn',
-        ...(profileDir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } : {}),
-      },
+      env: { ...env, LOG_LEVEL: 'warn' },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [],
       events,
       counts,
       drainSeconds,

@@ -108,9 +108,13 @@ function machineTicks(): { busy: number; total: number } | undefined {
 }
 
 /** `hoglet worker` processes of this checkout (compiled when the bench runs compiled). */
-function startWorkers(count: number, env: Record<string, string>): Array<{ child: ChildProcess; output: () => string }> {
+function startWorkers(
+  count: number,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Array<{ child: ChildProcess; output: () => string }> {
   return Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
+    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
       cwd: ROOT,
       env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -143,10 +147,16 @@ async function stopWorkers(workers: Array<{ child: ChildProcess }>): Promise<voi
  * empty (every event stored in ClickHouse): from the last look at a full queue (every 50 ms) to
  * the first at an empty one, so the processes' start is not timed.
  */
-export async function timeDrain(url: string, count: number, env: Record<string, string>, maxSeconds: number): Promise<DrainFigure> {
+export async function timeDrain(
+  url: string,
+  count: number,
+  env: Record<string, string>,
+  maxSeconds: number,
+  nodeArgs: readonly string[] = [],
+): Promise<DrainFigure> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const workers = startWorkers(count, { ...env, DATABASE_URL: url });
+  const workers = startWorkers(count, { ...env, DATABASE_URL: url }, nodeArgs);
   try {
     const initial = (await backlog(client)).queued;
     const cpu = () => workers.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid), 0);
@@ -252,6 +262,8 @@ export async function workerRounds(options: {
   events: number;
   counts: readonly number[];
   drainSeconds: number;
+  /** Node options of the worker processes besides the server's (`--cpu-prof`). */
+  nodeArgs?: readonly string[];
 }): Promise<{ drains: DrainFigure[]; workerFloor: PostgresFloor }> {
   const { url, events } = options;
   const client = new pg.Client({ connectionString: url });
@@ -264,7 +276,7 @@ export async function workerRounds(options: {
       await sendBatches(options.serverUrl, posthogNodeBatches(options.token, events, `r${count}-`));
       await waitFor(async () => (await backlog(client)).queued >= events, 60, 'the queue to fill');
       const queued = count === 1 ? await queueRows(client, before, await lastQueueId(client)) : undefined;
-      const drain = await timeDrain(url, count, options.env, options.drainSeconds);
+      const drain = await timeDrain(url, count, options.env, options.drainSeconds, options.nodeArgs);
       drains.push(drain);
       // What a round left at its deadline is not the next round's.
       if (drain.processed < drain.queued) await client.query('delete from ingestion_queue');

@@ -12,17 +12,8 @@ import pg from 'pg';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, interleaved, load, report, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
-import { postgresFloor, postgresFloorText, readTable, type FloorTable, type PostgresFloor } from './postgres-floor.js';
-import {
-  backlog,
-  posthogNodeBatches,
-  sendBatches,
-  timeDrain,
-  waitFor,
-  workerCounts,
-  workerFloorTables,
-  type DrainFigure,
-} from './postgres-workers.js';
+import { postgresFloor, postgresFloorText, type PostgresFloor } from './postgres-floor.js';
+import { lastQueueId, queueRows, timeDrain, workerCounts, workerRounds, type DrainFigure } from './postgres-workers.js';
 
 /** Where the bench looks for PostgreSQL when DATABASE_URL is not set (the test suite's database). */
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -72,7 +63,7 @@ export async function postgresVersion(url: string): Promise<{ version: string } 
 }
 
 /** A database of its own for the run, in the server `url` points at; `drop` ends its connections. */
-async function freshDatabase(url: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+export async function freshDatabase(url: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
   const name = `hoglet_bench_${randomBytes(4).toString('hex')}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: url });
@@ -89,22 +80,10 @@ async function freshDatabase(url: string): Promise<{ url: string; name: string; 
   return { url: fresh.toString(), name, drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
-/** Queue rows with ids in (after, upTo], and how many events they hold. */
-async function queueRows(client: pg.Client, after: number, upTo: number): Promise<{ table: FloorTable; events: number }> {
-  const table = await readTable(client, 'public', 'ingestion_queue', 'where id > $1 and id <= $2 order by id', [after, upTo]);
-  const count = table.columns.indexOf('event_count');
-  return { table, events: table.rows.reduce((sum, row) => sum + Number(row[count]), 0) };
-}
-
 /** The floor of the queue rows with ids in (after, upTo]: those very rows inserted raw, 1000 a transaction. */
 async function queueRowsFloor(client: pg.Client, url: string, after: number, upTo: number): Promise<PostgresFloor> {
   const { table, events } = await queueRows(client, after, upTo);
   return postgresFloor(url, 'public', [table], events, Math.ceil(table.rows.length / 1000));
-}
-
-async function lastQueueId(client: pg.Client): Promise<number> {
-  const result = await client.query<{ id: string | null }>('select max(id) as id from ingestion_queue');
-  return Number(result.rows[0]!.id ?? 0);
 }
 
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
@@ -177,32 +156,18 @@ export async function postgresBench(options: { url: string; version: string; sec
       // Those queued events are not the workers' stream: gone before it is queued.
       await client.query('delete from ingestion_queue');
 
-      // The workers, one round per count, each on a fresh stream (distinct ids of its own) queued
-      // through /batch/ first, then drained by that many `hoglet worker` processes.
-      const drains: DrainFigure[] = [];
-      let workerFloor: PostgresFloor | undefined;
-      for (const count of workerCounts(os.availableParallelism())) {
-        const before = await lastQueueId(client);
-        await sendBatches(hoglet.url, posthogNodeBatches(token, workerEvents, `r${count}-`));
-        await waitFor(async () => (await backlog(client)).queued >= workerEvents, 60, 'the queue to fill');
-        const queued = count === 1 ? await queueRows(client, before, await lastQueueId(client)) : undefined;
-        const drain = await timeDrain(database.url, count, { ...env, LOG_LEVEL: 'warn' }, drainSeconds);
-        drains.push(drain);
-        // What a round left at its deadline is not the next round's.
-        if (drain.processed < drain.queued) await client.query('delete from ingestion_queue');
-        if (queued) {
-          const transactions = Math.ceil(queued.events / 1000);
-          workerFloor = await postgresFloor(
-            database.url,
-            'public',
-            await workerFloorTables(client, queued.table, transactions),
-            queued.events,
-            transactions,
-          );
-        }
-      }
+      // The workers, one round per count, each on a fresh stream queued through /batch/ first.
+      const { drains, workerFloor } = await workerRounds({
+        url: database.url,
+        serverUrl: hoglet.url,
+        token,
+        env: { ...env, LOG_LEVEL: 'warn' },
+        events: workerEvents,
+        counts: workerCounts(os.availableParallelism()),
+        drainSeconds,
+      });
 
-      printLines(http, captureFloor, batchFloor, drains, workerFloor!, workerEvents);
+      printLines(http, captureFloor, batchFloor, drains, workerFloor, workerEvents);
     } finally {
       await hoglet.stop();
     }
@@ -247,6 +212,13 @@ function printLines(
     unit: 'req/s',
   });
   process.stdout.write(`${pad} p99 ${decide.measured.p99} ms (bare ${decide.baseline.p99} ms), non-2xx ${decide.measured.non2xx}\n`);
+  printWorkerLines(drains, workerFloor, workerEvents);
+}
+
+/** The worker rounds' lines: one worker beside its floor, more beside one. */
+export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFloor, workerEvents: number): void {
+  const pad = ''.padEnd(44);
+  const floorLine = (floor: PostgresFloor) => ({ name: 'PostgreSQL floor', value: floor.eventsPerSecond, unit: 'events/s' });
   const [one, ...more] = drains;
   // One worker that keeps the machine busy leaves little for a second one to add: shown beside it.
   const busyText = (d: DrainFigure) => {

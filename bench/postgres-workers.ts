@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { cpuSecondsOf, entryArguments, ROOT, SERVER_ENVIRONMENT, SERVER_NODE_OPTIONS } from './harness.js';
-import { readTable, type FloorTable } from './postgres-floor.js';
+import { postgresFloor, readTable, type FloorTable, type PostgresFloor } from './postgres-floor.js';
 import { realisticWorkload } from './workload.js';
 
 /** A realistic stream (bench/workload.ts) as posthog-node sends it: batches of 100, distinct ids under `prefix`. */
@@ -108,9 +108,13 @@ function machineTicks(): { busy: number; total: number } | undefined {
 }
 
 /** `hoglet worker` processes of this checkout (compiled when the bench runs compiled). */
-function startWorkers(count: number, env: Record<string, string>): Array<{ child: ChildProcess; output: () => string }> {
+function startWorkers(
+  count: number,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Array<{ child: ChildProcess; output: () => string }> {
   return Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
+    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
       cwd: ROOT,
       env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -143,10 +147,16 @@ async function stopWorkers(workers: Array<{ child: ChildProcess }>): Promise<voi
  * empty (every event stored in ClickHouse): from the last look at a full queue (every 50 ms) to
  * the first at an empty one, so the processes' start is not timed.
  */
-export async function timeDrain(url: string, count: number, env: Record<string, string>, maxSeconds: number): Promise<DrainFigure> {
+export async function timeDrain(
+  url: string,
+  count: number,
+  env: Record<string, string>,
+  maxSeconds: number,
+  nodeArgs: readonly string[] = [],
+): Promise<DrainFigure> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const workers = startWorkers(count, { ...env, DATABASE_URL: url });
+  const workers = startWorkers(count, { ...env, DATABASE_URL: url }, nodeArgs);
   try {
     const initial = (await backlog(client)).queued;
     const cpu = () => workers.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid), 0);
@@ -225,4 +235,65 @@ export async function workerFloorTables(client: pg.Client, queued: FloorTable, t
 /** The worker counts measured: one, two, and the machine's parallelism when it is more than two. */
 export function workerCounts(parallelism: number): number[] {
   return parallelism > 2 ? [1, 2, parallelism] : [1, 2];
+}
+
+/** Queue rows with ids in (after, upTo], and how many events they hold. */
+export async function queueRows(client: pg.Client, after: number, upTo: number): Promise<{ table: FloorTable; events: number }> {
+  const table = await readTable(client, 'public', 'ingestion_queue', 'where id > $1 and id <= $2 order by id', [after, upTo]);
+  const count = table.columns.indexOf('event_count');
+  return { table, events: table.rows.reduce((sum, row) => sum + Number(row[count]), 0) };
+}
+
+export async function lastQueueId(client: pg.Client): Promise<number> {
+  const result = await client.query<{ id: string | null }>('select max(id) as id from ingestion_queue');
+  return Number(result.rows[0]!.id ?? 0);
+}
+
+/**
+ * The worker rounds, one per count (the first must be 1: its rows make the floor), each on a
+ * fresh stream (distinct ids of its own) queued through `serverUrl`'s /batch/ first, then drained
+ * by that many `hoglet worker` processes; and the floor of the rows the one worker stored.
+ */
+export async function workerRounds(options: {
+  url: string;
+  serverUrl: string;
+  token: string;
+  env: Record<string, string>;
+  events: number;
+  counts: readonly number[];
+  drainSeconds: number;
+  /** Node options of the worker processes besides the server's (`--cpu-prof`). */
+  nodeArgs?: readonly string[];
+}): Promise<{ drains: DrainFigure[]; workerFloor: PostgresFloor }> {
+  const { url, events } = options;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const drains: DrainFigure[] = [];
+    let workerFloor: PostgresFloor | undefined;
+    for (const count of options.counts) {
+      const before = await lastQueueId(client);
+      await sendBatches(options.serverUrl, posthogNodeBatches(options.token, events, `r${count}-`));
+      await waitFor(async () => (await backlog(client)).queued >= events, 60, 'the queue to fill');
+      const queued = count === 1 ? await queueRows(client, before, await lastQueueId(client)) : undefined;
+      const drain = await timeDrain(url, count, options.env, options.drainSeconds, options.nodeArgs);
+      drains.push(drain);
+      // What a round left at its deadline is not the next round's.
+      if (drain.processed < drain.queued) await client.query('delete from ingestion_queue');
+      if (queued) {
+        const transactions = Math.ceil(queued.events / 1000);
+        workerFloor = await postgresFloor(
+          url,
+          'public',
+          await workerFloorTables(client, queued.table, transactions),
+          queued.events,
+          transactions,
+        );
+      }
+    }
+    if (!workerFloor) throw new Error('the worker rounds must start with one worker');
+    return { drains, workerFloor };
+  } finally {
+    await client.end();
+  }
 }

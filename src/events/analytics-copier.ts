@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { copyOutboxGroup, flushOutbox } from './analytics-outbox.js';
+import { copyOutboxGroup, flushOutbox, KeptOutboxRows, type OutboxRow } from './analytics-outbox.js';
 
 export interface CopierOptions {
   /** Longest an event waits in the outbox once committed (a quiet stream's events are copied this late). */
@@ -37,6 +37,8 @@ export class AnalyticsCopier {
   /** The next copy goes on until the outbox is empty. */
   private drain = false;
   private stopped = false;
+  /** The rows this worker committed, for their copy (not read back). */
+  private readonly kept = new KeptOutboxRows();
 
   constructor(
     private readonly db: Kysely<Schema>,
@@ -49,12 +51,13 @@ export class AnalyticsCopier {
   }
 
   /**
-   * A batch of `events` events committed to the outbox. Under a backlog (more was queued behind
+   * A batch of `events` events committed to the outbox, in `rows`. Under a backlog (more was queued behind
    * the batch) the copy waits for `copyAtEvents`: its events are late anyway, and larger inserts
    * leave more of the machine to the worker (BACKLOG_DELAY_MS at most).
    */
-  committed(events: number, backlog = false): void {
+  committed(events: number, backlog = false, rows: readonly OutboxRow[] = []): void {
     if (this.stopped) return;
+    for (const row of rows) this.kept.keep(row);
     this.waiting += events;
     if (this.waiting >= this.copyAtEvents) this.copySoon(0);
     else this.copySoon(backlog ? BACKLOG_DELAY_MS : this.maxDelayMs);
@@ -81,7 +84,7 @@ export class AnalyticsCopier {
   async flush(): Promise<void> {
     this.clearTimer();
     await this.running;
-    await flushOutbox(this.db, this.engine);
+    await flushOutbox(this.db, this.engine, this.kept);
     this.waiting = 0;
   }
 
@@ -143,8 +146,8 @@ export class AnalyticsCopier {
     this.drain = false;
     this.waiting = 0;
     try {
-      let rows = await copyOutboxGroup(this.db, this.engine);
-      while (drain && rows > 0 && !this.stopped) rows = await copyOutboxGroup(this.db, this.engine);
+      let rows = await copyOutboxGroup(this.db, this.engine, this.kept);
+      while (drain && rows > 0 && !this.stopped) rows = await copyOutboxGroup(this.db, this.engine, this.kept);
       this.failures = 0;
       if (rows === 0) return;
       if (this.waiting >= this.copyAtEvents) this.again = true;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { nextTurn } from '../platform/next-turn.js';
@@ -43,20 +43,82 @@ export interface PersonOverrideRow {
   overridePersonId: string;
 }
 
-/** Queues a batch's rows for ClickHouse, in the batch's transaction (nothing when there are none). */
-export async function addToOutbox(db: Db, eventLines: string[], overrides: PersonOverrideRow[]): Promise<void> {
-  if (eventLines.length === 0 && overrides.length === 0) return;
-  await db
+/** An outbox row's texts, as written and as a copy sends them. */
+export interface OutboxRow {
+  id: number;
+  /** JSONEachRow lines of `events`. */
+  events: string;
+  /** JSONEachRow lines of `person_overrides`, without their version (the copy adds the row's id). */
+  personOverrides: string;
+}
+
+/**
+ * Queues a batch's rows for ClickHouse, in the batch's transaction (nothing when there are none);
+ * returns the row written, which its writer may keep for the copy (KeptOutboxRows).
+ */
+export async function addToOutbox(db: Db, eventLines: string[], overrides: PersonOverrideRow[]): Promise<OutboxRow | undefined> {
+  if (eventLines.length === 0 && overrides.length === 0) return undefined;
+  const events = eventLines.join('\n');
+  const personOverrides = overrides
+    .map((o) => JSON.stringify({ team_id: o.teamId, old_person_id: o.oldPersonId, override_person_id: o.overridePersonId }))
+    .join('\n');
+  const row = await db
     .insertInto('analytics_outbox')
-    .values({
-      token: randomUUID(),
-      events: eventLines.join('\n'),
-      person_overrides: overrides
-        .map((o) => JSON.stringify({ team_id: o.teamId, old_person_id: o.oldPersonId, override_person_id: o.overridePersonId }))
-        .join('\n'),
-      created_at: new Date().toISOString(),
-    })
-    .execute();
+    .values({ token: randomUUID(), events, person_overrides: personOverrides, created_at: new Date().toISOString() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: Number(row.id), events, personOverrides };
+}
+
+/** The most text kept (a copy's worth): past it, rows are read back from the outbox as others' are. */
+const KEPT_CHARS = 32 * 1024 * 1024;
+
+/**
+ * The outbox rows this process committed and has not copied yet, by id: a copy takes their text
+ * from here instead of reading back megabytes it has just written (the worker's CPU and the
+ * database's). Only committed rows are kept (their text is the stored one: an outbox row never
+ * changes but for its token), and ids are never reused (bigserial, SQLite's autoincrement), so a
+ * kept row is the row of that id for as long as it exists. Rows that others copied are dropped
+ * once the outbox's head is past them.
+ */
+export class KeptOutboxRows {
+  private readonly rows = new Map<number, OutboxRow>();
+  private chars = 0;
+
+  constructor(private readonly maxChars = KEPT_CHARS) {}
+
+  /** A row of a committed transaction. */
+  keep(row: OutboxRow): void {
+    const chars = row.events.length + row.personOverrides.length;
+    if (this.chars + chars > this.maxChars) return;
+    this.rows.set(row.id, row);
+    this.chars += chars;
+  }
+
+  get(id: number): OutboxRow | undefined {
+    return this.rows.get(id);
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** The row is gone from the outbox (copied). */
+  drop(id: number): void {
+    const row = this.rows.get(id);
+    if (!row) return;
+    this.rows.delete(id);
+    this.chars -= row.events.length + row.personOverrides.length;
+  }
+
+  /** Every row before `id` is gone: copies take the outbox from its head. */
+  dropBefore(id: number): void {
+    for (const kept of this.rows.keys()) if (kept < id) this.drop(kept);
+  }
+}
+
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** A copy's token marks its rows (see copyOutboxGroup); a fresh row's token is a bare uuid. */
@@ -79,14 +141,19 @@ const ROWS_PER_STATEMENT = 2;
  * ClickHouse drops the repeat. Only rows no copy has claimed yet are claimed, so two copies never
  * claim the same row under different tokens.
  */
-export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine): Promise<number> {
+export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows): Promise<number> {
   const head = await db.selectFrom('analytics_outbox').select(['id', 'token']).orderBy('id').limit(1).executeTakeFirst();
-  if (!head) return 0;
+  if (!head) {
+    kept?.dropBefore(Infinity);
+    return 0;
+  }
+  kept?.dropBefore(Number(head.id));
   let token = head.token;
   if (!token.startsWith(GROUP)) {
     const candidates = await db
       .selectFrom('analytics_outbox')
-      .select(['id', 'token', (eb) => eb.fn<number>('length', ['events']).as('bytes')])
+      // PostgreSQL's octet_length reads the size off a stored value; length would decompress it.
+      .select(['id', 'token', (eb) => eb.fn<number>(isPostgres(db) ? 'octet_length' : 'length', ['events']).as('bytes')])
       .where('id', '>=', head.id)
       .orderBy('id')
       .limit(GROUP_ROWS)
@@ -109,25 +176,29 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine): Promise<
   }
   const ids = (await db.selectFrom('analytics_outbox').select('id').where('token', '=', token).orderBy('id').execute()).map((r) => r.id);
   // Claimed by another copy meanwhile: the next call takes that copy's rows.
-  if (ids.length === 0) return copyOutboxGroup(db, engine);
-  // A few rows per statement, a turn of the event loop between: on SQLite each read or delete
-  // holds the thread, and requests wait meanwhile.
-  const events: string[] = [];
-  const overrides: string[] = [];
-  for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
+  if (ids.length === 0) return copyOutboxGroup(db, engine, kept);
+  // The rows this process did not keep are read, a few per statement, a turn of the event loop
+  // between: on SQLite each read or delete holds the thread, and requests wait meanwhile.
+  const read = new Map<number, OutboxRow>();
+  const unkept = kept ? ids.filter((id) => !kept.get(Number(id))) : ids;
+  for (let i = 0; i < unkept.length; i += ROWS_PER_STATEMENT) {
     const rows = await db
       .selectFrom('analytics_outbox')
       .select(['id', 'events', 'person_overrides'])
-      .where('id', 'in', ids.slice(i, i + ROWS_PER_STATEMENT))
-      .orderBy('id')
+      .where('id', 'in', unkept.slice(i, i + ROWS_PER_STATEMENT))
       .execute();
-    for (const row of rows) {
-      if (row.events) events.push(row.events);
-      // A later merge's row replaces an earlier one's: the outbox id orders them.
-      if (row.person_overrides)
-        for (const line of row.person_overrides.split('\n')) overrides.push(`${line.slice(0, -1)},"version":${Number(row.id)}}`);
-    }
+    for (const row of rows) read.set(Number(row.id), { id: Number(row.id), events: row.events, personOverrides: row.person_overrides });
     await nextTurn();
+  }
+  const events: string[] = [];
+  const overrides: string[] = [];
+  for (const id of ids) {
+    const row = kept?.get(Number(id)) ?? read.get(Number(id));
+    if (!row) continue;
+    if (row.events) events.push(row.events);
+    // A later merge's row replaces an earlier one's: the outbox id orders them.
+    if (row.personOverrides)
+      for (const line of row.personOverrides.split('\n')) overrides.push(`${line.slice(0, -1)},"version":${row.id}}`);
   }
   if (events.length > 0) await engine.insert('events', events.join('\n'), { deduplicationToken: token });
   if (overrides.length > 0) await engine.insert('person_overrides', overrides.join('\n'), { deduplicationToken: token });
@@ -140,13 +211,14 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine): Promise<
       .execute();
     await nextTurn();
   }
+  for (const id of ids) kept?.drop(Number(id));
   return ids.length;
 }
 
 /** Copies every outbox row to ClickHouse (copyOutboxGroup until none is left); returns how many rows it copied. */
-export async function flushOutbox(db: Db, engine: AnalyticsEngine): Promise<number> {
+export async function flushOutbox(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows): Promise<number> {
   let copied = 0;
-  for (let rows; (rows = await copyOutboxGroup(db, engine)) > 0;) copied += rows;
+  for (let rows; (rows = await copyOutboxGroup(db, engine, kept)) > 0;) copied += rows;
   return copied;
 }
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
-import { addToOutbox, copyOutboxGroup, eventRow, flushOutbox, outboxPending } from '../../src/events/analytics-outbox.js';
+import { addToOutbox, copyOutboxGroup, eventRow, flushOutbox, KeptOutboxRows, outboxPending } from '../../src/events/analytics-outbox.js';
 import type { AnalyticsEngine, InsertOptions } from '../../src/platform/analytics/engine.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
@@ -25,12 +25,13 @@ async function setUp() {
 }
 
 let n = 0;
-/** A batch's outbox row of `count` events of one distinct id; returns their uuids. */
+/** A batch's outbox row of `count` events of one distinct id (kept in `kept`, as a worker keeps its own); returns their uuids. */
 async function commitBatch(
   db: Awaited<ReturnType<typeof setUp>>['db'],
   teamId: number,
   distinctId: string,
   count: number,
+  kept?: KeptOutboxRows,
 ): Promise<string[]> {
   const uuids: string[] = [];
   const lines: string[] = [];
@@ -41,7 +42,8 @@ async function commitBatch(
     const at = new Date(Date.parse('2026-03-01T00:00:00Z') + n * 1000).toISOString();
     lines.push(eventRow(teamId, uuid, 'copied', distinctId, '00000000-0000-4000-8000-00000000ffff', '{"n":1}', at, at, null, null));
   }
-  await addToOutbox(db, lines, []);
+  const row = await addToOutbox(db, lines, []);
+  if (kept && row) kept.keep(row);
   return uuids;
 }
 
@@ -119,6 +121,26 @@ describe('analytics copier', () => {
     await Promise.all([flushOutbox(db, analytics), flushOutbox(db, analytics)]);
     expect(await outboxPending(db)).toBe(0);
     expect((await stored(analytics, teamId, 'raced')).sort()).toEqual(uuids.sort());
+  });
+
+  it('copies rows its writer kept with rows read from the outbox, each once, and forgets them once copied', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    const kept = new KeptOutboxRows();
+    const uuids: string[] = [];
+    for (let batch = 0; batch < 4; batch++) uuids.push(...(await commitBatch(db, teamId, 'kept', 5, batch % 2 === 0 ? kept : undefined)));
+    expect(kept.size).toBe(2);
+    expect(await flushOutbox(db, engine, kept)).toBe(4);
+    expect(inserts.map((i) => [i.table, i.rows])).toEqual([['events', 20]]);
+    expect((await stored(analytics, teamId, 'kept')).sort()).toEqual(uuids.sort());
+    expect(kept.size).toBe(0);
+    // A kept row that another copy took: dropped by the next copy, which finds the outbox past it.
+    uuids.push(...(await commitBatch(db, teamId, 'kept', 5, kept)));
+    await flushOutbox(db, analytics);
+    uuids.push(...(await commitBatch(db, teamId, 'kept', 5)));
+    expect(await flushOutbox(db, engine, kept)).toBe(1);
+    expect(kept.size).toBe(0);
+    expect((await stored(analytics, teamId, 'kept')).sort()).toEqual(uuids.sort());
   });
 
   it('retries a failed copy on its own', async () => {

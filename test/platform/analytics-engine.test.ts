@@ -99,12 +99,21 @@ describe('one folder, several processes', () => {
       try {
         expect(guest.kind).toBe('guest');
         expect(await guest.query(`SELECT sum(n) AS s FROM ${guest.table('numbers')}`)).toEqual([{ s: 3 }]);
-        await guest.insert('numbers', '{"n":4}', { deduplicationToken: 'guest-1' });
+        // Rows go to the owner as they are, after the request (not escaped into its JSON).
+        await guest.insert('numbers', '{"n":4}\n{"n":5}', { deduplicationToken: 'guest-1' });
+        await guest.command(
+          `CREATE TABLE ${guest.table('texts')} (s String) ENGINE = MergeTree ORDER BY s SETTINGS non_replicated_deduplication_window = 100`,
+        );
+        const texts = ['a line\nand "quoted" ✓ é', '{"n":6}', ''];
+        const rows = texts.map((text) => JSON.stringify({ s: text })).join('\n');
+        await guest.insert('texts', rows, { deduplicationToken: 'guest-2' });
+        await guest.insert('texts', rows, { deduplicationToken: 'guest-2' }); // a repeat: dropped
+        expect(await guest.query(`SELECT s FROM ${guest.table('texts')} ORDER BY s`)).toEqual([...texts].sort().map((s) => ({ s })));
         await expect(guest.query('SELECT nonsense(')).rejects.toBeInstanceOf(AnalyticsError);
         owner.child.kill('SIGKILL');
         await owner.exited;
         // The next call finds the owner gone and the folder free: this process owns it now.
-        expect(await guest.query(`SELECT sum(n) AS s FROM ${guest.table('numbers')}`)).toEqual([{ s: 7 }]);
+        expect(await guest.query(`SELECT sum(n) AS s FROM ${guest.table('numbers')}`)).toEqual([{ s: 12 }]);
         expect(guest.kind).toBe('embedded');
       } finally {
         await guest.close();

@@ -5,7 +5,7 @@ import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
-import { addToOutbox, eventRow } from '../../events/analytics-outbox.js';
+import { addToOutbox, eventRow, type OutboxRow } from '../../events/analytics-outbox.js';
 import { dedupeDay } from '../../events/event-uuids-store.js';
 
 type Db = Kysely<Schema>;
@@ -72,6 +72,8 @@ export class BatchContext {
   private readonly eventLines: string[] = [];
   /** Events written to the outbox so far. */
   outboxEvents = 0;
+  /** The outbox rows written so far (for the copy, once committed). */
+  readonly outboxRows: OutboxRow[] = [];
 
   constructor(
     readonly db: Db,
@@ -142,7 +144,8 @@ export class BatchContext {
     await this.groups.flush();
     const uuidInsert = this.db.getExecutor().adapter instanceof PostgresAdapter ? UUID_INSERT_CHECKED : UUID_INSERT;
     await uuidInsert.executeFlat(this.db, this.uuidValues, this.eventLines.length);
-    await addToOutbox(this.db, this.eventLines, overrides);
+    const row = await addToOutbox(this.db, this.eventLines, overrides);
+    if (row) this.outboxRows.push(row);
     this.outboxEvents += this.eventLines.length;
     this.uuidValues.length = 0;
     this.eventLines.length = 0;

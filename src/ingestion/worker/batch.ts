@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../environments/models.js';
+import type { OutboxRow } from '../../events/analytics-outbox.js';
 import { getTeam } from '../../environments/tenancy-store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';
@@ -48,6 +49,8 @@ export interface BatchOutcome {
   firstEventTeams: Set<number>;
   /** Events the batch queued for ClickHouse (its outbox row's). */
   outboxEvents: number;
+  /** The outbox rows it wrote (the copy takes their text from here once the batch committed). */
+  outboxRows: OutboxRow[];
   /** Call once the batch's transaction has committed. */
   committed(): void;
 }
@@ -219,6 +222,7 @@ export async function processBatch(
   return {
     firstEventTeams,
     outboxEvents: batch.outboxEvents,
+    outboxRows: batch.outboxRows,
     committed: () => {
       batch.committed();
       definitions.committed();

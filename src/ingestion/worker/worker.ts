@@ -1,31 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { nextTurn } from '../../platform/next-turn.js';
 import { WakeableSleep } from '../../platform/wakeable-sleep.js';
 import { isDatabaseUnavailable } from '../../platform/db/availability.js';
 import type { Database } from '../../platform/db/database.js';
-import type { Schema } from '../../platform/db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
-import type { IngestionWarning } from '../core/index.js';
 import type { Lane } from '../queue.js';
-import { queueHeadId, readQueueBatch } from '../queue-records.js';
-import { processBatch, QueueRowsGone, type BatchDeps, type BatchOutcome, type QueueRecord } from './batch.js';
-import { LeaseLost, MAX_PROCESSING_ATTEMPTS, processOneByOne, type OneByOneContext } from './one-by-one.js';
+import { MAX_PROCESSING_ATTEMPTS } from './one-by-one.js';
 import { partitionCount } from '../core/partition.js';
 import { PartitionLeases } from './partition-leases.js';
-import { BatchSizer } from './batch-sizer.js';
-import { PersonCache } from './person-cache.js';
-import type { PreparedRow } from './prepare.js';
-import { PrepareThread } from './prepare-thread-client.js';
-import { countPersonDeletions, PERSON_DELETIONS } from '../../persons/store.js';
-import { getTeam } from '../../environments/tenancy-store.js';
-import { SpikeDetector } from './spike-detector.js';
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { AnalyticsCopier } from '../../events/analytics-copier.js';
-import { DefinitionsCache } from './definitions-step.js';
-import { ConflictRetry } from './conflict-retry.js';
+import { BatchRunner } from './batch-runner.js';
 
 export interface WorkerOptions {
   /**
@@ -79,14 +66,6 @@ export interface WorkerOptions {
   prepareAhead?: boolean;
 }
 
-/** A batch read, and being prepared on the prepare thread, while the batch before it is written. */
-interface Lookahead {
-  rows: QueueRecord[];
-  /** The lane held more after these rows when they were read. */
-  more: boolean;
-  prepared: Promise<PreparedRow[] | undefined>;
-}
-
 /** The realtime lane first; history and deferred person updates when they are due. */
 const LANES: Lane[] = ['realtime', 'historical', 'overflow'];
 
@@ -99,17 +78,11 @@ export { MAX_PROCESSING_ATTEMPTS };
  * id order, so each distinct id's events are handled in the order they arrived. A worker that
  * dies leaves its partitions to the others when its leases lapse. Each batch is one transaction
  * that also deletes the queue rows it processed, so a crash loses nothing and a replay duplicates
- * nothing.
+ * nothing. This class runs the rounds (leases, GeoIP's load, start and stop, the copy to
+ * ClickHouse); each lane's batch is read, prepared and written by the batch runner (batch-runner.ts).
  */
 export class IngestionWorker {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  private readonly spikes: SpikeDetector;
-  private readonly hotWarned = new Map<string, number>();
-  /** Group type indexes of committed batches (see GroupTypeCache). */
-  private readonly groupTypes = new Map<string, number>();
-  /** The persons recent batches read or wrote (see PersonCache). */
-  private readonly personCache = new PersonCache();
-  private readonly definitions = new DefinitionsCache();
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly pause = new WakeableSleep();
@@ -117,30 +90,27 @@ export class IngestionWorker {
   private readonly leases: PartitionLeases;
   private readonly options: Required<Omit<WorkerOptions, 'geoip' | 'wakeUp' | 'onTeamChanged' | 'analytics' | 'analyticsCopyDelayMs'>> &
     WorkerOptions;
-  /** The events the next batch may hold (the SQLite time budget, or always batchSize). */
-  private readonly sizer: BatchSizer | undefined;
-  private prepareThread: PrepareThread | undefined;
-  private geoip: GeoipService | undefined;
   /** Set while GeoIP loads (see WorkerOptions.geoip). */
   private geoipLoading: Promise<GeoipService | undefined> | undefined;
-  /** Per lane: the next batch, read and being prepared while the current one is written. */
-  private readonly ahead = new Map<Lane, Lookahead>();
   /** Set by stop() (until start()): no new rounds, so the lease once given up stays given up. */
   private stopped = false;
   /** The last round of runOnce(), which stop() waits for. */
   private round: Promise<void> = Promise.resolve();
-  /** Batches written with rows the prepare thread prepared (for logs and tests). */
-  batchesPreparedAhead = 0;
-
-  /** Batches run again after losing a race with a concurrent writer (conflict-retry.ts). */
-  get batchesRetriedOnConflict(): number {
-    return this.conflicts.retried;
-  }
   private readonly copier: AnalyticsCopier | undefined;
   /** Rows an earlier holder of the lease left in the outbox were asked to be copied. */
   private outboxTakenOver = false;
-  /** Runs a batch again when it loses a race with another worker's batch (PostgreSQL). */
-  private readonly conflicts: ConflictRetry;
+  /** Reads, prepares and writes each lane's batches. */
+  private readonly batches: BatchRunner;
+
+  /** Batches written with rows the prepare thread prepared (for logs and tests). */
+  get batchesPreparedAhead(): number {
+    return this.batches.batchesPreparedAhead;
+  }
+
+  /** Batches run again after losing a race with a concurrent writer (conflict-retry.ts). */
+  get batchesRetriedOnConflict(): number {
+    return this.batches.batchesRetriedOnConflict;
+  }
 
   constructor(
     private readonly database: Database,
@@ -157,8 +127,9 @@ export class IngestionWorker {
       ...options,
     };
     this.leases = new PartitionLeases(database.db, this.owner, partitionCount(database.dialect), this.options.leaseTtlMs, log);
-    if (database.dialect === 'sqlite' && this.options.batchBudgetMs > 0)
-      this.sizer = new BatchSizer(this.options.batchSize, this.options.batchBudgetMs);
+    if (options.analytics)
+      this.copier = new AnalyticsCopier(database.db, options.analytics, log, { maxDelayMs: options.analyticsCopyDelayMs });
+    this.batches = new BatchRunner(database, log, this.leases, this.copier, this.options, () => this.forgetWhatOthersMayChange());
     if (options.geoip instanceof Promise) {
       const loading = options.geoip;
       this.geoipLoading = loading;
@@ -170,24 +141,13 @@ export class IngestionWorker {
         () => undefined, // never used: the worker goes on waiting (its owner stops the process)
       );
     } else this.useGeoip(options.geoip);
-    this.spikes = new SpikeDetector(this.options.spikeEventsPerSecond);
-    this.conflicts = new ConflictRetry(log, {
-      forgetStale: () => {
-        this.personCache.clear();
-        this.groupTypes.clear();
-        this.definitions.clear();
-      },
-    });
-    if (options.analytics)
-      this.copier = new AnalyticsCopier(database.db, options.analytics, log, { maxDelayMs: options.analyticsCopyDelayMs });
     options.wakeUp?.on('committed', () => this.wake());
   }
 
   /** GeoIP is known (loaded, or none): events can be processed, and prepared on the prepare thread, which reads it too. */
   private useGeoip(geoip: GeoipService | undefined): void {
     this.geoipLoading = undefined;
-    this.geoip = geoip;
-    if (this.options.prepareAhead) this.prepareThread = new PrepareThread(geoip, this.log);
+    this.batches.useGeoip(geoip, this.options.prepareAhead);
   }
 
   /**
@@ -223,7 +183,7 @@ export class IngestionWorker {
     }
     // A round started by drain() or runOnce() finishes (its batch commits) before the leases go.
     await this.round;
-    await this.prepareThread?.close();
+    await this.batches.close();
     const held = this.holding;
     // What this worker committed is copied before it goes (what is left, the next start copies).
     if (held) await this.copier?.flush().catch((error: unknown) => this.log.warn({ err: error }, 'copying events to ClickHouse failed'));
@@ -302,7 +262,7 @@ export class IngestionWorker {
       // A batch holds the process's thread for its whole transaction (tens of ms on SQLite): the
       // requests waiting meanwhile are answered before the next one starts.
       if (total > 0) await nextTurn();
-      total += await this.processLane(lane);
+      total += await this.batches.processLane(lane);
       if (!this.holding) break; // lost during the lane: other workers go on
     }
     if (total === 0 && this.holding) this.copier?.copyIfIdle();
@@ -316,7 +276,7 @@ export class IngestionWorker {
   async warmUp(): Promise<boolean> {
     if (this.stopped) return false; // stop() closed the thread; none is started after it
     if (this.geoipLoading && !(await this.geoipReady())) return false;
-    return (await this.prepareThread?.warmUp()) ?? false;
+    return this.batches.warmUp();
   }
 
   /** Processes until the queue is empty (for tests). */
@@ -327,202 +287,12 @@ export class IngestionWorker {
     if (this.holding) await this.copier?.flush();
   }
 
-  /** The partitions a read takes: those held, or all (no condition) when this worker holds every one. */
-  private get readPartitions(): readonly number[] | undefined {
-    return this.leases.holdsAll ? undefined : this.leases.held;
-  }
-
-  private async processLane(lane: Lane): Promise<number> {
-    // The stretch this batch holds the thread for: all of it but the wait for the prepare thread.
-    const stretchStarted = performance.now();
-    const ahead = await this.takeLookahead(lane);
-    const read = ahead
-      ? { records: ahead.rows, more: ahead.more }
-      : await readQueueBatch(this.database.db, lane, this.nextBatchSize, MAX_PROCESSING_ATTEMPTS, undefined, this.readPartitions);
-    const rows = read.records;
-    if (rows.length === 0) return 0;
-    // More behind a batch means a backlog: read the next one and have it prepared while this one is written.
-    if (this.prepareThread && read.more) await this.lookAhead(lane, rows);
-    const started = Date.now();
-    let prepared: PreparedRow[] | undefined;
-    try {
-      const waitStarted = performance.now();
-      prepared = ahead && (await ahead.prepared);
-      const waited = performance.now() - waitStarted;
-      if (prepared) this.batchesPreparedAhead++;
-      const partitions = partitionsOf(rows);
-      const outcome = await this.conflicts.run(
-        (retry) =>
-          this.inFencedTransaction(partitions, (trx) =>
-            processBatch(trx, lane, rows, { ...this.batchDeps(), lockPersons: retry > 0 || !this.leases.holdsAll }, prepared),
-          ),
-        { lane, rows: rows.length },
-      );
-      this.sizer?.record(rows.length, performance.now() - stretchStarted - waited);
-      await this.afterCommit(outcome, read.more);
-    } catch (error) {
-      // The batch read ahead goes: events this one leaves in the queue must come before it.
-      this.ahead.delete(lane);
-      if (error instanceof LeaseLost) {
-        this.lostLease(lane, rows.length);
-        return 0;
-      }
-      if (error instanceof QueueRowsGone) {
-        // Deleted meanwhile: by an environment's deletion (its queue rows go with it), or by another
-        // worker that held a partition. The rest of the batch is read again; the leases are checked now.
-        this.log.warn(
-          { lane, rows: rows.length, missing: error.missing },
-          'batch rolled back: some of its queue rows were deleted meanwhile',
-        );
-        this.leases.renewedAt = 0;
-        return rows.length;
-      }
-      // One bad event must not stall the queue: retry the batch one event per transaction.
-      this.log.warn({ err: error, lane, rows: rows.length }, 'batch failed; processing its events one by one');
-      try {
-        await processOneByOne(this.oneByOne(partitionsOf(rows)), lane, rows);
-      } catch (aloneError) {
-        if (!(aloneError instanceof LeaseLost)) throw aloneError;
-        this.lostLease(lane, rows.length);
-        return 0;
-      }
-    }
-    this.log.debug(
-      { lane, events: rows.length, preparedAhead: prepared !== undefined, ms: Date.now() - started },
-      'ingestion batch processed',
-    );
-    return rows.length;
-  }
-
-  /**
-   * A transaction that first checks that this worker still holds the leases of `partitions` (the
-   * batch's). Leases are renewed a few times per TTL, and a round can outlast one (a slow batch,
-   * a failed one retried event by event): another worker may have taken a partition over and
-   * processed its rows. It is a fence: on SQLite the write lock is held from `begin`; on
-   * PostgreSQL the lease rows are read FOR SHARE, so a takeover (which updates them) waits for this
-   * transaction to end.
-   * Which person owns a distinct id (PersonCache) is trusted only while this worker holds every
-   * partition: a merge in another worker's partition can change it; persons by version stay
-   * trusted (PersonCache.forgetOwners). Persons deleted by others since the last
-   * batch empty the cache too. A transaction that fails empties it: a failed commit may have
-   * committed all the same (a connection lost during COMMIT), so what was kept may be stale.
-   */
-  private async inFencedTransaction<T>(partitions: readonly number[], work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
-    // A renewal older than the lease time may have lost a partition this batch does not fence on.
-    if (!this.leases.holdsAll || Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs) this.personCache.forgetOwners();
-    try {
-      return await this.database.db.transaction().execute(async (trx) => {
-        const fence = await this.leases.fence(trx, partitions, PERSON_DELETIONS);
-        if (!fence.held) throw new LeaseLost();
-        this.personCache.checkDeletions(fence.counter ?? (await countPersonDeletions(trx)));
-        return work(trx);
-      });
-    } catch (error) {
-      this.personCache.clear();
-      throw error;
-    }
-  }
-
-  /** Found in a batch's transaction: another worker holds one of its partitions. Nothing kept is trusted. */
-  private lostLease(lane: Lane, rows: number): void {
-    this.leases.lost();
-    this.forgetWhatOthersMayChange();
-    this.log.warn({ lane, rows }, 'ingestion partition taken by another worker; batch rolled back');
-  }
-
   /**
    * When the partitions held change (or may have), another worker may take the rows read ahead
    * and write the persons kept: neither is trusted.
    */
   private forgetWhatOthersMayChange(): void {
-    this.ahead.clear();
-    this.personCache.clear();
+    this.batches.forget();
     this.outboxTakenOver = false;
   }
-
-  /**
-   * The lane's batch read ahead, unless a row before it is waiting (one that became visible late
-   * on PostgreSQL, or a parked row put back in line): then the lane is read from its head again,
-   * so each distinct id's events are still processed in queue order.
-   */
-  private async takeLookahead(lane: Lane): Promise<Lookahead | undefined> {
-    const ahead = this.ahead.get(lane);
-    this.ahead.delete(lane);
-    if (!ahead) return undefined;
-    // The head of the lane, read as every batch's size is (the query shape tuned for the queue).
-    const head = await queueHeadId(this.database.db, lane, MAX_PROCESSING_ATTEMPTS, this.readPartitions);
-    if (head !== undefined && head < ahead.rows[0]!.id) return undefined;
-    return ahead;
-  }
-
-  /** Reads the batch after `rows` and sends it to the prepare thread. */
-  private async lookAhead(lane: Lane, rows: QueueRecord[]): Promise<void> {
-    const { records: next, more } = await readQueueBatch(
-      this.database.db,
-      lane,
-      this.nextBatchSize,
-      MAX_PROCESSING_ATTEMPTS,
-      rows[rows.length - 1]!.id,
-      this.readPartitions,
-    );
-    if (next.length === 0) return;
-    const anonymized: number[] = [];
-    for (const teamId of new Set(next.map((row) => Number(row.team_id)))) {
-      if ((await getTeam(this.database.db, teamId))?.settings.anonymize_ips === true) anonymized.push(teamId);
-    }
-    this.ahead.set(lane, { rows: next, more, prepared: this.prepareThread!.prepare(next, anonymized) });
-  }
-
-  private get nextBatchSize(): number {
-    return this.sizer?.nextSize ?? this.options.batchSize;
-  }
-
-  private batchDeps(): BatchDeps {
-    return {
-      spikes: this.spikes,
-      geoip: this.geoip,
-      groupTypes: this.groupTypes,
-      personCache: this.personCache,
-      definitions: this.definitions,
-      warnHot: (...args) => this.warnHot(...args),
-    };
-  }
-
-  /**
-   * After a batch's transaction committed: the batch's own bookkeeping, its events to be copied
-   * to ClickHouse, then teams that got their first event.
-   */
-  private async afterCommit(outcome: BatchOutcome, backlog = false): Promise<void> {
-    outcome.committed();
-    this.copier?.committed(outcome.outboxEvents, backlog);
-    for (const teamId of outcome.firstEventTeams) await this.options.onTeamChanged?.(teamId);
-  }
-
-  /** What the one-by-one retry of a failed batch (of rows of `partitions`) uses (one-by-one.ts). */
-  private oneByOne(partitions: readonly number[]): OneByOneContext {
-    return {
-      // Each event's transaction loses races as a batch's does: retried alike, not counted as a failure.
-      inFencedTransaction: (work) => this.conflicts.run(() => this.inFencedTransaction(partitions, work), { oneByOne: true }),
-      // Beside other workers, persons are read locked here too (a batch that kept losing races ends here).
-      batchDeps: () => ({ ...this.batchDeps(), lockPersons: !this.leases.holdsAll }),
-      afterCommit: (outcome) => this.afterCommit(outcome),
-      log: this.log,
-    };
-  }
-
-  /** One warning per hot distinct id per minute, not one per event. */
-  private warnHot(teamId: number, distinctId: string, now: number, record: (w: IngestionWarning[]) => void): void {
-    const key = `${teamId}:${distinctId}`;
-    if ((this.hotWarned.get(key) ?? 0) > now - 60_000) return;
-    this.hotWarned.set(key, now);
-    if (this.hotWarned.size > 10_000) this.hotWarned.clear();
-    record([{ type: 'person_processing_deferred', details: { distinctId, reason: 'event rate above the spike limit' } }]);
-  }
-}
-
-/** The partitions of a batch's rows, ascending. */
-function partitionsOf(rows: readonly QueueRecord[]): number[] {
-  const partitions = new Set<number>();
-  for (const row of rows) partitions.add(row.partition);
-  return [...partitions].sort((a, b) => a - b);
 }

@@ -148,8 +148,8 @@ describe('worker person cache', () => {
     await first.drain();
     // The first worker's round outlives its lease before its historical lane (a slow batch, say):
     // meanwhile the second takes the lease, updates r-x's person, and gives the lease up.
-    const lanes = first as unknown as { processLane(lane: Lane): Promise<number> };
-    const processLane = lanes.processLane.bind(first);
+    const lanes = (first as unknown as { batches: { processLane(lane: Lane): Promise<number> } }).batches;
+    const processLane = lanes.processLane.bind(lanes);
     lanes.processLane = async (lane: Lane) => {
       if (lane === 'historical') {
         // Past the end of the first worker's leases as this round renewed them, read back rather

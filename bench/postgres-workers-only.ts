@@ -1,0 +1,57 @@
+/**
+ * The worker rounds of the PostgreSQL section alone (bench/postgres-bench.ts), without capture,
+ * batch and decide: a minute or two instead of six, for working on the worker.
+ * `node dist/bench/postgres-workers-only.js` (after `node scripts/build.mjs`), on DATABASE_URL or
+ * the test suite's database; BENCH_PG_WORKER_EVENTS (50,000), BENCH_PG_WORKER_COUNTS (`1,2`;
+ * the first must be 1), BENCH_PG_DRAIN_SECONDS (120). BENCH_WORKER_CPU_PROFILE=<dir> writes a CPU
+ * profile of each worker process there (`--cpu-prof`).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnHoglet } from './harness.js';
+import { benchPostgresUrl, freshDatabase, printWorkerLines } from './postgres-bench.js';
+import { workerRounds } from './postgres-workers.js';
+
+const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
+
+const events = Number(process.env.BENCH_PG_WORKER_EVENTS ?? 50_000);
+const counts = (process.env.BENCH_PG_WORKER_COUNTS ?? '1,2').split(',').map(Number);
+const drainSeconds = Number(process.env.BENCH_PG_DRAIN_SECONDS ?? 120);
+const profileDir = process.env.BENCH_WORKER_CPU_PROFILE;
+
+const database = await freshDatabase(benchPostgresUrl());
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-pg-workers-'));
+try {
+  const env = {
+    DATA_DIR: path.join(dir, 'hoglet'),
+    DATABASE_URL: database.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    INGESTION_WORKER: 'off',
+    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+  };
+  const hoglet = await spawnHoglet([], env);
+  try {
+    const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+      results: Array<{ api_token: string }>;
+    };
+    const { drains, workerFloor } = await workerRounds({
+      url: database.url,
+      serverUrl: hoglet.url,
+      token: projects.results[0]!.api_token,
+      env: { ...env, LOG_LEVEL: 'warn' },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [],
+      events,
+      counts,
+      drainSeconds,
+    });
+    printWorkerLines(drains, workerFloor, events);
+  } finally {
+    await hoglet.stop();
+  }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await database.drop();
+}

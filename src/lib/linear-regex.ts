@@ -31,7 +31,7 @@ const CACHE_LIMIT = 1000;
  * defaults (`.` stops at a newline), as Rust's regex crate has them: for the flag engine.
  */
 export function compileLinearRegex(pattern: string): LinearRegex | null {
-  return compile(pattern, false);
+  return compile(pattern, false, true);
 }
 
 /**
@@ -41,16 +41,17 @@ export function compileLinearRegex(pattern: string): LinearRegex | null {
  * rules, path cleaning.
  */
 export function compileClickHouseRegex(pattern: string): LinearRegex | null {
-  return compile(pattern, true);
+  return compile(pattern, true, false);
 }
 
-function compile(pattern: string, dotMatchesNewline: boolean): LinearRegex | null {
-  const key = `${dotMatchesNewline ? 's' : '-'}${pattern}`;
+/** `rustEscapes`: read `\u` escapes as Rust does (the flag engine); ClickHouse's RE2 refuses them. */
+function compile(pattern: string, dotMatchesNewline: boolean, rustEscapes: boolean): LinearRegex | null {
+  const key = `${dotMatchesNewline ? 's' : '-'}${rustEscapes ? 'u' : '-'}${pattern}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
   let compiled: LinearRegex | null;
   try {
-    compiled = wrap(RE2JS.compile(rustEscapesToRe2(pattern), dotMatchesNewline ? RE2JS.DOTALL : 0));
+    compiled = wrap(RE2JS.compile(rustEscapes ? rustEscapesToRe2(pattern) : pattern, dotMatchesNewline ? RE2JS.DOTALL : 0));
   } catch {
     // re2js throws its syntax exception for invalid patterns (and RangeError-like errors for
     // patterns over its size limits): either way, not a pattern that can run.

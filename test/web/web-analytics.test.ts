@@ -121,6 +121,43 @@ describe('web analytics page', () => {
     expectNoErrors();
   });
 
+  it('asks each of its queries once, though their answers arrive before the page mounts', async () => {
+    // The page's code is held back until every query it started at navigation has its answer, so
+    // the page mounts onto answered queries: it must use them, not ask again.
+    const bodies: string[] = [];
+    let answered = 0;
+    let allAnswered!: () => void;
+    const answers = new Promise<void>((resolve) => (allAnswered = resolve));
+    const isQuery = (request: { url(): string; method(): string }) =>
+      request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/query/');
+    const sent = (request: { url(): string; method(): string; postData(): string | null }) => {
+      if (isQuery(request)) bodies.push(request.postData() ?? '');
+    };
+    const finished = (request: { url(): string; method(): string }) => {
+      if (isQuery(request) && ++answered === bodies.length) allAnswered();
+    };
+    ui.page.on('request', sent);
+    ui.page.on('requestfinished', finished);
+    await ui.page.route('**/app-assets/WebAnalyticsPage-*.js', async (route) => {
+      await answers;
+      await route.continue();
+    });
+    try {
+      await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+      await ui.page.getByTestId('tile-visitors').waitFor();
+      await expect.poll(() => ui.page.getByTestId('web-vitals').getAttribute('aria-busy')).toBe('false');
+      await expect.poll(() => ui.page.locator('[aria-busy="true"]').count()).toBe(0);
+    } finally {
+      ui.page.off('request', sent);
+      ui.page.off('requestfinished', finished);
+      await ui.page.unroute('**/app-assets/WebAnalyticsPage-*.js');
+    }
+    const kinds = bodies.map((b) => (JSON.parse(b) as { query: { kind: string } }).query.kind);
+    expect(new Set(kinds)).toEqual(new Set(['WebOverviewQuery', 'WebStatsTableQuery', 'WebVitalsPathBreakdownQuery']));
+    expect(bodies.length).toBe(new Set(bodies).size);
+    expectNoErrors();
+  });
+
   it('applies the path, country and device filters to every tile, kept in the address', async () => {
     await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
     await tiles();

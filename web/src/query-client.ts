@@ -16,6 +16,13 @@ export const queryClient = new QueryClient({
 });
 
 /**
+ * How long an answer started at navigation stays fresh: the page's hooks mount after the session,
+ * the environments and the page's code have loaded, often after the answer; stale by then, it
+ * would be asked for a second time.
+ */
+export const PREFETCHED_FRESH_MS = 30_000;
+
+/**
  * Starts a query the page about to render will ask for, unless the cache holds its answer: the
  * page's hook finds it in flight (or answered) instead of asking only once the session, the
  * environment and the page itself have rendered. Failures stay in the cache for the hook to show.

@@ -6,6 +6,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Paginated } from './client';
 import type { UserBasic } from './flags';
+import { PREFETCHED_FRESH_MS } from '../query-client';
 
 /** One breakpoint's place of a tile (react-grid-layout's units: columns and rows). */
 export interface TilePlace {
@@ -104,6 +105,7 @@ type OnDashboard = (dashboard: Dashboard) => void;
 /** A dashboard with its tiles, their insights and results (over the dashboard's date filter). */
 export const dashboardQuery = (environmentId: number, id: number, onDashboard?: OnDashboard) =>
   queryOptions({
+    staleTime: PREFETCHED_FRESH_MS,
     queryKey: dashboardKey(environmentId, id),
     queryFn: async ({ signal }) => {
       const dashboard = await api<Dashboard>(`${dashboardsPath(environmentId)}${id}/`, { signal });

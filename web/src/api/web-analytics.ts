@@ -5,6 +5,7 @@
 import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
 import { api } from './client';
 import type { PropertyFilter } from './types';
+import { PREFETCHED_FRESH_MS } from '../query-client';
 
 export interface WebRange {
   date_from: string;
@@ -35,6 +36,7 @@ const run = <T>(environmentId: number, query: Record<string, unknown>, signal?: 
 
 export const webOverviewQuery = (environmentId: number, dateRange: WebRange, properties: PropertyFilter[]) =>
   queryOptions({
+    staleTime: PREFETCHED_FRESH_MS,
     queryKey: ['web-analytics', environmentId, 'overview', dateRange, properties],
     queryFn: ({ signal }) =>
       run<{ results: WebOverviewItem[] }>(
@@ -46,6 +48,7 @@ export const webOverviewQuery = (environmentId: number, dateRange: WebRange, pro
 
 export const webStatsTableQuery = (environmentId: number, breakdownBy: string, dateRange: WebRange, properties: PropertyFilter[]) =>
   queryOptions({
+    staleTime: PREFETCHED_FRESH_MS,
     queryKey: ['web-analytics', environmentId, 'table', breakdownBy, dateRange, properties],
     queryFn: ({ signal }) =>
       run<{ results: WebStatsRow[] }>(
@@ -63,6 +66,7 @@ export const webVitalsQuery = (
   properties: PropertyFilter[],
 ) =>
   queryOptions({
+    staleTime: PREFETCHED_FRESH_MS,
     queryKey: ['web-analytics', environmentId, 'vitals', metric, percentile, dateRange, properties],
     queryFn: ({ signal }) =>
       run<{ results: Array<Record<VitalsBand, VitalsPathValue[]>> }>(

@@ -111,7 +111,7 @@ const routes: RouteObject[] = [
         path: '/project/:projectId',
         Component: ProjectScope,
         loader: () => {
-          prefetch(environmentsQuery());
+          if (mayBeSignedIn()) prefetch(environmentsQuery());
           return null;
         },
         children: environmentPages,

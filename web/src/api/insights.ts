@@ -225,6 +225,9 @@ export function funnelStepsSource(source: FunnelsQuery): FunnelsQuery {
 
 /** The queries an insight's chart asks for (InsightViz, without the insight page's extras). */
 export function chartSources(source: InsightSource): InsightSource[] {
+  // A saved insight may hold a kind InsightViz does not draw (an EventsQuery, say): nothing to ask.
+  const kind: string = source.kind;
+  if (kind !== 'TrendsQuery' && kind !== 'FunnelsQuery') return [];
   if (source.kind === 'FunnelsQuery')
     return [source.funnelsFilter?.funnelVizType === 'time_to_convert' ? source : funnelStepsSource(source)];
   return source.trendsFilter?.display === 'ActionsTable' ? [source, tableDatesSource(source)] : [source];

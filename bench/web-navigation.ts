@@ -41,7 +41,7 @@ export interface NavigationFigure {
  * A condition on the page's DOM (an expression evaluated in the page), checked at every frame the
  * page draws. Playwright's locator waits check at growing intervals from the bench's side (after
  * 0, 20, 50, 100 and 100 ms, then every 500 ms): a page done at 1.8 s was seen done at up to 2.3 s.
- * Elements waited for as visible are checked with `checkVisibility()`, as locators check them.
+ * Elements waited for as visible are checked as locators check them: a non-empty box, not hidden.
  */
 type PageCondition = string;
 
@@ -63,7 +63,9 @@ async function until(page: Page, condition: PageCondition): Promise<void> {
   })`);
 }
 
-const visible = (selector: string) => `!!document.querySelector('${selector}')?.checkVisibility()`;
+/** Playwright's visible, in the page: laid out with a non-empty box and not `visibility: hidden`. */
+const SHOWN = `((e) => { const box = e.getBoundingClientRect(); return box.width > 0 && box.height > 0 && e.checkVisibility({ visibilityProperty: true }); })`;
+const visible = (selector: string) => `[document.querySelector('${selector}')].some((e) => e !== null && ${SHOWN}(e))`;
 
 /** Web analytics: the visitors tile, no tile or table still loading, and the vitals' rows. */
 const WEB_ANALYTICS_DONE: PageCondition = [
@@ -90,7 +92,7 @@ export function navigationToDashboard(
   serverEnv: Record<string, string>,
 ): Promise<NavigationFigure> {
   // ChartCanvas draws a chart in the commit that places it: a tile in the page is drawn.
-  const done = `[...document.querySelectorAll('${DRAWN_TILE}')].filter((e) => e.checkVisibility()).length >= ${tiles}`;
+  const done = `[...document.querySelectorAll('${DRAWN_TILE}')].filter(${SHOWN}).length >= ${tiles}`;
   return navigationTo(url, `/project/${projectId}/dashboard/${dashboardId}`, serverEnv, done, (page) => page.locator(DRAWN_TILE).count());
 }
 

@@ -14,12 +14,17 @@ export interface HostAddress {
   url: string;
   secret: string;
   pid: number;
+  /** The bodies the host reads: 2 takes an insert's rows after the request; absent, an older host that reads whole JSON only. */
+  protocol?: number;
 }
+
+/** This build's host protocol (HostAddress.protocol). */
+const HOST_PROTOCOL = 2;
 
 /** The largest request a guest may send (an insert of a worker's batch is a few MB). */
 const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
 
-type HostRequest =
+export type HostRequest =
   | { op: 'query'; sql: string; params?: QueryParams }
   | { op: 'command'; sql: string; params?: QueryParams }
   | { op: 'insert'; table: string; rows: string; options?: InsertOptions };
@@ -29,14 +34,15 @@ type HostRequest =
  * as they are (JSON text has no raw newline, so the first one ends it). Escaped into a JSON string,
  * a worker's copy of many batches (tens of MB of JSONEachRow, its properties escaped once already)
  * cost the guest a stringify and the host a parse of all of it. A body with no newline is the
- * request whole (an insert's rows inside it, as older guests send it).
+ * request whole (an insert's rows inside it), as older guests send it and as a guest sends it to
+ * an older host.
  */
-function requestBody(request: HostRequest): string[] {
-  if (request.op !== 'insert') return [JSON.stringify(request)];
+export function requestBody(request: HostRequest, protocol: number | undefined): string[] {
+  if (request.op !== 'insert' || (protocol ?? 1) < 2) return [JSON.stringify(request)];
   return [`${JSON.stringify({ op: request.op, table: request.table, options: request.options })}\n`, request.rows];
 }
 
-function parseRequest(text: string): HostRequest {
+export function parseRequest(text: string): HostRequest {
   const end = text.indexOf('\n');
   if (end < 0) return JSON.parse(text) as HostRequest;
   const request = JSON.parse(text.slice(0, end)) as HostRequest;
@@ -102,7 +108,7 @@ export async function hostEngine(engine: EmbeddedEngine, addressFile: string, lo
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as { port: number }).port;
-  const address: HostAddress = { url: `http://127.0.0.1:${port}`, secret, pid: process.pid };
+  const address: HostAddress = { url: `http://127.0.0.1:${port}`, secret, pid: process.pid, protocol: HOST_PROTOCOL };
   const temporary = `${addressFile}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, JSON.stringify(address), { mode: 0o600 });
   fs.renameSync(temporary, addressFile);
@@ -137,7 +143,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 /** One request to the host; rows as text for a query. */
 export function callHost(address: HostAddress, request: HostRequest): Promise<string> {
-  const body = requestBody(request);
+  const body = requestBody(request, address.protocol);
   return new Promise((resolve, reject) => {
     const req = http.request(
       address.url,

@@ -93,6 +93,7 @@ export class AnalyticsCopier {
     this.stopped = true;
     this.clearTimer();
     await this.running;
+    this.kept.clear();
   }
 
   /** Copies again after stop(). */

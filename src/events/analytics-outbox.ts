@@ -111,6 +111,12 @@ export class KeptOutboxRows {
     this.chars -= row.events.length + row.personOverrides.length;
   }
 
+  /** Nothing is kept (the copier stopped: what is left is read back by the next one). */
+  clear(): void {
+    this.rows.clear();
+    this.chars = 0;
+  }
+
   /** Every row before `id` is gone: copies take the outbox from its head. */
   dropBefore(id: number): void {
     for (const kept of this.rows.keys()) if (kept < id) this.drop(kept);
@@ -179,8 +185,15 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
   if (ids.length === 0) return copyOutboxGroup(db, engine, kept);
   // The rows this process did not keep are read, a few per statement, a turn of the event loop
   // between: on SQLite each read or delete holds the thread, and requests wait meanwhile.
+  // The kept rows are taken once, before the reads yield: a row dropped from memory meanwhile is
+  // then neither read nor taken, and would be deleted uncopied.
+  const mine = new Map<number, OutboxRow>();
+  for (const id of ids) {
+    const row = kept?.get(Number(id));
+    if (row) mine.set(Number(id), row);
+  }
   const read = new Map<number, OutboxRow>();
-  const unkept = kept ? ids.filter((id) => !kept.get(Number(id))) : ids;
+  const unkept = ids.filter((id) => !mine.has(Number(id)));
   for (let i = 0; i < unkept.length; i += ROWS_PER_STATEMENT) {
     const rows = await db
       .selectFrom('analytics_outbox')
@@ -193,7 +206,7 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
   const events: string[] = [];
   const overrides: string[] = [];
   for (const id of ids) {
-    const row = kept?.get(Number(id)) ?? read.get(Number(id));
+    const row = mine.get(Number(id)) ?? read.get(Number(id));
     if (!row) continue;
     if (row.events) events.push(row.events);
     // A later merge's row replaces an earlier one's: the outbox id orders them.

@@ -112,3 +112,14 @@ describe.each([
     expect(actual).toEqual(expected);
   });
 });
+
+describe('regular expressions ClickHouse refuses', () => {
+  it('refuses, as a filter error, a pattern that ClickHouse would refuse with the whole query', async () => {
+    const pattern = '^caf\\u00e9$';
+    await expect(engine.query(`SELECT match('café', {p:String}) AS m`, { p: pattern })).rejects.toThrow(/re2|escape/i);
+    expect(() => readPropertyCondition({ key: 'v', operator: 'regex', value: pattern }, 'the test')).toThrow(/Invalid regular expression/);
+    // Written as RE2 writes a code point, it is a pattern both accept.
+    const condition = readPropertyCondition({ key: 'v', operator: 'regex', value: '^caf\\x{e9}$' }, 'the test');
+    expect(condition.operator).toBe('regex');
+  });
+});

@@ -86,7 +86,20 @@ async function queueRowsFloor(client: pg.Client, url: string, after: number, upT
   return postgresFloor(url, 'public', [table], events, Math.ceil(table.rows.length / 1000));
 }
 
-const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
+export const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
+
+/** The server that takes the bench's requests on PostgreSQL: its worker off (workers run apart), the bench's key. */
+export function frontServerEnv(dir: string, databaseUrl: string): Record<string, string> {
+  return {
+    DATA_DIR: path.join(dir, 'hoglet'),
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    INGESTION_WORKER: 'off',
+    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
+  };
+}
 
 /** Runs the section and prints its lines (same format as bench/run.ts's). */
 export async function postgresBench(options: { url: string; version: string; seconds: number; connections: number }): Promise<void> {
@@ -101,15 +114,7 @@ export async function postgresBench(options: { url: string; version: string; sec
   );
   const client = new pg.Client({ connectionString: database.url });
   try {
-    const env = {
-      DATA_DIR: path.join(dir, 'hoglet'),
-      DATABASE_URL: database.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      INGESTION_WORKER: 'off',
-      HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
-    };
+    const env = frontServerEnv(dir, database.url);
     const hoglet = await spawnHoglet([], env);
     await client.connect();
     try {

@@ -10,10 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnHoglet } from './harness.js';
-import { benchPostgresUrl, freshDatabase, printWorkerLines } from './postgres-bench.js';
+import { benchPostgresUrl, freshDatabase, frontServerEnv, KEY, printWorkerLines } from './postgres-bench.js';
 import { workerRounds } from './postgres-workers.js';
-
-const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
 
 const events = Number(process.env.BENCH_PG_WORKER_EVENTS ?? 50_000);
 const counts = (process.env.BENCH_PG_WORKER_COUNTS ?? '1,2').split(',').map(Number);
@@ -23,15 +21,7 @@ const profileDir = process.env.BENCH_WORKER_CPU_PROFILE;
 const database = await freshDatabase(benchPostgresUrl());
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-pg-workers-'));
 try {
-  const env = {
-    DATA_DIR: path.join(dir, 'hoglet'),
-    DATABASE_URL: database.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    INGESTION_WORKER: 'off',
-    HOGLET_BOOTSTRAP_PERSONAL_API_KEY: KEY,
-  };
+  const env = frontServerEnv(dir, database.url);
   const hoglet = await spawnHoglet([], env);
   try {
     const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {

@@ -25,8 +25,8 @@ export const VITALS_QUERIES = METRICS.flatMap((metric) => PERCENTILES.map((perce
 /**
  * Asks every tile's query for the page at `params` (its address's filters), in the order the
  * page's own hooks ask them: the tables, the vitals, then the overview. (The server works out all
- * eight tables on the first table's request; the overview sent first, beside them, measured
- * slower on two cores: docs/benchmarks.md.)
+ * eight tables on the first table's request; the overview sent first, beside them, showed no gain
+ * on two cores: docs/benchmarks.md.)
  */
 export function prefetchWebAnalytics(environmentId: number, params: URLSearchParams): void {
   const range = readRange(params);

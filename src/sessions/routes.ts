@@ -9,8 +9,8 @@ import {
   SESSION_VALUES_LIMIT,
   SESSION_VALUES_SAMPLE,
   sessionPropertyValues,
-  readCustomChannelRules,
 } from '../recordings/core/index.js';
+import { readCustomChannelRules } from '../posthog/channel-type.js';
 
 /**
  * `sessions/property_definitions/` and `sessions/values/` (PostHog's SessionViewSet). Personal

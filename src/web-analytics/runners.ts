@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { zoneOfTeam } from '../insights/service.js';
 import { trendsWindow } from '../insights/trends-window.js';
-import { readCustomChannelRules } from '../recordings/core/index.js';
+import { readCustomChannelRules } from '../posthog/channel-type.js';
 import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';
 import {
   BREAKDOWNS,

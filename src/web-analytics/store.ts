@@ -11,8 +11,8 @@ import { compileClickHouseCondition } from '../posthog/clickhouse-property-condi
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-columns.js';
 import { sessionIsBounce } from '../events/sessions-table.js';
-import { channelTypeReadsUrl, channelTypeSql } from '../events/channel-type-sql.js';
-import type { CustomChannelRule } from '../recordings/core/index.js';
+import { channelTypeReadsUrl, channelTypeSql } from '../posthog/channel-type-sql.js';
+import type { CustomChannelRule } from '../posthog/channel-type.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
 import {
   VITALS_PERCENTILES,
@@ -44,7 +44,7 @@ type SessionColumn = 'entry_pathname' | 'entry_referring_domain' | 'channel_type
 
 /**
  * Per session column: the merged inputs (inner) and the column read from them (outer); only those
- * asked are merged. The channel type is PostHog's with the team's custom rules (events/channel-type-sql.ts).
+ * asked are merged. The channel type is PostHog's with the team's custom rules (posthog/channel-type-sql.ts).
  */
 function sessionColumn(
   column: SessionColumn,

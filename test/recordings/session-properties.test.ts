@@ -6,7 +6,7 @@ import {
   defaultChannelType,
   DEFAULT_CHANNEL_TYPES,
   type ChannelInputs,
-} from '../../src/recordings/core/channel-type.js';
+} from '../../src/posthog/channel-type.js';
 import { computeSessionProperties, urlDomain, urlPath, type SessionEventInput } from '../../src/recordings/core/session-properties.js';
 import { listSessionPropertyDefinitions, SESSION_PROPERTY_DEFINITIONS } from '../../src/recordings/core/session-property-definitions.js';
 import { sessionPropertyValues } from '../../src/recordings/core/session-values.js';

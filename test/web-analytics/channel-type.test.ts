@@ -1,17 +1,13 @@
 /**
- * One channel type: the web analytics channels table (ClickHouse, events/channel-type-sql.ts) and
- * the TypeScript evaluation recordings use (recordings/core/channel-type.ts) agree, session by
+ * One channel type: the web analytics channels table (ClickHouse, posthog/channel-type-sql.ts) and
+ * the TypeScript evaluation recordings use (posthog/channel-type.ts) agree, session by
  * session, on a fixture that reaches every channel the rules can give, with the team's custom rules.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
-import {
-  computeSessionProperties,
-  DEFAULT_CHANNEL_TYPES,
-  readCustomChannelRules,
-  type CustomChannelRule,
-} from '../../src/recordings/core/index.js';
-import { channelTypeSql } from '../../src/events/channel-type-sql.js';
+import { computeSessionProperties } from '../../src/recordings/core/index.js';
+import { DEFAULT_CHANNEL_TYPES, readCustomChannelRules, type CustomChannelRule } from '../../src/posthog/channel-type.js';
+import { channelTypeSql } from '../../src/posthog/channel-type-sql.js';
 
 const server = useTestServer();
 const env = () => `/api/environments/${server.bootstrap.team.id}`;

@@ -4,7 +4,6 @@ export * from './snapshot-event.js';
 export * from './metadata.js';
 export * from './recording-summary.js';
 export * from './web-vitals.js';
-export * from './channel-type.js';
 export * from './session-properties.js';
 export * from './session-property-definitions.js';
 export * from './session-values.js';

@@ -16,9 +16,9 @@
  *   than one pageview, an autocapture, or lasted at least 10 seconds;
  * - `$last_external_click_url`: latest non-empty `$external_click_url`; `$vitals_lcp`: earliest numeric
  *   `$web_vitals_LCP_value`;
- * - `$channel_type`: see `channel-type.ts`, from the entry attribution.
+ * - `$channel_type`: see `posthog/channel-type.ts`, from the entry attribution.
  */
-import { channelType, type CustomChannelRule } from './channel-type.js';
+import { channelType, type CustomChannelRule } from '../../posthog/channel-type.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';
 import { isJsonObject } from '../../lib/json-object.js';
 

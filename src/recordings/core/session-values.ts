@@ -1,7 +1,7 @@
 /**
  * `sessions/values/`: the stored values of a session property, as PostHog samples and formats them.
  */
-import { DEFAULT_CHANNEL_TYPES } from './channel-type.js';
+import { DEFAULT_CHANNEL_TYPES } from '../../posthog/channel-type.js';
 
 import type { SessionProperties } from './session-properties.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';

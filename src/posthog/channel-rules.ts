@@ -1,6 +1,6 @@
 /**
  * PostHog's built-in channel rules (posthog/hogql/database/schema/channel_type.py), written once as
- * data: channel-type.ts evaluates them in TypeScript and events/channel-type-sql.ts prints them as
+ * data: channel-type.ts evaluates them in TypeScript and channel-type-sql.ts prints them as
  * one ClickHouse expression, so a session gets the same channel in recordings and web analytics.
  *
  * The semantics are ClickHouse's `multiIf`: a test on a missing (NULL) input is false, except

@@ -1,15 +1,15 @@
 /**
  * PostHog's `$channel_type` evaluated in TypeScript: the team's custom channel rules first (the
  * `customChannelTypeRules` modifier, first match wins), then the built-in rules of
- * channel-rules.ts. events/channel-type-sql.ts prints the same rules for ClickHouse.
+ * channel-rules.ts. channel-type-sql.ts prints the same rules for ClickHouse.
  *
  * Inputs are the session's entry attribution: utm source/medium/campaign, entry referring domain (as
  * stored: `'$direct'` when there was no referrer), whether a gclid / fbclid was present, `gad_source`,
  * and for custom rules the entry URL, its host and path.
  */
-import { isJsonObject } from '../../lib/json-object.js';
-import { compileClickHouseRegex } from '../../lib/linear-regex.js';
-import type { BASIC_PROPERTY_OPERATORS } from '../../posthog/property-operators.js';
+import { isJsonObject } from '../lib/json-object.js';
+import { compileClickHouseRegex } from '../lib/linear-regex.js';
+import type { BASIC_PROPERTY_OPERATORS } from './property-operators.js';
 import { cutToFirstSignificantSubdomain, MEDIUM_TYPES, SEARCH_CCTLD_PATTERN, SOURCE_TYPES } from './channel-definitions.js';
 import { DEFAULT_CHANNEL_RULES, type ChannelFlag, type ChannelInput, type ChannelOutcome, type ChannelTest } from './channel-rules.js';
 

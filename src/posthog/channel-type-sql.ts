@@ -1,12 +1,12 @@
 import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { ch, join, raw, type ChSql } from '../platform/analytics/sql.js';
-import { MEDIUM_TYPES, SEARCH_CCTLD_PATTERN, SOURCE_TYPES, type ChannelEntry } from '../recordings/core/channel-definitions.js';
-import { DEFAULT_CHANNEL_RULES, type ChannelInput, type ChannelOutcome, type ChannelTest } from '../recordings/core/channel-rules.js';
-import type { CustomChannelField, CustomChannelOperator, CustomChannelRule } from '../recordings/core/channel-type.js';
+import { MEDIUM_TYPES, SEARCH_CCTLD_PATTERN, SOURCE_TYPES, type ChannelEntry } from './channel-definitions.js';
+import { DEFAULT_CHANNEL_RULES, type ChannelInput, type ChannelOutcome, type ChannelTest } from './channel-rules.js';
+import type { CustomChannelField, CustomChannelOperator, CustomChannelRule } from './channel-type.js';
 
 /**
  * PostHog's `$channel_type` as one ClickHouse expression: the team's custom rules, then the built-in
- * rules of recordings/core/channel-rules.ts, printed here as recordings/core/channel-type.ts
+ * rules of channel-rules.ts, printed here as channel-type.ts
  * evaluates them. The lookup tables become `transform` arrays (a hash lookup per row, in place of
  * PostHog's dictionary).
  */

@@ -8,7 +8,6 @@ import { canonicalUuid } from '../lib/uuid.js';
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
 import { loadOr404, validationError } from '../posthog/errors.js';
-import { pyTypeName } from '../posthog/python-text.js';
 import { getPersonByUuid } from '../persons/store.js';
 import type { Team } from '../environments/models.js';
 import { membersFromCsv } from './csv-members.js';
@@ -21,6 +20,7 @@ import {
   updateCohort,
   type Cohort,
 } from './store.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 
 type Json = Record<string, unknown>;
 
@@ -41,7 +41,7 @@ const validUuids = (items: unknown[]) =>
   });
 
 function stringList(value: unknown, attr: string): string[] {
-  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, attr, 'not_a_list');
+  if (!Array.isArray(value)) throw validationError(DRF_MESSAGES.notAList(value), attr, 'not_a_list');
   return value.map(String);
 }
 

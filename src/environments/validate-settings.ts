@@ -2,8 +2,8 @@ import { validationError } from '../posthog/errors.js';
 import { isValidTimezone } from '../lib/zoned-time.js';
 import { readBoolean, serializerData } from '../posthog/fields.js';
 import { TEAM_CONFIG_FIELDS, type TeamField } from './team-fields.js';
-import { pyTypeName } from '../posthog/python-text.js';
 import { JSON_SETTING_CHECKS, NOT_NULL_JSON_FIELDS } from './json-settings.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 
 /** Fields a request may not set; PostHog ignores them silently, and so does Hoglet. */
 export const READ_ONLY_TEAM_FIELDS = new Set([
@@ -57,7 +57,7 @@ function readString(value: unknown, attr: string): string {
 }
 
 function readList(value: unknown, attr: string): unknown[] {
-  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, attr, 'not_a_list');
+  if (!Array.isArray(value)) throw validationError(DRF_MESSAGES.notAList(value), attr, 'not_a_list');
   return value;
 }
 

@@ -8,7 +8,6 @@ import type { AppContext } from '../context.js';
 import { getCohort, listProjectCohorts } from '../cohorts/store.js';
 import { conflict, validationError } from '../posthog/errors.js';
 import { serializerData } from '../posthog/fields.js';
-import { pyTypeName } from '../posthog/python-text.js';
 import type { Team, User } from '../environments/models.js';
 import { getUser } from '../environments/tenancy-store.js';
 import { conflictingFields, filtersForNewKey } from './edit-rules.js';
@@ -24,6 +23,7 @@ import {
 import { findLiveFlagByKey, getFlag, insertFlag, listProjectFlags, updateFlag, type FeatureFlag, type FlagChanges } from './store.js';
 import { readBoolean } from '../posthog/fields.js';
 import { featureOfFlag } from '../early-access/store.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 
 type Json = Record<string, unknown>;
 
@@ -49,7 +49,7 @@ export function flagValidationLookups(ctx: AppContext, projectId: number): FlagV
 }
 
 function readTags(value: unknown): string[] {
-  if (!Array.isArray(value)) throw validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, 'tags', 'not_a_list');
+  if (!Array.isArray(value)) throw validationError(DRF_MESSAGES.notAList(value), 'tags', 'not_a_list');
   return [...new Set(value.map((tag) => String(tag).trim().toLowerCase()).filter(Boolean))];
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../posthog/errors.js';
 import { pyTypeName } from '../posthog/python-text.js';
 import { InvalidPropertyFilter } from '../posthog/property-conditions.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 
 interface AjvError {
   keyword: string;
@@ -58,7 +59,7 @@ export function schemaErrorToApiError(error: AjvError, data: unknown): ApiError 
       }
       if (value === null) return validationError('This field may not be null.', attr, 'null');
       if (expected === 'array') {
-        return validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, attr, 'not_a_list');
+        return validationError(DRF_MESSAGES.notAList(value), attr, 'not_a_list');
       }
       if (expected === 'object') {
         return validationError(`Expected a dictionary of items but got type "${pyTypeName(value)}".`, attr, 'not_a_dict');

@@ -26,9 +26,10 @@ import {
   totalResults,
   type SeriesCells,
   type TrendsCell,
+  type TrendsResult,
 } from './trends-results.js';
 import type { Interval, TrendsWindow } from './trends-window.js';
-import type { TrendsMath, TrendsQuery, TrendsResult, TrendsSeries } from './trends.js';
+import type { TrendsMath, TrendsQuery, TrendsSeries } from './trends.js';
 
 const SOURCE: PropertySource = { column: 'e.properties', columnOf: materializedColumn };
 /** The environment's id, bound once for the whole statement (the person overrides' join uses it too). */

@@ -6,12 +6,11 @@
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
 import { readDateRange, readEventBreakdown } from './query-fields.js';
-import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from './trends-results.js';
 import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { isReadableCompareTo } from './core/compare-period.js';
 
-export { TrendsQueryError, INTERVALS, BREAKDOWN_NULL, BREAKDOWN_OTHER, type Interval, type TrendsWindow, type TrendsResult };
+export { TrendsQueryError, INTERVALS, type Interval, type TrendsWindow };
 
 /**
  * PostHog's math names: `total` counts events; `dau` counts unique persons, `weekly_active` and

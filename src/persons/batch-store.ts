@@ -8,6 +8,7 @@ import type { Schema } from '../platform/db/schema.js';
 import { fromJson, toJson } from '../platform/db/values.js';
 import { InListQuery, MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import { ConcurrentWriteConflict } from '../platform/db/write-conflicts.js';
+import { chunks } from '../lib/chunks.js';
 import type { PersonsTable } from './tables.js';
 import { BATCH_ROWS, toPerson, withProperties, type NewPerson, type Person } from './store.js';
 
@@ -180,8 +181,7 @@ export async function updatePersons(
   if (persons.length === 0) return;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const sorted = [...persons].sort((a, b) => a.id - b.id);
-    for (let i = 0; i < sorted.length; i += BATCH_ROWS) {
-      const chunk = sorted.slice(i, i + BATCH_ROWS);
+    for (const chunk of chunks(sorted, BATCH_ROWS)) {
       const rows = chunk.map(
         (p) => sql`(${p.id}, ${toJson(p.properties)}, ${p.isIdentified}, ${p.version}, ${p.createdAt}, ${p.storedVersion})`,
       );
@@ -216,8 +216,7 @@ export async function updatePersons(
 export async function lockPersonsAtVersions(db: Db, persons: ReadonlyArray<{ id: number; storedVersion: number }>): Promise<void> {
   const expected = new Map(persons.map((p) => [p.id, p.storedVersion]));
   const ids = [...expected.keys()].sort((a, b) => a - b);
-  for (let i = 0; i < ids.length; i += BATCH_ROWS) {
-    const chunk = ids.slice(i, i + BATCH_ROWS);
+  for (const chunk of chunks(ids, BATCH_ROWS)) {
     const rows = await db.selectFrom('persons').select(['id', 'version']).where('id', 'in', chunk).orderBy('id').forUpdate().execute();
     if (rows.length !== chunk.length || rows.some((row) => Number(row.version) !== expected.get(Number(row.id)))) {
       throw new ConcurrentWriteConflict('a person the batch merges or gives a distinct id');
@@ -232,8 +231,7 @@ export async function lockPersonsAtVersions(db: Db, persons: ReadonlyArray<{ id:
  * type, so the same SQL runs on both backends.
  */
 export async function foldPersons(db: Db, merges: Array<{ fromPersonId: number; toPersonId: number }>): Promise<void> {
-  for (let i = 0; i < merges.length; i += BATCH_ROWS) {
-    const chunk = merges.slice(i, i + BATCH_ROWS);
+  for (const chunk of chunks(merges, BATCH_ROWS)) {
     const sources = chunk.map((m) => m.fromPersonId);
     const whens = sql.join(
       chunk.map((m) => sql`when ${m.fromPersonId} then ${m.toPersonId}`),

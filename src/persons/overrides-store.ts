@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { PersonOverrideRow } from '../events/analytics-outbox.js';
 import { InListQuery } from '../platform/db/multi-row-insert.js';
+import { chunks } from '../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -59,14 +60,10 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
   const rows = [...written.values()].sort(
     (a, b) => a.teamId - b.teamId || (a.oldPersonId < b.oldPersonId ? -1 : a.oldPersonId > b.oldPersonId ? 1 : 0),
   );
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+  for (const chunk of chunks(rows, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('person_overrides')
-      .values(
-        rows
-          .slice(i, i + ROWS_PER_STATEMENT)
-          .map((r) => ({ team_id: r.teamId, old_person_id: r.oldPersonId, override_person_id: r.overridePersonId })),
-      )
+      .values(chunk.map((r) => ({ team_id: r.teamId, old_person_id: r.oldPersonId, override_person_id: r.overridePersonId })))
       .onConflict((oc) =>
         oc.columns(['team_id', 'old_person_id']).doUpdateSet((eb) => ({ override_person_id: eb.ref('excluded.override_person_id') })),
       )
@@ -79,11 +76,10 @@ export async function recordPersonOverrides(db: Db, merges: PersonOverrideRow[])
 export async function notePersonlessDistinctIds(db: Db, byTeam: Map<number, Set<string>>): Promise<void> {
   for (const [teamId, ids] of [...byTeam].sort(([a], [b]) => a - b)) {
     // In key order, as recordPersonOverrides: concurrent batches wait for each other, not deadlock.
-    const list = [...ids].sort();
-    for (let i = 0; i < list.length; i += ROWS_PER_STATEMENT) {
+    for (const chunk of chunks([...ids].sort(), ROWS_PER_STATEMENT)) {
       await db
         .insertInto('personless_distinct_ids')
-        .values(list.slice(i, i + ROWS_PER_STATEMENT).map((distinct_id) => ({ team_id: teamId, distinct_id })))
+        .values(chunk.map((distinct_id) => ({ team_id: teamId, distinct_id })))
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
@@ -102,8 +98,7 @@ export async function personlessAmong(db: Db, teamId: number, distinctIds: strin
  */
 export async function resetPersonOverrides(db: Db, teamId: number, personUuids: string[]): Promise<PersonOverrideRow[]> {
   const rows: PersonOverrideRow[] = [];
-  for (let i = 0; i < personUuids.length; i += ROWS_PER_STATEMENT) {
-    const chunk = personUuids.slice(i, i + ROWS_PER_STATEMENT);
+  for (const chunk of chunks(personUuids, ROWS_PER_STATEMENT)) {
     const stale = await db
       .selectFrom('person_overrides')
       .select('old_person_id')

@@ -6,6 +6,7 @@ import { fromBool, fromJson, toJson } from '../platform/db/values.js';
 import type { PersonsTable } from './tables.js';
 import { pyInt } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
+import { chunks } from '../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -131,13 +132,8 @@ export async function lockPerson(db: Db, dialect: DialectName, teamId: number, p
 /** The team's persons with these uuids: uuid → id. */
 export async function personIdsByUuid(db: Db, teamId: number, uuids: string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  for (let i = 0; i < uuids.length; i += BATCH_ROWS) {
-    const rows = await db
-      .selectFrom('persons')
-      .select(['id', 'uuid'])
-      .where('team_id', '=', teamId)
-      .where('uuid', 'in', uuids.slice(i, i + BATCH_ROWS))
-      .execute();
+  for (const chunk of chunks(uuids, BATCH_ROWS)) {
+    const rows = await db.selectFrom('persons').select(['id', 'uuid']).where('team_id', '=', teamId).where('uuid', 'in', chunk).execute();
     for (const row of rows) ids.set(row.uuid, Number(row.id));
   }
   return ids;
@@ -154,8 +150,7 @@ export async function moveDistinctIds(
   fromPersonId: number,
   moves: Array<{ distinctId: string; toPersonId: number }>,
 ): Promise<void> {
-  for (let i = 0; i < moves.length; i += BATCH_ROWS) {
-    const chunk = moves.slice(i, i + BATCH_ROWS);
+  for (const chunk of chunks(moves, BATCH_ROWS)) {
     const whens = sql.join(
       chunk.map((m) => sql`when ${m.distinctId} then ${m.toPersonId}`),
       sql` `,
@@ -237,11 +232,11 @@ export async function firstDistinctIdOf(db: Db, personId: number): Promise<strin
 export async function distinctIdsOf(db: Db, personIds: number[]): Promise<Map<number, string[]>> {
   const map = new Map<number, string[]>();
   const order = distinctIdOrder(db);
-  for (let i = 0; i < personIds.length; i += BATCH_ROWS) {
+  for (const chunk of chunks(personIds, BATCH_ROWS)) {
     const rows = await db
       .selectFrom('person_distinct_ids')
       .select(['person_id', 'distinct_id'])
-      .where('person_id', 'in', personIds.slice(i, i + BATCH_ROWS))
+      .where('person_id', 'in', chunk)
       .orderBy(order)
       .execute();
     for (const row of rows) {

@@ -3,7 +3,7 @@
  * e-mails carry an image without a headless browser (PostHog screenshots its web page instead).
  */
 import { createRequire } from 'node:module';
-import type { TrendsResult } from '../insights/trends.js';
+import type { TrendsResult } from '../insights/trends-results.js';
 
 const WIDTH = 720;
 const HEIGHT = 360;

@@ -5,7 +5,6 @@
  */
 import { DRF_MESSAGES, FieldError, parseBoolean, parseChoice, parseDateTime, parseInteger, parseString } from '../posthog/drf-fields.js';
 import { validationError } from '../posthog/errors.js';
-import { pyTypeName } from '../posthog/python-text.js';
 import { validateAppearance, validateConditions, validateQuestions, validateSchedule, SurveyRuleError } from './core/questions.js';
 import { MAX_ITERATION_COUNT } from './core/schedule.js';
 import type { SurveyFields } from './store.js';
@@ -49,7 +48,7 @@ const json = (value: unknown) => value;
 function dateTimeList(attr: string, value: unknown): string[] | null {
   if (value === null) return null;
   if (!Array.isArray(value) || typeof value === 'string') {
-    throw validationError(`Expected a list of items but got type "${pyTypeName(value)}".`, attr, 'not_a_list');
+    throw validationError(DRF_MESSAGES.notAList(value), attr, 'not_a_list');
   }
   return value.map((item) =>
     item === null ? (null as unknown as string) : field(attr, () => new Date(parseDateTime(item)).toISOString()),

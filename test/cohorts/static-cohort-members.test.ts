@@ -100,3 +100,22 @@ describe('PATCH /cohorts/:id/add_persons_to_static_cohort/', () => {
     );
   });
 });
+
+describe('POST /cohorts/ with members', () => {
+  it('refuses member ids that are not a list, as DRF ListField does', async () => {
+    for (const [attr, value, type] of [
+      ['distinct_ids', 'one', 'str'],
+      ['person_ids', { id: 1 }, 'dict'],
+      ['_create_static_person_ids', 7, 'int'],
+    ] as const) {
+      const res = await server.request(cohortsPath(server), { method: 'POST', body: { name: 'Static', is_static: true, [attr]: value } });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toEqual({
+        type: 'validation_error',
+        code: 'not_a_list',
+        detail: `Expected a list of items but got type "${type}".`,
+        attr,
+      });
+    }
+  });
+});

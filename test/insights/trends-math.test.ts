@@ -5,7 +5,7 @@
  * property maths; in UTC and in an environment's own time zone.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BREAKDOWN_NULL } from '../../src/insights/trends.js';
+import { BREAKDOWN_NULL } from '../../src/insights/trends-results.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();

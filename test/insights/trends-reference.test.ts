@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventRow } from '../../src/events/analytics-outbox.js';
-import { readTrendsQuery, type TrendsQuery, type TrendsResult } from '../../src/insights/trends.js';
-import { BREAKDOWN_LIMIT, BREAKDOWN_NULL, BREAKDOWN_OTHER } from '../../src/insights/trends-results.js';
+import { readTrendsQuery, type TrendsQuery } from '../../src/insights/trends.js';
+import { BREAKDOWN_LIMIT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from '../../src/insights/trends-results.js';
 import { computeTrends } from '../../src/insights/trends-store.js';
 import { bucketIndex, trendsWindow, type TrendsWindow } from '../../src/insights/trends-window.js';
 import { useTestServer } from '../helpers/server.js';

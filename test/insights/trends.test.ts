@@ -3,7 +3,8 @@
  * events sent through /batch/.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BREAKDOWN_NULL, readTrendsQuery, TrendsQueryError, type TrendsQuery } from '../../src/insights/trends.js';
+import { readTrendsQuery, TrendsQueryError, type TrendsQuery } from '../../src/insights/trends.js';
+import { BREAKDOWN_NULL } from '../../src/insights/trends-results.js';
 import { computeTrends } from '../../src/insights/trends-store.js';
 import { bucketStart, parseTrendsDate as parseRelativeDate, trendsWindow, type TrendsWindow } from '../../src/insights/trends-window.js';
 import { useTestServer } from '../helpers/server.js';

@@ -283,6 +283,11 @@ describe('survey validation (PostHog’s messages)', () => {
       { detail: 'Ensure this value is less than or equal to 500.', attr: 'iteration_count', code: 'max_value' },
     ],
     [
+      'iteration start dates are a list',
+      { name: 'x', type: 'api', iteration_start_dates: 'soon' },
+      { detail: 'Expected a list of items but got type "str".', attr: 'iteration_start_dates', code: 'not_a_list' },
+    ],
+    [
       'start date is a datetime',
       { name: 'x', type: 'api', start_date: 'tomorrow' },
       { attr: 'start_date', detail: expect.stringContaining('Datetime has wrong format') as unknown as string },

@@ -15,6 +15,7 @@ import { prefetchDashboard } from './pages/dashboards/tile-cache';
 import { prefetchWebAnalytics } from './pages/web/tiles';
 import { prefetch } from './query-client';
 import { PROJECT_SECTIONS } from '../../src/web-app/sections';
+import { AppLayout } from './shell/AppLayout';
 import { CurrentEnvironmentRedirect, ProjectScope } from './shell/ProjectScope';
 import { RequireSession } from './shell/RequireSession';
 import { NotFound } from './shell/NotFound';
@@ -114,7 +115,7 @@ const routes: RouteObject[] = [
           if (mayBeSignedIn()) prefetch(environmentsQuery());
           return null;
         },
-        children: environmentPages,
+        children: [{ Component: AppLayout, children: environmentPages }],
       },
       // `/activity`, `/persons/…`: the same page of the current environment.
       ...PROJECT_SECTIONS.map((section) => ({ path: `/${section}/*`, Component: CurrentEnvironmentRedirect })),

@@ -6,7 +6,7 @@
 import { getDashboard, tilesOfDashboard } from '../../dashboards/store.js';
 import { insightResult, type InsightStores } from '../../insights/service.js';
 import { getInsight, getInsightsByIds, type Insight } from '../../insights/store.js';
-import type { TrendsResult } from '../../insights/trends.js';
+import type { TrendsResult } from '../../insights/trends-results.js';
 import { subscriptionSummary } from '../core/index.js';
 import type { Subscription } from '../store.js';
 

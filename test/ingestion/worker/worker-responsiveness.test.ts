@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareAnalyticsStore } from '../../../src/app.js';
@@ -18,9 +20,14 @@ import { waitFor } from '../../helpers/wait.js';
  * answers arrive in a message handler that drains up to 1000 of them in one go: without explicit
  * turns the drain held the event loop for seconds). The server is a process of its own, as
  * deployed: this one only queues the backlog, asks for /_health and counts what is left.
+ *
+ * What a request waits for is measured as the CPU time the server's main thread (its event loop)
+ * used meanwhile, not as wall time: on a busy machine the server may not run at all for hundreds
+ * of milliseconds while it is ready to answer, and that wait is the machine's, not the worker's.
  */
 const BACKLOG = BACKEND === 'sqlite' ? 200_000 : 50_000;
 const HEALTH_BOUND_MS = 200;
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 let storage: TestStorage | undefined;
 let database: Database | undefined;
@@ -60,6 +67,14 @@ async function queueBacklog(db: Database): Promise<void> {
   await queue.drain();
 }
 
+/** The CPU time a process's main thread has used so far, in ms (Linux: /proc, in clock ticks). */
+function mainThreadCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  // After the name in parentheses: the state, …, then utime and stime (fields 14 and 15 of stat).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
 async function count(table: 'ingestion_queue' | 'analytics_outbox'): Promise<number> {
   const row = await database!.db
     .selectFrom(table)
@@ -69,7 +84,7 @@ async function count(table: 'ingestion_queue' | 'analytics_outbox'): Promise<num
 }
 
 describe('the inline worker draining a backlog', () => {
-  it(`lets /_health answer within ${HEALTH_BOUND_MS} ms throughout`, async () => {
+  it(`lets /_health answer after at most ${HEALTH_BOUND_MS} ms of other work, throughout`, async () => {
     storage = await freshStorage();
     database = await openAndMigrate(loadConfig(storage.env), log);
     await queueBacklog(database);
@@ -78,12 +93,13 @@ describe('the inline worker draining a backlog', () => {
     // The default server on the same storage: its inline worker finds the backlog at start.
     server = runHoglet(['serve'], { ...storage.env, PORT: '0', HOST: '127.0.0.1' });
     const [, url] = await server.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/, 60_000);
+    const pid = server.child.pid!;
     const waits: number[] = [];
     let left = await count('ingestion_queue');
     while (left > 0) {
-      const started = performance.now();
+      const started = mainThreadCpuMs(pid);
       const health = await fetch(`${url}/_health`);
-      waits.push(performance.now() - started);
+      waits.push(mainThreadCpuMs(pid) - started);
       expect(health.status).toBe(200);
       left = await count('ingestion_queue');
     }
@@ -98,7 +114,7 @@ describe('the inline worker draining a backlog', () => {
     } finally {
       await analytics.close();
     }
-    // Asked many times while the backlog drained, and never waited long.
+    // Asked many times while the backlog drained, and never waited behind much work.
     expect(waits.length).toBeGreaterThan(10);
     expect(Math.max(...waits)).toBeLessThan(HEALTH_BOUND_MS);
   }, 240_000);

@@ -1,8 +1,7 @@
 import { createContext, useContext } from 'react';
-import { Navigate, useLocation, useParams } from 'react-router';
+import { Navigate, Outlet, useLocation, useParams } from 'react-router';
 import { useEnvironments, type EnvironmentEntry } from '../api/environments';
 import { useMe } from '../api/session';
-import { AppLayout } from './AppLayout';
 import { ErrorNotice } from './ErrorNotice';
 import { NotFound } from './NotFound';
 import { Loading } from '../components/Loading';
@@ -18,7 +17,7 @@ export function useEnvironment(): EnvironmentEntry {
 
 /**
  * `/project/:projectId/…`: finds the environment (by id, or by project API key, as in the links
- * posthog-js makes) and lays out the app around its page.
+ * posthog-js makes) and gives it to the routes below (AppLayout and the page, routes.tsx).
  */
 export function ProjectScope() {
   const { projectId = '' } = useParams();
@@ -35,7 +34,7 @@ export function ProjectScope() {
   if (!environment) return <NotFound />;
   return (
     <EnvironmentContext.Provider value={environment}>
-      <AppLayout />
+      <Outlet />
     </EnvironmentContext.Provider>
   );
 }

@@ -5,7 +5,6 @@
  */
 import type { Database } from '../platform/db/database.js';
 import { notFound, permissionDenied, validationError } from '../posthog/errors.js';
-import { pyTypeName } from '../posthog/python-text.js';
 import { canonicalUuid } from '../lib/uuid.js';
 import { DRF_MESSAGES, FieldError, fail, parseInteger, parseString } from '../posthog/drf-fields.js';
 import { getMemberships, getTeam } from '../environments/tenancy-store.js';
@@ -114,7 +113,7 @@ function readScopedOrganizations(memberships: Map<string, number>, data: unknown
 export async function readKeyFields(database: Database, userId: number, body: unknown, partial: boolean): Promise<KeyChanges> {
   const data: Body = body === undefined ? {} : (body as Body);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(data)}.`);
+    throw validationError(DRF_MESSAGES.notADict(data));
   }
   const present = (name: string) => {
     if (name in data) return true;

@@ -5,9 +5,10 @@
  */
 import { pythonStrip } from '../posthog/python-values.js';
 import { validationError } from '../posthog/errors.js';
+import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 import { filtersShapeProblem, parseDateInTimezone } from './engine/index.js';
 import type { FeatureFlag } from './store.js';
-import { pythonStr, pyTypeName } from '../posthog/python-text.js';
+import { pythonStr } from '../posthog/python-text.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 export const FLAG_KEY_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -50,7 +51,7 @@ export function readChoice<T extends string>(value: unknown, attr: string, choic
 
 export function readFiltersObject(value: unknown): Json {
   if (!isJsonObject(value)) {
-    throw validationError(`Expected a dictionary of items but got type "${pyTypeName(value)}".`, 'filters', 'not_a_dict');
+    throw validationError(DRF_MESSAGES.notADictOfItems(value), 'filters', 'not_a_dict');
   }
   return value;
 }

@@ -11,7 +11,6 @@ import {
   unsupportedMediaType,
   validationError,
 } from '../posthog/errors.js';
-import { pyTypeName } from '../posthog/python-text.js';
 import { InvalidPropertyFilter } from '../posthog/property-conditions.js';
 import { DRF_MESSAGES } from '../posthog/drf-fields.js';
 
@@ -55,14 +54,14 @@ export function schemaErrorToApiError(error: AjvError, data: unknown): ApiError 
     case 'type': {
       const expected = String(error.params.type).split(',')[0]!;
       if (attr === null && expected === 'object') {
-        return validationError(`Invalid data. Expected a dictionary, but got ${pyTypeName(value)}.`, null);
+        return validationError(DRF_MESSAGES.notADict(value), null);
       }
       if (value === null) return validationError('This field may not be null.', attr, 'null');
       if (expected === 'array') {
         return validationError(DRF_MESSAGES.notAList(value), attr, 'not_a_list');
       }
       if (expected === 'object') {
-        return validationError(`Expected a dictionary of items but got type "${pyTypeName(value)}".`, attr, 'not_a_dict');
+        return validationError(DRF_MESSAGES.notADictOfItems(value), attr, 'not_a_dict');
       }
       return validationError(TYPE_MESSAGES[expected] ?? `Invalid value.`, attr);
     }

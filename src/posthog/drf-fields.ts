@@ -29,6 +29,7 @@ export const DRF_MESSAGES = {
   doesNotExist: (data: unknown) => `Invalid pk "${pythonStr(data)}" - object does not exist.`,
   notAList: (data: unknown) => `Expected a list of items but got type "${pyTypeName(data)}".`,
   notADict: (data: unknown) => `Invalid data. Expected a dictionary, but got ${pyTypeName(data)}.`,
+  notADictOfItems: (data: unknown) => `Expected a dictionary of items but got type "${pyTypeName(data)}".`,
   surrogate: (codePoint: number) => `Surrogate characters are not allowed: U+${codePoint.toString(16).toUpperCase()}.`,
 } as const;
 

@@ -10,7 +10,9 @@
  * about a message round trip each.
  *
  * The budget is wall time, not steps, so it is generous (a loaded machine may keep the thread
- * waiting for a core). A runaway pattern would then cost every call the whole budget, and the
+ * waiting for a core), and it starts when the thread takes the pattern up: on a machine busy enough,
+ * the message alone took longer than the budget to reach the thread, and a sane pattern got
+ * `overflow`. A runaway pattern would then cost every call the whole budget, and the
  * texts come from clients (/decide's person properties): once a pattern overflowed, it answers
  * `overflow` at once, whatever the text, for a minute.
  */
@@ -20,7 +22,7 @@ import { Worker } from 'node:worker_threads';
 export const BOUNDED_REGEX_BUDGET_MS = 250;
 /** How long an overflow is remembered for its pattern. */
 const OVERFLOW_MEMORY_MS = 60_000;
-/** How long the first call waits for the thread to start (once per thread). */
+/** How long the first call waits for the thread to start (once per thread), and a call for the thread to take its pattern up. */
 const START_TIMEOUT_MS = 10_000;
 
 const IDLE = 0;
@@ -28,6 +30,7 @@ const MATCHED = 1;
 const NOT_MATCHED = 2;
 const INVALID = 3;
 const READY = 4;
+const RUNNING = 5;
 
 /** The thread's side: patterns compiled once, answers written to the shared cell. */
 const THREAD_SOURCE = `
@@ -35,6 +38,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const cell = new Int32Array(workerData);
 const compiled = new Map();
 parentPort.on('message', ({ source, flags, text }) => {
+  Atomics.store(cell, 0, ${RUNNING});
+  Atomics.notify(cell, 0);
   let answer;
   try {
     const key = flags + '/' + source;
@@ -92,12 +97,13 @@ export function boundedRegexTest(regex: RegExp, text: string, budgetMs = BOUNDED
   if (!current) return 'overflow';
   Atomics.store(current.cell, 0, IDLE);
   current.worker.postMessage({ source: regex.source, flags: regex.flags, text });
-  Atomics.wait(current.cell, 0, IDLE, budgetMs);
+  Atomics.wait(current.cell, 0, IDLE, START_TIMEOUT_MS);
+  Atomics.wait(current.cell, 0, RUNNING, budgetMs);
   const answer = Atomics.load(current.cell, 0);
   if (answer === MATCHED) return true;
   if (answer === NOT_MATCHED) return false;
-  if (answer === IDLE) {
-    // Still running: this thread is stuck on the pattern; the next call gets a fresh one.
+  if (answer === IDLE || answer === RUNNING) {
+    // Still running (or never taken up): this thread is stuck; the next call gets a fresh one.
     void current.worker.terminate();
     if (runner === current) runner = undefined;
     if (overflowed.size >= 1000) overflowed.clear();

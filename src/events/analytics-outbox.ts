@@ -14,7 +14,14 @@ type Db = Kysely<Schema>;
  * acknowledged event is stored exactly once.
  */
 
-/** One event as ClickHouse's `events` table takes it, a line of JSONEachRow. */
+/**
+ * One event as ClickHouse's `events` table takes it, a line of JSONEachRow. `propertiesJson` is a
+ * JSON object's text, as JSON.stringify writes it: spliced in as it is, not escaped into a JSON
+ * string, and ClickHouse stores an object given for a String column as its text, byte for byte
+ * (insertStatement's setting). Rows written before this (`"properties":"{\"…"`) hold a JSON string
+ * there instead, which reads back as the same text: outbox rows of either kind copy alike, even in
+ * one insert.
+ */
 export function eventRow(
   teamId: number,
   uuid: string,
@@ -27,10 +34,9 @@ export function eventRow(
   sessionId: string | null,
   elementsChain: string | null,
 ): string {
-  // The properties are JSON text already: spliced in as a JSON string without parsing them again.
   return `{"team_id":${teamId},"uuid":${JSON.stringify(uuid)},"event":${JSON.stringify(event)},"distinct_id":${JSON.stringify(
     distinctId,
-  )},"person_id":${JSON.stringify(personId)},"properties":${JSON.stringify(propertiesJson)},"timestamp":${JSON.stringify(
+  )},"person_id":${JSON.stringify(personId)},"properties":${propertiesJson},"timestamp":${JSON.stringify(
     timestamp,
   )},"created_at":${JSON.stringify(createdAt)},"session_id":${JSON.stringify(sessionId ?? '')},"elements_chain":${JSON.stringify(
     elementsChain ?? '',

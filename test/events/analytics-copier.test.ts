@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
 import { addToOutbox, copyOutboxGroup, eventRow, flushOutbox, KeptOutboxRows, outboxPending } from '../../src/events/analytics-outbox.js';
 import type { AnalyticsEngine, InsertOptions } from '../../src/platform/analytics/engine.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
 import { waitFor } from '../helpers/wait.js';
@@ -141,6 +142,45 @@ describe('analytics copier', () => {
     expect(await flushOutbox(db, engine, kept)).toBe(1);
     expect(kept.size).toBe(0);
     expect((await stored(analytics, teamId, 'kept')).sort()).toEqual(uuids.sort());
+  });
+
+  it("stores each event's properties as the text it was given, from rows of this version and rows written before it", async () => {
+    const { db, analytics, teamId } = await setUp();
+    const texts = [
+      toJson({}),
+      toJson({ 'k"ey': 'v\\al', line: '\u2028\u2029 é 😀 \u0001\n\t', lone: '\ud800' }),
+      toJson({ nested: { a: [1, { b: null }, []], c: {} }, big: 1e21, neg: -0.5, '': '' }),
+      // Not JSON.stringify's spelling, kept as it is all the same.
+      '{"a":"\\u00e9\\/","b":{ }}',
+    ];
+    const at = '2026-03-02T00:00:00.000Z';
+    const line = (i: number, properties: string) =>
+      eventRow(
+        teamId,
+        `00000000-0000-4000-8000-00000000a${String(i).padStart(3, '0')}`,
+        'texts',
+        'texts',
+        '00000000-0000-4000-8000-00000000ffff',
+        properties,
+        at,
+        at,
+        null,
+        null,
+      );
+    await addToOutbox(
+      db,
+      texts.map((text, i) => line(i, text)),
+      [],
+    );
+    // A row written before this version: its properties escaped into a JSON string.
+    await addToOutbox(
+      db,
+      texts.map((text, i) => line(100 + i, JSON.stringify(text))),
+      [],
+    );
+    expect(await flushOutbox(db, analytics)).toBe(2);
+    const stored = (await storedEvents(analytics, teamId)).filter((e) => e.event === 'texts');
+    expect(stored.map((e) => e.properties)).toEqual([...texts, ...texts]);
   });
 
   it('retries a failed copy on its own', async () => {

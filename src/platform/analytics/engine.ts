@@ -78,11 +78,16 @@ export const SESSION_SETTINGS: Record<string, string | number> = {
   session_timezone: 'UTC',
 };
 
-/** The `INSERT` statement of `insert()`, with its deduplication token as a setting. */
+/**
+ * The `INSERT` statement of `insert()`, with its deduplication token as a setting. A JSON object
+ * given for a String column is stored as its text, byte for byte (`properties`: see eventRow). The
+ * setting is on by default in recent ClickHouse (chdb's included); said here for servers set otherwise.
+ */
 export function insertStatement(qualifiedTable: string, options: InsertOptions = {}): string {
   const token = options.deduplicationToken;
   if (token !== undefined && !/^[A-Za-z0-9_:.-]{1,200}$/.test(token)) throw new AnalyticsError(`invalid deduplication token "${token}"`);
-  return `INSERT INTO ${qualifiedTable}${token ? ` SETTINGS insert_deduplication_token='${token}'` : ''} FORMAT JSONEachRow`;
+  const settings = `input_format_json_read_objects_as_strings=1${token ? `, insert_deduplication_token='${token}'` : ''}`;
+  return `INSERT INTO ${qualifiedTable} SETTINGS ${settings} FORMAT JSONEachRow`;
 }
 
 /** A database or table name is an identifier Hoglet chose or was configured with: checked, then quoted. */

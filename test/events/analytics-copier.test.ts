@@ -1,8 +1,16 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
-import { addToOutbox, copyOutboxGroup, eventRow, flushOutbox, KeptOutboxRows, outboxPending } from '../../src/events/analytics-outbox.js';
-import type { AnalyticsEngine, InsertOptions } from '../../src/platform/analytics/engine.js';
+import {
+  addToOutbox,
+  copyOutboxGroup,
+  eventRow,
+  EventLines,
+  flushOutbox,
+  KeptOutboxRows,
+  outboxPending,
+} from '../../src/events/analytics-outbox.js';
+import { jsonEachRowText, type AnalyticsEngine, type InsertOptions, type JsonEachRow } from '../../src/platform/analytics/engine.js';
 import { toJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
@@ -43,7 +51,7 @@ async function commitBatch(
     const at = new Date(Date.parse('2026-03-01T00:00:00Z') + n * 1000).toISOString();
     lines.push(eventRow(teamId, uuid, 'copied', distinctId, '00000000-0000-4000-8000-00000000ffff', '{"n":1}', at, at, null, null));
   }
-  const row = await addToOutbox(db, lines, []);
+  const row = await addToOutbox(db, lines.join('\n'), []);
   if (kept && row) kept.keep(row);
   return uuids;
 }
@@ -53,9 +61,9 @@ function recording(engine: AnalyticsEngine) {
   const inserts: { table: string; rows: number; token: string | undefined }[] = [];
   const state = { failAfterInsert: false };
   const wrapped: AnalyticsEngine = Object.create(engine) as AnalyticsEngine;
-  wrapped.insert = async (table: string, jsonEachRow: string, options?: InsertOptions) => {
+  wrapped.insert = async (table: string, jsonEachRow: JsonEachRow, options?: InsertOptions) => {
     await engine.insert(table, jsonEachRow, options);
-    inserts.push({ table, rows: jsonEachRow.split('\n').length, token: options?.deduplicationToken });
+    inserts.push({ table, rows: jsonEachRowText(jsonEachRow).split('\n').length, token: options?.deduplicationToken });
     if (state.failAfterInsert) throw new Error('the process died after the insert');
   };
   return { engine: wrapped, inserts, state };
@@ -154,30 +162,18 @@ describe('analytics copier', () => {
       '{"a":"\\u00e9\\/","b":{ }}',
     ];
     const at = '2026-03-02T00:00:00.000Z';
-    const line = (i: number, properties: string) =>
-      eventRow(
-        teamId,
-        `00000000-0000-4000-8000-00000000a${String(i).padStart(3, '0')}`,
-        'texts',
-        'texts',
-        '00000000-0000-4000-8000-00000000ffff',
-        properties,
-        at,
-        at,
-        null,
-        null,
-      );
-    await addToOutbox(
-      db,
-      texts.map((text, i) => line(i, text)),
-      [],
+    const uuid = (i: number) => `00000000-0000-4000-8000-00000000a${String(i).padStart(3, '0')}`;
+    const person = '00000000-0000-4000-8000-00000000ffff';
+    // As a worker's batch writes them.
+    const lines = new EventLines();
+    texts.forEach((text, i) => lines.add(teamId, uuid(i), 'texts', 'texts', person, text, at, at, null, null));
+    expect(lines.text()).toBe(
+      texts.map((text, i) => eventRow(teamId, uuid(i), 'texts', 'texts', person, text, at, at, null, null)).join('\n'),
     );
+    await addToOutbox(db, lines.text(), []);
     // A row written before this version: its properties escaped into a JSON string.
-    await addToOutbox(
-      db,
-      texts.map((text, i) => line(100 + i, JSON.stringify(text))),
-      [],
-    );
+    const old = texts.map((text, i) => eventRow(teamId, uuid(100 + i), 'texts', 'texts', person, JSON.stringify(text), at, at, null, null));
+    await addToOutbox(db, old.join('\n'), []);
     expect(await flushOutbox(db, analytics)).toBe(2);
     const stored = (await storedEvents(analytics, teamId)).filter((e) => e.event === 'texts');
     expect(stored.map((e) => e.properties)).toEqual([...texts, ...texts]);

@@ -15,6 +15,18 @@ export interface InsertOptions {
   deduplicationToken?: string;
 }
 
+/**
+ * Rows in JSONEachRow (one JSON object a line): the text, or its pieces, each whole lines, to be
+ * joined by newlines. A worker's copy hands over its outbox rows' texts as they are: a guest
+ * writes them to the host one after the other instead of joining tens of MB first.
+ */
+export type JsonEachRow = string | readonly string[];
+
+/** The rows as one text. */
+export function jsonEachRowText(rows: JsonEachRow): string {
+  return typeof rows === 'string' ? rows : rows.join('\n');
+}
+
 export interface AnalyticsEngine {
   /** `embedded` (chdb in this process), `server` (CLICKHOUSE_URL) or `guest` (through the process that owns the embedded folder). */
   readonly kind: 'embedded' | 'server' | 'guest';
@@ -26,8 +38,8 @@ export interface AnalyticsEngine {
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
   /** A statement without rows: DDL, DELETE, ALTER. */
   command(sql: string, params?: QueryParams): Promise<void>;
-  /** Rows in JSONEachRow (one JSON object a line) into a table. */
-  insert(table: string, jsonEachRow: string, options?: InsertOptions): Promise<void>;
+  /** Rows into a table. */
+  insert(table: string, jsonEachRow: JsonEachRow, options?: InsertOptions): Promise<void>;
   close(): Promise<void>;
 }
 

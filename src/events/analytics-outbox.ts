@@ -14,7 +14,14 @@ type Db = Kysely<Schema>;
  * acknowledged event is stored exactly once.
  */
 
-/** One event as ClickHouse's `events` table takes it, a line of JSONEachRow. */
+/**
+ * One event as ClickHouse's `events` table takes it, a line of JSONEachRow. `propertiesJson` is a
+ * JSON object's text, as JSON.stringify writes it: spliced in as it is, not escaped into a JSON
+ * string, and ClickHouse stores an object given for a String column as its text, byte for byte
+ * (insertStatement's setting). Rows written before this (`"properties":"{\"…"`) hold a JSON string
+ * there instead, which reads back as the same text: outbox rows of either kind copy alike, even in
+ * one insert.
+ */
 export function eventRow(
   teamId: number,
   uuid: string,
@@ -27,14 +34,62 @@ export function eventRow(
   sessionId: string | null,
   elementsChain: string | null,
 ): string {
-  // The properties are JSON text already: spliced in as a JSON string without parsing them again.
+  return `${eventRowHead(teamId, uuid, event, distinctId, personId)}${propertiesJson}${eventRowTail(timestamp, createdAt, sessionId, elementsChain)}`;
+}
+
+/** An event row up to its properties. */
+function eventRowHead(teamId: number, uuid: string, event: string, distinctId: string, personId: string): string {
   return `{"team_id":${teamId},"uuid":${JSON.stringify(uuid)},"event":${JSON.stringify(event)},"distinct_id":${JSON.stringify(
     distinctId,
-  )},"person_id":${JSON.stringify(personId)},"properties":${JSON.stringify(propertiesJson)},"timestamp":${JSON.stringify(
-    timestamp,
-  )},"created_at":${JSON.stringify(createdAt)},"session_id":${JSON.stringify(sessionId ?? '')},"elements_chain":${JSON.stringify(
-    elementsChain ?? '',
-  )}}`;
+  )},"person_id":${JSON.stringify(personId)},"properties":`;
+}
+
+/** An event row after its properties. */
+function eventRowTail(timestamp: string, createdAt: string, sessionId: string | null, elementsChain: string | null): string {
+  return `,"timestamp":${JSON.stringify(timestamp)},"created_at":${JSON.stringify(createdAt)},"session_id":${JSON.stringify(
+    sessionId ?? '',
+  )},"elements_chain":${JSON.stringify(elementsChain ?? '')}}`;
+}
+
+/**
+ * A batch's event rows (eventRow's lines) as pieces, joined once by `text()`: each event's
+ * properties stay the string the worker was given. A line built per event, then joined, allocated
+ * some 570 bytes more an event (docs/benchmarks.md), alive until the batch's flush.
+ */
+export class EventLines {
+  private readonly pieces: string[] = [];
+  private lines = 0;
+
+  add(
+    teamId: number,
+    uuid: string,
+    event: string,
+    distinctId: string,
+    personId: string,
+    propertiesJson: string,
+    timestamp: string,
+    createdAt: string,
+    sessionId: string | null,
+    elementsChain: string | null,
+  ): void {
+    const head = eventRowHead(teamId, uuid, event, distinctId, personId);
+    this.pieces.push(this.lines === 0 ? head : `\n${head}`, propertiesJson, eventRowTail(timestamp, createdAt, sessionId, elementsChain));
+    this.lines++;
+  }
+
+  get length(): number {
+    return this.lines;
+  }
+
+  /** The rows as JSONEachRow text. */
+  text(): string {
+    return this.pieces.join('');
+  }
+
+  clear(): void {
+    this.pieces.length = 0;
+    this.lines = 0;
+  }
 }
 
 export interface PersonOverrideRow {
@@ -53,12 +108,12 @@ export interface OutboxRow {
 }
 
 /**
- * Queues a batch's rows for ClickHouse, in the batch's transaction (nothing when there are none);
- * returns the row written, which its writer may keep for the copy (KeptOutboxRows).
+ * Queues a batch's rows for ClickHouse, in the batch's transaction (nothing when there are none):
+ * `events` as JSONEachRow text of `events` (eventRow's lines; '' for none). Returns the row
+ * written, which its writer may keep for the copy (KeptOutboxRows).
  */
-export async function addToOutbox(db: Db, eventLines: string[], overrides: PersonOverrideRow[]): Promise<OutboxRow | undefined> {
-  if (eventLines.length === 0 && overrides.length === 0) return undefined;
-  const events = eventLines.join('\n');
+export async function addToOutbox(db: Db, events: string, overrides: PersonOverrideRow[]): Promise<OutboxRow | undefined> {
+  if (events.length === 0 && overrides.length === 0) return undefined;
   const personOverrides = overrides
     .map((o) => JSON.stringify({ team_id: o.teamId, old_person_id: o.oldPersonId, override_person_id: o.overridePersonId }))
     .join('\n');
@@ -213,7 +268,7 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
     if (row.personOverrides)
       for (const line of row.personOverrides.split('\n')) overrides.push(`${line.slice(0, -1)},"version":${row.id}}`);
   }
-  if (events.length > 0) await engine.insert('events', events.join('\n'), { deduplicationToken: token });
+  if (events.length > 0) await engine.insert('events', events, { deduplicationToken: token });
   if (overrides.length > 0) await engine.insert('person_overrides', overrides.join('\n'), { deduplicationToken: token });
   // A crash between two deletes leaves part of the rows: copied again under the same token,
   // ClickHouse drops them as the repeat they are.

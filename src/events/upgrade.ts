@@ -6,6 +6,25 @@ import type { Database } from '../platform/db/database.js';
 import { personUuidFromDistinctId } from '../persons/person-uuid.js';
 import { eventRow } from './analytics-outbox.js';
 
+/**
+ * Stored properties (PostgreSQL's parsed JSON, SQLite's text) as eventRow's JSON value: an object's
+ * text as it is, anything else as a JSON string, which ClickHouse stores as the same text (a value
+ * an older version stored that is not an object would otherwise fail the whole insert).
+ */
+function storedPropertiesValue(stored: unknown): string {
+  const isObject = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (typeof stored !== 'string') return isObject(stored) ? JSON.stringify(stored) : JSON.stringify(JSON.stringify(stored));
+  // Whitespace around the object would not be kept: ClickHouse stores the object's text alone.
+  if (stored.startsWith('{') && stored.endsWith('}')) {
+    try {
+      if (isObject(JSON.parse(stored))) return stored;
+    } catch {
+      // not JSON: stored as the text it is
+    }
+  }
+  return JSON.stringify(stored);
+}
+
 /** Events moved per step: one ClickHouse insert and one SQL delete. */
 export const UPGRADE_BATCH_SIZE = 10_000;
 
@@ -41,14 +60,13 @@ export async function moveSqlEventsToClickHouse(
       const teamId = Number(row.team_id);
       // Personless events had no person; ClickHouse's carry the one PostHog attributes them to.
       const personId = row.person_id ?? personUuidFromDistinctId(teamId, row.distinct_id);
-      const properties = typeof row.properties === 'string' ? row.properties : JSON.stringify(row.properties);
       return eventRow(
         teamId,
         row.uuid,
         row.event,
         row.distinct_id,
         personId,
-        properties,
+        storedPropertiesValue(row.properties),
         row.timestamp,
         row.created_at,
         row.session_id,

@@ -254,7 +254,7 @@ export async function splitPerson(
         leaving.map((distinctId, i) => ({ distinctId, toPersonId: idOf(uuids[i]!) })),
       );
       // The split persons' own events count for them, not for the person their uuid was overridden to.
-      await addToOutbox(trx, [], await resetPersonOverrides(trx, team.id, uuids));
+      await addToOutbox(trx, '', await resetPersonOverrides(trx, team.id, uuids));
       await notePersonsChangedOutsideWorker(trx);
     }
     const after: Record<string, unknown> = { distinct_ids: personDistinctIds };

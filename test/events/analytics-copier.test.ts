@@ -1,8 +1,17 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
-import { addToOutbox, copyOutboxGroup, eventRow, flushOutbox, KeptOutboxRows, outboxPending } from '../../src/events/analytics-outbox.js';
-import type { AnalyticsEngine, InsertOptions } from '../../src/platform/analytics/engine.js';
+import {
+  addToOutbox,
+  copyOutboxGroup,
+  eventRow,
+  EventLines,
+  flushOutbox,
+  KeptOutboxRows,
+  outboxPending,
+} from '../../src/events/analytics-outbox.js';
+import { jsonEachRowText, type AnalyticsEngine, type InsertOptions, type JsonEachRow } from '../../src/platform/analytics/engine.js';
+import { toJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
 import { waitFor } from '../helpers/wait.js';
@@ -42,7 +51,7 @@ async function commitBatch(
     const at = new Date(Date.parse('2026-03-01T00:00:00Z') + n * 1000).toISOString();
     lines.push(eventRow(teamId, uuid, 'copied', distinctId, '00000000-0000-4000-8000-00000000ffff', '{"n":1}', at, at, null, null));
   }
-  const row = await addToOutbox(db, lines, []);
+  const row = await addToOutbox(db, lines.join('\n'), []);
   if (kept && row) kept.keep(row);
   return uuids;
 }
@@ -52,9 +61,9 @@ function recording(engine: AnalyticsEngine) {
   const inserts: { table: string; rows: number; token: string | undefined }[] = [];
   const state = { failAfterInsert: false };
   const wrapped: AnalyticsEngine = Object.create(engine) as AnalyticsEngine;
-  wrapped.insert = async (table: string, jsonEachRow: string, options?: InsertOptions) => {
+  wrapped.insert = async (table: string, jsonEachRow: JsonEachRow, options?: InsertOptions) => {
     await engine.insert(table, jsonEachRow, options);
-    inserts.push({ table, rows: jsonEachRow.split('\n').length, token: options?.deduplicationToken });
+    inserts.push({ table, rows: jsonEachRowText(jsonEachRow).split('\n').length, token: options?.deduplicationToken });
     if (state.failAfterInsert) throw new Error('the process died after the insert');
   };
   return { engine: wrapped, inserts, state };
@@ -141,6 +150,33 @@ describe('analytics copier', () => {
     expect(await flushOutbox(db, engine, kept)).toBe(1);
     expect(kept.size).toBe(0);
     expect((await stored(analytics, teamId, 'kept')).sort()).toEqual(uuids.sort());
+  });
+
+  it("stores each event's properties as the text it was given, from rows of this version and rows written before it", async () => {
+    const { db, analytics, teamId } = await setUp();
+    const texts = [
+      toJson({}),
+      toJson({ 'k"ey': 'v\\al', line: '\u2028\u2029 é 😀 \u0001\n\t', lone: '\ud800' }),
+      toJson({ nested: { a: [1, { b: null }, []], c: {} }, big: 1e21, neg: -0.5, '': '' }),
+      // Not JSON.stringify's spelling, kept as it is all the same.
+      '{"a":"\\u00e9\\/","b":{ }}',
+    ];
+    const at = '2026-03-02T00:00:00.000Z';
+    const uuid = (i: number) => `00000000-0000-4000-8000-00000000a${String(i).padStart(3, '0')}`;
+    const person = '00000000-0000-4000-8000-00000000ffff';
+    // As a worker's batch writes them.
+    const lines = new EventLines();
+    texts.forEach((text, i) => lines.add(teamId, uuid(i), 'texts', 'texts', person, text, at, at, null, null));
+    expect(lines.text()).toBe(
+      texts.map((text, i) => eventRow(teamId, uuid(i), 'texts', 'texts', person, text, at, at, null, null)).join('\n'),
+    );
+    await addToOutbox(db, lines.text(), []);
+    // A row written before this version: its properties escaped into a JSON string.
+    const old = texts.map((text, i) => eventRow(teamId, uuid(100 + i), 'texts', 'texts', person, JSON.stringify(text), at, at, null, null));
+    await addToOutbox(db, old.join('\n'), []);
+    expect(await flushOutbox(db, analytics)).toBe(2);
+    const stored = (await storedEvents(analytics, teamId)).filter((e) => e.event === 'texts');
+    expect(stored.map((e) => e.properties)).toEqual([...texts, ...texts]);
   });
 
   it('retries a failed copy on its own', async () => {

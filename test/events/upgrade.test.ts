@@ -48,7 +48,13 @@ async function writeOldEvents(config: Config, count: number): Promise<Map<string
         event: n % 2 === 0 ? '$pageview' : 'clicked',
         distinct_id: `d-${n % 50}`,
         person_id: n % 5 === 0 ? null : randomUUID(),
-        properties: toJson({ n, $current_url: `https://x.test/${n % 7}`, nested: { a: [1, 'b'] } }),
+        // Besides objects, two texts an older version might hold: not an object, and one with spaces around it.
+        properties:
+          n === 1
+            ? '[1,"b"]'
+            : n === 2
+              ? ' {"padded":true} '
+              : toJson({ n, $current_url: `https://x.test/${n % 7}`, nested: { a: [1, 'b'] }, 'k"ey': '\u2028 é' }),
         timestamp: time,
         created_at: new Date(start + n * 1000 + 500).toISOString(),
         session_id: n % 4 === 0 ? null : `s-${n % 10}`,

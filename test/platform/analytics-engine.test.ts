@@ -109,6 +109,15 @@ describe('one folder, several processes', () => {
         await guest.insert('texts', rows, { deduplicationToken: 'guest-2' });
         await guest.insert('texts', rows, { deduplicationToken: 'guest-2' }); // a repeat: dropped
         expect(await guest.query(`SELECT s FROM ${guest.table('texts')} ORDER BY s`)).toEqual([...texts].sort().map((s) => ({ s })));
+        // A JSON object for a String column is stored as its text, as the embedded engine stores it (events' properties).
+        const objects = ['{}', '{"k\\"ey":"\u2028 é 😀\\n","n":{"a":[1,{}]},"e":"\\u00e9"}'];
+        await guest.command(`CREATE TABLE ${guest.table('objects')} (i UInt8, s String) ENGINE = MergeTree ORDER BY i`);
+        // As pieces of lines, as a copy of several outbox rows sends them.
+        await guest.insert(
+          'objects',
+          objects.map((text, i) => `{"i":${i},"s":${text}}`),
+        );
+        expect(await guest.query(`SELECT s FROM ${guest.table('objects')} ORDER BY i`)).toEqual(objects.map((s) => ({ s })));
         await expect(guest.query('SELECT nonsense(')).rejects.toBeInstanceOf(AnalyticsError);
         owner.child.kill('SIGKILL');
         await owner.exited;

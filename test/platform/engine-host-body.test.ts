@@ -21,6 +21,15 @@ describe('engine host request bodies', () => {
     expect(parseRequest(body.join(''))).toEqual(insert);
   });
 
+  it("sends an insert's pieces one after the other, a newline between, and the host reads them as one text", () => {
+    const pieces = ['{"n":1}\n{"n":2}', '{"s":"\\n"}', '{"n":3}'];
+    const body = requestBody({ ...insert, rows: pieces }, 2);
+    expect(body.slice(1)).toEqual([pieces[0], '\n', pieces[1], '\n', pieces[2]]);
+    expect(parseRequest(body.join(''))).toEqual({ ...insert, rows: pieces.join('\n') });
+    // To an older host: the pieces joined inside the one JSON text.
+    expect(JSON.parse(requestBody({ ...insert, rows: pieces }, undefined)[0]!)).toEqual({ ...insert, rows: pieces.join('\n') });
+  });
+
   it('sends one JSON text to an older host (no protocol in its address)', () => {
     const body = requestBody(insert, undefined);
     expect(body).toHaveLength(1);

@@ -5,7 +5,7 @@ import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
-import { addToOutbox, eventRow, type OutboxRow } from '../../events/analytics-outbox.js';
+import { addToOutbox, EventLines, type OutboxRow } from '../../events/analytics-outbox.js';
 import { dedupeDay } from '../../events/event-uuids-store.js';
 
 type Db = Kysely<Schema>;
@@ -68,8 +68,8 @@ export class BatchContext {
   private readonly stored = new Map<number, Map<string, boolean>>();
   /** The stored events' (team, uuid, day) rows, flat. */
   private readonly uuidValues: unknown[] = [];
-  /** The event rows for ClickHouse, JSONEachRow lines (analytics-outbox.ts). */
-  private readonly eventLines: string[] = [];
+  /** The event rows for ClickHouse (analytics-outbox.ts). */
+  private readonly eventLines = new EventLines();
   /** Events written to the outbox so far. */
   outboxEvents = 0;
   /** The outbox rows written so far (for the copy, once committed). */
@@ -133,9 +133,7 @@ export class BatchContext {
   ): void {
     this.teamUuids(teamId).set(uuid, true);
     this.uuidValues.push(teamId, uuid, this.storedDay);
-    this.eventLines.push(
-      eventRow(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain),
-    );
+    this.eventLines.add(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain);
   }
 
   /** Persons and groups first, then the events' uuids and the outbox row for ClickHouse (events and person overrides). */
@@ -144,11 +142,11 @@ export class BatchContext {
     await this.groups.flush();
     const uuidInsert = this.db.getExecutor().adapter instanceof PostgresAdapter ? UUID_INSERT_CHECKED : UUID_INSERT;
     await uuidInsert.executeFlat(this.db, this.uuidValues, this.eventLines.length);
-    const row = await addToOutbox(this.db, this.eventLines, overrides);
+    const row = await addToOutbox(this.db, this.eventLines.text(), overrides);
     if (row) this.outboxRows.push(row);
     this.outboxEvents += this.eventLines.length;
     this.uuidValues.length = 0;
-    this.eventLines.length = 0;
+    this.eventLines.clear();
   }
 
   /** After the transaction committed. */

@@ -4,6 +4,8 @@ import type { Session } from 'chdb';
 import {
   AnalyticsError,
   insertStatement,
+  jsonEachRowText,
+  type JsonEachRow,
   parseJsonEachRow,
   quoteIdentifier,
   SESSION_SETTINGS,
@@ -187,8 +189,9 @@ export class EmbeddedEngine implements AnalyticsEngine {
     await this.text(sql, params, 'Null');
   }
 
-  async insert(table: string, jsonEachRow: string, options: InsertOptions = {}): Promise<void> {
+  async insert(table: string, rows: JsonEachRow, options: InsertOptions = {}): Promise<void> {
     this.assertOpen();
+    const jsonEachRow = jsonEachRowText(rows);
     if (jsonEachRow.length === 0) return;
     try {
       await this.pool.use((session) =>

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { AnalyticsError, parseJsonEachRow, type InsertOptions, type QueryParams } from './engine.js';
+import { AnalyticsError, jsonEachRowText, parseJsonEachRow, type InsertOptions, type JsonEachRow, type QueryParams } from './engine.js';
 import type { EmbeddedEngine } from './embedded-engine.js';
 
 /**
@@ -29,6 +29,10 @@ export type HostRequest =
   | { op: 'command'; sql: string; params?: QueryParams }
   | { op: 'insert'; table: string; rows: string; options?: InsertOptions };
 
+/** A request as a guest sends it: an insert's rows may be pieces (JsonEachRow). */
+export type GuestRequest =
+  Exclude<HostRequest, { op: 'insert' }> | { op: 'insert'; table: string; rows: JsonEachRow; options?: InsertOptions };
+
 /**
  * A request's body: the request as JSON, except an insert's rows, which follow it after a newline
  * as they are (JSON text has no raw newline, so the first one ends it). Escaped into a JSON string,
@@ -37,9 +41,18 @@ export type HostRequest =
  * request whole (an insert's rows inside it), as older guests send it and as a guest sends it to
  * an older host.
  */
-export function requestBody(request: HostRequest, protocol: number | undefined): string[] {
-  if (request.op !== 'insert' || (protocol ?? 1) < 2) return [JSON.stringify(request)];
-  return [`${JSON.stringify({ op: request.op, table: request.table, options: request.options })}\n`, request.rows];
+export function requestBody(request: GuestRequest, protocol: number | undefined): string[] {
+  if (request.op !== 'insert') return [JSON.stringify(request)];
+  if ((protocol ?? 1) < 2) return [JSON.stringify({ ...request, rows: jsonEachRowText(request.rows) })];
+  const body = [`${JSON.stringify({ op: request.op, table: request.table, options: request.options })}\n`];
+  const { rows } = request;
+  if (typeof rows === 'string') body.push(rows);
+  else
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0) body.push('\n');
+      body.push(rows[i]!);
+    }
+  return body;
 }
 
 export function parseRequest(text: string): HostRequest {
@@ -142,7 +155,7 @@ export class HostUnreachable extends AnalyticsError {}
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 /** One request to the host; rows as text for a query. */
-export function callHost(address: HostAddress, request: HostRequest): Promise<string> {
+export function callHost(address: HostAddress, request: GuestRequest): Promise<string> {
   const body = requestBody(request, address.protocol);
   return new Promise((resolve, reject) => {
     const req = http.request(

@@ -15,6 +15,18 @@ export interface InsertOptions {
   deduplicationToken?: string;
 }
 
+/**
+ * Rows in JSONEachRow (one JSON object a line): the text, or its pieces, each whole lines, to be
+ * joined by newlines. A worker's copy hands over its outbox rows' texts as they are: a guest
+ * writes them to the host one after the other instead of joining tens of MB first.
+ */
+export type JsonEachRow = string | readonly string[];
+
+/** The rows as one text. */
+export function jsonEachRowText(rows: JsonEachRow): string {
+  return typeof rows === 'string' ? rows : rows.join('\n');
+}
+
 export interface AnalyticsEngine {
   /** `embedded` (chdb in this process), `server` (CLICKHOUSE_URL) or `guest` (through the process that owns the embedded folder). */
   readonly kind: 'embedded' | 'server' | 'guest';
@@ -26,8 +38,8 @@ export interface AnalyticsEngine {
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]>;
   /** A statement without rows: DDL, DELETE, ALTER. */
   command(sql: string, params?: QueryParams): Promise<void>;
-  /** Rows in JSONEachRow (one JSON object a line) into a table. */
-  insert(table: string, jsonEachRow: string, options?: InsertOptions): Promise<void>;
+  /** Rows into a table. */
+  insert(table: string, jsonEachRow: JsonEachRow, options?: InsertOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,11 +90,16 @@ export const SESSION_SETTINGS: Record<string, string | number> = {
   session_timezone: 'UTC',
 };
 
-/** The `INSERT` statement of `insert()`, with its deduplication token as a setting. */
+/**
+ * The `INSERT` statement of `insert()`, with its deduplication token as a setting. A JSON object
+ * given for a String column is stored as its text, byte for byte (`properties`: see eventRow). The
+ * setting is on by default in recent ClickHouse (chdb's included); said here for servers set otherwise.
+ */
 export function insertStatement(qualifiedTable: string, options: InsertOptions = {}): string {
   const token = options.deduplicationToken;
   if (token !== undefined && !/^[A-Za-z0-9_:.-]{1,200}$/.test(token)) throw new AnalyticsError(`invalid deduplication token "${token}"`);
-  return `INSERT INTO ${qualifiedTable}${token ? ` SETTINGS insert_deduplication_token='${token}'` : ''} FORMAT JSONEachRow`;
+  const settings = `input_format_json_read_objects_as_strings=1${token ? `, insert_deduplication_token='${token}'` : ''}`;
+  return `INSERT INTO ${qualifiedTable} SETTINGS ${settings} FORMAT JSONEachRow`;
 }
 
 /** A database or table name is an identifier Hoglet chose or was configured with: checked, then quoted. */

@@ -1,7 +1,15 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { claimEmbedded, releaseEmbedded, EmbeddedEngine, EmbeddedFolderBusy, type EmbeddedOptions } from './embedded-engine.js';
-import { AnalyticsError, parseJsonEachRow, quoteIdentifier, type AnalyticsEngine, type InsertOptions, type QueryParams } from './engine.js';
+import {
+  AnalyticsError,
+  parseJsonEachRow,
+  quoteIdentifier,
+  type AnalyticsEngine,
+  type InsertOptions,
+  type JsonEachRow,
+  type QueryParams,
+} from './engine.js';
 import { callHost, hostEngine, HostUnreachable, readHostAddress, type EngineHost, type HostAddress } from './engine-host.js';
 
 /** How long a process looks for the folder's owner before it gives up on a call (a host restarting takes a second or two). */
@@ -124,7 +132,7 @@ export class FolderEngine implements AnalyticsEngine {
     );
   }
 
-  insert(table: string, jsonEachRow: string, options: InsertOptions = {}): Promise<void> {
+  insert(table: string, jsonEachRow: JsonEachRow, options: InsertOptions = {}): Promise<void> {
     return this.call(
       (engine) => engine.insert(table, jsonEachRow, options),
       async (address) => void (await callHost(address, { op: 'insert', table, rows: jsonEachRow, options })),

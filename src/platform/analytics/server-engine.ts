@@ -1,6 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import {
   insertStatement,
+  jsonEachRowText,
+  type JsonEachRow,
   parseJsonEachRow,
   quoteIdentifier,
   SESSION_SETTINGS,
@@ -66,7 +68,8 @@ export class ServerEngine implements AnalyticsEngine {
     }
   }
 
-  async insert(table: string, jsonEachRow: string, options: InsertOptions = {}): Promise<void> {
+  async insert(table: string, rows: JsonEachRow, options: InsertOptions = {}): Promise<void> {
+    const jsonEachRow = jsonEachRowText(rows);
     if (jsonEachRow.length === 0) return;
     try {
       // The statement and its rows in the request body, as the embedded engine takes them.

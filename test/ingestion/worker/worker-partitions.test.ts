@@ -97,9 +97,10 @@ async function storedOrder(database: Database): Promise<Map<string, number[]>> {
   for (const row of rows) {
     for (const line of row.events.split('\n')) {
       if (!line) continue;
-      const stored = JSON.parse(line) as { distinct_id: string; event: string; properties: string };
+      // The properties are the JSON object itself (analytics-outbox.ts's eventRow).
+      const stored = JSON.parse(line) as { distinct_id: string; event: string; properties: { seq: number } };
       if (stored.event !== 'step') continue;
-      const seq = (JSON.parse(stored.properties) as { seq: number }).seq;
+      const seq = stored.properties.seq;
       const list = order.get(stored.distinct_id) ?? [];
       list.push(seq);
       order.set(stored.distinct_id, list);

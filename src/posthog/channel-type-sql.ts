@@ -17,8 +17,9 @@ export interface ChannelColumns {
   utm_medium: string;
   utm_campaign: string;
   referring_domain: string;
-  gclid: string;
-  fbclid: string;
+  /** Whether the entry had a gclid (an fbclid): booleans, as PostHog's tuple keeps them. */
+  has_gclid: string;
+  has_fbclid: string;
   gad_source: string;
   /** Read only when a custom rule tests the URL, its host or path (channelTypeReadsUrl). */
   url: string;
@@ -73,16 +74,37 @@ function outcomeSql(o: ChannelOutcome, inputs: Inputs): string {
 
 const missingIfEmpty = (x: string) => `nullIf(nullIf(${x}, ''), 'null')`;
 
-/** The built-in rules over the session's entry values. */
+/** Built once per set of column expressions: callers pass the same few. */
+const builtInSql = new Map<string, string>();
+
+/** The built-in rules over the session's entry values (the URL is not read). */
 export function defaultChannelTypeSql(columns: ChannelColumns): string {
+  const key = JSON.stringify([
+    columns.utm_source,
+    columns.utm_medium,
+    columns.utm_campaign,
+    columns.referring_domain,
+    columns.has_gclid,
+    columns.has_fbclid,
+    columns.gad_source,
+  ]);
+  let sql = builtInSql.get(key);
+  if (sql === undefined) {
+    sql = buildDefaultChannelTypeSql(columns);
+    builtInSql.set(key, sql);
+  }
+  return sql;
+}
+
+function buildDefaultChannelTypeSql(columns: ChannelColumns): string {
   const inputs: Inputs = {
     source: `lower(${missingIfEmpty(columns.utm_source)})`,
     medium: `lower(${missingIfEmpty(columns.utm_medium)})`,
     campaign: `lower(${missingIfEmpty(columns.utm_campaign)})`,
     referring_domain: columns.referring_domain,
     gad_source: missingIfEmpty(columns.gad_source),
-    has_gclid: `(${columns.gclid} IS NOT NULL)`,
-    has_fbclid: `(${columns.fbclid} IS NOT NULL)`,
+    has_gclid: `(${columns.has_gclid})`,
+    has_fbclid: `(${columns.has_fbclid})`,
   };
   return outcomeSql(DEFAULT_CHANNEL_RULES, inputs);
 }

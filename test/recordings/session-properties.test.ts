@@ -220,6 +220,35 @@ describe('computeSessionProperties', () => {
     });
   });
 
+  it('prefers pageviews and screens for entry and end values, as raw_sessions v3 does', () => {
+    const prioritised = computeSessionProperties([
+      ev('clicked', '2026-11-21T10:00:00.000Z', 'p', {
+        $current_url: 'https://x.test/click',
+        utm_source: 'newsletter',
+        utm_medium: 'email',
+      }),
+      ev('$pageview', '2026-11-21T10:00:05.000Z', 'p', { $current_url: 'https://x.test/landing', $referring_domain: 'www.google.com' }),
+      ev('$screen', '2026-11-21T10:00:06.000Z', 'p', { $current_url: 'https://x.test/screen', utm_campaign: 'spring' }),
+      ev('clicked', '2026-11-21T10:00:09.000Z', 'p', { $current_url: 'https://x.test/after' }),
+    ]).get('p')!;
+    expect(prioritised).toMatchObject({
+      $entry_current_url: 'https://x.test/landing',
+      $end_current_url: 'https://x.test/screen',
+      // Each field its own first value (pageviews first): the click's utm_source, no pageview having one.
+      $entry_utm_source: 'newsletter',
+      $entry_utm_campaign: 'spring',
+      $entry_referring_domain: 'www.google.com',
+      // The channel from the first pageview's values together: no utm there.
+      $channel_type: 'Organic Search',
+    });
+    // Another event wins only when a year before the first pageview (ClickHouse's addYears: 29 February + 1 year is 28 February).
+    const leap = computeSessionProperties([
+      ev('clicked', '2024-02-29T10:00:00.000Z', 'l', { $current_url: 'https://x.test/click' }),
+      ev('$pageview', '2025-02-28T11:00:00.000Z', 'l', { $current_url: 'https://x.test/landing' }),
+    ]).get('l')!;
+    expect(leap.$entry_current_url).toBe('https://x.test/click');
+  });
+
   it('applies custom channel rules first', () => {
     const custom = computeSessionProperties(events, {
       customChannelRules: [

@@ -1,7 +1,8 @@
 /**
  * One channel type: the web analytics channels table (ClickHouse, posthog/channel-type-sql.ts) and
  * the TypeScript evaluation recordings use (posthog/channel-type.ts) agree, session by
- * session, on a fixture that reaches every channel the rules can give, with the team's custom rules.
+ * session, on a fixture that reaches every channel the rules can give, with the team's custom rules,
+ * and on sessions whose events disagree on the attribution (the first pageview's counts, whole).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
@@ -72,10 +73,58 @@ const CASES: Array<[channel: string, properties: Record<string, unknown>, path?:
   ["Quote's", { $referring_domain: "o'brien.example" }],
 ];
 
+/**
+ * Sessions whose events disagree on the attribution, with the channel PostHog's raw_sessions v3
+ * gives: all inputs from the first pageview (a pageview before any other event), taken together.
+ * Each field's own earliest value would give the channel in the comment.
+ */
+const ORDER_CASES: Array<[channel: string, events: Array<[event: string, properties: Record<string, unknown>]>]> = [
+  // A non-pageview first, with other utm values than the first pageview's (Email otherwise).
+  [
+    'Paid Search',
+    [
+      ['clicked', { utm_source: 'newsletter', utm_medium: 'email', $referring_domain: '$direct' }],
+      ['$pageview', { utm_source: 'google', utm_medium: 'cpc', $referring_domain: 'www.google.com' }],
+      ['$pageview', {}],
+    ],
+  ],
+  // The first pageview has no utm_source; a later event and a later pageview do (Email otherwise).
+  [
+    'Organic Search',
+    [
+      ['$pageview', { $referring_domain: 'www.google.com' }],
+      ['$autocapture', { utm_source: 'newsletter', utm_medium: 'email' }],
+      ['$pageview', { utm_source: 'newsletter', utm_medium: 'email', $referring_domain: 'www.google.com' }],
+    ],
+  ],
+  // Only a non-pageview carries a gclid: not the entry's (Paid Search otherwise).
+  [
+    'Referral',
+    [
+      ['$autocapture', { gclid: 'g3', $referring_domain: 'www.google.com' }],
+      ['$pageview', { $referring_domain: 'blog.example.org' }],
+    ],
+  ],
+];
+
 const START = Date.parse('2025-11-12T10:00:00Z');
+const ORDER_START = Date.parse('2025-11-14T10:00:00Z');
+
+/** The events of CASES and ORDER_CASES, one session each. */
+function fixture(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
+  const ordered = ORDER_CASES.flatMap(([, events], i) =>
+    events.map(([event, properties], n) => ({
+      event,
+      distinct_id: `ordered-${i}`,
+      timestamp: new Date(ORDER_START + i * 3_600_000 + n * 1000).toISOString(),
+      properties: { $session_id: `ordered-${i}`, $pathname: '/', $current_url: 'https://shop.example/', ...properties },
+    })),
+  );
+  return [...cases(), ...ordered];
+}
 
 /** Session i has i + 1 pageviews, so a session counted under another channel changes that channel's views. */
-function fixture(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
+function cases(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
   return CASES.flatMap(([, properties, path = '/'], i) =>
     Array.from({ length: i + 1 }, (_, view) => ({
       event: '$pageview',
@@ -109,6 +158,13 @@ describe('the channel type', () => {
       const row = expected.get(channel) ?? { visitors: 0, views: 0 };
       expected.set(channel, { visitors: row.visitors + 1, views: row.views + i + 1 });
     });
+    ORDER_CASES.forEach(([noted, events], i) => {
+      const channel = sessions.get(`ordered-${i}`)!.$channel_type;
+      expect(channel, `ordered case ${i}`).toBe(noted);
+      const views = events.filter(([event]) => event === '$pageview').length;
+      const row = expected.get(channel) ?? { visitors: 0, views: 0 };
+      expected.set(channel, { visitors: row.visitors + 1, views: row.views + views });
+    });
     // Every channel PostHog's rules can give is reached (SMS is in its list, but no rule gives it).
     const reached = new Set(expected.keys());
     for (const channel of DEFAULT_CHANNEL_TYPES) if (channel !== 'SMS') expect(reached, channel).toContain(channel);
@@ -139,8 +195,8 @@ describe('the channel type', () => {
       utm_medium: 'm',
       utm_campaign: 'c',
       referring_domain: 'd',
-      gclid: 'g',
-      fbclid: 'f',
+      has_gclid: 'g',
+      has_fbclid: 'f',
       gad_source: 'a',
       url: 'u',
     };

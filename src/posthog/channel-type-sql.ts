@@ -2,7 +2,7 @@ import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { ch, join, raw, type ChSql } from '../platform/analytics/sql.js';
 import { MEDIUM_TYPES, SEARCH_CCTLD_PATTERN, SOURCE_TYPES, type ChannelEntry } from './channel-definitions.js';
 import { DEFAULT_CHANNEL_RULES, type ChannelInput, type ChannelOutcome, type ChannelTest } from './channel-rules.js';
-import type { CustomChannelField, CustomChannelOperator, CustomChannelRule } from './channel-type.js';
+import { containsPattern, type CustomChannelField, type CustomChannelOperator, type CustomChannelRule } from './channel-type.js';
 
 /**
  * PostHog's `$channel_type` as one ClickHouse expression: the team's custom rules, then the built-in
@@ -147,10 +147,11 @@ function conditionSql(field: string, op: CustomChannelOperator, operand: string 
       return ch`(${value} IS NOT NULL)`;
     case 'is_not_set':
       return ch`(${value} IS NULL)`;
+    // PostHog's `ilike(x, '%value%')`: `%` and `_` in the value are wildcards, `\` escapes them.
     case 'icontains':
-      return ch`(positionCaseInsensitiveUTF8(${value}, ${operand ?? ''}) > 0)`;
+      return ch`ilike(${value}, ${containsPattern(operand)})`;
     case 'not_icontains':
-      return ch`(positionCaseInsensitiveUTF8(${value}, ${operand ?? ''}) = 0)`;
+      return ch`(NOT ilike(${value}, ${containsPattern(operand)}))`;
     case 'regex':
     case 'not_regex': {
       // An invalid pattern is as a missing value (ClickHouse would refuse the whole query).

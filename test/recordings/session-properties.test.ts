@@ -299,6 +299,15 @@ describe('channel type', () => {
       { channel_type: 'X', combiner: 'AND' as const, items: [{ key: key as 'utm_source', op: op as 'exact', value }] },
     ];
     expect(channelType({ utmSource: 'Partner' }, rule('icontains', 'part'))).toBe('X');
+    // ClickHouse's ilike(x, '%value%'): `_` one character, `%` any, a backslash escapes them.
+    expect(channelType({ utmSource: 'PÄRTNER' }, rule('icontains', 'p_rt%r'))).toBe('X');
+    expect(channelType({ utmSource: 'spring' }, rule('icontains', 'p_rt'))).toBe('Unknown');
+    expect(channelType({ utmSource: '100%' }, rule('icontains', '100\\%'))).toBe('X');
+    expect(channelType({ utmSource: '1000' }, rule('icontains', '100\\%'))).toBe('Unknown');
+    expect(channelType({ utmSource: 'a\\b' }, rule('icontains', 'a\\b'))).toBe('X');
+    expect(channelType({ utmSource: 'a.b' }, rule('icontains', 'a.b'))).toBe('X');
+    expect(channelType({ utmSource: 'axb' }, rule('icontains', 'a.b'))).toBe('Unknown');
+    expect(channelType({ utmSource: 'a_b' }, rule('not_icontains', 'x_y'))).toBe('X');
     expect(channelType({}, rule('is_not', 'a'))).toBe('Unknown');
     expect(channelType({}, rule('not_icontains', 'a'))).toBe('Unknown');
     expect(channelType({}, rule('is_not_set'))).toBe('X');

@@ -25,6 +25,9 @@ const RULES: unknown[] = [
     ],
   },
   { channel_type: "Quote's", combiner: 'AND', items: [{ key: 'referring_domain', op: 'icontains', value: "o'brien" }] },
+  // PostHog's icontains is `ilike(x, '%value%')`: `_` and `%` are wildcards, a backslash escapes one.
+  { channel_type: 'Deals', combiner: 'AND', items: [{ key: 'utm_campaign', op: 'icontains', value: 'b_g%deal' }] },
+  { channel_type: 'Percent', combiner: 'AND', items: [{ key: 'utm_campaign', op: 'icontains', value: '100\\%' }] },
   // Not a rule: left out, not a failure.
   { channel_type: 'Malformed', items: [{ key: 'nope', op: 'exact', value: 'x' }] },
 ];
@@ -71,6 +74,10 @@ const CASES: Array<[channel: string, properties: Record<string, unknown>, path?:
   ['Partners', { utm_source: 'partner-b', utm_medium: 'cpc', $referring_domain: '$direct' }],
   ['Partners', { $referring_domain: 'www.google.com' }, '/partners/welcome'],
   ["Quote's", { $referring_domain: "o'brien.example" }],
+  ['Deals', { utm_campaign: 'BIG-summer-Deal', $referring_domain: '$direct' }],
+  ['Percent', { utm_campaign: 'save-100%', $referring_domain: '$direct' }],
+  // No `%` after 100: not Percent.
+  ['Direct', { utm_campaign: 'save-1000', $referring_domain: '$direct' }],
 ];
 
 /**
@@ -187,6 +194,47 @@ describe('the channel type', () => {
       res.body.results.map((r: any) => [r[0], { visitors: r[1][0], views: r[2][0] }]),
     );
     expect(Object.fromEntries(table)).toEqual(Object.fromEntries(expected));
+  });
+
+  it('runs with the query’s own custom rules when it sets them, even to none, the environment’s otherwise', async () => {
+    const channels = async (modifiers?: Record<string, unknown>) => {
+      const res = await server.request(`${env()}/query/`, {
+        method: 'POST',
+        body: {
+          query: {
+            kind: 'WebStatsTableQuery',
+            breakdownBy: 'InitialChannelType',
+            dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
+            compareFilter: { compare: false },
+            limit: 100,
+            ...(modifiers ? { modifiers } : {}),
+          },
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.results.map((r: any) => r[0] as string);
+    };
+    const sessions = CASES.length + ORDER_CASES.length;
+    expect(await channels()).toContain('Partners');
+    expect(await channels({ bounceRatePageViewMode: 'count_pageviews' })).toContain('Partners');
+    const none = await channels({ customChannelTypeRules: [] });
+    expect(none).not.toContain('Partners');
+    expect(none).toContain('Paid Search');
+    const own = { channel_type: 'Everything', combiner: 'AND', items: [] };
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: {
+        query: {
+          kind: 'WebStatsTableQuery',
+          breakdownBy: 'InitialChannelType',
+          dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
+          compareFilter: { compare: false },
+          modifiers: { customChannelTypeRules: [own] },
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((r: any) => [r[0], r[1][0]])).toEqual([['Everything', sessions]]);
   });
 
   it('binds the custom rules’ values as parameters, never as SQL text', () => {

@@ -14,7 +14,7 @@ import { materializedColumn } from './analytics-columns.js';
 
 const TIME = "DateTime64(6, 'UTC')";
 
-/** The event property of each `entry_*` attribution column: its earliest non-empty value. */
+/** The event property of each `entry_*` attribution column: its first non-empty value (pageviews first, ENTRY_TIME). */
 export const SESSION_ENTRY_PROPERTIES: Readonly<Record<string, string>> = Object.fromEntries(
   ['$referring_domain', ...SESSION_UTM_PARAMS, ...SESSION_CLICK_IDS].map((key) => [`entry_${key.replace(/^\$/, '')}`, key]),
 );
@@ -54,8 +54,8 @@ export function propertyNumber(key: string): string {
 
 /**
  * PostHog's raw_sessions v3 times for the entry and exit states: a pageview's or screen's value wins
- * over another event's, however much earlier (a year is its stand-in for "after any pageview").
- * Each Nullable state still skips NULLs: a field is its own earliest non-null value.
+ * over another event's up to a year earlier (PostHog's stand-in for "after any pageview"). Each
+ * Nullable state still skips NULLs: a field is its own first non-null value.
  */
 const ENTRY_TIME = "if(event = '$pageview' OR event = '$screen', timestamp, timestamp + toIntervalYear(1))";
 const EXIT_TIME = "if(event = '$pageview' OR event = '$screen', timestamp, timestamp - toIntervalYear(1))";

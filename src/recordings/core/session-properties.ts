@@ -1,5 +1,5 @@
 /**
- * Sessions: the per-session property values computed from events (sessions table v2 semantics).
+ * Sessions: the per-session property values computed from events (sessions table v3 semantics).
  * The definitions PostHog lists are in session-property-definitions.ts, `sessions/values/` in
  * session-values.ts.
  *

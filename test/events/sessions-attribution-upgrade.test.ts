@@ -12,7 +12,13 @@ import { afterEach, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { eventRow } from '../../src/events/analytics-outbox.js';
-import { ATTRIBUTION_COLUMNS, BOUNCE_COLUMNS, sessionStatesSelect } from '../../src/events/sessions-table.js';
+import {
+  ATTRIBUTION_COLUMNS,
+  BOUNCE_COLUMNS,
+  channelPropertiesTuple,
+  packChannelProperties,
+  sessionStatesSelect,
+} from '../../src/events/sessions-table.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { raw } from '../../src/platform/analytics/sql.js';
 import { toJson } from '../../src/platform/db/values.js';
@@ -66,7 +72,7 @@ function unprioritised(select: string): string {
   return plain;
 }
 
-/** The table and view as the version before left them: the bounce columns, no channel tuple, plain times. */
+/** The table and view as the version before left them: the bounce columns, no channel state, plain times. */
 async function asBeforeAttribution(analytics: AnalyticsEngine): Promise<void> {
   await analytics.command(`DROP VIEW ${analytics.table('sessions_mv')}`);
   for (const column of ATTRIBUTION_COLUMNS) await analytics.command(`ALTER TABLE ${analytics.table('sessions')} DROP COLUMN ${column}`);
@@ -90,7 +96,7 @@ async function entries(analytics: AnalyticsEngine): Promise<Record<string, Entry
     url: string | null;
     exit: string | null;
   }>(
-    `SELECT session_id, argMinMerge(entry_channel_type_properties) AS tuple, argMinMerge(entry_utm_source) AS source,
+    `SELECT session_id, ${channelPropertiesTuple('argMinMerge(entry_channel_type_properties)')} AS tuple, argMinMerge(entry_utm_source) AS source,
        argMinMerge(entry_url) AS url, argMaxMerge(exit_url) AS exit
      FROM ${analytics.table('sessions')} GROUP BY session_id ORDER BY session_id`,
   );
@@ -133,7 +139,7 @@ function sourceLater(session: string, day: string): string[] {
 const PAGEVIEW_TUPLE: Entry['tuple'] = ['google', null, null, 'www.google.com', true, false, null];
 const NO_SOURCE_TUPLE: Entry['tuple'] = [null, null, null, 'www.google.com', false, false, null];
 
-it('adds and fills the channel tuple of sessions stored before it, resumably; old entry states stay, new ones are prioritised', async () => {
+it('adds and fills the channel state of sessions stored before it, resumably; old entry states stay, new ones are prioritised', async () => {
   const storage = await freshStorage();
   cleanups.push(() => storage.dispose());
   const config = loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' });
@@ -141,7 +147,7 @@ it('adds and fills the channel tuple of sessions stored before it, resumably; ol
   const current = await sessionColumns(analytics);
   await asBeforeAttribution(analytics);
   await analytics.insert('events', [...clickFirst('s-click', '2025-10-10'), ...sourceLater('s-later', '2025-11-10')].join('\n'));
-  // That version's bounce backfill, cut short after its first month: started over with the tuple.
+  // That version's bounce backfill, cut short after its first month: started over with the channel state.
   await analytics.command(`ALTER TABLE ${analytics.table('sessions')} MODIFY COMMENT 'bounce backfill pending after 202510'`);
   await analytics.close();
 
@@ -162,7 +168,7 @@ it('adds and fills the channel tuple of sessions stored before it, resumably; ol
   await analytics.insert('events', [...clickFirst('s-new-click', '2025-11-20'), ...sourceLater('s-new-later', '2025-11-20')].join('\n'));
   const filled = await entries(analytics);
   expect(filled).toEqual({
-    // Stored before: the tuple filled from the events, prioritised; the other states as they were.
+    // Stored before: the channel state filled from the events, prioritised; the other states as they were.
     's-click': { tuple: PAGEVIEW_TUPLE, source: 'newsletter', url: 'https://x.test/click', exit: 'https://x.test/after' },
     's-later': { tuple: NO_SOURCE_TUPLE, source: 'newsletter', url: 'https://x.test/', exit: 'https://x.test/' },
     // Stored after: every entry and exit state prioritised; a field is still its own first non-null value.
@@ -187,4 +193,44 @@ it('adds and fills the channel tuple of sessions stored before it, resumably; ol
   analytics = await open(config, idle.log);
   expect(idle.lines.filter((l) => String(l.msg).includes('filling'))).toEqual([]);
   expect(await entries(analytics)).toEqual(filled);
+});
+
+/** Values a packing could lose: quotes, backslashes, brackets and commas, unicode, control characters, NUL. */
+const AWKWARD = ['say "hi"', 'back\\slash\\', '["a", null]', 'é — 日本 😀', 'tab\tnew\nline\r\u001f', 'nul\u0000end', 'null'];
+
+it('packs the channel inputs losslessly: empty is not missing, and any text comes back as it was', async () => {
+  const storage = await freshStorage();
+  cleanups.push(() => storage.dispose());
+  const analytics = await open(loadConfig({ ...storage.env, PORT: '0', HOST: '127.0.0.1' }));
+  const text = (value: string) => `unhex('${Buffer.from(value).toString('hex')}')`;
+
+  // The packing itself: an empty string and a NULL stay apart.
+  const [packed] = await analytics.query<{ tuple: Entry['tuple'] }>(
+    `SELECT ${channelPropertiesTuple(packChannelProperties(["''", 'NULL', text(AWKWARD[0]!), text(AWKWARD[1]!), 'true', 'false', text(AWKWARD[5]!)]))} AS tuple`,
+  );
+  expect(packed!.tuple).toEqual(['', null, AWKWARD[0], AWKWARD[1], true, false, AWKWARD[5]]);
+
+  // Through the view: each awkward value as an entry's utm_source, with an empty utm_medium (a
+  // property's empty text is NULL, PostHog's nullIf) and no campaign; a later pageview's values lose.
+  await analytics.insert(
+    'events',
+    AWKWARD.flatMap((value, i) => [
+      row(`s-${i}`, '$pageview', '2025-11-10T10:00:00Z', {
+        utm_source: value,
+        utm_medium: '',
+        $referring_domain: AWKWARD[(i + 1) % AWKWARD.length],
+        gad_source: value,
+        fbclid: 'f',
+      }),
+      row(`s-${i}`, '$pageview', '2025-11-10T10:00:01Z', { utm_source: 'later', utm_medium: 'later', utm_campaign: 'later' }),
+    ]).join('\n'),
+  );
+  const stored = await entries(analytics);
+  expect(Object.keys(stored)).toHaveLength(AWKWARD.length);
+  // Stored events hold a NUL as U+FFFD (platform/db/values.ts): the packing above keeps a real one.
+  const kept = AWKWARD.map((value) => value.replaceAll('\u0000', '\uFFFD'));
+  kept.forEach((value, i) => {
+    const domain = kept[(i + 1) % kept.length];
+    expect(stored[`s-${i}`]!.tuple, JSON.stringify(value)).toEqual([value, null, null, domain, false, true, value]);
+  });
 });

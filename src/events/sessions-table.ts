@@ -14,7 +14,7 @@ import { materializedColumn } from './analytics-columns.js';
 
 const TIME = "DateTime64(6, 'UTC')";
 
-/** The event property of each `entry_*` attribution column: its earliest non-empty value. */
+/** The event property of each `entry_*` attribution column: its first non-empty value (pageviews first, ENTRY_TIME). */
 export const SESSION_ENTRY_PROPERTIES: Readonly<Record<string, string>> = Object.fromEntries(
   ['$referring_domain', ...SESSION_UTM_PARAMS, ...SESSION_CLICK_IDS].map((key) => [`entry_${key.replace(/^\$/, '')}`, key]),
 );
@@ -52,29 +52,76 @@ export function propertyNumber(key: string): string {
   return `if(JSONType(properties, ${quoted}) = 'Bool' OR NOT isFinite(${value}), NULL, ${value})`;
 }
 
+/**
+ * PostHog's raw_sessions v3 times for the entry and exit states: a pageview's or screen's value wins
+ * over another event's up to a year earlier (PostHog's stand-in for "after any pageview"). Each
+ * Nullable state still skips NULLs: a field is its own first non-null value.
+ */
+const ENTRY_TIME = "if(event = '$pageview' OR event = '$screen', timestamp, timestamp + toIntervalYear(1))";
+const EXIT_TIME = "if(event = '$pageview' OR event = '$screen', timestamp, timestamp - toIntervalYear(1))";
+
+/**
+ * The channel type's inputs of one event, in PostHog's order (utm source, medium, campaign,
+ * referring domain, has gclid, has fbclid, gad_source), NULLs included.
+ */
+const CHANNEL_TUPLE = 'Tuple(Nullable(String), Nullable(String), Nullable(String), Nullable(String), Bool, Bool, Nullable(String))';
+
+/**
+ * Those inputs packed into one string, the JSON array of the tuple: lossless for any value (quotes,
+ * backslashes, control characters, NUL; NULL stays null, '' stays ""), and never NULL, so its argMin
+ * keeps the first event's seven values together. PostHog's column is an argMin of the tuple itself;
+ * ClickHouse merges a String argMin far faster than a Tuple one (docs/benchmarks.md).
+ */
+function channelProperties(): string {
+  return packChannelProperties([
+    propertyText('utm_source'),
+    propertyText('utm_medium'),
+    propertyText('utm_campaign'),
+    propertyText('$referring_domain'),
+    `${propertyText('gclid')} IS NOT NULL`,
+    `${propertyText('fbclid')} IS NOT NULL`,
+    propertyText('gad_source'),
+  ]);
+}
+
+/** Seven expressions, in CHANNEL_TUPLE's order, packed as channelProperties packs an event's. */
+export function packChannelProperties(fields: readonly string[]): string {
+  return `toJSONString(CAST(tuple(${fields.join(', ')}), '${CHANNEL_TUPLE}'))`;
+}
+
+/**
+ * The tuple back from a merged `entry_channel_type_properties` (`packed`): read once per session,
+ * after its states are merged. A session without the state (an empty string) reads all NULL/false.
+ */
+export function channelPropertiesTuple(packed: string): string {
+  return `JSONExtract(${packed}, '${CHANNEL_TUPLE}')`;
+}
+
 /** Column → [its type, the state the view computes from a block of events]. */
 function sessionColumns(): [string, string, string][] {
-  const argMin = (expression: string, type = 'Nullable(String)'): [string, string] => [
+  const argMin = (expression: string, type = 'Nullable(String)', time = 'timestamp'): [string, string] => [
     `AggregateFunction(argMin, ${type}, ${TIME})`,
-    `argMinState(${expression}, timestamp)`,
+    `argMinState(${expression}, ${time})`,
   ];
-  const argMax = (expression: string): [string, string] => [
+  const entry = (expression: string): [string, string] => argMin(expression, 'Nullable(String)', ENTRY_TIME);
+  const argMax = (expression: string, time = 'timestamp'): [string, string] => [
     `AggregateFunction(argMax, Nullable(String), ${TIME})`,
-    `argMaxState(${expression}, timestamp)`,
+    `argMaxState(${expression}, ${time})`,
   ];
   const columns: Record<string, [string, string]> = {
     min_timestamp: [`SimpleAggregateFunction(min, ${TIME})`, 'min(timestamp)'],
     max_timestamp: [`SimpleAggregateFunction(max, ${TIME})`, 'max(timestamp)'],
     distinct_id: [`AggregateFunction(argMin, String, ${TIME})`, 'argMinState(distinct_id, timestamp)'],
-    entry_url: argMin(propertyText('$current_url')),
-    exit_url: argMax(propertyText('$current_url')),
-    entry_pathname: argMin(propertyText('$pathname')),
-    exit_pathname: argMax(propertyText('$pathname')),
-    ...Object.fromEntries(Object.entries(SESSION_ENTRY_PROPERTIES).map(([column, key]) => [column, argMin(propertyText(key))])),
+    entry_url: entry(propertyText('$current_url')),
+    exit_url: argMax(propertyText('$current_url'), EXIT_TIME),
+    entry_pathname: entry(propertyText('$pathname')),
+    exit_pathname: argMax(propertyText('$pathname'), EXIT_TIME),
+    ...Object.fromEntries(Object.entries(SESSION_ENTRY_PROPERTIES).map(([column, key]) => [column, entry(propertyText(key))])),
     last_external_click_url: argMax(propertyText('$external_click_url')),
     vitals_lcp: argMin(propertyNumber('$web_vitals_LCP_value'), 'Nullable(Float64)'),
     event_count: ['AggregateFunction(uniqExact, UUID)', 'uniqExactState(uuid)'],
     ...BOUNCE_STATES,
+    ...ATTRIBUTION_STATES(),
   };
   return Object.entries(columns).map(([name, [type, state]]) => [name, type, state]);
 }
@@ -91,7 +138,19 @@ const BOUNCE_STATES: Record<string, [string, string]> = {
   has_autocapture: ['SimpleAggregateFunction(max, UInt8)', "max(event = '$autocapture')"],
 };
 
+/** The channel type's inputs as one state (channelProperties); added after the bounce columns, as they were. */
+const ATTRIBUTION_STATES = (): Record<string, [string, string]> => ({
+  entry_channel_type_properties: [`AggregateFunction(argMin, String, ${TIME})`, `argMinState(${channelProperties()}, ${ENTRY_TIME})`],
+});
+
 export const BOUNCE_COLUMNS: readonly string[] = Object.keys(BOUNCE_STATES);
+export const ATTRIBUTION_COLUMNS: readonly string[] = Object.keys(ATTRIBUTION_STATES());
+
+/**
+ * The columns added after the table was first made, in the order added: at start, a table without
+ * them gets them, and they are filled from the events stored before (upgradeSessions, backfillSessions).
+ */
+export const LATER_COLUMNS: readonly string[] = [...BOUNCE_COLUMNS, ...ATTRIBUTION_COLUMNS];
 
 /**
  * The uniqExact uuid sets per event name the bounce columns replaced: read by nothing, and each
@@ -145,18 +204,42 @@ export function sessionsStatements(
     ) ENGINE = ${engineOf('AggregatingMergeTree', 'sessions')}
     ORDER BY (team_id, session_id)
     COMMENT '${BACKFILL_PENDING}'`,
-    // Tables made before the bounce columns get them here (the view below is checked against the
+    // Tables made before the later columns get them here (the view below is checked against the
     // table even when it exists); upgradeSessions makes their view fill them.
     ...sessionColumns()
-      .filter(([name]) => BOUNCE_COLUMNS.includes(name))
+      .filter(([name]) => LATER_COLUMNS.includes(name))
       .map(([name, type]) => `ALTER TABLE ${engine.table('sessions')}${onCluster} ADD COLUMN IF NOT EXISTS \`${name}\` ${type}`),
     `CREATE MATERIALIZED VIEW IF NOT EXISTS ${engine.table('sessions_mv')}${onCluster} TO ${engine.table('sessions')}
     AS ${sessionStatesSelect(engine).compile().sql}`,
   ];
 }
 
-/** A table made before the bounce columns carries this comment (then ` after <month>`, the last month filled) until they are filled. */
+/**
+ * A table with later columns to fill carries this comment, then the columns (`: a, b`), then
+ * ` after <month>` once a month is filled, until they all are.
+ */
+const COLUMNS_PENDING = 'columns backfill pending';
+/** What a version before the attribution column wrote for its bounce columns (same meaning, those columns). */
 const BOUNCE_PENDING = 'bounce backfill pending';
+
+interface Pending {
+  columns: readonly string[];
+  /** The last month filled, 0 for none. */
+  after: number;
+}
+
+/** The columns a comment says are still to fill, undefined when none. */
+function pendingOf(comment: string): Pending | undefined {
+  const after = Number(/ after (\d+)$/.exec(comment)?.[1] ?? 0);
+  if (comment.startsWith(BOUNCE_PENDING)) return { columns: BOUNCE_COLUMNS, after };
+  const listed = new RegExp(`^${COLUMNS_PENDING}: ([a-z_, ]+?)(?: after \\d+)?$`).exec(comment);
+  if (!listed) return undefined;
+  return { columns: listed[1]!.split(', ').filter((name) => LATER_COLUMNS.includes(name)), after };
+}
+
+function pendingComment({ columns, after }: Pending): string {
+  return `${COLUMNS_PENDING}: ${columns.join(', ')}${after ? ` after ${after}` : ''}`;
+}
 
 /** The database the tables are in (an embedded engine shared by servers of one process names it after the folder). */
 function databaseOf(engine: AnalyticsEngine): string {
@@ -176,21 +259,27 @@ async function setComment(engine: AnalyticsEngine, onCluster: string, comment: s
 }
 
 /**
- * The view of a table made before the bounce columns fills them from now on, and no longer the
- * dropped ones (MODIFY QUERY: inserts go on meanwhile). The table is marked for the bounce
- * backfill first, so a start cut short in between still fills them. Then the dropped columns go:
- * after the view, whose inserts named them; a start cut short in between drops them at the next.
- * Nothing to do once the view is the current one and the columns are gone.
+ * The view of a table made before some later columns fills them from now on, and no longer the
+ * dropped ones (MODIFY QUERY: inserts go on meanwhile). The table is marked for their backfill
+ * first, so a start cut short in between still fills them; a backfill under way starts over with
+ * the new columns too (every state is idempotent: a month filled twice changes nothing). Then the
+ * dropped columns go: after the view, whose inserts named them; a start cut short in between drops
+ * them at the next. Nothing to do once the view is the current one and the columns are gone.
  */
 export async function upgradeSessions(engine: AnalyticsEngine, onCluster: string): Promise<void> {
   const view = (await tableText(engine, 'sessions_mv'))?.query ?? '';
-  const missing = !BOUNCE_COLUMNS.every((name) => view.includes(name));
-  if (missing) {
+  const missing = LATER_COLUMNS.filter((name) => !view.includes(name));
+  if (missing.length > 0) {
     const comment = (await tableText(engine, 'sessions'))?.comment ?? '';
     // A table whose whole backfill is pending gets the columns from that one.
-    if (comment !== BACKFILL_PENDING && !comment.startsWith(BOUNCE_PENDING)) await setComment(engine, onCluster, BOUNCE_PENDING);
+    if (comment !== BACKFILL_PENDING) {
+      const pending = pendingOf(comment);
+      const columns = LATER_COLUMNS.filter((name) => missing.includes(name) || pending?.columns.includes(name));
+      const restart = pending === undefined || columns.length > pending.columns.length;
+      if (restart) await setComment(engine, onCluster, pendingComment({ columns, after: 0 }));
+    }
   }
-  if (missing || DROPPED_COLUMNS.some((name) => view.includes(name))) {
+  if (missing.length > 0 || DROPPED_COLUMNS.some((name) => view.includes(name))) {
     await engine.command(
       `ALTER TABLE ${engine.table('sessions_mv')}${onCluster} MODIFY QUERY ${sessionStatesSelect(engine).compile().sql}`,
     );
@@ -211,36 +300,40 @@ export interface ProgressLog {
 /**
  * Sessions of the events stored before the view existed: once, after the table and the view are
  * made (events stored meanwhile are counted by both, which changes nothing). Or, for a table made
- * before the bounce columns, those columns (backfillBounce).
+ * before some later columns, those columns (backfillColumns).
  */
 export async function backfillSessions(engine: AnalyticsEngine, onCluster: string, log?: ProgressLog): Promise<void> {
-  const comment = (await tableText(engine, 'sessions'))?.comment;
+  const comment = (await tableText(engine, 'sessions'))?.comment ?? '';
   if (comment === BACKFILL_PENDING) {
     await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine).compile().sql}`);
     await setComment(engine, onCluster, '');
-  } else if (comment?.startsWith(BOUNCE_PENDING)) {
-    await backfillBounce(engine, onCluster, comment, log);
+    return;
   }
+  const pending = pendingOf(comment);
+  if (pending) await backfillColumns(engine, onCluster, pending, log);
 }
 
 /**
- * The bounce columns of the sessions stored before them, from their events a month (a partition of
+ * Later columns of the sessions stored before them, from their events a month (a partition of
  * `events`) at a time, oldest first: the comment keeps the last month filled, and a start cut short
  * goes on from the next. Each month inserts those columns and the session's start and end (the
- * other columns' empty states merge as nothing); all are min and max, so a month filled twice, or
- * events the view counted already, change nothing.
+ * other columns' empty states merge as nothing); all are idempotent states (min, max, argMin), so a
+ * month filled twice, or events the view counted already, change nothing.
  */
-async function backfillBounce(engine: AnalyticsEngine, onCluster: string, comment: string, log?: ProgressLog): Promise<void> {
-  const after = Number(/ after (\d+)$/.exec(comment)?.[1] ?? 0);
+async function backfillColumns(engine: AnalyticsEngine, onCluster: string, pending: Pending, log?: ProgressLog): Promise<void> {
+  const { after } = pending;
   const months = await engine.query<{ month: number; events: number }>(
     `SELECT toYYYYMM(timestamp) AS month, count() AS events FROM ${engine.table('events')}
      WHERE session_id != '' AND toYYYYMM(timestamp) > {after:UInt32} GROUP BY month ORDER BY month`,
     { after },
   );
   const total = months.reduce((sum, m) => sum + Number(m.events), 0);
-  log?.info({ months: months.length, events: total, after: after || undefined }, "filling the sessions' bounce columns from their events");
+  log?.info(
+    { columns: pending.columns, months: months.length, events: total, after: after || undefined },
+    "filling the sessions' new columns from their events",
+  );
   // In the view's order: the INSERT's columns are the SELECT's by position.
-  const filling = ['min_timestamp', 'max_timestamp', ...BOUNCE_COLUMNS];
+  const filling = ['min_timestamp', 'max_timestamp', ...pending.columns];
   const columns = sessionColumns()
     .map(([name]) => name)
     .filter((name) => filling.includes(name));
@@ -249,9 +342,9 @@ async function backfillBounce(engine: AnalyticsEngine, onCluster: string, commen
     const { sql, params } = ch`INSERT INTO ${raw(engine.table('sessions'))} (team_id, session_id, ${raw(columns.join(', '))})
       ${sessionStatesSelect(engine, ch`toYYYYMM(timestamp) = ${typed('UInt32', month)}`, columns)}`.compile();
     await engine.command(sql, params);
-    await setComment(engine, onCluster, `${BOUNCE_PENDING} after ${month}`);
+    await setComment(engine, onCluster, pendingComment({ columns: pending.columns, after: month }));
     filled += Number(events);
-    log?.info({ month, filled, total }, "filling the sessions' bounce columns");
+    log?.info({ month, filled, total }, "filling the sessions' new columns");
   }
   await setComment(engine, onCluster, '');
 }

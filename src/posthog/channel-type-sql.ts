@@ -2,7 +2,7 @@ import { compileClickHouseRegex } from '../lib/linear-regex.js';
 import { ch, join, raw, type ChSql } from '../platform/analytics/sql.js';
 import { MEDIUM_TYPES, SEARCH_CCTLD_PATTERN, SOURCE_TYPES, type ChannelEntry } from './channel-definitions.js';
 import { DEFAULT_CHANNEL_RULES, type ChannelInput, type ChannelOutcome, type ChannelTest } from './channel-rules.js';
-import type { CustomChannelField, CustomChannelOperator, CustomChannelRule } from './channel-type.js';
+import { containsPattern, type CustomChannelField, type CustomChannelOperator, type CustomChannelRule } from './channel-type.js';
 
 /**
  * PostHog's `$channel_type` as one ClickHouse expression: the team's custom rules, then the built-in
@@ -17,8 +17,9 @@ export interface ChannelColumns {
   utm_medium: string;
   utm_campaign: string;
   referring_domain: string;
-  gclid: string;
-  fbclid: string;
+  /** Whether the entry had a gclid (an fbclid): booleans, as PostHog's tuple keeps them. */
+  has_gclid: string;
+  has_fbclid: string;
   gad_source: string;
   /** Read only when a custom rule tests the URL, its host or path (channelTypeReadsUrl). */
   url: string;
@@ -73,16 +74,37 @@ function outcomeSql(o: ChannelOutcome, inputs: Inputs): string {
 
 const missingIfEmpty = (x: string) => `nullIf(nullIf(${x}, ''), 'null')`;
 
-/** The built-in rules over the session's entry values. */
+/** Built once per set of column expressions: callers pass the same few. */
+const builtInSql = new Map<string, string>();
+
+/** The built-in rules over the session's entry values (the URL is not read). */
 export function defaultChannelTypeSql(columns: ChannelColumns): string {
+  const key = JSON.stringify([
+    columns.utm_source,
+    columns.utm_medium,
+    columns.utm_campaign,
+    columns.referring_domain,
+    columns.has_gclid,
+    columns.has_fbclid,
+    columns.gad_source,
+  ]);
+  let sql = builtInSql.get(key);
+  if (sql === undefined) {
+    sql = buildDefaultChannelTypeSql(columns);
+    builtInSql.set(key, sql);
+  }
+  return sql;
+}
+
+function buildDefaultChannelTypeSql(columns: ChannelColumns): string {
   const inputs: Inputs = {
     source: `lower(${missingIfEmpty(columns.utm_source)})`,
     medium: `lower(${missingIfEmpty(columns.utm_medium)})`,
     campaign: `lower(${missingIfEmpty(columns.utm_campaign)})`,
     referring_domain: columns.referring_domain,
     gad_source: missingIfEmpty(columns.gad_source),
-    has_gclid: `(${columns.gclid} IS NOT NULL)`,
-    has_fbclid: `(${columns.fbclid} IS NOT NULL)`,
+    has_gclid: `(${columns.has_gclid})`,
+    has_fbclid: `(${columns.has_fbclid})`,
   };
   return outcomeSql(DEFAULT_CHANNEL_RULES, inputs);
 }
@@ -125,10 +147,11 @@ function conditionSql(field: string, op: CustomChannelOperator, operand: string 
       return ch`(${value} IS NOT NULL)`;
     case 'is_not_set':
       return ch`(${value} IS NULL)`;
+    // PostHog's `ilike(x, '%value%')`: `%` and `_` in the value are wildcards, `\` escapes them.
     case 'icontains':
-      return ch`(positionCaseInsensitiveUTF8(${value}, ${operand ?? ''}) > 0)`;
+      return ch`ilike(${value}, ${containsPattern(operand)})`;
     case 'not_icontains':
-      return ch`(positionCaseInsensitiveUTF8(${value}, ${operand ?? ''}) = 0)`;
+      return ch`(NOT ilike(${value}, ${containsPattern(operand)}))`;
     case 'regex':
     case 'not_regex': {
       // An invalid pattern is as a missing value (ClickHouse would refuse the whole query).

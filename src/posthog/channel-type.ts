@@ -81,6 +81,17 @@ export interface CustomChannelRule {
 }
 
 /**
+ * The rules a query runs with: its own `modifiers.customChannelTypeRules` when it sets them (even
+ * to none), the environment's otherwise (PostHog's create_default_modifiers_for_team: a team
+ * modifier fills only what the query leaves unset).
+ */
+export function queryChannelRules(query: unknown, teamModifiers: unknown): CustomChannelRule[] {
+  const own = isJsonObject(query) && isJsonObject(query.modifiers) ? query.modifiers : undefined;
+  const set = own?.customChannelTypeRules !== undefined && own.customChannelTypeRules !== null;
+  return readCustomChannelRules(set ? own : teamModifiers);
+}
+
+/**
  * The `customChannelTypeRules` of a team's modifiers as stored (any JSON): rules of another shape are
  * left out rather than failing every query that reads the channel type.
  */
@@ -222,6 +233,39 @@ function fieldValue(inputs: ChannelInputs, key: CustomChannelField): string | nu
   }
 }
 
+/** The `ilike` pattern of PostHog's `icontains`: the value between `%`s, its own `%` and `_` wildcards too. */
+export function containsPattern(operand: string | null | undefined): string {
+  return `%${operand ?? ''}%`;
+}
+
+const likeRegexes = new Map<string, RegExp>();
+
+/**
+ * ClickHouse's `ilike` as a regular expression: `%` any text, `_` any one character, `\\` before
+ * `%`, `_` or `\\` that character itself (before another, a backslash of its own); case-insensitive.
+ */
+function likeRegex(pattern: string): RegExp {
+  let regex = likeRegexes.get(pattern);
+  if (regex) return regex;
+  let source = '';
+  const chars = [...pattern];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === '\\' && i + 1 < chars.length && '%_\\'.includes(chars[i + 1]!)) source += escapeRegex(chars[++i]!);
+    else if (c === '%') source += '.*';
+    else if (c === '_') source += '.';
+    else source += escapeRegex(c);
+  }
+  regex = new RegExp(`^${source}$`, 'isu');
+  if (likeRegexes.size >= 1000) likeRegexes.clear();
+  likeRegexes.set(pattern, regex);
+  return regex;
+}
+
+function escapeRegex(c: string): string {
+  return c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
 /** One condition with ClickHouse NULL semantics (a NULL comparison is false in `multiIf`). */
 function condition(value: string | null, op: CustomChannelOperator, operand: string | null | undefined): boolean {
   switch (op) {
@@ -234,9 +278,9 @@ function condition(value: string | null, op: CustomChannelOperator, operand: str
     case 'is_not_set':
       return value === null;
     case 'icontains':
-      return value !== null && value.toLowerCase().includes(String(operand ?? '').toLowerCase());
+      return value !== null && likeRegex(containsPattern(operand)).test(value);
     case 'not_icontains':
-      return value !== null && !value.toLowerCase().includes(String(operand ?? '').toLowerCase());
+      return value !== null && !likeRegex(containsPattern(operand)).test(value);
     case 'regex':
     case 'not_regex': {
       // ClickHouse's match: RE2, linear time; an invalid pattern is as a missing value.

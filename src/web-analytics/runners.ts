@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { zoneOfTeam } from '../insights/service.js';
 import { trendsWindow } from '../insights/trends-window.js';
-import { readCustomChannelRules } from '../posthog/channel-type.js';
+import { queryChannelRules } from '../posthog/channel-type.js';
 import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';
 import {
   BREAKDOWNS,
@@ -56,7 +56,7 @@ const runStatsTable: Runner = async (ctx, team, source, now) => {
   const query = readWebStatsTableQuery(source);
   const { current, timezone } = periodOf(query, team, now);
   const previous = query.compare ? previousPeriod(current) : null;
-  const channelRules = readCustomChannelRules(team.settings.modifiers);
+  const channelRules = queryChannelRules(source, team.settings.modifiers);
   const key = batchKey(ctx, team, current, previous, query.properties, query.limit, channelRules);
   const rows =
     (await tables.take(key, query.breakdownBy, () =>

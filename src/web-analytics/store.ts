@@ -10,7 +10,7 @@ import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js'
 import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin, VITALS_COLUMNS } from '../events/analytics-columns.js';
-import { sessionIsBounce } from '../events/sessions-table.js';
+import { channelPropertiesTuple, sessionIsBounce } from '../events/sessions-table.js';
 import { channelTypeReadsUrl, channelTypeSql } from '../posthog/channel-type-sql.js';
 import type { CustomChannelRule } from '../posthog/channel-type.js';
 import type { PropertyFilterInput } from '../insights/properties.js';
@@ -56,25 +56,23 @@ function sessionColumn(
     case 'entry_referring_domain':
       return { inputs: { domain: 'argMinMerge(entry_referring_domain)' }, column: raw('domain AS entry_referring_domain') };
     case 'channel_type': {
+      // PostHog's raw_sessions v3: the built-in rules' inputs are one state, all from the session's
+      // first event (pageviews first), packed in one string. It is decoded here, after the merge and
+      // HAVING, once per session: ClickHouse computes the identical JSONExtract once for all seven.
       const readsUrl = channelTypeReadsUrl(channelRules);
       const inputs = {
-        domain: 'argMinMerge(entry_referring_domain)',
-        source: 'argMinMerge(entry_utm_source)',
-        medium: 'argMinMerge(entry_utm_medium)',
-        campaign: 'argMinMerge(entry_utm_campaign)',
-        gclid: 'argMinMerge(entry_gclid)',
-        gad_source: 'argMinMerge(entry_gad_source)',
-        fbclid: 'argMinMerge(entry_fbclid)',
+        channel_properties: 'argMinMerge(entry_channel_type_properties)',
         ...(readsUrl ? { entry_url: 'argMinMerge(entry_url)' } : {}),
       };
+      const field = (n: number) => `tupleElement(${channelPropertiesTuple('channel_properties')}, ${n})`;
       const columns = {
-        utm_source: 'source',
-        utm_medium: 'medium',
-        utm_campaign: 'campaign',
-        referring_domain: 'domain',
-        gclid: 'gclid',
-        fbclid: 'fbclid',
-        gad_source: 'gad_source',
+        utm_source: field(1),
+        utm_medium: field(2),
+        utm_campaign: field(3),
+        referring_domain: field(4),
+        has_gclid: field(5),
+        has_fbclid: field(6),
+        gad_source: field(7),
         url: readsUrl ? 'entry_url' : 'NULL',
       };
       return { inputs, column: ch`${channelTypeSql(columns, channelRules)} AS channel_type` };

@@ -15,7 +15,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { deleteEventsBatch } from '../../src/deletions/analytics-deletion-store.js';
 import { eventRow } from '../../src/events/analytics-outbox.js';
 import { ensureAnalyticsSchema } from '../../src/events/analytics-tables.js';
-import { BOUNCE_COLUMNS, DROPPED_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
+import { BOUNCE_COLUMNS, DROPPED_COLUMNS, LATER_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
 import type { AnalyticsEngine, QueryParams } from '../../src/platform/analytics/engine.js';
 import { ch, raw, typed } from '../../src/platform/analytics/sql.js';
 import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
@@ -99,10 +99,13 @@ function withSets(select: string): string {
   );
 }
 
-/** The table and view as a version before the bounce columns left them: no bounce columns, and the sets, filled by its view. */
+/**
+ * The table and view as a version before the bounce columns left them: none of the later columns
+ * (the bounce ones, and the attribution one after them), and the sets, filled by its view.
+ */
 async function asBeforeBounceColumns(analytics: AnalyticsEngine): Promise<void> {
   await analytics.command(`DROP VIEW ${analytics.table('sessions_mv')}`);
-  for (const column of BOUNCE_COLUMNS) await analytics.command(`ALTER TABLE ${analytics.table('sessions')} DROP COLUMN ${column}`);
+  for (const column of LATER_COLUMNS) await analytics.command(`ALTER TABLE ${analytics.table('sessions')} DROP COLUMN ${column}`);
   const before = (await sessionColumns(analytics)).filter((name) => name !== 'team_id' && name !== 'session_id');
   await addSetColumns(analytics);
   const oldView = withSets(sessionStatesSelect(analytics, raw('1'), before).compile().sql);
@@ -160,7 +163,7 @@ it('fills the bounce columns of sessions stored before them, resumably, drops th
 
   const first = recording();
   analytics = await open(config, first.log);
-  const progress = first.lines.filter((l) => l.msg === "filling the sessions' bounce columns");
+  const progress = first.lines.filter((l) => l.msg === "filling the sessions' new columns");
   expect(progress.map((l) => [l.month, l.filled, l.total])).toEqual([
     [202510, 6, 12],
     [202511, 12, 12],
@@ -191,12 +194,13 @@ it('fills the bounce columns of sessions stored before them, resumably, drops th
   expect(Object.fromEntries(Object.entries(filled).map(([s, b]) => [s, b.bounce]))).toEqual(expected);
   for (const [session, b] of Object.entries(filled)) expect(b.counted, session).toBe(b.bounce);
 
-  // A backfill cut short after its first month goes on from the second; the months filled twice change nothing.
+  // A backfill cut short after its first month (the comment as the version before the attribution
+  // column wrote it) goes on from the second; the months filled twice change nothing.
   await analytics.command(`ALTER TABLE ${analytics.table('sessions')} MODIFY COMMENT 'bounce backfill pending after 202510'`);
   await analytics.close();
   const resumed = recording();
   analytics = await open(config, resumed.log);
-  const months = resumed.lines.filter((l) => l.msg === "filling the sessions' bounce columns").map((l) => l.month);
+  const months = resumed.lines.filter((l) => l.msg === "filling the sessions' new columns").map((l) => l.month);
   expect(months).toEqual([202511]);
   expect(await comment(analytics)).toBe('');
   expect(await bounces(analytics)).toEqual(filled);
@@ -205,7 +209,7 @@ it('fills the bounce columns of sessions stored before them, resumably, drops th
   await analytics.close();
   const idle = recording();
   analytics = await open(config, idle.log);
-  expect(idle.lines.filter((l) => String(l.msg).includes('bounce'))).toEqual([]);
+  expect(idle.lines.filter((l) => String(l.msg).includes('filling'))).toEqual([]);
   expect(await bounces(analytics)).toEqual(filled);
 });
 
@@ -269,14 +273,14 @@ it('finishes at the next start an upgrade cut short between the view change and 
     ].join('\n'),
   );
 
-  // A start that gets as far as the view's change: the bounce columns added and the backfill
+  // A start that gets as far as the view's change: the later columns added and the backfill
   // marked pending, the view this version's, and the sets still in the table.
   await expect(ensureAnalyticsSchema(stoppingAtDrop(analytics))).rejects.toThrow('cut short');
-  expect(await comment(analytics)).toBe('bounce backfill pending');
+  expect(await comment(analytics)).toBe(`columns backfill pending: ${LATER_COLUMNS.join(', ')}`);
   const view = await viewQuery(analytics);
-  for (const name of BOUNCE_COLUMNS) expect(view).toContain(name);
+  for (const name of LATER_COLUMNS) expect(view).toContain(name);
   for (const name of DROPPED_COLUMNS) expect(view).not.toContain(name);
-  expect(await sessionColumns(analytics)).toEqual(expect.arrayContaining([...DROPPED_COLUMNS, ...BOUNCE_COLUMNS]));
+  expect(await sessionColumns(analytics)).toEqual(expect.arrayContaining([...DROPPED_COLUMNS, ...LATER_COLUMNS]));
   // Stored meanwhile, through the changed view into the table that still has the sets.
   await analytics.insert('events', row('s-between', '$pageview', '2025-11-12T10:00:00Z'));
   await analytics.close();
@@ -286,7 +290,7 @@ it('finishes at the next start an upgrade cut short between the view change and 
   // The table as this version makes it, column for column (INSERT … SELECT reads them by position).
   expect(await sessionColumns(analytics)).toEqual(current);
   expect(await comment(analytics)).toBe('');
-  expect(next.lines.filter((l) => l.msg === "filling the sessions' bounce columns").map((l) => l.month)).toEqual([202510, 202511]);
+  expect(next.lines.filter((l) => l.msg === "filling the sessions' new columns").map((l) => l.month)).toEqual([202510, 202511]);
   const sessions = async () => {
     const { sql, params } = ch`SELECT session_id, uniqExactMerge(event_count) AS events, toString(min(min_timestamp)) AS start,
         toString(max(max_timestamp)) AS end, argMinMerge(entry_pathname) AS entry

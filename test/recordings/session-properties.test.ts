@@ -220,6 +220,35 @@ describe('computeSessionProperties', () => {
     });
   });
 
+  it('prefers pageviews and screens for entry and end values, as raw_sessions v3 does', () => {
+    const prioritised = computeSessionProperties([
+      ev('clicked', '2026-11-21T10:00:00.000Z', 'p', {
+        $current_url: 'https://x.test/click',
+        utm_source: 'newsletter',
+        utm_medium: 'email',
+      }),
+      ev('$pageview', '2026-11-21T10:00:05.000Z', 'p', { $current_url: 'https://x.test/landing', $referring_domain: 'www.google.com' }),
+      ev('$screen', '2026-11-21T10:00:06.000Z', 'p', { $current_url: 'https://x.test/screen', utm_campaign: 'spring' }),
+      ev('clicked', '2026-11-21T10:00:09.000Z', 'p', { $current_url: 'https://x.test/after' }),
+    ]).get('p')!;
+    expect(prioritised).toMatchObject({
+      $entry_current_url: 'https://x.test/landing',
+      $end_current_url: 'https://x.test/screen',
+      // Each field its own first value (pageviews first): the click's utm_source, no pageview having one.
+      $entry_utm_source: 'newsletter',
+      $entry_utm_campaign: 'spring',
+      $entry_referring_domain: 'www.google.com',
+      // The channel from the first pageview's values together: no utm there.
+      $channel_type: 'Organic Search',
+    });
+    // Another event wins only when a year before the first pageview (ClickHouse's addYears: 29 February + 1 year is 28 February).
+    const leap = computeSessionProperties([
+      ev('clicked', '2024-02-29T10:00:00.000Z', 'l', { $current_url: 'https://x.test/click' }),
+      ev('$pageview', '2025-02-28T11:00:00.000Z', 'l', { $current_url: 'https://x.test/landing' }),
+    ]).get('l')!;
+    expect(leap.$entry_current_url).toBe('https://x.test/click');
+  });
+
   it('applies custom channel rules first', () => {
     const custom = computeSessionProperties(events, {
       customChannelRules: [
@@ -270,6 +299,15 @@ describe('channel type', () => {
       { channel_type: 'X', combiner: 'AND' as const, items: [{ key: key as 'utm_source', op: op as 'exact', value }] },
     ];
     expect(channelType({ utmSource: 'Partner' }, rule('icontains', 'part'))).toBe('X');
+    // ClickHouse's ilike(x, '%value%'): `_` one character, `%` any, a backslash escapes them.
+    expect(channelType({ utmSource: 'PÄRTNER' }, rule('icontains', 'p_rt%r'))).toBe('X');
+    expect(channelType({ utmSource: 'spring' }, rule('icontains', 'p_rt'))).toBe('Unknown');
+    expect(channelType({ utmSource: '100%' }, rule('icontains', '100\\%'))).toBe('X');
+    expect(channelType({ utmSource: '1000' }, rule('icontains', '100\\%'))).toBe('Unknown');
+    expect(channelType({ utmSource: 'a\\b' }, rule('icontains', 'a\\b'))).toBe('X');
+    expect(channelType({ utmSource: 'a.b' }, rule('icontains', 'a.b'))).toBe('X');
+    expect(channelType({ utmSource: 'axb' }, rule('icontains', 'a.b'))).toBe('Unknown');
+    expect(channelType({ utmSource: 'a_b' }, rule('not_icontains', 'x_y'))).toBe('X');
     expect(channelType({}, rule('is_not', 'a'))).toBe('Unknown');
     expect(channelType({}, rule('not_icontains', 'a'))).toBe('Unknown');
     expect(channelType({}, rule('is_not_set'))).toBe('X');

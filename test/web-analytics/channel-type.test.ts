@@ -1,7 +1,8 @@
 /**
  * One channel type: the web analytics channels table (ClickHouse, posthog/channel-type-sql.ts) and
  * the TypeScript evaluation recordings use (posthog/channel-type.ts) agree, session by
- * session, on a fixture that reaches every channel the rules can give, with the team's custom rules.
+ * session, on a fixture that reaches every channel the rules can give, with the team's custom rules,
+ * and on sessions whose events disagree on the attribution (the first pageview's counts, whole).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
@@ -24,6 +25,9 @@ const RULES: unknown[] = [
     ],
   },
   { channel_type: "Quote's", combiner: 'AND', items: [{ key: 'referring_domain', op: 'icontains', value: "o'brien" }] },
+  // PostHog's icontains is `ilike(x, '%value%')`: `_` and `%` are wildcards, a backslash escapes one.
+  { channel_type: 'Deals', combiner: 'AND', items: [{ key: 'utm_campaign', op: 'icontains', value: 'b_g%deal' }] },
+  { channel_type: 'Percent', combiner: 'AND', items: [{ key: 'utm_campaign', op: 'icontains', value: '100\\%' }] },
   // Not a rule: left out, not a failure.
   { channel_type: 'Malformed', items: [{ key: 'nope', op: 'exact', value: 'x' }] },
 ];
@@ -70,12 +74,64 @@ const CASES: Array<[channel: string, properties: Record<string, unknown>, path?:
   ['Partners', { utm_source: 'partner-b', utm_medium: 'cpc', $referring_domain: '$direct' }],
   ['Partners', { $referring_domain: 'www.google.com' }, '/partners/welcome'],
   ["Quote's", { $referring_domain: "o'brien.example" }],
+  ['Deals', { utm_campaign: 'BIG-summer-Deal', $referring_domain: '$direct' }],
+  ['Percent', { utm_campaign: 'save-100%', $referring_domain: '$direct' }],
+  // No `%` after 100: not Percent.
+  ['Direct', { utm_campaign: 'save-1000', $referring_domain: '$direct' }],
+];
+
+/**
+ * Sessions whose events disagree on the attribution, with the channel PostHog's raw_sessions v3
+ * gives: all inputs from the first pageview (a pageview before any other event), taken together.
+ * Each field's own earliest value would give the channel in the comment.
+ */
+const ORDER_CASES: Array<[channel: string, events: Array<[event: string, properties: Record<string, unknown>]>]> = [
+  // A non-pageview first, with other utm values than the first pageview's (Email otherwise).
+  [
+    'Paid Search',
+    [
+      ['clicked', { utm_source: 'newsletter', utm_medium: 'email', $referring_domain: '$direct' }],
+      ['$pageview', { utm_source: 'google', utm_medium: 'cpc', $referring_domain: 'www.google.com' }],
+      ['$pageview', {}],
+    ],
+  ],
+  // The first pageview has no utm_source; a later event and a later pageview do (Email otherwise).
+  [
+    'Organic Search',
+    [
+      ['$pageview', { $referring_domain: 'www.google.com' }],
+      ['$autocapture', { utm_source: 'newsletter', utm_medium: 'email' }],
+      ['$pageview', { utm_source: 'newsletter', utm_medium: 'email', $referring_domain: 'www.google.com' }],
+    ],
+  ],
+  // Only a non-pageview carries a gclid: not the entry's (Paid Search otherwise).
+  [
+    'Referral',
+    [
+      ['$autocapture', { gclid: 'g3', $referring_domain: 'www.google.com' }],
+      ['$pageview', { $referring_domain: 'blog.example.org' }],
+    ],
+  ],
 ];
 
 const START = Date.parse('2025-11-12T10:00:00Z');
+const ORDER_START = Date.parse('2025-11-14T10:00:00Z');
+
+/** The events of CASES and ORDER_CASES, one session each. */
+function fixture(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
+  const ordered = ORDER_CASES.flatMap(([, events], i) =>
+    events.map(([event, properties], n) => ({
+      event,
+      distinct_id: `ordered-${i}`,
+      timestamp: new Date(ORDER_START + i * 3_600_000 + n * 1000).toISOString(),
+      properties: { $session_id: `ordered-${i}`, $pathname: '/', $current_url: 'https://shop.example/', ...properties },
+    })),
+  );
+  return [...cases(), ...ordered];
+}
 
 /** Session i has i + 1 pageviews, so a session counted under another channel changes that channel's views. */
-function fixture(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
+function cases(): Array<{ event: string; distinct_id: string; timestamp: string; properties: Record<string, unknown> }> {
   return CASES.flatMap(([, properties, path = '/'], i) =>
     Array.from({ length: i + 1 }, (_, view) => ({
       event: '$pageview',
@@ -109,6 +165,13 @@ describe('the channel type', () => {
       const row = expected.get(channel) ?? { visitors: 0, views: 0 };
       expected.set(channel, { visitors: row.visitors + 1, views: row.views + i + 1 });
     });
+    ORDER_CASES.forEach(([noted, events], i) => {
+      const channel = sessions.get(`ordered-${i}`)!.$channel_type;
+      expect(channel, `ordered case ${i}`).toBe(noted);
+      const views = events.filter(([event]) => event === '$pageview').length;
+      const row = expected.get(channel) ?? { visitors: 0, views: 0 };
+      expected.set(channel, { visitors: row.visitors + 1, views: row.views + views });
+    });
     // Every channel PostHog's rules can give is reached (SMS is in its list, but no rule gives it).
     const reached = new Set(expected.keys());
     for (const channel of DEFAULT_CHANNEL_TYPES) if (channel !== 'SMS') expect(reached, channel).toContain(channel);
@@ -133,14 +196,55 @@ describe('the channel type', () => {
     expect(Object.fromEntries(table)).toEqual(Object.fromEntries(expected));
   });
 
+  it('runs with the query’s own custom rules when it sets them, even to none, the environment’s otherwise', async () => {
+    const channels = async (modifiers?: Record<string, unknown>) => {
+      const res = await server.request(`${env()}/query/`, {
+        method: 'POST',
+        body: {
+          query: {
+            kind: 'WebStatsTableQuery',
+            breakdownBy: 'InitialChannelType',
+            dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
+            compareFilter: { compare: false },
+            limit: 100,
+            ...(modifiers ? { modifiers } : {}),
+          },
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.results.map((r: any) => r[0] as string);
+    };
+    const sessions = CASES.length + ORDER_CASES.length;
+    expect(await channels()).toContain('Partners');
+    expect(await channels({ bounceRatePageViewMode: 'count_pageviews' })).toContain('Partners');
+    const none = await channels({ customChannelTypeRules: [] });
+    expect(none).not.toContain('Partners');
+    expect(none).toContain('Paid Search');
+    const own = { channel_type: 'Everything', combiner: 'AND', items: [] };
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: {
+        query: {
+          kind: 'WebStatsTableQuery',
+          breakdownBy: 'InitialChannelType',
+          dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
+          compareFilter: { compare: false },
+          modifiers: { customChannelTypeRules: [own] },
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((r: any) => [r[0], r[1][0]])).toEqual([['Everything', sessions]]);
+  });
+
   it('binds the custom rules’ values as parameters, never as SQL text', () => {
     const columns = {
       utm_source: 's',
       utm_medium: 'm',
       utm_campaign: 'c',
       referring_domain: 'd',
-      gclid: 'g',
-      fbclid: 'f',
+      has_gclid: 'g',
+      has_fbclid: 'f',
       gad_source: 'a',
       url: 'u',
     };

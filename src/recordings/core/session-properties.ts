@@ -1,14 +1,16 @@
 /**
- * Sessions: the per-session property values computed from events (sessions table v2 semantics).
+ * Sessions: the per-session property values computed from events (sessions table v3 semantics).
  * The definitions PostHog lists are in session-property-definitions.ts, `sessions/values/` in
  * session-values.ts.
  *
- * Session values follow PostHog's `raw_sessions` v2 aggregation:
+ * Session values follow PostHog's `raw_sessions` v3 aggregation:
  * - `$start_timestamp` / `$end_timestamp`: min / max event timestamp; `$session_duration`:
  *   `dateDiff('second', start, end)` (second boundaries crossed);
- * - `$entry_current_url`: `$current_url` of the earliest event that has a non-empty one;
- *   `$end_current_url`: of the latest; pathname / hostname are ClickHouse `path()` / `domain()` of those;
- * - `$entry_referring_domain`, `$entry_utm_*`, `$entry_<click id>`: each the earliest non-empty value of
+ * - entry and end values are pageview-prioritised: a `$pageview`'s or `$screen`'s value wins over
+ *   another event's, as if the other were a year later (earlier, for end values);
+ * - `$entry_current_url`: `$current_url` of the first event (so prioritised) that has a non-empty one;
+ *   `$end_current_url`: of the last; pathname / hostname are ClickHouse `path()` / `domain()` of those;
+ * - `$entry_referring_domain`, `$entry_utm_*`, `$entry_<click id>`: each the first non-empty value of
  *   the event property (`$referring_domain`, `utm_source`, `gclid`...), independently of each other;
  * - `$pageview_count` / `$autocapture_count` / `$screen_count`: distinct event uuids of that event name;
  * - `$is_bounce` (PostHog's default mode, `count_pageviews`, 10 s threshold; as web analytics reads it,
@@ -16,7 +18,9 @@
  *   than one pageview, an autocapture, or lasted at least 10 seconds;
  * - `$last_external_click_url`: latest non-empty `$external_click_url`; `$vitals_lcp`: earliest numeric
  *   `$web_vitals_LCP_value`;
- * - `$channel_type`: see `posthog/channel-type.ts`, from the entry attribution.
+ * - `$channel_type`: see `posthog/channel-type.ts`, from the first event's attribution taken together
+ *   (utm source, medium, campaign, referring domain, gclid, fbclid, gad_source: empty ones too, as
+ *   PostHog's `entry_channel_type_properties`), and the entry URL for custom rules.
  */
 import { channelType, type CustomChannelRule } from '../../posthog/channel-type.js';
 import { SESSION_CLICK_IDS, SESSION_UTM_PARAMS } from './session-property-definitions.js';
@@ -109,7 +113,40 @@ function numberValue(value: unknown): number | null {
   return null;
 }
 
-/** A running argMin / argMax over (timestamp, value); ties keep the first value for min, the last for max. */
+/** ClickHouse's `addYears` in UTC: a 29 February lands on the 28th (JavaScript would roll over to March). */
+function addYears(ms: number, years: number): number {
+  const date = new Date(ms);
+  const month = date.getUTCMonth();
+  date.setUTCFullYear(date.getUTCFullYear() + years);
+  if (date.getUTCMonth() !== month) date.setUTCDate(0);
+  return date.getTime();
+}
+
+/** The raw_sessions v3 time of an event's entry value: a pageview's or screen's wins over other events'. */
+function entryTime(event: string, ts: number): number {
+  return event === '$pageview' || event === '$screen' ? ts : addYears(ts, 1);
+}
+
+/** Its end value's: a pageview's or screen's wins over other events'. */
+function exitTime(event: string, ts: number): number {
+  return event === '$pageview' || event === '$screen' ? ts : addYears(ts, -1);
+}
+
+/** The channel type's inputs of one event, together (PostHog's `entry_channel_type_properties`). */
+interface ChannelTuple {
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  referringDomain: string | null;
+  hasGclid: boolean;
+  hasFbclid: boolean;
+  gadSource: string | null;
+}
+
+/**
+ * A running argMin / argMax over (timestamp, value); ties keep the first value for min, the last for
+ * max. A null value is skipped, as ClickHouse's argMin over a Nullable skips NULLs; a tuple is never null.
+ */
 class Extreme<T> {
   private ts: number | null = null;
   value: T | null = null;
@@ -133,6 +170,7 @@ export class SessionAccumulator {
   private readonly attribution = new Map<string, Extreme<string>>();
   private readonly externalClick = new Extreme<string>('max');
   private readonly lcp = new Extreme<number>('min');
+  private readonly channel = new Extreme<ChannelTuple>('min');
   private readonly pageviews = new Set<string>();
   private readonly autocaptures = new Set<string>();
   private readonly screens = new Set<string>();
@@ -149,10 +187,21 @@ export class SessionAccumulator {
     if (ts < this.start) this.start = ts;
     if (ts > this.end) this.end = ts;
     const url = stringValue(props['$current_url']);
-    this.entryUrl.offer(ts, url);
-    this.endUrl.offer(ts, url);
-    this.referringDomain.offer(ts, stringValue(props['$referring_domain']));
-    for (const [key, acc] of this.attribution) acc.offer(ts, stringValue(props[key]));
+    const entry = entryTime(event.event, ts);
+    this.entryUrl.offer(entry, url);
+    this.endUrl.offer(exitTime(event.event, ts), url);
+    const referringDomain = stringValue(props['$referring_domain']);
+    this.referringDomain.offer(entry, referringDomain);
+    for (const [key, acc] of this.attribution) acc.offer(entry, stringValue(props[key]));
+    this.channel.offer(entry, {
+      utmSource: stringValue(props['utm_source']),
+      utmMedium: stringValue(props['utm_medium']),
+      utmCampaign: stringValue(props['utm_campaign']),
+      referringDomain,
+      hasGclid: stringValue(props['gclid']) !== null,
+      hasFbclid: stringValue(props['fbclid']) !== null,
+      gadSource: stringValue(props['gad_source']),
+    });
     this.externalClick.offer(ts, stringValue(props['$external_click_url']));
     this.lcp.offer(ts, numberValue(props['$web_vitals_LCP_value']));
     const id = typeof event.uuid === 'string' && event.uuid !== '' ? event.uuid : `\u0000${this.anonymous++}`;
@@ -187,21 +236,7 @@ export class SessionAccumulator {
       $pageview_count: this.pageviews.size,
       $autocapture_count: this.autocaptures.size,
       $screen_count: this.screens.size,
-      $channel_type: channelType(
-        {
-          utmSource: attribution['$entry_utm_source'] ?? null,
-          utmMedium: attribution['$entry_utm_medium'] ?? null,
-          utmCampaign: attribution['$entry_utm_campaign'] ?? null,
-          referringDomain,
-          url: entryUrl,
-          hostname: entryHostname,
-          pathname: entryPathname,
-          hasGclid: attribution['$entry_gclid'] != null,
-          hasFbclid: attribution['$entry_fbclid'] != null,
-          gadSource: attribution['$entry_gad_source'] ?? null,
-        },
-        customRules,
-      ),
+      $channel_type: channelType({ ...this.channel.value, url: entryUrl, hostname: entryHostname, pathname: entryPathname }, customRules),
       $session_duration: duration,
       $is_bounce:
         this.pageviews.size === 0 ? null : this.pageviews.size === 1 && this.autocaptures.size === 0 && duration < BOUNCE_DURATION_SECONDS,

@@ -154,6 +154,25 @@ beforeAll(async () => {
   await server.ingest(fixture());
 });
 
+/** The week's channels table (rows `[channel, [visitors, previous], [views, previous]]`), with the query's `modifiers` if given. */
+async function channelTable(modifiers?: Record<string, unknown>): Promise<any[]> {
+  const res = await server.request(`${env()}/query/`, {
+    method: 'POST',
+    body: {
+      query: {
+        kind: 'WebStatsTableQuery',
+        breakdownBy: 'InitialChannelType',
+        dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
+        compareFilter: { compare: false },
+        limit: 100,
+        ...(modifiers ? { modifiers } : {}),
+      },
+    },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.results;
+}
+
 describe('the channel type', () => {
   it('is the same in the web analytics channels table as in the TypeScript evaluation, for every channel', async () => {
     const events = fixture();
@@ -178,42 +197,14 @@ describe('the channel type', () => {
     expect(reached).toContain('Partners');
     expect(reached).not.toContain('Broken');
 
-    const res = await server.request(`${env()}/query/`, {
-      method: 'POST',
-      body: {
-        query: {
-          kind: 'WebStatsTableQuery',
-          breakdownBy: 'InitialChannelType',
-          dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
-          compareFilter: { compare: false },
-        },
-      },
-    });
-    expect(res.status, res.text).toBe(200);
     const table = new Map<string, { visitors: number; views: number }>(
-      res.body.results.map((r: any) => [r[0], { visitors: r[1][0], views: r[2][0] }]),
+      (await channelTable()).map((r: any) => [r[0], { visitors: r[1][0], views: r[2][0] }]),
     );
     expect(Object.fromEntries(table)).toEqual(Object.fromEntries(expected));
   });
 
   it('runs with the query’s own custom rules when it sets them, even to none, the environment’s otherwise', async () => {
-    const channels = async (modifiers?: Record<string, unknown>) => {
-      const res = await server.request(`${env()}/query/`, {
-        method: 'POST',
-        body: {
-          query: {
-            kind: 'WebStatsTableQuery',
-            breakdownBy: 'InitialChannelType',
-            dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
-            compareFilter: { compare: false },
-            limit: 100,
-            ...(modifiers ? { modifiers } : {}),
-          },
-        },
-      });
-      expect(res.status, res.text).toBe(200);
-      return res.body.results.map((r: any) => r[0] as string);
-    };
+    const channels = async (modifiers?: Record<string, unknown>) => (await channelTable(modifiers)).map((r: any) => r[0] as string);
     const sessions = CASES.length + ORDER_CASES.length;
     expect(await channels()).toContain('Partners');
     expect(await channels({ bounceRatePageViewMode: 'count_pageviews' })).toContain('Partners');
@@ -221,20 +212,8 @@ describe('the channel type', () => {
     expect(none).not.toContain('Partners');
     expect(none).toContain('Paid Search');
     const own = { channel_type: 'Everything', combiner: 'AND', items: [] };
-    const res = await server.request(`${env()}/query/`, {
-      method: 'POST',
-      body: {
-        query: {
-          kind: 'WebStatsTableQuery',
-          breakdownBy: 'InitialChannelType',
-          dateRange: { date_from: '2025-11-10', date_to: '2025-11-16' },
-          compareFilter: { compare: false },
-          modifiers: { customChannelTypeRules: [own] },
-        },
-      },
-    });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.results.map((r: any) => [r[0], r[1][0]])).toEqual([['Everything', sessions]]);
+    const everything = await channelTable({ customChannelTypeRules: [own] });
+    expect(everything.map((r: any) => [r[0], r[1][0]])).toEqual([['Everything', sessions]]);
   });
 
   it('binds the custom rules’ values as parameters, never as SQL text', () => {

@@ -231,8 +231,10 @@ export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFlo
     const busy = `; machine ${Math.round(d.machineBusy * 100)}% busy (all cores, PostgreSQL's too)`;
     return d.workers === 1 ? `${busy}, so more workers can add at most ${(1 / d.machineBusy).toFixed(2)}x here` : busy;
   };
+  const mb = (values: number[]) => values.map((v) => `${Math.round(v)}`).join(' / ');
+  const rssText = (d: DrainFigure) => `peak ${mb(d.peakRssMb)} MB, idle after ${mb(d.idleRssMb)} MB`;
   const detail = (d: DrainFigure) =>
-    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}\n`;
+    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}; RSS a worker ${rssText(d)}\n`;
   report('worker, 1 process (PostgreSQL)', one!.eventsPerSecond, 'events/s', floorLine(workerFloor), '>= 0.3');
   process.stdout.write(detail(one!));
   process.stdout.write(`${pad} ${postgresFloorText(workerFloor, `the rows 1 worker stored for ${fmt(workerEvents)} events`)}\n`);

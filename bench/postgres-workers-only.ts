@@ -4,7 +4,8 @@
  * `node dist/bench/postgres-workers-only.js` (after `node scripts/build.mjs`), on DATABASE_URL or
  * the test suite's database; BENCH_PG_WORKER_EVENTS (50,000), BENCH_PG_WORKER_COUNTS (`1,2`;
  * the first must be 1), BENCH_PG_DRAIN_SECONDS (120). BENCH_WORKER_CPU_PROFILE=<dir> writes a CPU
- * profile of each worker process there (`--cpu-prof`).
+ * profile of each worker process there (`--cpu-prof`); BENCH_WORKER_NODE_ARGS, node options for the
+ * worker processes after the usual ones (`--max-semi-space-size=32`: the last one given wins).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,8 @@ const events = Number(process.env.BENCH_PG_WORKER_EVENTS ?? 50_000);
 const counts = (process.env.BENCH_PG_WORKER_COUNTS ?? '1,2').split(',').map(Number);
 const drainSeconds = Number(process.env.BENCH_PG_DRAIN_SECONDS ?? 120);
 const profileDir = process.env.BENCH_WORKER_CPU_PROFILE;
+// Node options for the worker processes after the server's, which they override (A/B of a V8 setting).
+const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
 const database = await freshDatabase(benchPostgresUrl());
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-pg-workers-'));
@@ -32,7 +35,7 @@ try {
       serverUrl: hoglet.url,
       token: projects.results[0]!.api_token,
       env: { ...env, LOG_LEVEL: 'warn' },
-      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [],
+      nodeArgs: [...workerNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
       events,
       counts,
       drainSeconds,

@@ -92,7 +92,27 @@ export interface DrainFigure {
   seconds: number;
   /** The share of the machine's cores busy during the drain (every process: PostgreSQL too); undefined off Linux. */
   machineBusy: number | undefined;
+  /** Each worker's peak resident memory (VmHWM), MB; NaN off Linux. */
+  peakRssMb: number[];
+  /** Each worker's resident memory a few seconds after the drain, idle, MB; NaN off Linux. */
+  idleRssMb: number[];
 }
+
+/** A /proc/<pid>/status field in kB (VmRSS, VmHWM) as MB; NaN when unreadable (off Linux, gone). */
+export function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const line = fs
+      .readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`));
+    return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** How long a drained worker is left idle before its RSS is read: its last batch's garbage collected or not. */
+const IDLE_SETTLE_MS = 5000;
 
 /** Busy and total CPU time of the whole machine so far (Linux's /proc/stat), in clock ticks. */
 function machineTicks(): { busy: number; total: number } | undefined {
@@ -182,10 +202,14 @@ export async function timeDrain(
     const ticks = machineTicks();
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     const processed = initial - now.queued;
+    const eventsPerCpuSecond = processed / (cpu() - cpuAtStart);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    const idleRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmRSS'));
+    const peakRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmHWM'));
     return {
       workers: count,
       eventsPerSecond: processed / seconds,
-      eventsPerCpuSecond: processed / (cpu() - cpuAtStart),
+      eventsPerCpuSecond,
       processed,
       queued: initial,
       seconds,
@@ -193,6 +217,8 @@ export async function timeDrain(
         ticks && ticksAtStart && ticks.total > ticksAtStart.total
           ? (ticks.busy - ticksAtStart.busy) / (ticks.total - ticksAtStart.total)
           : undefined,
+      peakRssMb,
+      idleRssMb,
     };
   } finally {
     await stopWorkers(workers);

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchPostgresUrl, benchSections, describeUrl } from '../../bench/postgres-bench.js';
-import { posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
+import { posthogNodeBatches, statusMb, workerCounts } from '../../bench/postgres-workers.js';
 import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
 import { extractEvents } from '../../src/ingestion/core/index.js';
 
@@ -25,6 +25,15 @@ describe('bench sections', () => {
     expect(workerCounts(1)).toEqual([1, 2]);
     expect(workerCounts(2)).toEqual([1, 2]);
     expect(workerCounts(8)).toEqual([1, 2, 8]);
+  });
+
+  it("reads a worker's resident memory and its peak from /proc, and NaN without a process", () => {
+    const rss = statusMb(process.pid, 'VmRSS');
+    const peak = statusMb(process.pid, 'VmHWM');
+    // This process holds at least what its own heap uses, in MB.
+    expect(rss).toBeGreaterThanOrEqual(process.memoryUsage().heapUsed / 2 ** 20);
+    expect(peak).toBeGreaterThanOrEqual(rss);
+    expect(statusMb(undefined, 'VmRSS')).toBeNaN();
   });
 
   it('uses DATABASE_URL, else the suite database, and prints no password', () => {

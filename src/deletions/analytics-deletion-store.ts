@@ -3,7 +3,7 @@ import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, fromClickHouseTime, join, raw, typed, type ChSql } from '../platform/analytics/sql.js';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
-import { sessionStatesSelect } from '../events/sessions-table.js';
+import { insertSessionStates } from '../events/sessions-table.js';
 import { overridesTo } from '../persons/overrides-store.js';
 
 /**
@@ -148,7 +148,7 @@ async function rebuildSessions(analytics: AnalyticsEngine, teamId: number, sessi
   const inSessions = ch`team_id = ${teamId} AND session_id IN ${typed('Array(String)', sessionIds)}`;
   const statements = [
     ch`DELETE FROM ${sessions} WHERE ${inSessions}`,
-    ch`INSERT INTO ${sessions} ${sessionStatesSelect(analytics, join([inSessions, ch`uuid NOT IN ${typed(UUIDS, without)}`], ' AND '))}`,
+    insertSessionStates(analytics, join([inSessions, ch`uuid NOT IN ${typed(UUIDS, without)}`], ' AND ')),
   ];
   for (const statement of statements) {
     const { sql, params } = statement.compile();

@@ -185,6 +185,21 @@ export function sessionStatesSelect(engine: AnalyticsEngine, where: ChSql = raw(
     GROUP BY team_id, session_id`;
 }
 
+/**
+ * An INSERT of sessionStatesSelect's states into `sessions`, its columns named: a table that a later
+ * build gave more columns takes this build's rows too (their other columns' empty states merge as
+ * nothing).
+ */
+export function insertSessionStates(engine: AnalyticsEngine, where: ChSql = raw('1'), only?: readonly string[]): ChSql {
+  const names = sessionColumns()
+    .map(([name]) => name)
+    .filter((name) => only === undefined || only.includes(name))
+    .map((name) => `\`${name}\``)
+    .join(', ');
+  return ch`INSERT INTO ${raw(engine.table('sessions'))} (team_id, session_id, ${raw(names)})
+    ${sessionStatesSelect(engine, where, only)}`;
+}
+
 /** A table made before its backfill is done carries this comment until it is (a crash in between backfills again). */
 const BACKFILL_PENDING = 'backfill pending';
 
@@ -305,7 +320,8 @@ export interface ProgressLog {
 export async function backfillSessions(engine: AnalyticsEngine, onCluster: string, log?: ProgressLog): Promise<void> {
   const comment = (await tableText(engine, 'sessions'))?.comment ?? '';
   if (comment === BACKFILL_PENDING) {
-    await engine.command(`INSERT INTO ${engine.table('sessions')} ${sessionStatesSelect(engine).compile().sql}`);
+    const { sql, params } = insertSessionStates(engine).compile();
+    await engine.command(sql, params);
     await setComment(engine, onCluster, '');
     return;
   }
@@ -332,15 +348,10 @@ async function backfillColumns(engine: AnalyticsEngine, onCluster: string, pendi
     { columns: pending.columns, months: months.length, events: total, after: after || undefined },
     "filling the sessions' new columns from their events",
   );
-  // In the view's order: the INSERT's columns are the SELECT's by position.
   const filling = ['min_timestamp', 'max_timestamp', ...pending.columns];
-  const columns = sessionColumns()
-    .map(([name]) => name)
-    .filter((name) => filling.includes(name));
   let filled = 0;
   for (const { month, events } of months) {
-    const { sql, params } = ch`INSERT INTO ${raw(engine.table('sessions'))} (team_id, session_id, ${raw(columns.join(', '))})
-      ${sessionStatesSelect(engine, ch`toYYYYMM(timestamp) = ${typed('UInt32', month)}`, columns)}`.compile();
+    const { sql, params } = insertSessionStates(engine, ch`toYYYYMM(timestamp) = ${typed('UInt32', month)}`, filling).compile();
     await engine.command(sql, params);
     await setComment(engine, onCluster, pendingComment({ columns: pending.columns, after: month }));
     filled += Number(events);

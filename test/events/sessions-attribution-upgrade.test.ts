@@ -161,7 +161,7 @@ it('adds and fills the channel state of sessions stored before it, resumably; ol
     [202511, 6, 6],
   ]);
   expect(await comment(analytics)).toBe('');
-  // Column for column as this version makes the table (INSERT … SELECT reads them by position).
+  // Column for column as this version makes the table.
   expect(await sessionColumns(analytics)).toEqual(current);
 
   // Stored from now on, through the changed view.

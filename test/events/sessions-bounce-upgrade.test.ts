@@ -287,7 +287,7 @@ it('finishes at the next start an upgrade cut short between the view change and 
 
   const next = recording();
   analytics = await open(config, next.log);
-  // The table as this version makes it, column for column (INSERT … SELECT reads them by position).
+  // The table as this version makes it, column for column.
   expect(await sessionColumns(analytics)).toEqual(current);
   expect(await comment(analytics)).toBe('');
   expect(next.lines.filter((l) => l.msg === "filling the sessions' new columns").map((l) => l.month)).toEqual([202510, 202511]);

@@ -5,6 +5,7 @@ import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { insertSessionStates } from '../events/sessions-table.js';
 import { overridesTo } from '../persons/overrides-store.js';
+import { chunks } from '../lib/chunks.js';
 
 /**
  * What deletions remove from ClickHouse (events, sessions, person overrides), and the SQL rows
@@ -89,13 +90,8 @@ async function mergedInto(db: Db, teamId: number, uuids: string[]): Promise<stri
 async function existingPersons(db: Db, teamId: number, uuids: readonly string[]): Promise<Set<string>> {
   const wanted = [...new Set(uuids)];
   const found = new Set<string>();
-  for (let i = 0; i < wanted.length; i += ROWS_PER_STATEMENT) {
-    const rows = await db
-      .selectFrom('persons')
-      .select('uuid')
-      .where('team_id', '=', teamId)
-      .where('uuid', 'in', wanted.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
+  for (const chunk of chunks(wanted, ROWS_PER_STATEMENT)) {
+    const rows = await db.selectFrom('persons').select('uuid').where('team_id', '=', teamId).where('uuid', 'in', chunk).execute();
     for (const row of rows) found.add(row.uuid);
   }
   return found;
@@ -129,12 +125,8 @@ export async function deleteEventsBatch(
   const uuids = rows.map((row) => row.event_uuid);
   const sessionIds = [...new Set(rows.map((row) => row.session_id).filter((id) => id !== ''))];
   if (sessionIds.length > 0) await rebuildSessions(analytics, teamId, sessionIds, uuids);
-  for (let i = 0; i < uuids.length; i += ROWS_PER_STATEMENT) {
-    await database.db
-      .deleteFrom('event_uuids')
-      .where('team_id', '=', teamId)
-      .where('uuid', 'in', uuids.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
+  for (const chunk of chunks(uuids, ROWS_PER_STATEMENT)) {
+    await database.db.deleteFrom('event_uuids').where('team_id', '=', teamId).where('uuid', 'in', chunk).execute();
   }
   const deletion = ch`DELETE FROM ${events} WHERE team_id = ${teamId} AND uuid IN ${typed(UUIDS, uuids)}`.compile();
   await analytics.command(deletion.sql, deletion.params);
@@ -167,8 +159,7 @@ export async function deletePersonOverrides(
   const { sql, params } = ch`DELETE FROM ${raw(analytics.table('person_overrides'))} WHERE team_id = ${teamId}
     AND (old_person_id IN ${typed(UUIDS, ids)} OR override_person_id IN ${typed(UUIDS, ids)})`.compile();
   await analytics.command(sql, params);
-  for (let i = 0; i < uuids.length; i += ROWS_PER_STATEMENT) {
-    const chunk = uuids.slice(i, i + ROWS_PER_STATEMENT);
+  for (const chunk of chunks(uuids, ROWS_PER_STATEMENT)) {
     await database.db
       .deleteFrom('person_overrides')
       .where('team_id', '=', teamId)

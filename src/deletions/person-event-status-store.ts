@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { nowIso } from '../platform/db/values.js';
+import { chunks } from '../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -26,11 +27,11 @@ export async function notePersonEventDeletion(db: Db, teamId: number, personUuid
 
 /** These background deletions are done: what they carried is verified now. */
 export async function markPersonEventDeletionsVerified(db: Db, deletionIds: number[]): Promise<void> {
-  for (let i = 0; i < deletionIds.length; i += 500) {
+  for (const chunk of chunks(deletionIds, 500)) {
     await db
       .updateTable('person_event_deletions')
       .set({ verified_at: nowIso(), deletion_id: null })
-      .where('deletion_id', 'in', deletionIds.slice(i, i + 500))
+      .where('deletion_id', 'in', chunk)
       .execute();
   }
 }

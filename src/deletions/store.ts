@@ -5,6 +5,7 @@ import { nowIso } from '../platform/db/values.js';
 import type { DeletedUpTo } from './analytics-deletion-store.js';
 import type { PendingDeletionsTable } from './tables.js';
 import { markPersonEventDeletionsVerified } from './person-event-status-store.js';
+import { chunks } from '../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -51,10 +52,10 @@ export async function queueDeletion(
     .returning('id')
     .executeTakeFirstOrThrow();
   const distinctIds = [...new Set(deletion.distinctIds ?? [])];
-  for (let i = 0; i < distinctIds.length; i += 500) {
+  for (const chunk of chunks(distinctIds, 500)) {
     await db
       .insertInto('pending_deletion_distinct_ids')
-      .values(distinctIds.slice(i, i + 500).map((distinctId) => ({ deletion_id: Number(row.id), distinct_id: distinctId })))
+      .values(chunk.map((distinctId) => ({ deletion_id: Number(row.id), distinct_id: distinctId })))
       .execute();
   }
   return Number(row.id);
@@ -69,11 +70,11 @@ export async function deletedDistinctIds(db: Db, deletions: readonly PendingDele
   const queuedAt = new Map(deletions.map((d) => [Number(d.id), d.created_at]));
   const owned = new Map<string, string>();
   const ids = [...queuedAt.keys()];
-  for (let i = 0; i < ids.length; i += 500) {
+  for (const chunk of chunks(ids, 500)) {
     const rows = await db
       .selectFrom('pending_deletion_distinct_ids')
       .select(['deletion_id', 'distinct_id'])
-      .where('deletion_id', 'in', ids.slice(i, i + 500))
+      .where('deletion_id', 'in', chunk)
       .execute();
     for (const row of rows) {
       const at = queuedAt.get(Number(row.deletion_id))!;

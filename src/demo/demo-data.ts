@@ -8,6 +8,7 @@ import { lastQueueId, stillQueued } from '../ingestion/queue-admin.js';
 import { outboxHoldsRowsFrom } from '../events/analytics-outbox.js';
 import { clearDemoDataGenerating } from '../environments/store.js';
 import { uuidv7 } from '../lib/uuid.js';
+import { chunks } from '../lib/chunks.js';
 import type { Team } from '../environments/models.js';
 
 const DAY_MS = 86_400_000;
@@ -121,7 +122,7 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     // The queue ids the demo events get lie above the highest one now and up to the highest one
     // once they are queued: the wait below looks only there (the queue has no team index).
     const firstId = (await lastQueueId(ctx.database)) + 1;
-    for (let i = 0; i < rows.length; i += 1000) await ctx.ingestionQueue.enqueue(rows.slice(i, i + 1000));
+    for (const chunk of chunks(rows, 1000)) await ctx.ingestionQueue.enqueue(chunk);
     const lastId = await lastQueueId(ctx.database);
     ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');
     // Flags belong to the project; this one is named after the demo environment and is removed

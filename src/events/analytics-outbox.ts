@@ -3,6 +3,7 @@ import { PostgresAdapter, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { nextTurn } from '../platform/next-turn.js';
+import { chunks } from '../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -249,12 +250,8 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
   }
   const read = new Map<number, OutboxRow>();
   const unkept = ids.filter((id) => !mine.has(Number(id)));
-  for (let i = 0; i < unkept.length; i += ROWS_PER_STATEMENT) {
-    const rows = await db
-      .selectFrom('analytics_outbox')
-      .select(['id', 'events', 'person_overrides'])
-      .where('id', 'in', unkept.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
+  for (const chunk of chunks(unkept, ROWS_PER_STATEMENT)) {
+    const rows = await db.selectFrom('analytics_outbox').select(['id', 'events', 'person_overrides']).where('id', 'in', chunk).execute();
     for (const row of rows) read.set(Number(row.id), { id: Number(row.id), events: row.events, personOverrides: row.person_overrides });
     await nextTurn();
   }
@@ -272,11 +269,8 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
   if (overrides.length > 0) await engine.insert('person_overrides', overrides.join('\n'), { deduplicationToken: token });
   // A crash between two deletes leaves part of the rows: copied again under the same token,
   // ClickHouse drops them as the repeat they are.
-  for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
-    await db
-      .deleteFrom('analytics_outbox')
-      .where('id', 'in', ids.slice(i, i + ROWS_PER_STATEMENT))
-      .execute();
+  for (const chunk of chunks(ids, ROWS_PER_STATEMENT)) {
+    await db.deleteFrom('analytics_outbox').where('id', 'in', chunk).execute();
     await nextTurn();
   }
   for (const id of ids) kept?.drop(Number(id));

@@ -9,6 +9,7 @@ import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson } from '../platform/db/values.js';
 import type { Condition } from '../posthog/property-conditions.js';
+import { chunks } from '../lib/chunks.js';
 
 export interface EventPerson {
   id: number;
@@ -26,14 +27,14 @@ export async function ownersOf(database: Database, teamId: number, distinctIds: 
   const wanted = [...new Set(distinctIds)];
   const byId = new Map<number, EventPerson>();
   const owners = new Map<string, EventPerson>();
-  for (let i = 0; i < wanted.length; i += BATCH) {
+  for (const chunk of chunks(wanted, BATCH)) {
     const rows = await db
       .selectFrom('person_distinct_ids as pd')
       .innerJoin('persons as p', 'p.id', 'pd.person_id')
       .select(['pd.distinct_id', 'p.id', 'p.is_identified', 'p.properties'])
       .where('pd.team_id', '=', teamId)
       .where('p.team_id', '=', teamId)
-      .where('pd.distinct_id', 'in', wanted.slice(i, i + BATCH))
+      .where('pd.distinct_id', 'in', chunk)
       .execute();
     for (const row of rows) {
       const id = Number(row.id);
@@ -51,12 +52,8 @@ export async function ownersOf(database: Database, teamId: number, distinctIds: 
     }
   }
   const ids = [...byId.keys()];
-  for (let i = 0; i < ids.length; i += BATCH) {
-    const rows = await db
-      .selectFrom('person_distinct_ids')
-      .select(['person_id', 'distinct_id'])
-      .where('person_id', 'in', ids.slice(i, i + BATCH))
-      .execute();
+  for (const chunk of chunks(ids, BATCH)) {
+    const rows = await db.selectFrom('person_distinct_ids').select(['person_id', 'distinct_id']).where('person_id', 'in', chunk).execute();
     for (const row of rows) byId.get(Number(row.person_id))?.distinctIds.push(row.distinct_id);
   }
   return owners;

@@ -7,6 +7,7 @@ import type { QueuedEvent } from './core/types.js';
 import { MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import { chunkPayloads, joinQueueRows, partitionChunks, type QueueChunk, type QueueRowText } from './core/queue-rows.js';
 import { partitionCount, queuePartition } from './core/partition.js';
+import { chunks } from '../lib/chunks.js';
 
 export type { QueuedEvent } from './core/types.js';
 
@@ -84,11 +85,11 @@ function requestRowTexts(rows: QueueRow[], partitions: number): QueueRowText[] {
 }
 
 export async function insertWarnings(db: Database['db'], warnings: WarningRow[]): Promise<void> {
-  for (let i = 0; i < warnings.length; i += ROWS_PER_STATEMENT) {
+  for (const chunk of chunks(warnings, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('ingestion_warnings')
       .values(
-        warnings.slice(i, i + ROWS_PER_STATEMENT).map((w) => ({
+        chunk.map((w) => ({
           team_id: w.teamId,
           type: w.type,
           source: w.source,

@@ -7,6 +7,7 @@ import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
 import { addToOutbox, EventLines, type OutboxRow } from '../../events/analytics-outbox.js';
 import { dedupeDay } from '../../events/event-uuids-store.js';
+import { chunks } from '../../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -31,8 +32,7 @@ const STORED_UUIDS = new InListQuery(
  */
 async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Promise<Array<{ uuid: string }>> {
   const rows: Array<{ uuid: string }> = [];
-  for (let i = 0; i < uuids.length; i += ROWS_PER_STATEMENT) {
-    const list = uuids.slice(i, i + ROWS_PER_STATEMENT);
+  for (const list of chunks(uuids, ROWS_PER_STATEMENT)) {
     const result = await sql<{ uuid: string }>`select u.uuid from unnest(${list}::text[]) as u(uuid)
       cross join lateral (select 1 from event_uuids e where e.team_id = ${teamId} and e.uuid = u.uuid limit 1) as stored`.execute(db);
     for (const row of result.rows) rows.push(row);

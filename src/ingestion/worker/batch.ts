@@ -14,6 +14,7 @@ import { isUnprepared, prepareQueuedEvent, ReceiptClock, type PreparedEvent, typ
 import type { PersonCache } from './person-cache.js';
 import type { SpikeDetector } from './spike-detector.js';
 import { DefinitionsBatch, DefinitionsCache } from './definitions-step.js';
+import { chunks } from '../../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 export type { QueueRecord };
@@ -204,11 +205,8 @@ export async function processBatch(
   }
   await batch.flush();
   await definitions.write(trx);
-  for (let i = 0; i < overflow.length; i += 500) {
-    await trx
-      .insertInto('ingestion_queue')
-      .values(overflow.slice(i, i + 500))
-      .execute();
+  for (const chunk of chunks(overflow, 500)) {
+    await trx.insertInto('ingestion_queue').values(chunk).execute();
   }
   await insertWarnings(trx, warnings);
   for (const teamId of firstEventTeams) {

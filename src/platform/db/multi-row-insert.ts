@@ -1,5 +1,6 @@
 import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
 import type { Schema } from './schema.js';
+import { chunks } from '../../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
@@ -175,8 +176,8 @@ export class InListQuery<F extends unknown[], V, R> {
 
   /** One statement per `maxList` values, executed in turn. */
   private async *statements(db: Db, fixed: F, values: V[]) {
-    for (let i = 0; i < values.length; i += this.maxList) {
-      const list = padInList(values.slice(i, i + this.maxList), this.maxList);
+    for (const chunk of chunks(values, this.maxList)) {
+      const list = padInList(chunk, this.maxList);
       const parameters = [...fixed, ...list];
       yield await db.executeQuery<R>(CompiledQuery.raw(this.sql(db, fixed, list, parameters), parameters));
     }

@@ -61,7 +61,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   if (request.disableFlags) return flagSetEvaluation([], false);
   let project: ProjectFlags;
   try {
-    project = await flagDefinitionsCache(ctx).get(team.projectId);
+    const definitions = flagDefinitionsCache(ctx);
+    project = definitions.loaded(team.projectId) ?? (await definitions.get(team.projectId));
   } catch (error) {
     log.error({ err: error, team: team.id }, 'flag definitions could not be loaded');
     return flagSetEvaluation([], true);
@@ -127,7 +128,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   let groupProperties: Record<string, Json> = request.groupProperties;
   if (plan.anyGroups) {
     try {
-      const types = await groupTypeCache(db).get(team.id, plan.groupIndexes);
+      const groupTypes = groupTypeCache(db);
+      const types = groupTypes.cached(team.id, plan.groupIndexes) ?? (await groupTypes.get(team.id, plan.groupIndexes));
       groupTypeMapping = types.mapping;
       for (const [index, groupType] of types.byIndex) {
         const key = request.groups[groupType];

@@ -68,7 +68,10 @@ try {
 
 /** The floor (bench/decide-floor-server.ts) beside bare fastify, in alternating slices. */
 async function measureFloor(token: string, answer: string): Promise<string> {
-  const floor = await spawnServer('bench/decide-floor-server.ts', { env: { DECIDE_FLOOR_ANSWER: answer }, pattern: /listening (http:\/\/\S+)/ });
+  const floor = await spawnServer('bench/decide-floor-server.ts', {
+    env: { DECIDE_FLOOR_ANSWER: answer },
+    pattern: /listening (http:\/\/\S+)/,
+  });
   const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
   try {
     const bodies = decideBodies(token);

@@ -4,7 +4,9 @@ import { packText, sha1Head } from '../../src/flags/engine/sha1.js';
 
 /** node:crypto's first two digest words of a ‖ b ‖ c. */
 function reference(a: string, b: string, c: string): [number, number] {
-  const digest = createHash('sha1').update(a + b + c, 'utf8').digest();
+  const digest = createHash('sha1')
+    .update(a + b + c, 'utf8')
+    .digest();
   return [digest.readUInt32BE(0), digest.readUInt32BE(4)];
 }
 

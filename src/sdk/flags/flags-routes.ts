@@ -7,7 +7,12 @@
 import type { AppContext } from '../../context.js';
 import { flagDefinitionsCache } from '../../flags/definitions-cache.js';
 import { invalidProjectApiKey } from '../../flags/local-evaluation.js';
-import { projectFlagsResponse, type FlagSetEvaluation, type FlagsResponseProtocol, type ProjectionExtras } from '../../flags/engine/index.js';
+import {
+  projectFlagsResponse,
+  type FlagSetEvaluation,
+  type FlagsResponseProtocol,
+  type ProjectionExtras,
+} from '../../flags/engine/index.js';
 import { flagsResponseJson } from '../../flags/engine/response-json.js';
 import type { PublicRequest, PublicResponse, PublicRoute } from '../public-endpoint.js';
 import { decodePublicBody } from '../public-responses.js';

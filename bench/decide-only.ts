@@ -3,13 +3,15 @@
  * (or `node --import tsx bench/decide-only.ts`). As `npm run bench` prints them: saturated and at
  * half that rate in one process, then with HTTP_PROCESSES = cores (BENCH_DECIDE_CLUSTER=0 skips
  * it), each beside bare fastify measured in the same run and beside its target.
- * BENCH_CPU_PROFILE=dir writes the one-process server's V8 CPU profile there.
+ * BENCH_CPU_PROFILE=dir writes the one-process server's V8 CPU profile there. BENCH_DECIDE_FLOOR=1
+ * also measures decide's floor (bench/decide-floor-server.ts: one of this run's answers sent back
+ * without evaluating anything) beside bare fastify.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
-import { spawnHoglet, spawnServer } from './harness.js';
+import { createMixedFlags, decideBodies, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
+import { fmt, interleaved, load, spawnHoglet, spawnServer } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
@@ -34,6 +36,7 @@ try {
   const hoglet = await spawnHoglet(nodeArgs, env);
   let token: string;
   let figures;
+  let answer = '{}';
   try {
     const projects = (await (await fetch(`${hoglet.url}/api/projects/`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
       results: Array<{ id: number; api_token: string }>;
@@ -42,6 +45,8 @@ try {
     if (process.env.BENCH_NO_FLAGS !== '1') await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
     await processQueued(env.DATA_DIR);
     await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
+    const asked = await fetch(`${hoglet.url}/decide/?v=3`, { method: 'POST', body: decideBodies(token)[0] });
+    answer = await asked.text();
     const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
     try {
       figures = await measureDecide(hoglet, bare, token, SECONDS, CONNECTIONS);
@@ -56,6 +61,32 @@ try {
       ? undefined
       : await measureClusterDecide(env, token, os.availableParallelism(), SECONDS, CONNECTIONS);
   process.stdout.write(decideText(figures, cluster));
+  if (process.env.BENCH_DECIDE_FLOOR === '1') process.stdout.write(await measureFloor(token, answer));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** The floor (bench/decide-floor-server.ts) beside bare fastify, in alternating slices. */
+async function measureFloor(token: string, answer: string): Promise<string> {
+  const floor = await spawnServer('bench/decide-floor-server.ts', {
+    env: { DECIDE_FLOOR_ANSWER: answer },
+    pattern: /listening (http:\/\/\S+)/,
+  });
+  const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
+  try {
+    const bodies = decideBodies(token);
+    const body = JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' });
+    const { measured, baseline } = await interleaved(
+      SECONDS,
+      (seconds) => load({ url: `${floor.url}/decide/?v=3`, bodies, connections: CONNECTIONS, seconds, serverPid: floor.child.pid }),
+      (seconds) => load({ url: `${bare.url}/decide/`, body, connections: CONNECTIONS, seconds, serverPid: bare.child.pid }),
+    );
+    return (
+      `${'decide floor (no evaluation, same answer)'.padEnd(44)} ${fmt(measured.requestsPerSecond).padStart(10)} req/s      | bare fastify ${fmt(baseline.requestsPerSecond)} req/s | ratio ${(measured.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}\n` +
+      `${''.padEnd(44)} per server CPU second: ${fmt(measured.requestsPerCpuSecond)} (bare ${fmt(baseline.requestsPerCpuSecond)}), ratio ${(measured.requestsPerCpuSecond / baseline.requestsPerCpuSecond).toFixed(2)}\n`
+    );
+  } finally {
+    await bare.stop();
+    await floor.stop();
+  }
 }

@@ -20,6 +20,16 @@ export class TeamCache {
     changes.on('team', () => this.byToken.clear());
   }
 
+  /**
+   * The cached answer for a token without waiting: the environment, null for a token known not to
+   * exist, undefined when it has to be read (byApiToken). For decide, which sees a token on every
+   * request and would otherwise await a settled promise each time.
+   */
+  cachedByApiToken(token: string): Team | null | undefined {
+    const cached = this.byToken.get(token);
+    return cached && cached.expires > Date.now() ? cached.team : undefined;
+  }
+
   async byApiToken(token: string): Promise<Team | undefined> {
     const now = Date.now();
     const cached = this.byToken.get(token);

@@ -26,6 +26,20 @@ describe('cached flag definitions', () => {
     expect(cache.get(server.bootstrap.team.projectId)).not.toBe(first);
   });
 
+  it('are given without waiting once loaded, until a change is announced', async () => {
+    const ctx = server.running.ctx;
+    const cache = flagDefinitionsCache(ctx);
+    const projectId = server.bootstrap.team.projectId;
+    await ctx.changes.publish({ topic: 'feature_flags', id: projectId });
+    expect(cache.loaded(projectId)).toBeUndefined();
+    const loading = cache.get(projectId);
+    expect(cache.loaded(projectId)).toBeUndefined();
+    const project = await loading;
+    expect(cache.loaded(projectId)).toBe(project);
+    await ctx.changes.publish({ topic: 'feature_flags', id: projectId });
+    expect(cache.loaded(projectId)).toBeUndefined();
+  });
+
   // Two processes on one database (NOTIFY on PostgreSQL, polled notices on SQLite): an edit
   // through one process reaches the other's /decide, well before its cached copy would expire.
   it(`are dropped in another process sharing the ${BACKEND} database`, async () => {

@@ -10,33 +10,47 @@
  */
 import { compressBlock } from './sha1-compress.js';
 
-/** A text's UTF-8 bytes as big-endian words, laid out for each byte offset (0-3) within a word. */
+/**
+ * A text's UTF-8 bytes as big-endian words, laid out for each byte offset (0-3) within a word:
+ * section k (`stride` words from `k * stride`) holds the words of the text when its first byte
+ * is byte k of a word. One typed array, not one per offset: a request packs its distinct id
+ * afresh, and each typed array is an allocation of its own.
+ */
 export class PackedText {
   constructor(
     readonly text: string,
-    readonly bytes: Uint8Array,
-    /** `atOffset[k]`: the words of the text when its first byte is byte k of a word. */
-    readonly atOffset: readonly [Int32Array, Int32Array, Int32Array, Int32Array],
+    /** UTF-8 length in bytes. */
+    readonly length: number,
+    readonly words: Int32Array,
+    readonly stride: number,
   ) {}
 }
 
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(256);
 
-function wordsAt(bytes: Uint8Array, offset: number): Int32Array {
-  const words = new Int32Array((offset + bytes.length + 3) >> 2);
-  for (let i = 0; i < bytes.length; i++) {
-    const at = offset + i;
-    words[at >> 2]! |= bytes[i]! << ((3 - (at & 3)) << 3);
-  }
-  return words;
-}
-
 /** Encodes and packs a text. Lone surrogates become U+FFFD, as node:crypto hashes strings. */
 export function packText(text: string): PackedText {
   if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
-  const bytes = scratch.slice(0, encoder.encodeInto(text, scratch).written);
-  return new PackedText(text, bytes, [wordsAt(bytes, 0), wordsAt(bytes, 1), wordsAt(bytes, 2), wordsAt(bytes, 3)]);
+  const length = encoder.encodeInto(text, scratch).written;
+  // Enough words for the text at offset 3, the longest layout.
+  const stride = (length + 6) >> 2;
+  const words = new Int32Array(stride * 4);
+  for (let offset = 0; offset < 4; offset++) {
+    const base = offset * stride;
+    for (let i = 0; i < length; i++) {
+      const at = offset + i;
+      words[base + (at >> 2)]! |= scratch[i]! << ((3 - (at & 3)) << 3);
+    }
+  }
+  return new PackedText(text, length, words, stride);
+}
+
+/** The text's bytes, read back from its offset-0 words (long messages only). */
+function bytesOf(text: PackedText): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = (text.words[i >> 2]! >>> ((3 - (i & 3)) << 3)) & 0xff;
+  return bytes;
 }
 
 const block = new Int32Array(16);
@@ -52,9 +66,12 @@ function resetState(): void {
 
 /** ORs a packed text into `block` starting at byte `at` (the caller guarantees it fits). */
 function place(text: PackedText, at: number): void {
-  const words = text.atOffset[at & 3]!;
+  const words = text.words;
+  const offset = at & 3;
+  const base = offset * text.stride;
+  const count = (offset + text.length + 3) >> 2;
   const first = at >> 2;
-  for (let i = 0; i < words.length; i++) block[first + i]! |= words[i]!;
+  for (let i = 0; i < count; i++) block[first + i]! |= words[base + i]!;
 }
 
 /** Messages longer than one block (long identifiers): the bytes in order, padded, block by block. */
@@ -63,8 +80,8 @@ function hashLongMessage(parts: readonly PackedText[], length: number): void {
   const padded = new Uint8Array(blocks * 64);
   let at = 0;
   for (const part of parts) {
-    padded.set(part.bytes, at);
-    at += part.bytes.length;
+    padded.set(bytesOf(part), at);
+    at += part.length;
   }
   padded[length] = 0x80;
   const view = new DataView(padded.buffer);
@@ -81,18 +98,19 @@ function hashLongMessage(parts: readonly PackedText[], length: number): void {
  * allocated per hash: this runs dozens of times per request).
  */
 export function sha1Head(a: PackedText, b: PackedText, c: PackedText, out: Uint32Array): void {
-  const length = a.bytes.length + b.bytes.length + c.bytes.length;
+  const length = a.length + b.length + c.length;
   resetState();
   if (length > 55) {
     hashLongMessage([a, b, c], length);
   } else {
     // The first text starts the block: copied, not OR-ed; the words after it are cleared.
-    const first = a.atOffset[0];
+    const first = a.words;
+    const count = (a.length + 3) >> 2;
     let word = 0;
-    for (; word < first.length; word++) block[word] = first[word]!;
+    for (; word < count; word++) block[word] = first[word]!;
     for (; word < 16; word++) block[word] = 0;
-    place(b, a.bytes.length);
-    place(c, a.bytes.length + b.bytes.length);
+    place(b, a.length);
+    place(c, a.length + b.length);
     // Padding: a 1 bit right after the message, then the bit length in the last word (< 2^32 here).
     block[length >> 2]! |= 0x80 << ((3 - (length & 3)) << 3);
     block[15] = length * 8;

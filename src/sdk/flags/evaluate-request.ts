@@ -31,6 +31,10 @@ import { fillMissingInitialProperties } from './initial-properties.js';
 
 type Json = Record<string, unknown>;
 
+/** Shared empty defaults (read only): most requests need no group types, overrides or static cohorts. */
+const NO_MAPPING: Record<string, string> = Object.freeze({});
+const NO_IDS: readonly number[] = Object.freeze([]);
+
 function hasValue(properties: Json, key: string): boolean {
   return properties[key] !== undefined && properties[key] !== null;
 }
@@ -61,7 +65,8 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   if (request.disableFlags) return flagSetEvaluation([], false);
   let project: ProjectFlags;
   try {
-    project = await flagDefinitionsCache(ctx).get(team.projectId);
+    const definitions = flagDefinitionsCache(ctx);
+    project = definitions.loaded(team.projectId) ?? (await definitions.get(team.projectId));
   } catch (error) {
     log.error({ err: error, team: team.id }, 'flag definitions could not be loaded');
     return flagSetEvaluation([], true);
@@ -93,14 +98,17 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     project.hasContinuityFlags ||
     !allGiven(plan.personKeys, overrides) ||
     (plan.anyCohorts && (plan.anyStaticCohorts || !allGiven(plan.allPersonKeys, overrides)));
-  const failedData = new Set<'person' | 'groups' | 'continuity'>();
+  // What could not be read, failing the flags that needed it.
+  let personFailed = false;
+  let groupsFailed = false;
+  let continuityFailed = false;
   let person: Person | undefined;
   if (wantsPerson) {
     try {
       person = await getPersonByDistinctId(db, team.id, distinctId);
     } catch (error) {
       log.error({ err: error, team: team.id }, 'person lookup for flags failed');
-      failedData.add('person');
+      personFailed = true;
     }
   }
   const personProperties: Json =
@@ -111,23 +119,24 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   // After the merge, so a stored `$initial_*` wins over the request's current value.
   fillMissingInitialProperties(personProperties, plan.initialBackfills);
 
-  let staticCohortIds: number[] = [];
+  let staticCohortIds: readonly number[] = NO_IDS;
   if (person && plan.anyCohorts && plan.anyStaticCohorts && project.staticCohortIds.length > 0) {
     try {
       staticCohortIds = await staticMembershipsOf(db, person.id, project.staticCohortIds);
     } catch (error) {
       log.error({ err: error, team: team.id }, 'cohort membership lookup failed');
-      failedData.add('person');
+      personFailed = true;
     }
   }
 
   // Stored group properties are read only for groups whose read keys the request did not all give.
-  let groupTypeMapping: Record<string, string> = {};
+  let groupTypeMapping: Record<string, string> = NO_MAPPING;
   // Copied when a stored group is added to it, as the person's map above.
   let groupProperties: Record<string, Json> = request.groupProperties;
   if (plan.anyGroups) {
     try {
-      const types = await groupTypeCache(db).get(team.id, plan.groupIndexes);
+      const groupTypes = groupTypeCache(db);
+      const types = groupTypes.cached(team.id, plan.groupIndexes) ?? (await groupTypes.get(team.id, plan.groupIndexes));
       groupTypeMapping = types.mapping;
       for (const [index, groupType] of types.byIndex) {
         const key = request.groups[groupType];
@@ -140,17 +149,17 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
       }
     } catch (error) {
       log.error({ err: error, team: team.id }, 'group lookup for flags failed');
-      failedData.add('groups');
+      groupsFailed = true;
     }
   }
 
-  let hashKeyOverrides: Record<string, string> = {};
+  let hashKeyOverrides: Record<string, string> = NO_MAPPING;
   if (project.hasContinuityFlags) {
     try {
       hashKeyOverrides = await continuityOverrides(ctx, team, plan.continuityKeys, person, request.anonDistinctId);
     } catch (error) {
       log.error({ err: error, team: team.id }, 'hash key overrides failed');
-      failedData.add('continuity');
+      continuityFailed = true;
     }
   }
 
@@ -167,7 +176,7 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
   };
   const evaluation = evaluateFlags(plan.compiled, context, { flagKeys: request.flagKeys, groupTypeMapping });
   // Nothing failed (the common case): the evaluation is the answer as it is.
-  if (failedData.size === 0 && !evaluation.errorsWhileComputingFlags) return evaluation;
+  if (!personFailed && !groupsFailed && !continuityFailed && !evaluation.errorsWhileComputingFlags) return evaluation;
 
   // Flags that needed data we could not read are reported failed, the others stand.
   const results = evaluation.results.map((result) => {
@@ -175,9 +184,9 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
     const flag = plan.byKey.get(result.key);
     if (!need || !flag) return withPostHogErrorCode(result);
     const broken =
-      (failedData.has('person') && (need.cohorts || need.personKeys.size > 0)) ||
-      (failedData.has('groups') && need.groups) ||
-      (failedData.has('continuity') && flag.ensure_experience_continuity === true);
+      (personFailed && (need.cohorts || need.personKeys.size > 0)) ||
+      (groupsFailed && need.groups) ||
+      (continuityFailed && flag.ensure_experience_continuity === true);
     return broken ? failedFlagEvaluation(flag, 'internal_error') : withPostHogErrorCode(result);
   });
   return flagSetEvaluation(results, true);

@@ -7,7 +7,12 @@
 import type { AppContext } from '../../context.js';
 import { flagDefinitionsCache } from '../../flags/definitions-cache.js';
 import { invalidProjectApiKey } from '../../flags/local-evaluation.js';
-import { projectFlagsResponse, type FlagSetEvaluation, type ProjectionExtras } from '../../flags/engine/index.js';
+import {
+  projectFlagsResponse,
+  type FlagSetEvaluation,
+  type FlagsResponseProtocol,
+  type ProjectionExtras,
+} from '../../flags/engine/index.js';
 import { flagsResponseJson } from '../../flags/engine/response-json.js';
 import type { PublicRequest, PublicResponse, PublicRoute } from '../public-endpoint.js';
 import { decodePublicBody } from '../public-responses.js';
@@ -17,7 +22,7 @@ import { evaluateFlagsRequest } from './evaluate-request.js';
 import { requestRuntime } from './evaluation-runtime.js';
 import { readFlagsRequest } from './flag-request.js';
 import { geoipAddress } from './geoip-address.js';
-import { minimalAnswerVersion, readFlagsQuery, type FlagsQuery } from './query-params.js';
+import { minimalAnswerVersion, readFlagsQuery } from './query-params.js';
 import { decideConfigFields, SUPPORTED_COMPRESSION } from './remote-config.js';
 import { flagsRequestId } from './request-id.js';
 import { errorEnvelope } from '../../posthog/errors.js';
@@ -37,7 +42,9 @@ export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoin
   if (!decoded.ok) return { status: decoded.status, body: { ...decoded.error, attr: null } };
   const flagsRequest = readFlagsRequest(decoded.value);
   if (!flagsRequest) return { status: 400, body: MALFORMED_DATA };
-  const team = flagsRequest.token ? await ctx.teams.byApiToken(flagsRequest.token) : undefined;
+  const token = flagsRequest.token;
+  // A cached environment is taken without awaiting (see TeamCache.cachedByApiToken).
+  const team = token ? (ctx.teams.cachedByApiToken(token) ?? (await ctx.teams.byApiToken(token))) : undefined;
   if (!team) return { status: 401, body: invalidProjectApiKey().toEnvelope() };
   // With flags disabled nothing is evaluated, so nobody need be named (handler/authentication.rs):
   // SDKs send disable_flags to load only the config.
@@ -52,7 +59,8 @@ export async function answerFlagsRequest(ctx: AppContext, endpoint: FlagsEndpoin
   // Every version of PostHog's answer carries both (api/types.rs: the decide v1/v2, legacy and
   // detailed responses); SDKs put the id on `$feature_flag_called` events.
   const extras = { requestId: flagsRequestId(request.headers['x-request-id']), evaluatedAt: Date.now() };
-  return { status: 200, body: await flagsResponseText(ctx, team, query, evaluation, extras) };
+  const head = query.withConfig ? (cachedConfigHead(ctx, team) ?? (await configHeadWithSurveys(ctx, team))) : '{';
+  return { status: 200, body: flagsResponseText(query.protocol, evaluation, extras, head) };
 }
 
 /**
@@ -76,17 +84,10 @@ function minimalAnswer(request: PublicRequest): object {
 }
 
 /**
- * The answer's JSON text for an evaluation, in the endpoint's protocol, with the environment's
- * config fields first when the SDK asks for them.
+ * The answer's JSON text for an evaluation, in the endpoint's protocol, after `head` (`{`, or the
+ * environment's config members when the SDK asks for them: see objectHead).
  */
-async function flagsResponseText(
-  ctx: AppContext,
-  team: Team,
-  { protocol, withConfig }: FlagsQuery,
-  evaluation: FlagSetEvaluation,
-  extras: ProjectionExtras,
-): Promise<string> {
-  const head = withConfig ? await configHeadWithSurveys(ctx, team) : '{';
+function flagsResponseText(protocol: FlagsResponseProtocol, evaluation: FlagSetEvaluation, extras: ProjectionExtras, head: string): string {
   // The legacy and detailed bodies (what SDKs ask for on every page load) are written directly,
   // after the config members; the other versions are small and go through the projection.
   // decide v1/v2 bodies always hold `featureFlags`, so their text never is the empty `{}`.
@@ -127,6 +128,16 @@ function configHead(team: Team, hasFlags: boolean): string {
   if (!heads) configHeads.set(team, (heads = [undefined, undefined]));
   const slot = hasFlags ? 1 : 0;
   return (heads[slot] ??= objectHead(JSON.stringify(decideConfigFields(team, hasFlags))));
+}
+
+/**
+ * The config head when it can be had without waiting: the environment has not opted in to
+ * surveys and its flag definitions are loaded. Else undefined (configHeadWithSurveys).
+ */
+function cachedConfigHead(ctx: AppContext, team: Team): string | undefined {
+  if (team.settings.surveys_opt_in === true) return undefined;
+  const project = flagDefinitionsCache(ctx).loaded(team.projectId);
+  return project && configHead(team, project.hasActiveFlags);
 }
 
 /**

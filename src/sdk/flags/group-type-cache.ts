@@ -29,14 +29,22 @@ export class GroupTypeCache {
 
   constructor(private readonly db: Kysely<Schema>) {}
 
+  /** The team's mapping when the cache can answer without a read (else undefined: `get`). */
+  cached(teamId: number, needed: readonly number[]): GroupTypes | undefined {
+    const cached = this.entries.get(teamId);
+    if (!cached) return undefined;
+    const now = Date.now();
+    if (cached.expires <= now) return undefined;
+    if (now - cached.readAt < MISSING_RECHECK_MS) return cached.types;
+    for (const index of needed) if (!cached.types.byIndex.has(index)) return undefined;
+    return cached.types;
+  }
+
   /** The team's mapping, read again when it lacks one of `needed` (or is old). */
   async get(teamId: number, needed: readonly number[]): Promise<GroupTypes> {
+    const cached = this.cached(teamId, needed);
+    if (cached) return cached;
     const now = Date.now();
-    const cached = this.entries.get(teamId);
-    if (cached && cached.expires > now) {
-      if (needed.every((index) => cached.types.byIndex.has(index))) return cached.types;
-      if (now - cached.readAt < MISSING_RECHECK_MS) return cached.types;
-    }
     const rows = await listGroupTypes(this.db, teamId);
     const byIndex = new Map(rows.map((row) => [row.groupTypeIndex, row.groupType]));
     // Frozen: the engine memoises what it derives from a frozen mapping.

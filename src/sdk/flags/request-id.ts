@@ -5,10 +5,9 @@
  * (version 4) UUID. Written as a UUID is serialised there: lowercase and hyphenated, whichever
  * of the forms the UUID parser accepts (hyphenated, 32 bare hex digits, braced, `urn:uuid:`) came in.
  */
-import { randomUUID } from 'node:crypto';
-import { canonicalUuidStrict } from '../../lib/uuid.js';
+import { canonicalUuidStrict, randomUuidV4 } from '../../lib/uuid.js';
 
 export function flagsRequestId(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return (value !== undefined && canonicalUuidStrict(value)) || randomUUID();
+  return (value !== undefined && canonicalUuidStrict(value)) || randomUuidV4();
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flagsRequestId } from '../../../src/sdk/flags/request-id.js';
-import { canonicalUuidStrict as canonicalUuid } from '../../../src/lib/uuid.js';
+import { canonicalUuidStrict as canonicalUuid, randomUuidV4 } from '../../../src/lib/uuid.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { askFlags, createFlag } from '../../flags/flag-helpers.js';
 
@@ -39,6 +39,18 @@ describe('the request id', () => {
     expect(flagsRequestId(undefined)).toMatch(UUID_V4);
     expect(flagsRequestId('not-a-uuid')).toMatch(UUID_V4);
     expect(flagsRequestId(undefined)).not.toBe(flagsRequestId(undefined));
+  });
+
+  it('makes fresh ids from fresh random bytes, past a batch of them', () => {
+    const ids = Array.from({ length: 1000 }, () => randomUuidV4());
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every random digit takes many values: none is stuck (the version digit, 14, and the variant's, 19, are fixed or 2-bit).
+    for (let at = 0; at < 36; at++) {
+      if ([8, 13, 14, 18, 19, 23].includes(at)) continue;
+      expect(new Set(ids.map((id) => id[at])).size, `digit ${at}`).toBeGreaterThan(8);
+    }
+    expect(new Set(ids.map((id) => id[19]))).toEqual(new Set(['8', '9', 'a', 'b']));
   });
 });
 

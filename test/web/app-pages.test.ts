@@ -193,6 +193,38 @@ describe('the web app in Chromium', () => {
     expectNoPageErrors(ui.watched, [404]);
   });
 
+  it('on a phone-sized screen the navigation opens from the burger, and pages fit the width', async () => {
+    const page = ui.page;
+    await sendEvents([{ event: 'opened on a phone', distinct_id: 'phone-user' }]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const sections = page.getByRole('navigation', { name: 'Sections' });
+      /** Whether the navigation is on screen (collapsed, it is moved off to the left). */
+      const navigationShown = async () => ((await sections.boundingBox())?.x ?? -1) >= 0;
+      await page.goto(`${server.url}/project/${ui.env}/activity`);
+      await page.getByRole('heading', { name: 'Activity' }).waitFor();
+      await expect.poll(navigationShown).toBe(false);
+      await page.getByRole('button', { name: 'Open navigation' }).click();
+      await expect.poll(navigationShown).toBe(true);
+      await sections.getByRole('link', { name: 'People' }).click();
+      await page.waitForURL(`${server.url}/project/${ui.env}/persons`);
+      await page.getByTestId('person-row').first().waitFor();
+      // Choosing a section closes the navigation, so the page shows.
+      await expect.poll(navigationShown).toBe(false);
+      for (const path of ['persons', 'feature_flags', 'replay', 'settings', 'get-started']) {
+        await page.goto(`${server.url}/project/${ui.env}/${path}`);
+        await page.getByRole('heading', { level: 2 }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const width = await page.locator('html').evaluate((html) => ({ scroll: html.scrollWidth, client: html.clientWidth }));
+        expect(width.scroll, `${path} is wider than the screen`).toBeLessThanOrEqual(width.client);
+        await screenshot(page, `narrow-${path}`);
+      }
+      expectNoPageErrors(ui.watched);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('the environment switcher opens the same section of another environment and remembers it', async () => {
     const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
       method: 'POST',

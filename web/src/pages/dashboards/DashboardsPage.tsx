@@ -110,7 +110,7 @@ export function Component() {
       ) : (
         <Table.ScrollContainer minWidth={640}>
           <Table striped highlightOnHover data-testid="dashboards-table">
-            <TableHead columns={['Name', 'Description', 'Pinned', 'Created', '']} />
+            <TableHead columns={['Name', 'Description', { label: 'Pinned', w: 100 }, 'Created', '']} />
             <Table.Tbody>
               {rows.map((dashboard) => (
                 <Table.Tr key={dashboard.id} data-testid="dashboard-row">

@@ -322,6 +322,9 @@ describe('Settings in Chromium', () => {
     expect(await badgeLabel.evaluate((label) => label.scrollWidth <= label.clientWidth)).toBe(true);
     await ui.page.goto(`${server.url}/project/${ui.env}/settings/project`);
     await rows.filter({ hasText: 'Staging EU' }).waitFor();
+    // At 1280 px the table, keys and all, fits without scrolling sideways to its buttons.
+    const table = ui.page.getByTestId('environments-table');
+    expect(await table.evaluate((t) => t.parentElement!.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
     // The switcher knows it too.
     await ui.page.getByRole('textbox', { name: 'Environment', exact: true }).click();
     await ui.page.getByRole('option', { name: 'Staging EU' }).waitFor();

@@ -193,6 +193,25 @@ describe('the web app in Chromium', () => {
     expectNoPageErrors(ui.watched, [404]);
   });
 
+  it('a first load of a page leaves no warnings in the console', async () => {
+    const page = await ui.context.newPage();
+    try {
+      const warnings: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'warning' || message.type() === 'error') warnings.push(message.text());
+      });
+      for (const path of ['activity', 'persons', 'web']) {
+        await page.goto(`${server.url}/project/${ui.env}/${path}`);
+        await page.getByRole('heading', { level: 2 }).first().waitFor();
+      }
+      await page.goto(`${server.url}/login`);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(warnings).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('on a phone-sized screen the navigation opens from the burger, and pages fit the width', async () => {
     const page = ui.page;
     await sendEvents([{ event: 'opened on a phone', distinct_id: 'phone-user' }]);

@@ -215,6 +215,28 @@ describe('the web app in Chromium', () => {
   it('on a phone-sized screen the navigation opens from the burger, and pages fit the width', async () => {
     const page = ui.page;
     await sendEvents([{ event: 'opened on a phone', distinct_id: 'phone-user' }]);
+    // An insight with a history and a subscription: their pages hold a history table and a form.
+    const insight = await server.request(`/api/environments/${ui.env}/insights/`, {
+      method: 'POST',
+      body: {
+        name: 'Phone check',
+        query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'opened on a phone' }] } },
+      },
+    });
+    expect(insight.status, insight.text).toBe(201);
+    const subscription = await server.request(`/api/environments/${ui.env}/subscriptions/`, {
+      method: 'POST',
+      body: {
+        insight: insight.body.id,
+        target_type: 'email',
+        target_value: 'phone@example.com',
+        frequency: 'weekly',
+        byweekday: ['monday'],
+        start_date: new Date().toISOString(),
+      },
+    });
+    expect(subscription.status, subscription.text).toBe(201);
+    const insightPath = `insights/${insight.body.short_id}`;
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       const sections = page.getByRole('navigation', { name: 'Sections' });
@@ -230,13 +252,21 @@ describe('the web app in Chromium', () => {
       await page.getByTestId('person-row').first().waitFor();
       // Choosing a section closes the navigation, so the page shows.
       await expect.poll(navigationShown).toBe(false);
-      for (const path of ['persons', 'feature_flags', 'replay', 'settings', 'get-started']) {
+      for (const path of [
+        'persons',
+        'feature_flags',
+        'replay',
+        'settings',
+        'get-started',
+        insightPath,
+        `${insightPath}/subscriptions/${subscription.body.id}`,
+      ]) {
         await page.goto(`${server.url}/project/${ui.env}/${path}`);
         await page.getByRole('heading', { level: 2 }).first().waitFor();
         await page.waitForLoadState('networkidle');
         const width = await page.locator('html').evaluate((html) => ({ scroll: html.scrollWidth, client: html.clientWidth }));
         expect(width.scroll, `${path} is wider than the screen`).toBeLessThanOrEqual(width.client);
-        await screenshot(page, `narrow-${path}`);
+        await screenshot(page, `narrow-${path.replaceAll('/', '-')}`);
       }
       expectNoPageErrors(ui.watched);
     } finally {

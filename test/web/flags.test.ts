@@ -12,6 +12,7 @@ import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../
 import { useTestServer } from '../helpers/server.js';
 import { useSignedIn } from './signed-in.js';
 import { storeGroup } from '../flags/flag-helpers.js';
+import { ensureGroupTypeIndex } from '../../src/groups/store.js';
 
 const server = useTestServer();
 const ui = useSignedIn(server);
@@ -250,6 +251,21 @@ describe('group aggregation', () => {
     await ui.page.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('false');
     await screenshot(ui.page, 'flag-group-evaluate');
+    expectNoPageErrors(ui.watched);
+  });
+
+  it("another environment's flag editor offers that environment's group types", async () => {
+    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+      method: 'POST',
+      body: { name: 'Retail' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await ensureGroupTypeIndex(server.running.ctx.database.db, created.body.id, 'store');
+    await ui.page.goto(`${server.url}/project/${created.body.id}/feature_flags/new`);
+    const matchBy = ui.page.getByLabel('Match by');
+    await matchBy.locator('option', { hasText: 'store(s)' }).waitFor({ state: 'attached' });
+    // The first environment's organizations are not this one's.
+    expect(await matchBy.locator('option').allTextContents()).not.toContain('organization(s)');
     expectNoPageErrors(ui.watched);
   });
 });

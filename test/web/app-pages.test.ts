@@ -265,6 +265,7 @@ describe('the web app in Chromium', () => {
         'replay',
         'settings',
         'get-started',
+        'cohorts/new',
         insightPath,
         `${insightPath}/subscriptions/${subscription.body.id}`,
       ]) {

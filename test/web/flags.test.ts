@@ -277,6 +277,11 @@ describe('cohorts in the web app', () => {
     await ui.page.getByRole('link', { name: 'New cohort' }).click();
     await ui.page.waitForURL(`${server.url}/project/${ui.env}/cohorts/new`);
     await ui.page.getByLabel('Name').fill('Pro customers');
+    // A rule naming no property is refused on its field, not saved as a cohort of no one.
+    await ui.page.getByRole('button', { name: 'Create cohort' }).click();
+    await ui.page.getByText('Name a property, or remove this filter').waitFor();
+    expect(ui.page.url()).toBe(`${server.url}/project/${ui.env}/cohorts/new`);
+    expect((await server.request(`/api/projects/${server.bootstrap.project.id}/cohorts/`)).body.count).toBe(0);
     await ui.page.getByLabel('Property', { exact: true }).fill('plan');
     await ui.page.getByLabel('Value').fill('pro');
     await screenshot(ui.page, 'cohort-new');

@@ -304,6 +304,25 @@ describe('dashboards', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it('keeps most of a tile for the chart when its legend is long', async () => {
+    const series = Array.from({ length: 8 }, () => ({ kind: 'EventsNode', event: 'order placed', name: 'order placed', math: 'total' }));
+    const many = await server.request(api('/insights/'), {
+      method: 'POST',
+      body: { name: 'Eight lines', query: { kind: 'InsightVizNode', source: { ...trends('order placed'), series } } },
+    });
+    expect(many.status, many.text).toBe(201);
+    const added = await server.request(api(`/insights/${many.body.id}/`), { method: 'PATCH', body: { dashboards: [dashboardId] } });
+    expect(added.status, added.text).toBe(200);
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboardId}`);
+    await expect.poll(() => tile('Eight lines').getByTestId('series-row').count()).toBe(8);
+    const chart = await tile('Eight lines').getByTestId('trends-chart').boundingBox();
+    const body = await tile('Eight lines').getByTestId('tile-body').boundingBox();
+    // The legend scrolls in the tile instead of squeezing the chart to a strip.
+    expect(chart!.height).toBeGreaterThanOrEqual(body!.height * 0.5);
+    await screenshot(ui.page, 'dashboard-long-legend');
+    expectNoPageErrors(ui.watched);
+  });
+
   it('searches the list and deletes a dashboard after confirmation', async () => {
     const scratch = await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Scratch', description: 'to delete' } });
     expect(scratch.status).toBe(201);

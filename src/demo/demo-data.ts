@@ -22,6 +22,22 @@ const COUNTRIES = [
   ['BR', 'Brazil'],
 ];
 const SOURCES = [null, 'google', 'newsletter', 'twitter'];
+/** Devices with the systems they run, as posthog-js reports them ($device_type, $os). */
+const DEVICES = [
+  ['Desktop', 'Windows'],
+  ['Desktop', 'Mac OS X'],
+  ['Desktop', 'Linux'],
+  ['Mobile', 'iOS'],
+  ['Mobile', 'Android'],
+  ['Tablet', 'iOS'],
+] as const;
+/** What a visit from each source carries besides utm_source, so web analytics can tell its channel. */
+const ARRIVAL: Record<string, Record<string, string>> = {
+  direct: { $referrer: '$direct', $referring_domain: '$direct' },
+  google: { $referrer: 'https://www.google.com/', $referring_domain: 'www.google.com' },
+  newsletter: { $referrer: '$direct', $referring_domain: '$direct', utm_medium: 'email' },
+  twitter: { $referrer: 'https://t.co/', $referring_domain: 't.co' },
+};
 
 /** A small deterministic generator, so demo environments look alike and tests can rely on counts. */
 function seeded(seed: number) {
@@ -40,7 +56,12 @@ function seeded(seed: number) {
  * through the normal ingestion queue (historical lane), so persons and groups are built the same
  * way real data is.
  */
-export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueRow[] {
+export function buildDemoEvents(
+  team: Team,
+  now: number,
+  visitors = 120,
+  recording?: { sessionId: string; distinctId: string; startMs: number },
+): QueueRow[] {
   const random = seeded(team.id * 7919);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const rows: QueueRow[] = [];
@@ -64,6 +85,7 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
     const anon = `demo-anon-${team.id}-${v}`;
     const [countryCode, countryName] = pick(COUNTRIES);
     const browser = pick(BROWSERS);
+    const [deviceType, os] = pick(DEVICES);
     const source = pick(SOURCES);
     const sessions = 1 + Math.floor(random() * 4);
     let identifiedAs: string | undefined;
@@ -74,11 +96,15 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
       const base = {
         $session_id: sessionId,
         $browser: browser,
+        $device_type: deviceType,
+        $os: os,
         $geoip_country_code: countryCode,
         $geoip_country_name: countryName,
         ...(source ? { utm_source: source } : {}),
+        ...ARRIVAL[source ?? 'direct'],
       };
-      const views = 2 + Math.floor(random() * 6);
+      // About one session in five leaves after its first page (a bounce).
+      const views = random() < 0.2 ? 1 : 2 + Math.floor(random() * 6);
       let at = sessionStart;
       for (let p = 0; p < views; p++) {
         const path = pick(PAGES);
@@ -107,6 +133,21 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
       }
     }
   }
+  // The recorded session's own pageview, so the recording lists its events and its visit counts.
+  if (recording) {
+    push(recording.distinctId, '$pageview', recording.startMs, {
+      $session_id: recording.sessionId,
+      $browser: 'Chrome',
+      $device_type: 'Desktop',
+      $os: 'Mac OS X',
+      $geoip_country_code: 'US',
+      $geoip_country_name: 'United States',
+      $referrer: '$direct',
+      $referring_domain: '$direct',
+      $current_url: 'https://demo.hoglet.dev/pricing',
+      $pathname: '/pricing',
+    });
+  }
   return rows;
 }
 
@@ -118,7 +159,9 @@ export function buildDemoEvents(team: Team, now: number, visitors = 120): QueueR
 export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: number): void {
   const { db } = ctx.database;
   const run = async () => {
-    const rows = buildDemoEvents(team, Date.now());
+    const recordingStart = Date.now() - 2 * DAY_MS;
+    const recorded = { sessionId: uuidv7(recordingStart), distinctId: `demo-anon-${team.id}-0`, startMs: recordingStart };
+    const rows = buildDemoEvents(team, Date.now(), 120, recorded);
     // The queue ids the demo events get lie above the highest one now and up to the highest one
     // once they are queued: the wait below looks only there (the queue has no team index).
     const firstId = (await lastQueueId(ctx.database)) + 1;
@@ -127,8 +170,7 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
     ctx.log.info({ team: team.id, events: rows.length }, 'demo data queued');
     // Flags belong to the project; this one is named after the demo environment and is removed
     // with it (it carries the environment's id).
-    const recordingStart = Date.now() - 2 * DAY_MS;
-    const recording = buildDemoRecording(uuidv7(recordingStart), `demo-anon-${team.id}-0`, recordingStart);
+    const recording = buildDemoRecording(recorded.sessionId, recorded.distinctId, recorded.startMs);
     await appendBatch(ctx.database, team.id, recording, await encodeChunk(recording), new Date());
     const user = await getUser(db, userId);
     if (user) {

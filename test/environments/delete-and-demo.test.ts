@@ -170,5 +170,30 @@ describe('is_demo', () => {
     });
     const flags = await server.request(`/api/projects/${server.bootstrap.project.id}/feature_flags/?search=demo-${id}`);
     expect(flags.body.results.map((f: any) => f.key)).toEqual([`demo-${id}-new-checkout`]);
+
+    // Web analytics has something in every table: devices, systems, channels, and some bounces.
+    const web = async (query: Record<string, unknown>) => {
+      const res = await server.request(`/api/environments/${id}/query/`, {
+        method: 'POST',
+        body: { query: { ...query, dateRange: { date_from: '-30d' }, properties: [] } },
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.results;
+    };
+    const bounceRate = (await web({ kind: 'WebOverviewQuery' })).find((r: any) => r.key === 'bounce rate').value;
+    expect(bounceRate).toBeGreaterThan(0);
+    expect(bounceRate).toBeLessThan(100);
+    const rowsOf = async (breakdownBy: string) => (await web({ kind: 'WebStatsTableQuery', breakdownBy })).map((r: any) => r[0]);
+    expect(await rowsOf('DeviceType')).toEqual(expect.arrayContaining(['Desktop', 'Mobile', 'Tablet']));
+    expect(await rowsOf('OS')).toEqual(expect.arrayContaining(['Windows', 'Mac OS X', 'iOS', 'Android']));
+    expect(await rowsOf('InitialChannelType')).toEqual(expect.arrayContaining(['Direct', 'Organic Search', 'Email', 'Organic Social']));
+    expect(await rowsOf('InitialReferringDomain')).toEqual(expect.arrayContaining(['www.google.com', 't.co']));
+    // The recording's session has its own events, listed beside the player.
+    const sessionEvents = await server.request(
+      `/api/environments/${id}/events/?properties=${encodeURIComponent(
+        JSON.stringify([{ key: '$session_id', value: recordings.body.results[0].id, operator: 'exact', type: 'event' }]),
+      )}`,
+    );
+    expect(sessionEvents.body.results.map((e: any) => e.event)).toEqual(['$pageview']);
   });
 });

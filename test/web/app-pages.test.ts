@@ -193,6 +193,95 @@ describe('the web app in Chromium', () => {
     expectNoPageErrors(ui.watched, [404]);
   });
 
+  it('a first load of a page leaves no warnings in the console', async () => {
+    const page = await ui.context.newPage();
+    // The sign-in page, signed out (signed in, it sends on to the app).
+    const signedOut = await ui.browser.newContext();
+    try {
+      const warnings: string[] = [];
+      const watch = (p: typeof page) =>
+        p.on('console', (message) => {
+          if (message.type() === 'warning' || message.type() === 'error') warnings.push(message.text());
+        });
+      watch(page);
+      for (const path of ['activity', 'persons', 'web']) {
+        await page.goto(`${server.url}/project/${ui.env}/${path}`);
+        await page.getByRole('heading', { level: 2 }).first().waitFor();
+      }
+      const login = await signedOut.newPage();
+      watch(login);
+      await login.goto(`${server.url}/login`);
+      await login.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(warnings).toEqual([]);
+    } finally {
+      await page.close();
+      await signedOut.close();
+    }
+  });
+
+  it('on a phone-sized screen the navigation opens from the burger, and pages fit the width', async () => {
+    const page = ui.page;
+    await sendEvents([{ event: 'opened on a phone', distinct_id: 'phone-user' }]);
+    // An insight with a history and a subscription: their pages hold a history table and a form.
+    const insight = await server.request(`/api/environments/${ui.env}/insights/`, {
+      method: 'POST',
+      body: {
+        name: 'Phone check',
+        query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'opened on a phone' }] } },
+      },
+    });
+    expect(insight.status, insight.text).toBe(201);
+    const subscription = await server.request(`/api/environments/${ui.env}/subscriptions/`, {
+      method: 'POST',
+      body: {
+        insight: insight.body.id,
+        target_type: 'email',
+        target_value: 'phone@example.com',
+        frequency: 'weekly',
+        byweekday: ['monday'],
+        start_date: new Date().toISOString(),
+      },
+    });
+    expect(subscription.status, subscription.text).toBe(201);
+    const insightPath = `insights/${insight.body.short_id}`;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const sections = page.getByRole('navigation', { name: 'Sections' });
+      /** Whether the navigation is on screen (collapsed, it is moved off to the left). */
+      const navigationShown = async () => ((await sections.boundingBox())?.x ?? -1) >= 0;
+      await page.goto(`${server.url}/project/${ui.env}/activity`);
+      await page.getByRole('heading', { name: 'Activity' }).waitFor();
+      await expect.poll(navigationShown).toBe(false);
+      await page.getByRole('button', { name: 'Open navigation' }).click();
+      await expect.poll(navigationShown).toBe(true);
+      await sections.getByRole('link', { name: 'People' }).click();
+      await page.waitForURL(`${server.url}/project/${ui.env}/persons`);
+      await page.getByTestId('person-row').first().waitFor();
+      // Choosing a section closes the navigation, so the page shows.
+      await expect.poll(navigationShown).toBe(false);
+      for (const path of [
+        'persons',
+        'feature_flags',
+        'replay',
+        'settings',
+        'get-started',
+        'cohorts/new',
+        insightPath,
+        `${insightPath}/subscriptions/${subscription.body.id}`,
+      ]) {
+        await page.goto(`${server.url}/project/${ui.env}/${path}`);
+        await page.getByRole('heading', { level: 2 }).first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const width = await page.locator('html').evaluate((html) => ({ scroll: html.scrollWidth, client: html.clientWidth }));
+        expect(width.scroll, `${path} is wider than the screen`).toBeLessThanOrEqual(width.client);
+        await screenshot(page, `narrow-${path.replaceAll('/', '-')}`);
+      }
+      expectNoPageErrors(ui.watched);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('the environment switcher opens the same section of another environment and remembers it', async () => {
     const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
       method: 'POST',

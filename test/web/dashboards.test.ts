@@ -264,6 +264,65 @@ describe('dashboards', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it("shows a funnel tile's bars in the tile's width, and the picker's buttons whole", async () => {
+    const funnel = await server.request(api('/insights/'), {
+      method: 'POST',
+      body: {
+        name: 'Signups to orders',
+        description: 'A long description that takes the whole width of the picker, so the button next to it must keep its own',
+        query: {
+          kind: 'InsightVizNode',
+          source: {
+            kind: 'FunnelsQuery',
+            series: ['signed up', 'order placed'].map((event) => ({ kind: 'EventsNode', event, name: event })),
+            dateRange: { date_from: '-90d' },
+            funnelsFilter: { funnelVizType: 'steps' },
+          },
+        },
+      },
+    });
+    expect(funnel.status, funnel.text).toBe(201);
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboardId}`);
+    await ui.page.getByRole('button', { name: 'Add insight' }).click();
+    const picker = ui.page.getByRole('dialog', { name: 'Add insight' });
+    await picker.getByRole('button', { name: 'Add Signups to orders' }).click();
+    const added = picker.getByRole('button', { name: 'Signups to orders is on this dashboard' });
+    await added.waitFor();
+    // The button's label fits in it beside the long description.
+    expect(await added.evaluate((button) => button.scrollWidth <= button.clientWidth)).toBe(true);
+    await ui.page.keyboard.press('Escape');
+    // The first step's bar is filled across the tile: the step's text gives way to it.
+    const firstBar = tile('Signups to orders').getByTestId('funnel-bar').first();
+    await firstBar.waitFor();
+    const fill = await firstBar.evaluate((row: any) => {
+      const track = row.children[1];
+      return { track: track.clientWidth as number, filled: track.firstElementChild.clientWidth as number };
+    });
+    expect(fill.track).toBeGreaterThanOrEqual(80);
+    expect(fill.filled).toBe(fill.track);
+    await screenshot(ui.page, 'dashboard-funnel-tile');
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('keeps most of a tile for the chart when its legend is long', async () => {
+    const series = Array.from({ length: 8 }, () => ({ kind: 'EventsNode', event: 'order placed', name: 'order placed', math: 'total' }));
+    const many = await server.request(api('/insights/'), {
+      method: 'POST',
+      body: { name: 'Eight lines', query: { kind: 'InsightVizNode', source: { ...trends('order placed'), series } } },
+    });
+    expect(many.status, many.text).toBe(201);
+    const added = await server.request(api(`/insights/${many.body.id}/`), { method: 'PATCH', body: { dashboards: [dashboardId] } });
+    expect(added.status, added.text).toBe(200);
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboardId}`);
+    await expect.poll(() => tile('Eight lines').getByTestId('series-row').count()).toBe(8);
+    const chart = await tile('Eight lines').getByTestId('trends-chart').boundingBox();
+    const body = await tile('Eight lines').getByTestId('tile-body').boundingBox();
+    // The legend scrolls in the tile instead of squeezing the chart to a strip.
+    expect(chart!.height).toBeGreaterThanOrEqual(body!.height * 0.5);
+    await screenshot(ui.page, 'dashboard-long-legend');
+    expectNoPageErrors(ui.watched);
+  });
+
   it('searches the list and deletes a dashboard after confirmation', async () => {
     const scratch = await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Scratch', description: 'to delete' } });
     expect(scratch.status).toBe(201);

@@ -12,6 +12,7 @@ import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../
 import { useTestServer } from '../helpers/server.js';
 import { useSignedIn } from './signed-in.js';
 import { storeGroup } from '../flags/flag-helpers.js';
+import { ensureGroupTypeIndex } from '../../src/groups/store.js';
 
 const server = useTestServer();
 const ui = useSignedIn(server);
@@ -252,6 +253,21 @@ describe('group aggregation', () => {
     await screenshot(ui.page, 'flag-group-evaluate');
     expectNoPageErrors(ui.watched);
   });
+
+  it("another environment's flag editor offers that environment's group types", async () => {
+    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+      method: 'POST',
+      body: { name: 'Retail' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await ensureGroupTypeIndex(server.running.ctx.database.db, created.body.id, 'store');
+    await ui.page.goto(`${server.url}/project/${created.body.id}/feature_flags/new`);
+    const matchBy = ui.page.getByLabel('Match by');
+    await matchBy.locator('option', { hasText: 'store(s)' }).waitFor({ state: 'attached' });
+    // The first environment's organizations are not this one's.
+    expect(await matchBy.locator('option').allTextContents()).not.toContain('organization(s)');
+    expectNoPageErrors(ui.watched);
+  });
 });
 
 describe('cohorts in the web app', () => {
@@ -261,6 +277,11 @@ describe('cohorts in the web app', () => {
     await ui.page.getByRole('link', { name: 'New cohort' }).click();
     await ui.page.waitForURL(`${server.url}/project/${ui.env}/cohorts/new`);
     await ui.page.getByLabel('Name').fill('Pro customers');
+    // A rule naming no property is refused on its field, not saved as a cohort of no one.
+    await ui.page.getByRole('button', { name: 'Create cohort' }).click();
+    await ui.page.getByText('Name a property, or remove this filter').waitFor();
+    expect(ui.page.url()).toBe(`${server.url}/project/${ui.env}/cohorts/new`);
+    expect((await server.request(`/api/projects/${server.bootstrap.project.id}/cohorts/`)).body.count).toBe(0);
     await ui.page.getByLabel('Property', { exact: true }).fill('plan');
     await ui.page.getByLabel('Value').fill('pro');
     await screenshot(ui.page, 'cohort-new');

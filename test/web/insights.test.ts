@@ -439,3 +439,36 @@ describe('funnel insight', () => {
     expectNoPageErrors(watched);
   });
 });
+
+describe('the pickers of another environment of the project', () => {
+  it("offer that environment's events and properties, not the first environment's", async () => {
+    const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
+      method: 'POST',
+      body: { name: 'Second' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const second = created.body.id as number;
+    const sent = await server.request('/batch/', {
+      method: 'POST',
+      key: null,
+      body: {
+        api_key: created.body.api_token,
+        batch: [{ event: 'only in second', distinct_id: 'second-user', properties: { second_only_prop: 'x' } }],
+      },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    await server.settle();
+
+    await page.goto(`${server.url}/project/${second}/insights/new`);
+    await textbox('Series 1 event').click();
+    await page.getByRole('option', { name: 'only in second' }).waitFor();
+    // The first environment's events (the fixture's) are not this one's.
+    expect(await page.getByRole('option', { name: 'signed_up' }).count()).toBe(0);
+    await page.getByRole('option', { name: 'only in second' }).click();
+    await textbox('Breakdown by').click();
+    await textbox('Breakdown by').fill('second_only');
+    await page.getByRole('option', { name: 'second_only_prop' }).waitFor();
+    await screenshot(page, 'insight-second-environment-pickers');
+    expectNoPageErrors(watched);
+  });
+});

@@ -314,6 +314,17 @@ describe('Settings in Chromium', () => {
     await rows.filter({ hasText: 'Staging EU' }).waitFor();
     const listed = await server.request(`/api/projects/${server.bootstrap.team.projectId}/environments/`);
     expect(listed.body.results.map((e: { name: string }) => e.name).sort()).toEqual(['Staging EU', server.bootstrap.team.name].sort());
+    // Seen from Staging EU, whose short name makes a narrow column, its badge still reads whole.
+    const staging = listed.body.results.find((e: { name: string }) => e.name === 'Staging EU').id as number;
+    await ui.page.goto(`${server.url}/project/${staging}/settings/project`);
+    const badgeLabel = rows.filter({ hasText: 'Staging EU' }).locator('.mantine-Badge-label');
+    await badgeLabel.waitFor();
+    expect(await badgeLabel.evaluate((label) => label.scrollWidth <= label.clientWidth)).toBe(true);
+    await ui.page.goto(`${server.url}/project/${ui.env}/settings/project`);
+    await rows.filter({ hasText: 'Staging EU' }).waitFor();
+    // At 1280 px the table, keys and all, fits without scrolling sideways to its buttons.
+    const table = ui.page.getByTestId('environments-table');
+    expect(await table.evaluate((t) => t.parentElement!.scrollWidth <= t.parentElement!.clientWidth)).toBe(true);
     // The switcher knows it too.
     await ui.page.getByRole('textbox', { name: 'Environment', exact: true }).click();
     await ui.page.getByRole('option', { name: 'Staging EU' }).waitFor();

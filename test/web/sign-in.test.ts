@@ -129,6 +129,9 @@ describe('signing in to the web app', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${server.url}/project/${env}/feature_flags`);
+    // Signed in, the sign-in page sends on to the page asked for instead of asking again.
+    await page.goto(`${server.url}/login?next=%2Fpersons`);
+    await page.waitForURL(`${server.url}/project/${env}/persons`);
     // The refused sign-in and the signed-out visit are the only failed requests.
     expectNoPageErrors(watched, [400, 401, 403]);
   });

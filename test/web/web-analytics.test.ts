@@ -195,6 +195,12 @@ describe('web analytics page', () => {
     await ui.page.getByLabel('From').press('Enter');
     await ui.page.waitForURL(/from=2025-10-14/);
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('0');
+    // 0 before and 0 now is no change, not missing data; no duration at all is.
+    const empty = await ask({ kind: 'WebOverviewQuery', dateRange: { date_from: '2025-10-14', date_to: '2025-10-20' } });
+    const emptyViews = empty.results.find((r: any) => r.key === 'views');
+    expect([emptyViews.value, emptyViews.previous, emptyViews.changeFromPreviousPct]).toEqual([0, 0, null]);
+    expect((await tiles()).views).toEqual(['0', 'no change']);
+    expect((await tiles())['session-duration']?.[1]).toBe('no previous data');
     expectNoErrors();
   });
 });

@@ -95,13 +95,20 @@ const environmentPages: RouteObject[] = [
   { path: '*', Component: NotFound },
 ];
 
+/**
+ * What shows while the first address's loaders and page code load: nothing, as before, but named,
+ * so react-router does not warn in the console on every first load.
+ */
+const HydrateFallback = () => null;
+
 const routes: RouteObject[] = [
-  { path: '/login', lazy: () => import('./pages/login/LoginPage'), ErrorBoundary: RouteError },
-  { path: '/reset/:uuid/:token', lazy: () => import('./pages/login/SetPasswordPage'), ErrorBoundary: RouteError },
-  { path: '/signup/:inviteId', lazy: () => import('./pages/login/SignupPage'), ErrorBoundary: RouteError },
+  { path: '/login', lazy: () => import('./pages/login/LoginPage'), ErrorBoundary: RouteError, HydrateFallback },
+  { path: '/reset/:uuid/:token', lazy: () => import('./pages/login/SetPasswordPage'), ErrorBoundary: RouteError, HydrateFallback },
+  { path: '/signup/:inviteId', lazy: () => import('./pages/login/SignupPage'), ErrorBoundary: RouteError, HydrateFallback },
   {
     Component: RequireSession,
     ErrorBoundary: RouteError,
+    HydrateFallback,
     loader: () => {
       prefetch(meQuery());
       return null;

@@ -126,21 +126,6 @@ export const flagActivity = (projectId: number, id: number) => ({
   queryKey: ['flags', projectId, 'activity', id] as const,
 });
 
-export interface GroupType {
-  group_type: string;
-  group_type_index: number;
-  name_singular: string | null;
-  name_plural: string | null;
-}
-
-export function useGroupTypes(projectId: number) {
-  return useQuery({
-    queryKey: ['groups_types', projectId],
-    queryFn: ({ signal }) => api<GroupType[]>(`/api/projects/${projectId}/groups_types/`, { signal }),
-    staleTime: 60_000,
-  });
-}
-
 /** One flag as `/flags` v2 answers it. */
 export interface EvaluatedFlag {
   key: string;

@@ -247,26 +247,30 @@ export interface PropertyDefinition {
   property_type: string | null;
 }
 
-/** Event names for the pickers, the most recent first (what ingestion has seen). */
-export function useEventDefinitions(projectId: number, search: string) {
+/**
+ * Event names for the pickers, the most recent first (what ingestion has seen). Definitions are
+ * kept per environment: under `/api/projects/<id>/` they would be the project's first environment's.
+ */
+export function useEventDefinitions(environmentId: number, search: string) {
   const params = new URLSearchParams({ limit: '100' });
   if (search) params.set('search', search);
   return useQuery({
-    queryKey: ['definitions', projectId, 'events', search],
-    queryFn: ({ signal }) => api<Paginated<EventDefinition>>(`/api/projects/${projectId}/event_definitions/?${params}`, { signal }),
+    queryKey: ['definitions', environmentId, 'events', search],
+    queryFn: ({ signal }) => api<Paginated<EventDefinition>>(`/api/environments/${environmentId}/event_definitions/?${params}`, { signal }),
     placeholderData: keepPreviousData,
     staleTime: 30_000,
   });
 }
 
 /** Event property names for the pickers; `numerical` for the property maths. */
-export function usePropertyDefinitions(projectId: number, search: string, numerical = false) {
+export function usePropertyDefinitions(environmentId: number, search: string, numerical = false) {
   const params = new URLSearchParams({ limit: '100', type: 'event' });
   if (search) params.set('search', search);
   if (numerical) params.set('is_numerical', 'true');
   return useQuery({
-    queryKey: ['definitions', projectId, 'properties', search, numerical],
-    queryFn: ({ signal }) => api<Paginated<PropertyDefinition>>(`/api/projects/${projectId}/property_definitions/?${params}`, { signal }),
+    queryKey: ['definitions', environmentId, 'properties', search, numerical],
+    queryFn: ({ signal }) =>
+      api<Paginated<PropertyDefinition>>(`/api/environments/${environmentId}/property_definitions/?${params}`, { signal }),
     placeholderData: keepPreviousData,
     staleTime: 30_000,
   });

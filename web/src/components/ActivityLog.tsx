@@ -59,20 +59,22 @@ export function ActivityLog({
   if (results.length === 0) return <Text c="dimmed">No changes recorded yet.</Text>;
   return (
     <Stack>
-      <Table data-testid={testId} layout="fixed">
-        <TableHead columns={[{ label: 'When', w: 190 }, { label: 'Who', w: 220 }, 'What']} />
-        <Table.Tbody>
-          {results.map((entry) => (
-            <Table.Tr key={entry.id} data-testid="history-entry">
-              <Table.Td>{new Date(entry.created_at).toLocaleString(undefined, timeZone ? { timeZone } : undefined)}</Table.Td>
-              <Table.Td>{entry.user.email ?? entry.user.first_name}</Table.Td>
-              <Table.Td>
-                <Changes entry={entry} noun={noun} renderChange={renderChange} />
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <Table.ScrollContainer minWidth={560}>
+        <Table data-testid={testId} layout="fixed">
+          <TableHead columns={[{ label: 'When', w: 190 }, { label: 'Who', w: 220 }, 'What']} />
+          <Table.Tbody>
+            {results.map((entry) => (
+              <Table.Tr key={entry.id} data-testid="history-entry">
+                <Table.Td>{new Date(entry.created_at).toLocaleString(undefined, timeZone ? { timeZone } : undefined)}</Table.Td>
+                <Table.Td>{entry.user.email ?? entry.user.first_name}</Table.Td>
+                <Table.Td>
+                  <Changes entry={entry} noun={noun} renderChange={renderChange} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
       {total_count > ACTIVITY_PAGE && (
         <Group>
           <Pagination total={Math.ceil(total_count / ACTIVITY_PAGE)} value={page} onChange={setPage} />

@@ -1,6 +1,7 @@
-import { AppShell, Button, Group, NavLink, Select, Text } from '@mantine/core';
+import { AppShell, Burger, Button, Group, NavLink, Select, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
-import { Suspense } from 'react';
+import { Suspense, useEffect } from 'react';
 import { api } from '../api/client';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useEnvironments } from '../api/environments';
@@ -44,7 +45,7 @@ function EnvironmentSwitcher() {
       value={String(environment.id)}
       allowDeselect={false}
       size="xs"
-      w={240}
+      w={{ base: 150, sm: 240 }}
       onChange={(value) => {
         if (!value || value === String(environment.id)) return;
         // The same section in the other environment (not the same object, which belongs to this one).
@@ -66,7 +67,7 @@ function UserMenu() {
   const navigate = useNavigate();
   return (
     <Group gap="xs">
-      <Text size="sm" c="dimmed" data-testid="user-email">
+      <Text size="sm" c="dimmed" data-testid="user-email" visibleFrom="sm">
         {me.data?.email}
       </Text>
       <Button
@@ -93,11 +94,23 @@ export function AppLayout() {
   const environment = useEnvironment();
   const location = useLocation();
   const base = `/project/${environment.id}`;
+  // Below the breakpoint the navigation covers the page: it opens from the burger and closes once
+  // a section is chosen.
+  const [navigationOpen, navigation] = useDisclosure(false);
+  const closeNavigation = navigation.close;
+  useEffect(closeNavigation, [location.pathname, closeNavigation]);
   return (
-    <AppShell header={{ height: 52 }} navbar={{ width: 200, breakpoint: 'xs' }} padding="md">
+    <AppShell header={{ height: 52 }} navbar={{ width: 200, breakpoint: 'sm', collapsed: { mobile: !navigationOpen } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group gap="md">
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger
+              opened={navigationOpen}
+              onClick={navigation.toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={navigationOpen ? 'Close navigation' : 'Open navigation'}
+            />
             <Text fw={700} component={Link} to={base}>
               Hoglet
             </Text>

@@ -166,6 +166,7 @@ function CohortEditor({ cohort }: { cohort?: Cohort }) {
               <SegmentedControl
                 aria-label="Cohort type"
                 w={420}
+                maw="100%"
                 value={field.value ? 'static' : 'dynamic'}
                 onChange={(value) => field.onChange(value === 'static')}
                 data={[

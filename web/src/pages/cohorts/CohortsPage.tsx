@@ -33,28 +33,30 @@ export function Component() {
         </Text>
       ) : (
         <>
-          <Table striped highlightOnHover data-testid="cohorts-table">
-            <TableHead columns={['Name', 'Type', 'Persons', 'Created by', 'Created']} />
-            <Table.Tbody>
-              {cohorts.data?.results.map((cohort) => (
-                <Table.Tr key={cohort.id} data-testid="cohort-row">
-                  <Table.Td>
-                    <Anchor component={Link} to={`${base}/${cohort.id}`}>
-                      {cohort.name || `Cohort ${cohort.id}`}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" color={cohort.is_static ? 'grape' : 'blue'}>
-                      {cohort.is_static ? 'Static' : 'Dynamic'}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{cohort.count ?? '—'}</Table.Td>
-                  <Table.Td>{cohort.created_by?.email ?? ''}</Table.Td>
-                  <Table.Td>{new Date(cohort.created_at).toLocaleDateString()}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Table.ScrollContainer minWidth={640}>
+            <Table striped highlightOnHover data-testid="cohorts-table">
+              <TableHead columns={['Name', 'Type', 'Persons', 'Created by', 'Created']} />
+              <Table.Tbody>
+                {cohorts.data?.results.map((cohort) => (
+                  <Table.Tr key={cohort.id} data-testid="cohort-row">
+                    <Table.Td>
+                      <Anchor component={Link} to={`${base}/${cohort.id}`}>
+                        {cohort.name || `Cohort ${cohort.id}`}
+                      </Anchor>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge variant="light" color={cohort.is_static ? 'grape' : 'blue'}>
+                        {cohort.is_static ? 'Static' : 'Dynamic'}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{cohort.count ?? '—'}</Table.Td>
+                    <Table.Td>{cohort.created_by?.email ?? ''}</Table.Td>
+                    <Table.Td>{new Date(cohort.created_at).toLocaleDateString()}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
           {count > PAGE && <Pagination total={Math.ceil(count / PAGE)} value={page} onChange={(n) => setParams({ page: String(n) })} />}
         </>
       )}

@@ -39,7 +39,7 @@ export function AddInsightModal({
                 const name = insight.name || insight.derived_name || 'Untitled';
                 return (
                   <Group key={insight.id} justify="space-between" wrap="nowrap" data-testid="insight-option">
-                    <Stack gap={0}>
+                    <Stack gap={0} miw={0}>
                       <Text fw={500}>{name}</Text>
                       {insight.description && (
                         <Text size="xs" c="dimmed" lineClamp={1}>
@@ -49,6 +49,7 @@ export function AddInsightModal({
                     </Stack>
                     <Button
                       size="xs"
+                      style={{ flexShrink: 0 }}
                       variant={added ? 'light' : 'filled'}
                       disabled={added}
                       loading={add.isPending && add.variables?.id === insight.id}

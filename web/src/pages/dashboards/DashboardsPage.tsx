@@ -108,36 +108,38 @@ export function Component() {
           {search ? 'No dashboards match this search.' : 'No dashboards yet. Create one to put insights side by side.'}
         </Text>
       ) : (
-        <Table striped highlightOnHover data-testid="dashboards-table">
-          <TableHead columns={['Name', 'Description', 'Pinned', 'Created', '']} />
-          <Table.Tbody>
-            {rows.map((dashboard) => (
-              <Table.Tr key={dashboard.id} data-testid="dashboard-row">
-                <Table.Td>
-                  <Anchor component={Link} to={`${base}/dashboard/${dashboard.id}`}>
-                    {dashboard.name || 'Untitled'}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{dashboard.description}</Table.Td>
-                <Table.Td>{dashboard.pinned && <Badge variant="light">Pinned</Badge>}</Table.Td>
-                <Table.Td>
-                  {new Date(dashboard.created_at).toLocaleDateString()}
-                  {dashboard.created_by ? ` by ${dashboard.created_by.email}` : ''}
-                </Table.Td>
-                <Table.Td>
-                  <ConfirmAction
-                    label="Delete"
-                    ariaLabel={`Delete ${dashboard.name ?? 'Untitled'}`}
-                    title="Delete dashboard?"
-                    action={() => save.mutateAsync({ id: dashboard.id, body: { deleted: true } })}
-                  >
-                    “{dashboard.name || 'Untitled'}” will be deleted. Its insights stay saved.
-                  </ConfirmAction>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover data-testid="dashboards-table">
+            <TableHead columns={['Name', 'Description', { label: 'Pinned', w: 100 }, 'Created', '']} />
+            <Table.Tbody>
+              {rows.map((dashboard) => (
+                <Table.Tr key={dashboard.id} data-testid="dashboard-row">
+                  <Table.Td>
+                    <Anchor component={Link} to={`${base}/dashboard/${dashboard.id}`}>
+                      {dashboard.name || 'Untitled'}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{dashboard.description}</Table.Td>
+                  <Table.Td>{dashboard.pinned && <Badge variant="light">Pinned</Badge>}</Table.Td>
+                  <Table.Td>
+                    {new Date(dashboard.created_at).toLocaleDateString()}
+                    {dashboard.created_by ? ` by ${dashboard.created_by.email}` : ''}
+                  </Table.Td>
+                  <Table.Td>
+                    <ConfirmAction
+                      label="Delete"
+                      ariaLabel={`Delete ${dashboard.name ?? 'Untitled'}`}
+                      title="Delete dashboard?"
+                      action={() => save.mutateAsync({ id: dashboard.id, body: { deleted: true } })}
+                    >
+                      “{dashboard.name || 'Untitled'}” will be deleted. Its insights stay saved.
+                    </ConfirmAction>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       <NewDashboardModal opened={creating} onClose={() => setCreating(false)} />
     </Stack>

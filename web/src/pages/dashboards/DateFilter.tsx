@@ -38,7 +38,7 @@ export function DateFilter({
         data={PRESETS}
         value={custom ? 'custom' : saved}
         disabled={busy}
-        w={210}
+        w={240}
         onChange={(e) => {
           const value = e.currentTarget.value;
           setCustom(value === 'custom');

@@ -24,8 +24,9 @@ function TileBody({
   const query = tile.insight.query as InsightVizProps['query'] | null;
   if (!query) return <Text c="dimmed">This insight has no query.</Text>;
   const dateRange = tileDateRange(filters);
-  // Room under a line or bar chart for its legend of series totals.
-  const legend = 32 * Math.max(1, tile.insight.result?.length ?? 1);
+  // Room under a line or bar chart for its legend of series totals; a long legend gets at most
+  // 40% of the tile and scrolls, so the chart keeps most of it.
+  const legend = Math.min(32 * Math.max(1, tile.insight.result?.length ?? 1), Math.round(height * 0.4));
   return <InsightViz environmentId={environmentId} query={query} dateRange={dateRange} height={Math.max(120, height - legend)} />;
 }
 

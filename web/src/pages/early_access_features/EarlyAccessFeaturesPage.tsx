@@ -75,14 +75,16 @@ export function Component() {
         </Text>
       ) : (
         <>
-          <Table striped highlightOnHover data-testid="features-table">
-            <TableHead columns={['Name', 'Stage', 'Feature flag', 'Opted in']} />
-            <Table.Tbody>
-              {features.data?.results.map((feature) => (
-                <Row key={feature.id} feature={feature} base={base} />
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Table.ScrollContainer minWidth={640}>
+            <Table striped highlightOnHover data-testid="features-table">
+              <TableHead columns={['Name', 'Stage', 'Feature flag', 'Opted in']} />
+              <Table.Tbody>
+                {features.data?.results.map((feature) => (
+                  <Row key={feature.id} feature={feature} base={base} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
           {count > PAGE && <Pagination total={Math.ceil(count / PAGE)} value={page} onChange={(n) => setParams({ page: String(n) })} />}
         </>
       )}

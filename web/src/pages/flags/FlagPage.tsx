@@ -5,7 +5,8 @@ import { Controller, useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useCohorts } from '../../api/cohorts';
-import { useFlag, useGroupTypes, useSaveFlag, type FeatureFlag } from '../../api/flags';
+import { useFlag, useSaveFlag, type FeatureFlag } from '../../api/flags';
+import { useGroupTypes } from '../../api/groups';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { filtersFromForm, formFromFlag, newFlagForm, type FlagForm } from './flag-form';
@@ -57,7 +58,8 @@ function FlagEditor({ flag }: { flag?: FeatureFlag }) {
   const form = useForm<FlagForm>({ defaultValues: flag ? formFromFlag(flag) : newFlagForm() });
   const save = useSaveFlag(projectId);
   const cohorts = useCohorts(projectId, 0, 500);
-  const groupTypes = useGroupTypes(projectId);
+  // The group types of the environment in view: its SDKs' /flags requests are matched against them.
+  const groupTypes = useGroupTypes(environment.id);
   const [filtersError, setFiltersError] = useState<string>();
   const [saved, setSaved] = useState(false);
   const aggregation = form.watch('aggregation');
@@ -151,7 +153,7 @@ export function Component() {
   const isNew = flagId === 'new';
   const id = isNew || !/^\d+$/.test(flagId ?? '') ? undefined : Number(flagId);
   const flag = useFlag(environment.project_id, id);
-  const groupTypes = useGroupTypes(environment.project_id);
+  const groupTypes = useGroupTypes(environment.id);
   const back = (
     <Anchor component={Link} to={`/project/${environment.id}/feature_flags`} size="sm">
       ← Feature flags

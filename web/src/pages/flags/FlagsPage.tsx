@@ -95,28 +95,30 @@ export function Component() {
         </Text>
       ) : (
         <>
-          <Table striped highlightOnHover data-testid="flags-table">
-            <TableHead columns={['Key', 'Name', 'Release', 'Created by', 'Status']} />
-            <Table.Tbody>
-              {flags.data?.results.map((flag) => (
-                <Table.Tr key={flag.id} data-testid="flag-row">
-                  <Table.Td>
-                    <Anchor component={Link} to={`${base}/feature_flags/${flag.id}`} className="mono">
-                      {flag.key}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{flag.name}</Table.Td>
-                  <Table.Td>{describeRelease(flag.filters)}</Table.Td>
-                  <Table.Td>{flag.created_by?.email ?? ''}</Table.Td>
-                  <Table.Td>
-                    <Badge color={flag.active ? 'green' : 'gray'} variant="light">
-                      {flag.active ? 'Enabled' : 'Disabled'}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Table.ScrollContainer minWidth={640}>
+            <Table striped highlightOnHover data-testid="flags-table">
+              <TableHead columns={['Key', 'Name', 'Release', 'Created by', 'Status']} />
+              <Table.Tbody>
+                {flags.data?.results.map((flag) => (
+                  <Table.Tr key={flag.id} data-testid="flag-row">
+                    <Table.Td>
+                      <Anchor component={Link} to={`${base}/feature_flags/${flag.id}`} className="mono">
+                        {flag.key}
+                      </Anchor>
+                    </Table.Td>
+                    <Table.Td>{flag.name}</Table.Td>
+                    <Table.Td>{describeRelease(flag.filters)}</Table.Td>
+                    <Table.Td>{flag.created_by?.email ?? ''}</Table.Td>
+                    <Table.Td>
+                      <Badge color={flag.active ? 'green' : 'gray'} variant="light">
+                        {flag.active ? 'Enabled' : 'Disabled'}
+                      </Badge>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
           {count > FLAGS_PAGE && (
             <Pagination
               total={Math.ceil(count / FLAGS_PAGE)}

@@ -1,6 +1,6 @@
 import { Button, Group } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { useFieldArray, type FieldArray, type FieldArrayPath, type FieldValues, type UseFormReturn } from 'react-hook-form';
+import { useFieldArray, type FieldArray, type FieldArrayPath, type FieldValues, type Path, type UseFormReturn } from 'react-hook-form';
 import { emptyProperty } from './flag-form';
 import { PropertyFilterRow } from './PropertyFilterRow';
 
@@ -28,6 +28,7 @@ export function PropertyFilterList<F extends FieldValues>({
           register={form.register}
           watch={form.watch}
           setValue={form.setValue}
+          keyError={form.getFieldState(`${name}.${p}.key` as Path<F>, form.formState).error?.message}
           onRemove={() => properties.remove(p)}
         />
       ))}

@@ -14,6 +14,7 @@ export function PropertyFilterRow<F extends FieldValues>({
   setValue,
   cohorts,
   propertyLabel = 'Person property',
+  keyError,
   onRemove,
 }: {
   name: string;
@@ -23,13 +24,15 @@ export function PropertyFilterRow<F extends FieldValues>({
   /** The cohorts a filter may name; without it, only properties. */
   cohorts?: { id: number; name: string }[];
   propertyLabel?: string;
+  /** The form's error for the property's name (it must be given: a blank one matches no one). */
+  keyError?: string;
   onRemove: () => void;
 }) {
   const field = (part: string) => `${name}.${part}` as Path<F>;
   const type = (watch(field('type')) as string | undefined) ?? 'person';
   const operator = (watch(field('operator')) as string | undefined) ?? 'exact';
   return (
-    <Group gap="xs" align="flex-end" data-testid="property-filter" wrap="nowrap">
+    <Group gap="xs" align="flex-start" data-testid="property-filter" wrap="nowrap">
       {cohorts && (
         <NativeSelect
           aria-label="Filter type"
@@ -62,12 +65,20 @@ export function PropertyFilterRow<F extends FieldValues>({
         </>
       ) : (
         <>
-          <TextInput aria-label="Property" placeholder="property, e.g. email" w={200} {...register(field('key'))} />
+          <TextInput
+            aria-label="Property"
+            placeholder="property, e.g. email"
+            w={200}
+            error={keyError}
+            {...register(field('key'), {
+              validate: (key: unknown) => String(key ?? '').trim() !== '' || 'Name a property, or remove this filter',
+            })}
+          />
           <NativeSelect aria-label="Operator" w={200} data={[...PROPERTY_OPERATORS]} {...register(field('operator'))} />
           {!isValueless(operator) && <TextInput aria-label="Value" placeholder="value" w={220} {...register(field('value'))} />}
         </>
       )}
-      <ActionIcon variant="subtle" color="gray" aria-label="Remove this filter" onClick={onRemove} mb={4}>
+      <ActionIcon variant="subtle" color="gray" aria-label="Remove this filter" onClick={onRemove} mt={4}>
         ×
       </ActionIcon>
     </Group>

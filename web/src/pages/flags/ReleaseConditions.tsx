@@ -43,6 +43,7 @@ function Condition({ form, index, cohorts, groupTypeName, onRemove }: Props & { 
             // Group flags filter on the group's properties only (PostHog refuses cohorts there).
             cohorts={groupTypeName ? undefined : cohorts}
             propertyLabel={groupTypeName ? `${groupTypeName} property` : 'Person property'}
+            keyError={form.getFieldState(`conditions.${index}.properties.${p}.key`, form.formState).error?.message}
             onRemove={() => properties.remove(p)}
           />
         ))}

@@ -64,7 +64,7 @@ export function Component() {
       <Title order={2}>Get started</Title>
       <Text>
         Point PostHog's SDKs at this server with the project API key of <b>{environment.name}</b>:{' '}
-        <span className="mono" data-testid="project-api-key">
+        <span className="mono" style={{ wordBreak: 'break-all' }} data-testid="project-api-key">
           {token}
         </span>
       </Text>

@@ -41,24 +41,26 @@ export function Component() {
           {search ? `No group matches “${search}”.` : 'No groups of this type yet.'}
         </Text>
       ) : (
-        <Table striped highlightOnHover withTableBorder aria-label="Groups" data-testid="groups-table">
-          <TableHead columns={['Group', 'Key', { label: 'First seen', w: 200 }]} />
-          <Table.Tbody>
-            {results.map((group) => (
-              <Table.Tr key={group.group_key} data-testid="group-row">
-                <Table.Td style={{ wordBreak: 'break-word' }}>
-                  <Anchor component={Link} to={groupPath(environment.id, group)}>
-                    {groupName(group)}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
-                  {group.group_key}
-                </Table.Td>
-                <Table.Td>{formatTime(group.created_at)}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover withTableBorder aria-label="Groups" data-testid="groups-table">
+            <TableHead columns={['Group', 'Key', { label: 'First seen', w: 200 }]} />
+            <Table.Tbody>
+              {results.map((group) => (
+                <Table.Tr key={group.group_key} data-testid="group-row">
+                  <Table.Td style={{ wordBreak: 'break-word' }}>
+                    <Anchor component={Link} to={groupPath(environment.id, group)}>
+                      {groupName(group)}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
+                    {group.group_key}
+                  </Table.Td>
+                  <Table.Td>{formatTime(group.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       <Pager
         offset={offset}

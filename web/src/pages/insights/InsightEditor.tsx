@@ -81,9 +81,9 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
       />
       <Paper withBorder p="sm">
         {source.kind === 'TrendsQuery' ? (
-          <TrendsEditor projectId={environment.project_id} query={source} onChange={setSource} />
+          <TrendsEditor environmentId={environment.id} query={source} onChange={setSource} />
         ) : (
-          <FunnelsEditor projectId={environment.project_id} query={source} onChange={setSource} />
+          <FunnelsEditor environmentId={environment.id} query={source} onChange={setSource} />
         )}
       </Paper>
       <Paper withBorder p="sm">

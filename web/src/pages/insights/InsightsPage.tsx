@@ -40,30 +40,32 @@ export function Component() {
         </Text>
       ) : (
         <>
-          <Table striped highlightOnHover data-testid="insights-table">
-            <TableHead columns={['Name', 'Type', 'Last modified', 'By']} />
-            <Table.Tbody>
-              {insights.data.results.map((insight) => (
-                <Table.Tr key={insight.id} data-testid="insight-row">
-                  <Table.Td>
-                    <Anchor component={Link} to={`${base}/insights/${insight.short_id}`}>
-                      {insight.name || 'Untitled insight'}
-                    </Anchor>
-                    {insight.description && (
-                      <Text size="xs" c="dimmed" lineClamp={1}>
-                        {insight.description}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge variant="light">{kindOf(insight)}</Badge>
-                  </Table.Td>
-                  <Table.Td>{when.format(new Date(insight.last_modified_at))}</Table.Td>
-                  <Table.Td>{insight.last_modified_by?.email ?? ''}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <Table.ScrollContainer minWidth={640}>
+            <Table striped highlightOnHover data-testid="insights-table">
+              <TableHead columns={['Name', 'Type', 'Last modified', 'By']} />
+              <Table.Tbody>
+                {insights.data.results.map((insight) => (
+                  <Table.Tr key={insight.id} data-testid="insight-row">
+                    <Table.Td>
+                      <Anchor component={Link} to={`${base}/insights/${insight.short_id}`}>
+                        {insight.name || 'Untitled insight'}
+                      </Anchor>
+                      {insight.description && (
+                        <Text size="xs" c="dimmed" lineClamp={1}>
+                          {insight.description}
+                        </Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge variant="light">{kindOf(insight)}</Badge>
+                    </Table.Td>
+                    <Table.Td>{when.format(new Date(insight.last_modified_at))}</Table.Td>
+                    <Table.Td>{insight.last_modified_by?.email ?? ''}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
           {count > INSIGHTS_PAGE && (
             <Pagination
               total={Math.ceil(count / INSIGHTS_PAGE)}

@@ -1,9 +1,9 @@
 import { Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { useNavigate, useSearchParams } from 'react-router';
-import { ApiError } from '../../api/client';
-import { signIn } from '../../api/session';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { ApiError, mayBeSignedIn } from '../../api/client';
+import { meQuery, signIn } from '../../api/session';
 import { ErrorAlert } from '../../components/ErrorAlert';
 
 interface Fields {
@@ -22,6 +22,8 @@ export function Component() {
   const [params] = useSearchParams();
   const client = useQueryClient();
   const { errors, isSubmitting } = form.formState;
+  // Someone already signed in has nothing to do here: on to the page asked for, as PostHog does.
+  const me = useQuery({ ...meQuery(), enabled: mayBeSignedIn() && !isSubmitting });
 
   const submit = form.handleSubmit(async ({ email, password }) => {
     try {
@@ -35,6 +37,7 @@ export function Component() {
     await navigate(safeNext(params.get('next')), { replace: true });
   });
 
+  if (me.data && !isSubmitting) return <Navigate to={safeNext(params.get('next'))} replace />;
   return (
     <Center h="100%" bg="gray.0">
       <Paper withBorder p="xl" w={380} shadow="sm">

@@ -38,32 +38,34 @@ export function Component() {
             : 'No persons yet. A person appears when an event arrives with its distinct id (posthog.identify() names one).'}
         </Text>
       ) : (
-        <Table striped highlightOnHover withTableBorder aria-label="Persons" data-testid="persons-table">
-          <TableHead columns={['Person', 'Distinct id', { label: 'First seen', w: 200 }]} />
-          <Table.Tbody>
-            {results.map((person) => {
-              const distinctId = person.distinct_ids[0];
-              return (
-                <Table.Tr key={person.uuid} data-testid="person-row">
-                  <Table.Td style={{ wordBreak: 'break-word' }}>
-                    {distinctId === undefined ? (
-                      personName(person)
-                    ) : (
-                      <Anchor component={Link} to={personPath(environment.id, distinctId)}>
-                        {personName(person)}
-                      </Anchor>
-                    )}
-                  </Table.Td>
-                  <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
-                    {distinctId}
-                    {person.distinct_ids.length > 1 ? ` (+${person.distinct_ids.length - 1})` : ''}
-                  </Table.Td>
-                  <Table.Td>{formatTime(person.created_at)}</Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover withTableBorder aria-label="Persons" data-testid="persons-table">
+            <TableHead columns={['Person', 'Distinct id', { label: 'First seen', w: 200 }]} />
+            <Table.Tbody>
+              {results.map((person) => {
+                const distinctId = person.distinct_ids[0];
+                return (
+                  <Table.Tr key={person.uuid} data-testid="person-row">
+                    <Table.Td style={{ wordBreak: 'break-word' }}>
+                      {distinctId === undefined ? (
+                        personName(person)
+                      ) : (
+                        <Anchor component={Link} to={personPath(environment.id, distinctId)}>
+                          {personName(person)}
+                        </Anchor>
+                      )}
+                    </Table.Td>
+                    <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
+                      {distinctId}
+                      {person.distinct_ids.length > 1 ? ` (+${person.distinct_ids.length - 1})` : ''}
+                    </Table.Td>
+                    <Table.Td>{formatTime(person.created_at)}</Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       <Pager
         offset={offset}

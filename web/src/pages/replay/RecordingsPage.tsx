@@ -139,39 +139,41 @@ export function Component() {
         </Text>
       )}
       {rows.length > 0 && (
-        <Table striped highlightOnHover data-testid="recordings-table">
-          <TableHead columns={['Person', 'Started', 'Duration', 'Activity', 'Start URL']} />
-          <Table.Tbody>
-            {rows.map((r) => (
-              <Table.Tr key={r.id} data-testid="recording-row" data-session-id={r.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`${base}/${encodeURIComponent(r.id)}`} fw={r.viewed ? 400 : 600}>
-                    {personLabel(r)}
-                  </Anchor>
-                  {r.ongoing && (
-                    <Badge size="xs" ml="xs" color="green" variant="dot">
-                      ongoing
-                    </Badge>
-                  )}
-                </Table.Td>
-                <Table.Td>{r.start_time ? new Date(r.start_time).toLocaleString() : ''}</Table.Td>
-                <Table.Td data-testid="recording-duration">{formatDuration(r.recording_duration)}</Table.Td>
-                <Table.Td>
-                  <Text size="sm">
-                    {r.click_count} clicks · {r.keypress_count} keys
-                    {r.console_error_count > 0 && (
-                      <Text span c="red">
-                        {' '}
-                        · {r.console_error_count} errors
-                      </Text>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover data-testid="recordings-table">
+            <TableHead columns={['Person', 'Started', 'Duration', 'Activity', 'Start URL']} />
+            <Table.Tbody>
+              {rows.map((r) => (
+                <Table.Tr key={r.id} data-testid="recording-row" data-session-id={r.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`${base}/${encodeURIComponent(r.id)}`} fw={r.viewed ? 400 : 600}>
+                      {personLabel(r)}
+                    </Anchor>
+                    {r.ongoing && (
+                      <Badge size="xs" ml="xs" color="green" variant="dot">
+                        ongoing
+                      </Badge>
                     )}
-                  </Text>
-                </Table.Td>
-                <Table.Td style={{ maxWidth: 320, overflowWrap: 'anywhere' }}>{r.start_url ?? ''}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+                  </Table.Td>
+                  <Table.Td>{r.start_time ? new Date(r.start_time).toLocaleString() : ''}</Table.Td>
+                  <Table.Td data-testid="recording-duration">{formatDuration(r.recording_duration)}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm">
+                      {r.click_count} clicks · {r.keypress_count} keys
+                      {r.console_error_count > 0 && (
+                        <Text span c="red">
+                          {' '}
+                          · {r.console_error_count} errors
+                        </Text>
+                      )}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td style={{ maxWidth: 320, overflowWrap: 'anywhere' }}>{r.start_url ?? ''}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       {(offset > 0 || list.data?.has_next) && (
         <Group>

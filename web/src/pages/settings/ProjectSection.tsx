@@ -71,7 +71,9 @@ function EnvironmentRow({ environment, current }: { environment: TeamBasic; curr
         )}
       </Table.Td>
       <Table.Td>{environment.id}</Table.Td>
-      <Table.Td className="mono">{environment.api_token}</Table.Td>
+      <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
+        {environment.api_token}
+      </Table.Td>
       <Table.Td>{environment.timezone}</Table.Td>
       <Table.Td>
         {!editing && (
@@ -161,7 +163,7 @@ export function ProjectSection() {
           <ErrorNotice error={environments.error} />
         ) : (
           <Table.ScrollContainer minWidth={700}>
-            <Table>
+            <Table data-testid="environments-table">
               <TableHead columns={['Name', 'Id', 'Project API key', 'Time zone', '']} />
               <Table.Tbody>
                 {environments.data.results.map((env) => (

@@ -1,4 +1,4 @@
-import { Group, NavLink, Stack, Title } from '@mantine/core';
+import { Flex, NavLink, Stack, Title } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import { NotFound } from '../../shell/NotFound';
 import { useEnvironment } from '../../shell/ProjectScope';
@@ -35,8 +35,9 @@ export function Component() {
   return (
     <Stack maw={1100}>
       <Title order={2}>Settings</Title>
-      <Group align="flex-start" gap="xl" wrap="nowrap">
-        <Stack gap={2} w={210} style={{ flexShrink: 0 }} component="nav" aria-label="Settings sections">
+      {/* On a narrow screen the sections' links go above the section, not beside it. */}
+      <Flex direction={{ base: 'column', sm: 'row' }} align={{ base: 'stretch', sm: 'flex-start' }} gap="xl">
+        <Stack gap={2} w={{ base: '100%', sm: 210 }} style={{ flexShrink: 0 }} component="nav" aria-label="Settings sections">
           {SECTIONS.map((s) => (
             <NavLink key={s.id} component={Link} to={`${base}/${s.id}`} label={s.label} active={s.id === current.id} />
           ))}
@@ -44,7 +45,7 @@ export function Component() {
         <Stack style={{ flex: 1, minWidth: 0 }}>
           <current.Section />
         </Stack>
-      </Group>
+      </Flex>
     </Stack>
   );
 }

@@ -64,22 +64,24 @@ function DeliveryCard({ delivery }: { delivery: Delivery }) {
             Next attempt {formatInZone(delivery.next_attempt_at, timezone)}
           </Text>
         )}
-        <Table withTableBorder={false} verticalSpacing={4} fz="sm" data-testid="attempts">
-          <TableHead columns={[{ label: 'Attempt', w: 80 }, 'Started', 'Finished', 'Result', 'Error']} />
-          <Table.Tbody>
-            {delivery.attempts.map((a) => (
-              <Table.Tr key={a.attempt} data-testid="attempt">
-                <Table.Td>{a.attempt}</Table.Td>
-                <Table.Td>{formatInZone(a.started_at, timezone)}</Table.Td>
-                <Table.Td>{a.finished_at ? formatInZone(a.finished_at, timezone) : '—'}</Table.Td>
-                <Table.Td>
-                  <StatusBadge status={a.status} />
-                </Table.Td>
-                <Table.Td data-testid="attempt-error">{a.error ?? ''}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <Table.ScrollContainer minWidth={560}>
+          <Table withTableBorder={false} verticalSpacing={4} fz="sm" data-testid="attempts">
+            <TableHead columns={[{ label: 'Attempt', w: 80 }, 'Started', 'Finished', 'Result', 'Error']} />
+            <Table.Tbody>
+              {delivery.attempts.map((a) => (
+                <Table.Tr key={a.attempt} data-testid="attempt">
+                  <Table.Td>{a.attempt}</Table.Td>
+                  <Table.Td>{formatInZone(a.started_at, timezone)}</Table.Td>
+                  <Table.Td>{a.finished_at ? formatInZone(a.finished_at, timezone) : '—'}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={a.status} />
+                  </Table.Td>
+                  <Table.Td data-testid="attempt-error">{a.error ?? ''}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       </Stack>
     </Paper>
   );

@@ -31,35 +31,37 @@ function SubscriptionsList({ resource }: { resource: ResourceInfo }) {
           No subscriptions yet. A subscription sends this {resource.kind} by e-mail, to Slack or to a webhook on a schedule.
         </Text>
       ) : (
-        <Table striped highlightOnHover data-testid="subscriptions-table">
-          <TableHead columns={['Title', 'Target', 'Schedule', `Next delivery (${environment.timezone})`, '']} />
-          <Table.Tbody>
-            {rows.map((s) => (
-              <Table.Tr key={s.id} data-testid="subscription-row">
-                <Table.Td>
-                  <Anchor component={Link} to={`${resource.listPath}/${s.id}`}>
-                    {subscriptionTitle(s)}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" c="dimmed" span>
-                    {targetName(s.target_type)}
-                  </Text>{' '}
-                  <Text size="sm" span className="mono">
-                    {targetText(s)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{scheduleText(s, environment.timezone)}</Table.Td>
-                <Table.Td>{s.next_delivery_date ? formatInZone(s.next_delivery_date, environment.timezone) : 'None'}</Table.Td>
-                <Table.Td>
-                  <Anchor component={Link} to={`${resource.listPath}/${s.id}`} size="sm" aria-label={`Edit ${subscriptionTitle(s)}`}>
-                    Edit
-                  </Anchor>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover data-testid="subscriptions-table">
+            <TableHead columns={['Title', 'Target', 'Schedule', `Next delivery (${environment.timezone})`, '']} />
+            <Table.Tbody>
+              {rows.map((s) => (
+                <Table.Tr key={s.id} data-testid="subscription-row">
+                  <Table.Td>
+                    <Anchor component={Link} to={`${resource.listPath}/${s.id}`}>
+                      {subscriptionTitle(s)}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" c="dimmed" span>
+                      {targetName(s.target_type)}
+                    </Text>{' '}
+                    <Text size="sm" span className="mono">
+                      {targetText(s)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{scheduleText(s, environment.timezone)}</Table.Td>
+                  <Table.Td>{s.next_delivery_date ? formatInZone(s.next_delivery_date, environment.timezone) : 'None'}</Table.Td>
+                  <Table.Td>
+                    <Anchor component={Link} to={`${resource.listPath}/${s.id}`} size="sm" aria-label={`Edit ${subscriptionTitle(s)}`}>
+                      Edit
+                    </Anchor>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

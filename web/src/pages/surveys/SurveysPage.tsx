@@ -69,39 +69,41 @@ export function Component() {
               : 'No surveys match.'}
         </Text>
       ) : (
-        <Table striped highlightOnHover data-testid="surveys-table">
-          <TableHead columns={['Name', 'Responses', 'Type', 'Created by', 'Created', 'Status']} />
-          <Table.Tbody>
-            {shown.map((survey) => (
-              <Table.Tr key={survey.id} data-testid="survey-row">
-                <Table.Td>
-                  <Anchor component={Link} to={`${base}/${survey.id}`}>
-                    {survey.name}
-                  </Anchor>
-                  {survey.description && (
-                    <Text size="xs" c="dimmed" lineClamp={1}>
-                      {survey.description}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td data-testid="survey-responses">{counts.data ? (counts.data[survey.id] ?? 0) : '—'}</Table.Td>
-                <Table.Td>{surveyTypeLabel(survey.type)}</Table.Td>
-                <Table.Td>{survey.created_by?.email ?? ''}</Table.Td>
-                <Table.Td>{new Date(survey.created_at).toLocaleDateString()}</Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    <StatusBadge status={surveyStatus(survey)} />
-                    {survey.archived && (
-                      <Badge color="gray" variant="outline">
-                        Archived
-                      </Badge>
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped highlightOnHover data-testid="surveys-table">
+            <TableHead columns={['Name', 'Responses', 'Type', 'Created by', 'Created', 'Status']} />
+            <Table.Tbody>
+              {shown.map((survey) => (
+                <Table.Tr key={survey.id} data-testid="survey-row">
+                  <Table.Td>
+                    <Anchor component={Link} to={`${base}/${survey.id}`}>
+                      {survey.name}
+                    </Anchor>
+                    {survey.description && (
+                      <Text size="xs" c="dimmed" lineClamp={1}>
+                        {survey.description}
+                      </Text>
                     )}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+                  </Table.Td>
+                  <Table.Td data-testid="survey-responses">{counts.data ? (counts.data[survey.id] ?? 0) : '—'}</Table.Td>
+                  <Table.Td>{surveyTypeLabel(survey.type)}</Table.Td>
+                  <Table.Td>{survey.created_by?.email ?? ''}</Table.Td>
+                  <Table.Td>{new Date(survey.created_at).toLocaleDateString()}</Table.Td>
+                  <Table.Td>
+                    <Group gap={4}>
+                      <StatusBadge status={surveyStatus(survey)} />
+                      {survey.archived && (
+                        <Badge color="gray" variant="outline">
+                          Archived
+                        </Badge>
+                      )}
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
     </Stack>
   );

@@ -26,6 +26,19 @@ function FilterInput({ label, value, onCommit }: { label: string; value: string;
   );
 }
 
+/**
+ * The change from the previous period. The API gives no percentage when the previous value is
+ * 0 (or missing): that is 'no previous data' only when there was none, not for a real 0.
+ */
+function changeText(item: WebOverviewItem): string {
+  const change = item.changeFromPreviousPct;
+  if (change !== null) return `${change > 0 ? '▲' : change < 0 ? '▼' : '='} ${Math.abs(change)}%`;
+  if (item.previous === null) return 'no previous data';
+  if (item.value === item.previous) return 'no change';
+  if (item.value === null) return 'no data in this range';
+  return `${item.value > item.previous ? '▲' : '▼'} from ${formatTile(item.kind, item.previous)}`;
+}
+
 function Tile({ item }: { item: WebOverviewItem }) {
   const change = item.changeFromPreviousPct;
   const good = change === null || change === 0 ? null : change > 0 !== Boolean(item.isIncreaseBad);
@@ -38,7 +51,7 @@ function Tile({ item }: { item: WebOverviewItem }) {
         {formatTile(item.kind, item.value)}
       </Text>
       <Text size="sm" c={good === null ? 'dimmed' : good ? 'green' : 'red'} data-testid="tile-change">
-        {change === null ? 'no previous data' : `${change > 0 ? '▲' : change < 0 ? '▼' : '='} ${Math.abs(change)}%`}
+        {changeText(item)}
       </Text>
       <Text size="xs" c="dimmed">
         before: {formatTile(item.kind, item.previous)}

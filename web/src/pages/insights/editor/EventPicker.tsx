@@ -7,20 +7,20 @@ const ALL = '__all__';
 
 /** An event, picked from the environment's event definitions (searched as the user types), or all events. */
 export function EventPicker({
-  projectId,
+  environmentId,
   value,
   onChange,
   label,
   allowAll = true,
 }: {
-  projectId: number;
+  environmentId: number;
   value: string | null;
   onChange: (event: string | null) => void;
   label: string;
   allowAll?: boolean;
 }) {
   const [search, setSearch] = useState('');
-  const definitions = useEventDefinitions(projectId, search);
+  const definitions = useEventDefinitions(environmentId, search);
   const names = (definitions.data?.results ?? []).map((d) => d.name);
   if (value !== null && !names.includes(value)) names.unshift(value);
   const data = [...(allowAll ? [{ value: ALL, label: 'All events' }] : []), ...names.map((n) => ({ value: n, label: n }))];

@@ -31,13 +31,13 @@ const valueText = (value: PropertyFilter['value']) =>
 
 /** Event property filters (all must match): property, operator, value; added and removed. */
 export function FilterList({
-  projectId,
+  environmentId,
   filters,
   onChange,
   addLabel = 'Add filter',
   name,
 }: {
-  projectId: number;
+  environmentId: number;
   filters: PropertyFilter[];
   onChange: (filters: PropertyFilter[]) => void;
   addLabel?: string;
@@ -50,7 +50,7 @@ export function FilterList({
       {filters.map((filter, i) => (
         <Group key={i} gap="xs" wrap="nowrap" data-testid="property-filter">
           <PropertyPicker
-            projectId={projectId}
+            environmentId={environmentId}
             label={`${name} ${i + 1} property`}
             value={filter.key}
             onChange={(key) => set(i, { key })}

@@ -12,11 +12,11 @@ const VIEWS: { value: FunnelVizType; label: string }[] = [
 
 /** The funnel builder: steps in order, filters, breakdown, range, conversion window and view. */
 export function FunnelsEditor({
-  projectId,
+  environmentId,
   query,
   onChange,
 }: {
-  projectId: number;
+  environmentId: number;
   query: FunnelsQuery;
   onChange: (query: FunnelsQuery) => void;
 }) {
@@ -26,7 +26,7 @@ export function FunnelsEditor({
   return (
     <Stack gap="sm" data-testid="funnels-editor">
       <SeriesList
-        projectId={projectId}
+        environmentId={environmentId}
         series={query.series}
         onChange={(series) => set({ series })}
         noun="Step"
@@ -34,10 +34,10 @@ export function FunnelsEditor({
         min={2}
         added={{ kind: 'EventsNode', event: '$pageview', name: '$pageview' }}
       />
-      <GlobalFilters projectId={projectId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
+      <GlobalFilters environmentId={environmentId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
       <Group gap="sm" align="flex-end">
         <BreakdownPicker
-          projectId={projectId}
+          environmentId={environmentId}
           value={query.breakdownFilter?.breakdown ?? ''}
           onChange={(breakdownFilter) => set({ breakdownFilter })}
         />

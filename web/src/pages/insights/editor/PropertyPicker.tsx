@@ -7,7 +7,7 @@ import { usePropertyDefinitions } from '../../../api/insights';
  * the property maths), any name accepted. Applied when one is picked, on Enter, or when left.
  */
 export function PropertyPicker({
-  projectId,
+  environmentId,
   value,
   onChange,
   label,
@@ -15,7 +15,7 @@ export function PropertyPicker({
   numerical = false,
   w = 200,
 }: {
-  projectId: number;
+  environmentId: number;
   value: string;
   onChange: (property: string) => void;
   label: string;
@@ -25,7 +25,7 @@ export function PropertyPicker({
 }) {
   const [typed, setTyped] = useState(value);
   useEffect(() => setTyped(value), [value]);
-  const definitions = usePropertyDefinitions(projectId, typed === value ? '' : typed, numerical);
+  const definitions = usePropertyDefinitions(environmentId, typed === value ? '' : typed, numerical);
   const names = [...new Set((definitions.data?.results ?? []).map((d) => d.name))];
   const commit = (text: string) => {
     if (text.trim() !== value) onChange(text.trim());

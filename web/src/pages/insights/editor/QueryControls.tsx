@@ -6,29 +6,29 @@ import { PropertyPicker } from './PropertyPicker';
 
 /** The filters over every series or step, as both builders show them. */
 export function GlobalFilters({
-  projectId,
+  environmentId,
   filters,
   onChange,
 }: {
-  projectId: number;
+  environmentId: number;
   filters: PropertyFilter[];
   onChange: (filters: PropertyFilter[]) => void;
 }) {
   return (
     <Stack gap={6}>
       <Text fw={600}>Filters</Text>
-      <FilterList projectId={projectId} name="Filter" filters={filters} onChange={onChange} />
+      <FilterList environmentId={environmentId} name="Filter" filters={filters} onChange={onChange} />
     </Stack>
   );
 }
 
 /** "Breakdown by" an event property; empty removes the breakdown. */
 export function BreakdownPicker({
-  projectId,
+  environmentId,
   value,
   onChange,
 }: {
-  projectId: number;
+  environmentId: number;
   value: string;
   onChange: (breakdownFilter: BreakdownFilter | undefined) => void;
 }) {
@@ -38,7 +38,7 @@ export function BreakdownPicker({
         Breakdown by
       </Text>
       <PropertyPicker
-        projectId={projectId}
+        environmentId={environmentId}
         label="Breakdown by"
         placeholder="event property"
         value={value}

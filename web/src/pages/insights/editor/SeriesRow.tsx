@@ -11,7 +11,7 @@ import { MATH_OPTIONS, PROPERTY_MATHS } from './query-defaults';
  * (with the property a property math aggregates) and its own property filters.
  */
 export function SeriesRow({
-  projectId,
+  environmentId,
   node,
   index,
   noun,
@@ -19,7 +19,7 @@ export function SeriesRow({
   onChange,
   onRemove,
 }: {
-  projectId: number;
+  environmentId: number;
   node: EventsNode;
   index: number;
   /** "Series" or "Step". */
@@ -39,7 +39,7 @@ export function SeriesRow({
             {noun === 'Step' ? index + 1 : String.fromCharCode(65 + (index % 26))}
           </Badge>
           <EventPicker
-            projectId={projectId}
+            environmentId={environmentId}
             label={`${label} event`}
             value={node.event}
             onChange={(event) => onChange({ ...node, event, name: event ?? 'All events' })}
@@ -58,7 +58,7 @@ export function SeriesRow({
           )}
           {withMath && PROPERTY_MATHS.has(math) && (
             <PropertyPicker
-              projectId={projectId}
+              environmentId={environmentId}
               numerical
               label={`${label} math property`}
               placeholder="numeric property"
@@ -79,7 +79,7 @@ export function SeriesRow({
         </Group>
         {filtering && (
           <FilterList
-            projectId={projectId}
+            environmentId={environmentId}
             name={`${label} filter`}
             filters={node.properties ?? []}
             onChange={(properties) => onChange({ ...node, properties })}
@@ -95,7 +95,7 @@ export function SeriesRow({
  * and a button that adds `added`.
  */
 export function SeriesList({
-  projectId,
+  environmentId,
   series,
   onChange,
   noun,
@@ -103,7 +103,7 @@ export function SeriesList({
   min,
   added,
 }: {
-  projectId: number;
+  environmentId: number;
   series: EventsNode[];
   onChange: (series: EventsNode[]) => void;
   noun: 'Series' | 'Step';
@@ -117,7 +117,7 @@ export function SeriesList({
       {series.map((node, i) => (
         <SeriesRow
           key={i}
-          projectId={projectId}
+          environmentId={environmentId}
           node={node}
           index={i}
           noun={noun}

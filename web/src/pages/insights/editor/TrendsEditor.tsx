@@ -22,11 +22,11 @@ const INTERVALS: { value: Interval; label: string }[] = [
 
 /** The trends builder: series, filters, breakdown, range, interval, comparison and display. */
 export function TrendsEditor({
-  projectId,
+  environmentId,
   query,
   onChange,
 }: {
-  projectId: number;
+  environmentId: number;
   query: TrendsQuery;
   onChange: (query: TrendsQuery) => void;
 }) {
@@ -39,7 +39,7 @@ export function TrendsEditor({
   return (
     <Stack gap="sm" data-testid="trends-editor">
       <SeriesList
-        projectId={projectId}
+        environmentId={environmentId}
         series={query.series}
         onChange={(series) => set({ series })}
         noun="Series"
@@ -47,10 +47,10 @@ export function TrendsEditor({
         min={1}
         added={{ kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'total' }}
       />
-      <GlobalFilters projectId={projectId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
+      <GlobalFilters environmentId={environmentId} filters={query.properties ?? []} onChange={(properties) => set({ properties })} />
       <Group gap="sm" align="flex-end">
         <BreakdownPicker
-          projectId={projectId}
+          environmentId={environmentId}
           value={query.breakdownFilter?.breakdown ?? ''}
           onChange={(breakdownFilter) => set({ breakdownFilter })}
         />

@@ -34,7 +34,7 @@ export function FunnelSteps({ groups, height }: { groups: FunnelGroup[]; height?
                     {group.label ?? 'All persons'}
                   </Text>
                 </Box>
-                <Box style={{ flex: 1, background: 'var(--mantine-color-gray-1)', borderRadius: 4, height: 22 }}>
+                <Box style={{ flex: 1, minWidth: 80, background: 'var(--mantine-color-gray-1)', borderRadius: 4, height: 22 }}>
                   <Box
                     style={{
                       width: first ? `${(reached / first) * 100}%` : 0,
@@ -44,7 +44,8 @@ export function FunnelSteps({ groups, height }: { groups: FunnelGroup[]; height?
                     }}
                   />
                 </Box>
-                <Text size="sm" w={320} style={{ flexShrink: 0 }}>
+                {/* Gives way to the bar in a narrow box (a dashboard tile). */}
+                <Text size="sm" w={320} style={{ flexShrink: 1, minWidth: 0 }}>
                   <span data-testid="funnel-count">{formatNumber(reached)}</span> {reached === 1 ? 'person' : 'persons'} ·{' '}
                   <span data-testid="funnel-conversion">{formatPercent(reached, first)}</span>
                   {i > 0 && ' of first'}

@@ -8,7 +8,7 @@ import { WakeableSleep } from '../platform/wakeable-sleep.js';
 import { mergeSessionsParts, sessionsParts, type SessionsParts } from './sessions-parts-store.js';
 
 const LEASE = 'sessions-merge';
-/** Longer than a merge of the largest table merged (MAX_ROWS: tens of seconds). */
+/** Longer than a merge of the largest table merged (maxRows: ~15 s). */
 const LEASE_TTL_MS = 10 * 60_000;
 
 export interface SessionsMergeLimits {
@@ -19,11 +19,15 @@ export interface SessionsMergeLimits {
    * table: a table is rewritten again only once it has grown by about this much.
    */
   minShare: number;
-  /** Tables with more rows are left to ClickHouse's own merges: one merge of them would hold a core too long. */
+  /**
+   * Tables with more rows are left to ClickHouse's own merges: a merge cannot be cancelled (KILL
+   * QUERY waits for it), so it holds a core, a connection and a shutdown until done (~1 s for
+   * 150k rows).
+   */
   maxRows: number;
 }
 
-export const SESSIONS_MERGE_LIMITS: SessionsMergeLimits = { quietSeconds: 30, minShare: 0.1, maxRows: 5_000_000 };
+export const SESSIONS_MERGE_LIMITS: SessionsMergeLimits = { quietSeconds: 30, minShare: 0.1, maxRows: 2_000_000 };
 
 export type MergeDecision = 'merge' | 'one part' | 'ingesting' | 'too little to merge' | 'too large';
 

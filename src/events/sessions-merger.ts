@@ -15,6 +15,11 @@ export interface SessionsMergeLimits {
   /** Seconds without a new part before the table is merged: ingestion has gone quiet. */
   quietSeconds: number;
   /**
+   * Seconds after its last merge (the largest part's age) a table is merged even while events
+   * arrive: under steady traffic a table is never quiet, and its parts would stay apart for good.
+   */
+  busySeconds: number;
+  /**
    * The least share of the rows outside the largest part worth a merge, which rewrites the whole
    * table: a table is rewritten again only once it has grown by about this much.
    */
@@ -27,7 +32,7 @@ export interface SessionsMergeLimits {
   maxRows: number;
 }
 
-export const SESSIONS_MERGE_LIMITS: SessionsMergeLimits = { quietSeconds: 30, minShare: 0.1, maxRows: 2_000_000 };
+export const SESSIONS_MERGE_LIMITS: SessionsMergeLimits = { quietSeconds: 30, busySeconds: 3600, minShare: 0.1, maxRows: 2_000_000 };
 
 export type MergeDecision = 'merge' | 'one part' | 'ingesting' | 'too little to merge' | 'too large';
 
@@ -39,7 +44,7 @@ export type MergeDecision = 'merge' | 'one part' | 'ingesting' | 'too little to 
  */
 export function mergeDecision(parts: SessionsParts, limits: SessionsMergeLimits): MergeDecision {
   if (parts.parts < 2) return 'one part';
-  if (parts.quietSeconds < limits.quietSeconds) return 'ingesting';
+  if (parts.quietSeconds < limits.quietSeconds && parts.largestAgeSeconds < limits.busySeconds) return 'ingesting';
   if (parts.rows > limits.maxRows) return 'too large';
   if (parts.rows - parts.largestRows < parts.rows * limits.minShare) return 'too little to merge';
   return 'merge';
@@ -52,8 +57,8 @@ export interface SessionsMergerOptions {
 }
 
 /**
- * Merges the sessions table into one part once ingestion has gone quiet (a bulk load, a night),
- * so that web analytics reads one row a session. Runs wherever the ingestion worker runs; one
+ * Merges the sessions table into one part once ingestion has gone quiet (a bulk load, a night), or
+ * an hour after its last merge under steady traffic, so that web analytics reads one row a session. Runs wherever the ingestion worker runs; one
  * process at a time (a lease). One merge at a time, and only of a table within the limits.
  */
 export class SessionsMerger {
@@ -123,11 +128,12 @@ export class SessionsMerger {
         {
           partsBefore: parts.parts,
           rowsBefore: parts.rows,
+          quietSeconds: parts.quietSeconds,
           parts: after.parts,
           rows: after.rows,
           ms: Math.round(performance.now() - started),
         },
-        'sessions table merged after ingestion went quiet',
+        'sessions table merged into one part',
       );
     } finally {
       await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);

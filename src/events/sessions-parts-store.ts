@@ -9,12 +9,15 @@ export interface SessionsParts {
   largestRows: number;
   /** Seconds since the newest part was written (an insert, or a merge): how long the table has been quiet. */
   quietSeconds: number;
+  /** Seconds since the largest part was written: since the table was last merged into it. */
+  largestAgeSeconds: number;
 }
 
 export async function sessionsParts(engine: AnalyticsEngine): Promise<SessionsParts> {
   // Aliases unlike the columns: an alias named `rows` would stand for sum(rows) inside max(rows).
-  const [row] = await engine.query<{ parts: number; total: number; largest: number; quiet: number }>(
-    `SELECT count() AS parts, sum(rows) AS total, max(rows) AS largest, dateDiff('second', max(modification_time), now()) AS quiet
+  const [row] = await engine.query<{ parts: number; total: number; largest: number; quiet: number; largest_age: number }>(
+    `SELECT count() AS parts, sum(rows) AS total, max(rows) AS largest, dateDiff('second', max(modification_time), now()) AS quiet,
+       dateDiff('second', argMax(modification_time, rows), now()) AS largest_age
      FROM system.parts WHERE database = {database:String} AND table = 'sessions' AND active`,
     { database: databaseOf(engine) },
   );
@@ -23,6 +26,7 @@ export async function sessionsParts(engine: AnalyticsEngine): Promise<SessionsPa
     rows: Number(row?.total ?? 0),
     largestRows: Number(row?.largest ?? 0),
     quietSeconds: Number(row?.quiet ?? 0),
+    largestAgeSeconds: Number(row?.largest_age ?? 0),
   };
 }
 

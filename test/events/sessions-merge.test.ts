@@ -74,7 +74,7 @@ describe('the sessions merger', () => {
     expect(await sessionsParts(analytics)).toMatchObject({ parts: 1, rows: SESSIONS });
     expect(lines).toContainEqual(
       expect.objectContaining({
-        msg: 'sessions table merged after ingestion went quiet',
+        msg: 'sessions table merged into one part',
         partsBefore: before.parts,
         parts: 1,
         rows: SESSIONS,
@@ -85,11 +85,13 @@ describe('the sessions merger', () => {
     expect(await merger.mergeIfQuiet()).toBe('one part');
   });
 
-  it('leaves tables too large to merge at once, or with too little outside their largest part', () => {
+  it('waits for quiet or an old last merge, and leaves tables too large or with too little outside their largest part', () => {
     const limits = { ...SESSIONS_MERGE_LIMITS, quietSeconds: 30 };
-    const quiet = { parts: 3, rows: 1000, largestRows: 500, quietSeconds: 60 };
+    const quiet = { parts: 3, rows: 1000, largestRows: 500, quietSeconds: 60, largestAgeSeconds: 600 };
     expect(mergeDecision(quiet, limits)).toBe('merge');
     expect(mergeDecision({ ...quiet, quietSeconds: 5 }, limits)).toBe('ingesting');
+    // Under steady traffic, once the last merge is old enough.
+    expect(mergeDecision({ ...quiet, quietSeconds: 5, largestAgeSeconds: limits.busySeconds }, limits)).toBe('merge');
     expect(mergeDecision({ ...quiet, largestRows: 950 }, limits)).toBe('too little to merge');
     expect(mergeDecision({ ...quiet, rows: limits.maxRows + 1, largestRows: 1 }, limits)).toBe('too large');
     expect(mergeDecision({ ...quiet, parts: 1, largestRows: 1000 }, limits)).toBe('one part');

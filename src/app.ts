@@ -184,8 +184,9 @@ function startUuidPruner(ctx: AppContext, resources: Resources): void {
 }
 
 /**
- * The merger of the sessions table once ingestion goes quiet, stopped with the other resources. Not
- * on a cluster: its replicated tables are merged on each node by ClickHouse and its operators.
+ * The merger of the sessions table (when ingestion goes quiet, or hourly), stopped with the other
+ * resources. Not on a cluster: its replicated tables are merged on each node by ClickHouse and its
+ * operators.
  */
 function startSessionsMerger(ctx: AppContext, resources: Resources): void {
   if (!ctx.config.sessionsMerge || ctx.config.clickhouseCluster) return;

@@ -50,7 +50,7 @@ export interface Config {
    * dropped; an older copy is stored again. 0 remembers every uuid forever.
    */
   ingestionDedupeDays: number;
-  /** Merge the sessions table into one part when ingestion goes quiet (`SESSIONS_MERGE=on`, the default; events/sessions-merger.ts). */
+  /** Merge the sessions table into one part when ingestion goes quiet, or hourly (`SESSIONS_MERGE=on`, the default; events/sessions-merger.ts). */
   sessionsMerge: boolean;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;

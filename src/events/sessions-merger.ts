@@ -10,6 +10,8 @@ import { mergeSessionsParts, sessionsParts, type SessionsParts } from './session
 const LEASE = 'sessions-merge';
 /** Longer than a merge of the largest table merged (maxRows: ~15 s). */
 const LEASE_TTL_MS = 10 * 60_000;
+/** After a failed round: a merge ClickHouse refuses is not asked again every few seconds. */
+const FAILURE_PAUSE_MS = 10 * 60_000;
 
 export interface SessionsMergeLimits {
   /** Seconds without a new part before the table is merged: ingestion has gone quiet. */
@@ -58,8 +60,9 @@ export interface SessionsMergerOptions {
 
 /**
  * Merges the sessions table into one part once ingestion has gone quiet (a bulk load, a night), or
- * an hour after its last merge under steady traffic, so that web analytics reads one row a session. Runs wherever the ingestion worker runs; one
- * process at a time (a lease). One merge at a time, and only of a table within the limits.
+ * an hour after its last merge under steady traffic, so that web analytics reads one row a
+ * session. Runs wherever the ingestion worker runs; one process at a time (a lease). One merge at
+ * a time, and only of a table within the limits.
  */
 export class SessionsMerger {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -99,16 +102,19 @@ export class SessionsMerger {
       await this.pause.sleep(this.intervalMs);
       if (!this.running) break;
       try {
-        await this.mergeIfQuiet();
+        await this.mergeIfDue();
       } catch (error) {
         // An unreachable database is logged once by its own watcher; the next round tries again.
-        if (!isDatabaseUnavailable(error)) this.log.warn({ err: error }, 'merging the sessions table failed; retrying later');
+        if (!isDatabaseUnavailable(error)) {
+          this.log.warn({ err: error }, 'merging the sessions table failed; retrying later');
+          await this.pause.sleep(FAILURE_PAUSE_MS);
+        }
       }
     }
   }
 
   /** Looks at the table's parts and merges them if mergeDecision says so; returns what it decided. */
-  async mergeIfQuiet(): Promise<MergeDecision> {
+  async mergeIfDue(): Promise<MergeDecision> {
     const parts = await sessionsParts(this.analytics);
     const decision = mergeDecision(parts, this.limits);
     if (decision === 'too large' && !this.toldTooLarge) {

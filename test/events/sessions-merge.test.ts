@@ -65,12 +65,12 @@ describe('the sessions merger', () => {
     expect(answered.overview.current.sessions).toBe(SESSIONS);
 
     const waiting = new SessionsMerger(database, analytics, pino({ level: 'silent' }), { limits: { quietSeconds: 3600 } });
-    expect(await waiting.mergeIfQuiet()).toBe('ingesting');
+    expect(await waiting.mergeIfDue()).toBe('ingesting');
     expect(await sessionsParts(analytics)).toMatchObject({ parts: before.parts, rows: before.rows });
 
     const { log, lines } = recording();
     const merger = new SessionsMerger(database, analytics, log, { limits: { quietSeconds: 0 } });
-    expect(await merger.mergeIfQuiet()).toBe('merge');
+    expect(await merger.mergeIfDue()).toBe('merge');
     expect(await sessionsParts(analytics)).toMatchObject({ parts: 1, rows: SESSIONS });
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -82,7 +82,7 @@ describe('the sessions merger', () => {
     );
     expect(await answers()).toEqual(answered);
     // Nothing left to merge.
-    expect(await merger.mergeIfQuiet()).toBe('one part');
+    expect(await merger.mergeIfDue()).toBe('one part');
   });
 
   it('waits for quiet or an old last merge, and leaves tables too large or with too little outside their largest part', () => {

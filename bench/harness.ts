@@ -100,6 +100,16 @@ export async function spawnServer(
   };
 }
 
+/** Milliseconds until the child's output has `text` (a log line), or NaN when it has not after `timeoutMs`. */
+export async function waitForOutput(child: Child, text: string, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  while (!child.output().includes(text)) {
+    if (performance.now() - started > timeoutMs) return NaN;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return performance.now() - started;
+}
+
 /**
  * Starts `hoglet serve` (args may add node options before the entry point) and waits until it
  * serves: with HTTP_PROCESSES > 1, until the cluster supervisor says all its processes are ready.

@@ -19,6 +19,7 @@ import { closeWithGrace } from './http/graceful-close.js';
 import { buildServer } from './server.js';
 import { DeletionRunner } from './deletions/runner.js';
 import { EventUuidsPruner } from './events/event-uuids-pruner.js';
+import { SessionsMerger } from './events/sessions-merger.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
 import { TeamCache } from './environments/team-cache.js';
@@ -182,6 +183,18 @@ function startUuidPruner(ctx: AppContext, resources: Resources): void {
   resources.add(() => pruner.stop());
 }
 
+/**
+ * The merger of the sessions table (when ingestion goes quiet, or hourly), stopped with the other
+ * resources. Not on a cluster: its replicated tables are merged on each node by ClickHouse and its
+ * operators.
+ */
+function startSessionsMerger(ctx: AppContext, resources: Resources): void {
+  if (!ctx.config.sessionsMerge || ctx.config.clickhouseCluster) return;
+  const merger = new SessionsMerger(ctx.database, ctx.analytics, ctx.log);
+  merger.start();
+  resources.add(() => merger.stop());
+}
+
 function createWorker(ctx: AppContext): IngestionWorker {
   return new IngestionWorker(ctx.database, ctx.log, {
     analytics: ctx.analytics,
@@ -235,6 +248,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       resources.add(() => subscriptions.stop());
       deletions = startDeletions(ctx, resources);
       startUuidPruner(ctx, resources);
+      startSessionsMerger(ctx, resources);
     }
     const app = await buildServer(ctx);
     // Closed first on shutdown: stop accepting, let requests in flight finish (and commit).
@@ -281,6 +295,7 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
     resources.add(() => subscriptions.stop());
     startDeletions(ctx, resources);
     startUuidPruner(ctx, resources);
+    startSessionsMerger(ctx, resources);
     return { ctx, worker, failed, close: () => resources.closeAll(log) };
   } catch (error) {
     await resources.closeAll(log);

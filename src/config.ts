@@ -50,6 +50,8 @@ export interface Config {
    * dropped; an older copy is stored again. 0 remembers every uuid forever.
    */
   ingestionDedupeDays: number;
+  /** Merge the sessions table into one part when ingestion goes quiet, or hourly (`SESSIONS_MERGE=on`, the default; events/sessions-merger.ts). */
+  sessionsMerge: boolean;
   /** Trust X-Forwarded-* headers from a reverse proxy (true, false, a hop count or a list of CIDRs). */
   trustProxy: boolean | number | string;
   /** SMTP server for subscription e-mails (`smtp://user:pass@host:port`, `smtps://…`); unset: e-mail deliveries fail. */
@@ -200,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestionPollMs: parseMilliseconds('INGESTION_POLL_MS', env.INGESTION_POLL_MS, 200),
     ingestionLeaseMs: parseMilliseconds('INGESTION_LEASE_MS', env.INGESTION_LEASE_MS, 15_000),
     ingestionDedupeDays: parseDays('INGESTION_DEDUPE_DAYS', env.INGESTION_DEDUPE_DAYS, 7),
+    sessionsMerge: parseOnOff('SESSIONS_MERGE', env.SESSIONS_MERGE?.trim(), true),
     smtpUrl: env.SMTP_URL?.trim() || undefined,
     emailFrom: env.EMAIL_FROM?.trim() || 'Hoglet <hoglet@localhost>',
     subscriptionPollMs: parseNonNegative('SUBSCRIPTION_POLL_MS', env.SUBSCRIPTION_POLL_MS, 60_000),

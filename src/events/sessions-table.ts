@@ -257,7 +257,7 @@ function pendingComment({ columns, after }: Pending): string {
 }
 
 /** The database the tables are in (an embedded engine shared by servers of one process names it after the folder). */
-function databaseOf(engine: AnalyticsEngine): string {
+export function databaseOf(engine: AnalyticsEngine): string {
   return /^`([^`]+)`\./.exec(engine.table('sessions'))?.[1] ?? engine.database;
 }
 

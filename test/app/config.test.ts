@@ -49,6 +49,14 @@ describe('INGESTION_DEDUPE_DAYS', () => {
   });
 });
 
+describe('SESSIONS_MERGE', () => {
+  it('is on unless off', () => {
+    expect(loadConfig({}).sessionsMerge).toBe(true);
+    expect(loadConfig({ SESSIONS_MERGE: 'off' }).sessionsMerge).toBe(false);
+    expect(() => loadConfig({ SESSIONS_MERGE: 'no' })).toThrow('SESSIONS_MERGE must be "on" or "off", got "no"');
+  });
+});
+
 describe('SHUTDOWN_GRACE_MS', () => {
   it('defaults to 10 s and takes a number of milliseconds', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(10_000);

@@ -208,4 +208,21 @@ describe('web analytics page', () => {
     expect((await tiles())['session-duration']?.[1]).toBe('no previous data');
     expectNoErrors();
   });
+
+  it('labels a row without a value as PostHog does: (direct) for no referrer, else (not set)', async () => {
+    // One pageview without a referrer, a country or a device, on a day of its own.
+    await server.ingest([
+      {
+        event: '$pageview',
+        distinct_id: 'no-props',
+        timestamp: '2025-09-01T10:00:00Z',
+        properties: { $session_id: 'no-props-1', $pathname: '/' },
+      },
+    ]);
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?from=2025-09-01&to=2025-09-01`);
+    await expect.poll(() => tableRows('InitialReferringDomain')).toEqual([['(direct)', '1', '1']]);
+    expect(await tableRows('Country')).toEqual([['(not set)', '1', '1']]);
+    expect(await tableRows('DeviceType')).toEqual([['(not set)', '1', '1']]);
+    expectNoErrors();
+  });
 });

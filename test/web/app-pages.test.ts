@@ -9,6 +9,7 @@ import { PostHog } from 'posthog-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
+import { expectDatesInOneStyle } from './dates.js';
 import { useSignedIn } from './signed-in.js';
 
 const server = useTestServer();
@@ -64,6 +65,8 @@ describe('the web app in Chromium', () => {
     await hostileRow.waitFor({ timeout: 30_000 });
     await ui.page.getByTestId('event-row').filter({ hasText: 'viewed pricing' }).waitFor();
     expect(await hostileRow.textContent()).toContain('<b>person</b>');
+    // Times are written as everywhere else in the app.
+    await expectDatesInOneStyle(ui.page.getByTestId('event-row').filter({ hasText: 'viewed pricing' }));
 
     await hostileRow.click();
     const detail = ui.page.getByTestId('event-detail');

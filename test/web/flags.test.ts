@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
 import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../helpers/customer-site.js';
 import { useTestServer } from '../helpers/server.js';
+import { expectDatesInOneStyle } from './dates.js';
 import { useSignedIn } from './signed-in.js';
 import { storeGroup } from '../flags/flag-helpers.js';
 import { ensureGroupTypeIndex } from '../../src/groups/store.js';
@@ -149,6 +150,7 @@ describe('feature flags in the web app', () => {
     expect(await entries.nth(1).textContent()).toContain('"rollout_percentage":100');
     expect(await entries.nth(2).textContent()).toContain('Created the flag');
     expect(await entries.nth(0).textContent()).toContain(server.bootstrap.user.email);
+    await expectDatesInOneStyle(ui.page.getByTestId('flag-history'));
     await screenshot(ui.page, 'flag-history');
 
     // The list: the filters find it as disabled and boolean, not as enabled or multivariate.

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
 import { fullSnapshot, meta, click, newSessionId, postSnapshots, snapshotEvent } from '../recordings/helpers.js';
+import { expectDatesInOneStyle } from './dates.js';
 import { openSignedIn } from './signed-in.js';
 
 const server = useTestServer();
@@ -103,6 +104,7 @@ describe('People and groups in Chromium', () => {
     await rows.filter({ hasText: 'dora@example.com' }).waitFor();
     expect(await rows.count()).toBe(4);
     expect(await page.getByTestId('persons-table').textContent()).toContain('bob');
+    await expectDatesInOneStyle(page.getByTestId('persons-table'));
     await screenshot(page, 'people-list');
 
     await page.getByRole('textbox', { name: 'Search persons' }).fill('dora@');

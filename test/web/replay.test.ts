@@ -13,6 +13,7 @@ import { sendHtml, snippetPage, startCustomerSite, type CustomerSite } from '../
 import { useTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { fullSnapshot, meta, click, newSessionId, postSnapshots, snapshotEvent } from '../recordings/helpers.js';
+import { expectDatesInOneStyle } from './dates.js';
 import { openSignedIn } from './signed-in.js';
 
 const server = useTestServer();
@@ -189,6 +190,7 @@ describe('session replay in Chromium', () => {
     const hostileRow = page.locator(`[data-session-id="${shortId}"]`);
     expect(await hostileRow.textContent()).toContain(HOSTILE_ID);
     expect(await page.locator('img[src="x"]').count()).toBe(0);
+    await expectDatesInOneStyle(page.locator(`[data-session-id="${sessionId}"]`));
     await screenshot(page, 'replay-list');
 
     await page.getByRole('textbox', { name: 'Period' }).click();

@@ -161,11 +161,15 @@ describe('web analytics page', () => {
   it('applies the path, country and device filters to every tile, kept in the address', async () => {
     await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
     await tiles();
-    await ui.page.getByLabel('Device type').fill('Mobile');
-    await ui.page.getByLabel('Device type').press('Enter');
+    // The device type is picked from PostHog's values, not typed.
+    await ui.page.getByRole('textbox', { name: 'Device type' }).click();
+    expect(await ui.page.getByRole('option').allTextContents()).toEqual(['Desktop', 'Mobile', 'Tablet']);
+    await ui.page.getByRole('option', { name: 'Mobile' }).click();
     await ui.page.waitForURL(/device=Mobile/);
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
     expect((await tiles()).visitors?.[0]).toBe('1');
+    await ui.page.reload();
+    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
     expect(await tableRows('Page')).toEqual([['/', '1', '1']]);
     expect(await tableRows('Country')).toEqual([['DE', '1', '1']]);
     // The vitals are all from a desktop: none left.
@@ -174,6 +178,7 @@ describe('web analytics page', () => {
     // The address carries the filters: a fresh load with country and path shows the same as the API.
     await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}&country=US&path=%2Fpricing`);
     expect(await ui.page.getByLabel('Country code').inputValue()).toBe('US');
+    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('');
     const filtered = await ask({
       kind: 'WebOverviewQuery',
       properties: [
@@ -201,6 +206,23 @@ describe('web analytics page', () => {
     expect([emptyViews.value, emptyViews.previous, emptyViews.changeFromPreviousPct]).toEqual([0, 0, null]);
     expect((await tiles()).views).toEqual(['0', 'no change']);
     expect((await tiles())['session-duration']?.[1]).toBe('no previous data');
+    expectNoErrors();
+  });
+
+  it('labels a row without a value as PostHog does: (direct) for no referrer, else (not set)', async () => {
+    // One pageview without a referrer, a country or a device, on a day of its own.
+    await server.ingest([
+      {
+        event: '$pageview',
+        distinct_id: 'no-props',
+        timestamp: '2025-09-01T10:00:00Z',
+        properties: { $session_id: 'no-props-1', $pathname: '/' },
+      },
+    ]);
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?from=2025-09-01&to=2025-09-01`);
+    await expect.poll(() => tableRows('InitialReferringDomain')).toEqual([['(direct)', '1', '1']]);
+    expect(await tableRows('Country')).toEqual([['(not set)', '1', '1']]);
+    expect(await tableRows('DeviceType')).toEqual([['(not set)', '1', '1']]);
     expectNoErrors();
   });
 });

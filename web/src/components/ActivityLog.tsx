@@ -3,6 +3,7 @@ import { useState, type ReactNode } from 'react';
 import { ACTIVITY_PAGE, useActivity, type ActivityChange, type ActivityEntry } from '../api/activity';
 import { ErrorNotice } from '../shell/ErrorNotice';
 import { TableHead } from './TableHead';
+import { DateTime } from './DateTime';
 
 export const showValue = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
 
@@ -65,7 +66,9 @@ export function ActivityLog({
           <Table.Tbody>
             {results.map((entry) => (
               <Table.Tr key={entry.id} data-testid="history-entry">
-                <Table.Td>{new Date(entry.created_at).toLocaleString(undefined, timeZone ? { timeZone } : undefined)}</Table.Td>
+                <Table.Td>
+                  <DateTime value={entry.created_at} timeZone={timeZone} />
+                </Table.Td>
                 <Table.Td>{entry.user.email ?? entry.user.first_name}</Table.Td>
                 <Table.Td>
                   <Changes entry={entry} noun={noun} renderChange={renderChange} />

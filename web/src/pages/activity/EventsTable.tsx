@@ -3,6 +3,7 @@ import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from '
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useRef } from 'react';
 import type { EventRow } from '../../api/types';
+import { DateTime } from '../../components/DateTime';
 
 const ROW_HEIGHT = 34;
 
@@ -12,8 +13,6 @@ export function displayValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
-
 const column = createColumnHelper<EventRow>();
 const COLUMNS = [
   column.accessor('event', { header: 'Event' }),
@@ -22,7 +21,7 @@ const COLUMNS = [
     id: 'where',
     header: 'URL / library',
   }),
-  column.accessor('timestamp', { header: 'Time', cell: (info) => timeFormat.format(new Date(info.getValue())) }),
+  column.accessor('timestamp', { header: 'Time', cell: (info) => <DateTime value={info.getValue()} /> }),
 ];
 
 /**

@@ -4,6 +4,7 @@ import { useCohorts } from '../../api/cohorts';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { TableHead } from '../../components/TableHead';
+import { DateTime } from '../../components/DateTime';
 
 const PAGE = 50;
 
@@ -51,7 +52,9 @@ export function Component() {
                     </Table.Td>
                     <Table.Td>{cohort.count ?? '—'}</Table.Td>
                     <Table.Td>{cohort.created_by?.email ?? ''}</Table.Td>
-                    <Table.Td>{new Date(cohort.created_at).toLocaleDateString()}</Table.Td>
+                    <Table.Td>
+                      <DateTime value={cohort.created_at} dateOnly />
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>

@@ -9,6 +9,7 @@ import { Loading } from '../../components/Loading';
 import { TableHead } from '../../components/TableHead';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { DateTime } from '../../components/DateTime';
 
 interface NewDashboard {
   name: string;
@@ -122,7 +123,7 @@ export function Component() {
                   <Table.Td>{dashboard.description}</Table.Td>
                   <Table.Td>{dashboard.pinned && <Badge variant="light">Pinned</Badge>}</Table.Td>
                   <Table.Td>
-                    {new Date(dashboard.created_at).toLocaleDateString()}
+                    <DateTime value={dashboard.created_at} dateOnly />
                     {dashboard.created_by ? ` by ${dashboard.created_by.email}` : ''}
                   </Table.Td>
                   <Table.Td>

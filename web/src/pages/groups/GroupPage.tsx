@@ -4,10 +4,10 @@ import { ApiError } from '../../api/client';
 import { groupTypeLabel, useGroup, useGroupTypes } from '../../api/groups';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { formatTime } from '../persons/format';
 import { PropertiesTable } from '../persons/PropertiesTable';
 import { groupName } from './format';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
 /** One group (PostHog's `/project/:id/groups/:groupTypeIndex/:groupKey`): its properties. */
 export function Component() {
@@ -55,7 +55,7 @@ export function Component() {
           {group.data.group_key}
         </Text>
         <Text size="sm" c="dimmed">
-          first seen {formatTime(group.data.created_at)}
+          first seen <DateTime value={group.data.created_at} />
         </Text>
       </Row>
       <PropertiesTable properties={group.data.group_properties} label="Group properties" />

@@ -2,7 +2,6 @@ import { Alert, Anchor, Stack, Table, Text, TextInput, Title } from '@mantine/co
 import { Link, useParams } from 'react-router';
 import { GROUPS_PAGE_SIZE, useGroups, useGroupTypes } from '../../api/groups';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { formatTime } from '../persons/format';
 import { Pager } from '../persons/Pager';
 import { PeopleTabs } from '../persons/PeopleTabs';
 import { groupName, groupPath } from './format';
@@ -10,6 +9,7 @@ import { useListQuery } from '../../components/useListQuery';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
 /** A group type's groups (PostHog's `/project/:id/groups/:groupTypeIndex`), newest first, searched. */
 export function Component() {
@@ -55,7 +55,9 @@ export function Component() {
                   <Table.Td className="mono" style={{ wordBreak: 'break-all' }}>
                     {group.group_key}
                   </Table.Td>
-                  <Table.Td>{formatTime(group.created_at)}</Table.Td>
+                  <Table.Td>
+                    <DateTime value={group.created_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -5,6 +5,7 @@ import { TableHead } from '../../components/TableHead';
 import { useListQuery } from '../../components/useListQuery';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
+import { DateTime } from '../../components/DateTime';
 
 const KINDS: Record<string, string> = { TrendsQuery: 'Trends', FunnelsQuery: 'Funnel' };
 
@@ -20,7 +21,6 @@ export function Component() {
   const { search, offset, setOffset, searchInput } = useListQuery();
   const insights = useInsights(environment.id, search, offset);
   const count = insights.data?.count ?? 0;
-  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: environment.timezone });
   return (
     <Stack>
       <Group justify="space-between">
@@ -59,7 +59,9 @@ export function Component() {
                     <Table.Td>
                       <Badge variant="light">{kindOf(insight)}</Badge>
                     </Table.Td>
-                    <Table.Td>{when.format(new Date(insight.last_modified_at))}</Table.Td>
+                    <Table.Td>
+                      <DateTime value={insight.last_modified_at} timeZone={environment.timezone} />
+                    </Table.Td>
                     <Table.Td>{insight.last_modified_by?.email ?? ''}</Table.Td>
                   </Table.Tr>
                 ))}

@@ -5,13 +5,14 @@ import { usePersonByDistinctId, type Person } from '../../api/persons';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { DeletePersonModal } from './DeletePersonModal';
-import { formatTime, personName, personPath } from './format';
+import { personName, personPath } from './format';
 import { PersonCohorts } from './PersonCohorts';
 import { PersonEvents } from './PersonEvents';
 import { PersonRecordings } from './PersonRecordings';
 import { PropertiesTable } from './PropertiesTable';
 import { SplitPersonModal } from './SplitPersonModal';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
 const TABS = ['properties', 'events', 'recordings', 'cohorts', 'distinct_ids'] as const;
 type Tab = (typeof TABS)[number];
@@ -49,7 +50,7 @@ function PersonView({ person }: { person: Person }) {
               </Badge>
             )}
             <Text size="sm" c="dimmed">
-              first seen {formatTime(person.created_at)}
+              first seen <DateTime value={person.created_at} />
             </Text>
             <Text size="sm" c="dimmed" className="mono" data-testid="person-uuid">
               {person.uuid}

@@ -2,9 +2,9 @@ import { Anchor, Center, Loader, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { usePersonRecordings, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { formatTime } from './format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { DateTime } from '../../components/DateTime';
 
 function duration(seconds: number): string {
   const s = Math.round(seconds);
@@ -38,7 +38,7 @@ export function PersonRecordings({ person }: { person: Person }) {
           <Table.Tr key={recording.id}>
             <Table.Td>
               <Anchor component={Link} to={`/project/${environment.id}/replay/${encodeURIComponent(recording.id)}`}>
-                {formatTime(recording.start_time)}
+                <DateTime value={recording.start_time} />
               </Anchor>
               {recording.ongoing ? ' (ongoing)' : ''}
             </Table.Td>

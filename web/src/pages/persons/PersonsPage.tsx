@@ -2,13 +2,14 @@ import { Anchor, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/c
 import { Link } from 'react-router';
 import { PERSONS_PAGE_SIZE, usePersons } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { formatTime, personName, personPath } from './format';
+import { personName, personPath } from './format';
 import { Pager } from './Pager';
 import { PeopleTabs } from './PeopleTabs';
 import { useListQuery } from '../../components/useListQuery';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
 /** People: the environment's persons, newest first, searched by email, name, distinct id or uuid. */
 export function Component() {
@@ -59,7 +60,9 @@ export function Component() {
                       {distinctId}
                       {person.distinct_ids.length > 1 ? ` (+${person.distinct_ids.length - 1})` : ''}
                     </Table.Td>
-                    <Table.Td>{formatTime(person.created_at)}</Table.Td>
+                    <Table.Td>
+                      <DateTime value={person.created_at} />
+                    </Table.Td>
                   </Table.Tr>
                 );
               })}

@@ -11,6 +11,7 @@ import { formatOffset, Timeline } from './Timeline';
 import { formatDuration, personLabel } from './format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
 /**
  * One recording (`/project/:id/replay/:sessionId`, also reached from posthog-js's
@@ -87,7 +88,13 @@ export function Component() {
           <Title order={2}>{personLabel(r)}</Title>
           <Text size="sm" c="dimmed">
             <span className="mono">{r.id}</span>
-            {r.start_time && ` · ${new Date(r.start_time).toLocaleString()}`} · {formatDuration(r.recording_duration)}
+            {r.start_time && (
+              <>
+                {' · '}
+                <DateTime value={r.start_time} />
+              </>
+            )}{' '}
+            · {formatDuration(r.recording_duration)}
             {r.start_url && ` · ${r.start_url}`}
           </Text>
         </Stack>

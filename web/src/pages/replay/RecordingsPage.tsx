@@ -7,6 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { formatDuration, personLabel } from './format';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { DateTime } from '../../components/DateTime';
 
 const PERIODS = [
   { value: '-24h', label: 'Last 24 hours' },
@@ -155,7 +156,7 @@ export function Component() {
                       </Badge>
                     )}
                   </Table.Td>
-                  <Table.Td>{r.start_time ? new Date(r.start_time).toLocaleString() : ''}</Table.Td>
+                  <Table.Td>{r.start_time ? <DateTime value={r.start_time} /> : ''}</Table.Td>
                   <Table.Td data-testid="recording-duration">{formatDuration(r.recording_duration)}</Table.Td>
                   <Table.Td>
                     <Text size="sm">

@@ -22,6 +22,7 @@ import { CopyValue } from './CopyValue';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
 const levelName = (level: number) => LEVEL_NAMES[level] ?? `Level ${level}`;
 const fullName = (user: Member['user']) => [user.first_name, user.last_name].filter(Boolean).join(' ');
@@ -77,8 +78,10 @@ function MemberRow({ member, myUuid, myLevel }: { member: Member; myUuid: string
           </Group>
         )}
       </Table.Td>
-      <Table.Td>{new Date(member.joined_at).toLocaleDateString()}</Table.Td>
-      <Table.Td>{member.last_login ? new Date(member.last_login).toLocaleString() : 'Never'}</Table.Td>
+      <Table.Td>
+        <DateTime value={member.joined_at} dateOnly />
+      </Table.Td>
+      <Table.Td>{member.last_login ? <DateTime value={member.last_login} /> : 'Never'}</Table.Td>
       <Table.Td>
         {mayManage && member.level < LEVELS.owner && (
           <ConfirmAction
@@ -253,7 +256,9 @@ function Invites({ myLevel }: { myLevel: number }) {
                       <CopyValue value={inviteLink(invite.id)} label={`the invite link for ${invite.target_email}`} hidden />
                     )}
                   </Table.Td>
-                  <Table.Td>{new Date(invite.created_at).toLocaleString()}</Table.Td>
+                  <Table.Td>
+                    <DateTime value={invite.created_at} />
+                  </Table.Td>
                   <Table.Td>
                     <ConfirmAction
                       label="Cancel"

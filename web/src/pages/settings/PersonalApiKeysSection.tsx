@@ -16,8 +16,9 @@ import { NO_SCOPES, ScopePicker, scopesOf, type ScopeSelection } from './ScopePi
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
 import { Loading } from '../../components/Loading';
+import { DateTime } from '../../components/DateTime';
 
-const when = (value: string | null) => (value ? new Date(value).toLocaleString() : 'Never');
+const when = (value: string | null) => (value ? <DateTime value={value} /> : 'Never');
 
 function scopesSummary(scopes: string[]): string {
   if (scopes.includes('*')) return 'All access';

@@ -5,7 +5,7 @@ import { TableHead } from '../../components/TableHead';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { targetName } from './format';
-import { formatInZone } from './subscription-form';
+import { DateTime } from '../../components/DateTime';
 
 const STATUS_COLORS: Record<string, string> = {
   delivered: 'green',
@@ -38,7 +38,7 @@ function DeliveryCard({ delivery }: { delivery: Delivery }) {
             {TRIGGERS[delivery.trigger_type] ?? delivery.trigger_type}
           </Text>
           <Text size="sm" data-testid="delivery-time">
-            {formatInZone(when, timezone)}
+            <DateTime value={when} timeZone={timezone} />
           </Text>
           <Text size="sm" c="dimmed">
             {targetName(delivery.target_type)}
@@ -61,7 +61,7 @@ function DeliveryCard({ delivery }: { delivery: Delivery }) {
         )}
         {delivery.next_attempt_at && delivery.status === 'retrying' && (
           <Text size="sm" c="dimmed">
-            Next attempt {formatInZone(delivery.next_attempt_at, timezone)}
+            Next attempt <DateTime value={delivery.next_attempt_at} timeZone={timezone} />
           </Text>
         )}
         <Table.ScrollContainer minWidth={560}>
@@ -71,8 +71,10 @@ function DeliveryCard({ delivery }: { delivery: Delivery }) {
               {delivery.attempts.map((a) => (
                 <Table.Tr key={a.attempt} data-testid="attempt">
                   <Table.Td>{a.attempt}</Table.Td>
-                  <Table.Td>{formatInZone(a.started_at, timezone)}</Table.Td>
-                  <Table.Td>{a.finished_at ? formatInZone(a.finished_at, timezone) : '—'}</Table.Td>
+                  <Table.Td>
+                    <DateTime value={a.started_at} timeZone={timezone} />
+                  </Table.Td>
+                  <Table.Td>{a.finished_at ? <DateTime value={a.finished_at} timeZone={timezone} /> : '—'}</Table.Td>
                   <Table.Td>
                     <StatusBadge status={a.status} />
                   </Table.Td>

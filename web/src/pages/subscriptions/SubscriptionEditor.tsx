@@ -238,11 +238,11 @@ export function SubscriptionEditor({ resource, subscription }: { resource: Resou
               error={errors.start_date?.message}
               {...form.register('start_date', { required: 'Choose a date.' })}
             />
+            {/* The zone in the label, not a description under it: the inputs stay on one line. */}
             <TextInput
               type="time"
-              label="At"
-              description={timeZone}
-              w={140}
+              label={`At (${timeZone})`}
+              styles={{ input: { width: 140 } }}
               error={errors.time?.message}
               {...form.register('time', { required: 'Choose a time.' })}
             />

@@ -11,7 +11,7 @@ import { scheduleText, subscriptionTitle } from './format';
 import { ResourceGate, ResourceLine } from './ResourceGate';
 import type { ResourceInfo } from './resource';
 import { SubscriptionEditor } from './SubscriptionEditor';
-import { formatInZone } from './subscription-form';
+import { formatDateTime } from '../../lib/format';
 
 function DeleteSubscription({ subscription, resource }: { subscription: Subscription; resource: ResourceInfo }) {
   const environment = useEnvironment();
@@ -81,7 +81,7 @@ function Subscribed({ resource, id }: { resource: ResourceInfo; id: number }) {
       </Group>
       <Text size="sm" c="dimmed" data-testid="schedule">
         {scheduleText(s, environment.timezone)} ({environment.timezone})
-        {s.next_delivery_date ? ` · next on ${formatInZone(s.next_delivery_date, environment.timezone)}` : ' · nothing more scheduled'}
+        {s.next_delivery_date ? ` · next on ${formatDateTime(s.next_delivery_date, environment.timezone)}` : ' · nothing more scheduled'}
       </Text>
       <SubscriptionEditor key={s.id} resource={resource} subscription={s} />
       <Deliveries subscriptionId={s.id} />

@@ -7,7 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { scheduleText, subscriptionTitle, targetName, targetText } from './format';
 import { ResourceGate, ResourceLine } from './ResourceGate';
 import type { ResourceInfo } from './resource';
-import { formatInZone } from './subscription-form';
+import { DateTime } from '../../components/DateTime';
 
 function SubscriptionsList({ resource }: { resource: ResourceInfo }) {
   const environment = useEnvironment();
@@ -51,7 +51,9 @@ function SubscriptionsList({ resource }: { resource: ResourceInfo }) {
                     </Text>
                   </Table.Td>
                   <Table.Td>{scheduleText(s, environment.timezone)}</Table.Td>
-                  <Table.Td>{s.next_delivery_date ? formatInZone(s.next_delivery_date, environment.timezone) : 'None'}</Table.Td>
+                  <Table.Td>
+                    {s.next_delivery_date ? <DateTime value={s.next_delivery_date} timeZone={environment.timezone} /> : 'None'}
+                  </Table.Td>
                   <Table.Td>
                     <Anchor component={Link} to={`${resource.listPath}/${s.id}`} size="sm" aria-label={`Edit ${subscriptionTitle(s)}`}>
                       Edit

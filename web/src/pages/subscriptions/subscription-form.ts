@@ -272,9 +272,3 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 export const dateText = (w: Pick<WallTime, 'year' | 'month' | 'day'>) => `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}`;
 export const timeText = (w: Pick<WallTime, 'hour' | 'minute'>) => `${pad(w.hour)}:${pad(w.minute)}`;
-
-/** An instant as the environment's clocks show it, with the zone's name. */
-export function formatInZone(iso: string | null | undefined, timeZone: string): string {
-  if (!iso) return '';
-  return new Intl.DateTimeFormat(undefined, { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
-}

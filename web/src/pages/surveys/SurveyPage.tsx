@@ -10,6 +10,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { questionTypeLabel, URL_MATCH_TYPES } from './survey-form';
 import { SurveyResults } from './SurveyResults';
 import { StatusBadge, surveyTypeLabel } from './SurveyStatus';
+import { formatDateTime } from '../../lib/format';
 
 /** Launch, stop, resume, archive, edit and delete, as the survey's status allows. */
 function Actions({ survey }: { survey: Survey }) {
@@ -90,8 +91,8 @@ function Overview({ survey }: { survey: Survey }) {
   const targeting = survey.targeting_flag?.filters?.groups?.[0]?.properties ?? [];
   const rows: [string, string][] = [
     ['Presentation', surveyTypeLabel(survey.type)],
-    ['Start date', survey.start_date ? new Date(survey.start_date).toLocaleString() : 'Not launched'],
-    ['End date', survey.end_date ? new Date(survey.end_date).toLocaleString() : '—'],
+    ['Start date', survey.start_date ? formatDateTime(survey.start_date) : 'Not launched'],
+    ['End date', survey.end_date ? formatDateTime(survey.end_date) : '—'],
     ['URL', conditions.url ? `${matchLabel(conditions.urlMatchType)} ${conditions.url}` : 'Any'],
     ['CSS selector', conditions.selector || '—'],
     ['Wait period', conditions.seenSurveyWaitPeriodInDays == null ? '—' : `${conditions.seenSurveyWaitPeriodInDays} days`],
@@ -105,7 +106,7 @@ function Overview({ survey }: { survey: Survey }) {
       targeting.length ? targeting.map((p) => `${p.key} ${p.operator ?? 'exact'} ${JSON.stringify(p.value)}`).join('; ') : 'Everyone',
     ],
     ['Responses limit', survey.responses_limit == null ? '—' : String(survey.responses_limit)],
-    ['Created by', `${survey.created_by?.email ?? ''} on ${new Date(survey.created_at).toLocaleString()}`],
+    ['Created by', `${survey.created_by?.email ?? ''} on ${formatDateTime(survey.created_at)}`],
   ];
   return (
     <Stack>

@@ -7,6 +7,7 @@ import { TableHead } from '../../components/TableHead';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { questionTypeLabel } from './survey-form';
+import { DateTime } from '../../components/DateTime';
 
 const EMOJI: Record<number, string[]> = { 3: ['😞', '😐', '😀'], 5: ['😡', '😞', '😐', '😀', '😍'] };
 
@@ -84,7 +85,9 @@ function Answers({ result }: { result: QuestionResult }) {
                 {answer.distinct_id}
               </Anchor>
             </Table.Td>
-            <Table.Td>{new Date(answer.timestamp).toLocaleString()}</Table.Td>
+            <Table.Td>
+              <DateTime value={answer.timestamp} />
+            </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>
@@ -183,8 +186,7 @@ export function SurveyResults({ surveyId }: { surveyId: string }) {
         <>
           <Text size="sm" c="dimmed" data-testid="results-total">
             {results.data.responses} {results.data.responses === 1 ? 'submission' : 'submissions'} from{' '}
-            {new Date(results.data.date_range.date_from).toLocaleDateString()} to{' '}
-            {new Date(results.data.date_range.date_to).toLocaleDateString()}
+            <DateTime value={results.data.date_range.date_from} dateOnly /> to <DateTime value={results.data.date_range.date_to} dateOnly />
           </Text>
           {results.data.questions.map((result) => (
             <QuestionCard key={`${result.index}:${result.id ?? ''}`} result={result} />

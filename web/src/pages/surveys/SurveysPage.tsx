@@ -5,6 +5,7 @@ import { TableHead } from '../../components/TableHead';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { StatusBadge, surveyTypeLabel } from './SurveyStatus';
+import { DateTime } from '../../components/DateTime';
 
 const matches = (survey: Survey, search: string) => {
   const needle = search.trim().toLowerCase();
@@ -88,7 +89,9 @@ export function Component() {
                   <Table.Td data-testid="survey-responses">{counts.data ? (counts.data[survey.id] ?? 0) : '—'}</Table.Td>
                   <Table.Td>{surveyTypeLabel(survey.type)}</Table.Td>
                   <Table.Td>{survey.created_by?.email ?? ''}</Table.Td>
-                  <Table.Td>{new Date(survey.created_at).toLocaleDateString()}</Table.Td>
+                  <Table.Td>
+                    <DateTime value={survey.created_at} dateOnly />
+                  </Table.Td>
                   <Table.Td>
                     <Group gap={4}>
                       <StatusBadge status={surveyStatus(survey)} />

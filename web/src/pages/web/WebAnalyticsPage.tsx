@@ -26,6 +26,22 @@ function FilterInput({ label, value, onCommit }: { label: string; value: string;
   );
 }
 
+/** A filter of a fixed set of values; one from the address outside it (an old link) stays shown. */
+function FilterSelect({
+  label,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  options: readonly string[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  const data = value && !options.includes(value) ? [...options, value] : [...options];
+  return <Select label={label} placeholder="Any" w={160} clearable data={data} value={value || null} onChange={(v) => onChange(v ?? '')} />;
+}
+
 /**
  * The change from the previous period. The API gives no percentage when the previous value is
  * 0 (or missing): that is 'no previous data' only when there was none, not for a real 0.
@@ -101,9 +117,19 @@ export function Component() {
         />
         <FilterInput label="From" value={params.get('from') ?? ''} onCommit={(v) => setParam({ from: v })} />
         <FilterInput label="To" value={params.get('to') ?? ''} onCommit={(v) => setParam({ to: v })} />
-        {FILTERS.map((f) => (
-          <FilterInput key={f.param} label={f.label} value={params.get(f.param) ?? ''} onCommit={(v) => setParam({ [f.param]: v })} />
-        ))}
+        {FILTERS.map((f) =>
+          f.options ? (
+            <FilterSelect
+              key={f.param}
+              label={f.label}
+              options={f.options}
+              value={params.get(f.param) ?? ''}
+              onChange={(v) => setParam({ [f.param]: v })}
+            />
+          ) : (
+            <FilterInput key={f.param} label={f.label} value={params.get(f.param) ?? ''} onCommit={(v) => setParam({ [f.param]: v })} />
+          ),
+        )}
       </Group>
       {overview.isError && (
         <Alert color="red" role="alert">

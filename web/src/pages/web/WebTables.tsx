@@ -22,7 +22,8 @@ export const StatsTable = memo(function StatsTable({
   column,
   range,
   properties,
-}: Shared & { breakdownBy: string; title: string; column: string }) {
+  noValue = '(not set)',
+}: Shared & { breakdownBy: string; title: string; column: string; noValue?: string }) {
   const table = useWebStatsTable(environmentId, breakdownBy, range, properties);
   const rows = table.data?.results ?? [];
   const top = Math.max(1, ...rows.map((r) => r[1][0]));
@@ -45,7 +46,13 @@ export const StatsTable = memo(function StatsTable({
             <Table.Tr key={String(value)}>
               <Table.Td className="web-bar-cell">
                 <span className="web-bar" style={{ width: `${(100 * visitors) / top}%` }} />
-                <span className="web-bar-label">{value ?? '(none)'}</span>
+                <span className="web-bar-label">
+                  {value ?? (
+                    <Text span fs="italic" c="dimmed" inherit>
+                      {noValue}
+                    </Text>
+                  )}
+                </span>
               </Table.Td>
               <Table.Td ta="right">{formatCount(visitors)}</Table.Td>
               <Table.Td ta="right">{formatCount(views)}</Table.Td>

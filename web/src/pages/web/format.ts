@@ -14,12 +14,15 @@ export const RANGES = [
 ] as const;
 export const DEFAULT_FROM = '-7d';
 
-/** The three filters every tile takes: the event property each sets. */
-export const FILTERS = [
+/**
+ * The three filters every tile takes: the event property each sets, and the values to pick from
+ * where the property has a fixed set (posthog-js's `$device_type`).
+ */
+export const FILTERS: readonly { param: string; key: string; label: string; options?: readonly string[] }[] = [
   { param: 'path', key: '$pathname', label: 'Path' },
   { param: 'country', key: '$geoip_country_code', label: 'Country code' },
-  { param: 'device', key: '$device_type', label: 'Device type' },
-] as const;
+  { param: 'device', key: '$device_type', label: 'Device type', options: ['Desktop', 'Mobile', 'Tablet'] },
+];
 
 export function readRange(params: URLSearchParams): WebRange {
   return { date_from: params.get('from') || DEFAULT_FROM, date_to: params.get('to') || null };

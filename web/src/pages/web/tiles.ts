@@ -6,10 +6,14 @@ import { webOverviewQuery, webStatsTableQuery, webVitalsQuery } from '../../api/
 import { prefetch } from '../../query-client';
 import { readProperties, readRange } from './format';
 
+/**
+ * The tables. A row without a value is "(not set)" as PostHog labels it; a session without a
+ * referrer is "(direct)" (posthog-js's own `$direct` is shown as sent, as PostHog does).
+ */
 export const TABLES = [
   { breakdownBy: 'Page', title: 'Top pages', column: 'Path' },
   { breakdownBy: 'InitialPage', title: 'Entry pages', column: 'Entry path' },
-  { breakdownBy: 'InitialReferringDomain', title: 'Referrers', column: 'Referring domain' },
+  { breakdownBy: 'InitialReferringDomain', title: 'Referrers', column: 'Referring domain', noValue: '(direct)' },
   { breakdownBy: 'InitialChannelType', title: 'Channels', column: 'Channel' },
   { breakdownBy: 'Country', title: 'Countries', column: 'Country' },
   { breakdownBy: 'Browser', title: 'Browsers', column: 'Browser' },

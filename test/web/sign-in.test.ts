@@ -136,6 +136,37 @@ describe('signing in to the web app', () => {
     expectNoPageErrors(watched, [400, 401, 403]);
   });
 
+  it('signing out lands on the sign-in page even when a request is refused on the way there', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const login = await other.request.post(`${server.url}/api/login/`, {
+        data: { email: server.bootstrap.user.email, password: PASSWORD },
+        headers: { origin: server.url },
+      });
+      expect(login.status(), await login.text()).toBe(200);
+      const visitor = await watchedPage(other);
+      await visitor.page.goto(`${server.url}/project/${env}/get-started`);
+      await visitor.page.getByRole('button', { name: 'Sign out' }).waitFor();
+      // The sign-in page's code is held until one of the page's own requests comes back refused
+      // (Get started asks for a first event every 2 s), so the refusal arrives while the
+      // navigation to the sign-in page is still under way, as on a slow machine.
+      const refused = visitor.page.waitForResponse(
+        (response) => new URL(response.url()).pathname.startsWith('/api/') && [401, 403].includes(response.status()),
+      );
+      await visitor.page.route('**/LoginPage-*.js', async (route) => {
+        await refused;
+        await route.continue();
+      });
+      await visitor.page.getByRole('button', { name: 'Sign out' }).click();
+      await refused;
+      await visitor.page.getByRole('button', { name: 'Sign in' }).waitFor();
+      // The sign-in page itself, not one that would send the next sign-in back to Get started.
+      expect(visitor.page.url()).toBe(`${server.url}/login`);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("an invite's link makes the invited person an account and signs them in", async () => {
     const invite = await server.request(`/api/organizations/${server.bootstrap.organization.id}/invites/`, {
       method: 'POST',

@@ -10,6 +10,7 @@ import {
   getPropertyDefinition,
   listEventDefinitions,
   listPropertyDefinitions,
+  projectEnvironmentIds,
   updateEventDefinition,
   updatePropertyDefinition,
   type EventDefinition,
@@ -68,7 +69,8 @@ function idOf(request: FastifyRequest): string {
 /**
  * `event_definitions/` and `property_definitions/`: what ingestion saw (definitions-step in the
  * worker), listed, searched and filtered as PostHog does; one read and a PATCH of the description
- * and tags each.
+ * and tags each. One list per project: `/api/environments/:id/` of any of its environments and
+ * `/api/projects/:id/` answer the same rows (PostHog filters on the project for both).
  */
 export const definitionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
   const { database } = ctx;
@@ -80,11 +82,11 @@ export const definitionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     app.get(`${events}/`, { config: teamAccess('event_definition:read', base) }, async (request) => {
       const params = valid(readEventDefinitionParams(request.query));
       const page = readPage(request.query);
-      const teamId = request.team!.id;
-      const { count, rows } = await listEventDefinitions(database, teamId, params, page);
+      const { projectId } = request.team!;
+      const { count, rows } = await listEventDefinitions(database, projectId, params, page);
       const volumes = await eventVolumes(
         ctx.analytics,
-        teamId,
+        await projectEnvironmentIds(db, projectId),
         rows.map((r) => r.name),
         Date.now(),
       );
@@ -97,36 +99,36 @@ export const definitionRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     });
 
     app.get(`${events}/:id/`, { config: teamAccess('event_definition:read', base) }, async (request) => {
-      const teamId = request.team!.id;
-      const definition = await loadOr404(getEventDefinition(db, teamId, idOf(request)));
-      const volumes = await eventVolumes(ctx.analytics, teamId, [definition.name], Date.now());
+      const { projectId } = request.team!;
+      const definition = await loadOr404(getEventDefinition(db, projectId, idOf(request)));
+      const volumes = await eventVolumes(ctx.analytics, await projectEnvironmentIds(db, projectId), [definition.name], Date.now());
       return serializeEventDefinition(definition, volumes.get(definition.name) ?? 0);
     });
 
     app.patch(`${events}/:id/`, { config: teamAccess('event_definition:write', base) }, async (request) => {
-      const teamId = request.team!.id;
+      const { projectId } = request.team!;
       const id = idOf(request);
       const changes = valid(readDefinitionChanges(request.body));
-      const definition = await loadOr404(updateEventDefinition(db, teamId, id, changes));
-      const volumes = await eventVolumes(ctx.analytics, teamId, [definition.name], Date.now());
+      const definition = await loadOr404(updateEventDefinition(db, projectId, id, changes));
+      const volumes = await eventVolumes(ctx.analytics, await projectEnvironmentIds(db, projectId), [definition.name], Date.now());
       return serializeEventDefinition(definition, volumes.get(definition.name) ?? 0);
     });
 
     app.get(`${properties}/`, { config: teamAccess('property_definition:read', base) }, async (request) => {
       const params = valid(readPropertyDefinitionParams(request.query));
       const page = readPage(request.query);
-      const { count, rows } = await listPropertyDefinitions(database, request.team!.id, params, page);
+      const { count, rows } = await listPropertyDefinitions(database, request.team!.projectId, params, page);
       return paginate(request, page, count, rows.map(serializePropertyDefinition));
     });
 
     app.get(`${properties}/:id/`, { config: teamAccess('property_definition:read', base) }, async (request) => {
-      return serializePropertyDefinition(await loadOr404(getPropertyDefinition(db, request.team!.id, idOf(request))));
+      return serializePropertyDefinition(await loadOr404(getPropertyDefinition(db, request.team!.projectId, idOf(request))));
     });
 
     app.patch(`${properties}/:id/`, { config: teamAccess('property_definition:write', base) }, async (request) => {
       const id = idOf(request);
       const changes = valid(readDefinitionChanges(request.body));
-      return serializePropertyDefinition(await loadOr404(updatePropertyDefinition(db, request.team!.id, id, changes)));
+      return serializePropertyDefinition(await loadOr404(updatePropertyDefinition(db, request.team!.projectId, id, changes)));
     });
   }
 };

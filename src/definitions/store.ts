@@ -15,6 +15,8 @@ const ROWS_PER_STATEMENT = 100;
 // ——— Written by the worker, in its batch's transaction ———
 
 export interface NewEventDefinition {
+  projectId: number;
+  /** The environment of the event: kept as the row's team_id when it makes the row. */
   teamId: number;
   name: string;
   /** ISO instant: the batch's time. */
@@ -22,6 +24,7 @@ export interface NewEventDefinition {
 }
 
 export interface NewPropertyDefinition {
+  projectId: number;
   teamId: number;
   name: string;
   type: number;
@@ -30,6 +33,7 @@ export interface NewPropertyDefinition {
 }
 
 export interface NewEventProperty {
+  projectId: number;
   teamId: number;
   event: string;
   property: string;
@@ -41,9 +45,10 @@ function byText(a: string, b: string): number {
 }
 
 /**
- * Makes sure of the definitions (the worker sends only those it has not written lately). An event
- * definition seen again moves its `last_seen_at` forward; a property definition keeps the type it
- * was first given, unless it had none (PostHog's upserts).
+ * Makes sure of the definitions (the worker sends only those it has not written lately), one list
+ * per project: an environment's event meeting a name another environment of its project made only
+ * updates that row. An event definition seen again moves its `last_seen_at` forward; a property
+ * definition keeps the type it was first given, unless it had none (PostHog's upserts).
  *
  * Each table's rows go in the order of its unique key: concurrent batches (several workers on
  * PostgreSQL) that upsert some of the same definitions then lock them in the same order and wait
@@ -55,22 +60,30 @@ export async function recordDefinitions(
   unsortedProperties: readonly NewPropertyDefinition[],
   unsortedEventProperties: readonly NewEventProperty[],
 ): Promise<void> {
-  const events = [...unsortedEvents].sort((a, b) => a.teamId - b.teamId || byText(a.name, b.name));
+  const events = [...unsortedEvents].sort((a, b) => a.projectId - b.projectId || byText(a.name, b.name));
   const properties = [...unsortedProperties].sort(
-    (a, b) => a.teamId - b.teamId || a.type - b.type || a.groupTypeIndex - b.groupTypeIndex || byText(a.name, b.name),
+    (a, b) => a.projectId - b.projectId || a.type - b.type || a.groupTypeIndex - b.groupTypeIndex || byText(a.name, b.name),
   );
   const eventProperties = [...unsortedEventProperties].sort(
-    (a, b) => a.teamId - b.teamId || byText(a.event, b.event) || byText(a.property, b.property),
+    (a, b) => a.projectId - b.projectId || byText(a.event, b.event) || byText(a.property, b.property),
   );
   for (const rows of chunks(events, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('event_definitions')
       .values(
-        rows.map((e) => ({ id: randomUUID(), team_id: e.teamId, name: e.name, created_at: e.seenAt, last_seen_at: e.seenAt, tags: '[]' })),
+        rows.map((e) => ({
+          id: randomUUID(),
+          project_id: e.projectId,
+          team_id: e.teamId,
+          name: e.name,
+          created_at: e.seenAt,
+          last_seen_at: e.seenAt,
+          tags: '[]',
+        })),
       )
       .onConflict((oc) =>
         oc
-          .columns(['team_id', 'name'])
+          .columns(['project_id', 'name'])
           .doUpdateSet({ last_seen_at: sql`excluded.last_seen_at` })
           .where(sql<SqlBool>`event_definitions.last_seen_at is null or event_definitions.last_seen_at < excluded.last_seen_at`),
       )
@@ -82,6 +95,7 @@ export async function recordDefinitions(
       .values(
         rows.map((p) => ({
           id: randomUUID(),
+          project_id: p.projectId,
           team_id: p.teamId,
           name: p.name,
           type: p.type,
@@ -93,7 +107,7 @@ export async function recordDefinitions(
       )
       .onConflict((oc) =>
         oc
-          .columns(['team_id', 'type', 'group_type_index', 'name'])
+          .columns(['project_id', 'type', 'group_type_index', 'name'])
           .doUpdateSet({ property_type: sql`excluded.property_type`, is_numerical: sql`excluded.is_numerical` })
           .where('property_definitions.property_type', 'is', null),
       )
@@ -102,7 +116,7 @@ export async function recordDefinitions(
   for (const rows of chunks(eventProperties, ROWS_PER_STATEMENT)) {
     await db
       .insertInto('event_properties')
-      .values(rows.map((p) => ({ team_id: p.teamId, event: p.event, property: p.property })))
+      .values(rows.map((p) => ({ project_id: p.projectId, team_id: p.teamId, event: p.event, property: p.property })))
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
@@ -160,12 +174,12 @@ export interface EventDefinitionFilter {
 /** A page of the project's event definitions, with the count of all that match. */
 export async function listEventDefinitions(
   database: Database,
-  teamId: number,
+  projectId: number,
   filter: EventDefinitionFilter,
   page: PageRequest,
 ): Promise<{ count: number; rows: EventDefinition[] }> {
   const { db, dialect } = database;
-  let query = db.selectFrom('event_definitions').where('team_id', '=', teamId);
+  let query = db.selectFrom('event_definitions').where('project_id', '=', projectId);
   for (const term of searchTerms(dialect, 'name', filter.search)) query = query.where(term);
   if (filter.eventType === 'event_custom') query = query.where('name', 'not like', '$%');
   if (filter.eventType === 'event_posthog') query = query.where('name', 'like', '$%');
@@ -185,14 +199,19 @@ export async function listEventDefinitions(
   return { count: Number(count), rows: rows.map(toEventDefinition) };
 }
 
-export async function getEventDefinition(db: Db, teamId: number, id: string): Promise<EventDefinition | undefined> {
-  const row = await db.selectFrom('event_definitions').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+export async function getEventDefinition(db: Db, projectId: number, id: string): Promise<EventDefinition | undefined> {
+  const row = await db
+    .selectFrom('event_definitions')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? toEventDefinition(row) : undefined;
 }
 
 export async function updateEventDefinition(
   db: Db,
-  teamId: number,
+  projectId: number,
   id: string,
   changes: { description?: string | null; tags?: string[] },
 ): Promise<EventDefinition | undefined> {
@@ -200,8 +219,8 @@ export async function updateEventDefinition(
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
   if (Object.keys(set).length > 0)
-    await db.updateTable('event_definitions').set(set).where('team_id', '=', teamId).where('id', '=', id).execute();
-  return getEventDefinition(db, teamId, id);
+    await db.updateTable('event_definitions').set(set).where('project_id', '=', projectId).where('id', '=', id).execute();
+  return getEventDefinition(db, projectId, id);
 }
 
 export interface PropertyDefinitionFilter {
@@ -221,18 +240,18 @@ export interface PropertyDefinitionFilter {
 /** A page of the project's property definitions of one kind, with the count of all that match. */
 export async function listPropertyDefinitions(
   database: Database,
-  teamId: number,
+  projectId: number,
   filter: PropertyDefinitionFilter,
   page: PageRequest,
 ): Promise<{ count: number; rows: PropertyDefinition[] }> {
   const { db, dialect } = database;
   const events = filter.eventNames ?? [];
-  const seen = sql<SqlBool>`exists (select 1 from event_properties ep where ep.team_id = pd.team_id and ep.property = pd.name and ep.event in (${sql.join(
+  const seen = sql<SqlBool>`exists (select 1 from event_properties ep where ep.project_id = pd.project_id and ep.property = pd.name and ep.event in (${sql.join(
     events.length > 0 ? events : [''],
   )}))`;
   let query = db
     .selectFrom('property_definitions as pd')
-    .where('pd.team_id', '=', teamId)
+    .where('pd.project_id', '=', projectId)
     .where('pd.type', '=', filter.type)
     .where('pd.group_type_index', '=', filter.groupTypeIndex);
   if (filter.excluded.length > 0) query = query.where('pd.name', 'not in', filter.excluded);
@@ -271,14 +290,19 @@ function toPropertyDefinition(r: Schema['property_definitions']): PropertyDefini
   };
 }
 
-export async function getPropertyDefinition(db: Db, teamId: number, id: string): Promise<PropertyDefinition | undefined> {
-  const row = await db.selectFrom('property_definitions').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+export async function getPropertyDefinition(db: Db, projectId: number, id: string): Promise<PropertyDefinition | undefined> {
+  const row = await db
+    .selectFrom('property_definitions')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? toPropertyDefinition(row) : undefined;
 }
 
 export async function updatePropertyDefinition(
   db: Db,
-  teamId: number,
+  projectId: number,
   id: string,
   changes: { description?: string | null; tags?: string[] },
 ): Promise<PropertyDefinition | undefined> {
@@ -286,6 +310,26 @@ export async function updatePropertyDefinition(
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.tags !== undefined) set.tags = JSON.stringify(changes.tags);
   if (Object.keys(set).length > 0)
-    await db.updateTable('property_definitions').set(set).where('team_id', '=', teamId).where('id', '=', id).execute();
-  return getPropertyDefinition(db, teamId, id);
+    await db.updateTable('property_definitions').set(set).where('project_id', '=', projectId).where('id', '=', id).execute();
+  return getPropertyDefinition(db, projectId, id);
+}
+
+/** The ids of the project's environments (whose events a definition's volume counts). */
+export async function projectEnvironmentIds(db: Db, projectId: number): Promise<number[]> {
+  const rows = await db.selectFrom('teams').select('id').where('project_id', '=', projectId).orderBy('id').execute();
+  return rows.map((r) => Number(r.id));
+}
+
+export const DEFINITION_TABLES: ReadonlySet<string> = new Set(['event_definitions', 'property_definitions', 'event_properties']);
+
+/**
+ * An environment is being deleted (in the caller's transaction). Its project's definitions stay
+ * while the project lives: the rows it first saw name `heir` (another environment of the project)
+ * instead. Without an heir the project goes with it, and so do all its definitions.
+ */
+export async function releaseEnvironmentDefinitions(db: Db, teamId: number, projectId: number, heir: number | undefined): Promise<void> {
+  for (const table of ['event_definitions', 'property_definitions', 'event_properties'] as const) {
+    if (heir === undefined) await db.deleteFrom(table).where('project_id', '=', projectId).execute();
+    else await db.updateTable(table).set({ team_id: heir }).where('team_id', '=', teamId).execute();
+  }
 }

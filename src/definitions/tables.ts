@@ -1,5 +1,8 @@
 export interface EventDefinitionsTable {
   id: string;
+  /** The project the definition belongs to (027-definitions-per-project): unique per project. */
+  project_id: number;
+  /** The environment whose event first made the row. */
   team_id: number;
   name: string;
   created_at: string;
@@ -11,6 +14,8 @@ export interface EventDefinitionsTable {
 
 export interface PropertyDefinitionsTable {
   id: string;
+  project_id: number;
+  /** The environment whose event first made the row. */
   team_id: number;
   name: string;
   /** 1 event, 2 person, 3 group (PostHog's PropertyDefinition.Type). */
@@ -24,6 +29,8 @@ export interface PropertyDefinitionsTable {
 }
 
 export interface EventPropertiesTable {
+  project_id: number;
+  /** The environment whose event first made the row. */
   team_id: number;
   event: string;
   property: string;

@@ -1,4 +1,5 @@
 import { BULK_TEAM_TABLES, queueDeletion, teamOwnedTables } from '../deletions/store.js';
+import { DEFINITION_TABLES, releaseEnvironmentDefinitions } from '../definitions/store.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
@@ -140,15 +141,26 @@ export async function isGeneratingDemoData(db: Db, teamId: number): Promise<bool
  * Removes an environment. At once, in one transaction: the environment, its definitions (the rows
  * of every table with its `team_id` but the bulk ones: flags, cohorts, insights, dashboards,
  * subscriptions, sharing, the queue…), its keys' access, users' pointers to it, and its project
- * when it was the last. Its bulk data (events, persons, recordings…: BULK_TEAM_TABLES) in the
+ * when it was the last. The project's event and property definitions stay while the project has
+ * another environment (the rows this one first saw move to it). Its bulk data (events, persons, recordings…: BULK_TEAM_TABLES) in the
  * background (deletions/runner.ts), queued in the same transaction: millions of rows deleted in
  * the request held SQLite's write lock (and the process) for minutes.
  */
 export async function purgeTeam(database: Database, team: Team): Promise<void> {
   const tables = await teamOwnedTables(database);
   await database.db.transaction().execute(async (trx) => {
+    const heir = await trx
+      .selectFrom('teams')
+      .select('id')
+      .where('project_id', '=', team.projectId)
+      .where('id', '<>', team.id)
+      .orderBy('id')
+      .executeTakeFirst();
+    // Definitions are the project's: they stay while it has another environment.
+    await releaseEnvironmentDefinitions(trx, team.id, team.projectId, heir === undefined ? undefined : Number(heir.id));
     for (const table of tables) {
-      if (!BULK_TEAM_TABLES.has(table)) await (trx as Kysely<any>).deleteFrom(table).where('team_id', '=', team.id).execute();
+      if (BULK_TEAM_TABLES.has(table) || DEFINITION_TABLES.has(table)) continue;
+      await (trx as Kysely<any>).deleteFrom(table).where('team_id', '=', team.id).execute();
     }
     await queueDeletion(trx, { teamId: team.id, kind: 'environment' });
     // Keys limited to this environment lose it; a key limited to nothing else goes with it.
@@ -167,7 +179,6 @@ export async function purgeTeam(database: Database, team: Team): Promise<void> {
     }
     await trx.updateTable('users').set({ current_team_id: null }).where('current_team_id', '=', team.id).execute();
     await trx.deleteFrom('teams').where('id', '=', team.id).execute();
-    const remaining = await trx.selectFrom('teams').select('id').where('project_id', '=', team.projectId).executeTakeFirst();
-    if (!remaining) await trx.deleteFrom('projects').where('id', '=', team.projectId).execute();
+    if (!heir) await trx.deleteFrom('projects').where('id', '=', team.projectId).execute();
   });
 }

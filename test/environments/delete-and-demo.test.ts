@@ -33,6 +33,23 @@ async function countsByTable(teamId: number): Promise<Record<string, number>> {
   return counts;
 }
 
+const DEFINITION_TABLES = ['event_definitions', 'property_definitions', 'event_properties'] as const;
+
+/** The project's definitions (each table's rows, by project). */
+async function definitionsOfProject(projectId: number): Promise<Record<string, number>> {
+  const { db } = server.running.ctx.database;
+  const counts: Record<string, number> = {};
+  for (const table of DEFINITION_TABLES) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    counts[table] = Number(row.n);
+  }
+  return counts;
+}
+
 async function fill(env: { id: number; api_token: string }, prefix: string) {
   const batch = [
     { event: '$pageview', properties: { distinct_id: `${prefix}-1`, $session_id: `${prefix}-session`, $set: { email: `${prefix}@x.io` } } },
@@ -65,6 +82,9 @@ describe('deleting an environment', () => {
 
     const doomedBefore = await countsByTable(doomed.id);
     const keptBefore = await countsByTable(kept.id);
+    const projectDefinitionsBefore = await definitionsOfProject(projectId);
+    // Its events came first: it made the project's definitions of their names.
+    expect(doomedBefore.event_definitions).toBeGreaterThan(0);
     for (const table of [
       'clickhouse.events',
       'clickhouse.sessions',
@@ -95,7 +115,15 @@ describe('deleting an environment', () => {
       Object.values(doomedAfter).every((n) => n === 0),
       JSON.stringify(doomedAfter),
     ).toBe(true);
-    expect(await countsByTable(kept.id)).toEqual(keptBefore);
+    // The project's definitions stay: the rows the deleted environment made first now name the one kept.
+    const keptAfter = await countsByTable(kept.id);
+    for (const table of DEFINITION_TABLES) {
+      expect(keptAfter[table], table).toBe(keptBefore[table]! + doomedBefore[table]!);
+      delete keptAfter[table];
+      delete keptBefore[table];
+    }
+    expect(keptAfter).toEqual(keptBefore);
+    expect(await definitionsOfProject(projectId)).toEqual(projectDefinitionsBefore);
     expect(await database.db.selectFrom('teams').select('id').where('id', '=', doomed.id).executeTakeFirst()).toBeUndefined();
 
     // A key limited to the deleted environment is gone; one limited to both keeps the other.

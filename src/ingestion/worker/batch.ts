@@ -199,7 +199,13 @@ export async function processBatch(
     }
     if (result.stored) {
       const group = event.event === '$groupidentify' ? event.groups?.identified : undefined;
-      definitions.note(teamId, event.event, event.definitions, group ? batch.groupTypes.known(teamId, group.type) : undefined);
+      definitions.note(
+        team.projectId,
+        teamId,
+        event.event,
+        event.definitions,
+        group ? batch.groupTypes.known(teamId, group.type) : undefined,
+      );
       if (!team.ingestedEvent) firstEventTeams.add(teamId);
     }
   }

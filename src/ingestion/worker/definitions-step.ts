@@ -11,8 +11,10 @@ const MAX_ENTRIES = 200_000;
 
 /**
  * What the worker's batches have written of the definitions, shared by all of them: the events'
- * shapes (team, event and the definitions string), the property definitions and event-property
- * pairs, and the hour in which each event definition's `last_seen_at` was last moved. A batch
+ * shapes (project, event and the definitions string), the property definitions and event-property
+ * pairs, and the hour in which each event definition's `last_seen_at` was last moved. All keyed by
+ * project, as the rows are: a second environment's event of a name its project has met costs no
+ * write either. A batch
  * writes only what is not here, so an event like one seen before costs two map lookups; the
  * caches are filled only after the batch's transaction committed.
  */
@@ -53,14 +55,17 @@ export class DefinitionsBatch {
     this.seenAt = new Date(now).toISOString();
   }
 
-  /** A stored event. `groupTypeIndex`: a `$groupidentify`'s group type (its definitions are that type's). */
-  note(teamId: number, rawEvent: string, definitions: string, groupTypeIndex: number | undefined): void {
+  /**
+   * A stored event of environment `teamId` of project `projectId`. `groupTypeIndex`: a
+   * `$groupidentify`'s group type (its definitions are that type's).
+   */
+  note(projectId: number, teamId: number, rawEvent: string, definitions: string, groupTypeIndex: number | undefined): void {
     // Names are stored as the event's own text is (PostgreSQL refuses NUL): U+FFFD in place.
     const event = wellFormedText(rawEvent);
     if (!definableEventName(event)) return;
-    const eventKey = `${teamId}\u0000${event}`;
+    const eventKey = `${projectId}\u0000${event}`;
     if (this.cache.eventHours.get(eventKey) !== this.hour && !this.events.has(eventKey)) {
-      this.events.set(eventKey, { teamId, name: event, seenAt: this.seenAt });
+      this.events.set(eventKey, { projectId, teamId, name: event, seenAt: this.seenAt });
     }
     if (definitions === '') return;
     const shapeKey = `${eventKey}\u0000${groupTypeIndex ?? -1}\u0000${definitions}`;
@@ -71,15 +76,15 @@ export class DefinitionsBatch {
       const type = PROPERTY_KINDS[entry.kind];
       const index = entry.kind === 'group' ? groupTypeIndex : -1;
       if (index === undefined) continue; // a group type the project could not take (past five)
-      const propertyKey = `${teamId}\u0000${type}\u0000${index}\u0000${entry.key}`;
+      const propertyKey = `${projectId}\u0000${type}\u0000${index}\u0000${entry.key}`;
       if (!this.cache.properties.has(propertyKey) && !this.properties.has(propertyKey)) {
-        this.properties.set(propertyKey, { teamId, name: entry.key, type, groupTypeIndex: index, propertyType: entry.type });
+        this.properties.set(propertyKey, { projectId, teamId, name: entry.key, type, groupTypeIndex: index, propertyType: entry.type });
       }
       // Feature flag values ride on nearly every event; PostHog keeps no event-property pair for them.
       if (entry.kind !== 'event' || entry.key.startsWith('$feature/') || entry.key.startsWith('$feature_enrollment/')) continue;
       const pairKey = `${eventKey}\u0000${entry.key}`;
       if (!this.cache.eventProperties.has(pairKey) && !this.eventProperties.has(pairKey)) {
-        this.eventProperties.set(pairKey, { teamId, event, property: entry.key });
+        this.eventProperties.set(pairKey, { projectId, teamId, event, property: entry.key });
       }
     }
   }

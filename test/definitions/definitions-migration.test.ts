@@ -1,0 +1,178 @@
+/**
+ * Migration 027: definitions keyed by environment become the project's. Rows of two environments
+ * of one project that share a key merge into one (the primary's id, the earliest created_at, the
+ * latest last_seen_at, a non-empty description and tags, the primary's property type else any),
+ * a third project's rows stay apart. The old state is made by running the migrations up to 026.
+ */
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
+import { migrations } from '../../src/platform/db/migrations/index.js';
+import { insertOrganization, insertProjectWithTeam, insertTeam } from '../../src/environments/tenancy-store.js';
+import { defaultTeamSettings } from '../../src/environments/team-fields.js';
+import { generateProjectApiToken } from '../../src/auth/tokens.js';
+import { fromBool } from '../../src/platform/db/values.js';
+import { freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
+
+let storage: TestStorage | undefined;
+let database: Database | undefined;
+afterAll(async () => {
+  await database?.close();
+  await storage?.dispose();
+});
+
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const at = (day: number) => new Date(Date.UTC(2026, 0, day)).toISOString();
+const newTeam = (name: string) => ({ name, apiToken: generateProjectApiToken(), settings: defaultTeamSettings() });
+
+describe('migration 027-definitions-per-project', () => {
+  it('merges the environments of a project into one list', async () => {
+    storage = await freshStorage();
+    database = await openDatabase({
+      databaseUrl: TEST_DATABASE_URL,
+      sqliteFile: path.join(storage.dataDir, 'hoglet.db'),
+      ...(storage.schema ? { pgSchema: storage.schema } : {}),
+    });
+    const db = database.db as never as Kysely<any>;
+    const types = columnTypes(database.dialect);
+    const step = migrations.findIndex((m) => m.name === '027-definitions-per-project');
+    expect(migrations[step - 1]!.name).toBe('026-event-uuid-window');
+    for (const migration of migrations.slice(0, step)) await migration.up(db, types);
+
+    const organization = await insertOrganization(database.db, 'Org');
+    const { project, team: primary } = await insertProjectWithTeam(database.db, { organizationId: organization.id, ...newTeam('Prod') });
+    const second = await insertTeam(database.db, project.id, { organizationId: organization.id, ...newTeam('Staging') });
+    const apart = (await insertProjectWithTeam(database.db, { organizationId: organization.id, ...newTeam('Apart') })).team;
+    const [p, s, a] = [primary.id, second.id, apart.id];
+    expect(second.projectId).toBe(p);
+
+    const event = (n: number, team: number, name: string, more: Record<string, unknown> = {}) => ({
+      id: id(n),
+      team_id: team,
+      name,
+      created_at: at(10),
+      last_seen_at: at(10),
+      description: null,
+      tags: '[]',
+      ...more,
+    });
+    await db
+      .insertInto('event_definitions')
+      .values([
+        // Collide: the second environment saw it first and last, and has the tags; the primary has the description.
+        event(1, s, 'signup', { created_at: at(1), last_seen_at: at(20), tags: '["growth"]' }),
+        event(2, p, 'signup', { created_at: at(5), last_seen_at: at(9), description: 'Signed up' }),
+        // Collide: only the second has a description; the primary's is empty.
+        event(3, p, 'login', { description: '', last_seen_at: null }),
+        event(4, s, 'login', { description: 'Logged in', tags: '["auth"]', last_seen_at: at(3) }),
+        event(5, s, 'staging only'),
+        // Another project: the same name stays its own.
+        event(6, a, 'signup', { description: 'theirs' }),
+      ])
+      .execute();
+    const property = (n: number, team: number, name: string, more: Record<string, unknown> = {}) => ({
+      id: id(100 + n),
+      team_id: team,
+      name,
+      type: 1,
+      group_type_index: -1,
+      property_type: null,
+      is_numerical: types.dialect === 'postgres' ? false : 0,
+      description: null,
+      tags: '[]',
+      ...more,
+    });
+    const numeric = { property_type: 'Numeric', is_numerical: types.dialect === 'postgres' ? true : 1 };
+    await db
+      .insertInto('property_definitions')
+      .values([
+        // The primary has no type: the second's is taken.
+        property(1, p, 'amount'),
+        property(2, s, 'amount', { ...numeric, description: 'How much' }),
+        // Both typed: the primary's wins.
+        property(3, s, 'plan', { property_type: 'DateTime' }),
+        property(4, p, 'plan', { property_type: 'String' }),
+        // A person property of the same name is another key.
+        property(5, s, 'plan', { type: 2, property_type: 'String' }),
+        property(6, a, 'amount', { property_type: 'String' }),
+      ])
+      .execute();
+    await db
+      .insertInto('event_properties')
+      .values([
+        { team_id: p, event: 'signup', property: 'plan' },
+        { team_id: s, event: 'signup', property: 'plan' },
+        { team_id: s, event: 'signup', property: 'amount' },
+        { team_id: a, event: 'signup', property: 'plan' },
+      ])
+      .execute();
+
+    await migrations[step]!.up(db, types);
+
+    const events = await db.selectFrom('event_definitions').selectAll().orderBy('project_id').orderBy('name').execute();
+    const time = (v: unknown) => (v === null ? null : new Date(v as string).toISOString());
+    expect(
+      events.map((r) => ({
+        id: r.id,
+        project: Number(r.project_id),
+        team: Number(r.team_id),
+        name: r.name,
+        created: time(r.created_at),
+        seen: time(r.last_seen_at),
+        description: r.description,
+        tags: r.tags,
+      })),
+    ).toEqual([
+      { id: id(3), project: p, team: p, name: 'login', created: at(10), seen: at(3), description: 'Logged in', tags: '["auth"]' },
+      { id: id(2), project: p, team: p, name: 'signup', created: at(1), seen: at(20), description: 'Signed up', tags: '["growth"]' },
+      { id: id(5), project: p, team: s, name: 'staging only', created: at(10), seen: at(10), description: null, tags: '[]' },
+      { id: id(6), project: a, team: a, name: 'signup', created: at(10), seen: at(10), description: 'theirs', tags: '[]' },
+    ]);
+
+    const properties = await db
+      .selectFrom('property_definitions')
+      .selectAll()
+      .orderBy('project_id')
+      .orderBy('type')
+      .orderBy('name')
+      .execute();
+    expect(
+      properties.map((r) => ({
+        id: r.id,
+        project: Number(r.project_id),
+        team: Number(r.team_id),
+        name: r.name,
+        type: Number(r.type),
+        propertyType: r.property_type,
+        numerical: fromBool(r.is_numerical),
+        description: r.description,
+      })),
+    ).toEqual([
+      { id: id(101), project: p, team: p, name: 'amount', type: 1, propertyType: 'Numeric', numerical: true, description: 'How much' },
+      { id: id(104), project: p, team: p, name: 'plan', type: 1, propertyType: 'String', numerical: false, description: null },
+      { id: id(105), project: p, team: s, name: 'plan', type: 2, propertyType: 'String', numerical: false, description: null },
+      { id: id(106), project: a, team: a, name: 'amount', type: 1, propertyType: 'String', numerical: false, description: null },
+    ]);
+
+    const pairs = await db.selectFrom('event_properties').selectAll().orderBy('project_id').orderBy('property').execute();
+    expect(pairs.map((r) => [Number(r.project_id), Number(r.team_id), r.event, r.property])).toEqual([
+      [p, s, 'signup', 'amount'],
+      [p, p, 'signup', 'plan'],
+      [a, a, 'signup', 'plan'],
+    ]);
+
+    // The keys are the project's now: a second row of a project's name is refused, another project's is not.
+    await expect(
+      db
+        .insertInto('event_definitions')
+        .values({ ...event(7, s, 'signup'), project_id: p })
+        .execute(),
+    ).rejects.toThrow();
+    await db
+      .insertInto('event_definitions')
+      .values({ ...event(8, a, 'login'), project_id: a })
+      .execute();
+  }, 120_000);
+});

@@ -27,6 +27,7 @@ import { surveys } from './023-surveys.js';
 import { earlyAccessFeatures } from './024-early-access-features.js';
 import { ingestionPartitions } from './025-ingestion-partitions.js';
 import { eventUuidWindow } from './026-event-uuid-window.js';
+import { groupTypesPerProject } from './028-group-types-per-project.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -56,6 +57,7 @@ export const migrations: HogletMigration[] = [
   earlyAccessFeatures,
   ingestionPartitions,
   eventUuidWindow,
+  groupTypesPerProject,
 ];
 
 export class MigrationError extends Error {}

@@ -23,6 +23,7 @@ import { SessionsMerger } from './events/sessions-merger.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
 import { TeamCache } from './environments/team-cache.js';
+import { projectsWithConflictingGroupTypes } from './groups/store.js';
 
 /**
  * The configured ClickHouse, with Hoglet's tables made once it opens (on `begin`), and the events
@@ -135,6 +136,7 @@ async function openContext(
   const geoip = await prepareGeoip(config, log);
   const database = await openAndMigrate(config, log, true);
   resources.add(() => database.close());
+  await warnGroupTypeConflicts(database, log);
   const analytics = prepareAnalyticsStore(config, log, database);
   resources.add(() => analytics.engine.close());
   const changes = await ChangeBus.connect(log, database, config.databaseUrl);
@@ -166,6 +168,19 @@ async function openContext(
     ingestionQueue,
   };
   return { ctx, failed, geoip, analytics };
+}
+
+/**
+ * Projects whose environments disagree on their group types (kept as they were by migration 028:
+ * their events carry `$group_N` by the old indexes), one line each (docs/operations.md).
+ */
+async function warnGroupTypeConflicts(database: Database, log: Logger): Promise<void> {
+  for (const project of await projectsWithConflictingGroupTypes(database.db)) {
+    log.warn(
+      { project },
+      'group types differ between the environments of this project: each keeps its own indexes, new types get an index free in all of them',
+    );
+  }
 }
 
 /** The background deletions runner, stopped with the other resources. */

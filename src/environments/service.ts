@@ -7,7 +7,7 @@ import { generateProjectApiToken } from '../auth/tokens.js';
 import type { AppContext } from '../context.js';
 import { createPrimaryDashboard } from '../dashboards/default-dashboard-store.js';
 import { getDashboard } from '../dashboards/store.js';
-import { listGroupTypes } from '../groups/store.js';
+import { copyProjectGroupTypes, listGroupTypes, lockProjectGroupTypes } from '../groups/store.js';
 import type { Team } from './models.js';
 import { liveEventsToken } from './live-events-token.js';
 import { serializeTeam } from './serializers.js';
@@ -59,6 +59,7 @@ function loggedState(team: Team): Record<string, unknown> {
 export async function createEnvironment(ctx: AppContext, principal: Principal, projectTeam: Team, write: TeamWrite): Promise<Team> {
   const { db } = ctx.database;
   const team = await db.transaction().execute(async (trx) => {
+    await lockProjectGroupTypes(trx, projectTeam.id);
     const settings = { ...defaultTeamSettings(await memberEmails(trx, projectTeam.organizationId)), ...write.settings };
     const inserted = await insertTeam(trx, projectTeam.projectId, {
       organizationId: projectTeam.organizationId,
@@ -66,6 +67,8 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
       apiToken: generateProjectApiToken(),
       settings,
     });
+    // Group types are the project's (PostHog's GroupTypeMapping): the new environment has them too.
+    await copyProjectGroupTypes(trx, inserted.id);
     const created = await setPrimaryDashboard(trx, inserted, await createPrimaryDashboard(trx, inserted.id));
     // Marked in the same transaction, so the very first is_generating_demo_data answer is true.
     if (created.settings.is_demo === true) {

@@ -1,13 +1,19 @@
 import { literalContainsPattern } from '../posthog/property-conditions.js';
-import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import {
+  assignProjectGroupType,
+  environmentsAgree,
+  MAX_GROUP_TYPES,
+  projectGroupTypes,
+  type EnvironmentGroupType,
+} from './core/project-group-types.js';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, toJson } from '../platform/db/values.js';
 import type { GroupsTable } from './tables.js';
 
 type Db = Kysely<Schema>;
 
-/** PostHog allows five group types per project, indexed 0..4 in order of first use. */
-export const MAX_GROUP_TYPES = 5;
+export { MAX_GROUP_TYPES };
 
 export interface GroupTypeMapping {
   groupType: string;
@@ -47,36 +53,147 @@ export async function groupTypeIndexOf(db: Db, teamId: number, groupType: string
 }
 
 /**
- * The index of a group type, assigning the next free one on first use. Undefined when the project
+ * The index of a group type, assigning one on first use (assignProjectGroupType: the project's
+ * index when another environment of the project has the type, else the first index free in the
+ * whole project), written to every environment of the project at once. Undefined when the project
  * already has five types (PostHog ignores further types).
  *
- * Two transactions may assign at once (concurrent ingestion batches on PostgreSQL): the insert
- * that loses on the type (the other took it) or on the index (the other took that index for
- * another type) does nothing, after waiting for the other to commit. The mapping is then read
- * again: the type's index when the other took the type, else the next free index is tried,
- * until the project has five types.
+ * Concurrent assignments in one project (ingestion batches of several workers, in one environment
+ * or two) are serialised by a lock on the project's row, taken in the caller's transaction (or in
+ * one of its own) and held until it ends: the second reads the mapping only once the first has
+ * committed. An environment created meanwhile takes the same lock (copyProjectGroupTypes).
  */
 export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
   const existing = await groupTypeIndexOf(db, teamId, groupType);
   if (existing !== undefined) return existing;
-  // Each round either finds the type or sees one more index taken: at most one per index.
-  for (let round = 0; round <= MAX_GROUP_TYPES; round++) {
-    const used = await listGroupTypes(db, teamId);
-    const mine = used.find((u) => u.groupType === groupType);
-    if (mine) return mine.groupTypeIndex;
-    if (used.length >= MAX_GROUP_TYPES) return undefined;
-    const taken = new Set(used.map((u) => u.groupTypeIndex));
-    let index = 0;
-    while (taken.has(index)) index++;
-    await db
+  if (!db.isTransaction) return db.transaction().execute((trx) => assignGroupTypeIndex(trx, teamId, groupType));
+  return assignGroupTypeIndex(db, teamId, groupType);
+}
+
+async function assignGroupTypeIndex(trx: Db, teamId: number, groupType: string): Promise<number | undefined> {
+  const projectId = await lockProjectOf(trx, teamId);
+  if (projectId === undefined) return undefined;
+  const { rows, environments } = await projectMappings(trx, projectId);
+  const assignment = assignProjectGroupType(rows, environments, teamId, groupType);
+  if (!assignment) return undefined;
+  if (assignment.teamIds.length > 0) {
+    await trx
       .insertInto('group_type_mappings')
-      .values({ team_id: teamId, group_type: groupType, group_type_index: index, name_singular: null, name_plural: null })
-      .onConflict((oc) => oc.doNothing())
+      .values(
+        assignment.teamIds.map((id) => ({
+          team_id: id,
+          group_type: groupType,
+          group_type_index: assignment.groupTypeIndex,
+          name_singular: null,
+          name_plural: null,
+        })),
+      )
       .execute();
-    const row = await groupTypeIndexOf(db, teamId, groupType);
-    if (row !== undefined) return row;
   }
-  return undefined;
+  return assignment.groupTypeIndex;
+}
+
+/**
+ * Locks the environment's project row until the transaction ends (PostgreSQL; SQLite's write
+ * transaction holds the whole database) and returns the project's id; undefined when the
+ * environment is gone.
+ */
+async function lockProjectOf(trx: Db, teamId: number): Promise<number | undefined> {
+  const query = trx
+    .selectFrom('projects')
+    .select('id')
+    .where('id', '=', (eb) => eb.selectFrom('teams').select('project_id').where('teams.id', '=', teamId));
+  const row = await (isPostgres(trx) ? query.forUpdate() : query).executeTakeFirst();
+  return row ? Number(row.id) : undefined;
+}
+
+/** Every environment of the project, and their group type rows. */
+async function projectMappings(db: Db, projectId: number): Promise<{ rows: StoredGroupType[]; environments: number[] }> {
+  const teams = await db.selectFrom('teams').select('id').where('project_id', '=', projectId).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('group_type_mappings')
+    .innerJoin('teams', 'teams.id', 'group_type_mappings.team_id')
+    .select([
+      'group_type_mappings.team_id',
+      'group_type_mappings.group_type',
+      'group_type_mappings.group_type_index',
+      'group_type_mappings.name_singular',
+      'group_type_mappings.name_plural',
+    ])
+    .where('teams.project_id', '=', projectId)
+    .execute();
+  return {
+    environments: teams.map((t) => Number(t.id)),
+    rows: rows.map((r) => ({
+      teamId: Number(r.team_id),
+      groupType: r.group_type,
+      groupTypeIndex: Number(r.group_type_index),
+      nameSingular: r.name_singular,
+      namePlural: r.name_plural,
+    })),
+  };
+}
+
+type StoredGroupType = EnvironmentGroupType & Pick<GroupTypeMapping, 'nameSingular' | 'namePlural'>;
+
+/**
+ * Takes, in a transaction that is to create an environment of the project of `teamId`, the lock
+ * group type assignments take; before the environment's row is inserted (whose foreign key would
+ * otherwise hold a weaker lock on the project's row first).
+ */
+export async function lockProjectGroupTypes(trx: Db, teamId: number): Promise<void> {
+  await lockProjectOf(trx, teamId);
+}
+
+/**
+ * Gives a new environment its project's group types (projectGroupTypes), in the transaction that
+ * created it, which holds the lock assignments take (lockProjectGroupTypes): an assignment in
+ * another environment either committed before (its rows are copied) or waits and then sees the
+ * new environment.
+ */
+export async function copyProjectGroupTypes(trx: Db, teamId: number): Promise<void> {
+  const projectId = await lockProjectOf(trx, teamId);
+  if (projectId === undefined) return;
+  const { rows } = await projectMappings(trx, projectId);
+  const copied = projectGroupTypes(rows.filter((r) => r.teamId !== teamId));
+  if (copied.length === 0) return;
+  await trx
+    .insertInto('group_type_mappings')
+    .values(
+      copied.map((r) => ({
+        team_id: teamId,
+        group_type: r.groupType,
+        group_type_index: r.groupTypeIndex,
+        name_singular: r.nameSingular,
+        name_plural: r.namePlural,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** The projects whose environments disagree on their group types (migration 028 left them as they were). */
+export async function projectsWithConflictingGroupTypes(db: Db): Promise<number[]> {
+  const rows = await db
+    .selectFrom('group_type_mappings')
+    .innerJoin('teams', 'teams.id', 'group_type_mappings.team_id')
+    .select(['teams.project_id', 'group_type_mappings.team_id', 'group_type_mappings.group_type', 'group_type_mappings.group_type_index'])
+    .execute();
+  const byProject = new Map<number, EnvironmentGroupType[]>();
+  for (const r of rows) {
+    const projectId = Number(r.project_id);
+    let list = byProject.get(projectId);
+    if (!list) byProject.set(projectId, (list = []));
+    list.push({ teamId: Number(r.team_id), groupType: r.group_type, groupTypeIndex: Number(r.group_type_index) });
+  }
+  return [...byProject]
+    .filter(([, list]) => !environmentsAgree(list))
+    .map(([id]) => id)
+    .sort((a, b) => a - b);
+}
+
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 function toGroup(row: Selectable<GroupsTable>): Group {

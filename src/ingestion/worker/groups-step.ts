@@ -12,7 +12,9 @@ type Db = Kysely<Schema>;
  * Group type indexes, asked of the database once per type per batch instead of once per event.
  * A batch's own lookups stay local until the batch commits (`commit`): an index assigned inside a
  * transaction that rolls back must not outlive it. Committed indexes are kept by the worker for
- * good: a type's index never changes once assigned (nothing deletes or renumbers mappings).
+ * good: a type's index never changes once assigned (nothing deletes or renumbers mappings). Keys
+ * are per environment; a type another environment of the project assigned is already in this
+ * one's rows (group types are the project's: groups/store.ts).
  */
 export class GroupTypeCache {
   private readonly local = new Map<string, number | undefined>();

@@ -2,8 +2,10 @@
  * Group type mappings (index → name) per environment, held in memory for `/decide`. A mapping
  * row is never renamed or reassigned once written (the ingestion worker only adds types, up to
  * five), so a cached mapping stays right for every index it holds; an index a flag needs that is
- * not held yet may have been added since, in this process or another, so it is read again. No
- * change notice is published for new types, hence that rule instead of invalidation; the
+ * not held yet may have been added since, in this process or another, so it is read again. A
+ * type first seen in another environment of the project is written to this environment's rows in
+ * the same transaction (group types are the project's: groups/store.ts), so that read finds it
+ * too. No change notice is published for new types, hence that rule instead of invalidation; the
  * lifetime only bounds memory for environments that are gone.
  */
 import type { Kysely } from 'kysely';

@@ -28,6 +28,7 @@ import { earlyAccessFeatures } from './024-early-access-features.js';
 import { ingestionPartitions } from './025-ingestion-partitions.js';
 import { eventUuidWindow } from './026-event-uuid-window.js';
 import { definitionsPerProject } from './027-definitions-per-project.js';
+import { groupTypesPerProject } from './028-group-types-per-project.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -58,6 +59,7 @@ export const migrations: HogletMigration[] = [
   ingestionPartitions,
   eventUuidWindow,
   definitionsPerProject,
+  groupTypesPerProject,
 ];
 
 export class MigrationError extends Error {}

@@ -142,6 +142,34 @@ export async function dashboardsOfInsight(db: Db, insightId: number): Promise<Ar
   return rows.map((r) => ({ tileId: Number(r.tile_id), dashboardId: Number(r.dashboard_id) }));
 }
 
+/** A dashboard as PostHog's activity log describes one (`describe_change`): its id and name. */
+export interface DashboardLink {
+  id: number;
+  name: string | null;
+}
+
+/** The insight's live dashboards as activity-log links, in tile order (PostHog's `dashboard_tiles.all()`). */
+export async function dashboardLinksOfInsight(db: Db, insightId: number): Promise<DashboardLink[]> {
+  const rows = await db
+    .selectFrom('dashboard_tiles')
+    .innerJoin('dashboards', 'dashboards.id', 'dashboard_tiles.dashboard_id')
+    .select(['dashboards.id', 'dashboards.name'])
+    .where('dashboard_tiles.insight_id', '=', insightId)
+    .where('dashboard_tiles.deleted', '=', false)
+    .where('dashboards.deleted', '=', false)
+    .orderBy('dashboard_tiles.id', 'asc')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), name: r.name }));
+}
+
+/** These dashboards, the live ones, as activity-log links, in the order asked. */
+export async function dashboardLinks(db: Db, ids: number[]): Promise<DashboardLink[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('dashboards').select(['id', 'name']).where('id', 'in', ids).where('deleted', '=', false).execute();
+  const byId = new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), name: r.name }]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /**
  * Places the insight on exactly these dashboards (PostHog's insight `dashboards` field): new
  * tiles for added ones, removed tiles marked deleted.

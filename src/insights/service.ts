@@ -1,8 +1,15 @@
 import type { Kysely } from 'kysely';
-import { diffFields, recordActivity } from '../activity/store.js';
+import { diffFields, recordActivity, type ActivityChange } from '../activity/store.js';
 import type { AppContext } from '../context.js';
 import type { Schema } from '../platform/db/schema.js';
-import { dashboardsOfInsight, dashboardTeamId, setInsightDashboards } from '../dashboards/store.js';
+import {
+  dashboardLinks,
+  dashboardLinksOfInsight,
+  dashboardsOfInsight,
+  dashboardTeamId,
+  setInsightDashboards,
+  type DashboardLink,
+} from '../dashboards/store.js';
 import { validationError } from '../posthog/errors.js';
 import type { Team, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
@@ -99,13 +106,25 @@ export async function createInsight(ctx: AppContext, team: Team, user: User, bod
   });
 }
 
+/**
+ * PostHog's change of an insight's `dashboards`: the dashboards before (tile order) and after (as
+ * asked), each `{id, name}`; none when the set of dashboards is the same.
+ */
+function dashboardsChange(before: DashboardLink[], after: DashboardLink[]): ActivityChange[] {
+  const ids = (links: DashboardLink[]) => links.map((d) => d.id).sort((a, b) => a - b);
+  if (JSON.stringify(ids(before)) === JSON.stringify(ids(after))) return [];
+  return [{ type: 'Insight', action: 'changed', field: 'dashboards', before, after }];
+}
+
 export async function editInsight(ctx: AppContext, team: Team, user: User, insight: Insight, body: unknown): Promise<Insight> {
   const { fields, dashboards } = readInsightBody(body, insight);
   return ctx.database.db.transaction().execute(async (trx) => {
     await checkDashboards(trx, team, dashboards);
+    const dashboardsBefore = dashboards ? await dashboardLinksOfInsight(trx, insight.id) : [];
     const updated = await updateInsight(trx, insight, fields, user.id);
     if (dashboards) await setInsightDashboards(trx, insight.id, dashboards);
     const changes = diffFields('Insight', LOGGED_FIELDS(insight), LOGGED_FIELDS(updated));
+    if (dashboards) changes.push(...dashboardsChange(dashboardsBefore, await dashboardLinks(trx, dashboards)));
     const activity = !insight.deleted && updated.deleted ? 'deleted' : 'updated';
     if (changes.length || dashboards) {
       await recordActivity(trx, {

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../platform/db/database.js';
 import { beginAttempt, finishAttempt, type AttemptHandle, type DeliveryKind, type DeliveryTarget } from './deliveries-store.js';
+import { DeliveryConfigurationError } from './delivery/email.js';
 import type { DeliveryResult } from './delivery/index.js';
 import type { Subscription } from './store.js';
 
@@ -24,12 +25,14 @@ export interface AttemptSpec {
   occurrence: string | null;
   skippedOccurrences?: number;
   target: DeliveryTarget;
-  /** When a failure is tried again; null: a failure ends the delivery. */
+  /** When a failure is tried again; null: a failure ends the delivery. A configuration error always ends it. */
   retryAt: string | null;
 }
 
 export type AttemptOutcome =
-  { ok: true; result: DeliveryResult; handle: AttemptHandle } | { ok: false; error: unknown; text: string; handle: AttemptHandle };
+  | { ok: true; result: DeliveryResult; handle: AttemptHandle }
+  /** `final`: the failure is a configuration error, not retried whatever the attempt count. */
+  | { ok: false; error: unknown; text: string; handle: AttemptHandle; final: boolean };
 
 export async function attemptDelivery(
   database: Database,
@@ -60,9 +63,11 @@ export async function attemptDelivery(
     result = await send();
   } catch (error) {
     const text = errorText(error);
-    await finishAttempt(database.db, handle, { status: 'failed', error: text, retryAt: spec.retryAt });
-    log.warn({ ...fields, error: text, retryAt: spec.retryAt }, 'subscription delivery attempt failed');
-    return { ok: false, error, text, handle };
+    const final = error instanceof DeliveryConfigurationError;
+    const retryAt = final ? null : spec.retryAt;
+    await finishAttempt(database.db, handle, { status: 'failed', error: text, retryAt });
+    log.warn({ ...fields, error: text, retryAt }, 'subscription delivery attempt failed');
+    return { ok: false, error, text, handle, final };
   }
   if (result === 'sent') {
     await finishAttempt(database.db, handle, { status: 'delivered' });

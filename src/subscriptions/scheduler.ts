@@ -6,6 +6,7 @@
  * Occurrences missed while no process ran collapse into one delivery (core `planDelivery`).
  * Every attempt is recorded in the delivery log (deliveries-store.ts). Failures are retried with
  * exponential backoff; after `maxAttempts` the occurrence is given up and the schedule moves on.
+ * A configuration error (e-mail without SMTP) is given up at once: no retry would mend it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -145,7 +146,7 @@ export class SubscriptionScheduler {
     } else {
       // Recipients served before the failure are not invited twice.
       const recipients = invite.recipients.filter((r) => !sent.includes(r));
-      outcome.pendingInvite = giveUp ? null : { ...invite, recipients, attempts, retryAt };
+      outcome.pendingInvite = giveUp || attempt.final ? null : { ...invite, recipients, attempts, retryAt };
       summary.failed += 1;
     }
   }
@@ -176,7 +177,7 @@ export class SubscriptionScheduler {
       summary.failed += 1;
       Object.assign(
         outcome,
-        giveUp
+        giveUp || attempt.final
           ? { nextDeliveryDate: next, attempts: 0, retryAt: null, lastError: attempt.text, sentTo: null }
           : { attempts, retryAt, lastError: attempt.text, sentTo: [...s.sentTo, ...sent] },
       );

@@ -56,6 +56,38 @@ describe("an insight's history", () => {
     expect(all.body.total_count).toBe(4);
   });
 
+  it('records the dashboards it is added to and removed from, as PostHog: {id, name} before and after', async () => {
+    const env = `/api/environments/${server.bootstrap.team.id}/insights/`;
+    const boards = `/api/environments/${server.bootstrap.team.id}/dashboards/`;
+    const sales = (await server.request(boards, { method: 'POST', body: { name: 'Sales' } })).body;
+    const growth = (await server.request(boards, { method: 'POST', body: { name: 'Growth' } })).body;
+    const created = await server.request(env, { method: 'POST', body: { name: 'Signups', query: trends } });
+    const patch = async (body: Record<string, unknown>) => {
+      const res = await server.request(`${env}${created.body.id}/`, { method: 'PATCH', body });
+      expect(res.status, res.text).toBe(200);
+    };
+    await patch({ dashboards: [sales.id] });
+    await patch({ dashboards: [growth.id, sales.id] });
+    await patch({ dashboards: [sales.id, growth.id] }); // the same dashboards: no dashboards change
+    await patch({ dashboards: [growth.id], name: 'Signups per day' });
+    await patch({ dashboards: [] });
+
+    const page = await server.request(`${env}${created.body.id}/activity/`);
+    const changes = page.body.results.map((r: any) => r.detail.changes);
+    const S = { id: sales.id, name: 'Sales' };
+    const G = { id: growth.id, name: 'Growth' };
+    const change = (before: unknown[], after: unknown[]) => ({ type: 'Insight', action: 'changed', field: 'dashboards', before, after });
+    expect(page.body.results.map((r: any) => r.activity)).toEqual(['updated', 'updated', 'updated', 'updated', 'updated', 'created']);
+    expect(changes).toEqual([
+      [change([G], [])],
+      [{ type: 'Insight', action: 'changed', field: 'name', before: 'Signups', after: 'Signups per day' }, change([S, G], [G])],
+      [],
+      [change([S], [G, S])],
+      [change([], [S])],
+      null,
+    ]);
+  });
+
   it('answers 404 for no such insight, 400 for a bad page, and needs activity_log:read', async () => {
     const env = `/api/environments/${server.bootstrap.team.id}/insights/`;
     expect((await server.request(`${env}999999/activity/`)).status).toBe(404);

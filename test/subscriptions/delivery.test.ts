@@ -268,6 +268,19 @@ describe('delivery to real receivers', () => {
     ]);
   });
 
+  it('cancels a delivery waiting for a retry when the subscription is deleted', async () => {
+    const retrying = newScheduler(server.running.ctx.database, { backoffMs: 60_000 });
+    const s = await subscribe({ insight: insight.id, target_type: 'webhook', target_value: `${receiver.url}/doomed` });
+    receiver.failures.set('/doomed', 100);
+    expect((await retrying.runOnce(new Date(s.next_delivery_date))).failed).toBe(1);
+    const deliveries = async () => (await server.request(`${env(server)}/subscriptions/${s.id}/deliveries/`)).body.results;
+    expect((await deliveries()).map((d: any) => d.status)).toEqual(['retrying']);
+    await server.request(`${env(server)}/subscriptions/${s.id}/`, { method: 'PATCH', body: { deleted: true } });
+    expect((await deliveries()).map((d: any) => [d.status, d.next_attempt_at, d.error])).toEqual([
+      ['cancelled', null, 'cancelled: the subscription was deleted'],
+    ]);
+  });
+
   it('retries only the e-mail recipients a failed attempt did not reach', async () => {
     const retrying = newScheduler(server.running.ctx.database, { backoffMs: 1000 });
     const s = await subscribe({ insight: insight.id, target_type: 'email', target_value: 'first@example.com,second@example.com' });

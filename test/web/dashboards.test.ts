@@ -136,6 +136,33 @@ describe('dashboards', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it("says in an insight's history which dashboards it was added to and removed from", async () => {
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboardId}`);
+    await tile('Orders').getByRole('link', { name: 'Orders', exact: true }).click();
+    await ui.page.waitForURL(new RegExp(`/project/${ui.env}/insights/\\w+$`));
+    const history = ui.page.getByTestId('insight-history');
+    await expect.poll(() => history.getByTestId('history-change').allInnerTexts()).toEqual(['Added to dashboard Sales']);
+    const link = history.getByRole('link', { name: 'Sales' });
+    expect(await link.getAttribute('href')).toBe(`/project/${ui.env}/dashboard/${dashboardId}`);
+
+    // Removed from one (through the insight's `dashboards`, as PostHog's "Add to dashboard" does).
+    const orders = (await server.request(api('/insights/?search=Orders'))).body.results.find((i: any) => i.name === 'Orders');
+    const weekly = (await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Weekly' } })).body;
+    for (const dashboards of [[dashboardId, weekly.id], [dashboardId]]) {
+      const res = await server.request(api(`/insights/${orders.id}/`), { method: 'PATCH', body: { dashboards } });
+      expect(res.status, res.text).toBe(200);
+    }
+    await ui.page.reload();
+    await expect
+      .poll(() => history.getByTestId('history-change').allInnerTexts())
+      .toEqual(['Removed from dashboard Weekly', 'Added to dashboard Weekly', 'Added to dashboard Sales']);
+    await screenshot(ui.page, 'insight-history-dashboards');
+    expectNoPageErrors(ui.watched);
+    // Back on the dashboard, where the next tests start.
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboardId}`);
+    await tile('Signups').waitFor();
+  });
+
   it('moves and resizes tiles only in the arrange mode, and saves their layouts', async () => {
     const before = await layoutsOf();
     // Outside the arrange mode a drag is not a move.

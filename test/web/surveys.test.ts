@@ -149,10 +149,17 @@ describe('surveys in the web app', () => {
     expect(await row.getByTestId('survey-status').textContent()).toBe('Draft');
     await expect.poll(() => row.getByTestId('survey-responses').textContent(), SLOW).toBe('0');
     await screenshot(ui.page, 'surveys-list');
+    const background = (l: Locator) => l.evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor as string);
+    // The app's primary button, as the list's "New survey" is.
+    const primary = await background(ui.page.getByRole('link', { name: 'New survey' }));
 
     await row.getByRole('link', { name: 'Checkout survey' }).click();
     expect((await server.request(`/api/environments/${server.bootstrap.team.id}/`)).body.surveys_opt_in).not.toBe(true);
-    await ui.page.getByRole('button', { name: 'Launch' }).click();
+    // Launch is the survey page's primary action (PostHog's type="primary"): the same filled colour.
+    const launchButton = ui.page.getByRole('button', { name: 'Launch' });
+    expect(await background(launchButton)).toBe(primary);
+    expect(primary).not.toMatch(/rgba\(0, 0, 0, 0\)|transparent/);
+    await launchButton.click();
     await ui.page.getByRole('dialog').getByRole('button', { name: 'Launch' }).click();
     await expect.poll(() => ui.page.getByTestId('survey-status').textContent(), SLOW).toBe('Running');
     // Launching turned surveys on for the environment (they were off), as PostHog's app does.

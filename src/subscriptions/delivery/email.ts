@@ -86,8 +86,21 @@ export function composeEmail(report: Report, to: string, invite: InviteDetails |
   return { to, subject: subject(report, to, invite), text: text.join('\n'), html: html.join('\n'), attachments };
 }
 
-/** Why an e-mail cannot go out: what a delivery attempted without SMTP records as its error. */
+/** Why an e-mail cannot go out: what saving an e-mail subscription without SMTP warns of. */
 export const SMTP_NOT_CONFIGURED = 'e-mail is not configured on this server: SMTP_URL is not set';
+
+/** What a delivery attempted without SMTP records as its error: why, and the settings that mend it. */
+export const SMTP_NOT_CONFIGURED_DETAIL =
+  `${SMTP_NOT_CONFIGURED}. To send e-mail, set SMTP_URL (smtp://user:password@host:587, or smtps:// for TLS) ` +
+  'and EMAIL_FROM (the sender) where Hoglet and its workers run, then restart them';
+
+/**
+ * A failure no retry can mend: the server lacks a setting (PostHog's `ImproperlyConfigured` when
+ * e-mail is not available). A delivery failing with it fails at once, without retries.
+ */
+export class DeliveryConfigurationError extends Error {
+  override readonly name = 'DeliveryConfigurationError';
+}
 
 export class EmailSender {
   private transport: Transporter | undefined;
@@ -97,7 +110,7 @@ export class EmailSender {
   ) {}
 
   async send(message: EmailMessage): Promise<void> {
-    if (!this.smtpUrl) throw new Error(SMTP_NOT_CONFIGURED);
+    if (!this.smtpUrl) throw new DeliveryConfigurationError(SMTP_NOT_CONFIGURED_DETAIL);
     // Loaded with the first e-mail, not by every start (it is slow to load).
     this.transport ??= (createRequire(import.meta.url)('nodemailer') as typeof import('nodemailer')).createTransport(this.smtpUrl, {
       connectionTimeout: 10_000,

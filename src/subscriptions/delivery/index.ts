@@ -1,6 +1,7 @@
 /**
  * Sends one delivery of a subscription to its target: builds the report once, then e-mail,
- * slack or webhook. Throws on any failure so the scheduler can retry with backoff.
+ * slack or webhook. Throws on any failure so the scheduler can retry with backoff (a
+ * DeliveryConfigurationError, such as e-mail without SMTP, is not retried).
  */
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../platform/db/database.js';

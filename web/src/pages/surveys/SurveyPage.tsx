@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, List, Loader, Paper, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, List, Loader, Paper, Stack, Table, Tabs, Text, Title, useMantineTheme } from '@mantine/core';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { surveyStatus, useDeleteSurvey, useSaveSurvey, useSurvey, type Survey, type SurveyWrite } from '../../api/surveys';
 import { ConfirmAction } from '../../components/ConfirmAction';
@@ -15,6 +15,7 @@ import { formatDateTime } from '../../lib/format';
 /** Launch, stop, resume, archive, edit and delete, as the survey's status allows. */
 function Actions({ survey }: { survey: Survey }) {
   const environment = useEnvironment();
+  const { primaryColor } = useMantineTheme();
   const save = useSaveSurvey(environment.project_id);
   const remove = useDeleteSurvey(environment.project_id);
   const status = surveyStatus(survey);
@@ -34,7 +35,8 @@ function Actions({ survey }: { survey: Survey }) {
           Edit
         </Button>
         {status === 'draft' && (
-          <ConfirmAction label="Launch" size="sm" variant="filled" color="blue" title="Launch this survey?" action={launch}>
+          // The page's primary action, as PostHog's: the app's primary button (filled, the theme's primary colour).
+          <ConfirmAction label="Launch" size="sm" variant="filled" color={primaryColor} title="Launch this survey?" action={launch}>
             Once launched, posthog-js shows it to the people it targets, where its conditions match.
             {settings.data?.surveys_opt_in !== true && ' Surveys are turned on for this environment.'}
           </ConfirmAction>

@@ -33,6 +33,13 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
+/** The rounds run once the clock has moved on by `ms` and what that let run has run. */
+async function roundsAfter(t: { rounds: number }, ms: number): Promise<number> {
+  vi.advanceTimersByTime(ms);
+  await settle();
+  return t.rounds;
+}
+
 interface Logged {
   level: number;
   msg: string;
@@ -57,12 +64,8 @@ describe('PeriodicTask', () => {
     t.task.start();
     expect(t.rounds).toBe(1);
     await settle();
-    vi.advanceTimersByTime(59_999);
-    await settle();
-    expect(t.rounds).toBe(1);
-    vi.advanceTimersByTime(1);
-    await settle();
-    expect(t.rounds).toBe(2);
+    expect(await roundsAfter(t, 59_999)).toBe(1);
+    expect(await roundsAfter(t, 1)).toBe(2);
     t.task.wake();
     await settle();
     expect(t.rounds).toBe(3);
@@ -72,12 +75,8 @@ describe('PeriodicTask', () => {
   it('waits an interval before the first round when asked to', async () => {
     const t = task({ waitFirst: true });
     t.task.start();
-    vi.advanceTimersByTime(59_999);
-    await settle();
-    expect(t.rounds).toBe(0);
-    vi.advanceTimersByTime(1);
-    await settle();
-    expect(t.rounds).toBe(1);
+    expect(await roundsAfter(t, 59_999)).toBe(0);
+    expect(await roundsAfter(t, 1)).toBe(1);
   });
 
   it('waits what a round returns: 0 for none, a number of milliseconds, nothing for the interval', async () => {
@@ -85,15 +84,9 @@ describe('PeriodicTask', () => {
     t.task.start();
     await settle();
     expect(t.rounds).toBe(3);
-    vi.advanceTimersByTime(500);
-    await settle();
-    expect(t.rounds).toBe(4);
-    vi.advanceTimersByTime(59_999);
-    await settle();
-    expect(t.rounds).toBe(4);
-    vi.advanceTimersByTime(1);
-    await settle();
-    expect(t.rounds).toBe(5);
+    expect(await roundsAfter(t, 500)).toBe(4);
+    expect(await roundsAfter(t, 59_999)).toBe(4);
+    expect(await roundsAfter(t, 1)).toBe(5);
   });
 
   it('stops after the round in progress, and runs no round after it', async () => {
@@ -108,18 +101,14 @@ describe('PeriodicTask', () => {
     finish();
     expect(await settled(stopping)).toBe(true);
     expect(t.task.stopping).toBe(false);
-    vi.advanceTimersByTime(120_000);
-    await settle();
-    expect(t.rounds).toBe(1);
+    expect(await roundsAfter(t, 120_000)).toBe(1);
     // Started again, it runs again, and waits its interval after the round (the stop's wake is spent).
     t.task.start();
     expect(t.rounds).toBe(2);
     finish();
     await settle();
     expect(t.rounds).toBe(2);
-    vi.advanceTimersByTime(60_000);
-    await settle();
-    expect(t.rounds).toBe(3);
+    expect(await roundsAfter(t, 60_000)).toBe(3);
     finish();
   });
 
@@ -141,16 +130,10 @@ describe('PeriodicTask', () => {
     t.task.start();
     await settle();
     expect(t.lines).toMatchObject([{ level: 40, msg: 'merging failed; retrying later', err: { message: 'merge refused' } }]);
-    vi.advanceTimersByTime(5999);
-    await settle();
-    expect(t.rounds).toBe(1);
-    vi.advanceTimersByTime(1);
-    await settle();
-    expect(t.rounds).toBe(2);
+    expect(await roundsAfter(t, 5999)).toBe(1);
+    expect(await roundsAfter(t, 1)).toBe(2);
     // A round that succeeds waits the interval alone, and logs nothing.
-    vi.advanceTimersByTime(1000);
-    await settle();
-    expect(t.rounds).toBe(3);
+    expect(await roundsAfter(t, 1000)).toBe(3);
     expect(t.lines).toHaveLength(1);
   });
 
@@ -170,12 +153,8 @@ describe('PeriodicTask', () => {
     });
     t.task.start();
     await settle();
-    vi.advanceTimersByTime(1000);
-    await settle();
-    expect(t.rounds).toBe(2);
-    vi.advanceTimersByTime(1000);
-    await settle();
-    expect(t.rounds).toBe(3);
+    expect(await roundsAfter(t, 1000)).toBe(2);
+    expect(await roundsAfter(t, 1000)).toBe(3);
     expect(t.lines).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@ import { WakeableSleep } from './wakeable-sleep.js';
 
 /**
  * What a round returns: the milliseconds to wait before the next round; 0 for the next turn of
- * the event loop (more work is waiting); nothing for the task's interval.
+ * the event loop (more work is waiting); nothing for the task's interval. A round whose own
+ * result is a number of another kind (rows pruned) is wrapped to return nothing.
  */
 export type RoundWait = number | undefined | void;
 

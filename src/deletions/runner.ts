@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { nextTurn } from '../platform/next-turn.js';
-import { WakeableSleep } from '../platform/wakeable-sleep.js';
+import { PeriodicTask } from '../platform/periodic-task.js';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import type { Database } from '../platform/db/database.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
@@ -61,9 +60,11 @@ export interface DeletionRunnerOptions {
 export class DeletionRunner {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private leaseRenewedAt = 0;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private readonly pause = new WakeableSleep();
+  private readonly task: PeriodicTask;
+  /** Set by start: the first round resets the parked deletions. */
+  private resetParked = false;
+  /** Failed rounds in a row (they wait longer and longer). */
+  private retries = 0;
   private readonly batchSize: number;
   private readonly idleMs: number;
   /** The last step asked for; the next one starts after it (see nextStep). */
@@ -79,51 +80,51 @@ export class DeletionRunner {
   ) {
     this.batchSize = options.batchSize ?? 5000;
     this.idleMs = options.idleMs ?? 1000;
+    // Its rounds throw nothing: a failure is an outcome with its own pauses (round()).
+    this.task = new PeriodicTask(log, () => this.round(), { name: 'background deletions', intervalMs: this.idleMs });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    if (this.task.running) return;
+    this.resetParked = true;
+    this.retries = 0;
+    this.task.start();
   }
 
   /** Stops after the batch in progress, and hands the lease on. */
   async stop(): Promise<void> {
-    if (this.running) {
-      this.running = false;
-      this.pause.wake();
-      await this.loop;
-    }
+    await this.task.stop();
     if (this.leaseRenewedAt > 0) await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);
     this.leaseRenewedAt = 0;
   }
 
-  private async run(): Promise<void> {
-    // Deletions parked before (after repeated failures) get another round after a restart: the
-    // cause may be mended by then.
-    await resetParkedDeletions(this.database.db).catch((error: unknown) =>
-      this.log.error({ err: error }, 'could not reset parked deletions'),
-    );
-    let retries = 0;
-    while (this.running) {
-      let outcome: StepOutcome;
-      try {
-        outcome = await this.nextStep();
-      } catch (error) {
-        // Reading the next deletion or the lease failed: the database itself is in trouble. An
-        // unreachable one (its outage is logged once) is looked at again at the usual pace.
-        if (isDatabaseUnavailable(error)) outcome = 'none';
-        else {
-          this.log.error({ err: error }, 'background deletions could not run; retrying');
-          outcome = 'retry';
-        }
-      }
-      if (!this.running) break;
-      retries = outcome === 'retry' ? retries + 1 : 0;
-      if (outcome === 'progress') await nextTurn();
-      // A failing batch is retried after 1, 2, 4 … up to 60 s, so a passing fault does not use up its attempts at once.
-      else await this.pause.sleep(outcome === 'retry' ? Math.min(60_000, this.idleMs * 2 ** (retries - 1)) : this.idleMs);
+  /** A step of the loop; returns the wait before the next one (0: none, more work is waiting). */
+  private async round(): Promise<number> {
+    if (this.resetParked) {
+      this.resetParked = false;
+      // Deletions parked before (after repeated failures) get another round after a restart: the
+      // cause may be mended by then.
+      await resetParkedDeletions(this.database.db).catch((error: unknown) =>
+        this.log.error({ err: error }, 'could not reset parked deletions'),
+      );
+      if (!this.task.running) return 0;
     }
+    let outcome: StepOutcome;
+    try {
+      outcome = await this.nextStep();
+    } catch (error) {
+      // Reading the next deletion or the lease failed: the database itself is in trouble. An
+      // unreachable one (its outage is logged once) is looked at again at the usual pace.
+      if (isDatabaseUnavailable(error)) outcome = 'none';
+      else {
+        this.log.error({ err: error }, 'background deletions could not run; retrying');
+        outcome = 'retry';
+      }
+    }
+    this.retries = outcome === 'retry' ? this.retries + 1 : 0;
+    if (outcome === 'progress') return 0;
+    // A failing batch is retried after 1, 2, 4 … up to 60 s, so a passing fault does not use up its attempts at once.
+    return outcome === 'retry' ? Math.min(60_000, this.idleMs * 2 ** (this.retries - 1)) : this.idleMs;
   }
 
   /** Whether this process may work now; renews the lease a few times per TTL. */

@@ -38,15 +38,15 @@ export function eventRow(
   return `${eventRowHead(teamId, uuid, event, distinctId, personId)}${propertiesJson}${eventRowTail(timestamp, createdAt, sessionId, elementsChain)}`;
 }
 
-/** An event row up to its properties. */
-function eventRowHead(teamId: number, uuid: string, event: string, distinctId: string, personId: string): string {
+/** An event row up to its properties (eventRow's first piece; EventLines.add takes it). */
+export function eventRowHead(teamId: number, uuid: string, event: string, distinctId: string, personId: string): string {
   return `{"team_id":${teamId},"uuid":${JSON.stringify(uuid)},"event":${JSON.stringify(event)},"distinct_id":${JSON.stringify(
     distinctId,
   )},"person_id":${JSON.stringify(personId)},"properties":`;
 }
 
-/** An event row after its properties. */
-function eventRowTail(timestamp: string, createdAt: string, sessionId: string | null, elementsChain: string | null): string {
+/** An event row after its properties (eventRow's last piece; EventLines.add takes it). */
+export function eventRowTail(timestamp: string, createdAt: string, sessionId: string | null, elementsChain: string | null): string {
   return `,"timestamp":${JSON.stringify(timestamp)},"created_at":${JSON.stringify(createdAt)},"session_id":${JSON.stringify(
     sessionId ?? '',
   )},"elements_chain":${JSON.stringify(elementsChain ?? '')}}`;
@@ -55,26 +55,16 @@ function eventRowTail(timestamp: string, createdAt: string, sessionId: string | 
 /**
  * A batch's event rows (eventRow's lines) as pieces, joined once by `text()`: each event's
  * properties stay the string the worker was given. A line built per event, then joined, allocated
- * some 570 bytes more an event (docs/benchmarks.md), alive until the batch's flush.
+ * some 570 bytes more an event (docs/benchmarks.md), alive until the batch's flush. A row is added
+ * as eventRow's three pieces (eventRowHead, the properties, eventRowTail): its columns are passed
+ * as they are, with no object per event.
  */
 export class EventLines {
   private readonly pieces: string[] = [];
   private lines = 0;
 
-  add(
-    teamId: number,
-    uuid: string,
-    event: string,
-    distinctId: string,
-    personId: string,
-    propertiesJson: string,
-    timestamp: string,
-    createdAt: string,
-    sessionId: string | null,
-    elementsChain: string | null,
-  ): void {
-    const head = eventRowHead(teamId, uuid, event, distinctId, personId);
-    this.pieces.push(this.lines === 0 ? head : `\n${head}`, propertiesJson, eventRowTail(timestamp, createdAt, sessionId, elementsChain));
+  add(head: string, propertiesJson: string, tail: string): void {
+    this.pieces.push(this.lines === 0 ? head : `\n${head}`, propertiesJson, tail);
     this.lines++;
   }
 

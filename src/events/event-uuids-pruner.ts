@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../platform/db/database.js';
-import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
 import { nextTurn } from '../platform/next-turn.js';
-import { WakeableSleep } from '../platform/wakeable-sleep.js';
+import { PeriodicTask } from '../platform/periodic-task.js';
 import { firstKeptDay, pruneEventUuidsBatch } from './event-uuids-store.js';
 
 const LEASE = 'event-uuids-prune';
@@ -31,11 +30,8 @@ export class EventUuidsPruner {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly days: number;
   private readonly batchSize: number;
-  private readonly intervalMs: number;
   private readonly now: () => number;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private readonly pause = new WakeableSleep();
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly database: Database,
@@ -44,35 +40,25 @@ export class EventUuidsPruner {
   ) {
     this.days = options.days;
     this.batchSize = options.batchSize ?? 2000;
-    this.intervalMs = options.intervalMs ?? 60 * 60_000;
     this.now = options.now ?? Date.now;
+    const round = async (): Promise<void> => {
+      await this.prune();
+    };
+    this.task = new PeriodicTask(log, round, {
+      name: 'event uuids prune',
+      intervalMs: options.intervalMs ?? 60 * 60_000,
+      failureMessage: 'pruning event uuids failed; retrying later',
+    });
   }
 
   /** Prunes now and then every interval; nothing when the window is 0 (kept forever). */
   start(): void {
-    if (this.running || this.days === 0) return;
-    this.running = true;
-    this.loop = this.run();
+    if (this.days !== 0) this.task.start();
   }
 
   /** Stops after the statement in progress. */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.pause.wake();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.prune();
-      } catch (error) {
-        // An unreachable database is logged once by its own watcher; the next round tries again.
-        if (!isDatabaseUnavailable(error)) this.log.error({ err: error }, 'pruning event uuids failed; retrying later');
-      }
-      if (this.running) await this.pause.sleep(this.intervalMs);
-    }
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /**
@@ -97,7 +83,7 @@ export class EventUuidsPruner {
           renewedAt = Date.now();
         }
         // Stopping: the rest is for the next start.
-        if (!this.running && this.loop) break;
+        if (this.task.stopping) break;
       }
     } finally {
       await releaseLease(this.database.db, LEASE, this.owner).catch(() => undefined);

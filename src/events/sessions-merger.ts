@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import type { Database } from '../platform/db/database.js';
-import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
-import { WakeableSleep } from '../platform/wakeable-sleep.js';
+import { PeriodicTask } from '../platform/periodic-task.js';
 import { mergeSessionsParts, sessionsParts, type SessionsParts } from './sessions-parts-store.js';
 
 const LEASE = 'sessions-merge';
@@ -67,10 +66,7 @@ export interface SessionsMergerOptions {
 export class SessionsMerger {
   private readonly owner = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly limits: SessionsMergeLimits;
-  private readonly intervalMs: number;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private readonly pause = new WakeableSleep();
+  private readonly task: PeriodicTask;
   private toldTooLarge = false;
 
   constructor(
@@ -80,37 +76,26 @@ export class SessionsMerger {
     options: SessionsMergerOptions = {},
   ) {
     this.limits = { ...SESSIONS_MERGE_LIMITS, ...options.limits };
-    this.intervalMs = options.intervalMs ?? 10_000;
+    const round = async (): Promise<void> => {
+      await this.mergeIfDue();
+    };
+    this.task = new PeriodicTask(log, round, {
+      name: 'sessions merge',
+      intervalMs: options.intervalMs ?? 10_000,
+      waitFirst: true,
+      failureLevel: 'warn',
+      failureMessage: 'merging the sessions table failed; retrying later',
+      failurePauseMs: FAILURE_PAUSE_MS,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.task.start();
   }
 
   /** Stops after the merge in progress, if any. */
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.pause.wake();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      await this.pause.sleep(this.intervalMs);
-      if (!this.running) break;
-      try {
-        await this.mergeIfDue();
-      } catch (error) {
-        // An unreachable database is logged once by its own watcher; the next round tries again.
-        if (!isDatabaseUnavailable(error)) {
-          this.log.warn({ err: error }, 'merging the sessions table failed; retrying later');
-          await this.pause.sleep(FAILURE_PAUSE_MS);
-        }
-      }
-    }
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Looks at the table's parts and merges them if mergeDecision says so; returns what it decided. */

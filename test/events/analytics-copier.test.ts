@@ -5,6 +5,8 @@ import {
   addToOutbox,
   copyOutboxGroup,
   eventRow,
+  eventRowHead,
+  eventRowTail,
   EventLines,
   flushOutbox,
   KeptOutboxRows,
@@ -166,7 +168,7 @@ describe('analytics copier', () => {
     const person = '00000000-0000-4000-8000-00000000ffff';
     // As a worker's batch writes them.
     const lines = new EventLines();
-    texts.forEach((text, i) => lines.add(teamId, uuid(i), 'texts', 'texts', person, text, at, at, null, null));
+    texts.forEach((text, i) => lines.add(eventRowHead(teamId, uuid(i), 'texts', 'texts', person), text, eventRowTail(at, at, null, null)));
     expect(lines.text()).toBe(
       texts.map((text, i) => eventRow(teamId, uuid(i), 'texts', 'texts', person, text, at, at, null, null)).join('\n'),
     );

@@ -18,6 +18,7 @@ import { migrations } from '../../src/platform/db/migrations/index.js';
 import { freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
 import { useTestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
+import { waitFor } from '../helpers/wait.js';
 
 // The server's own pruner is off (a window of 0): the tests drive theirs, with their clock.
 const server = useTestServer({ INGESTION_DEDUPE_DAYS: '0' });
@@ -130,6 +131,27 @@ describe('the event uuid dedupe window', () => {
     expect(await pruner({ days: 0 }).prune()).toBe(0);
     expect(await storedDayOf(uuid)).toBe(0);
     await database().db.deleteFrom('event_uuids').where('uuid', '=', uuid).execute();
+  });
+
+  it('prunes at start; a stop ends a prune after the batch in progress, and the next start goes on', async () => {
+    const expired = async () => {
+      const row = await database()
+        .db.selectFrom('event_uuids')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('stored_day', '<', dedupeDay(Date.now()) - WINDOW)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+    const rows = Array.from({ length: 30 }, () => ({ team_id: server.bootstrap.team.id, uuid: randomUUID(), stored_day: 0 }));
+    await database().db.insertInto('event_uuids').values(rows).execute();
+    const before = await expired();
+    const started = pruner();
+    started.start();
+    await started.stop(); // asked while its first batch (3 rows) is in progress
+    expect(await expired()).toBe(before - 3);
+    started.start();
+    await waitFor(expired, { what: 'the expired uuids to be pruned', until: (n) => n === 0 });
+    await started.stop();
   });
 
   it('prunes in one process at a time: another holding the lease prunes instead', async () => {

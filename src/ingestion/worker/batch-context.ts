@@ -5,7 +5,7 @@ import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
-import { addToOutbox, EventLines, type OutboxRow } from '../../events/analytics-outbox.js';
+import { addToOutbox, eventRowHead, eventRowTail, EventLines, type OutboxRow } from '../../events/analytics-outbox.js';
 import { dedupeDay } from '../../events/event-uuids-store.js';
 import { chunks } from '../../lib/chunks.js';
 
@@ -133,7 +133,11 @@ export class BatchContext {
   ): void {
     this.teamUuids(teamId).set(uuid, true);
     this.uuidValues.push(teamId, uuid, this.storedDay);
-    this.eventLines.add(teamId, uuid, event, distinctId, personId, properties, timestamp, this.createdAt, sessionId, elementsChain);
+    this.eventLines.add(
+      eventRowHead(teamId, uuid, event, distinctId, personId),
+      properties,
+      eventRowTail(timestamp, this.createdAt, sessionId, elementsChain),
+    );
   }
 
   /** Persons and groups first, then the events' uuids and the outbox row for ClickHouse (events and person overrides). */

@@ -85,14 +85,17 @@ describe('load', () => {
     // About 800 arrivals (Poisson: ±3 standard deviations is ±85; a loaded machine stretches the run).
     expect(arrivals.length).toBeGreaterThan(650);
     expect(arrivals.length).toBeLessThan(950);
-    // Independent arrivals put ~40 in each 100 ms; a quota per second sent at once (autocannon's
-    // overallRate) puts nearly the second's 400 in its first 100 ms.
+    // Independent arrivals put ~40 in each 100 ms (none empty but for a stall of the machine); a
+    // quota per second sent at once (autocannon's overallRate) puts the second's 400 in its first
+    // few milliseconds and leaves the other 100 ms windows empty.
     const windows = new Map<number, number>();
     for (const at of arrivals) {
       const window = Math.floor((at - arrivals[0]!) / 100);
       windows.set(window, (windows.get(window) ?? 0) + 1);
     }
-    expect(Math.max(...windows.values())).toBeLessThan(150);
+    const spanned = Math.max(...windows.keys()) + 1;
+    expect(spanned - windows.size).toBeLessThanOrEqual(3);
+    expect(Math.max(...windows.values())).toBeLessThan(200);
   });
 
   it('counts answers other than 2xx', async () => {

@@ -44,8 +44,17 @@ export interface OpenLoadResult {
   latencies: LatencyRecorder;
 }
 
+/**
+ * The gap to the next arrival of a Poisson process of `rate` per second, in microseconds: an
+ * exponential draw of mean 1 / rate. The pacer thread runs this very function (its source).
+ */
+export function nextArrivalGapMicros(rate: number, random: () => number): number {
+  return (-Math.log(1 - random()) * 1e6) / rate;
+}
+
 /** The pacer's code (a worker thread): posts the count of arrivals due, until `seconds` have passed. */
 const PACER = `
+const nextArrivalGapMicros = ${nextArrivalGapMicros.toString()};
 const { parentPort, workerData } = require('node:worker_threads');
 const { rate, seconds } = workerData;
 const slot = new Int32Array(new SharedArrayBuffer(4));
@@ -58,7 +67,7 @@ for (;;) {
   const t = now();
   while (next <= t && next < end) {
     due++;
-    next += (-Math.log(1 - Math.random()) * 1e6) / rate;
+    next += nextArrivalGapMicros(rate, Math.random);
   }
   if (due > 0) parentPort.postMessage(due);
   if (next >= end) break;

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
-import { fmt, load, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
+import { fmt, fmtMs, load, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const KEY = 'phx_bench0123456789abcdefghijklmnopqrstuvwxyzAB';
@@ -53,7 +53,7 @@ async function measureHoglet(cwd: string | undefined, withProfile: boolean): Pro
 
 function line(name: string, r: LoadResult, bare: LoadResult) {
   process.stdout.write(
-    `${name.padEnd(10)} ${fmt(r.requestsPerSecond).padStart(7)} req/s, ${fmt(r.requestsPerCpuSecond).padStart(7)}/cpu-s, p99 ${r.p99} ms, non-2xx ${r.non2xx}` +
+    `${name.padEnd(10)} ${fmt(r.requestsPerSecond).padStart(7)} req/s, ${fmt(r.requestsPerCpuSecond).padStart(7)}/cpu-s, p99 ${fmtMs(r.p99)} ms, non-2xx ${r.non2xx}` +
       ` | ratio to bare ${(r.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}, per cpu-s ${(r.requestsPerCpuSecond / bare.requestsPerCpuSecond).toFixed(2)}\n`,
   );
 }

@@ -4,7 +4,7 @@
  * bare fastify endpoint measured in the same run.
  */
 import { IngestionWorker } from '../src/ingestion/worker/worker.js';
-import { fmt, interleaved, load, spawnHoglet, spawnServer, type Child, type LoadResult } from './harness.js';
+import { fmt, fmtMs, interleaved, load, spawnHoglet, spawnServer, type Child, type LoadResult } from './harness.js';
 import { openWorkerStores } from './worker-stores.js';
 
 const KINDS = ['rollout', 'properties', 'multivariate', 'cohort', 'group'] as const;
@@ -251,16 +251,16 @@ export function decideText(figures: DecideFigures, cluster?: ClusterDecideFigure
   const p99Ratio = decideAtRate.p99 / bareDecideAtRate.p99;
   const lines = [
     `${'decide v3, 50 flags of mixed kinds'.padEnd(44)} ${fmt(decide.requestsPerSecond).padStart(10)} req/s      | bare fastify ${fmt(bareDecide.requestsPerSecond)} req/s | ratio ${ratio.toFixed(2)} | target >= ${DECIDE_TARGETS.throughputRatio}: ${verdict(ratio >= DECIDE_TARGETS.throughputRatio)}`,
-    `${INDENT} p99 ${decide.p99} ms (bare ${bareDecide.p99} ms; at saturation mostly queueing), non-2xx ${decide.non2xx}`,
+    `${INDENT} p99 ${fmtMs(decide.p99)} ms (bare ${fmtMs(bareDecide.p99)} ms; at saturation mostly queueing), non-2xx ${decide.non2xx}`,
     `${INDENT} per server CPU second: ${fmt(decide.requestsPerCpuSecond)} (bare ${fmt(bareDecide.requestsPerCpuSecond)}), ratio ${(decide.requestsPerCpuSecond / bareDecide.requestsPerCpuSecond).toFixed(2)}`,
-    `${INDENT} at ${fmt(rate)} req/s offered (half the above, independent arrivals): ${fmt(decideAtRate.requestsPerSecond)} served, p50 ${decideAtRate.p50} ms, p99 ${decideAtRate.p99} ms; bare at that rate p50 ${bareDecideAtRate.p50} ms, p99 ${bareDecideAtRate.p99} ms`,
+    `${INDENT} at ${fmt(rate)} req/s offered (half the above, independent arrivals): ${fmt(decideAtRate.requestsPerSecond)} served, p50 ${fmtMs(decideAtRate.p50)} ms, p99 ${fmtMs(decideAtRate.p99)} ms; bare at that rate p50 ${fmtMs(bareDecideAtRate.p50)} ms, p99 ${fmtMs(bareDecideAtRate.p99)} ms`,
     `${INDENT} p99 at half rate over bare's ${p99Ratio.toFixed(2)} | target <= ${DECIDE_TARGETS.p99RatioAtHalfRate}: ${verdict(p99Ratio <= DECIDE_TARGETS.p99RatioAtHalfRate)}`,
   ];
   if (cluster) {
     const like = cluster.decide.requestsPerSecond / cluster.bareDecide.requestsPerSecond;
     lines.push(
       `${`decide v3, HTTP_PROCESSES=${cluster.processes}`.padEnd(44)} ${fmt(cluster.decide.requestsPerSecond).padStart(10)} req/s      | bare fastify, ${cluster.processes} processes ${fmt(cluster.bareDecide.requestsPerSecond)} req/s | ratio ${like.toFixed(2)} | target >= ${DECIDE_TARGETS.throughputRatio}: ${verdict(like >= DECIDE_TARGETS.throughputRatio)}`,
-      `${INDENT} p99 ${cluster.decide.p99} ms (bare ${cluster.bareDecide.p99} ms), non-2xx ${cluster.decide.non2xx}; per server CPU second: ${fmt(cluster.decide.requestsPerCpuSecond)} (bare ${fmt(cluster.bareDecide.requestsPerCpuSecond)})`,
+      `${INDENT} p99 ${fmtMs(cluster.decide.p99)} ms (bare ${fmtMs(cluster.bareDecide.p99)} ms), non-2xx ${cluster.decide.non2xx}; per server CPU second: ${fmt(cluster.decide.requestsPerCpuSecond)} (bare ${fmt(cluster.bareDecide.requestsPerCpuSecond)})`,
       `${INDENT} over bare fastify in one process (this run's first figure): ${(cluster.decide.requestsPerSecond / bareDecide.requestsPerSecond).toFixed(2)}`,
     );
   }

@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { IngestionQueueWriter } from '../src/ingestion/queue.js';
 import { bootstrapIfEmpty } from '../src/environments/bootstrap.js';
 import { captureBody } from './bodies.js';
-import { fmt, load, noteUnlessServerNodeOptions, spawnHoglet, type LoadResult } from './harness.js';
+import { fmt, fmtMs, load, noteUnlessServerNodeOptions, spawnHoglet, type LoadResult } from './harness.js';
 import { captureWorkload } from './workload.js';
 
 export interface DrainLatency {
@@ -100,8 +100,8 @@ export async function captureDuringDrain(options: {
 export function drainLatencyText(figure: DrainLatency, rate: number): string {
   const { during, idle } = figure;
   return (
-    `${'capture during a backlog drain'.padEnd(44)} p99 ${during.p99} ms, p50 ${during.p50} ms at ${fmt(rate)} req/s offered (${fmt(during.requestsPerSecond)} served, non-2xx ${during.non2xx})\n` +
-    `${''.padEnd(44)} the same server with nothing queued: p99 ${idle.p99} ms, p50 ${idle.p50} ms (${fmt(idle.requestsPerSecond)} served); ratio of p99s ${(during.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}\n` +
+    `${'capture during a backlog drain'.padEnd(44)} p99 ${fmtMs(during.p99)} ms, p50 ${fmtMs(during.p50)} ms at ${fmt(rate)} req/s offered (${fmt(during.requestsPerSecond)} served, non-2xx ${during.non2xx})\n` +
+    `${''.padEnd(44)} the same server with nothing queued: p99 ${fmtMs(idle.p99)} ms, p50 ${fmtMs(idle.p50)} ms (${fmt(idle.requestsPerSecond)} served); ratio of p99s ${(during.p99 / Math.max(idle.p99, 0.001)).toFixed(2)}\n` +
     `${''.padEnd(44)} backlog ${fmt(figure.backlog)} events, ${fmt(figure.leftAfter)} still queued when the measurement ended, drained ${figure.drainSeconds.toFixed(1)} s after the start\n`
   );
 }

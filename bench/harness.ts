@@ -1,11 +1,14 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { LatencyRecorder } from './latency-recorder.js';
 import { environmentOf, nodeOptionsOf } from './node-options.js';
+import { openLoad } from './open-load.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -173,11 +176,10 @@ export interface LoadOptions {
   seconds?: number;
   serverPid?: number | undefined;
   /**
-   * Requests per second offered in all, instead of as many as the server answers. Each connection
-   * waits `connections / rate` seconds after an answer before its next request (wrk's `delay`,
-   * autocannon's `overallRate`), so the latencies are the server's own, not the queue's: at
-   * saturation, 50 connections wait 50 / throughput seconds on average whatever the server does
-   * (Little's law).
+   * Requests per second offered in all, instead of as many as the server answers: independent
+   * arrivals (an open model, bench/open-load.ts) whatever the client, so the latencies are the
+   * server's own, not the queue's: at saturation, 50 connections wait 50 / throughput seconds on
+   * average whatever the server does (Little's law).
    */
   rate?: number;
 }
@@ -198,10 +200,18 @@ export const LOAD_CLIENT: LoadClient = (() => {
 
 const WRK_SCRIPT = path.join(ROOT, 'bench/wrk-requests.lua');
 
-/** Drives one URL with the load client; returns mean requests/s and latency percentiles in ms. */
+/**
+ * Drives one URL: as fast as it answers with the load client, or at `rate` with independent
+ * arrivals (bench/open-load.ts). Returns mean requests/s and latency percentiles in ms, to the
+ * microsecond (a float: print with fmtMs).
+ */
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const cpuBefore = cpuSecondsOf(options.serverPid);
-  const measured = LOAD_CLIENT === 'wrk' ? await loadWithWrk(options) : await loadWithAutocannon(options);
+  const measured = options.rate
+    ? await loadAtRate(options, options.rate)
+    : LOAD_CLIENT === 'wrk'
+      ? await loadWithWrk(options)
+      : await loadWithAutocannon(options);
   const cpu = cpuSecondsOf(options.serverPid) - cpuBefore;
   return { ...measured, requestsPerCpuSecond: measured.total / cpu };
 }
@@ -259,26 +269,45 @@ function combined(slices: LoadResult[]): LoadResult {
 
 type Measured = Omit<LoadResult, 'requestsPerCpuSecond'> & { total: number };
 
+async function loadAtRate(options: LoadOptions, rate: number): Promise<Measured> {
+  const { latencies: _, ...measured } = await openLoad({
+    url: options.url,
+    method: options.method ?? 'POST',
+    bodies: options.bodies ?? [options.body ?? ''],
+    rate,
+    seconds: options.seconds ?? 5,
+    connections: options.connections ?? 50,
+  });
+  return measured;
+}
+
+/**
+ * autocannon's own latency histogram holds whole milliseconds (latency-recorder.ts): its figures
+ * are read from each answer's latency as it reports it (process.hrtime, a float) instead.
+ */
 async function loadWithAutocannon(options: LoadOptions): Promise<Measured> {
   const bodies = options.bodies;
   let n = 0;
-  const result = await autocannon({
+  const latencies = new LatencyRecorder();
+  const run = autocannon({
     url: options.url,
     method: options.method ?? 'POST',
     headers: { 'content-type': 'application/json' },
     connections: options.connections ?? 50,
     duration: options.seconds ?? 5,
     pipelining: 1,
-    ...(options.rate ? { overallRate: options.rate } : {}),
     ...(bodies
       ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }) }] }
       : { body: options.body }),
   });
+  // Typed as a promise alone, it is autocannon's tracker too, whose 'response' events carry each latency.
+  (run as unknown as EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.record(ms));
+  const result = await run;
   return {
     requestsPerSecond: result.requests.average,
     total: result.requests.total,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50: latencies.percentile(50),
+    p99: latencies.percentile(99),
     non2xx: result.non2xx,
     errors: result.errors,
   };
@@ -290,7 +319,6 @@ async function loadWithWrk(options: LoadOptions): Promise<Measured> {
     const file = path.join(dir, 'bodies.txt');
     fs.writeFileSync(file, `${(options.bodies ?? [options.body ?? '']).join('\n')}\n`);
     const connections = options.connections ?? 50;
-    const thinkMs = options.rate ? Math.round((connections / options.rate) * 1000) : 0;
     const args = [
       '-t1',
       `-c${connections}`,
@@ -303,7 +331,6 @@ async function loadWithWrk(options: LoadOptions): Promise<Measured> {
       '--',
       file,
       options.method ?? 'POST',
-      String(thinkMs),
     ];
     const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
     const line = stdout.trim().split('\n').at(-1)!;
@@ -320,6 +347,8 @@ async function loadWithWrk(options: LoadOptions): Promise<Measured> {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+export { fmtMs } from './latency-recorder.js';
 
 export function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');

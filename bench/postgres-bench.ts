@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
-import { fmt, interleaved, load, report, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
+import { fmt, fmtMs, interleaved, load, report, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 import { postgresFloor, postgresFloorText, type PostgresFloor } from './postgres-floor.js';
 import { lastQueueId, queueRows, timeDrain, workerCounts, workerRounds, type DrainFigure } from './postgres-workers.js';
 
@@ -204,7 +204,7 @@ function printLines(
         ? `${fmt(baseline.requestsPerSecond)} req/s`
         : `${fmt(baseline.requestsPerSecond * eventsPerRequest)} events/s`;
     process.stdout.write(
-      `${pad} p99 ${measured.p99} ms, non-2xx ${measured.non2xx}; bare fastify ${bare}, ratio ${(measured.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}\n`,
+      `${pad} p99 ${fmtMs(measured.p99)} ms, non-2xx ${measured.non2xx}; bare fastify ${bare}, ratio ${(measured.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}\n`,
     );
     process.stdout.write(`${pad} ${postgresFloorText(floor, rows)}\n`);
   };
@@ -216,7 +216,9 @@ function printLines(
     value: decide.baseline.requestsPerSecond,
     unit: 'req/s',
   });
-  process.stdout.write(`${pad} p99 ${decide.measured.p99} ms (bare ${decide.baseline.p99} ms), non-2xx ${decide.measured.non2xx}\n`);
+  process.stdout.write(
+    `${pad} p99 ${fmtMs(decide.measured.p99)} ms (bare ${fmtMs(decide.baseline.p99)} ms), non-2xx ${decide.measured.non2xx}\n`,
+  );
   printWorkerLines(drains, workerFloor, workerEvents);
 }
 

@@ -11,6 +11,7 @@ import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
 import {
   fmt,
+  fmtMs,
   interleaved,
   load,
   LOAD_CLIENT,
@@ -80,7 +81,7 @@ async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Pr
 async function sqliteBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
   process.stdout.write(
-    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT}, ${os.cpus().length} cores, SQLite\n\n`,
+    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT} (a set rate: independent arrivals, bench/open-load.ts), ${os.cpus().length} cores, SQLite\n\n`,
   );
   try {
     // Start to serving and resident memory, idle and under capture load (footprint.ts), first: on
@@ -155,7 +156,7 @@ async function sqliteBench() {
 
     const bareLine = { name: 'bare fastify', value: bareCapture.requestsPerSecond, unit: 'req/s' };
     report('capture, single event', capture.requestsPerSecond, 'req/s', bareLine, '>= 0.75');
-    process.stdout.write(`${''.padEnd(44)} p99 ${capture.p99} ms (bare ${bareCapture.p99} ms), non-2xx ${capture.non2xx}\n`);
+    process.stdout.write(`${''.padEnd(44)} p99 ${fmtMs(capture.p99)} ms (bare ${fmtMs(bareCapture.p99)} ms), non-2xx ${capture.non2xx}\n`);
     process.stdout.write(
       `${''.padEnd(44)} per server CPU second: ${fmt(capture.requestsPerCpuSecond)} (bare ${fmt(bareCapture.requestsPerCpuSecond)}), ratio ${(capture.requestsPerCpuSecond / bareCapture.requestsPerCpuSecond).toFixed(2)}\n`,
     );
@@ -166,7 +167,7 @@ async function sqliteBench() {
       { name: 'bare fastify', value: bareBatch.requestsPerSecond * 100, unit: 'events/s' },
       '150,000 events/s',
     );
-    process.stdout.write(`${''.padEnd(44)} p99 ${batch.p99} ms (bare ${bareBatch.p99} ms), non-2xx ${batch.non2xx}\n`);
+    process.stdout.write(`${''.padEnd(44)} p99 ${fmtMs(batch.p99)} ms (bare ${fmtMs(bareBatch.p99)} ms), non-2xx ${batch.non2xx}\n`);
     process.stdout.write(`${''.padEnd(44)} per server CPU second: ${fmt(batch.requestsPerCpuSecond * 100)} events\n`);
 
     process.stdout.write(decideText(decide, clusterDecide));

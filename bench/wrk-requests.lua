@@ -1,22 +1,14 @@
--- wrk script for bench/harness.ts: `wrk … -s bench/wrk-requests.lua <url> -- <bodies file> <method> [think ms]`.
+-- wrk script for bench/harness.ts: `wrk … -s bench/wrk-requests.lua <url> -- <bodies file> <method>`.
 -- The file holds one request body a line. One body is sent as wrk's static request (no Lua call
--- per request); several are sent in turn. With a think time above 0, each connection waits about
--- that long after an answer before its next request (a set rate; harness.ts). `done` prints one JSON
--- line for the harness to read.
+-- per request); several are sent in turn. `done` prints one JSON line for the harness to read
+-- (latencies in ms to the microsecond). A set rate is not wrk's: harness.ts sends it through
+-- bench/open-load.ts (wrk's think times are whole milliseconds).
 local requests = {}
 local count = 0
 local next_index = 0
 
 function init(args)
   local method = args[2] or "POST"
-  local think = tonumber(args[3] or "0")
-  -- wrk calls delay() only when the script defines it. Think times are drawn from an exponential
-  -- distribution of that mean (requests arrive as from many independent users): a constant one
-  -- lines the connections up into bursts of 50 requests at once.
-  if think > 0 then
-    math.randomseed(os.time())
-    delay = function() return math.floor(-math.log(1 - math.random()) * think + 0.5) end
-  end
   local headers = { ["Content-Type"] = "application/json" }
   for line in io.lines(args[1]) do
     count = count + 1

@@ -256,7 +256,7 @@ describe('group aggregation', () => {
     expectNoPageErrors(ui.watched);
   });
 
-  it("another environment's flag editor offers that environment's group types", async () => {
+  it("another environment's flag editor offers the project's group types", async () => {
     const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
       method: 'POST',
       body: { name: 'Retail' },
@@ -266,8 +266,11 @@ describe('group aggregation', () => {
     await ui.page.goto(`${server.url}/project/${created.body.id}/feature_flags/new`);
     const matchBy = ui.page.getByLabel('Match by');
     await matchBy.locator('option', { hasText: 'store(s)' }).waitFor({ state: 'attached' });
-    // The first environment's organizations are not this one's.
-    expect(await matchBy.locator('option').allTextContents()).not.toContain('organization(s)');
+    // Group types are the project's (PostHog's GroupTypeMapping): the first environment's
+    // organizations are this one's too, and its store type is the first environment's.
+    expect(await matchBy.locator('option').allTextContents()).toContain('organization(s)');
+    await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/new`);
+    await ui.page.getByLabel('Match by').locator('option', { hasText: 'store(s)' }).waitFor({ state: 'attached' });
     expectNoPageErrors(ui.watched);
   });
 });

@@ -441,7 +441,7 @@ describe('funnel insight', () => {
 });
 
 describe('the pickers of another environment of the project', () => {
-  it("offer that environment's events and properties, not the first environment's", async () => {
+  it("offer the project's events and properties, its own and the first environment's", async () => {
     const created = await server.request(`/api/projects/${server.bootstrap.project.id}/environments/`, {
       method: 'POST',
       body: { name: 'Second' },
@@ -462,8 +462,8 @@ describe('the pickers of another environment of the project', () => {
     await page.goto(`${server.url}/project/${second}/insights/new`);
     await textbox('Series 1 event').click();
     await page.getByRole('option', { name: 'only in second' }).waitFor();
-    // The first environment's events (the fixture's) are not this one's.
-    expect(await page.getByRole('option', { name: 'signed_up' }).count()).toBe(0);
+    // Definitions are the project's (PostHog's): the first environment's events (the fixture's) too.
+    expect(await page.getByRole('option', { name: 'signed_up' }).count()).toBe(1);
     await page.getByRole('option', { name: 'only in second' }).click();
     await textbox('Breakdown by').click();
     await textbox('Breakdown by').fill('second_only');

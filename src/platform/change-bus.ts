@@ -70,7 +70,7 @@ export class ChangeBus {
 
   /**
    * Announces a change. Local handlers run at once; other processes hear it shortly. Handlers
-   * must be idempotent (they only drop cache entries), since a process may hear its own notice.
+   * must be idempotent (they only drop cache entries): a lost listener makes them drop everything.
    */
   async publish(change: Change): Promise<void> {
     this.local.emit(change.topic, change);
@@ -85,7 +85,8 @@ export class ChangeBus {
 }
 
 /**
- * LISTEN on one connection of its own, NOTIFY through a pool of one. A listener that loses its
+ * LISTEN on one connection of its own, NOTIFY through a pool of one; a notice carries its process's
+ * origin, so its own comes back to nothing (as on SQLite). A listener that loses its
  * connection listens again as soon as the database lets it (retrying until the bus closes); the
  * notices sent meanwhile are lost, so then every cache is told to drop everything.
  */
@@ -104,6 +105,7 @@ async function pgTransport(
   const sender = new pg.Pool({ ...pgConnectionSettings(databaseUrl), max: 1 });
   // pool.query handles the errors of the connection it uses; the pool, those of an idle one.
   sender.on('error', () => undefined);
+  const origin = randomBytes(8).toString('hex');
   const pause = new WakeableSleep();
   let closed = false;
   let listener: pg.Client | undefined;
@@ -114,11 +116,16 @@ async function pgTransport(
     let failure: unknown;
     client.on('notification', (message) => {
       if (message.channel !== channel || !message.payload) return;
+      let notice: Change & { origin?: string };
       try {
-        deliver(JSON.parse(message.payload) as Change);
+        notice = JSON.parse(message.payload) as Change & { origin?: string };
       } catch {
-        // a payload we did not write: ignore it
+        return; // a payload we did not write: ignore it
       }
+      // This process's own notice came back: its handlers had it when it was published.
+      if (notice.origin === origin) return;
+      delete notice.origin;
+      deliver(notice);
     });
     // A lost connection reports twice (the server's notice, then the socket's end): the first counts.
     client.on('error', (error) => {
@@ -165,7 +172,7 @@ async function pgTransport(
   await listen();
   return {
     send: async (change) => {
-      await sender.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify(change)]);
+      await sender.query('SELECT pg_notify($1, $2)', [channel, JSON.stringify({ ...change, origin })]);
     },
     close: async () => {
       closed = true;

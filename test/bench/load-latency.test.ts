@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../../bench/harness.js';
 import { fmtMs, LatencyRecorder } from '../../bench/latency-recorder.js';
 import { nextArrivalGapMicros, responseEnd } from '../../bench/open-load.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 describe('LatencyRecorder', () => {
   it('reads percentiles by nearest rank, to the microsecond', () => {
@@ -47,21 +48,10 @@ describe('responseEnd', () => {
   });
 });
 
-/** A seeded generator (mulberry32), so the schedule below is the same on every run. */
-function seeded(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('nextArrivalGapMicros', () => {
   it('spreads a rate as independent arrivals, not as a quota at the start of each second', () => {
     const rate = 400;
-    const random = seeded(7);
+    const random = seededRandom(7);
     const arrivalsAt: number[] = [];
     for (let at = 0; at < 20e6; at += nextArrivalGapMicros(rate, random)) arrivalsAt.push(at);
     // 20 s at 400/s: ~8,000 arrivals (Poisson, standard deviation ~89).

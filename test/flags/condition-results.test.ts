@@ -25,17 +25,7 @@ import {
 } from '../../src/flags/engine/index.js';
 import type { CompiledFlag } from '../../src/flags/engine/compiled-definitions.js';
 import type { EvaluationState } from '../../src/flags/engine/evaluation-state.js';
-
-/** mulberry32: the same generated cases on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../helpers/seeded-random.js';
 
 type Random = () => number;
 const pick = <T>(next: Random, items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
@@ -218,7 +208,7 @@ function referenceResults(compiled: CompiledDefinitions, context: EvaluationCont
 
 describe('conditions straight to results', () => {
   it('give the reference steps’ results on generated flags and requests', () => {
-    const next = random(32);
+    const next = seededRandom(32);
     const reasons = new Set<string>();
     let compared = 0;
     for (let set = 0; set < 80; set++) {

@@ -4,17 +4,15 @@
  * latest last_seen_at, a non-empty description and tags, the primary's property type else any),
  * a third project's rows stay apart. The old state is made by running the migrations up to 026.
  */
-import path from 'node:path';
-import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';
 import { insertOrganization, insertProjectWithTeam, insertTeam } from '../../src/environments/tenancy-store.js';
 import { defaultTeamSettings } from '../../src/environments/team-fields.js';
 import { generateProjectApiToken } from '../../src/auth/tokens.js';
 import { fromBool } from '../../src/platform/db/values.js';
-import { freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
+import { freshStorage, type TestStorage } from '../helpers/backend.js';
+import { databaseBefore } from '../helpers/migrated.js';
 
 let storage: TestStorage | undefined;
 let database: Database | undefined;
@@ -30,16 +28,10 @@ const newTeam = (name: string) => ({ name, apiToken: generateProjectApiToken(), 
 describe('migration 027-definitions-per-project', () => {
   it('merges the environments of a project into one list', async () => {
     storage = await freshStorage();
-    database = await openDatabase({
-      databaseUrl: TEST_DATABASE_URL,
-      sqliteFile: path.join(storage.dataDir, 'hoglet.db'),
-      ...(storage.schema ? { pgSchema: storage.schema } : {}),
-    });
-    const db = database.db as never as Kysely<any>;
-    const types = columnTypes(database.dialect);
-    const step = migrations.findIndex((m) => m.name === '027-definitions-per-project');
+    const before = await databaseBefore(storage, '027-definitions-per-project');
+    ({ database } = before);
+    const { db, types, step } = before;
     expect(migrations[step - 1]!.name).toBe('026-event-uuid-window');
-    for (const migration of migrations.slice(0, step)) await migration.up(db, types);
 
     const organization = await insertOrganization(database.db, 'Org');
     const { project, team: primary } = await insertProjectWithTeam(database.db, { organizationId: organization.id, ...newTeam('Prod') });

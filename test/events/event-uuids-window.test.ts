@@ -5,20 +5,18 @@
  * storage, both backends; the days are set in the rows and the pruner's clock, never waited for.
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import type { Kysely } from 'kysely';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EventUuidsPruner } from '../../src/events/event-uuids-pruner.js';
 import { dedupeDay } from '../../src/events/event-uuids-store.js';
 import { acquireLease, releaseLease } from '../../src/platform/lease.js';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';
-import { freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
+import { freshStorage, type TestStorage } from '../helpers/backend.js';
 import { useTestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
 import { waitFor } from '../helpers/wait.js';
+import { databaseBefore } from '../helpers/migrated.js';
 
 // The server's own pruner is off (a window of 0): the tests drive theirs, with their clock.
 const server = useTestServer({ INGESTION_DEDUPE_DAYS: '0' });
@@ -179,16 +177,9 @@ describe('migration 026-event-uuid-window', () => {
 
   it('keeps the uuids stored before it one window from the upgrade', async () => {
     storage = await freshStorage();
-    migrated = await openDatabase({
-      databaseUrl: TEST_DATABASE_URL,
-      sqliteFile: path.join(storage.dataDir, 'hoglet.db'),
-      ...(storage.schema ? { pgSchema: storage.schema } : {}),
-    });
-    const db = migrated.db as never as Kysely<any>;
-    const types = columnTypes(migrated.dialect);
-    const at = migrations.findIndex((m) => m.name === '026-event-uuid-window');
-    expect(at).toBeGreaterThan(0);
-    for (const migration of migrations.slice(0, at)) await migration.up(db, types);
+    const before = await databaseBefore(storage, '026-event-uuid-window');
+    migrated = before.database;
+    const { db, types, step: at } = before;
     const uuids = Array.from({ length: 5 }, () => randomUUID());
     await db
       .insertInto('event_uuids')

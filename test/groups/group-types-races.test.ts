@@ -3,12 +3,10 @@
  * workers on PostgreSQL, each its own transaction) must agree, and migration 028 makes agreeing
  * environments share their union while leaving conflicting projects as they were.
  */
-import path from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';
 import { insertOrganization, insertProjectWithTeam, insertTeam } from '../../src/environments/tenancy-store.js';
 import { defaultTeamSettings } from '../../src/environments/team-fields.js';
@@ -21,9 +19,10 @@ import { SpikeDetector } from '../../src/ingestion/worker/spike-detector.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import { readQueueBatch, type QueueRecord } from '../../src/ingestion/queue-records.js';
 import type { QueueRow } from '../../src/ingestion/queue.js';
-import { BACKEND, freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
+import { BACKEND, freshStorage, type TestStorage } from '../helpers/backend.js';
 import { waitFor } from '../helpers/wait.js';
 import { queueRowMaker, serverPerTest } from '../ingestion/worker/helpers.js';
+import { databaseBefore } from '../helpers/migrated.js';
 
 const setUp = serverPerTest({ secondHandle: true });
 const row = queueRowMaker('2026-03-01T00:00:00.000Z');
@@ -158,16 +157,9 @@ afterAll(async () => {
 describe('migration 028-group-types-per-project', () => {
   it('copies the union to every environment of an agreeing project, and leaves a conflicting one', async () => {
     storage = await freshStorage();
-    bare = await openDatabase({
-      databaseUrl: TEST_DATABASE_URL,
-      sqliteFile: path.join(storage.dataDir, 'hoglet.db'),
-      ...(storage.schema ? { pgSchema: storage.schema } : {}),
-    });
-    const db = bare.db as never as Kysely<any>;
-    const types = columnTypes(bare.dialect);
-    const at = migrations.findIndex((m) => m.name === '028-group-types-per-project');
-    expect(at).toBeGreaterThan(0);
-    for (const migration of migrations.slice(0, at)) await migration.up(db, types);
+    const before = await databaseBefore(storage, '028-group-types-per-project');
+    bare = before.database;
+    const { db, types, step: at } = before;
     const database = bare;
     const organization = await insertOrganization(database.db, 'Org');
     const project = async (name: string) =>

@@ -2,13 +2,12 @@
  * Migration 025: the queue gets its partition column; rows queued before it on PostgreSQL get the
  * partition of the distinct id they name (SQLite's queue is one partition: 0).
  */
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { columnTypes } from '../../src/platform/db/migrations/column-types.js';
+import type { Database } from '../../src/platform/db/database.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';
 import { partitionCount, queuePartition } from '../../src/ingestion/core/partition.js';
-import { BACKEND, freshStorage, TEST_DATABASE_URL, type TestStorage } from '../helpers/backend.js';
+import { BACKEND, freshStorage, type TestStorage } from '../helpers/backend.js';
+import { databaseBefore } from '../helpers/migrated.js';
 
 let storage: TestStorage | undefined;
 let database: Database | undefined;
@@ -20,16 +19,9 @@ afterAll(async () => {
 describe('migration 025-ingestion-partitions', () => {
   it('gives rows queued before it their partition', async () => {
     storage = await freshStorage();
-    database = await openDatabase({
-      databaseUrl: TEST_DATABASE_URL,
-      sqliteFile: path.join(storage.dataDir, 'hoglet.db'),
-      ...(storage.schema ? { pgSchema: storage.schema } : {}),
-    });
-    const db = database.db as never as import('kysely').Kysely<any>;
-    const types = columnTypes(database.dialect);
-    const at = migrations.findIndex((m) => m.name === '025-ingestion-partitions');
-    expect(at).toBeGreaterThan(0);
-    for (const migration of migrations.slice(0, at)) await migration.up(db, types);
+    const before = await databaseBefore(storage, '025-ingestion-partitions');
+    database = before.database;
+    const { db, types, step: at } = before;
     // 2500 rows: more than one read of the migration's.
     const queued = Array.from({ length: 2500 }, (_, i) => ({
       team_id: 1 + (i % 3),

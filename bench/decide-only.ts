@@ -5,13 +5,15 @@
  * it), each beside bare fastify measured in the same run and beside its target.
  * BENCH_CPU_PROFILE=dir writes the one-process server's V8 CPU profile there. BENCH_DECIDE_FLOOR=1
  * also measures decide's floor (bench/decide-floor-server.ts: one of this run's answers sent back
- * without evaluating anything) beside bare fastify.
+ * without evaluating anything) beside bare fastify. BENCH_PIN=1 runs the servers on CPU 0 and this
+ * process, the load generator, on the other cores (harness.ts pinLoadGenerator); the figure with
+ * HTTP_PROCESSES = cores is left out then, as it needs every core.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createMixedFlags, decideBodies, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
-import { fmt, interleaved, load, spawnHoglet, spawnServer } from './harness.js';
+import { fmt, interleaved, load, pinLoadGenerator, spawnHoglet, spawnServer } from './harness.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 50;
@@ -32,8 +34,14 @@ const nodeArgs = [
   ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
   ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
 ];
+const pin = process.env.BENCH_PIN === '1' ? pinLoadGenerator() : undefined;
+if (process.env.BENCH_PIN === '1')
+  process.stdout.write(
+    pin ? 'servers pinned to CPU 0, the load generator to the others\n' : 'BENCH_PIN=1: not pinned (one core, or no taskset)\n',
+  );
+const cpus = pin?.serverCpus;
 try {
-  const hoglet = await spawnHoglet(nodeArgs, env);
+  const hoglet = await spawnHoglet(nodeArgs, env, undefined, cpus);
   let token: string;
   let figures;
   let answer = '{}';
@@ -47,7 +55,7 @@ try {
     await loadDecide(hoglet.url, token, CONNECTIONS, 1, hoglet.child.pid); // warm-up
     const asked = await fetch(`${hoglet.url}/decide/?v=3`, { method: 'POST', body: decideBodies(token)[0] });
     answer = await asked.text();
-    const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
+    const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/, cpus });
     try {
       figures = await measureDecide(hoglet, bare, token, SECONDS, CONNECTIONS);
     } finally {
@@ -57,7 +65,7 @@ try {
     await hoglet.stop();
   }
   const cluster =
-    process.env.BENCH_DECIDE_CLUSTER === '0'
+    process.env.BENCH_DECIDE_CLUSTER === '0' || pin
       ? undefined
       : await measureClusterDecide(env, token, os.availableParallelism(), SECONDS, CONNECTIONS);
   process.stdout.write(decideText(figures, cluster));
@@ -71,8 +79,9 @@ async function measureFloor(token: string, answer: string): Promise<string> {
   const floor = await spawnServer('bench/decide-floor-server.ts', {
     env: { DECIDE_FLOOR_ANSWER: answer },
     pattern: /listening (http:\/\/\S+)/,
+    cpus,
   });
-  const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
+  const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/, cpus });
   try {
     const bodies = decideBodies(token);
     const body = JSON.stringify({ api_key: token, distinct_id: 'bench-user-1' });

@@ -70,11 +70,13 @@ export function entryArguments(entry: string, cwd: string): string[] {
  */
 export async function spawnServer(
   entry: string,
-  options: { env?: Record<string, string>; pattern: RegExp; nodeArgs?: string[]; args?: string[]; cwd?: string },
+  options: { env?: Record<string, string>; pattern: RegExp; nodeArgs?: string[]; args?: string[]; cwd?: string; cpus?: string },
 ): Promise<Child> {
-  const { env = {}, pattern, nodeArgs = [], args = [], cwd = ROOT } = options;
+  const { env = {}, pattern, nodeArgs = [], args = [], cwd = ROOT, cpus } = options;
   const command = [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments(entry, cwd), ...args];
-  const child = spawn(process.execPath, command, {
+  // taskset execs node in place, so the child's pid (read for its CPU time) stays the server's.
+  const [file, argv] = cpus === undefined ? [process.execPath, command] : ['taskset', ['-c', cpus, process.execPath, ...command]];
+  const child = spawn(file, argv, {
     cwd,
     env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,12 +119,26 @@ export async function waitForOutput(child: Child, text: string, timeoutMs: numbe
  * Starts `hoglet serve` (args may add node options before the entry point) and waits until it
  * serves: with HTTP_PROCESSES > 1, until the cluster supervisor says all its processes are ready.
  */
-export function spawnHoglet(nodeArgs: string[], env: Record<string, string>, cwd = ROOT): Promise<Child> {
+export function spawnHoglet(nodeArgs: string[], env: Record<string, string>, cwd = ROOT, cpus?: string): Promise<Child> {
   const ready =
     (env.HTTP_PROCESSES ?? '1') === '1'
       ? /"url":"(http:\/\/[^"]+)"[^\n]*hoglet listening/
       : /"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/;
-  return spawnServer('src/cli/main.ts', { env, pattern: ready, nodeArgs, args: ['serve'], cwd });
+  return spawnServer('src/cli/main.ts', { env, pattern: ready, nodeArgs, args: ['serve'], cwd, cpus });
+}
+
+/**
+ * Separate cores for the servers and the load generator (BENCH_PIN=1, bench/decide-only.ts): on
+ * a machine the two share, the generator's own stalls and their threads' contention end up in
+ * the latencies measured, on both sides of a ratio but not alike. Servers get CPU 0; this process,
+ * its threads (every one, the pacer's included: `-a`) and the clients it starts get the others.
+ * Undefined (nothing pinned) on one core or without taskset.
+ */
+export function pinLoadGenerator(): { serverCpus: string } | undefined {
+  const cores = os.availableParallelism();
+  if (cores < 2) return undefined;
+  const pinned = spawnSync('taskset', ['-a', '-p', '-c', cores === 2 ? '1' : `1-${cores - 1}`, String(process.pid)], { stdio: 'ignore' });
+  return pinned.error || pinned.status !== 0 ? undefined : { serverCpus: '0' };
 }
 
 function ownCpuSeconds(pid: number): number {

@@ -314,7 +314,11 @@ export async function updatePropertyDefinition(
   return getPropertyDefinition(db, projectId, id);
 }
 
-/** The ids of the project's environments (whose events a definition's volume counts). */
+/**
+ * The ids of the project's environments (whose events a definition's volume counts). Read on each
+ * request (one indexed read): nothing in memory lists a project's environments (TeamCache holds
+ * environments by API token), and one created by another process must count at once.
+ */
 export async function projectEnvironmentIds(db: Db, projectId: number): Promise<number[]> {
   const rows = await db.selectFrom('teams').select('id').where('project_id', '=', projectId).orderBy('id').execute();
   return rows.map((r) => Number(r.id));

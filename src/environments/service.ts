@@ -59,7 +59,7 @@ function loggedState(team: Team): Record<string, unknown> {
 export async function createEnvironment(ctx: AppContext, principal: Principal, projectTeam: Team, write: TeamWrite): Promise<Team> {
   const { db } = ctx.database;
   const team = await db.transaction().execute(async (trx) => {
-    await lockProjectGroupTypes(trx, projectTeam.id);
+    await lockProjectGroupTypes(trx, projectTeam.projectId);
     const settings = { ...defaultTeamSettings(await memberEmails(trx, projectTeam.organizationId)), ...write.settings };
     const inserted = await insertTeam(trx, projectTeam.projectId, {
       organizationId: projectTeam.organizationId,
@@ -68,7 +68,7 @@ export async function createEnvironment(ctx: AppContext, principal: Principal, p
       settings,
     });
     // Group types are the project's (PostHog's GroupTypeMapping): the new environment has them too.
-    await copyProjectGroupTypes(trx, inserted.id);
+    await copyProjectGroupTypes(trx, inserted.projectId, inserted.id);
     const created = await setPrimaryDashboard(trx, inserted, await createPrimaryDashboard(trx, inserted.id));
     // Marked in the same transaction, so the very first is_generating_demo_data answer is true.
     if (created.settings.is_demo === true) {

@@ -138,13 +138,18 @@ export async function isGeneratingDemoData(db: Db, teamId: number): Promise<bool
 }
 
 /**
- * Removes an environment. At once, in one transaction: the environment, its definitions (the rows
- * of every table with its `team_id` but the bulk ones: flags, cohorts, insights, dashboards,
- * subscriptions, sharing, the queue…), its keys' access, users' pointers to it, and its project
- * when it was the last. The project's event and property definitions stay while the project has
- * another environment (the rows this one first saw move to it). Its bulk data (events, persons, recordings…: BULK_TEAM_TABLES) in the
- * background (deletions/runner.ts), queued in the same transaction: millions of rows deleted in
- * the request held SQLite's write lock (and the process) for minutes.
+ * Removes an environment. At once, in one transaction:
+ * - the rows of every table with its `team_id` but the bulk ones: flags, cohorts, insights,
+ *   dashboards, subscriptions, sharing, its group type rows, the queue…; the project's group types
+ *   live on in the rows each other environment of the project holds;
+ * - its event and property definitions, which are the project's: while the project has another
+ *   environment they stay, the rows this one first saw handed to the lowest-numbered other one;
+ *   with no other environment they go, with the project;
+ * - its keys' access (a key limited to it alone is deleted), users' pointers to it, its row, and
+ *   its project when it was the last environment.
+ * Its bulk data (events, persons, recordings…: BULK_TEAM_TABLES) is queued in the same transaction
+ * and deleted in the background (deletions/runner.ts): deleting millions of rows in the request
+ * would hold SQLite's write lock, and the process, for minutes.
  */
 export async function purgeTeam(database: Database, team: Team): Promise<void> {
   const tables = await teamOwnedTables(database);

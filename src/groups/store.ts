@@ -61,7 +61,8 @@ export async function groupTypeIndexOf(db: Db, teamId: number, groupType: string
  * Concurrent assignments in one project (ingestion batches of several workers, in one environment
  * or two) are serialised by a lock on the project's row, taken in the caller's transaction (or in
  * one of its own) and held until it ends: the second reads the mapping only once the first has
- * committed. An environment created meanwhile takes the same lock (copyProjectGroupTypes).
+ * committed. An environment created meanwhile takes the same lock (lockProjectGroupTypes) before
+ * it copies the project's types (copyProjectGroupTypes).
  */
 export async function ensureGroupTypeIndex(db: Db, teamId: number, groupType: string): Promise<number | undefined> {
   const existing = await groupTypeIndexOf(db, teamId, groupType);
@@ -137,23 +138,22 @@ async function projectMappings(db: Db, projectId: number): Promise<{ rows: Store
 type StoredGroupType = EnvironmentGroupType & Pick<GroupTypeMapping, 'nameSingular' | 'namePlural'>;
 
 /**
- * Takes, in a transaction that is to create an environment of the project of `teamId`, the lock
- * group type assignments take; before the environment's row is inserted (whose foreign key would
- * otherwise hold a weaker lock on the project's row first).
+ * Takes, in a transaction that is to create an environment of the project, the lock group type
+ * assignments take; before the environment's row is inserted (whose foreign key would otherwise
+ * hold a weaker lock on the project's row first).
  */
-export async function lockProjectGroupTypes(trx: Db, teamId: number): Promise<void> {
-  await lockProjectOf(trx, teamId);
+export async function lockProjectGroupTypes(trx: Db, projectId: number): Promise<void> {
+  const query = trx.selectFrom('projects').select('id').where('id', '=', projectId);
+  await (isPostgres(trx) ? query.forUpdate() : query).execute();
 }
 
 /**
  * Gives a new environment its project's group types (projectGroupTypes), in the transaction that
- * created it, which holds the lock assignments take (lockProjectGroupTypes): an assignment in
- * another environment either committed before (its rows are copied) or waits and then sees the
+ * created it, which already holds the lock assignments take (lockProjectGroupTypes): an assignment
+ * in another environment either committed before (its rows are copied) or waits and then sees the
  * new environment.
  */
-export async function copyProjectGroupTypes(trx: Db, teamId: number): Promise<void> {
-  const projectId = await lockProjectOf(trx, teamId);
-  if (projectId === undefined) return;
+export async function copyProjectGroupTypes(trx: Db, projectId: number, teamId: number): Promise<void> {
   const { rows } = await projectMappings(trx, projectId);
   const copied = projectGroupTypes(rows.filter((r) => r.teamId !== teamId));
   if (copied.length === 0) return;

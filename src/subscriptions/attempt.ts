@@ -6,8 +6,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../platform/db/database.js';
 import { beginAttempt, finishAttempt, type AttemptHandle, type DeliveryKind, type DeliveryTarget } from './deliveries-store.js';
-import { DeliveryConfigurationError } from './delivery/email.js';
-import type { DeliveryResult } from './delivery/index.js';
+import { DeliveryConfigurationError, type DeliveryResult } from './delivery/index.js';
 import type { Subscription } from './store.js';
 
 /** An error as the delivery log shows it: its message and its cause's (fetch's "fetch failed" says little alone), no stack. */

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../../bench/harness.js';
-import { fmtMs, LatencyRecorder } from '../../bench/latency-recorder.js';
+import { fmtMs, LATENCY_CHUNK, LatencyRecorder } from '../../bench/latency-recorder.js';
 import { nextArrivalGapMicros, responseEnd } from '../../bench/open-load.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
@@ -27,6 +27,29 @@ describe('LatencyRecorder', () => {
     expect(() => recorder.record(-1)).toThrow(RangeError);
     expect(() => recorder.record(NaN)).toThrow(RangeError);
     expect(() => recorder.percentile(101)).toThrow(RangeError);
+  });
+
+  it('reads every chunk, the last one partly filled, and a value recorded after a read', () => {
+    const recorder = new LatencyRecorder();
+    // Two full chunks and a few more: 1 µs to n µs, shuffled so each chunk holds values of all sizes.
+    const n = 2 * LATENCY_CHUNK + 3;
+    const values = Array.from({ length: n }, (_, i) => (i + 1) / 1000);
+    const random = seededRandom(11);
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [values[i], values[j]] = [values[j]!, values[i]!];
+    }
+    for (const ms of values) recorder.record(ms);
+    expect(recorder.count).toBe(n);
+    // The k-th smallest is k µs: nearest rank k = ceil(p% of n).
+    for (const p of [0, 1, 25, 50, 99, 99.99, 100]) {
+      expect(recorder.percentile(p)).toBe(Math.max(1, Math.ceil((p / 100) * n)) / 1000);
+    }
+    // The largest value sits in the partly filled chunk when recorded last.
+    recorder.record(n);
+    expect(recorder.percentile(100)).toBe(n);
+    expect(recorder.percentile(0)).toBe(0.001);
+    expect(recorder.count).toBe(n + 1);
   });
 
   it('prints latencies to the hundredth of a millisecond', () => {

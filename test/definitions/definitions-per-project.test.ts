@@ -131,6 +131,20 @@ describe('definitions per project', () => {
     expect(byName(theirs, 'elsewhere').volume_30_day).toBe(1);
   });
 
+  it('counts the events of an environment created after the volumes were read', async () => {
+    const volume = async (base: string) => {
+      const res = await server.request<List['body']>(`${base}/event_definitions/?search=shared`);
+      expect(res.status).toBe(200);
+      return byName(res, 'shared').volume_30_day;
+    };
+    expect(await volume(`/api/projects/${projectId}`)).toBe(2);
+    const created = await server.request(`/api/projects/${projectId}/environments/`, { method: 'POST', body: { name: 'Preview' } });
+    expect(created.status).toBe(201);
+    await batch(created.body.api_token, [{ event: 'shared', distinct_id: 'n1' }]);
+    expect(await volume(`/api/projects/${projectId}`)).toBe(3);
+    expect(await volume(`/api/environments/${created.body.id}`)).toBe(3);
+  });
+
   it('keeps the definitions when an environment of the project is deleted', async () => {
     const deleted = await server.request(`/api/environments/${env2.id}/`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);

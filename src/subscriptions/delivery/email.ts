@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { Transporter } from 'nodemailer';
 import { chartPng } from '../chart.js';
 import { humanDate, resultTable, type Report } from './report.js';
+import { DeliveryConfigurationError } from './errors.js';
 
 export interface EmailMessage {
   to: string;
@@ -93,14 +94,6 @@ export const SMTP_NOT_CONFIGURED = 'e-mail is not configured on this server: SMT
 export const SMTP_NOT_CONFIGURED_DETAIL =
   `${SMTP_NOT_CONFIGURED}. To send e-mail, set SMTP_URL (smtp://user:password@host:587, or smtps:// for TLS) ` +
   'and EMAIL_FROM (the sender) where Hoglet and its workers run, then restart them';
-
-/**
- * A failure no retry can mend: the server lacks a setting (PostHog's `ImproperlyConfigured` when
- * e-mail is not available). A delivery failing with it fails at once, without retries.
- */
-export class DeliveryConfigurationError extends Error {
-  override readonly name = 'DeliveryConfigurationError';
-}
 
 export class EmailSender {
   private transport: Transporter | undefined;

@@ -15,6 +15,8 @@ import { buildReport } from './report.js';
 import { sendSlack } from './slack.js';
 import { sendWebhook } from './webhook.js';
 
+export { DeliveryConfigurationError } from './errors.js';
+
 export interface DelivererOptions {
   siteUrl: string;
   smtpUrl: string | undefined;

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ColumnTypes, HogletMigration } from './column-types.js';
 
 /**
@@ -37,6 +37,60 @@ function ranked(table: string) {
     from ${sql.table(table)} d left join teams tm on tm.id = d.team_id)`;
 }
 
+/**
+ * The rows of one project that share a key (`over`), and their order (`rank`): the primary
+ * environment's first, then by environment id.
+ */
+interface Collision {
+  over: RawBuilder<unknown>;
+  rank: RawBuilder<unknown>;
+}
+
+/** How a merged row's column is taken from the rows that collide. */
+type Merge = (column: RawBuilder<unknown>, rows: Collision) => RawBuilder<unknown>;
+
+const earliest: Merge = (column, { over }) => sql`min(${column}) over (${over})`;
+const latest: Merge = (column, { over }) => sql`max(${column}) over (${over})`;
+/** The value of the first row by rank where `missing` is false; of the first row when it is true for all. */
+const firstPresent =
+  (missing: RawBuilder<unknown>): Merge =>
+  (column, { over, rank }) =>
+    sql`first_value(${column}) over (${over} order by case when ${missing} then 1 else 0 end, ${rank})`;
+
+/**
+ * Fills `into` with `from`'s rows, one per project and `key`: the first row by rank keeps its
+ * `kept` columns (the key among them); each `merged` column is taken from all the rows that share
+ * the key.
+ */
+async function insertMerged(
+  db: Kysely<any>,
+  from: string,
+  into: string,
+  key: readonly string[],
+  kept: readonly string[],
+  merged: Readonly<Record<string, Merge>>,
+): Promise<void> {
+  const ref = (column: string) => sql.ref(`r.${column}`);
+  const rows: Collision = {
+    over: sql`partition by r.project_id, ${sql.join(key.map(ref))}`,
+    rank: sql`r.not_primary, r.team_id`,
+  };
+  const columns = sql.join([...kept, ...Object.keys(merged)].map((c) => sql.ref(c)));
+  const picked = [
+    ...kept.map(ref),
+    sql`row_number() over (${rows.over} order by ${rows.rank}) as n`,
+    ...Object.entries(merged).map(([column, merge]) => sql`${merge(ref(column), rows)} as ${sql.ref(column)}`),
+  ];
+  await sql`insert into ${sql.table(into)} (${columns})
+    select ${columns} from (
+      select ${sql.join(picked)}
+      from ${ranked(from)} r
+    ) merged where n = 1`.execute(db);
+}
+
+const described = firstPresent(sql`coalesce(r.description, '') = ''`);
+const tagged = firstPresent(sql`r.tags = '[]'`);
+
 async function rebuildEventDefinitions(db: Kysely<any>, t: ColumnTypes): Promise<void> {
   await db.schema
     .createTable('event_definitions_027')
@@ -50,18 +104,12 @@ async function rebuildEventDefinitions(db: Kysely<any>, t: ColumnTypes): Promise
     .addColumn('tags', 'text', (c) => c.notNull().defaultTo('[]'))
     .addUniqueConstraint('event_definitions_project_name', ['project_id', 'name'])
     .execute();
-  const key = sql`partition by r.project_id, r.name`;
-  const rank = sql`r.not_primary, r.team_id`;
-  await sql`insert into event_definitions_027 (id, project_id, team_id, name, created_at, last_seen_at, description, tags)
-    select id, project_id, team_id, name, created_at, last_seen_at, description, tags from (
-      select r.id, r.project_id, r.team_id, r.name,
-        row_number() over (${key} order by ${rank}) as n,
-        min(r.created_at) over (${key}) as created_at,
-        max(r.last_seen_at) over (${key}) as last_seen_at,
-        first_value(r.description) over (${key} order by case when coalesce(r.description, '') = '' then 1 else 0 end, ${rank}) as description,
-        first_value(r.tags) over (${key} order by case when r.tags = '[]' then 1 else 0 end, ${rank}) as tags
-      from ${ranked('event_definitions')} r
-    ) merged where n = 1`.execute(db);
+  await insertMerged(db, 'event_definitions', 'event_definitions_027', ['name'], ['id', 'project_id', 'team_id', 'name'], {
+    created_at: earliest,
+    last_seen_at: latest,
+    description: described,
+    tags: tagged,
+  });
   await db.schema.dropTable('event_definitions').execute();
   await db.schema.alterTable('event_definitions_027').renameTo('event_definitions').execute();
   if (t.dialect === 'postgres')
@@ -85,20 +133,16 @@ async function rebuildPropertyDefinitions(db: Kysely<any>, t: ColumnTypes): Prom
     .addColumn('tags', 'text', (c) => c.notNull().defaultTo('[]'))
     .addUniqueConstraint('property_definitions_project_kind_name', ['project_id', 'type', 'group_type_index', 'name'])
     .execute();
-  const key = sql`partition by r.project_id, r.type, r.group_type_index, r.name`;
-  const rank = sql`r.not_primary, r.team_id`;
-  const typed = sql`order by case when r.property_type is null then 1 else 0 end, ${rank}`;
-  await sql`insert into property_definitions_027
-      (id, project_id, team_id, name, type, group_type_index, property_type, is_numerical, description, tags)
-    select id, project_id, team_id, name, type, group_type_index, property_type, is_numerical, description, tags from (
-      select r.id, r.project_id, r.team_id, r.name, r.type, r.group_type_index,
-        row_number() over (${key} order by ${rank}) as n,
-        first_value(r.property_type) over (${key} ${typed}) as property_type,
-        first_value(r.is_numerical) over (${key} ${typed}) as is_numerical,
-        first_value(r.description) over (${key} order by case when coalesce(r.description, '') = '' then 1 else 0 end, ${rank}) as description,
-        first_value(r.tags) over (${key} order by case when r.tags = '[]' then 1 else 0 end, ${rank}) as tags
-      from ${ranked('property_definitions')} r
-    ) merged where n = 1`.execute(db);
+  // The type and its is_numerical come from one row: the first that has a type.
+  const typed = firstPresent(sql`r.property_type is null`);
+  await insertMerged(
+    db,
+    'property_definitions',
+    'property_definitions_027',
+    ['type', 'group_type_index', 'name'],
+    ['id', 'project_id', 'team_id', 'name', 'type', 'group_type_index'],
+    { property_type: typed, is_numerical: typed, description: described, tags: tagged },
+  );
   await db.schema.dropTable('property_definitions').execute();
   await db.schema.alterTable('property_definitions_027').renameTo('property_definitions').execute();
   if (t.dialect === 'postgres')
@@ -115,12 +159,14 @@ async function rebuildEventProperties(db: Kysely<any>, t: ColumnTypes): Promise<
     .addColumn('property', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('event_properties_project_pkey', ['project_id', 'event', 'property'])
     .execute();
-  await sql`insert into event_properties_027 (project_id, team_id, event, property)
-    select project_id, team_id, event, property from (
-      select r.project_id, r.team_id, r.event, r.property,
-        row_number() over (partition by r.project_id, r.event, r.property order by r.not_primary, r.team_id) as n
-      from ${ranked('event_properties')} r
-    ) merged where n = 1`.execute(db);
+  await insertMerged(
+    db,
+    'event_properties',
+    'event_properties_027',
+    ['event', 'property'],
+    ['project_id', 'team_id', 'event', 'property'],
+    {},
+  );
   await db.schema.dropTable('event_properties').execute();
   await db.schema.alterTable('event_properties_027').renameTo('event_properties').execute();
   await db.schema.createIndex('event_properties_project_property_idx').on('event_properties').columns(['project_id', 'property']).execute();

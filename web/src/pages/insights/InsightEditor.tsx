@@ -7,6 +7,7 @@ import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
 import { cleanSource, newFunnel, newTrends } from './editor/query-defaults';
 import { TrendsEditor } from './editor/TrendsEditor';
+import { AddToDashboard } from './AddToDashboard';
 import { DeleteInsight } from './DeleteInsight';
 import { InsightHistory } from './InsightHistory';
 import { InsightSubscriptions } from './InsightSubscriptions';
@@ -53,6 +54,7 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
         </Title>
         <Group gap="xs">
           {insight && <DeleteInsight insight={insight} />}
+          {insight && <AddToDashboard environmentId={environment.id} insight={insight} />}
           <Button onClick={submit} loading={save.isPending} disabled={!dirty}>
             {insight ? 'Save' : 'Save insight'}
           </Button>

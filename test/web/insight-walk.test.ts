@@ -1,7 +1,8 @@
 /**
  * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
- * on the dashboard, the insight's `dashboards` read back from the API).
+ * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
+ * kept in the address through a reload.
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -68,6 +69,56 @@ describe('a saved insight', () => {
 
     await page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboard.id}`);
     await page.getByTestId('dashboard-empty').waitFor();
+    expectNoPageErrors(ui.watched);
+  });
+});
+
+describe('a new insight', () => {
+  it('keeps its unsaved query in the address through a reload, and saves it', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Interval').waitFor();
+    // Untouched, the address stays bare.
+    expect(new URL(page.url()).hash).toBe('');
+
+    await page.getByLabel('Interval').selectOption('week');
+    await page.getByLabel('Display').selectOption('ActionsTable');
+    await page.getByLabel('Series 1 math').selectOption('dau');
+    await page.waitForURL((url) => url.hash.includes('ActionsTable') && url.hash.includes('dau'));
+    await page.reload();
+    await page.getByLabel('Interval').waitFor();
+    expect(await page.getByLabel('Interval').inputValue()).toBe('week');
+    expect(await page.getByLabel('Display').inputValue()).toBe('ActionsTable');
+    expect(await page.getByLabel('Series 1 math').inputValue()).toBe('dau');
+    await page.getByTestId('trends-table').waitFor();
+
+    // A funnel is kept the same way.
+    await page.getByText('Funnels', { exact: true }).click();
+    await page.getByLabel('Conversion window', { exact: true }).fill('3');
+    await page.waitForURL((url) => url.hash.includes('FunnelsQuery') && url.hash.includes('%22funnelWindowInterval%22%3A3'));
+    await page.reload();
+    await page.getByLabel('Conversion window', { exact: true }).waitFor();
+    expect(await page.getByLabel('Conversion window', { exact: true }).inputValue()).toBe('3');
+
+    await page.getByLabel('Name').fill('Kept funnel');
+    await page.getByRole('button', { name: 'Save insight' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith('/new'));
+    expect(new URL(page.url()).hash).toBe('');
+    const shortId = new URL(page.url()).pathname.split('/').pop();
+    const saved = await server.request(api(`/insights/?short_id=${shortId}`));
+    expect(saved.body.results[0].query.source).toMatchObject({ kind: 'FunnelsQuery', funnelsFilter: { funnelWindowInterval: 3 } });
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('starts from the default when the address carries no query it can read', async () => {
+    const { page } = ui;
+    for (const hash of ['#q=%7Bbroken', '#q=%7B%22kind%22%3A%22RetentionQuery%22%7D']) {
+      await page.goto(`${server.url}/project/${ui.env}/insights`);
+      await page.goto(`${server.url}/project/${ui.env}/insights/new${hash}`);
+      await page.getByLabel('Interval').waitFor();
+      expect(await page.getByLabel('Interval').inputValue()).toBe('day');
+      await page.getByTestId('trends-chart').waitFor();
+    }
     expectNoPageErrors(ui.watched);
   });
 });

@@ -2,7 +2,7 @@
  * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
  * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
- * kept in the address through a reload.
+ * kept in the address through a reload; the funnel's controls on one line at 1280×800.
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -120,5 +120,18 @@ describe('a new insight', () => {
       await page.getByTestId('trends-chart').waitFor();
     }
     expectNoPageErrors(ui.watched);
+  });
+
+  it("shows the funnel's controls on one line at 1280×800", async () => {
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByText('Funnels', { exact: true }).click();
+    const window = page.locator('label', { hasText: 'Conversion window' });
+    const view = page.locator('label', { hasText: /^View$/ });
+    await window.waitFor();
+    const [a, b] = [(await window.boundingBox())!, (await view.boundingBox())!];
+    expect(a.height).toBe(b.height);
+    expect(a.y).toBe(b.y);
   });
 });

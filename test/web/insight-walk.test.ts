@@ -2,7 +2,8 @@
  * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
  * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
- * kept in the address through a reload; the funnel's controls on one line at 1280×800.
+ * kept in the address through a reload; the funnel's controls on one line at 1280×800; web
+ * analytics saying why there are no web vitals when the range is refused, not that there are none.
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -133,5 +134,18 @@ describe('a new insight', () => {
     const [a, b] = [(await window.boundingBox())!, (await view.boundingBox())!];
     expect(a.height).toBe(b.height);
     expect(a.y).toBe(b.y);
+  });
+});
+
+describe('web analytics', () => {
+  it('says why a refused range has no web vitals, instead of that there are none', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/project/${ui.env}/web?from=nonsense`);
+    const vitals = page.getByTestId('web-vitals');
+    await vitals.getByRole('alert').waitFor();
+    expect(await vitals.getByRole('alert').innerText()).toContain('nonsense');
+    await expect.poll(() => vitals.getAttribute('aria-busy')).toBe('false');
+    expect(await vitals.getByText('No web vitals in this range').count()).toBe(0);
+    expectNoPageErrors(ui.watched, [400]);
   });
 });

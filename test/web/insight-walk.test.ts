@@ -2,7 +2,8 @@
  * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
  * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
- * kept in the address through a reload; the funnel's controls on one line at 1280×800; web
+ * kept in the address through a reload; a property sum that waits for its property instead of
+ * counting events; the funnel's controls on one line at 1280×800; web
  * analytics saying why there are no web vitals when the range is refused, not that there are none.
  */
 import { describe, expect, it } from 'vitest';
@@ -121,6 +122,27 @@ describe('a new insight', () => {
       await page.getByTestId('trends-chart').waitFor();
     }
     expectNoPageErrors(ui.watched);
+  });
+
+  it('sums a property only once it is picked, never counting events under the sum', async () => {
+    const { page } = ui;
+    await server.ingest([
+      { event: 'refund', distinct_id: 'r1', properties: { amount: 5 } },
+      { event: 'refund', distinct_id: 'r2', properties: { amount: 7 } },
+    ]);
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Display').selectOption('BoldNumber');
+    await page.getByRole('textbox', { name: 'Series 1 event' }).click();
+    await page.getByRole('option', { name: 'refund', exact: true }).click();
+    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('2');
+    await page.getByLabel('Series 1 math').selectOption('sum');
+    await expect.poll(() => page.getByRole('alert').allInnerTexts()).toContainEqual(expect.stringContaining('math_property'));
+    expect(await page.getByTestId('bold-number-value').count()).toBe(0);
+    const property = page.getByRole('textbox', { name: 'Series 1 math property' });
+    await property.fill('amount');
+    await property.press('Enter');
+    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('12');
+    expectNoPageErrors(ui.watched, [400]);
   });
 
   it("shows the funnel's controls on one line at 1280×800", async () => {

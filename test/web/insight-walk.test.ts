@@ -3,7 +3,8 @@
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
  * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
  * kept in the address through a reload; a property sum that waits for its property instead of
- * counting events; the funnel's controls on one line at 1280×800; web
+ * counting events; the funnel's controls on one line at 1280×800; a Slack subscription's way to
+ * the Slack webhook setting, which the settings page now has; web
  * analytics saying why there are no web vitals when the range is refused, not that there are none.
  */
 import { describe, expect, it } from 'vitest';
@@ -156,6 +157,49 @@ describe('a new insight', () => {
     const [a, b] = [(await window.boundingBox())!, (await view.boundingBox())!];
     expect(a.height).toBe(b.height);
     expect(a.y).toBe(b.y);
+  });
+});
+
+describe('a Slack subscription', () => {
+  it("links to the environment's Slack webhook setting, and is made once it is set", async () => {
+    const { page } = ui;
+    const insight = await create('/insights/', {
+      name: 'Refunds',
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'refund' }] } },
+    });
+    const newSubscription = `${server.url}/project/${ui.env}/insights/${insight.short_id}/subscriptions/new`;
+    const fillSlack = async () => {
+      await page.getByLabel('Send to').selectOption('slack');
+      await page.getByLabel('Slack channel').fill('C0123456789|#sales');
+    };
+    await page.goto(newSubscription);
+    await fillSlack();
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    await expect.poll(() => page.getByLabel('Send to').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByRole('link', { name: 'Slack incoming webhook' }).click();
+    await page.waitForURL(/\/settings\/environment#slack$/);
+    const field = page.getByLabel('Slack incoming webhook');
+    await field.fill('not a url');
+    await page.getByRole('form', { name: 'Slack' }).getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+    // Deliveries stay on this machine: the address is the test server's, where nothing answers it.
+    const hook = `${server.url}/nowhere/slack-hook`;
+    await field.fill(hook);
+    await page.getByRole('form', { name: 'Slack' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('form', { name: 'Slack' }).getByText('Saved').waitFor();
+    const environment = await server.request(api('/'));
+    expect(environment.body.slack_incoming_webhook).toBe(hook);
+    await screenshot(page, 'settings-slack-webhook');
+
+    await page.goto(newSubscription);
+    await fillSlack();
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    await page.waitForURL(/\/subscriptions\/\d+$/);
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const subscription = await server.request(api(`/subscriptions/${id}/`));
+    expect(subscription.body).toMatchObject({ target_type: 'slack', target_value: 'C0123456789|#sales', insight: insight.id });
+    expectNoPageErrors(ui.watched, [400]);
   });
 });
 

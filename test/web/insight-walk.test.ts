@@ -3,7 +3,8 @@
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
  * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
  * kept in the address through a reload; a property sum that waits for its property instead of
- * counting events; the funnel's controls on one line at 1280×800; a Slack subscription's way to
+ * counting events; a reversed custom range pointed out; the display picker wide enough for its
+ * names; the funnel's controls on one line at 1280×800; a Slack subscription's way to
  * the Slack webhook setting, which the settings page now has; web
  * analytics saying why there are no web vitals when the range is refused, not that there are none.
  */
@@ -144,6 +145,38 @@ describe('a new insight', () => {
     await property.press('Enter');
     await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('12');
     expectNoPageErrors(ui.watched, [400]);
+  });
+
+  it('says when the custom range ends before it starts, and shows each display whole', async () => {
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Date range').first().selectOption('custom');
+    await page.getByLabel('From', { exact: true }).fill('2026-11-20');
+    await page.getByLabel('To', { exact: true }).fill('2026-11-10');
+    await expect.poll(() => page.getByLabel('To', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await page.getByText('Before the start date').waitFor();
+    await page.getByLabel('To', { exact: true }).fill('2026-11-25');
+    await expect.poll(() => page.getByLabel('To', { exact: true }).getAttribute('aria-invalid')).not.toBe('true');
+
+    // Each display's name fits its picker (a select cuts a long one short).
+    const display = page.getByLabel('Display');
+    for (const value of await display.locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))) {
+      await display.selectOption(value);
+      const fits = await display.evaluate((select: HTMLSelectElement) => {
+        const probe = document.createElement('span');
+        probe.style.font = getComputedStyle(select).font;
+        probe.style.position = 'absolute';
+        probe.textContent = select.selectedOptions[0]!.text;
+        document.body.append(probe);
+        const width = probe.getBoundingClientRect().width;
+        probe.remove();
+        const style = getComputedStyle(select);
+        return width <= select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      });
+      expect(fits, value).toBe(true);
+    }
+    expectNoPageErrors(ui.watched);
   });
 
   it("shows the funnel's controls on one line at 1280×800", async () => {

@@ -214,12 +214,12 @@ describe('a Slack subscription', () => {
     await page.waitForURL(/\/settings\/environment#slack$/);
     const field = page.getByLabel('Slack incoming webhook');
     await field.fill('not a url');
-    await page.getByRole('form', { name: 'Slack' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save webhook' }).click();
     await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
     // Deliveries stay on this machine: the address is the test server's, where nothing answers it.
     const hook = `${server.url}/nowhere/slack-hook`;
     await field.fill(hook);
-    await page.getByRole('form', { name: 'Slack' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save webhook' }).click();
     await page.getByRole('form', { name: 'Slack' }).getByText('Saved').waitFor();
     const environment = await server.request(api('/'));
     expect(environment.body.slack_incoming_webhook).toBe(hook);

@@ -95,7 +95,7 @@ function SlackSettings({ settings }: { settings: EnvironmentSettings }) {
             error={errors.slack_incoming_webhook?.message}
             {...form.register('slack_incoming_webhook')}
           />
-          <SubmitRow label="Save" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
+          <SubmitRow label="Save webhook" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
         </Stack>
       </form>
     </Paper>

@@ -161,15 +161,16 @@ describe('a new insight', () => {
 
     // Each display's name fits its picker (a select cuts a long one short).
     const display = page.getByLabel('Display');
-    for (const value of await display.locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))) {
+    for (const value of await display.locator('option').evaluateAll((options: any[]) => options.map((o) => o.value as string))) {
       await display.selectOption(value);
-      const fits = await display.evaluate((select: HTMLSelectElement) => {
+      const fits = await display.evaluate((select: any) => {
+        const { document, getComputedStyle } = globalThis as any;
         const probe = document.createElement('span');
         probe.style.font = getComputedStyle(select).font;
         probe.style.position = 'absolute';
-        probe.textContent = select.selectedOptions[0]!.text;
+        probe.textContent = select.selectedOptions[0].text;
         document.body.append(probe);
-        const width = probe.getBoundingClientRect().width;
+        const width: number = probe.getBoundingClientRect().width;
         probe.remove();
         const style = getComputedStyle(select);
         return width <= select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);

@@ -17,7 +17,7 @@ import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsQueryError, type TrendsQuery } from './trends.js';
 import type { TrendsResult } from './trends-results.js';
-import { computeTrends } from './trends-store.js';
+import { computeTrends, earliestEvent } from './trends-store.js';
 import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
 import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
@@ -177,6 +177,15 @@ export async function insightResult(
  * order: every series of the current period, then every series of the previous one, each entry
  * marked with its period; the previous entries' `days` and `labels` name that period's own buckets.
  */
+/**
+ * `all` starts at the environment's first event, as PostHog's does: from the epoch, a range by day
+ * would pass the bucket limit decades before any event. Other dates are read as they are.
+ */
+async function resolvedFrom(analytics: InsightStores['analytics'], teamId: number, dateFrom: string, now: Date): Promise<string> {
+  if (dateFrom.trim() !== 'all') return dateFrom;
+  return ((await earliestEvent(analytics, teamId)) ?? now).toISOString();
+}
+
 export async function trendsAnswer(
   analytics: InsightStores['analytics'],
   teamId: number,
@@ -184,6 +193,7 @@ export async function trendsAnswer(
   now: Date,
   zone: TrendsZone,
 ): Promise<{ results: TrendsResult[]; window: TrendsWindow }> {
+  query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
   // PostHog reads a total-value display's range by day, whatever the interval.
   const window = trendsWindow(query.totalValue ? { ...query, interval: 'day' } : query, now, zone);
   if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
@@ -210,6 +220,7 @@ export async function funnelsAnswer(
   now: Date,
   zone: TrendsZone,
 ) {
+  query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
   const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
   const results =
     query.timeToConvert !== null

@@ -47,6 +47,16 @@ export async function computeTrends(
   return query.series.flatMap((series, order) => seriesResults(series, order, window, computed[order]!, query.cumulative));
 }
 
+/** The environment's first event's time (to the second), null before any. */
+export async function earliestEvent(analytics: AnalyticsEngine, teamId: number): Promise<Date | null> {
+  const [row] = await run<{ first: number | string; n: number | string }>(
+    analytics,
+    teamId,
+    raw(`SELECT toUnixTimestamp(min(e.timestamp)) AS first, count() AS n FROM ${analytics.table('events')} AS e WHERE e.team_id = ${TEAM}`),
+  );
+  return row && Number(row.n) > 0 ? new Date(Number(row.first) * 1000) : null;
+}
+
 async function run<T>(analytics: AnalyticsEngine, teamId: number, statement: ChSql): Promise<T[]> {
   const { sql, params } = statement.compile();
   return analytics.query<T>(sql, { ...params, team: teamId });

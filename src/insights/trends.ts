@@ -103,12 +103,20 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
       throw new TrendsQueryError(`"${String(math)}" is not a valid choice.`, attr(`series__${i}__math`));
     }
     const mathProperty = readMathProperty(raw, (name) => attr(`series__${i}__${name}`));
+    const propertyMath = (PROPERTY_MATHS as readonly string[]).includes(math as string);
+    // Without its property a sum or percentile would be the event count under the math's name.
+    if (propertyMath && mathProperty === null) {
+      throw new TrendsQueryError(
+        `The "${String(math)}" math needs math_property: the numeric event property it aggregates.`,
+        attr(`series__${i}__math_property`),
+      );
+    }
     return {
       event,
       name: typeof raw.name === 'string' ? raw.name : (event ?? 'All events'),
       customName: typeof raw.custom_name === 'string' ? raw.custom_name : null,
       math: math as TrendsMath,
-      mathProperty: (PROPERTY_MATHS as readonly string[]).includes(math as string) ? mathProperty : null,
+      mathProperty: propertyMath ? mathProperty : null,
       properties: readPropertyFilters(raw.properties, attr(`series__${i}__properties`)),
     };
   });

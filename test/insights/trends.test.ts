@@ -58,6 +58,18 @@ describe('reading a trends query', () => {
     expect(attrOf({ kind: 'FunnelsQuery' })).toBe('query__kind');
     expect(attrOf({ kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [] } })).toBe('query__source__series');
     expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', math: 'unique_group' }] })).toBe('query__series__0__math');
+    // A property math without its property would count events under the math's name.
+    for (const math of ['sum', 'avg', 'p90']) {
+      expect(
+        attrOf({
+          kind: 'TrendsQuery',
+          series: [
+            { kind: 'EventsNode', event: 'buy' },
+            { kind: 'EventsNode', math },
+          ],
+        }),
+      ).toBe('query__series__1__math_property');
+    }
     expect(attrOf({ kind: 'TrendsQuery', series: [{ kind: 'EventsNode', math: 'sum', math_property: 7 }] })).toBe(
       'query__series__0__math_property',
     );

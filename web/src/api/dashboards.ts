@@ -176,6 +176,25 @@ export function useAddInsightToDashboard(environmentId: number, dashboardId: num
   });
 }
 
+/**
+ * Puts an insight on exactly these dashboards (its `dashboards` field), from the insight's page;
+ * the dashboards it joins or leaves are asked again.
+ */
+export function useSetInsightDashboards(environmentId: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ insight, dashboards }: { insight: Pick<SavedInsight, 'id' | 'short_id'>; dashboards: number[]; changed: number }) =>
+      api<SavedInsight>(`${insightsPath(environmentId)}${insight.id}/`, { method: 'PATCH', body: { dashboards } }),
+    onSuccess: (insight, { changed }) => {
+      client.setQueryData(['insights', environmentId, 'short', insight.short_id], insight);
+      return Promise.all([
+        client.invalidateQueries({ queryKey: dashboardKey(environmentId, changed) }),
+        client.invalidateQueries({ queryKey: ['dashboards', environmentId, 'insights'] }),
+      ]);
+    },
+  });
+}
+
 /** The environment's `primary_dashboard` (its home page); null when none. */
 export function usePrimaryDashboard(environmentId: number, enabled = true) {
   return useQuery({

@@ -137,6 +137,8 @@ export interface Insight {
   last_modified_at: string;
   last_modified_by: UserBasic | null;
   timezone?: string;
+  /** The dashboards it is a tile on. */
+  dashboards?: number[];
 }
 
 /** The source of an insight's query, whether saved wrapped in an InsightVizNode or bare. */

@@ -30,6 +30,8 @@ export interface EnvironmentSettings {
   session_recording_minimum_duration_milliseconds: number | null;
   heatmaps_opt_in: boolean | null;
   surveys_opt_in: boolean | null;
+  /** Where Slack subscriptions post (an incoming webhook's URL); null when none. */
+  slack_incoming_webhook: string | null;
 }
 
 export const environmentKey = (id: number) => ['settings', id, 'environment'] as const;

@@ -1,12 +1,13 @@
 import { Button, Divider, Group, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useMemo, useState } from 'react';
-import { useNavigate } from 'react-router';
+import { useEffect, useMemo, useState } from 'react';
+import { useLocation, useNavigate } from 'react-router';
 import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../../api/insights';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
-import { cleanSource, newFunnel, newTrends } from './editor/query-defaults';
+import { cleanSource, hashOfSource, newFunnel, newTrends, sourceOfHash } from './editor/query-defaults';
 import { TrendsEditor } from './editor/TrendsEditor';
+import { AddToDashboard } from './AddToDashboard';
 import { DeleteInsight } from './DeleteInsight';
 import { InsightHistory } from './InsightHistory';
 import { InsightSubscriptions } from './InsightSubscriptions';
@@ -21,8 +22,16 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
   const environment = useEnvironment();
   const base = `/project/${environment.id}`;
   const navigate = useNavigate();
+  const location = useLocation();
   const save = useSaveInsight(environment.id);
-  const [source, setSource] = useState<InsightSource>(() => sourceOf(insight?.query) ?? newTrends());
+  const [source, setSource] = useState<InsightSource>(
+    () => sourceOf(insight?.query) ?? (insight ? null : sourceOfHash(location.hash)) ?? newTrends(),
+  );
+  // An unsaved insight's query lives in the address, so a reload or a shared link keeps it.
+  const hash = insight ? null : hashOfSource(source);
+  useEffect(() => {
+    if (hash !== null && hash !== location.hash) void navigate({ hash }, { replace: true });
+  }, [hash, location.hash, navigate]);
   const [name, setName] = useState(insight?.name ?? '');
   const [description, setDescription] = useState(insight?.description ?? '');
   const query = useMemo(() => cleanSource(source), [source]);
@@ -53,6 +62,7 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
         </Title>
         <Group gap="xs">
           {insight && <DeleteInsight insight={insight} />}
+          {insight && <AddToDashboard environmentId={environment.id} insight={insight} />}
           <Button onClick={submit} loading={save.isPending} disabled={!dirty}>
             {insight ? 'Save' : 'Save insight'}
           </Button>

@@ -70,6 +70,38 @@ function Details({ settings }: { settings: EnvironmentSettings }) {
   );
 }
 
+/** The Slack incoming webhook that Slack subscriptions post to; saved empty, it is removed. */
+function SlackSettings({ settings }: { settings: EnvironmentSettings }) {
+  const update = useUpdateEnvironment(settings.id);
+  const form = useForm<{ slack_incoming_webhook: string }>({ values: { slack_incoming_webhook: settings.slack_incoming_webhook ?? '' } });
+  const { errors, isSubmitting, isDirty } = form.formState;
+  const save = async ({ slack_incoming_webhook }: { slack_incoming_webhook: string }) => {
+    try {
+      await update.mutateAsync({ slack_incoming_webhook: slack_incoming_webhook.trim() || null });
+    } catch (error) {
+      applyApiError(error, ['slack_incoming_webhook'], form.setError);
+    }
+  };
+  return (
+    <Paper withBorder p="md" id="slack">
+      <form onSubmit={(e) => void form.handleSubmit(save)(e)} noValidate aria-label="Slack">
+        <Stack>
+          <Title order={4}>Slack</Title>
+          <ErrorAlert message={errors.root?.message} />
+          <TextInput
+            label="Slack incoming webhook"
+            description="Subscriptions sent to Slack post through it: the URL Slack gives an incoming webhook (https://hooks.slack.com/services/…)."
+            placeholder="https://hooks.slack.com/services/…"
+            error={errors.slack_incoming_webhook?.message}
+            {...form.register('slack_incoming_webhook')}
+          />
+          <SubmitRow label="Save webhook" busy={isSubmitting} disabled={!isDirty} done={update.isSuccess && !isDirty && 'Saved'} />
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
 /** `/settings/environment`: the environment's name, time zone, keys and what the SDKs capture. */
 export function EnvironmentSection() {
   const environment = useEnvironment();
@@ -81,6 +113,7 @@ export function EnvironmentSection() {
       <Details settings={settings.data} />
       <ProjectKeys settings={settings.data} />
       <ProductSettings settings={settings.data} />
+      <SlackSettings settings={settings.data} />
     </Stack>
   );
 }

@@ -1,7 +1,7 @@
-import { ActionIcon, Button, Checkbox, Group, NativeSelect, NumberInput, Radio, Stack, Text, TextInput } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Checkbox, Group, NativeSelect, NumberInput, Radio, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
 import { WEEKDAYS, useSaveSubscription, type Subscription } from '../../api/subscriptions';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
@@ -128,7 +128,15 @@ export function SubscriptionEditor({ resource, subscription }: { resource: Resou
           {targetType === 'slack' && (
             <TextInput
               label="Slack channel"
-              description="The channel's ID, optionally with its name: C0123456789|#general. Slack deliveries go through this environment's Slack incoming webhook."
+              description={
+                <>
+                  The channel&apos;s ID, optionally with its name: C0123456789|#general. Slack deliveries go through this environment&apos;s{' '}
+                  <Anchor component={Link} to={`/project/${environment.id}/settings/environment#slack`} inherit>
+                    Slack incoming webhook
+                  </Anchor>
+                  .
+                </>
+              }
               w={480}
               error={errors.slack_channel?.message}
               {...form.register('slack_channel')}

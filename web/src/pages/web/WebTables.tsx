@@ -135,7 +135,7 @@ export const VitalsTable = memo(function VitalsTable({ environmentId, range, pro
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {!grid.pending && grid.rows.length === 0 && (
+      {!grid.pending && !grid.error && grid.rows.length === 0 && (
         <Text size="sm" c="dimmed">
           No web vitals in this range. posthog-js sends them with capture_performance web vitals on.
         </Text>

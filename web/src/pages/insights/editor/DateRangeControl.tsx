@@ -58,6 +58,8 @@ export function DateRangeControl({ value, onChange }: { value: DateRange | undef
             label="To"
             w={150}
             value={DAY.test(to) ? to : ''}
+            // A reversed range has no days: say so, rather than leave an empty chart unexplained.
+            error={DAY.test(from) && DAY.test(to) && to < from ? 'Before the start date' : undefined}
             onChange={(e) =>
               onChange({ date_from: value?.date_from ?? '-7d', date_to: DAY.test(e.currentTarget.value) ? e.currentTarget.value : null })
             }

@@ -44,7 +44,7 @@ export function FunnelsEditor({
         <DateRangeControl value={query.dateRange} onChange={(dateRange) => set({ dateRange })} />
         <NumberInput
           label="Conversion window"
-          w={130}
+          w={160}
           min={1}
           max={100000}
           allowDecimal={false}

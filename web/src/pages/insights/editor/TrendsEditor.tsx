@@ -64,7 +64,7 @@ export function TrendsEditor({
         />
         <NativeSelect
           label="Display"
-          w={140}
+          w={210}
           data={displays}
           value={display}
           onChange={(e) => set({ trendsFilter: { ...query.trendsFilter, display: e.currentTarget.value as TrendsDisplay } })}

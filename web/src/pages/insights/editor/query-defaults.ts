@@ -60,3 +60,30 @@ export function cleanSource<S extends InsightSource>(source: S): S {
   if (!source.breakdownFilter?.breakdown) delete clean.breakdownFilter;
   return clean;
 }
+
+/**
+ * A new insight's query in the address (PostHog's `#q=`), so an unsaved insight survives a
+ * reload and can be shared; the untouched default leaves the address bare.
+ */
+export function hashOfSource(source: InsightSource): string {
+  if (JSON.stringify(source) === JSON.stringify(newTrends())) return '';
+  return `#q=${encodeURIComponent(JSON.stringify(source))}`;
+}
+
+/** The query a `#q=` address carries, or null when it has none or one this editor cannot show. */
+export function sourceOfHash(hash: string): InsightSource | null {
+  const match = /^#q=(.+)$/.exec(hash);
+  if (!match) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decodeURIComponent(match[1]!));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const source = parsed as Partial<InsightSource>;
+  if (source.kind !== 'TrendsQuery' && source.kind !== 'FunnelsQuery') return null;
+  const readable =
+    Array.isArray(source.series) && source.series.every((n) => typeof n === 'object' && n !== null && n.kind === 'EventsNode');
+  return readable ? (source as InsightSource) : null;
+}

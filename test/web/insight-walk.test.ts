@@ -1,0 +1,251 @@
+/**
+ * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
+ * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
+ * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
+ * kept in the address through a reload; a property sum that waits for its property instead of
+ * counting events; a reversed custom range pointed out; the display picker wide enough for its
+ * names; the funnel's controls on one line at 1280×800; a Slack subscription's way to
+ * the Slack webhook setting, which the settings page now has; web
+ * analytics saying why there are no web vitals when the range is refused, not that there are none.
+ */
+import { describe, expect, it } from 'vitest';
+import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
+import { useTestServer } from '../helpers/server.js';
+import { useSignedIn } from './signed-in.js';
+
+const server = useTestServer();
+const ui = useSignedIn(server);
+
+const api = (path: string) => `/api/environments/${ui.env}${path}`;
+
+async function create(path: string, body: Record<string, unknown>) {
+  const res = await server.request(api(path), { method: 'POST', body });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+async function dashboardsOf(insightId: number): Promise<number[]> {
+  const res = await server.request(api(`/insights/${insightId}/`));
+  expect(res.status, res.text).toBe(200);
+  return res.body.dashboards;
+}
+
+describe('a saved insight', () => {
+  it('goes on a dashboard and comes off it from its own page', async () => {
+    const { page } = ui;
+    await server.ingest([{ event: 'order placed', distinct_id: 'buyer', properties: {} }]);
+    const insight = await create('/insights/', {
+      name: 'Orders',
+      query: {
+        kind: 'InsightVizNode',
+        source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'order placed', math: 'total' }] },
+      },
+    });
+    // Markup in a name is text, in the list and in the buttons' names.
+    const board = '<b>Weekly</b> review';
+    const dashboard = await create('/dashboards/', { name: board });
+    await create('/dashboards/', { name: 'Other board' });
+
+    await page.goto(`${server.url}/project/${ui.env}/insights/${insight.short_id}`);
+    await page.getByRole('button', { name: 'Add to dashboard' }).click();
+    await page.getByTestId('dashboard-option').first().waitFor();
+    expect(await page.getByTestId('dashboard-option').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining(board), expect.stringContaining('Other board')]),
+    );
+    await page.getByRole('button', { name: `Add to ${board}`, exact: true }).click();
+    await page.getByRole('button', { name: `Remove from ${board}`, exact: true }).waitFor();
+    await screenshot(page, 'insight-add-to-dashboard');
+    expect(await dashboardsOf(insight.id)).toEqual([dashboard.id]);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'On 1 dashboard' }).waitFor();
+    expectNoPageErrors(ui.watched);
+
+    await page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboard.id}`);
+    await page.getByTestId('dashboard-tile').getByRole('link', { name: 'Orders', exact: true }).waitFor();
+
+    await page.goto(`${server.url}/project/${ui.env}/insights/${insight.short_id}`);
+    await page.getByRole('button', { name: 'On 1 dashboard' }).click();
+    await page.getByRole('button', { name: `Remove from ${board}`, exact: true }).click();
+    await page.getByRole('button', { name: `Add to ${board}`, exact: true }).waitFor();
+    expect(await dashboardsOf(insight.id)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Add to dashboard' }).waitFor();
+
+    await page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboard.id}`);
+    await page.getByTestId('dashboard-empty').waitFor();
+    expectNoPageErrors(ui.watched);
+  });
+});
+
+describe('a new insight', () => {
+  it('keeps its unsaved query in the address through a reload, and saves it', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Interval').waitFor();
+    // Untouched, the address stays bare.
+    expect(new URL(page.url()).hash).toBe('');
+
+    await page.getByLabel('Interval').selectOption('week');
+    await page.getByLabel('Display').selectOption('ActionsTable');
+    await page.getByLabel('Series 1 math').selectOption('dau');
+    await page.waitForURL((url) => url.hash.includes('ActionsTable') && url.hash.includes('dau'));
+    await page.reload();
+    await page.getByLabel('Interval').waitFor();
+    expect(await page.getByLabel('Interval').inputValue()).toBe('week');
+    expect(await page.getByLabel('Display').inputValue()).toBe('ActionsTable');
+    expect(await page.getByLabel('Series 1 math').inputValue()).toBe('dau');
+    await page.getByTestId('trends-table').waitFor();
+
+    // A funnel is kept the same way.
+    await page.getByText('Funnels', { exact: true }).click();
+    await page.getByLabel('Conversion window', { exact: true }).fill('3');
+    await page.waitForURL((url) => url.hash.includes('FunnelsQuery') && url.hash.includes('%22funnelWindowInterval%22%3A3'));
+    await page.reload();
+    await page.getByLabel('Conversion window', { exact: true }).waitFor();
+    expect(await page.getByLabel('Conversion window', { exact: true }).inputValue()).toBe('3');
+
+    await page.getByLabel('Name').fill('Kept funnel');
+    await page.getByRole('button', { name: 'Save insight' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith('/new'));
+    expect(new URL(page.url()).hash).toBe('');
+    const shortId = new URL(page.url()).pathname.split('/').pop();
+    const saved = await server.request(api(`/insights/?short_id=${shortId}`));
+    expect(saved.body.results[0].query.source).toMatchObject({ kind: 'FunnelsQuery', funnelsFilter: { funnelWindowInterval: 3 } });
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('starts from the default when the address carries no query it can read', async () => {
+    const { page } = ui;
+    for (const hash of ['#q=%7Bbroken', '#q=%7B%22kind%22%3A%22RetentionQuery%22%7D']) {
+      await page.goto(`${server.url}/project/${ui.env}/insights`);
+      await page.goto(`${server.url}/project/${ui.env}/insights/new${hash}`);
+      await page.getByLabel('Interval').waitFor();
+      expect(await page.getByLabel('Interval').inputValue()).toBe('day');
+      await page.getByTestId('trends-chart').waitFor();
+    }
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('sums a property only once it is picked, never counting events under the sum', async () => {
+    const { page } = ui;
+    await server.ingest([
+      { event: 'refund', distinct_id: 'r1', properties: { amount: 5 } },
+      { event: 'refund', distinct_id: 'r2', properties: { amount: 7 } },
+    ]);
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Display').selectOption('BoldNumber');
+    await page.getByRole('textbox', { name: 'Series 1 event' }).click();
+    await page.getByRole('option', { name: 'refund', exact: true }).click();
+    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('2');
+    await page.getByLabel('Series 1 math').selectOption('sum');
+    await expect.poll(() => page.getByRole('alert').allInnerTexts()).toContainEqual(expect.stringContaining('math_property'));
+    expect(await page.getByTestId('bold-number-value').count()).toBe(0);
+    const property = page.getByRole('textbox', { name: 'Series 1 math property' });
+    await property.fill('amount');
+    await property.press('Enter');
+    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('12');
+    expectNoPageErrors(ui.watched, [400]);
+  });
+
+  it('says when the custom range ends before it starts, and shows each display whole', async () => {
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Date range').first().selectOption('custom');
+    await page.getByLabel('From', { exact: true }).fill('2026-11-20');
+    await page.getByLabel('To', { exact: true }).fill('2026-11-10');
+    await expect.poll(() => page.getByLabel('To', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await page.getByText('Before the start date').waitFor();
+    await page.getByLabel('To', { exact: true }).fill('2026-11-25');
+    await expect.poll(() => page.getByLabel('To', { exact: true }).getAttribute('aria-invalid')).not.toBe('true');
+
+    // Each display's name fits its picker (a select cuts a long one short).
+    const display = page.getByLabel('Display');
+    for (const value of await display.locator('option').evaluateAll((options: any[]) => options.map((o) => o.value as string))) {
+      await display.selectOption(value);
+      const fits = await display.evaluate((select: any) => {
+        const { document, getComputedStyle } = globalThis as any;
+        const probe = document.createElement('span');
+        probe.style.font = getComputedStyle(select).font;
+        probe.style.position = 'absolute';
+        probe.textContent = select.selectedOptions[0].text;
+        document.body.append(probe);
+        const width: number = probe.getBoundingClientRect().width;
+        probe.remove();
+        const style = getComputedStyle(select);
+        return width <= select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      });
+      expect(fits, value).toBe(true);
+    }
+    expectNoPageErrors(ui.watched);
+  });
+
+  it("shows the funnel's controls on one line at 1280×800", async () => {
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByText('Funnels', { exact: true }).click();
+    const window = page.locator('label', { hasText: 'Conversion window' });
+    const view = page.locator('label', { hasText: /^View$/ });
+    await window.waitFor();
+    const [a, b] = [(await window.boundingBox())!, (await view.boundingBox())!];
+    expect(a.height).toBe(b.height);
+    expect(a.y).toBe(b.y);
+  });
+});
+
+describe('a Slack subscription', () => {
+  it("links to the environment's Slack webhook setting, and is made once it is set", async () => {
+    const { page } = ui;
+    const insight = await create('/insights/', {
+      name: 'Refunds',
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'refund' }] } },
+    });
+    const newSubscription = `${server.url}/project/${ui.env}/insights/${insight.short_id}/subscriptions/new`;
+    const fillSlack = async () => {
+      await page.getByLabel('Send to').selectOption('slack');
+      await page.getByLabel('Slack channel').fill('C0123456789|#sales');
+    };
+    await page.goto(newSubscription);
+    await fillSlack();
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    await expect.poll(() => page.getByLabel('Send to').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByRole('link', { name: 'Slack incoming webhook' }).click();
+    await page.waitForURL(/\/settings\/environment#slack$/);
+    const field = page.getByLabel('Slack incoming webhook');
+    await field.fill('not a url');
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+    // Deliveries stay on this machine: the address is the test server's, where nothing answers it.
+    const hook = `${server.url}/nowhere/slack-hook`;
+    await field.fill(hook);
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await page.getByRole('form', { name: 'Slack' }).getByText('Saved').waitFor();
+    const environment = await server.request(api('/'));
+    expect(environment.body.slack_incoming_webhook).toBe(hook);
+    await screenshot(page, 'settings-slack-webhook');
+
+    await page.goto(newSubscription);
+    await fillSlack();
+    await page.getByRole('button', { name: 'Create subscription' }).click();
+    await page.waitForURL(/\/subscriptions\/\d+$/);
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const subscription = await server.request(api(`/subscriptions/${id}/`));
+    expect(subscription.body).toMatchObject({ target_type: 'slack', target_value: 'C0123456789|#sales', insight: insight.id });
+    expectNoPageErrors(ui.watched, [400]);
+  });
+});
+
+describe('web analytics', () => {
+  it('says why a refused range has no web vitals, instead of that there are none', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/project/${ui.env}/web?from=nonsense`);
+    const vitals = page.getByTestId('web-vitals');
+    await vitals.getByRole('alert').waitFor();
+    expect(await vitals.getByRole('alert').innerText()).toContain('nonsense');
+    await expect.poll(() => vitals.getAttribute('aria-busy')).toBe('false');
+    expect(await vitals.getByText('No web vitals in this range').count()).toBe(0);
+    expectNoPageErrors(ui.watched, [400]);
+  });
+});

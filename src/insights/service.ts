@@ -173,11 +173,6 @@ export async function insightResult(
 }
 
 /**
- * A trends query's results at `now` and the window they cover. With a comparison, PostHog's
- * order: every series of the current period, then every series of the previous one, each entry
- * marked with its period; the previous entries' `days` and `labels` name that period's own buckets.
- */
-/**
  * `all` starts at the environment's first event, as PostHog's does: from the epoch, a range by day
  * would pass the bucket limit decades before any event. Other dates are read as they are.
  */
@@ -186,6 +181,11 @@ async function resolvedFrom(analytics: InsightStores['analytics'], teamId: numbe
   return ((await earliestEvent(analytics, teamId)) ?? now).toISOString();
 }
 
+/**
+ * A trends query's results at `now` and the window they cover. With a comparison, PostHog's
+ * order: every series of the current period, then every series of the previous one, each entry
+ * marked with its period; the previous entries' `days` and `labels` name that period's own buckets.
+ */
 export async function trendsAnswer(
   analytics: InsightStores['analytics'],
   teamId: number,

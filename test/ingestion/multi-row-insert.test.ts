@@ -9,6 +9,7 @@ import {
 import { insertDistinctIds, insertPersons } from '../../src/persons/batch-store.js';
 import { distinctIdsOf } from '../../src/persons/store.js';
 import { useTestServer } from '../helpers/server.js';
+import { BACKEND } from '../helpers/backend.js';
 
 /** The worker's precompiled statements, on whichever backend the suite runs. */
 const server = useTestServer({ INGESTION_WORKER: 'off' });
@@ -51,6 +52,40 @@ describe('InListQuery and MultiRowInsert with returning', () => {
       expect(rows.map((r) => Number(r.id)).sort((x, y) => x - y)).toEqual([...list].sort((x, y) => x - y));
     }
     expect(await byIds.execute(db, [teamId + 1000], wanted)).toEqual([]);
+  }, 60_000);
+});
+
+describe('InListQuery on long lists', () => {
+  it('reads a list of over a thousand values exactly, in one statement per thousand on PostgreSQL', async () => {
+    const { db } = server.running.ctx.database;
+    // A team of its own: the other tests here count the environment's event uuids.
+    const teamId = server.bootstrap.team.id + 1000;
+    const insert = new MultiRowInsert('event_uuids', ['team_id', 'uuid', 'stored_day']);
+    const uuid = (i: number) => `00000000-0000-4000-a000-${String(i).padStart(12, '0')}`;
+    // Every third of 1,205 uuids is stored; the query is asked for all of them.
+    const asked = Array.from({ length: 1205 }, (_, i) => uuid(i));
+    const stored = asked.filter((_, i) => i % 3 === 0);
+    await insert.execute(
+      db,
+      stored.map((u) => [teamId, u, 20_000]),
+    );
+    let statements = 0;
+    const counted = db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements++;
+        return args.result;
+      },
+    });
+    const query = new InListQuery(
+      (d: typeof db, [team]: [number], list: string[]) =>
+        d.selectFrom('event_uuids').select('uuid').where('team_id', '=', team).where('uuid', 'in', list),
+      500,
+    );
+    const rows = await query.execute(counted, [teamId], asked);
+    expect(rows.map((r) => r.uuid).sort()).toEqual(stored);
+    // 500 values a statement on SQLite; a worker batch's thousand in one round trip on PostgreSQL.
+    expect(statements).toBe(BACKEND === 'postgres' ? 2 : 3);
   }, 60_000);
 });
 

@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
-import { InListQuery, MultiRowInsert } from '../../platform/db/multi-row-insert.js';
+import { InListQuery, MultiRowInsert, POSTGRES_ROWS_PER_INSERT } from '../../platform/db/multi-row-insert.js';
 import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
@@ -11,7 +11,7 @@ import { chunks } from '../../lib/chunks.js';
 
 type Db = Kysely<Schema>;
 
-/** Uuids per dedupe query. */
+/** Uuids per dedupe query on SQLite (PostgreSQL takes them as one array, POSTGRES_ROWS_PER_INSERT at a time). */
 const ROWS_PER_STATEMENT = 500;
 
 /** Which of a team's uuids are stored. */
@@ -32,7 +32,7 @@ const STORED_UUIDS = new InListQuery(
  */
 async function storedUuidsPostgres(db: Db, teamId: number, uuids: string[]): Promise<Array<{ uuid: string }>> {
   const rows: Array<{ uuid: string }> = [];
-  for (const list of chunks(uuids, ROWS_PER_STATEMENT)) {
+  for (const list of chunks(uuids, POSTGRES_ROWS_PER_INSERT)) {
     const result = await sql<{ uuid: string }>`select u.uuid from unnest(${list}::text[]) as u(uuid)
       cross join lateral (select 1 from event_uuids e where e.team_id = ${teamId} and e.uuid = u.uuid limit 1) as stored`.execute(db);
     for (const row of result.rows) rows.push(row);
@@ -92,12 +92,11 @@ export class BatchContext {
     return uuids;
   }
 
-  /** One indexed read per 500 uuids instead of one per event. */
+  /** One indexed read per 500 uuids (1,000 on PostgreSQL) instead of one per event. */
   async preloadStored(teamId: number, uuids: string[]): Promise<void> {
     const known = this.teamUuids(teamId);
     const unchecked = [...new Set(uuids)].filter((u) => !known.has(u));
     if (unchecked.length === 0) return;
-    // ROWS_PER_STATEMENT at a time.
     const rows =
       this.db.getExecutor().adapter instanceof PostgresAdapter
         ? await storedUuidsPostgres(this.db, teamId, unchecked)

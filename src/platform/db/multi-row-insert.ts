@@ -174,10 +174,14 @@ export class InListQuery<F extends unknown[], V, R> {
     return changed;
   }
 
-  /** One statement per `maxList` values, executed in turn. */
+  /**
+   * One statement per `maxList` values, executed in turn; on PostgreSQL per
+   * POSTGRES_ROWS_PER_INSERT when that is more: a worker batch's list in one round trip.
+   */
   private async *statements(db: Db, fixed: F, values: V[]) {
-    for (const chunk of chunks(values, this.maxList)) {
-      const list = padInList(chunk, this.maxList);
+    const max = adapterIsPostgres(db) ? Math.max(this.maxList, POSTGRES_ROWS_PER_INSERT) : this.maxList;
+    for (const chunk of chunks(values, max)) {
+      const list = padInList(chunk, max);
       const parameters = [...fixed, ...list];
       yield await db.executeQuery<R>(CompiledQuery.raw(this.sql(db, fixed, list, parameters), parameters));
     }

@@ -29,6 +29,7 @@ import { ingestionPartitions } from './025-ingestion-partitions.js';
 import { eventUuidWindow } from './026-event-uuid-window.js';
 import { definitionsPerProject } from './027-definitions-per-project.js';
 import { groupTypesPerProject } from './028-group-types-per-project.js';
+import { largeValuesLz4 } from './029-large-values-lz4.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -60,6 +61,7 @@ export const migrations: HogletMigration[] = [
   eventUuidWindow,
   definitionsPerProject,
   groupTypesPerProject,
+  largeValuesLz4,
 ];
 
 export class MigrationError extends Error {}

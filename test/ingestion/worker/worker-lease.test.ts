@@ -70,4 +70,19 @@ describe('worker lease', () => {
     expect(await read('me', [...names, 'counter-test:3'])).toMatchObject({ held: false });
     expect(await read('me', [])).toEqual({ held: true, counter: undefined });
   }, 60_000);
+
+  it('counts the holders of live leases and the live leases of a group in the same statement', async () => {
+    server ??= await startTestServer({ INGESTION_WORKER: 'off' });
+    const { db } = server.running.ctx.database;
+    await claimLeases(db, ['live-test:part-1', 'live-test:part-2'], 'me', 60_000);
+    await claimLeases(db, ['live-test:part-3'], 'other', 60_000);
+    await claimLeases(db, ['live-test:member-third'], 'third', 60_000);
+    // Lapsed already: neither its holder nor the lease counts.
+    await claimLeases(db, ['live-test:part-4', 'live-test:member-gone'], 'gone', -60_000);
+    const live = { ownersOf: ['live-test:part-', 'live-test:member-'], countOf: 'live-test:part-', at: new Date() };
+    const read = await db.transaction().execute((trx) => holdsLeasesReading(trx, ['live-test:part-1'], 'me', undefined, live));
+    expect(read).toEqual({ held: true, counter: undefined, live: { owners: 3, leases: 3 } });
+    const none = await db.transaction().execute((trx) => holdsLeasesReading(trx, ['live-test:part-1'], 'me'));
+    expect(none.live).toBeUndefined();
+  }, 60_000);
 });

@@ -99,6 +99,20 @@ export class PartitionLeases {
   }
 
   /**
+   * Extends the leases held, nothing else (the share is looked at at the next round): a batch run
+   * again after conflicts, or event by event, can outlast a lease, and its partitions would go to
+   * another worker while it still works on them. Only this worker's live leases are extended: one
+   * taken meanwhile stays taken, and the renewal at the next round sees it.
+   */
+  async extend(): Promise<void> {
+    const now = Date.now();
+    const extended = await renewLeases(this.db, PREFIX, this.owner, this.ttlMs);
+    // Its membership and each partition held: anything else is a change the next round must look at.
+    if (extended === this.heldList.length + 1) this.renewedAt = now;
+    else this.renewDue = true;
+  }
+
+  /**
    * In a batch's transaction: whether this worker still holds every partition of the batch. A
    * fence (holdsLeasesReading): another worker taking one of them over waits for the transaction. With
    * `counter`, that counter's value is read in the same statement (undefined: no partition).

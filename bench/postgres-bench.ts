@@ -13,7 +13,7 @@ import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, fmtMs, interleaved, load, report, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 import { postgresFloor, postgresFloorText, type PostgresFloor } from './postgres-floor.js';
-import { lastQueueId, queueRows, timeDrain, workerCounts, workerRounds, type DrainFigure } from './postgres-workers.js';
+import { lastQueueId, queueRows, timeDrain, workerCounts, workerRounds, type DrainFigure, type WorkerTrace } from './postgres-workers.js';
 
 /** Where the bench looks for PostgreSQL when DATABASE_URL is not set (the test suite's database). */
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -254,4 +254,17 @@ export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFlo
     );
     process.stdout.write(detail(d));
   }
+  for (const d of drains) for (const [i, t] of (d.traces ?? []).entries()) process.stdout.write(`${pad} ${traceText(d, i, t)}\n`);
+}
+
+/** One worker's round as traced (BENCH_WORKER_TRACE=1). */
+function traceText(d: DrainFigure, i: number, t: WorkerTrace): string {
+  const s = (v: number) => v.toFixed(2);
+  const partitions = t.partitions.map((p) => `${p.held}@${s(p.at)}`).join(' ') || 'none changed';
+  return (
+    `${d.workers} worker(s), #${i + 1}: ${fmt(t.events)} events in ${t.batches} batches (${t.preparedAhead} prepared ahead), ` +
+    `batches ${s(t.batchSeconds)} s of ${s(d.seconds)}, first ${s(t.firstBatchAt)} last ${s(t.lastBatchAt)} s; ` +
+    `${fmt(t.events / t.cpuSeconds)} events per CPU second; retried ${t.retried}, rolled back ${t.rolledBack}; partitions held ${partitions}` +
+    t.warnings.map((w) => `\n${''.padEnd(48)}${w.slice(0, 300)}`).join('')
+  );
 }

@@ -6,6 +6,7 @@
  * the first must be 1), BENCH_PG_DRAIN_SECONDS (120). BENCH_WORKER_CPU_PROFILE=<dir> writes a CPU
  * profile of each worker process there (`--cpu-prof`); BENCH_WORKER_NODE_ARGS, node options for the
  * worker processes after the usual ones (`--max-semi-space-size=32`: the last one given wins).
+ * BENCH_WORKER_TRACE=1 runs the workers at debug level and prints each one's round from its log.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -96,6 +96,80 @@ export interface DrainFigure {
   peakRssMb: number[];
   /** Each worker's resident memory a few seconds after the drain, idle, MB; NaN off Linux. */
   idleRssMb: number[];
+  /** Each worker's round, from its log (BENCH_WORKER_TRACE=1 only). */
+  traces?: WorkerTrace[];
+}
+
+/** One worker's drain as its debug log tells it; times in seconds from the timed start. */
+export interface WorkerTrace {
+  cpuSeconds: number;
+  events: number;
+  batches: number;
+  /** Summed batch times (read ahead to commit, as the worker logs them). */
+  batchSeconds: number;
+  preparedAhead: number;
+  /** Batches run again after a conflict with another writer. */
+  retried: number;
+  /** Batches rolled back because a partition was taken, or rows were gone, or run one by one. */
+  rolledBack: number;
+  /** Each change of the partitions held: when, and how many after it. */
+  partitions: Array<{ at: number; held: number }>;
+  /** The first and last batch committed. */
+  firstBatchAt: number;
+  lastBatchAt: number;
+  /** The warnings logged, when and what (the database's error code and message when one). */
+  warnings: string[];
+}
+
+/** A worker's JSON log lines kept for its trace (debug level), or only the tail for errors. */
+interface WorkerLog {
+  lines: Array<Record<string, unknown>>;
+}
+
+function traceOf(log: WorkerLog, startedAtMs: number, cpuSeconds: number): WorkerTrace {
+  const trace: WorkerTrace = {
+    cpuSeconds,
+    events: 0,
+    batches: 0,
+    batchSeconds: 0,
+    preparedAhead: 0,
+    retried: 0,
+    rolledBack: 0,
+    partitions: [],
+    firstBatchAt: NaN,
+    lastBatchAt: NaN,
+    warnings: [],
+  };
+  for (const line of log.lines) {
+    const at = (Number(line.time) - startedAtMs) / 1000;
+    if (Number(line.level) >= 40) {
+      const err = line.err as { message?: string; code?: string } | undefined;
+      const why = [line.code ?? err?.code, line.reason ?? err?.message, line.rows === undefined ? '' : `${String(line.rows)} rows`];
+      trace.warnings.push(`${at.toFixed(2)} s ${String(line.msg)} (${why.filter(Boolean).join('; ')})`);
+    }
+    switch (line.msg) {
+      case 'ingestion batch processed':
+        trace.batches++;
+        trace.events += Number(line.events);
+        trace.batchSeconds += Number(line.ms) / 1000;
+        if (line.preparedAhead) trace.preparedAhead++;
+        if (Number.isNaN(trace.firstBatchAt)) trace.firstBatchAt = at;
+        trace.lastBatchAt = at;
+        break;
+      case 'ingestion partitions changed':
+        trace.partitions.push({ at, held: (line.partitions as unknown[]).length });
+        break;
+      case 'batch lost a race with a concurrent writer; retrying it':
+        trace.retried++;
+        break;
+      case 'ingestion partition taken by another worker; batch rolled back':
+      case 'batch rolled back: some of its queue rows were deleted meanwhile':
+      case 'batch failed; processing its events one by one':
+        trace.rolledBack++;
+        break;
+    }
+  }
+  return trace;
 }
 
 /** A /proc/<pid>/status field in kB (VmRSS, VmHWM) as MB; NaN when unreadable (off Linux, gone). */
@@ -132,20 +206,35 @@ function startWorkers(
   count: number,
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
-): Array<{ child: ChildProcess; output: () => string }> {
+  log?: () => WorkerLog,
+): Array<{ child: ChildProcess; output: () => string; log?: WorkerLog }> {
   return Array.from({ length: count }, () => {
+    const kept = log?.();
     const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
       cwd: ROOT,
       env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let text = '';
+    let partial = '';
     const keep = (d: Buffer) => {
       text = (text + d.toString()).slice(-4000);
     };
-    child.stdout!.on('data', keep);
+    child.stdout!.on('data', (d: Buffer) => {
+      keep(d);
+      if (!kept) return;
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        try {
+          kept.lines.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          // not a log line
+        }
+      }
+    });
     child.stderr!.on('data', keep);
-    return { child, output: () => text };
+    return { child, output: () => text, log: kept };
   });
 }
 
@@ -176,12 +265,21 @@ export async function timeDrain(
 ): Promise<DrainFigure> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const workers = startWorkers(count, { ...env, DATABASE_URL: url }, nodeArgs);
+  // Tracing logs every batch (debug level): a few lines a second, left out of the A/B runs all the same.
+  const tracing = process.env.BENCH_WORKER_TRACE === '1';
+  const workers = startWorkers(
+    count,
+    { ...env, DATABASE_URL: url, ...(tracing ? { LOG_LEVEL: 'debug' } : {}) },
+    nodeArgs,
+    tracing ? () => ({ lines: [] }) : undefined,
+  );
   try {
     const initial = (await backlog(client)).queued;
     const cpu = () => workers.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid), 0);
     let startedAt = process.hrtime.bigint();
     let cpuAtStart = cpu();
+    let workerCpuAtStart = workers.map(({ child }) => cpuSecondsOf(child.pid));
+    let startedAtMs = Date.now();
     let ticksAtStart = machineTicks();
     const deadline = Date.now() + maxSeconds * 1000;
     let now = await backlog(client);
@@ -191,10 +289,14 @@ export async function timeDrain(
       if (exited) throw new Error(`a worker exited ${exited.child.exitCode}:\n${exited.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const at = process.hrtime.bigint();
+      const atMs = Date.now();
+      const workerCpuAt = workers.map(({ child }) => cpuSecondsOf(child.pid));
       const cpuAt = cpu();
       now = await backlog(client);
       if (now.queued === initial) {
         startedAt = at;
+        startedAtMs = atMs;
+        workerCpuAtStart = workerCpuAt;
         cpuAtStart = cpuAt;
         ticksAtStart = machineTicks();
       }
@@ -203,6 +305,7 @@ export async function timeDrain(
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     const processed = initial - now.queued;
     const eventsPerCpuSecond = processed / (cpu() - cpuAtStart);
+    const workerCpu = workers.map(({ child }, i) => cpuSecondsOf(child.pid) - workerCpuAtStart[i]!);
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
     const idleRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmRSS'));
     const peakRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmHWM'));
@@ -219,6 +322,7 @@ export async function timeDrain(
           : undefined,
       peakRssMb,
       idleRssMb,
+      ...(tracing ? { traces: workers.map(({ log }, i) => traceOf(log!, startedAtMs, workerCpu[i]!)) } : {}),
     };
   } finally {
     await stopWorkers(workers);

@@ -109,7 +109,8 @@ export async function holdsLeases(db: Kysely<Schema>, names: readonly string[], 
 
 /**
  * The same, and in the same statement (a round trip fewer) the value of the named counter when
- * one is named and some lease was read (0 before the counter's first use; undefined otherwise).
+ * one is named and some lease was read (0 before the counter's first use; undefined otherwise),
+ * and with `live`, the owners of live leases of some prefixes and the live leases of one.
  * On PostgreSQL the counter is the statement's snapshot, taken before FOR SHARE waits on a lease
  * row: a change committed during that wait is seen by the next read, as one committed just after
  * a separate read would be.
@@ -119,19 +120,49 @@ export async function holdsLeasesReading(
   names: readonly string[],
   owner: string,
   counter?: string,
-): Promise<{ held: boolean; counter: number | undefined }> {
-  if (names.length === 0) return { held: true, counter: undefined };
+  live?: LiveLeasesQuery,
+): Promise<{ held: boolean; counter: number | undefined; live: LiveLeases | undefined }> {
+  if (names.length === 0) return { held: true, counter: undefined, live: undefined };
+  const at = live?.at.toISOString();
+  // A count over the live leases whose names start with one of `prefixes` (null without `live`).
+  const liveCount = (what: string, prefixes: readonly string[]) => {
+    if (live === undefined) return sql<number | string | null>`null`;
+    const named = sql.join(
+      prefixes.map((prefix) => sql`others.name like ${`${prefix}%`}`),
+      sql` or `,
+    );
+    return sql<
+      number | string | null
+    >`(select ${sql.raw(what)} from worker_leases as others where (${named}) and others.expires_at >= ${at})`;
+  };
   let query = db
     .selectFrom('worker_leases')
     .select((eb) => [
       'owner',
       (counter === undefined ? sql<null>`null` : eb.selectFrom('counters').select('value').where('name', '=', counter)).as('counter'),
+      liveCount('count(distinct others.owner)', live?.ownersOf ?? []).as('live_owners'),
+      liveCount('count(*)', live ? [live.countOf] : []).as('live_leases'),
     ])
     .where('name', 'in', [...names])
     .orderBy('name');
   if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
   const rows = await query.execute();
   const held = rows.length === names.length && rows.every((row) => row.owner === owner);
-  const value = counter === undefined || rows.length === 0 ? undefined : Number(rows[0]!.counter ?? 0);
-  return { held, counter: value };
+  const first = rows[0];
+  const value = counter === undefined || !first ? undefined : Number(first.counter ?? 0);
+  const counts = live === undefined || !first ? undefined : { owners: Number(first.live_owners), leases: Number(first.live_leases) };
+  return { held, counter: value, live: counts };
+}
+
+/** What holdsLeasesReading counts besides: the holders of live leases of some prefixes, and the live leases of one. */
+export interface LiveLeasesQuery {
+  ownersOf: readonly string[];
+  countOf: string;
+  /** Live: lapsing at or after this time. */
+  at: Date;
+}
+
+export interface LiveLeases {
+  owners: number;
+  leases: number;
 }

@@ -2,7 +2,8 @@
  * Which queue partitions a worker claims and gives back (worker/partition-leases.ts does it). Every
  * live worker renews a membership lease and one lease per partition it holds; at each renewal it
  * looks at all of them and moves towards its fair share, ceil(partitions / live workers):
- * - above it, it gives back the extra (a newcomer gets its share at its next renewal);
+ * - above it, it gives back the extra (a newcomer gets its share at the holders' next renewal,
+ *   which a batch's fence brings forward when it sees the live workers change);
  * - below it, it claims partitions nobody holds, or whose holder let the lease lapse (it died).
  * Pure: the leases as read, and the time.
  */

@@ -164,6 +164,7 @@ export class BatchRunner {
           'batch rolled back: some of its queue rows were deleted meanwhile',
         );
         this.leases.renewedAt = 0;
+        this.leases.renewDue = true;
         return rows.length;
       }
       // One bad event must not stall the queue: retry the batch one event per transaction.
@@ -197,6 +198,9 @@ export class BatchRunner {
    * committed all the same (a connection lost during COMMIT), so what was kept may be stale.
    */
   private async inFencedTransaction<T>(partitions: readonly number[], work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+    // A long round (retries, one event at a time) keeps its leases: the work is not handed over midway.
+    if (this.leases.held.length > 0 && !this.leases.renewDue && Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs / 3)
+      await this.leases.extend();
     // A renewal older than the lease time may have lost a partition this batch does not fence on.
     if (!this.leases.holdsAll || Date.now() - this.leases.renewedAt >= this.options.leaseTtlMs) this.personCache.forgetOwners();
     try {

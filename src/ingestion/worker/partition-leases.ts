@@ -24,6 +24,15 @@ export class PartitionLeases {
   private heldList: number[] = [];
   /** When the leases were last renewed (ms; 0: never, or given up). */
   renewedAt = 0;
+  /** Live workers and this worker's fair share as of the last renewal. */
+  private members = 0;
+  private share = 0;
+  /**
+   * A batch's fence saw the fleet change since the last renewal (a worker joined or left, or
+   * partitions this worker is short of came free): renew at the next round, not a third of a
+   * lease time later, so a clean join or leave hands partitions over within a batch or two.
+   */
+  renewDue = false;
 
   constructor(
     private readonly db: Kysely<Schema>,
@@ -74,6 +83,9 @@ export class PartitionLeases {
     if (views.some((lease) => lease.name.startsWith(MEMBER_LEASE_PREFIX) && lease.expiresAt < now - this.ttlMs))
       await dropLapsedLeases(this.db, MEMBER_LEASE_PREFIX, new Date(now - this.ttlMs));
     this.renewedAt = now;
+    this.renewDue = false;
+    this.members = plan.members;
+    this.share = plan.share;
     // A partition lost and claimed back in one renewal counts as a change too: its rows may have been processed by another meanwhile.
     const kept = plan.held.length === this.heldList.length && plan.held.every((partition, i) => partition === this.heldList[i]);
     const changed = !kept || plan.claim.length > 0 || plan.release.length > 0;
@@ -87,18 +99,45 @@ export class PartitionLeases {
   }
 
   /**
+   * Extends the leases held, nothing else (the share is looked at at the next round): a batch run
+   * again after conflicts, or event by event, can outlast a lease, and its partitions would go to
+   * another worker while it still works on them. Only this worker's live leases are extended: one
+   * taken meanwhile stays taken, and the renewal at the next round sees it.
+   */
+  async extend(): Promise<void> {
+    const now = Date.now();
+    const extended = await renewLeases(this.db, PREFIX, this.owner, this.ttlMs);
+    // Its membership and each partition held: anything else is a change the next round must look at.
+    if (extended === this.heldList.length + 1) this.renewedAt = now;
+    else this.renewDue = true;
+  }
+
+  /**
    * In a batch's transaction: whether this worker still holds every partition of the batch. A
    * fence (holdsLeasesReading): another worker taking one of them over waits for the transaction. With
    * `counter`, that counter's value is read in the same statement (undefined: no partition).
    */
-  fence(trx: Kysely<Schema>, partitions: readonly number[], counter?: string): Promise<{ held: boolean; counter: number | undefined }> {
-    return holdsLeasesReading(trx, partitions.map(partitionLeaseName), this.owner, counter);
+  async fence(
+    trx: Kysely<Schema>,
+    partitions: readonly number[],
+    counter?: string,
+  ): Promise<{ held: boolean; counter: number | undefined }> {
+    const read = await holdsLeasesReading(trx, partitions.map(partitionLeaseName), this.owner, counter, {
+      ownersOf: [MEMBER_LEASE_PREFIX, PARTITION_LEASE_PREFIX],
+      countOf: PARTITION_LEASE_PREFIX,
+      at: new Date(),
+    });
+    // Live workers counted as the plan counts them, so a steady fleet never asks for a renewal.
+    const { owners, leases } = read.live ?? { owners: this.members, leases: this.partitions };
+    if (owners !== this.members || (this.heldList.length < this.share && leases < this.partitions)) this.renewDue = true;
+    return { held: read.held, counter: read.counter };
   }
 
   /** Found in a batch's transaction that a partition was taken: held again only after a renewal. */
   lost(): void {
     this.heldList = [];
     this.renewedAt = 0;
+    this.renewDue = true;
   }
 
   /** Gives up every lease of this worker (on stop): the others take its partitions at once. */

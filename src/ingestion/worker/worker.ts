@@ -226,7 +226,7 @@ export class IngestionWorker {
   private async holdPartitions(): Promise<boolean> {
     const now = Date.now();
     const renewedAt = this.leases.renewedAt;
-    if (this.holding && now - renewedAt < this.options.leaseTtlMs / 3) return true;
+    if (this.holding && !this.leases.renewDue && now - renewedAt < this.options.leaseTtlMs / 3) return true;
     // The leases may have lapsed meanwhile, and another worker taken the rows read ahead (and
     // written persons this one keeps).
     if (now - renewedAt >= this.options.leaseTtlMs) this.forgetWhatOthersMayChange();

@@ -2,6 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireLease, claimLeases, holdsLeasesReading, leaseHolder } from '../../../src/platform/lease.js';
 import { notePersonsChangedOutsideWorker, PERSON_DELETIONS } from '../../../src/persons/store.js';
+import pino from 'pino';
+import { partitionCount } from '../../../src/ingestion/core/partition.js';
+import { partitionLeaseName } from '../../../src/ingestion/core/partition-share.js';
+import { PartitionLeases } from '../../../src/ingestion/worker/partition-leases.js';
 import { BACKEND } from '../../helpers/backend.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -69,5 +73,52 @@ describe('worker lease', () => {
     expect(await read('someone else')).toEqual({ held: false, counter: before.counter! + 1 });
     expect(await read('me', [...names, 'counter-test:3'])).toMatchObject({ held: false });
     expect(await read('me', [])).toEqual({ held: true, counter: undefined });
+  }, 60_000);
+
+  it('counts the holders of live leases and the live leases of a group in the same statement', async () => {
+    server ??= await startTestServer({ INGESTION_WORKER: 'off' });
+    const { db } = server.running.ctx.database;
+    await claimLeases(db, ['live-test:part-1', 'live-test:part-2'], 'me', 60_000);
+    await claimLeases(db, ['live-test:part-3'], 'other', 60_000);
+    await claimLeases(db, ['live-test:member-third'], 'third', 60_000);
+    // Lapsed already: neither its holder nor the lease counts.
+    await claimLeases(db, ['live-test:part-4', 'live-test:member-gone'], 'gone', -60_000);
+    const live = { ownersOf: ['live-test:part-', 'live-test:member-'], countOf: 'live-test:part-', at: new Date() };
+    const read = await db.transaction().execute((trx) => holdsLeasesReading(trx, ['live-test:part-1'], 'me', undefined, live));
+    expect(read).toEqual({ held: true, counter: undefined, live: { owners: 3, leases: 3 } });
+    const none = await db.transaction().execute((trx) => holdsLeasesReading(trx, ['live-test:part-1'], 'me'));
+    expect(none.live).toBeUndefined();
+  }, 60_000);
+
+  it("extends a worker's partition leases in a long round, and asks for a renewal when one was taken", async () => {
+    server ??= await startTestServer({ INGESTION_WORKER: 'off' });
+    const { db } = server.running.ctx.database;
+    const leases = new PartitionLeases(db, 'extender', partitionCount(BACKEND), 60_000, pino({ level: 'silent' }));
+    await leases.renew();
+    expect(leases.held.length).toBe(partitionCount(BACKEND));
+    const expiries = async () =>
+      (await db.selectFrom('worker_leases').select('expires_at').where('owner', '=', 'extender').execute()).map((row) =>
+        Date.parse(row.expires_at),
+      );
+    const before = await expiries();
+    // Lapsing sooner than extend() sets them: the extension shows in the rows.
+    await db
+      .updateTable('worker_leases')
+      .set({ expires_at: new Date(Date.now() + 30_000).toISOString() })
+      .where('owner', '=', 'extender')
+      .execute();
+    await leases.extend();
+    expect(leases.renewDue).toBe(false);
+    const after = await expiries();
+    expect(after).toHaveLength(before.length);
+    expect(Math.min(...after)).toBeGreaterThan(Date.now() + 30_000);
+
+    // Another worker took a partition (its lease lapsed, say): extend() leaves it taken and asks for a renewal.
+    await db.updateTable('worker_leases').set({ owner: 'other' }).where('name', '=', partitionLeaseName(leases.held[0]!)).execute();
+    await leases.extend();
+    expect(leases.renewDue).toBe(true);
+    expect(await leaseHolder(db, partitionLeaseName(leases.held[0]!))).toBe('other');
+    await leases.release();
+    await db.deleteFrom('worker_leases').where('owner', '=', 'other').execute();
   }, 60_000);
 });

@@ -166,6 +166,44 @@ describe('workers sharing the queue partitions', () => {
     expect(await holders(databases[0])).toEqual(new Map());
   }, 120_000);
 
+  it('hand partitions over at a clean join or leave after a batch, without waiting for a renewal', async () => {
+    const { databases, queue, teamId } = await setUp();
+    // Leases renewed a third of a minute apart: any handover seen here came from the batches' fences.
+    const slow = (database: Database) => {
+      const worker = new IngestionWorker(database, log, { leaseTtlMs: 60_000, idleMs: 20, batchSize: 25 });
+      workers.push(worker);
+      return worker;
+    };
+    // Requests of their own: queue rows enough for a batch at every round below, on SQLite too.
+    const enqueue = async (prefix: string) => {
+      for (let request = 0; request < 8; request++)
+        await queue.enqueueRequest(Array.from({ length: 50 }, (_, i) => event(teamId, `${prefix}-${i}`, 'step', { seq: request })));
+    };
+    const a = slow(databases[0]);
+    const b = slow(databases[1]);
+    // Rounds run one at a time by hand: each step below is a round of one worker, no clock involved.
+    await enqueue('first');
+    expect(await a.runOnce()).toBeGreaterThan(0);
+    expect((await holders(databases[0])).size).toBe(1);
+    // The newcomer finds every partition held (on SQLite the one): it holds none yet.
+    expect(await b.runOnce()).toBe(0);
+    // The holder's next batch sees the newcomer; its round after that gives back the newcomer's share.
+    expect(await a.runOnce()).toBeGreaterThan(0);
+    expect(await a.runOnce()).toBeGreaterThan(0);
+    await b.runOnce();
+    const shared = await holders(databases[0]);
+    if (PARTITIONS === 1) expect([...shared.values()].map((list) => list.length)).toEqual([1]);
+    else expect([...shared.values()].map((list) => list.length).sort()).toEqual([PARTITIONS / 2, PARTITIONS / 2]);
+
+    // A clean leave: the other takes the partitions given back after its next batch, and drains the queue.
+    await b.stop();
+    await enqueue('second');
+    await a.drain();
+    expect([...(await holders(databases[0])).values()].map((list) => list.length)).toEqual([PARTITIONS]);
+    expect(await queueEmpty(databases[0])).toBe(true);
+    await a.stop();
+  }, 120_000);
+
   it('keep each distinct id in queue order, and merge distinct ids of different partitions into one person', async () => {
     const { databases, queue, teamId } = await setUp();
     const [a, b] = [newWorker(databases[0]), newWorker(databases[1])];

@@ -209,6 +209,44 @@ describe('web analytics page', () => {
     expectNoErrors();
   });
 
+  it('sets the path, country or device filter from a clicked row, and every tile follows', async () => {
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    expect((await tiles()).views?.[0]).toBe('4');
+    const value = (breakdownBy: string, name: string) =>
+      ui.page.getByTestId(`table-${breakdownBy}`).getByRole('button', { name, exact: true });
+
+    await value('Page', '/pricing').click();
+    await ui.page.waitForURL(/path=%2Fpricing/);
+    expect(await ui.page.getByLabel('Path').inputValue()).toBe('/pricing');
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
+    await expect.poll(() => tableRows('Page')).toEqual([['/pricing', '1', '1']]);
+    await expect.poll(() => tableRows('Country')).toEqual([['US', '1', '1']]);
+
+    // Another filter is added beside the first one.
+    await value('Country', 'US').click();
+    await ui.page.waitForURL((url) => url.searchParams.get('country') === 'US' && url.searchParams.get('path') === '/pricing');
+    expect(await ui.page.getByLabel('Country code').inputValue()).toBe('US');
+
+    // An entry page sets the path too, in place of the one set.
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    await value('InitialPage', '/blog').click();
+    await ui.page.waitForURL(/path=%2Fblog/);
+    expect(await ui.page.getByLabel('Path').inputValue()).toBe('/blog');
+    await expect.poll(() => tableRows('InitialPage')).toEqual([['/blog', '1', '1']]);
+    await expect.poll(async () => (await tiles()).sessions?.[0]).toBe('1');
+
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    await value('DeviceType', 'Mobile').click();
+    await ui.page.waitForURL(/device=Mobile/);
+    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
+    await expect.poll(() => tableRows('Page')).toEqual([['/', '1', '1']]);
+    await expect.poll(() => tableRows('Country')).toEqual([['DE', '1', '1']]);
+    // Only the page's own filters are offered: a browser is not a filter here.
+    expect(await ui.page.getByTestId('table-Browser').getByRole('button').count()).toBe(0);
+    expectNoErrors();
+  });
+
   it('labels a row without a value as PostHog does: (direct) for no referrer, else (not set)', async () => {
     // One pageview without a referrer, a country or a device, on a day of its own.
     await server.ingest([
@@ -223,6 +261,8 @@ describe('web analytics page', () => {
     await expect.poll(() => tableRows('InitialReferringDomain')).toEqual([['(direct)', '1', '1']]);
     expect(await tableRows('Country')).toEqual([['(not set)', '1', '1']]);
     expect(await tableRows('DeviceType')).toEqual([['(not set)', '1', '1']]);
+    // Nothing could match "(not set)" exactly: it is no filter button.
+    expect(await ui.page.getByTestId('table-Country').getByRole('button').count()).toBe(0);
     expectNoErrors();
   });
 });

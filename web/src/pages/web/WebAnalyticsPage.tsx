@@ -143,7 +143,7 @@ export function Component() {
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         {TABLES.map((t) => (
-          <StatsTable key={t.breakdownBy} environmentId={environment.id} {...t} range={range} properties={properties} />
+          <StatsTable key={t.breakdownBy} environmentId={environment.id} {...t} range={range} properties={properties} onFilter={setParam} />
         ))}
       </SimpleGrid>
       <VitalsTable environmentId={environment.id} range={range} properties={properties} />

@@ -8,18 +8,19 @@ import { readProperties, readRange } from './format';
 
 /**
  * The tables. A row without a value is "(not set)" as PostHog labels it; a session without a
- * referrer is "(direct)" (posthog-js's own `$direct` is shown as sent, as PostHog does).
+ * referrer is "(direct)" (posthog-js's own `$direct` is shown as sent, as PostHog does). A row
+ * of a table with a `filter` sets that filter of the page (its address parameter) when clicked.
  */
-export const TABLES = [
-  { breakdownBy: 'Page', title: 'Top pages', column: 'Path' },
-  { breakdownBy: 'InitialPage', title: 'Entry pages', column: 'Entry path' },
+export const TABLES: readonly { breakdownBy: string; title: string; column: string; noValue?: string; filter?: string }[] = [
+  { breakdownBy: 'Page', title: 'Top pages', column: 'Path', filter: 'path' },
+  { breakdownBy: 'InitialPage', title: 'Entry pages', column: 'Entry path', filter: 'path' },
   { breakdownBy: 'InitialReferringDomain', title: 'Referrers', column: 'Referring domain', noValue: '(direct)' },
   { breakdownBy: 'InitialChannelType', title: 'Channels', column: 'Channel' },
-  { breakdownBy: 'Country', title: 'Countries', column: 'Country' },
+  { breakdownBy: 'Country', title: 'Countries', column: 'Country', filter: 'country' },
   { breakdownBy: 'Browser', title: 'Browsers', column: 'Browser' },
-  { breakdownBy: 'DeviceType', title: 'Devices', column: 'Device type' },
+  { breakdownBy: 'DeviceType', title: 'Devices', column: 'Device type', filter: 'device' },
   { breakdownBy: 'OS', title: 'Operating systems', column: 'OS' },
-] as const;
+];
 
 export const METRICS = ['LCP', 'INP', 'CLS', 'FCP'] as const;
 export const PERCENTILES = ['p75', 'p90'] as const;

@@ -247,6 +247,54 @@ describe('web analytics page', () => {
     expectNoErrors();
   });
 
+  it('says once what is wrong with a range it cannot use, and asks nothing until it is fixed', async () => {
+    const bodies: string[] = [];
+    const sent = (request: { url(): string; method(): string; postData(): string | null }) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/query/')) bodies.push(request.postData() ?? '');
+    };
+    ui.page.on('request', sent);
+    try {
+      await ui.page.goto(`${server.url}/project/${ui.env}/web?from=nonsense`);
+      const problem = ui.page.getByTestId('web-range-problem');
+      await problem.waitFor();
+      expect(await problem.innerText()).toContain('"nonsense" is not a date');
+      expect(await ui.page.getByRole('alert').count()).toBe(1);
+      expect(await ui.page.getByLabel('From').getAttribute('aria-invalid')).toBe('true');
+      expect(await ui.page.getByLabel('To').getAttribute('aria-invalid')).not.toBe('true');
+      expect(await ui.page.getByTestId('web-overview').count()).toBe(0);
+      expect(bodies).toEqual([]);
+
+      // Fixed in the page, every tile asks and shows the range's numbers.
+      await ui.page.getByLabel('From').fill(DATE_RANGE.date_from);
+      await ui.page.getByLabel('From').press('Enter');
+      await ui.page.getByLabel('To').fill(DATE_RANGE.date_to);
+      await ui.page.getByLabel('To').press('Enter');
+      await ui.page.waitForURL((url) => url.searchParams.get('to') === DATE_RANGE.date_to);
+      await expect.poll(async () => (await tiles()).views?.[0]).toBe('4');
+      expect(await problem.count()).toBe(0);
+      expect(await ui.page.getByLabel('From').getAttribute('aria-invalid')).not.toBe('true');
+      expect(bodies.length).toBeGreaterThan(0);
+
+      // A range that ends before it starts is pointed out at its end, and not asked either.
+      await ui.page.getByLabel('To').fill('2025-11-01');
+      await ui.page.getByLabel('To').press('Enter');
+      await problem.waitFor();
+      expect(await problem.innerText()).toContain('ends (2025-11-01) before it starts (2025-11-10)');
+      expect(await ui.page.getByRole('alert').count()).toBe(1);
+      expect(await ui.page.getByLabel('To').getAttribute('aria-invalid')).toBe('true');
+      // A date the calendar has not is no date.
+      await ui.page.getByLabel('To').fill('2025-11-31');
+      await ui.page.getByLabel('To').press('Enter');
+      await expect.poll(() => problem.innerText()).toContain('"2025-11-31" is not a date');
+      expect(bodies.filter((b) => b.includes('2025-11-01') || b.includes('2025-11-31') || b.includes('nonsense'))).toEqual([]);
+    } finally {
+      ui.page.off('request', sent);
+    }
+    await screenshot(ui.page, 'web-analytics-bad-range');
+    // No request failed: nothing was refused.
+    expectNoErrors();
+  });
+
   it('labels a row without a value as PostHog does: (direct) for no referrer, else (not set)', async () => {
     // One pageview without a referrer, a country or a device, on a day of its own.
     await server.ingest([

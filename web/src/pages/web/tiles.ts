@@ -4,7 +4,7 @@
  */
 import { webOverviewQuery, webStatsTableQuery, webVitalsQuery } from '../../api/web-analytics';
 import { prefetch } from '../../query-client';
-import { readProperties, readRange } from './format';
+import { rangeProblem, readProperties, readRange } from './format';
 
 /**
  * The tables. A row without a value is "(not set)" as PostHog labels it; a session without a
@@ -35,6 +35,8 @@ export const VITALS_QUERIES = METRICS.flatMap((metric) => PERCENTILES.map((perce
  */
 export function prefetchWebAnalytics(environmentId: number, params: URLSearchParams): void {
   const range = readRange(params);
+  // The page asks nothing for a range the server would refuse: it says what is wrong instead.
+  if (rangeProblem(range)) return;
   const properties = readProperties(params);
   for (const { breakdownBy } of TABLES) prefetch(webStatsTableQuery(environmentId, breakdownBy, range, properties));
   for (const { metric, percentile } of VITALS_QUERIES) prefetch(webVitalsQuery(environmentId, metric, percentile, range, properties));

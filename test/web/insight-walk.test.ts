@@ -4,7 +4,7 @@
  * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
  * kept in the address through a reload; a property sum that waits for its property instead of
  * counting events; a reversed custom range pointed out; the display picker wide enough for its
- * names; the funnel's controls on one line at 1280×800; a Slack subscription's way to
+ * names; the breakdown's suggestions closed by Enter; the funnel's controls on one line at 1280×800; a Slack subscription's way to
  * the Slack webhook setting, which the settings page now has; web
  * analytics saying once why a range it cannot read shows nothing, not that there is nothing.
  */
@@ -177,6 +177,26 @@ describe('a new insight', () => {
       });
       expect(fits, value).toBe(true);
     }
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('closes the breakdown suggestions once Enter applies the typed property', async () => {
+    const { page } = ui;
+    await server.ingest([{ event: 'signup', distinct_id: 'planner', properties: { plan_tier: 'pro', plan_seats: 3 } }]);
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    const field = page.getByRole('textbox', { name: 'Breakdown by' });
+    const shownOptions = page.locator('[role="listbox"]:visible [role="option"]');
+    await field.click();
+    await field.fill('plan_');
+    await page.getByRole('option', { name: 'plan_tier', exact: true }).waitFor();
+    await field.fill('plan_tier');
+    await field.press('Enter');
+    await page.waitForURL((url) => decodeURIComponent(url.hash).includes('"breakdown":"plan_tier"'));
+    await expect.poll(() => shownOptions.count()).toBe(0);
+    expect(await field.inputValue()).toBe('plan_tier');
+    // Typing again offers the names again.
+    await field.fill('plan_');
+    await expect.poll(() => shownOptions.count()).toBeGreaterThan(0);
     expectNoPageErrors(ui.watched);
   });
 

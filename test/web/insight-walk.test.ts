@@ -1,12 +1,13 @@
 /**
  * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
- * on the dashboard, the insight's `dashboards` read back from the API); an unsaved insight's query
- * kept in the address through a reload; a property sum that waits for its property instead of
- * counting events; a reversed custom range pointed out; the display picker wide enough for its
- * names; the funnel's controls on one line at 1280×800; a Slack subscription's way to
- * the Slack webhook setting, which the settings page now has; web
- * analytics saying why there are no web vitals when the range is refused, not that there are none.
+ * on the dashboard, the insight's `dashboards` read back from the API); its history's values as
+ * text, not JSON; an unsaved insight's query kept in the address through a reload; a property sum
+ * that waits for its property instead of counting events; a reversed custom range pointed out; the
+ * display picker wide enough for its names; the breakdown's suggestions closed by Enter; the
+ * funnel's controls on one line at 1280×800; a Slack subscription's way to the Slack webhook
+ * setting, which the settings page now has; web analytics saying once why a range it cannot read
+ * shows nothing, not that there is nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -73,6 +74,37 @@ describe('a saved insight', () => {
 
     await page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboard.id}`);
     await page.getByTestId('dashboard-empty').waitFor();
+    expectNoPageErrors(ui.watched);
+  });
+});
+
+describe("a saved insight's history", () => {
+  it('shows a changed string as its text, markup and quotes as typed, and other values as JSON', async () => {
+    const { page } = ui;
+    const insight = await create('/insights/', {
+      name: 'Signups "EU"',
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signup' }] } },
+    });
+    const renamed = 'Say "hi" <b>now</b>';
+    const res = await server.request(api(`/insights/${insight.id}/`), {
+      method: 'PATCH',
+      body: { name: renamed, favorited: true, tags: ['eu', 'growth'] },
+    });
+    expect(res.status, res.text).toBe(200);
+    await page.goto(`${server.url}/project/${ui.env}/insights/${insight.short_id}`);
+    const history = page.getByTestId('insight-history');
+    await history.getByTestId('history-change').first().waitFor();
+    const changes = await history.getByTestId('history-change').allInnerTexts();
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        `Changed name from Signups "EU" to ${renamed}`,
+        'Changed favorited from false to true',
+        'Changed tags from [] to ["eu","growth"]',
+      ]),
+    );
+    // Text, never markup: the name's <b> is not an element.
+    expect(await history.locator('code b').count()).toBe(0);
+    await screenshot(page, 'insight-history-values');
     expectNoPageErrors(ui.watched);
   });
 });
@@ -180,6 +212,26 @@ describe('a new insight', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it('closes the breakdown suggestions once Enter applies the typed property', async () => {
+    const { page } = ui;
+    await server.ingest([{ event: 'signup', distinct_id: 'planner', properties: { plan_tier: 'pro', plan_seats: 3 } }]);
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    const field = page.getByRole('textbox', { name: 'Breakdown by' });
+    const shownOptions = page.locator('[role="listbox"]:visible [role="option"]');
+    await field.click();
+    await field.fill('plan_');
+    await page.getByRole('option', { name: 'plan_tier', exact: true }).waitFor();
+    await field.fill('plan_tier');
+    await field.press('Enter');
+    await page.waitForURL((url) => decodeURIComponent(url.hash).includes('"breakdown":"plan_tier"'));
+    await expect.poll(() => shownOptions.count()).toBe(0);
+    expect(await field.inputValue()).toBe('plan_tier');
+    // Typing again offers the names again.
+    await field.fill('plan_');
+    await expect.poll(() => shownOptions.count()).toBeGreaterThan(0);
+    expectNoPageErrors(ui.watched);
+  });
+
   it("shows the funnel's controls on one line at 1280×800", async () => {
     const { page } = ui;
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -238,14 +290,14 @@ describe('a Slack subscription', () => {
 });
 
 describe('web analytics', () => {
-  it('says why a refused range has no web vitals, instead of that there are none', async () => {
+  it('says once why a range it cannot read shows nothing, instead of that there is nothing', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/project/${ui.env}/web?from=nonsense`);
-    const vitals = page.getByTestId('web-vitals');
-    await vitals.getByRole('alert').waitFor();
-    expect(await vitals.getByRole('alert').innerText()).toContain('nonsense');
-    await expect.poll(() => vitals.getAttribute('aria-busy')).toBe('false');
-    expect(await vitals.getByText('No web vitals in this range').count()).toBe(0);
-    expectNoPageErrors(ui.watched, [400]);
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').allInnerTexts()).toEqual([expect.stringContaining('nonsense')]);
+    expect(await page.getByText('No web vitals in this range').count()).toBe(0);
+    expect(await page.getByText('No data in this range').count()).toBe(0);
+    // Asked nothing, so nothing was refused.
+    expectNoPageErrors(ui.watched);
   });
 });

@@ -181,7 +181,7 @@ describe('trends insight', () => {
     const history = page.getByTestId('insight-history');
     await expect
       .poll(() => history.getByTestId('history-change').allInnerTexts())
-      .toContainEqual(expect.stringMatching(/Changed name from "Pageviews by browser" to "Pageviews per browser"/));
+      .toContainEqual(expect.stringMatching(/Changed name from Pageviews by browser to Pageviews per browser/));
     await expect.poll(() => history.getByTestId('history-entry').last().innerText()).toContain('Created the insight');
     await screenshot(page, 'insight-history');
     expectNoPageErrors(watched);

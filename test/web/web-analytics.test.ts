@@ -209,6 +209,92 @@ describe('web analytics page', () => {
     expectNoErrors();
   });
 
+  it('sets the path, country or device filter from a clicked row, and every tile follows', async () => {
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    expect((await tiles()).views?.[0]).toBe('4');
+    const value = (breakdownBy: string, name: string) =>
+      ui.page.getByTestId(`table-${breakdownBy}`).getByRole('button', { name, exact: true });
+
+    await value('Page', '/pricing').click();
+    await ui.page.waitForURL(/path=%2Fpricing/);
+    expect(await ui.page.getByLabel('Path').inputValue()).toBe('/pricing');
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
+    await expect.poll(() => tableRows('Page')).toEqual([['/pricing', '1', '1']]);
+    await expect.poll(() => tableRows('Country')).toEqual([['US', '1', '1']]);
+
+    // Another filter is added beside the first one.
+    await value('Country', 'US').click();
+    await ui.page.waitForURL((url) => url.searchParams.get('country') === 'US' && url.searchParams.get('path') === '/pricing');
+    expect(await ui.page.getByLabel('Country code').inputValue()).toBe('US');
+
+    // An entry page sets the path too, in place of the one set.
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    await value('InitialPage', '/blog').click();
+    await ui.page.waitForURL(/path=%2Fblog/);
+    expect(await ui.page.getByLabel('Path').inputValue()).toBe('/blog');
+    await expect.poll(() => tableRows('InitialPage')).toEqual([['/blog', '1', '1']]);
+    await expect.poll(async () => (await tiles()).sessions?.[0]).toBe('1');
+
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    await value('DeviceType', 'Mobile').click();
+    await ui.page.waitForURL(/device=Mobile/);
+    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
+    await expect.poll(() => tableRows('Page')).toEqual([['/', '1', '1']]);
+    await expect.poll(() => tableRows('Country')).toEqual([['DE', '1', '1']]);
+    // Only the page's own filters are offered: a browser is not a filter here.
+    expect(await ui.page.getByTestId('table-Browser').getByRole('button').count()).toBe(0);
+    expectNoErrors();
+  });
+
+  it('says once what is wrong with a range it cannot use, and asks nothing until it is fixed', async () => {
+    const bodies: string[] = [];
+    const sent = (request: { url(): string; method(): string; postData(): string | null }) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/query/')) bodies.push(request.postData() ?? '');
+    };
+    ui.page.on('request', sent);
+    try {
+      await ui.page.goto(`${server.url}/project/${ui.env}/web?from=nonsense`);
+      const problem = ui.page.getByTestId('web-range-problem');
+      await problem.waitFor();
+      expect(await problem.innerText()).toContain('"nonsense" is not a date');
+      expect(await ui.page.getByRole('alert').count()).toBe(1);
+      expect(await ui.page.getByLabel('From').getAttribute('aria-invalid')).toBe('true');
+      expect(await ui.page.getByLabel('To').getAttribute('aria-invalid')).not.toBe('true');
+      expect(await ui.page.getByTestId('web-overview').count()).toBe(0);
+      expect(bodies).toEqual([]);
+
+      // Fixed in the page, every tile asks and shows the range's numbers.
+      await ui.page.getByLabel('From').fill(DATE_RANGE.date_from);
+      await ui.page.getByLabel('From').press('Enter');
+      await ui.page.getByLabel('To').fill(DATE_RANGE.date_to);
+      await ui.page.getByLabel('To').press('Enter');
+      await ui.page.waitForURL((url) => url.searchParams.get('to') === DATE_RANGE.date_to);
+      await expect.poll(async () => (await tiles()).views?.[0]).toBe('4');
+      expect(await problem.count()).toBe(0);
+      expect(await ui.page.getByLabel('From').getAttribute('aria-invalid')).not.toBe('true');
+      expect(bodies.length).toBeGreaterThan(0);
+
+      // A range that ends before it starts is pointed out at its end, and not asked either.
+      await ui.page.getByLabel('To').fill('2025-11-01');
+      await ui.page.getByLabel('To').press('Enter');
+      await problem.waitFor();
+      expect(await problem.innerText()).toContain('ends (2025-11-01) before it starts (2025-11-10)');
+      expect(await ui.page.getByRole('alert').count()).toBe(1);
+      expect(await ui.page.getByLabel('To').getAttribute('aria-invalid')).toBe('true');
+      // A date the calendar has not is no date.
+      await ui.page.getByLabel('To').fill('2025-11-31');
+      await ui.page.getByLabel('To').press('Enter');
+      await expect.poll(() => problem.innerText()).toContain('"2025-11-31" is not a date');
+      expect(bodies.filter((b) => b.includes('2025-11-01') || b.includes('2025-11-31') || b.includes('nonsense'))).toEqual([]);
+    } finally {
+      ui.page.off('request', sent);
+    }
+    await screenshot(ui.page, 'web-analytics-bad-range');
+    // No request failed: nothing was refused.
+    expectNoErrors();
+  });
+
   it('labels a row without a value as PostHog does: (direct) for no referrer, else (not set)', async () => {
     // One pageview without a referrer, a country or a device, on a day of its own.
     await server.ingest([
@@ -223,6 +309,8 @@ describe('web analytics page', () => {
     await expect.poll(() => tableRows('InitialReferringDomain')).toEqual([['(direct)', '1', '1']]);
     expect(await tableRows('Country')).toEqual([['(not set)', '1', '1']]);
     expect(await tableRows('DeviceType')).toEqual([['(not set)', '1', '1']]);
+    // Nothing could match "(not set)" exactly: it is no filter button.
+    expect(await ui.page.getByTestId('table-Country').getByRole('button').count()).toBe(0);
     expectNoErrors();
   });
 });

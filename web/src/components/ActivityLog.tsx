@@ -5,13 +5,26 @@ import { ErrorNotice } from '../shell/ErrorNotice';
 import { TableHead } from './TableHead';
 import { DateTime } from './DateTime';
 
-export const showValue = (value: unknown) => (value === undefined ? '' : JSON.stringify(value));
+/** A changed value as read: a string as its text (no JSON quotes or escapes), anything else as compact JSON. */
+export const showValue = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** One side of a change, always as text (never markup); an empty string said, not an empty box. */
+function ChangeValue({ value }: { value: unknown }) {
+  if (value === '') {
+    return (
+      <Text span inherit fs="italic" c="dimmed">
+        (empty)
+      </Text>
+    );
+  }
+  return <Code>{showValue(value)}</Code>;
+}
 
 /** A change in one line: "Changed <field> from <before> to <after>". */
 export function PlainChange({ change, noun }: { change: ActivityChange; noun: string }) {
   return (
     <Text size="sm" data-testid="history-change" style={{ wordBreak: 'break-word' }}>
-      Changed <b>{change.field ?? `the ${noun}`}</b> from <Code>{showValue(change.before)}</Code> to <Code>{showValue(change.after)}</Code>
+      Changed <b>{change.field ?? `the ${noun}`}</b> from <ChangeValue value={change.before} /> to <ChangeValue value={change.after} />
     </Text>
   );
 }

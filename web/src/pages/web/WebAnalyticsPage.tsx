@@ -1,14 +1,25 @@
 import { Alert, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useCallback, useMemo, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import { useWebOverview, type WebOverviewItem } from '../../api/web-analytics';
+import { useWebOverview, type WebOverviewItem, type WebRange } from '../../api/web-analytics';
+import type { PropertyFilter } from '../../api/types';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { FILTERS, formatTile, RANGES, readProperties, readRange, TILE_LABELS } from './format';
+import { FILTERS, formatTile, RANGES, rangeProblem, readProperties, readRange, TILE_LABELS } from './format';
 import { TABLES } from './tiles';
 import { StatsTable, VitalsTable } from './WebTables';
 
 /** A text filter written to the address when left or on Enter (not on every key). */
-function FilterInput({ label, value, onCommit }: { label: string; value: string; onCommit: (value: string) => void }) {
+function FilterInput({
+  label,
+  value,
+  onCommit,
+  invalid = false,
+}: {
+  label: string;
+  value: string;
+  onCommit: (value: string) => void;
+  invalid?: boolean;
+}) {
   const commit = (text: string) => {
     if (text.trim() !== value) onCommit(text.trim());
   };
@@ -18,6 +29,7 @@ function FilterInput({ label, value, onCommit }: { label: string; value: string;
       label={label}
       defaultValue={value}
       w={160}
+      error={invalid}
       onBlur={(e) => commit(e.currentTarget.value)}
       onKeyDown={(e: KeyboardEvent<HTMLInputElement>) => {
         if (e.key === 'Enter') commit(e.currentTarget.value);
@@ -76,13 +88,32 @@ function Tile({ item }: { item: WebOverviewItem }) {
   );
 }
 
+function Overview({ environmentId, range, properties }: { environmentId: number; range: WebRange; properties: PropertyFilter[] }) {
+  const overview = useWebOverview(environmentId, range, properties);
+  return (
+    <>
+      {overview.isError && (
+        <Alert color="red" role="alert">
+          {overview.error.message}
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 2, md: 5 }} data-testid="web-overview" aria-busy={overview.isPending}>
+        {overview.data?.results.map((item) => (
+          <Tile key={item.key} item={item} />
+        ))}
+      </SimpleGrid>
+    </>
+  );
+}
+
 /** `/project/:id/web`: PostHog's web analytics page, every tile under the same range and filters. */
 export function Component() {
   const environment = useEnvironment();
   const [params, setParams] = useSearchParams();
   const range = useMemo(() => readRange(params), [params]);
   const properties = useMemo(() => readProperties(params), [params]);
-  const overview = useWebOverview(environment.id, range, properties);
+  // Every tile would be refused alike: say it once, and ask nothing until the range is readable.
+  const problem = rangeProblem(range);
 
   const setParam = useCallback(
     (values: Record<string, string | null>) =>
@@ -115,8 +146,13 @@ export function Component() {
             if (value && value !== 'custom') setParam({ from: value, to: null });
           }}
         />
-        <FilterInput label="From" value={params.get('from') ?? ''} onCommit={(v) => setParam({ from: v })} />
-        <FilterInput label="To" value={params.get('to') ?? ''} onCommit={(v) => setParam({ to: v })} />
+        <FilterInput
+          label="From"
+          value={params.get('from') ?? ''}
+          invalid={problem?.field === 'from'}
+          onCommit={(v) => setParam({ from: v })}
+        />
+        <FilterInput label="To" value={params.get('to') ?? ''} invalid={problem?.field === 'to'} onCommit={(v) => setParam({ to: v })} />
         {FILTERS.map((f) =>
           f.options ? (
             <FilterSelect
@@ -131,22 +167,28 @@ export function Component() {
           ),
         )}
       </Group>
-      {overview.isError && (
-        <Alert color="red" role="alert">
-          {overview.error.message}
+      {problem ? (
+        <Alert color="red" role="alert" title="Check the date range" data-testid="web-range-problem">
+          {problem.message}
         </Alert>
+      ) : (
+        <>
+          <Overview environmentId={environment.id} range={range} properties={properties} />
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            {TABLES.map((t) => (
+              <StatsTable
+                key={t.breakdownBy}
+                environmentId={environment.id}
+                {...t}
+                range={range}
+                properties={properties}
+                onFilter={setParam}
+              />
+            ))}
+          </SimpleGrid>
+          <VitalsTable environmentId={environment.id} range={range} properties={properties} />
+        </>
       )}
-      <SimpleGrid cols={{ base: 2, md: 5 }} data-testid="web-overview" aria-busy={overview.isPending}>
-        {overview.data?.results.map((item) => (
-          <Tile key={item.key} item={item} />
-        ))}
-      </SimpleGrid>
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
-        {TABLES.map((t) => (
-          <StatsTable key={t.breakdownBy} environmentId={environment.id} {...t} range={range} properties={properties} />
-        ))}
-      </SimpleGrid>
-      <VitalsTable environmentId={environment.id} range={range} properties={properties} />
     </Stack>
   );
 }

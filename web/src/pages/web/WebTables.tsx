@@ -1,4 +1,4 @@
-import { Alert, Paper, Table, Text, Title } from '@mantine/core';
+import { Alert, Paper, Table, Text, Title, UnstyledButton } from '@mantine/core';
 import { memo } from 'react';
 import type { PropertyFilter } from '../../api/types';
 import { useWebStatsTable, useWebVitals, type VitalsBand, type WebRange } from '../../api/web-analytics';
@@ -13,7 +13,8 @@ interface Shared {
 
 /**
  * One breakdown: its values by visitors, with views and a bar of the share of visitors. Drawn
- * again only for its own answer or filters, not for each answer the page gets.
+ * again only for its own answer or filters, not for each answer the page gets. With `filter`, a
+ * value is a button setting that filter of the page (`onFilter` is stable, so the memo holds).
  */
 export const StatsTable = memo(function StatsTable({
   environmentId,
@@ -23,7 +24,16 @@ export const StatsTable = memo(function StatsTable({
   range,
   properties,
   noValue = '(not set)',
-}: Shared & { breakdownBy: string; title: string; column: string; noValue?: string }) {
+  filter,
+  onFilter,
+}: Shared & {
+  breakdownBy: string;
+  title: string;
+  column: string;
+  noValue?: string;
+  filter?: string;
+  onFilter: (values: Record<string, string>) => void;
+}) {
   const table = useWebStatsTable(environmentId, breakdownBy, range, properties);
   const rows = table.data?.results ?? [];
   const top = Math.max(1, ...rows.map((r) => r[1][0]));
@@ -47,10 +57,22 @@ export const StatsTable = memo(function StatsTable({
               <Table.Td className="web-bar-cell">
                 <span className="web-bar" style={{ width: `${(100 * visitors) / top}%` }} />
                 <span className="web-bar-label">
-                  {value ?? (
+                  {value === null ? (
                     <Text span fs="italic" c="dimmed" inherit>
                       {noValue}
                     </Text>
+                  ) : filter ? (
+                    // A row without a value has nothing an exact filter could match: not a button.
+                    <UnstyledButton
+                      fz="inherit"
+                      className="web-filter-value"
+                      title={`Filter by ${column.toLowerCase()} ${value}`}
+                      onClick={() => onFilter({ [filter]: value })}
+                    >
+                      {value}
+                    </UnstyledButton>
+                  ) : (
+                    value
                   )}
                 </span>
               </Table.Td>

@@ -28,6 +28,38 @@ export function readRange(params: URLSearchParams): WebRange {
   return { date_from: params.get('from') || DEFAULT_FROM, date_to: params.get('to') || null };
 }
 
+/** The dates PostHog reads (as the server does): `all`, `dStart`, `mStart`, `yStart`, `-7d`, a day or a time. */
+const NAMED = ['all', 'dStart', 'mStart', 'yStart'];
+const RELATIVE = /^-\d{1,5}[hdwmy]$/;
+const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+function readable(text: string): boolean {
+  if (NAMED.includes(text) || RELATIVE.test(text)) return true;
+  const m = ABSOLUTE.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
+  const check = new Date(Date.UTC(year!, month! - 1, day!));
+  return check.getUTCMonth() === month! - 1 && check.getUTCDate() === day! && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/**
+ * What is wrong with the range, said once for the whole page (every tile would be refused
+ * alike), or null when the server can read it. Which field, for marking it.
+ */
+export function rangeProblem(range: WebRange): { field: 'from' | 'to'; message: string } | null {
+  const from = range.date_from.trim();
+  const to = range.date_to?.trim() ?? null;
+  if (!readable(from))
+    return { field: 'from', message: `"${from}" is not a date: use a day such as 2025-11-10, or -7d for the last 7 days.` };
+  if (to !== null && !readable(to))
+    return { field: 'to', message: `"${to}" is not a date: use a day such as 2025-11-10, or -7d for the last 7 days.` };
+  // Days in the same form compare as text; a reversed range has no days to show.
+  if (to !== null && ABSOLUTE.test(from) && ABSOLUTE.test(to) && to.slice(0, 10) < from.slice(0, 10)) {
+    return { field: 'to', message: `The range ends (${to}) before it starts (${from}).` };
+  }
+  return null;
+}
+
 export function readProperties(params: URLSearchParams): PropertyFilter[] {
   return FILTERS.flatMap(({ param, key }) => {
     const value = params.get(param)?.trim();

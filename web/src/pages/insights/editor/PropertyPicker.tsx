@@ -24,6 +24,8 @@ export function PropertyPicker({
   w?: number;
 }) {
   const [typed, setTyped] = useState(value);
+  // Held here so Enter, which applies the typed name, closes the list too (typing reopens it).
+  const [opened, setOpened] = useState(false);
   useEffect(() => setTyped(value), [value]);
   const definitions = usePropertyDefinitions(environmentId, typed === value ? '' : typed, numerical);
   const names = [...new Set((definitions.data?.results ?? []).map((d) => d.name))];
@@ -38,10 +40,15 @@ export function PropertyPicker({
       data={names}
       value={typed}
       onChange={setTyped}
+      dropdownOpened={opened}
+      onDropdownOpen={() => setOpened(true)}
+      onDropdownClose={() => setOpened(false)}
       onOptionSubmit={commit}
       onBlur={(e) => commit(e.currentTarget.value)}
       onKeyDown={(e) => {
-        if (e.key === 'Enter') commit(e.currentTarget.value);
+        if (e.key !== 'Enter') return;
+        commit(e.currentTarget.value);
+        setOpened(false);
       }}
       comboboxProps={{ withinPortal: true }}
     />

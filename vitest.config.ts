@@ -11,6 +11,8 @@ export default defineConfig({
     // Servers, databases and child processes are real: give them room on a shared 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition; its default second is a clock, which a loaded machine outruns.
+    expect: { poll: { timeout: 20_000 } },
     pool: 'forks',
     // The web app, built once per run when stale (the server serves it; the browser tests drive it).
     globalSetup: ['test/web/global-setup.ts'],

@@ -73,9 +73,11 @@ async function withKnownProperties(
  * As getPersonsByDistinctIds, on PostgreSQL with the persons' rows locked for the caller's
  * transaction (in ascending id order within each statement of 500 ids) and read as they are once
  * locked: a worker's batch holds the stored persons it will write, so another worker's batch
- * writing them waits for it instead of making it run again. Races remain for what has no row to
- * lock yet (a distinct id both create) and as deadlocks between two lockers (persons read in
- * several statements): those batches are still rolled back and run again (conflict-retry.ts).
+ * writing them waits for it instead of making it run again. A distinct id with no row yet has
+ * nothing to lock, and two batches would both create its person: so each distinct id is first
+ * locked by name (lockDistinctIds), and the batch that waited reads the winner's row. Races
+ * remain as deadlocks between two lockers (ids read in several statements, or one loaded late):
+ * those batches are still rolled back and run again (conflict-retry.ts).
  */
 export async function lockPersonsByDistinctIds(
   db: Db,
@@ -84,12 +86,26 @@ export async function lockPersonsByDistinctIds(
   known?: KnownProperties,
 ): Promise<Map<string, Person>> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return getPersonsByDistinctIds(db, teamId, distinctIds, known);
+  await lockDistinctIds(db, teamId, distinctIds);
   const found = new Map<string, Person>();
   if (!known) {
     for (const row of await PERSONS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
     return found;
   }
   return withKnownProperties(await PERSON_FIELDS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds), db, known);
+}
+
+/**
+ * Transaction-scoped advisory locks on distinct ids by name (the schema and team in the first
+ * key, the id's hash in the second: hash collisions only make batches wait), taken in one
+ * statement in key order, so two batches locking overlapping sets cannot deadlock on them.
+ */
+async function lockDistinctIds(db: Db, teamId: number, distinctIds: readonly string[]): Promise<void> {
+  if (distinctIds.length === 0) return;
+  await sql`select pg_advisory_xact_lock(k.space, k.id) from (
+      select hashtext(current_schema() || ':' || ${String(teamId)}) as space, hashtext(d) as id
+      from unnest(${distinctIds}::text[]) as d order by 2
+    ) as k`.execute(db);
 }
 
 /** The persons of these distinct ids of a team, joined: the base of the batch reads below. */

@@ -17,6 +17,7 @@ import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../../src/ingestion
 import { readQueueBatch, type QueueRecord } from '../../../src/ingestion/queue-records.js';
 import type { QueueRow } from '../../../src/ingestion/queue.js';
 import { getPersonByDistinctId, insertPerson } from '../../../src/persons/store.js';
+import { lockPersonsByDistinctIds } from '../../../src/persons/batch-store.js';
 import { BACKEND } from '../../helpers/backend.js';
 import { waitFor } from '../../helpers/wait.js';
 import { queueRowMaker, serverPerTest } from './helpers.js';
@@ -236,6 +237,51 @@ describe('concurrent batches', () => {
     expect(lines.filter((l) => l.msg === 'batch failed; processing its events one by one')).toHaveLength(0);
     const stored = await database.db.selectFrom('event_uuids').select('uuid').where('team_id', '=', teamId).execute();
     expect(stored).toHaveLength(1);
+  });
+
+  it('has a locked batch wait for another locked batch that creates the same distinct id, then take its person', async () => {
+    const { database, ingestionQueue, teamId } = await setUp();
+    const { log, lines } = capturedLog();
+    const state = workerState(log);
+    await ingestionQueue.enqueue([row(teamId, 'contested', 'page', { $set: { plan: 'pro' } })]);
+    const records = (await readQueueBatch(database.db, 'realtime', 10, MAX_PROCESSING_ATTEMPTS)).records;
+    const created = {
+      uuid: '00000000-0000-4000-8000-00000000b002',
+      teamId,
+      properties: { from: 'other worker' },
+      isIdentified: true,
+      createdAt: new Date().toISOString(),
+    };
+    // Beside other workers a batch reads its persons locked (BatchDeps.lockPersons), as this one does.
+    const lockedBatch = () =>
+      state.retry.run(() =>
+        database.db.transaction().execute((trx) => processBatch(trx, 'realtime', records, { ...state.deps, lockPersons: true })),
+      );
+    if (BACKEND === 'postgres') {
+      // Another worker's batch has read `contested` locked, found no person and created one,
+      // uncommitted: this batch's locked read waits for it instead of creating a second person.
+      let batch: ReturnType<typeof lockedBatch> | undefined;
+      await database.db.transaction().execute(async (trx) => {
+        expect((await lockPersonsByDistinctIds(trx, teamId, ['contested'])).size).toBe(0);
+        await insertPerson(trx, created, ['contested']);
+        const { pid } = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!;
+        batch = lockedBatch();
+        const blocked = sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`;
+        await waitFor(async () => (await blocked.execute(database.db)).rows[0]!.n, {
+          what: 'the batch to wait for the other locked batch',
+          until: (count) => count > 0,
+        });
+      });
+      (await batch!).committed();
+    } else {
+      await insertPerson(database.db, created, ['contested']);
+      (await lockedBatch()).committed();
+    }
+    expect(state.retry.retried).toBe(0);
+    expect(lines.filter((l) => l.msg === 'batch lost a race with a concurrent writer; retrying it')).toHaveLength(0);
+    const person = await getPersonByDistinctId(database.db, teamId, 'contested');
+    expect(person?.uuid).toBe(created.uuid);
+    expect(person?.properties).toEqual({ from: 'other worker', plan: 'pro' });
   });
 
   it('retries a worker batch whose group another transaction updated meanwhile, keeping both updates', async () => {

@@ -169,7 +169,7 @@ describe('web analytics page', () => {
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
     expect((await tiles()).visitors?.[0]).toBe('1');
     await ui.page.reload();
-    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
+    await expect.poll(() => ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
     expect(await tableRows('Page')).toEqual([['/', '1', '1']]);
     expect(await tableRows('Country')).toEqual([['DE', '1', '1']]);
     // The vitals are all from a desktop: none left.
@@ -177,8 +177,8 @@ describe('web analytics page', () => {
 
     // The address carries the filters: a fresh load with country and path shows the same as the API.
     await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}&country=US&path=%2Fpricing`);
-    expect(await ui.page.getByLabel('Country code').inputValue()).toBe('US');
-    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('');
+    await expect.poll(() => ui.page.getByLabel('Country code').inputValue()).toBe('US');
+    await expect.poll(() => ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('');
     const filtered = await ask({
       kind: 'WebOverviewQuery',
       properties: [
@@ -217,7 +217,7 @@ describe('web analytics page', () => {
 
     await value('Page', '/pricing').click();
     await ui.page.waitForURL(/path=%2Fpricing/);
-    expect(await ui.page.getByLabel('Path').inputValue()).toBe('/pricing');
+    await expect.poll(() => ui.page.getByLabel('Path').inputValue()).toBe('/pricing');
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
     await expect.poll(() => tableRows('Page')).toEqual([['/pricing', '1', '1']]);
     await expect.poll(() => tableRows('Country')).toEqual([['US', '1', '1']]);
@@ -225,20 +225,20 @@ describe('web analytics page', () => {
     // Another filter is added beside the first one.
     await value('Country', 'US').click();
     await ui.page.waitForURL((url) => url.searchParams.get('country') === 'US' && url.searchParams.get('path') === '/pricing');
-    expect(await ui.page.getByLabel('Country code').inputValue()).toBe('US');
+    await expect.poll(() => ui.page.getByLabel('Country code').inputValue()).toBe('US');
 
     // An entry page sets the path too, in place of the one set.
     await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
     await value('InitialPage', '/blog').click();
     await ui.page.waitForURL(/path=%2Fblog/);
-    expect(await ui.page.getByLabel('Path').inputValue()).toBe('/blog');
+    await expect.poll(() => ui.page.getByLabel('Path').inputValue()).toBe('/blog');
     await expect.poll(() => tableRows('InitialPage')).toEqual([['/blog', '1', '1']]);
     await expect.poll(async () => (await tiles()).sessions?.[0]).toBe('1');
 
     await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
     await value('DeviceType', 'Mobile').click();
     await ui.page.waitForURL(/device=Mobile/);
-    expect(await ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
+    await expect.poll(() => ui.page.getByRole('textbox', { name: 'Device type' }).inputValue()).toBe('Mobile');
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
     await expect.poll(() => tableRows('Page')).toEqual([['/', '1', '1']]);
     await expect.poll(() => tableRows('Country')).toEqual([['DE', '1', '1']]);

@@ -120,10 +120,15 @@ describe('dashboards', () => {
     await ui.page.getByRole('button', { name: 'Add insight' }).click();
     const picker = ui.page.getByRole('dialog', { name: 'Add insight' });
     await picker.getByRole('button', { name: 'Add Orders' }).click();
-    await picker.getByRole('button', { name: 'Orders is on this dashboard' }).waitFor();
+    await picker.getByRole('button', { name: 'Remove Orders from this dashboard' }).waitFor();
     await picker.getByLabel('Search insights').fill('sign');
     await picker.getByRole('button', { name: 'Add Signups' }).click();
-    await picker.getByRole('button', { name: 'Signups is on this dashboard' }).waitFor();
+    // The picker takes an insight off as well, as PostHog's does.
+    await picker.getByRole('button', { name: 'Remove Signups from this dashboard' }).click();
+    await picker.getByRole('button', { name: 'Add Signups' }).waitFor();
+    await expect.poll(async () => ((await dashboard()).tiles as any[]).map((t) => t.insight.name)).toEqual(['Orders']);
+    await picker.getByRole('button', { name: 'Add Signups' }).click();
+    await picker.getByRole('button', { name: 'Remove Signups from this dashboard' }).waitFor();
     await ui.page.keyboard.press('Escape');
     await tile('Signups').waitFor();
     expect(((await dashboard()).tiles as any[]).map((t) => t.insight.name)).toEqual(['Orders', 'Signups']);
@@ -313,7 +318,7 @@ describe('dashboards', () => {
     await ui.page.getByRole('button', { name: 'Add insight' }).click();
     const picker = ui.page.getByRole('dialog', { name: 'Add insight' });
     await picker.getByRole('button', { name: 'Add Signups to orders' }).click();
-    const added = picker.getByRole('button', { name: 'Signups to orders is on this dashboard' });
+    const added = picker.getByRole('button', { name: 'Remove Signups to orders from this dashboard' });
     await added.waitFor();
     // The button's label fits in it beside the long description (within a pixel: the two widths
     // are rounded apart from a fractional layout; a cut label loses a letter or more).

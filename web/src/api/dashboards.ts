@@ -159,14 +159,19 @@ export function useSavedInsights(environmentId: number, search: string, enabled:
   });
 }
 
-/** Places an insight on one more dashboard: its `dashboards` field is the whole list. */
-export function useAddInsightToDashboard(environmentId: number, dashboardId: number) {
+/**
+ * Puts a saved insight on the dashboard, or takes it off (the dashboard's add-insight picker):
+ * its `dashboards` field is the whole list.
+ */
+export function useToggleInsightOnDashboard(environmentId: number, dashboardId: number) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (insight: SavedInsightBasic) =>
+    mutationFn: ({ insight, add }: { insight: SavedInsightBasic; add: boolean }) =>
       api<SavedInsight>(`${insightsPath(environmentId)}${insight.id}/`, {
         method: 'PATCH',
-        body: { dashboards: [...new Set([...insight.dashboards, dashboardId])] },
+        body: {
+          dashboards: add ? [...new Set([...insight.dashboards, dashboardId])] : insight.dashboards.filter((id) => id !== dashboardId),
+        },
       }),
     onSuccess: () =>
       Promise.all([

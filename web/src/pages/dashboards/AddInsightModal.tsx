@@ -1,10 +1,12 @@
-import { Button, Group, Modal, ScrollArea, Stack, Text, TextInput } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { useDeferredValue, useState } from 'react';
-import { useAddInsightToDashboard, useSavedInsights } from '../../api/dashboards';
-import { Loading } from '../../components/Loading';
-import { ErrorNotice } from '../../shell/ErrorNotice';
+import { useSavedInsights, useToggleInsightOnDashboard } from '../../api/dashboards';
+import { PickerModal } from '../../components/PickerModal';
 
-/** Picks a saved insight and places it on the dashboard (the insight's `dashboards` field, as PostHog's app does). */
+/**
+ * Picks saved insights to place on the dashboard or take off it (the insight's `dashboards`
+ * field, as PostHog's app does).
+ */
 export function AddInsightModal({
   environmentId,
   dashboardId,
@@ -19,52 +21,48 @@ export function AddInsightModal({
   const [search, setSearch] = useState('');
   const deferred = useDeferredValue(search.trim());
   const insights = useSavedInsights(environmentId, deferred, opened);
-  const add = useAddInsightToDashboard(environmentId, dashboardId);
+  const toggle = useToggleInsightOnDashboard(environmentId, dashboardId);
+  const results = insights.data?.results ?? [];
+  const options = results.map((insight) => {
+    const name = insight.name || insight.derived_name || 'Untitled';
+    return {
+      id: insight.id,
+      name,
+      added: insight.dashboards.includes(dashboardId),
+      label: (
+        <Stack gap={0} miw={0}>
+          <Text fw={500}>{name}</Text>
+          {insight.description && (
+            <Text size="xs" c="dimmed" lineClamp={1}>
+              {insight.description}
+            </Text>
+          )}
+        </Stack>
+      ),
+    };
+  });
   return (
-    <Modal opened={opened} onClose={onClose} title="Add insight" size="lg" centered>
-      <Stack>
-        <TextInput label="Search insights" value={search} onChange={(e) => setSearch(e.currentTarget.value)} data-autofocus />
-        {add.error && <ErrorNotice error={add.error} title="The insight could not be added" />}
-        {insights.error ? (
-          <ErrorNotice error={insights.error} title="The insights could not be loaded" />
-        ) : insights.isPending ? (
-          <Loading p="md" />
-        ) : insights.data.results.length === 0 ? (
-          <Text c="dimmed">{deferred ? 'No saved insight matches.' : 'No saved insights yet.'}</Text>
-        ) : (
-          <ScrollArea.Autosize mah={400}>
-            <Stack gap="xs" data-testid="insight-picker">
-              {insights.data.results.map((insight) => {
-                const added = insight.dashboards.includes(dashboardId);
-                const name = insight.name || insight.derived_name || 'Untitled';
-                return (
-                  <Group key={insight.id} justify="space-between" wrap="nowrap" data-testid="insight-option">
-                    <Stack gap={0} miw={0}>
-                      <Text fw={500}>{name}</Text>
-                      {insight.description && (
-                        <Text size="xs" c="dimmed" lineClamp={1}>
-                          {insight.description}
-                        </Text>
-                      )}
-                    </Stack>
-                    <Button
-                      size="xs"
-                      style={{ flexShrink: 0 }}
-                      variant={added ? 'light' : 'filled'}
-                      disabled={added}
-                      loading={add.isPending && add.variables?.id === insight.id}
-                      aria-label={added ? `${name} is on this dashboard` : `Add ${name}`}
-                      onClick={() => add.mutate(insight)}
-                    >
-                      {added ? 'Added' : 'Add'}
-                    </Button>
-                  </Group>
-                );
-              })}
-            </Stack>
-          </ScrollArea.Autosize>
-        )}
-      </Stack>
-    </Modal>
+    <PickerModal
+      title="Add insight"
+      opened={opened}
+      onClose={onClose}
+      searchLabel="Search insights"
+      search={search}
+      onSearch={setSearch}
+      list={{ error: insights.error, isPending: insights.isPending, errorTitle: 'The insights could not be loaded' }}
+      options={options}
+      emptyText={deferred ? 'No saved insight matches.' : 'No saved insights yet.'}
+      testId="insight"
+      saving={{
+        id: toggle.isPending ? (toggle.variables?.insight.id ?? null) : null,
+        error: toggle.error,
+        errorTitle: 'The dashboard could not be changed',
+      }}
+      onToggle={({ id, added }) => {
+        const insight = results.find((i) => i.id === id);
+        if (insight) toggle.mutate({ insight, add: !added });
+      }}
+      buttonLabel={({ name, added }) => (added ? `Remove ${name} from this dashboard` : `Add ${name}`)}
+    />
   );
 }

@@ -156,6 +156,18 @@ export function trendsWindow(range: TrendsRange, now: Date, zone: TrendsZone = {
 }
 
 /**
+ * The bounds of a range at `now` without its buckets, so with no cap on its length (`all` spans
+ * more than 5000 days): what a total over the range, such as a web analytics tile, reads.
+ */
+export function trendsBounds(range: TrendsRange, now: Date, zone: TrendsZone = {}): { from: Date; to: Date; timezone: string } {
+  const timezone = effectiveTimezone(zone.timezone);
+  const weekStart = zone.weekStartDay === 1 ? 1 : 0;
+  const from = bucketStart(parseTrendsDate(range.dateFrom, now, timezone) ?? now, range.interval, timezone, weekStart);
+  const to = rangeEnd(range, now, timezone);
+  return { from, to: new Date(Math.max(to, from.getTime())), timezone };
+}
+
+/**
  * The buckets from the one holding `fromDate` up to `toDate` (exclusive), in the environment's
  * zone: the window of an explicit period, such as the previous one a comparison reads.
  */

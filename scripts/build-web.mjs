@@ -19,10 +19,10 @@ export const WEB_DIST = path.join(root, 'web', 'dist');
 const STAMP = '.build-stamp';
 /**
  * What the app is built from besides web/'s own files: the server's modules it imports (the
- * section list, the API key scopes; dependency-free), and the lock file (a library's version is
- * part of the build).
+ * section list, the API key scopes, PostHog's date grammar; dependency-free, the only ones
+ * eslint.config.js lets web/ import), and the lock file (a library's version is part of the build).
  */
-export const ALSO = ['src/web-app/sections.ts', 'src/auth/scopes.ts', 'package-lock.json'];
+export const ALSO = ['src/web-app/sections.ts', 'src/auth/scopes.ts', 'src/posthog/date-grammar.ts', 'package-lock.json'];
 
 /** web/'s files (relative to the checkout), without its build output and its notes. */
 function webFiles(folder = 'web', found = []) {

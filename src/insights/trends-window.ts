@@ -8,6 +8,7 @@
  * with plain range conditions; DST days are simply 23 or 25 hours long.
  */
 import { addMonths, DAY_MS, effectiveTimezone, fromWall, HOUR_MS, toWall, wallDay } from '../lib/zoned-time.js';
+import { readDateText } from '../posthog/date-grammar.js';
 
 export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -41,9 +42,6 @@ export interface TrendsWindow {
   weekStart: 0 | 1;
 }
 
-/** PostHog's absolute dates: a bare date, or a date-time with or without an offset (read locally without). */
-const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-const RELATIVE = /^-(\d{1,5})([hdwmy])$/;
 const MAX_BUCKETS = 5000;
 
 /**
@@ -54,18 +52,26 @@ const MAX_BUCKETS = 5000;
  * `all` goes back to the epoch (the insight answers start it at the first event). Null when unreadable.
  */
 export function parseTrendsDate(value: string, now: Date, timezone = 'UTC'): Date | null {
-  const text = value.trim();
+  const date = readDateText(value);
+  if (date === null) return null;
   const wallNow = toWall(now.getTime(), timezone);
   const today = wallDay(wallNow);
   const local = (wall: number) => new Date(fromWall(wall, timezone));
-  if (text === 'all') return new Date(0);
-  if (text === 'dStart') return local(today);
-  if (text === 'mStart') return local(today - (new Date(today).getUTCDate() - 1) * DAY_MS);
-  if (text === 'yStart') return local(Date.UTC(new Date(today).getUTCFullYear(), 0, 1));
-  const relative = RELATIVE.exec(text);
-  if (relative) {
-    const n = Number(relative[1]);
-    switch (relative[2]) {
+  if (date.kind === 'named') {
+    switch (date.name) {
+      case 'all':
+        return new Date(0);
+      case 'dStart':
+        return local(today);
+      case 'mStart':
+        return local(today - (new Date(today).getUTCDate() - 1) * DAY_MS);
+      case 'yStart':
+        return local(Date.UTC(new Date(today).getUTCFullYear(), 0, 1));
+    }
+  }
+  if (date.kind === 'relative') {
+    const n = date.amount;
+    switch (date.unit) {
       case 'h':
         return bucketStart(new Date(now.getTime() - n * HOUR_MS), 'hour', timezone);
       case 'd':
@@ -74,22 +80,12 @@ export function parseTrendsDate(value: string, now: Date, timezone = 'UTC'): Dat
         return local(today - n * 7 * DAY_MS);
       case 'm':
         return local(addMonths(today, -n));
-      default:
+      case 'y':
         return local(addMonths(today, -12 * n));
     }
   }
-  const m = ABSOLUTE.exec(text);
-  if (!m) return null;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
-  const wall = Date.UTC(year!, month! - 1, day!, hour, minute, second) + Math.floor(Number(`0${m[7] ?? ''}`) * 1000);
-  const check = new Date(wall);
-  if (check.getUTCMonth() !== month! - 1 || check.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) return null;
-  const zone = m[8];
-  if (zone === undefined) return local(wall);
-  if (zone === 'Z') return new Date(wall);
-  const sign = zone[0] === '-' ? -1 : 1;
-  const digits = zone.slice(1).replace(':', '');
-  return new Date(wall - sign * (Number(digits.slice(0, 2)) * HOUR_MS + Number(digits.slice(2)) * 60_000));
+  const wall = Date.UTC(date.year, date.month - 1, date.day, date.hour, date.minute, date.second) + date.millisecond;
+  return date.offsetMinutes === null ? local(wall) : new Date(wall - date.offsetMinutes * 60_000);
 }
 
 /** The wall-clock start of the local bucket holding wall time `wall`. */
@@ -141,8 +137,9 @@ function bucketNames(start: number, interval: Interval, timezone: string): { day
 function rangeEnd(range: TrendsRange, now: Date, timezone: string): number {
   const text = range.dateTo?.trim() ?? null;
   const parsed = text === null ? now : (parseTrendsDate(text, now, timezone) ?? now);
-  const relative = text === null || RELATIVE.test(text) || ['dStart', 'mStart', 'yStart'].includes(text);
-  const bareDate = text !== null && /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const date = text === null ? null : readDateText(text);
+  const relative = text === null || date?.kind === 'relative' || (date?.kind === 'named' && date.name !== 'all');
+  const bareDate = date?.kind === 'absolute' && !date.hasTime && date.offsetMinutes === null;
   if (range.interval === 'hour' && relative) return nextBucket(bucketStart(parsed, 'hour', timezone).getTime(), 'hour', timezone);
   if (range.interval === 'hour' && !bareDate) return parsed.getTime() + 1; // an explicit instant, inclusive
   return fromWall(wallDay(toWall(parsed.getTime(), timezone)) + DAY_MS, timezone);
@@ -156,6 +153,18 @@ export function trendsWindow(range: TrendsRange, now: Date, zone: TrendsZone = {
   const timezone = effectiveTimezone(zone.timezone);
   const fromDate = parseTrendsDate(range.dateFrom, now, timezone) ?? now;
   return windowBetween(fromDate, new Date(rangeEnd(range, now, timezone)), range.interval, zone);
+}
+
+/**
+ * The bounds of a range at `now` without its buckets, so with no cap on its length (`all` spans
+ * more than 5000 days): what a total over the range, such as a web analytics tile, reads.
+ */
+export function trendsBounds(range: TrendsRange, now: Date, zone: TrendsZone = {}): { from: Date; to: Date; timezone: string } {
+  const timezone = effectiveTimezone(zone.timezone);
+  const weekStart = zone.weekStartDay === 1 ? 1 : 0;
+  const from = bucketStart(parseTrendsDate(range.dateFrom, now, timezone) ?? now, range.interval, timezone, weekStart);
+  const to = rangeEnd(range, now, timezone);
+  return { from, to: new Date(Math.max(to, from.getTime())), timezone };
 }
 
 /**

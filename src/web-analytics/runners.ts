@@ -6,7 +6,7 @@
 import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { zoneOfTeam } from '../insights/service.js';
-import { trendsWindow } from '../insights/trends-window.js';
+import { trendsBounds } from '../insights/trends-window.js';
 import { queryChannelRules } from '../posthog/channel-type.js';
 import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';
 import {
@@ -23,8 +23,8 @@ import { webOverview, webStatsTables, webVitalsTables, type StatsRow, type Vital
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
 
 function periodOf(query: WebQueryBase, team: Team, now: Date): { current: Period; timezone: string } {
-  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
-  return { current: { from: window.from, to: window.to }, timezone: window.timezone };
+  const { from, to, timezone } = trendsBounds({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
+  return { current: { from, to }, timezone };
 }
 
 const range = (p: Period) => ({ dateFrom: p.from.toISOString(), dateTo: p.to.toISOString() });

@@ -62,6 +62,15 @@ describe('WebOverviewQuery', () => {
     expect(t.views).toMatchObject({ value: 4, previous: null, changeFromPreviousPct: null });
   });
 
+  it('reads all time from the first event on, however long ago', async () => {
+    const pageviews = webFixture().filter((e: any) => e.event === '$pageview').length;
+    const t = tiles(
+      await query({ kind: 'WebOverviewQuery', dateRange: { date_from: 'all', date_to: null }, compareFilter: { compare: false } }),
+    );
+    expect(t.views.value).toBe(pageviews);
+    expect(pageviews).toBeGreaterThan(4);
+  });
+
   it('applies path, country and device filters', async () => {
     const mobile = tiles(await query({ kind: 'WebOverviewQuery', properties: [{ key: '$device_type', value: 'Mobile', type: 'event' }] }));
     expect([mobile.visitors.value, mobile.views.value, mobile.sessions.value, mobile['bounce rate'].value]).toEqual([1, 1, 1, 100]);

@@ -2,7 +2,8 @@
  * The web analytics page in Chromium against a server holding the hand-computed fixture
  * (test/web-analytics/fixture.ts): the tiles, tables and web vitals show what the query endpoint
  * answers (and what the fixture's comment works out); the path, country and device filters and
- * the date range, kept in the address, apply to every tile. No console errors; a screenshot.
+ * the date range (PostHog's presets or custom dates), kept in the address, apply to every tile; a
+ * clicked row sets its filter and clicked again clears it. No console errors; a screenshot.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, unexpectedErrors } from '../helpers/browser.js';
@@ -163,7 +164,7 @@ describe('web analytics page', () => {
     await tiles();
     // The device type is picked from PostHog's values, not typed.
     await ui.page.getByRole('textbox', { name: 'Device type' }).click();
-    expect(await ui.page.getByRole('option').allTextContents()).toEqual(['Desktop', 'Mobile', 'Tablet']);
+    expect(await ui.page.getByRole('listbox').getByRole('option').allTextContents()).toEqual(['Desktop', 'Mobile', 'Tablet']);
     await ui.page.getByRole('option', { name: 'Mobile' }).click();
     await ui.page.waitForURL(/device=Mobile/);
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
@@ -194,11 +195,9 @@ describe('web analytics page', () => {
     await screenshot(ui.page, 'web-analytics-filtered');
 
     // Another range: nothing before the fixture's first day.
-    await ui.page.getByLabel('To').fill('2025-10-20');
-    await ui.page.getByLabel('To').press('Enter');
-    await ui.page.getByLabel('From').fill('2025-10-14');
-    await ui.page.getByLabel('From').press('Enter');
-    await ui.page.waitForURL(/from=2025-10-14/);
+    await ui.page.getByLabel('From', { exact: true }).fill('2025-10-14');
+    await ui.page.getByLabel('To', { exact: true }).fill('2025-10-20');
+    await ui.page.waitForURL((url) => url.searchParams.get('from') === '2025-10-14' && url.searchParams.get('to') === '2025-10-20');
     await expect.poll(async () => (await tiles()).views?.[0]).toBe('0');
     // 0 before and 0 now is no change, not missing data; no duration at all is.
     const empty = await ask({ kind: 'WebOverviewQuery', dateRange: { date_from: '2025-10-14', date_to: '2025-10-20' } });
@@ -252,6 +251,9 @@ describe('web analytics page', () => {
     const sent = (request: { url(): string; method(): string; postData(): string | null }) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname.endsWith('/query/')) bodies.push(request.postData() ?? '');
     };
+    const picker = ui.page.getByLabel('Date range', { exact: true });
+    const from = ui.page.getByLabel('From', { exact: true });
+    const to = ui.page.getByLabel('To', { exact: true });
     ui.page.on('request', sent);
     try {
       await ui.page.goto(`${server.url}/project/${ui.env}/web?from=nonsense`);
@@ -259,39 +261,170 @@ describe('web analytics page', () => {
       await problem.waitFor();
       expect(await problem.innerText()).toContain('"nonsense" is not a date');
       expect(await ui.page.getByRole('alert').count()).toBe(1);
-      expect(await ui.page.getByLabel('From').getAttribute('aria-invalid')).toBe('true');
-      expect(await ui.page.getByLabel('To').getAttribute('aria-invalid')).not.toBe('true');
+      // The address's range is shown as it is, and marked.
+      await expect.poll(() => picker.evaluate((el) => (el as any).selectedOptions[0].textContent)).toBe('From nonsense');
+      await expect.poll(() => picker.getAttribute('aria-invalid')).toBe('true');
       expect(await ui.page.getByTestId('web-overview').count()).toBe(0);
       expect(bodies).toEqual([]);
 
       // Fixed in the page, every tile asks and shows the range's numbers.
-      await ui.page.getByLabel('From').fill(DATE_RANGE.date_from);
-      await ui.page.getByLabel('From').press('Enter');
-      await ui.page.getByLabel('To').fill(DATE_RANGE.date_to);
-      await ui.page.getByLabel('To').press('Enter');
-      await ui.page.waitForURL((url) => url.searchParams.get('to') === DATE_RANGE.date_to);
+      await picker.selectOption('custom');
+      await expect.poll(() => from.getAttribute('aria-invalid')).toBe('true');
+      await from.fill(DATE_RANGE.date_from);
+      await to.fill(DATE_RANGE.date_to);
+      await ui.page.waitForURL(
+        (url) => url.searchParams.get('from') === DATE_RANGE.date_from && url.searchParams.get('to') === DATE_RANGE.date_to,
+      );
       await expect.poll(async () => (await tiles()).views?.[0]).toBe('4');
       expect(await problem.count()).toBe(0);
-      expect(await ui.page.getByLabel('From').getAttribute('aria-invalid')).not.toBe('true');
+      await expect.poll(() => from.getAttribute('aria-invalid')).not.toBe('true');
       expect(bodies.length).toBeGreaterThan(0);
 
       // A range that ends before it starts is pointed out at its end, and not asked either.
-      await ui.page.getByLabel('To').fill('2025-11-01');
-      await ui.page.getByLabel('To').press('Enter');
+      await to.fill('2025-11-01');
       await problem.waitFor();
       expect(await problem.innerText()).toContain('ends (2025-11-01) before it starts (2025-11-10)');
       expect(await ui.page.getByRole('alert').count()).toBe(1);
-      expect(await ui.page.getByLabel('To').getAttribute('aria-invalid')).toBe('true');
-      // A date the calendar has not is no date.
-      await ui.page.getByLabel('To').fill('2025-11-31');
-      await ui.page.getByLabel('To').press('Enter');
+      await expect.poll(() => to.getAttribute('aria-invalid')).toBe('true');
+      expect(await from.getAttribute('aria-invalid')).not.toBe('true');
+      // A date the calendar has not is no date (a date input cannot hold one: an address can).
+      await ui.page.goto(`${server.url}/project/${ui.env}/web?from=2025-11-10&to=2025-11-31`);
       await expect.poll(() => problem.innerText()).toContain('"2025-11-31" is not a date');
+      await expect.poll(() => picker.evaluate((el) => (el as any).selectedOptions[0].textContent)).toBe('2025-11-10 – 2025-11-31');
+      await expect.poll(() => picker.getAttribute('aria-invalid')).toBe('true');
       expect(bodies.filter((b) => b.includes('2025-11-01') || b.includes('2025-11-31') || b.includes('nonsense'))).toEqual([]);
     } finally {
       ui.page.off('request', sent);
     }
     await screenshot(ui.page, 'web-analytics-bad-range');
     // No request failed: nothing was refused.
+    expectNoErrors();
+  });
+
+  it("offers PostHog's date presets and custom dates, each kept in the address, the tiles as the API answers", async () => {
+    const statuses: number[] = [];
+    const answered = (response: { url(): string; status(): number; request(): { method(): string } }) => {
+      if (response.request().method() === 'POST' && new URL(response.url()).pathname.endsWith('/query/')) statuses.push(response.status());
+    };
+    const picker = ui.page.getByLabel('Date range', { exact: true });
+    /** The counting tiles as the query endpoint answers them for the address's range, and as the page shows them. */
+    const expectTilesAsApi = async (label: string) => {
+      const url = new URL(ui.page.url());
+      const dateRange = { date_from: url.searchParams.get('from'), date_to: url.searchParams.get('to') };
+      const api = await ask({ kind: 'WebOverviewQuery', dateRange, compareFilter: { compare: true } });
+      const expected = Object.fromEntries(
+        api.results.filter((r: any) => r.kind === 'unit').map((r: any) => [r.key, r.value === null ? '–' : String(r.value)]),
+      );
+      expect(Object.keys(expected)).toEqual(['visitors', 'views', 'sessions']);
+      await expect
+        .poll(
+          async () => {
+            const shown = await tiles();
+            return Object.fromEntries(Object.keys(expected).map((key) => [key, shown[key]?.[0]]));
+          },
+          { message: label },
+        )
+        .toEqual(expected);
+      return expected;
+    };
+    ui.page.on('response', answered);
+    try {
+      await ui.page.goto(`${server.url}/project/${ui.env}/web`);
+      await tiles();
+      const options = await picker.locator('option').evaluateAll((els) => els.map((el) => [(el as any).value, el.textContent]));
+      expect(options.map(([, label]) => label)).toEqual([
+        'Today',
+        'Yesterday',
+        'Last 24 hours',
+        'Last 7 days',
+        'Last 14 days',
+        'Last 30 days',
+        'Last 90 days',
+        'Last 180 days',
+        'This month',
+        'Year to date',
+        'All time',
+        'Custom dates',
+      ]);
+      await expect.poll(() => picker.inputValue()).toBe('-7d');
+      for (const [value, label] of options.filter(([value]) => value !== 'custom')) {
+        await picker.selectOption(value!);
+        const [from, to = null] = value!.split('/');
+        await ui.page.waitForURL((url) => url.searchParams.get('from') === from && url.searchParams.get('to') === to);
+        const expected = await expectTilesAsApi(label!);
+        // The fixture is in 2025: all time holds it.
+        if (value === 'all') expect(Number(expected.views)).toBeGreaterThanOrEqual(4);
+      }
+
+      // Custom dates: a date input for each end.
+      await picker.selectOption('custom');
+      await ui.page.getByLabel('From', { exact: true }).fill(DATE_RANGE.date_from);
+      await ui.page.getByLabel('To', { exact: true }).fill(DATE_RANGE.date_to);
+      await ui.page.waitForURL(
+        (url) => url.searchParams.get('from') === DATE_RANGE.date_from && url.searchParams.get('to') === DATE_RANGE.date_to,
+      );
+      expect((await expectTilesAsApi('custom dates')).views).toBe('4');
+      await screenshot(ui.page, 'web-analytics-custom-dates');
+      // A reload keeps the custom range.
+      await ui.page.reload();
+      await expect.poll(() => ui.page.getByLabel('From', { exact: true }).inputValue()).toBe(DATE_RANGE.date_from);
+      await expect.poll(() => picker.inputValue()).toBe('custom');
+
+      // An old link's relative date that is no preset is shown as it is, and used.
+      await ui.page.goto(`${server.url}/project/${ui.env}/web?from=-3d`);
+      await expect.poll(() => picker.evaluate((el) => (el as any).selectedOptions[0].textContent)).toBe('Last 3 days');
+      await expectTilesAsApi('-3d');
+      expect(new URL(ui.page.url()).searchParams.get('from')).toBe('-3d');
+      await picker.selectOption('-30d');
+      await ui.page.waitForURL((url) => url.searchParams.get('from') === '-30d');
+      await expect.poll(() => picker.locator('option', { hasText: 'Last 3 days' }).count()).toBe(0);
+    } finally {
+      ui.page.off('response', answered);
+    }
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expectNoErrors();
+  });
+
+  it('clears a filter when its row is clicked again, and marks the row holding it', async () => {
+    await ui.page.goto(`${server.url}/project/${ui.env}/web?${range}`);
+    expect((await tiles()).views?.[0]).toBe('4');
+    const value = (breakdownBy: string, name: string) =>
+      ui.page.getByTestId(`table-${breakdownBy}`).getByRole('button', { name, exact: true });
+    await expect.poll(() => value('Page', '/pricing').getAttribute('aria-pressed')).toBe('false');
+
+    await value('Page', '/pricing').click();
+    await ui.page.waitForURL(/path=%2Fpricing/);
+    await expect.poll(() => value('Page', '/pricing').getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('1');
+    const row = ui.page
+      .getByTestId('table-Page')
+      .locator('tbody tr')
+      .filter({ has: ui.page.getByRole('button', { name: '/pricing', exact: true }) });
+    expect(await row.evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
+    // A row of another value is not marked.
+    await expect.poll(() => value('InitialPage', '/').getAttribute('aria-pressed')).toBe('false');
+    await screenshot(ui.page, 'web-analytics-filter-active');
+
+    await value('Page', '/pricing').click();
+    await ui.page.waitForURL((url) => !url.searchParams.has('path'));
+    await expect.poll(() => ui.page.getByLabel('Path').inputValue()).toBe('');
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('4');
+    await expect.poll(() => value('Page', '/pricing').getAttribute('aria-pressed')).toBe('false');
+
+    // Each filter toggles on its own: clearing the device leaves the country.
+    await value('Country', 'DE').click();
+    await ui.page.waitForURL(/country=DE/);
+    await expect.poll(() => tableRows('DeviceType')).toEqual([['Mobile', '1', '1']]);
+    await value('DeviceType', 'Mobile').click();
+    await ui.page.waitForURL(/device=Mobile/);
+    await expect.poll(() => value('DeviceType', 'Mobile').getAttribute('aria-pressed')).toBe('true');
+    await value('DeviceType', 'Mobile').click();
+    await ui.page.waitForURL((url) => !url.searchParams.has('device') && url.searchParams.get('country') === 'DE');
+    await expect.poll(() => value('Country', 'DE').getAttribute('aria-pressed')).toBe('true');
+    await value('Country', 'DE').click();
+    await ui.page.waitForURL((url) => !url.searchParams.has('country'));
+    await expect.poll(async () => (await tiles()).views?.[0]).toBe('4');
     expectNoErrors();
   });
 

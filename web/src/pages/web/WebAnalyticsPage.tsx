@@ -3,23 +3,14 @@ import { useCallback, useMemo, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { useWebOverview, type WebOverviewItem, type WebRange } from '../../api/web-analytics';
 import type { PropertyFilter } from '../../api/types';
+import { DateRangeControl } from '../../components/DateRangeControl';
 import { useEnvironment } from '../../shell/ProjectScope';
-import { FILTERS, formatTile, RANGES, rangeProblem, readProperties, readRange, TILE_LABELS } from './format';
+import { FILTERS, formatTile, rangeProblem, readProperties, readRange, TILE_LABELS } from './format';
 import { TABLES } from './tiles';
 import { StatsTable, VitalsTable } from './WebTables';
 
 /** A text filter written to the address when left or on Enter (not on every key). */
-function FilterInput({
-  label,
-  value,
-  onCommit,
-  invalid = false,
-}: {
-  label: string;
-  value: string;
-  onCommit: (value: string) => void;
-  invalid?: boolean;
-}) {
+function FilterInput({ label, value, onCommit }: { label: string; value: string; onCommit: (value: string) => void }) {
   const commit = (text: string) => {
     if (text.trim() !== value) onCommit(text.trim());
   };
@@ -29,7 +20,6 @@ function FilterInput({
       label={label}
       defaultValue={value}
       w={160}
-      error={invalid}
       onBlur={(e) => commit(e.currentTarget.value)}
       onKeyDown={(e: KeyboardEvent<HTMLInputElement>) => {
         if (e.key === 'Enter') commit(e.currentTarget.value);
@@ -130,29 +120,16 @@ export function Component() {
       ),
     [setParams],
   );
-  const preset = RANGES.some((r) => r.value === range.date_from) && range.date_to === null ? range.date_from : 'custom';
 
   return (
     <Stack gap="md">
       <Title order={2}>Web analytics</Title>
       <Group align="flex-end" gap="sm" data-testid="web-filters">
-        <Select
-          label="Date range"
-          w={170}
-          allowDeselect={false}
-          data={[...RANGES, { value: 'custom', label: 'Custom' }]}
-          value={preset}
-          onChange={(value) => {
-            if (value && value !== 'custom') setParam({ from: value, to: null });
-          }}
+        <DateRangeControl
+          value={range}
+          marked={problem?.field ?? null}
+          onChange={(next) => setParam({ from: next.date_from, to: next.date_to })}
         />
-        <FilterInput
-          label="From"
-          value={params.get('from') ?? ''}
-          invalid={problem?.field === 'from'}
-          onCommit={(v) => setParam({ from: v })}
-        />
-        <FilterInput label="To" value={params.get('to') ?? ''} invalid={problem?.field === 'to'} onCommit={(v) => setParam({ to: v })} />
         {FILTERS.map((f) =>
           f.options ? (
             <FilterSelect
@@ -182,6 +159,7 @@ export function Component() {
                 {...t}
                 range={range}
                 properties={properties}
+                active={t.filter ? (params.get(t.filter)?.trim() ?? '') : ''}
                 onFilter={setParam}
               />
             ))}

@@ -14,7 +14,9 @@ interface Shared {
 /**
  * One breakdown: its values by visitors, with views and a bar of the share of visitors. Drawn
  * again only for its own answer or filters, not for each answer the page gets. With `filter`, a
- * value is a button setting that filter of the page (`onFilter` is stable, so the memo holds).
+ * value is a button setting that filter of the page (`onFilter` is stable, so the memo holds);
+ * the value the filter holds (`active`) is marked, and clicked again it clears the filter, as
+ * PostHog toggles it.
  */
 export const StatsTable = memo(function StatsTable({
   environmentId,
@@ -25,6 +27,7 @@ export const StatsTable = memo(function StatsTable({
   properties,
   noValue = '(not set)',
   filter,
+  active = '',
   onFilter,
 }: Shared & {
   breakdownBy: string;
@@ -32,6 +35,7 @@ export const StatsTable = memo(function StatsTable({
   column: string;
   noValue?: string;
   filter?: string;
+  active?: string;
   onFilter: (values: Record<string, string>) => void;
 }) {
   const table = useWebStatsTable(environmentId, breakdownBy, range, properties);
@@ -53,7 +57,7 @@ export const StatsTable = memo(function StatsTable({
         </Table.Thead>
         <Table.Tbody>
           {rows.map(([value, [visitors], [views]]) => (
-            <Table.Tr key={String(value)}>
+            <Table.Tr key={String(value)} className={filter && value !== null && value === active ? 'web-filter-active' : undefined}>
               <Table.Td className="web-bar-cell">
                 <span className="web-bar" style={{ width: `${(100 * visitors) / top}%` }} />
                 <span className="web-bar-label">
@@ -66,8 +70,9 @@ export const StatsTable = memo(function StatsTable({
                     <UnstyledButton
                       fz="inherit"
                       className="web-filter-value"
-                      title={`Filter by ${column.toLowerCase()} ${value}`}
-                      onClick={() => onFilter({ [filter]: value })}
+                      aria-pressed={value === active}
+                      title={value === active ? `Clear the ${column.toLowerCase()} filter` : `Filter by ${column.toLowerCase()} ${value}`}
+                      onClick={() => onFilter({ [filter]: value === active ? '' : value })}
                     >
                       {value}
                     </UnstyledButton>

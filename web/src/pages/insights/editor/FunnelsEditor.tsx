@@ -1,6 +1,6 @@
 import { Group, NativeSelect, NumberInput, Stack } from '@mantine/core';
 import type { FunnelsQuery, FunnelVizType, WindowUnit } from '../../../api/insights';
-import { DateRangeControl } from './DateRangeControl';
+import { DateRangeControl } from '../../../components/DateRangeControl';
 import { BreakdownPicker, GlobalFilters } from './QueryControls';
 import { SeriesList } from './SeriesRow';
 

@@ -1,6 +1,6 @@
 import { Group, NativeSelect, Stack, Switch } from '@mantine/core';
 import type { Interval, TrendsDisplay, TrendsQuery } from '../../../api/insights';
-import { DateRangeControl } from './DateRangeControl';
+import { DateRangeControl } from '../../../components/DateRangeControl';
 import { BreakdownPicker, GlobalFilters } from './QueryControls';
 import { SeriesList } from './SeriesRow';
 

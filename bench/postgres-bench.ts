@@ -26,16 +26,29 @@ export interface BenchSections {
   sqlite: boolean;
   /** `required`: fail when PostgreSQL is not reachable; `if-reachable`: say so and go on. */
   postgres: 'required' | 'if-reachable' | 'off';
+  /** `npm run bench:analytics`'s million events (bench/analytics.ts), last. */
+  analytics: boolean;
 }
 
-/** What `npm run bench [-- --postgres | --no-postgres]` runs. */
+const USAGE = 'npm run bench [-- --postgres | --analytics | --no-postgres | --no-analytics]';
+
+/**
+ * What `npm run bench` runs: everything by default; `--postgres` or `--analytics` one section
+ * alone; `--no-postgres` and `--no-analytics` leave one out.
+ */
 export function benchSections(args: readonly string[]): BenchSections {
-  const unknown = args.filter((a) => a !== '--postgres' && a !== '--no-postgres');
-  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}: npm run bench [-- --postgres | --no-postgres]`);
-  if (args.includes('--postgres') && args.includes('--no-postgres')) throw new Error('--postgres and --no-postgres exclude each other');
-  if (args.includes('--postgres')) return { sqlite: false, postgres: 'required' };
-  if (args.includes('--no-postgres')) return { sqlite: true, postgres: 'off' };
-  return { sqlite: true, postgres: 'if-reachable' };
+  const known = ['--postgres', '--no-postgres', '--analytics', '--no-analytics'];
+  const unknown = args.filter((a) => !known.includes(a));
+  if (unknown.length > 0) throw new Error(`unknown argument ${unknown[0]}: ${USAGE}`);
+  const only = args.filter((a) => a === '--postgres' || a === '--analytics');
+  if (only.length > 0 && args.length > 1) throw new Error(`${only[0]} runs one section alone and takes no other argument: ${USAGE}`);
+  if (args.includes('--postgres')) return { sqlite: false, postgres: 'required', analytics: false };
+  if (args.includes('--analytics')) return { sqlite: false, postgres: 'off', analytics: true };
+  return {
+    sqlite: true,
+    postgres: args.includes('--no-postgres') ? 'off' : 'if-reachable',
+    analytics: !args.includes('--no-analytics'),
+  };
 }
 
 /** A URL without its password, to print. */

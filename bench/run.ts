@@ -3,9 +3,12 @@
  * machine (a bare fastify endpoint, a raw SQLite insert loop), printed as ratios. Nothing here
  * asserts: shared machines are noisy, so the figures are for reading, not for failing builds.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, decideText, loadDecide, measureClusterDecide, measureDecide, processQueued } from './decide.js';
@@ -224,7 +227,21 @@ async function postgresSection(required: boolean) {
   await postgresBench({ url, version: reached.version, seconds: SECONDS, connections: CONNECTIONS });
 }
 
+/**
+ * `npm run bench:analytics` (a million events through the worker into the engine, then the charts
+ * and pages on them), as its own process: it is a script of its own, and its server and engine are
+ * gone before the figures are read.
+ */
+async function analyticsSection(): Promise<void> {
+  process.stdout.write('\n');
+  const script = fileURLToPath(new URL(`./analytics${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+  const child = spawn(process.execPath, [...process.execArgv, script], { stdio: 'inherit' });
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) throw new Error(`the analytics section failed (${signal ?? `exit ${code}`})`);
+}
+
 const sections = benchSections(process.argv.slice(2));
 noteUnlessServerNodeOptions();
 if (sections.sqlite) await sqliteBench();
 if (sections.postgres !== 'off') await postgresSection(sections.postgres === 'required');
+if (sections.analytics) await analyticsSection();

@@ -13,12 +13,16 @@ import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '.
 import { extractEvents } from '../../src/ingestion/core/index.js';
 
 describe('bench sections', () => {
-  it('prints the PostgreSQL section alone with --postgres, after SQLite by default, not with --no-postgres', () => {
-    expect(benchSections([])).toEqual({ sqlite: true, postgres: 'if-reachable' });
-    expect(benchSections(['--postgres'])).toEqual({ sqlite: false, postgres: 'required' });
-    expect(benchSections(['--no-postgres'])).toEqual({ sqlite: true, postgres: 'off' });
+  it('runs every section by default, one alone with --postgres or --analytics, and leaves one out with --no-…', () => {
+    expect(benchSections([])).toEqual({ sqlite: true, postgres: 'if-reachable', analytics: true });
+    expect(benchSections(['--postgres'])).toEqual({ sqlite: false, postgres: 'required', analytics: false });
+    expect(benchSections(['--analytics'])).toEqual({ sqlite: false, postgres: 'off', analytics: true });
+    expect(benchSections(['--no-postgres'])).toEqual({ sqlite: true, postgres: 'off', analytics: true });
+    expect(benchSections(['--no-analytics'])).toEqual({ sqlite: true, postgres: 'if-reachable', analytics: false });
+    expect(benchSections(['--no-postgres', '--no-analytics'])).toEqual({ sqlite: true, postgres: 'off', analytics: false });
     expect(() => benchSections(['--postgress'])).toThrow(/unknown argument --postgress/);
-    expect(() => benchSections(['--postgres', '--no-postgres'])).toThrow(/exclude/);
+    expect(() => benchSections(['--postgres', '--no-postgres'])).toThrow(/alone/);
+    expect(() => benchSections(['--analytics', '--postgres'])).toThrow(/alone/);
   });
 
   it('measures one and two workers, and as many as the cores when there are more', () => {

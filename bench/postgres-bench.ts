@@ -13,7 +13,8 @@ import { batchBody, captureBody, sameLengthToken } from './bodies.js';
 import { createMixedFlags, loadDecide } from './decide.js';
 import { fmt, fmtMs, interleaved, load, report, spawnHoglet, spawnServer, type LoadResult } from './harness.js';
 import { postgresFloor, postgresFloorText, type PostgresFloor } from './postgres-floor.js';
-import { lastQueueId, queueRows, timeDrain, workerCounts, workerRounds, type DrainFigure, type WorkerTrace } from './postgres-workers.js';
+import { type WorkerTrace } from './postgres-worker-processes.js';
+import { drainQueued, lastQueueId, queueRows, workerCounts, workerRounds, type DrainFigure } from './postgres-workers.js';
 
 /** Where the bench looks for PostgreSQL when DATABASE_URL is not set (the test suite's database). */
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -118,6 +119,7 @@ export function frontServerEnv(dir: string, databaseUrl: string): Record<string,
 export async function postgresBench(options: { url: string; version: string; seconds: number; connections: number }): Promise<void> {
   const { seconds, connections } = options;
   const workerEvents = Number(process.env.BENCH_PG_WORKER_EVENTS ?? 50_000);
+  const warmUpEvents = Number(process.env.BENCH_PG_WARMUP_EVENTS ?? 10_000);
   // A round's deadline: the figure is then what was stored by it (said on its line).
   const drainSeconds = Number(process.env.BENCH_PG_DRAIN_SECONDS ?? 120);
   const database = await freshDatabase(options.url);
@@ -137,7 +139,7 @@ export async function postgresBench(options: { url: string; version: string; sec
       const token = projects.results[0]!.api_token;
       await createMixedFlags(hoglet.url, KEY, projects.results[0]!.id, token);
       // The $groupidentify that creates the group type, processed so that the group flags evaluate.
-      await timeDrain(database.url, 1, { ...env, LOG_LEVEL: 'warn' }, 60);
+      await drainQueued(database.url, { ...env, LOG_LEVEL: 'warn' }, 60);
 
       const bare = await spawnServer('bench/bare-server.ts', { pattern: /listening (http:\/\/\S+)/ });
       let http: { decide: Interleaved; capture: Interleaved; batch: Interleaved };
@@ -174,13 +176,14 @@ export async function postgresBench(options: { url: string; version: string; sec
       // Those queued events are not the workers' stream: gone before it is queued.
       await client.query('delete from ingestion_queue');
 
-      // The workers, one round per count, each on a fresh stream queued through /batch/ first.
+      // The workers, one round per count, each warmed up then timed on a fresh stream queued through /batch/ first.
       const { drains, workerFloor } = await workerRounds({
         url: database.url,
         serverUrl: hoglet.url,
         token,
         env: { ...env, LOG_LEVEL: 'warn' },
         events: workerEvents,
+        warmUpEvents,
         counts: workerCounts(os.availableParallelism()),
         drainSeconds,
       });
@@ -249,7 +252,7 @@ export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFlo
   const mb = (values: number[]) => values.map((v) => `${Math.round(v)}`).join(' / ');
   const rssText = (d: DrainFigure) => `peak ${mb(d.peakRssMb)} MB, idle after ${mb(d.idleRssMb)} MB`;
   const detail = (d: DrainFigure) =>
-    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s; ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}; RSS a worker ${rssText(d)}\n`;
+    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s (the queue empty at ${d.queueSeconds.toFixed(1)} s); ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}; RSS a worker ${rssText(d)}\n`;
   report('worker, 1 process (PostgreSQL)', one!.eventsPerSecond, 'events/s', floorLine(workerFloor), '>= 0.3');
   process.stdout.write(detail(one!));
   process.stdout.write(`${pad} ${postgresFloorText(workerFloor, `the rows 1 worker stored for ${fmt(workerEvents)} events`)}\n`);
@@ -275,7 +278,8 @@ function traceText(d: DrainFigure, i: number, t: WorkerTrace): string {
   const s = (v: number) => v.toFixed(2);
   const partitions = t.partitions.map((p) => `${p.held}@${s(p.at)}`).join(' ') || 'none changed';
   return (
-    `${d.workers} worker(s), #${i + 1}: ${fmt(t.events)} events in ${t.batches} batches (${t.preparedAhead} prepared ahead), ` +
+    `${d.workers} worker(s), #${i + 1}: warm-up ${t.warmUpBatches} batches (retried ${t.warmUpRetried}); ` +
+    `${fmt(t.events)} events in ${t.batches} batches (${t.preparedAhead} prepared ahead), ` +
     `batches ${s(t.batchSeconds)} s of ${s(d.seconds)}, first ${s(t.firstBatchAt)} last ${s(t.lastBatchAt)} s; ` +
     `${fmt(t.events / t.cpuSeconds)} events per CPU second; retried ${t.retried}, rolled back ${t.rolledBack}; partitions held ${partitions}` +
     t.warnings.map((w) => `\n${''.padEnd(48)}${w.slice(0, 300)}`).join('')

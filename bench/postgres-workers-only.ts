@@ -2,7 +2,8 @@
  * The worker rounds of the PostgreSQL section alone (bench/postgres-bench.ts), without capture,
  * batch and decide: a minute or two instead of six, for working on the worker.
  * `node dist/bench/postgres-workers-only.js` (after `node scripts/build.mjs`), on DATABASE_URL or
- * the test suite's database; BENCH_PG_WORKER_EVENTS (50,000), BENCH_PG_WORKER_COUNTS (`1,2`;
+ * the test suite's database; BENCH_PG_WORKER_EVENTS (50,000), BENCH_PG_WARMUP_EVENTS (10,000: the
+ * untimed stream the workers drain first), BENCH_PG_WORKER_COUNTS (`1,2`;
  * the first must be 1), BENCH_PG_DRAIN_SECONDS (120). BENCH_WORKER_CPU_PROFILE=<dir> writes a CPU
  * profile of each worker process there (`--cpu-prof`); BENCH_WORKER_NODE_ARGS, node options for the
  * worker processes after the usual ones (`--max-semi-space-size=32`: the last one given wins).
@@ -16,6 +17,7 @@ import { benchPostgresUrl, freshDatabase, frontServerEnv, KEY, printWorkerLines 
 import { workerRounds } from './postgres-workers.js';
 
 const events = Number(process.env.BENCH_PG_WORKER_EVENTS ?? 50_000);
+const warmUpEvents = Number(process.env.BENCH_PG_WARMUP_EVENTS ?? 10_000);
 const counts = (process.env.BENCH_PG_WORKER_COUNTS ?? '1,2').split(',').map(Number);
 const drainSeconds = Number(process.env.BENCH_PG_DRAIN_SECONDS ?? 120);
 const profileDir = process.env.BENCH_WORKER_CPU_PROFILE;
@@ -38,6 +40,7 @@ try {
       env: { ...env, LOG_LEVEL: 'warn' },
       nodeArgs: [...workerNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
       events,
+      warmUpEvents,
       counts,
       drainSeconds,
     });

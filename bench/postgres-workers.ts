@@ -3,12 +3,29 @@
  * through /batch/ as posthog-node sends it, then drained by `hoglet worker` processes and timed,
  * and the rows one worker stored, for its PostgreSQL floor.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { cpuSecondsOf, entryArguments, ROOT, SERVER_ENVIRONMENT, SERVER_NODE_OPTIONS } from './harness.js';
+import { POSTGRES_PARTITIONS } from '../src/ingestion/core/partition.js';
+import { cpuSecondsOf } from './harness.js';
 import { postgresFloor, readTable, type FloorTable, type PostgresFloor } from './postgres-floor.js';
+import {
+  dropHeld,
+  holdQueued,
+  ingestionLeases,
+  releaseHeld,
+  sharesSettled,
+  WRITTEN_SINCE_MARK,
+  writeMark,
+} from './postgres-held-stream.js';
+import {
+  IDLE_SETTLE_MS,
+  machineTicks,
+  startWorkers,
+  statusMb,
+  stopWorkers,
+  traceOf,
+  type WorkerTrace,
+} from './postgres-worker-processes.js';
 import { realisticWorkload } from './workload.js';
 
 /** A realistic stream (bench/workload.ts) as posthog-node sends it: batches of 100, distinct ids under `prefix`. */
@@ -85,11 +102,13 @@ export async function waitFor(check: () => Promise<boolean>, seconds: number, wh
 export interface DrainFigure {
   workers: number;
   eventsPerSecond: number;
-  /** Events per CPU second of the worker processes (their start included: a rough figure). */
+  /** Events per CPU second of the worker processes over the timed part (warm, idle before it). */
   eventsPerCpuSecond: number;
   processed: number;
   queued: number;
   seconds: number;
+  /** From the timed start to the first look at an empty queue (the rest of `seconds` is the outbox's copy to ClickHouse). */
+  queueSeconds: number;
   /** The share of the machine's cores busy during the drain (every process: PostgreSQL too); undefined off Linux. */
   machineBusy: number | undefined;
   /** Each worker's peak resident memory (VmHWM), MB; NaN off Linux. */
@@ -100,167 +119,31 @@ export interface DrainFigure {
   traces?: WorkerTrace[];
 }
 
-/** One worker's drain as its debug log tells it; times in seconds from the timed start. */
-export interface WorkerTrace {
-  cpuSeconds: number;
-  events: number;
-  batches: number;
-  /** Summed batch times (read ahead to commit, as the worker logs them). */
-  batchSeconds: number;
-  preparedAhead: number;
-  /** Batches run again after a conflict with another writer. */
-  retried: number;
-  /** Batches rolled back because a partition was taken, or rows were gone, or run one by one. */
-  rolledBack: number;
-  /** Each change of the partitions held: when, and how many after it. */
-  partitions: Array<{ at: number; held: number }>;
-  /** The first and last batch committed. */
-  firstBatchAt: number;
-  lastBatchAt: number;
-  /** The warnings logged, when and what (the database's error code and message when one). */
-  warnings: string[];
+/** A round's two streams, each queued and set aside beforehand (postgres-held-stream.ts). */
+export interface RoundStreams {
+  /** Puts the warm-up stream in the queue. */
+  warmUp(): Promise<void>;
+  /** Puts the measured stream in the queue in one transaction; resolves once it is committed, with its events. */
+  measured(): Promise<number>;
 }
 
-/** A worker's JSON log lines kept for its trace (debug level), or only the tail for errors. */
-interface WorkerLog {
-  lines: Array<Record<string, unknown>>;
-}
-
-function traceOf(log: WorkerLog, startedAtMs: number, cpuSeconds: number): WorkerTrace {
-  const trace: WorkerTrace = {
-    cpuSeconds,
-    events: 0,
-    batches: 0,
-    batchSeconds: 0,
-    preparedAhead: 0,
-    retried: 0,
-    rolledBack: 0,
-    partitions: [],
-    firstBatchAt: NaN,
-    lastBatchAt: NaN,
-    warnings: [],
-  };
-  for (const line of log.lines) {
-    const at = (Number(line.time) - startedAtMs) / 1000;
-    if (Number(line.level) >= 40) {
-      const err = line.err as { message?: string; code?: string } | undefined;
-      const why = [line.code ?? err?.code, line.reason ?? err?.message, line.rows === undefined ? '' : `${String(line.rows)} rows`];
-      trace.warnings.push(`${at.toFixed(2)} s ${String(line.msg)} (${why.filter(Boolean).join('; ')})`);
-    }
-    switch (line.msg) {
-      case 'ingestion batch processed':
-        trace.batches++;
-        trace.events += Number(line.events);
-        trace.batchSeconds += Number(line.ms) / 1000;
-        if (line.preparedAhead) trace.preparedAhead++;
-        if (Number.isNaN(trace.firstBatchAt)) trace.firstBatchAt = at;
-        trace.lastBatchAt = at;
-        break;
-      case 'ingestion partitions changed':
-        trace.partitions.push({ at, held: (line.partitions as unknown[]).length });
-        break;
-      case 'batch lost a race with a concurrent writer; retrying it':
-        trace.retried++;
-        break;
-      case 'ingestion partition taken by another worker; batch rolled back':
-      case 'batch rolled back: some of its queue rows were deleted meanwhile':
-      case 'batch failed; processing its events one by one':
-        trace.rolledBack++;
-        break;
-    }
-  }
-  return trace;
-}
-
-/** A /proc/<pid>/status field in kB (VmRSS, VmHWM) as MB; NaN when unreadable (off Linux, gone). */
-export function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
-  try {
-    const line = fs
-      .readFileSync(`/proc/${pid}/status`, 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(`${field}:`));
-    return line ? Number(line.split(/\s+/)[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
-/** How long a drained worker is left idle before its RSS is read: its last batch's garbage collected or not. */
-const IDLE_SETTLE_MS = 5000;
-
-/** Busy and total CPU time of the whole machine so far (Linux's /proc/stat), in clock ticks. */
-function machineTicks(): { busy: number; total: number } | undefined {
-  try {
-    // user nice system idle iowait irq softirq steal (guest and guest_nice are inside user and nice).
-    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    const total = fields.reduce((sum, value) => sum + value, 0);
-    // idle and iowait are the machine waiting; everything else is work.
-    return { busy: total - fields[3]! - (fields[4] ?? 0), total };
-  } catch {
-    return undefined;
-  }
-}
-
-/** `hoglet worker` processes of this checkout (compiled when the bench runs compiled). */
-function startWorkers(
-  count: number,
-  env: Record<string, string>,
-  nodeArgs: readonly string[] = [],
-  log?: () => WorkerLog,
-): Array<{ child: ChildProcess; output: () => string; log?: WorkerLog }> {
-  return Array.from({ length: count }, () => {
-    const kept = log?.();
-    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, ...nodeArgs, ...entryArguments('src/cli/main.ts', ROOT), 'worker'], {
-      cwd: ROOT,
-      env: { ...process.env, ...SERVER_ENVIRONMENT, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let text = '';
-    let partial = '';
-    const keep = (d: Buffer) => {
-      text = (text + d.toString()).slice(-4000);
-    };
-    child.stdout!.on('data', (d: Buffer) => {
-      keep(d);
-      if (!kept) return;
-      const lines = (partial + d.toString()).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        try {
-          kept.lines.push(JSON.parse(line) as Record<string, unknown>);
-        } catch {
-          // not a log line
-        }
-      }
-    });
-    child.stderr!.on('data', keep);
-    return { child, output: () => text, log: kept };
-  });
-}
-
-async function stopWorkers(workers: Array<{ child: ChildProcess }>): Promise<void> {
-  await Promise.all(
-    workers.map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.on('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
+/** How long workers may take to settle their shares of the partitions (a holder gives back at its renewal, a third of a lease). */
+const SHARES_SECONDS = 60;
 
 /**
- * Starts `count` workers on what is queued and times them until the queue and the outbox are
- * empty (every event stored in ClickHouse): from the last look at a full queue (every 50 ms) to
- * the first at an empty one, so the processes' start is not timed.
+ * Times `count` workers, warm and settled, on the measured stream. They start on an empty queue;
+ * once each holds its share of the partitions, the warm-up stream is put in the queue and drained
+ * (every worker takes part: its partitions hold some of it); once the queue and the outbox are
+ * empty and the shares still held, the measured stream is put in the queue in one transaction,
+ * and the time runs from its commit to the first look (every 50 ms) at an empty queue and outbox:
+ * every event stored in ClickHouse.
  */
-export async function timeDrain(
+export async function timeRound(
   url: string,
   count: number,
   env: Record<string, string>,
   maxSeconds: number,
+  streams: RoundStreams,
   nodeArgs: readonly string[] = [],
 ): Promise<DrainFigure> {
   const client = new pg.Client({ connectionString: url });
@@ -273,38 +156,43 @@ export async function timeDrain(
     nodeArgs,
     tracing ? () => ({ lines: [] }) : undefined,
   );
+  const running = () => {
+    const exited = workers.find(({ child }) => child.exitCode !== null);
+    if (exited) throw new Error(`a worker exited ${exited.child.exitCode}:\n${exited.output()}`);
+  };
+  const settled = async () => {
+    running();
+    return sharesSettled(await ingestionLeases(client), count, POSTGRES_PARTITIONS, Date.now());
+  };
+  const drained = async () => {
+    running();
+    const { queued, outbox } = await backlog(client);
+    return queued === 0 && outbox === 0;
+  };
   try {
-    const initial = (await backlog(client)).queued;
-    const cpu = () => workers.reduce((sum, { child }) => sum + cpuSecondsOf(child.pid), 0);
-    let startedAt = process.hrtime.bigint();
-    let cpuAtStart = cpu();
-    let workerCpuAtStart = workers.map(({ child }) => cpuSecondsOf(child.pid));
-    let startedAtMs = Date.now();
-    let ticksAtStart = machineTicks();
+    await waitFor(settled, SHARES_SECONDS, `${count} worker(s) to hold their partitions`);
+    await streams.warmUp();
+    await waitFor(drained, maxSeconds, 'the warm-up stream to be drained');
+    await waitFor(settled, SHARES_SECONDS, `${count} worker(s) to hold their partitions after the warm-up`);
+    const initial = await streams.measured();
+    const startedAt = process.hrtime.bigint();
+    const startedAtMs = Date.now();
+    const workerCpuAtStart = workers.map(({ child }) => cpuSecondsOf(child.pid));
+    const ticksAtStart = machineTicks();
     const deadline = Date.now() + maxSeconds * 1000;
+    const elapsed = () => Number(process.hrtime.bigint() - startedAt) / 1e9;
     let now = await backlog(client);
+    let queueSeconds = NaN;
     while (now.queued > 0 || now.outbox > 0) {
       if (Date.now() > deadline) break;
-      const exited = workers.find(({ child }) => child.exitCode !== null);
-      if (exited) throw new Error(`a worker exited ${exited.child.exitCode}:\n${exited.output()}`);
+      running();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const at = process.hrtime.bigint();
-      const atMs = Date.now();
-      const workerCpuAt = workers.map(({ child }) => cpuSecondsOf(child.pid));
-      const cpuAt = cpu();
       now = await backlog(client);
-      if (now.queued === initial) {
-        startedAt = at;
-        startedAtMs = atMs;
-        workerCpuAtStart = workerCpuAt;
-        cpuAtStart = cpuAt;
-        ticksAtStart = machineTicks();
-      }
+      if (now.queued === 0 && Number.isNaN(queueSeconds)) queueSeconds = elapsed();
     }
+    const seconds = elapsed();
     const ticks = machineTicks();
-    const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     const processed = initial - now.queued;
-    const eventsPerCpuSecond = processed / (cpu() - cpuAtStart);
     const workerCpu = workers.map(({ child }, i) => cpuSecondsOf(child.pid) - workerCpuAtStart[i]!);
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
     const idleRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmRSS'));
@@ -312,10 +200,11 @@ export async function timeDrain(
     return {
       workers: count,
       eventsPerSecond: processed / seconds,
-      eventsPerCpuSecond,
+      eventsPerCpuSecond: processed / workerCpu.reduce((sum, value) => sum + value, 0),
       processed,
       queued: initial,
       seconds,
+      queueSeconds,
       machineBusy:
         ticks && ticksAtStart && ticks.total > ticksAtStart.total
           ? (ticks.busy - ticksAtStart.busy) / (ticks.total - ticksAtStart.total)
@@ -330,17 +219,40 @@ export async function timeDrain(
   }
 }
 
+/** Starts one worker on what is queued and waits, untimed, until it is stored (the queue and the outbox empty). */
+export async function drainQueued(url: string, env: Record<string, string>, maxSeconds: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const workers = startWorkers(1, { ...env, DATABASE_URL: url });
+  try {
+    await waitFor(
+      async () => {
+        const exited = workers.find(({ child }) => child.exitCode !== null);
+        if (exited) throw new Error(`a worker exited ${exited.child.exitCode}:\n${exited.output()}`);
+        const { queued, outbox } = await backlog(client);
+        return queued === 0 && outbox === 0;
+      },
+      maxSeconds,
+      'the queue to be drained',
+    );
+  } finally {
+    await stopWorkers(workers);
+    await client.end();
+  }
+}
+
 /** The tables a worker batch writes rows into (besides the outbox; definitions left out: a few rows). */
 const WORKER_TABLES = ['persons', 'person_distinct_ids', 'personless_distinct_ids', 'groups', 'person_overrides', 'event_uuids'] as const;
 
 /**
- * The worker's rows for its floor: what it stored in `WORKER_TABLES`, and its outbox rows (one a
- * batch of 1000 events, copied to ClickHouse and deleted since) made again from the queued
- * events' JSON, read before the drain: about the size of the event lines a worker writes there.
+ * The worker's rows for its floor: what it stored in `WORKER_TABLES` for the measured stream (the
+ * rows written since `mark`, writeMark: not the warm-up's, nor earlier rounds'), and its outbox
+ * rows (one a batch of 1000 events, copied to ClickHouse and deleted since) made again from the
+ * queued events' JSON, read before the drain: about the size of the event lines a worker writes there.
  */
-export async function workerFloorTables(client: pg.Client, queued: FloorTable, transactions: number): Promise<FloorTable[]> {
+export async function workerFloorTables(client: pg.Client, queued: FloorTable, transactions: number, mark: string): Promise<FloorTable[]> {
   const tables: FloorTable[] = [];
-  for (const name of WORKER_TABLES) tables.push(await readTable(client, 'public', name));
+  for (const name of WORKER_TABLES) tables.push(await readTable(client, 'public', name, WRITTEN_SINCE_MARK, [mark]));
   const outbox = await readTable(client, 'public', 'analytics_outbox', 'where false');
   const payload = queued.columns.indexOf('payload');
   const rows: Array<Array<string | null>> = [];
@@ -379,10 +291,29 @@ export async function lastQueueId(client: pg.Client): Promise<number> {
   return Number(result.rows[0]!.id ?? 0);
 }
 
+/** The tables a round's streams are set aside in until the workers are ready for them. */
+const HELD_WARM_UP = 'bench_held_warm_up';
+const HELD_MEASURED = 'bench_held_measured';
+
+/** Queues `bodies` through `serverUrl`'s /batch/ (on an empty queue) and sets the rows aside in `held`; returns their events. */
+async function queueAndHold(
+  client: pg.Client,
+  serverUrl: string,
+  bodies: readonly string[],
+  events: number,
+  held: string,
+): Promise<number> {
+  const before = await lastQueueId(client);
+  await sendBatches(serverUrl, bodies);
+  await waitFor(async () => (await backlog(client)).queued >= events, 60, 'the queue to fill');
+  return holdQueued(client, held, before);
+}
+
 /**
- * The worker rounds, one per count (the first must be 1: its rows make the floor), each on a
- * fresh stream (distinct ids of its own) queued through `serverUrl`'s /batch/ first, then drained
- * by that many `hoglet worker` processes; and the floor of the rows the one worker stored.
+ * The worker rounds, one per count (the first must be 1: its rows make the floor), each on fresh
+ * streams (distinct ids of their own) queued through `serverUrl`'s /batch/ and set aside first: a
+ * warm-up stream of `warmUpEvents` and the measured one of `events`, timed warm (timeRound); and
+ * the floor of the rows the one worker stored for the measured stream.
  */
 export async function workerRounds(options: {
   url: string;
@@ -390,35 +321,41 @@ export async function workerRounds(options: {
   token: string;
   env: Record<string, string>;
   events: number;
+  warmUpEvents: number;
   counts: readonly number[];
   drainSeconds: number;
   /** Node options of the worker processes besides the server's (`--cpu-prof`). */
   nodeArgs?: readonly string[];
 }): Promise<{ drains: DrainFigure[]; workerFloor: PostgresFloor }> {
-  const { url, events } = options;
+  const { url, serverUrl, token, events, warmUpEvents } = options;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const drains: DrainFigure[] = [];
     let workerFloor: PostgresFloor | undefined;
     for (const count of options.counts) {
-      const before = await lastQueueId(client);
-      await sendBatches(options.serverUrl, posthogNodeBatches(options.token, events, `r${count}-`));
-      await waitFor(async () => (await backlog(client)).queued >= events, 60, 'the queue to fill');
-      const queued = count === 1 ? await queueRows(client, before, await lastQueueId(client)) : undefined;
-      const drain = await timeDrain(url, count, options.env, options.drainSeconds, options.nodeArgs);
+      const measured = await queueAndHold(client, serverUrl, posthogNodeBatches(token, events, `r${count}-`), events, HELD_MEASURED);
+      await queueAndHold(client, serverUrl, posthogNodeBatches(token, warmUpEvents, `w${count}-`), warmUpEvents, HELD_WARM_UP);
+      const queued = count === 1 ? await readTable(client, 'public', HELD_MEASURED, 'order by id') : undefined;
+      let mark = '';
+      const streams: RoundStreams = {
+        warmUp: () => releaseHeld(client, HELD_WARM_UP),
+        measured: async () => {
+          mark = await writeMark(client);
+          await releaseHeld(client, HELD_MEASURED);
+          return measured;
+        },
+      };
+      const drain = await timeRound(url, count, options.env, options.drainSeconds, streams, options.nodeArgs);
       drains.push(drain);
+      await dropHeld(client, HELD_WARM_UP);
+      await dropHeld(client, HELD_MEASURED);
       // What a round left at its deadline is not the next round's.
       if (drain.processed < drain.queued) await client.query('delete from ingestion_queue');
       if (queued) {
-        const transactions = Math.ceil(queued.events / 1000);
-        workerFloor = await postgresFloor(
-          url,
-          'public',
-          await workerFloorTables(client, queued.table, transactions),
-          queued.events,
-          transactions,
-        );
+        const transactions = Math.ceil(measured / 1000);
+        const tables = await workerFloorTables(client, queued, transactions, mark);
+        workerFloor = await postgresFloor(url, 'public', tables, measured, transactions);
       }
     }
     if (!workerFloor) throw new Error('the worker rounds must start with one worker');

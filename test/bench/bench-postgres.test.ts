@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchPostgresUrl, benchSections, describeUrl } from '../../bench/postgres-bench.js';
-import { posthogNodeBatches, statusMb, workerCounts } from '../../bench/postgres-workers.js';
+import { posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
+import { statusMb } from '../../bench/postgres-worker-processes.js';
 import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
 import { extractEvents } from '../../src/ingestion/core/index.js';
 

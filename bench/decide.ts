@@ -259,6 +259,11 @@ export function decideText(figures: DecideFigures, cluster?: ClusterDecideFigure
           `${INDENT} h2load sent late after a request's time (not in its latency), p99: ${fmtMs(decideAtRate.lateSendP99)} ms (bare ${fmtMs(bareDecideAtRate.lateSendP99)} ms)`,
         ]
       : []),
+    ...(decideAtRate.p99FromDue !== undefined && bareDecideAtRate.p99FromDue !== undefined
+      ? [
+          `${INDENT} p99 from the due time (the late send's wait counted): ${fmtMs(decideAtRate.p99FromDue)} ms (bare ${fmtMs(bareDecideAtRate.p99FromDue)} ms), ratio ${(decideAtRate.p99FromDue / bareDecideAtRate.p99FromDue).toFixed(2)}`,
+        ]
+      : []),
     `${INDENT} p99 at half rate over bare's ${p99Ratio.toFixed(2)} (p50 ${(decideAtRate.p50 / bareDecideAtRate.p50).toFixed(2)}, p90 ${(decideAtRate.p90 / bareDecideAtRate.p90).toFixed(2)}) | target <= ${DECIDE_TARGETS.p99RatioAtHalfRate}: ${verdict(p99Ratio <= DECIDE_TARGETS.p99RatioAtHalfRate)}`,
   ];
   if (cluster) {

@@ -36,7 +36,8 @@ import type { OpenLoadOptions, OpenLoadResult } from './open-load.js';
  * 0.55 (p50 0.51 ms: bursts of ten queue). Each process sends the requests of the time left until
  * the common end, so they all stop together; they start as they are spawned (~2 ms apart).
  * `lateSendP99` is the 99th percentile of how late a request left after its due time (a process's
- * first send plus a period for every four): what the latency does not hold. `-d` sends one body
+ * first send plus a period for every four): what the latency does not hold; `p99FromDue` the
+ * 99th percentile of the latency from the due time, which holds it (and the timer's ~1 ms). `-d` sends one body
  * file for every request of a process; each process gets its own (`bodies[i % bodies.length]`).
  */
 
@@ -81,15 +82,17 @@ export interface H2loadLogReading {
  * goes into `latencies` (ms, a float: the same nearest-rank percentiles as open-load.ts). With
  * the process's pacing (`--rps` of each of its `clients`), how late each request left after its
  * due time goes into `lateness`: the k-th send by start time is due k / clients periods after the
- * first.
+ * first; and each answered request's latency from its due time (its lateness plus its logged
+ * latency, as wrk2 reads it: a send held back by a busy connection counts its wait) into
+ * `fromDue`.
  */
 export function readH2loadLog(
   text: string,
   latencies: LatencyRecorder,
-  paced?: { rate: number; clients: number; lateness: LatencyRecorder },
+  paced?: { rate: number; clients: number; lateness: LatencyRecorder; fromDue: LatencyRecorder },
 ): H2loadLogReading {
   const reading: H2loadLogReading = { answered: 0, non2xx: 0, errors: 0, firstStartMicros: NaN, lastEndMicros: NaN };
-  const starts: number[] = [];
+  const sends: Array<{ start: number; ms: number | undefined }> = [];
   text
     .split('\n')
     .filter((line) => line.trim() !== '')
@@ -99,20 +102,23 @@ export function readH2loadLog(
         throw new Error(`not an h2load log row: ${JSON.stringify(line)}`);
       reading.firstStartMicros = k === 0 ? start! : Math.min(reading.firstStartMicros, start!);
       reading.lastEndMicros = Number.isNaN(reading.lastEndMicros) ? start! + micros! : Math.max(reading.lastEndMicros, start! + micros!);
-      if (status === -1) reading.errors++;
+      const ms = status === -1 ? undefined : micros! / 1e3;
+      if (ms === undefined) reading.errors++;
       else {
-        latencies.record(micros! / 1e3);
+        latencies.record(ms);
         reading.answered++;
         if (status! < 200 || status! >= 300) reading.non2xx++;
       }
-      starts.push(start!);
+      sends.push({ start: start!, ms });
     });
   if (paced) {
     // Each period every client sends one, all in step: the k-th send (by its start) is due after k / clients periods.
-    starts.sort((a, b) => a - b);
-    starts.forEach((start, k) =>
-      paced.lateness.record(Math.max(0, start - starts[0]! - (Math.floor(k / paced.clients) * 1e6) / paced.rate) / 1e3),
-    );
+    sends.sort((a, b) => a.start - b.start);
+    sends.forEach(({ start, ms }, k) => {
+      const late = Math.max(0, start - sends[0]!.start - (Math.floor(k / paced.clients) * 1e6) / paced.rate) / 1e3;
+      paced.lateness.record(late);
+      if (ms !== undefined) paced.fromDue.record(late + ms);
+    });
   }
   return reading;
 }
@@ -129,7 +135,9 @@ function runH2load(args: string[]): Promise<void> {
 }
 
 /** Drives `url` at `rate` for `seconds` through h2load processes; see the module's comment. */
-export async function h2loadOpenLoad(options: OpenLoadOptions): Promise<OpenLoadResult & { lateSendP99: number; connections: number }> {
+export async function h2loadOpenLoad(
+  options: OpenLoadOptions,
+): Promise<OpenLoadResult & { lateSendP99: number; p99FromDue: number; connections: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-h2load-'));
   try {
     const timeoutSeconds = Math.max(1, Math.ceil((options.timeoutMs ?? 10_000) / 1e3));
@@ -157,6 +165,7 @@ export async function h2loadOpenLoad(options: OpenLoadOptions): Promise<OpenLoad
     await Promise.all(runs);
     const latencies = new LatencyRecorder();
     const lateness = new LatencyRecorder();
+    const fromDue = new LatencyRecorder();
     let answered = 0;
     let non2xx = 0;
     let errors = 0;
@@ -167,6 +176,7 @@ export async function h2loadOpenLoad(options: OpenLoadOptions): Promise<OpenLoad
         rate: process.rate / CLIENTS_PER_PROCESS,
         clients: CLIENTS_PER_PROCESS,
         lateness,
+        fromDue,
       });
       answered += reading.answered;
       non2xx += reading.non2xx;
@@ -185,6 +195,7 @@ export async function h2loadOpenLoad(options: OpenLoadOptions): Promise<OpenLoad
       non2xx,
       errors,
       lateSendP99: lateness.percentile(99),
+      p99FromDue: fromDue.percentile(99),
       connections: processes.length * CLIENTS_PER_PROCESS,
       latencies,
     };

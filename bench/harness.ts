@@ -179,6 +179,8 @@ export interface LoadResult {
   errors: number;
   /** At a set rate through h2load: the 99th percentile of how late a request left after its time, in ms (h2load.ts). */
   lateSendP99?: number;
+  /** At a set rate through h2load: the 99th percentile of the latency from each request's due time, in ms (h2load.ts). */
+  p99FromDue?: number;
 }
 
 export interface LoadOptions {
@@ -280,6 +282,7 @@ function combined(slices: LoadResult[]): LoadResult {
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     ...(slices.every((r) => r.lateSendP99 !== undefined) ? { lateSendP99: median(slices.map((r) => r.lateSendP99!)) } : {}),
+    ...(slices.every((r) => r.p99FromDue !== undefined) ? { p99FromDue: median(slices.map((r) => r.p99FromDue!)) } : {}),
   };
 }
 

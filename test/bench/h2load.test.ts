@@ -69,13 +69,21 @@ describe('readH2loadLog', () => {
     rows.sort((a, b) => a.start + a.micros - (b.start + b.micros));
     const log = rows.map((r) => `${r.start}\t200\t${r.micros}`).join('\n');
     const lateness = new LatencyRecorder();
-    const reading = readH2loadLog(log, new LatencyRecorder(), { rate, clients, lateness });
+    const fromDue = new LatencyRecorder();
+    const reading = readH2loadLog(log, new LatencyRecorder(), { rate, clients, lateness, fromDue });
     expect(reading.answered).toBe(500);
     expect(reading.firstStartMicros).toBe(first);
     expect(lateness.count).toBe(500);
     // The delays stay under a period's 12.5 ms, so sorting the starts keeps each in its period.
     const expected = delaysMicros.map((delay) => delay / 1000);
     for (const p of [50, 90, 99, 100]) expect(lateness.percentile(p)).toBeCloseTo(nearestRank(expected, p), 2);
+    // From the due time: the delay before the send plus the logged latency, request by request.
+    const fromDueExpected = rows.map((r) => {
+      const k = starts.indexOf(r.start);
+      return delaysMicros[k]! / 1000 + r.micros / 1000;
+    });
+    expect(fromDue.count).toBe(500);
+    for (const p of [50, 90, 99, 100]) expect(fromDue.percentile(p)).toBeCloseTo(nearestRank(fromDueExpected, p), 2);
   });
 
   it('refuses a row that is not one of h2load', () => {

@@ -1,16 +1,12 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import type { EventEmitter } from 'node:events';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import { LatencyRecorder } from './latency-recorder.js';
+import { LOAD_CLIENT, loadWithAutocannon, loadWithWrk } from './closed-load.js';
 import { environmentOf, nodeOptionsOf } from './node-options.js';
+import { h2loadInstalled, h2loadOpenLoad } from './h2load.js';
 import { openLoad } from './open-load.js';
-
-const execFileAsync = promisify(execFile);
 
 /**
  * The benchmarks run compiled (`npm run bench`: dist/bench, built with the server by
@@ -177,9 +173,14 @@ export interface LoadResult {
    */
   requestsPerCpuSecond: number;
   p50: number;
+  p90: number;
   p99: number;
   non2xx: number;
   errors: number;
+  /** At a set rate through h2load: the 99th percentile of how late a request left after its time, in ms (h2load.ts). */
+  lateSendP99?: number;
+  /** At a set rate through h2load: the 99th percentile of the latency from each request's due time, in ms (h2load.ts). */
+  p99FromDue?: number;
 }
 
 export interface LoadOptions {
@@ -193,32 +194,31 @@ export interface LoadOptions {
   serverPid?: number | undefined;
   /**
    * Requests per second offered in all, instead of as many as the server answers: independent
-   * arrivals (an open model, bench/open-load.ts) whatever the client, so the latencies are the
+   * arrivals (an open model: OPEN_LOAD_CLIENT, whatever the closed-loop client), so the latencies are the
    * server's own, not the queue's: at saturation, 50 connections wait 50 / throughput seconds on
    * average whatever the server does (Little's law).
    */
   rate?: number;
+  /** The client of a set rate (OPEN_LOAD_CLIENT when not given). */
+  openClient?: OpenLoadClient;
 }
 
-export type LoadClient = 'wrk' | 'autocannon';
+export type OpenLoadClient = 'h2load' | 'node';
 
 /**
- * The load generator: wrk when it is installed (`apt-get install wrk`), else autocannon;
- * BENCH_CLIENT=wrk|autocannon chooses. On a two-core machine the client shares the cores with the
- * server, and wrk (C, one thread) costs a fraction of autocannon's CPU per request, so the server's
- * figure depends less on the client. Both sides of a ratio are always measured with the same one.
+ * The client of a set rate: h2load (bench/h2load.ts, C) when `h2load --version` runs
+ * (`apt-get install nghttp2-client`), else bench/open-load.ts (JavaScript, whose own pauses reach
+ * the tail it reads on a shared two-core machine); BENCH_OPEN_CLIENT=h2load|node chooses.
  */
-export const LOAD_CLIENT: LoadClient = (() => {
-  const chosen = process.env.BENCH_CLIENT;
-  if (chosen === 'wrk' || chosen === 'autocannon') return chosen;
-  return spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error ? 'autocannon' : 'wrk';
+export const OPEN_LOAD_CLIENT: OpenLoadClient = (() => {
+  const chosen = process.env.BENCH_OPEN_CLIENT;
+  if (chosen === 'h2load' || chosen === 'node') return chosen;
+  return h2loadInstalled() ? 'h2load' : 'node';
 })();
-
-const WRK_SCRIPT = path.join(ROOT, 'bench/wrk-requests.lua');
 
 /**
  * Drives one URL: as fast as it answers with the load client, or at `rate` with independent
- * arrivals (bench/open-load.ts). Returns mean requests/s and latency percentiles in ms, to the
+ * arrivals (OPEN_LOAD_CLIENT). Returns mean requests/s and latency percentiles in ms, to the
  * microsecond (a float: print with fmtMs).
  */
 export async function load(options: LoadOptions): Promise<LoadResult> {
@@ -277,93 +277,35 @@ function combined(slices: LoadResult[]): LoadResult {
     requestsPerSecond,
     requestsPerCpuSecond: sum((r) => r.requestsPerSecond) / cpuPerRequestTotal,
     p50: median(slices.map((r) => r.p50)),
+    p90: median(slices.map((r) => r.p90)),
     p99: median(slices.map((r) => r.p99)),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
+    ...(slices.every((r) => r.lateSendP99 !== undefined) ? { lateSendP99: median(slices.map((r) => r.lateSendP99!)) } : {}),
+    ...(slices.every((r) => r.p99FromDue !== undefined) ? { p99FromDue: median(slices.map((r) => r.p99FromDue!)) } : {}),
   };
 }
 
-type Measured = Omit<LoadResult, 'requestsPerCpuSecond'> & { total: number };
+export type Measured = Omit<LoadResult, 'requestsPerCpuSecond'> & { total: number };
 
 async function loadAtRate(options: LoadOptions, rate: number): Promise<Measured> {
-  const { latencies: _, ...measured } = await openLoad({
+  const open = {
     url: options.url,
     method: options.method ?? 'POST',
     bodies: options.bodies ?? [options.body ?? ''],
     rate,
     seconds: options.seconds ?? 5,
     connections: options.connections ?? 50,
-  });
+  } as const;
+  if ((options.openClient ?? OPEN_LOAD_CLIENT) === 'h2load') {
+    const { latencies: _, connections: __, ...measured } = await h2loadOpenLoad(open);
+    return measured;
+  }
+  const { latencies: _, ...measured } = await openLoad(open);
   return measured;
 }
 
-/**
- * autocannon's own latency histogram holds whole milliseconds (latency-recorder.ts): its figures
- * are read from each answer's latency as it reports it (process.hrtime, a float) instead.
- */
-async function loadWithAutocannon(options: LoadOptions): Promise<Measured> {
-  const bodies = options.bodies;
-  let n = 0;
-  const latencies = new LatencyRecorder();
-  const run = autocannon({
-    url: options.url,
-    method: options.method ?? 'POST',
-    headers: { 'content-type': 'application/json' },
-    connections: options.connections ?? 50,
-    duration: options.seconds ?? 5,
-    pipelining: 1,
-    ...(bodies
-      ? { requests: [{ setupRequest: (request) => ({ ...request, body: bodies[n++ % bodies.length] }) }] }
-      : { body: options.body }),
-  });
-  // Typed as a promise alone, it is autocannon's tracker too, whose 'response' events carry each latency.
-  (run as unknown as EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.record(ms));
-  const result = await run;
-  return {
-    requestsPerSecond: result.requests.average,
-    total: result.requests.total,
-    p50: latencies.percentile(50),
-    p99: latencies.percentile(99),
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-async function loadWithWrk(options: LoadOptions): Promise<Measured> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-wrk-'));
-  try {
-    const file = path.join(dir, 'bodies.txt');
-    fs.writeFileSync(file, `${(options.bodies ?? [options.body ?? '']).join('\n')}\n`);
-    const connections = options.connections ?? 50;
-    const args = [
-      '-t1',
-      `-c${connections}`,
-      `-d${options.seconds ?? 5}s`,
-      '--timeout',
-      '10s',
-      '-s',
-      WRK_SCRIPT,
-      options.url,
-      '--',
-      file,
-      options.method ?? 'POST',
-    ];
-    const { stdout } = await execFileAsync('wrk', args, { maxBuffer: 1 << 20 });
-    const line = stdout.trim().split('\n').at(-1)!;
-    const r = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; non2xx: number; errors: number };
-    return {
-      requestsPerSecond: r.requests / (r.micros / 1e6),
-      total: r.requests,
-      p50: r.p50,
-      p99: r.p99,
-      non2xx: r.non2xx,
-      errors: r.errors,
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
+export { LOAD_CLIENT, type LoadClient } from './closed-load.js';
 export { fmtMs } from './latency-recorder.js';
 
 export function fmt(n: number): string {

@@ -37,6 +37,7 @@ export interface OpenLoadResult {
   requestsPerSecond: number;
   total: number;
   p50: number;
+  p90: number;
   p99: number;
   non2xx: number;
   errors: number;
@@ -206,6 +207,7 @@ export async function openLoad(options: OpenLoadOptions): Promise<OpenLoadResult
     requestsPerSecond: latencies.count / options.seconds,
     total: latencies.count,
     p50: latencies.percentile(50),
+    p90: latencies.percentile(90),
     p99: latencies.percentile(99),
     non2xx,
     errors,

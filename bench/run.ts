@@ -18,6 +18,7 @@ import {
   interleaved,
   load,
   LOAD_CLIENT,
+  OPEN_LOAD_CLIENT,
   noteUnlessServerNodeOptions,
   report,
   SLICES,
@@ -84,7 +85,7 @@ async function stopAfter<T>(server: { stop(): Promise<void> }, measure: () => Pr
 async function sqliteBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hoglet-bench-'));
   process.stdout.write(
-    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT} (a set rate: independent arrivals, bench/open-load.ts), ${os.cpus().length} cores, SQLite\n\n`,
+    `Hoglet bench: each HTTP figure and its bare baseline in ${SLICES} alternating slices of ${sliceSeconds(SECONDS)}s, ${CONNECTIONS} connections, load from ${LOAD_CLIENT} (a set rate: independent arrivals from ${OPEN_LOAD_CLIENT}), ${os.cpus().length} cores, SQLite\n\n`,
   );
   try {
     // Start to serving and resident memory, idle and under capture load (footprint.ts), first: on

@@ -2,7 +2,7 @@
 -- The file holds one request body a line. One body is sent as wrk's static request (no Lua call
 -- per request); several are sent in turn. `done` prints one JSON line for the harness to read
 -- (latencies in ms to the microsecond). A set rate is not wrk's: harness.ts sends it through
--- bench/open-load.ts (wrk's think times are whole milliseconds).
+-- bench/h2load.ts or bench/open-load.ts (wrk's think times are whole milliseconds).
 local requests = {}
 local count = 0
 local next_index = 0
@@ -31,7 +31,8 @@ end
 function done(summary, latency, _)
   local errors = summary.errors
   io.write(string.format(
-    '{"requests":%d,"micros":%d,"p50":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\n',
-    summary.requests, summary.duration, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    '{"requests":%d,"micros":%d,"p50":%.3f,"p90":%.3f,"p99":%.3f,"non2xx":%d,"errors":%d}\n',
+    summary.requests, summary.duration, latency:percentile(50) / 1000, latency:percentile(90) / 1000,
+    latency:percentile(99) / 1000,
     errors.status, errors.connect + errors.read + errors.write + errors.timeout))
 end

@@ -4,6 +4,7 @@ import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { nextTurn } from '../platform/next-turn.js';
 import { chunks } from '../lib/chunks.js';
+import { processGroupLocks, sessionGroupLocks, type GroupLocks } from './outbox-group-locks.js';
 
 type Db = Kysely<Schema>;
 
@@ -189,46 +190,77 @@ const ROWS_PER_STATEMENT = 2;
  * costs a fraction of one per batch (docs/benchmarks.md).
  *
  * The rows go together under one token, written onto them before the insert: a copy repeated
- * after a crash, or by another worker, takes exactly the same rows under the same token, so
- * ClickHouse drops the repeat. Only rows no copy has claimed yet are claimed, so two copies never
- * claim the same row under different tokens.
+ * after a crash takes exactly the same rows under the same token, so ClickHouse drops the repeat.
+ * Only rows no copy has claimed yet are claimed, so two copies never claim the same row under
+ * different tokens; and a group that a live copy holds (outbox-group-locks.ts) is left to it, so
+ * copies side by side (two workers) take different rows instead of inserting the same twice.
  */
 export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows): Promise<number> {
+  if (!isPostgres(db)) return copyGroup(db, engine, kept, processGroupLocks);
+  return db.connection().execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session)));
+}
+
+async function copyGroup(db: Db, engine: AnalyticsEngine, kept: KeptOutboxRows | undefined, locks: GroupLocks): Promise<number> {
   const head = await db.selectFrom('analytics_outbox').select(['id', 'token']).orderBy('id').limit(1).executeTakeFirst();
   if (!head) {
     kept?.dropBefore(Infinity);
     return 0;
   }
   kept?.dropBefore(Number(head.id));
-  let token = head.token;
-  if (!token.startsWith(GROUP)) {
-    const candidates = await db
-      .selectFrom('analytics_outbox')
-      // PostgreSQL's octet_length reads the size off a stored value; length would decompress it.
-      .select(['id', 'token', (eb) => eb.fn<number>(isPostgres(db) ? 'octet_length' : 'length', ['events']).as('bytes')])
-      .where('id', '>=', head.id)
-      .orderBy('id')
-      .limit(GROUP_ROWS)
-      .execute();
-    let last = head.id;
-    let bytes = 0;
-    for (const row of candidates) {
-      if (row.token.startsWith(GROUP) || (bytes > 0 && bytes + Number(row.bytes) > GROUP_BYTES)) break;
-      bytes += Number(row.bytes);
-      last = row.id;
-    }
-    token = `${GROUP}${randomUUID()}`;
-    await db
-      .updateTable('analytics_outbox')
-      .set({ token })
-      .where('id', '>=', head.id)
-      .where('id', '<=', last)
-      .where('token', 'not like', `${GROUP}%`)
-      .execute();
+  // The head's group when no live copy holds it (its copier died, or failed): taken over.
+  let token: string | null = head.token.startsWith(GROUP) && (await locks.tryHold(head.token)) ? head.token : null;
+  token ??= await claimRows(db, locks);
+  if (token === null) {
+    // Every row is in groups that live copies hold: once the head's is done, go on from there.
+    await locks.waitFor(head.token);
+    return copyGroup(db, engine, kept, locks);
   }
-  const ids = (await db.selectFrom('analytics_outbox').select('id').where('token', '=', token).orderBy('id').execute()).map((r) => r.id);
-  // Claimed by another copy meanwhile: the next call takes that copy's rows.
-  if (ids.length === 0) return copyOutboxGroup(db, engine, kept);
+  try {
+    const ids = (await db.selectFrom('analytics_outbox').select('id').where('token', '=', token).orderBy('id').execute()).map((r) => r.id);
+    // Claimed by another copy meanwhile, or copied by the one that held it: go on from what is left.
+    if (ids.length === 0) return await copyGroup(db, engine, kept, locks);
+    await copyRows(db, engine, kept, token, ids);
+    return ids.length;
+  } finally {
+    await locks.release(token);
+  }
+}
+
+/**
+ * Claims the oldest rows no copy has claimed (up to GROUP_ROWS rows and about GROUP_BYTES of
+ * events) under a new token that this copy holds; null when there are none.
+ */
+async function claimRows(db: Db, locks: GroupLocks): Promise<string | null> {
+  const candidates = await db
+    .selectFrom('analytics_outbox')
+    // PostgreSQL's octet_length reads the size off a stored value; length would decompress it.
+    .select(['id', (eb) => eb.fn<number>(isPostgres(db) ? 'octet_length' : 'length', ['events']).as('bytes')])
+    .where('token', 'not like', `${GROUP}%`)
+    .orderBy('id')
+    .limit(GROUP_ROWS)
+    .execute();
+  if (candidates.length === 0) return null;
+  let last = candidates[0]!.id;
+  let bytes = 0;
+  for (const row of candidates) {
+    if (bytes > 0 && bytes + Number(row.bytes) > GROUP_BYTES) break;
+    bytes += Number(row.bytes);
+    last = row.id;
+  }
+  const token = `${GROUP}${randomUUID()}`;
+  await locks.tryHold(token);
+  await db
+    .updateTable('analytics_outbox')
+    .set({ token })
+    .where('id', '>=', candidates[0]!.id)
+    .where('id', '<=', last)
+    .where('token', 'not like', `${GROUP}%`)
+    .execute();
+  return token;
+}
+
+/** Inserts the rows of a group into ClickHouse under its token, then deletes them. */
+async function copyRows(db: Db, engine: AnalyticsEngine, kept: KeptOutboxRows | undefined, token: string, ids: number[]): Promise<void> {
   // The rows this process did not keep are read, a few per statement, a turn of the event loop
   // between: on SQLite each read or delete holds the thread, and requests wait meanwhile.
   // The kept rows are taken once, before the reads yield: a row dropped from memory meanwhile is
@@ -264,7 +296,6 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
     await nextTurn();
   }
   for (const id of ids) kept?.drop(Number(id));
-  return ids.length;
 }
 
 /** Copies every outbox row to ClickHouse (copyOutboxGroup until none is left); returns how many rows it copied. */

@@ -134,6 +134,21 @@ describe('analytics copier', () => {
     expect((await stored(analytics, teamId, 'raced')).sort()).toEqual(uuids.sort());
   });
 
+  it('two copies at once take different rows: no group is inserted twice', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    const uuids: string[] = [];
+    for (let batch = 0; batch < 6; batch++) uuids.push(...(await commitBatch(db, teamId, 'side by side', 5)));
+    const copied = await Promise.all([flushOutbox(db, engine), flushOutbox(db, engine), flushOutbox(db, engine)]);
+    expect(copied.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(await outboxPending(db)).toBe(0);
+    // Each event went to ClickHouse in one insert: a group a live copy held was left to it.
+    const tokens = inserts.filter((i) => i.table === 'events').map((i) => i.token);
+    expect(new Set(tokens).size).toBe(tokens.length);
+    expect(inserts.filter((i) => i.table === 'events').reduce((sum, i) => sum + i.rows, 0)).toBe(30);
+    expect((await stored(analytics, teamId, 'side by side')).sort()).toEqual(uuids.sort());
+  });
+
   it('copies rows its writer kept with rows read from the outbox, each once, and forgets them once copied', async () => {
     const { db, analytics, teamId } = await setUp();
     const { engine, inserts } = recording(analytics);

@@ -180,6 +180,7 @@ export async function postgresBench(options: { url: string; version: string; sec
       const { drains, workerFloor } = await workerRounds({
         url: database.url,
         serverUrl: hoglet.url,
+        serverPid: hoglet.child.pid,
         token,
         env: { ...env, LOG_LEVEL: 'warn' },
         events: workerEvents,
@@ -251,8 +252,14 @@ export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFlo
   };
   const mb = (values: number[]) => values.map((v) => `${Math.round(v)}`).join(' / ');
   const rssText = (d: DrainFigure) => `peak ${mb(d.peakRssMb)} MB, idle after ${mb(d.idleRssMb)} MB`;
+  // CPU milliseconds per 1,000 events processed, of a process or group of processes over the timed part.
+  const perThousand = (d: DrainFigure, seconds: number) => ((seconds * 1e6) / d.processed).toFixed(0);
+  const cpuText = (d: DrainFigure) =>
+    `; CPU ms per 1,000 events: workers ${perThousand(d, d.processed / d.eventsPerCpuSecond)}` +
+    (Number.isNaN(d.postgresCpuSeconds) ? '' : `, PostgreSQL ${perThousand(d, d.postgresCpuSeconds)}`) +
+    (Number.isNaN(d.serverCpuSeconds) ? '' : `, server (ClickHouse) ${perThousand(d, d.serverCpuSeconds)}`);
   const detail = (d: DrainFigure) =>
-    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s (the queue empty at ${d.queueSeconds.toFixed(1)} s); ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}; RSS a worker ${rssText(d)}\n`;
+    `${pad} ${fmt(d.processed)} of ${fmt(d.queued)} queued events (posthog-node batches of the realistic stream) ${d.processed < d.queued ? 'processed by the deadline' : 'stored'} in ${d.seconds.toFixed(1)} s (the queue empty at ${d.queueSeconds.toFixed(1)} s); ${fmt(d.eventsPerCpuSecond)} per worker CPU second${busyText(d)}${cpuText(d)}; RSS a worker ${rssText(d)}\n`;
   report('worker, 1 process (PostgreSQL)', one!.eventsPerSecond, 'events/s', floorLine(workerFloor), '>= 0.3');
   process.stdout.write(detail(one!));
   process.stdout.write(`${pad} ${postgresFloorText(workerFloor, `the rows 1 worker stored for ${fmt(workerEvents)} events`)}\n`);

@@ -36,6 +36,7 @@ try {
     const { drains, workerFloor } = await workerRounds({
       url: database.url,
       serverUrl: hoglet.url,
+      serverPid: hoglet.child.pid,
       token: projects.results[0]!.api_token,
       env: { ...env, LOG_LEVEL: 'warn' },
       nodeArgs: [...workerNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],

@@ -117,6 +117,14 @@ export interface DrainFigure {
   idleRssMb: number[];
   /** Each worker's round, from its log (BENCH_WORKER_TRACE=1 only). */
   traces?: WorkerTrace[];
+  /**
+   * CPU seconds over the timed part of the PostgreSQL backends connected to the bench's database
+   * (the bench's own polling connection aside); NaN when PostgreSQL's processes cannot be read
+   * (not on this machine, or off Linux). Backends that exit during the part are not counted.
+   */
+  postgresCpuSeconds: number;
+  /** CPU seconds of the server over the timed part (it hosts the embedded ClickHouse the workers copy to); NaN without its pid. */
+  serverCpuSeconds: number;
 }
 
 /** A round's two streams, each queued and set aside beforehand (postgres-held-stream.ts). */
@@ -145,6 +153,7 @@ export async function timeRound(
   maxSeconds: number,
   streams: RoundStreams,
   nodeArgs: readonly string[] = [],
+  serverPid?: number,
 ): Promise<DrainFigure> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -178,6 +187,8 @@ export async function timeRound(
     const startedAt = process.hrtime.bigint();
     const startedAtMs = Date.now();
     const workerCpuAtStart = workers.map(({ child }) => cpuSecondsOf(child.pid));
+    const serverCpuAtStart = cpuSecondsOf(serverPid);
+    const postgresAtStart = await backendCpuSeconds(client);
     const ticksAtStart = machineTicks();
     const deadline = Date.now() + maxSeconds * 1000;
     const elapsed = () => Number(process.hrtime.bigint() - startedAt) / 1e9;
@@ -194,6 +205,8 @@ export async function timeRound(
     const ticks = machineTicks();
     const processed = initial - now.queued;
     const workerCpu = workers.map(({ child }, i) => cpuSecondsOf(child.pid) - workerCpuAtStart[i]!);
+    const serverCpuSeconds = cpuSecondsOf(serverPid) - serverCpuAtStart;
+    const postgresCpuSeconds = cpuSecondsSince(postgresAtStart, await backendCpuSeconds(client));
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
     const idleRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmRSS'));
     const peakRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmHWM'));
@@ -211,12 +224,39 @@ export async function timeRound(
           : undefined,
       peakRssMb,
       idleRssMb,
+      postgresCpuSeconds,
+      serverCpuSeconds,
       ...(tracing ? { traces: workers.map(({ log }, i) => traceOf(log!, startedAtMs, workerCpu[i]!)) } : {}),
     };
   } finally {
     await stopWorkers(workers);
     await client.end();
   }
+}
+
+/**
+ * CPU seconds so far of each PostgreSQL backend connected to `client`'s database but its own, by
+ * pid (read from /proc: PostgreSQL on this machine); undefined when one cannot be read.
+ */
+export async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number> | undefined> {
+  const { rows } = await client.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  const seconds = new Map<number, number>();
+  for (const { pid } of rows) {
+    const value = cpuSecondsOf(pid);
+    if (Number.isNaN(value)) return undefined;
+    seconds.set(pid, value);
+  }
+  return seconds;
+}
+
+/** The CPU the backends read at `end` spent since `start` (a backend new since then: all of its CPU). */
+export function cpuSecondsSince(start: Map<number, number> | undefined, end: Map<number, number> | undefined): number {
+  if (!start || !end) return NaN;
+  let sum = 0;
+  for (const [pid, value] of end) sum += value - (start.get(pid) ?? 0);
+  return sum;
 }
 
 /** Starts one worker on what is queued and waits, untimed, until it is stored (the queue and the outbox empty). */
@@ -326,6 +366,8 @@ export async function workerRounds(options: {
   drainSeconds: number;
   /** Node options of the worker processes besides the server's (`--cpu-prof`). */
   nodeArgs?: readonly string[];
+  /** The server's pid, for its CPU over each timed part. */
+  serverPid?: number;
 }): Promise<{ drains: DrainFigure[]; workerFloor: PostgresFloor }> {
   const { url, serverUrl, token, events, warmUpEvents } = options;
   const client = new pg.Client({ connectionString: url });
@@ -346,7 +388,7 @@ export async function workerRounds(options: {
           return measured;
         },
       };
-      const drain = await timeRound(url, count, options.env, options.drainSeconds, streams, options.nodeArgs);
+      const drain = await timeRound(url, count, options.env, options.drainSeconds, streams, options.nodeArgs, options.serverPid);
       drains.push(drain);
       await dropHeld(client, HELD_WARM_UP);
       await dropHeld(client, HELD_MEASURED);

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchPostgresUrl, benchSections, describeUrl } from '../../bench/postgres-bench.js';
-import { posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
+import { backendCpuSeconds, cpuSecondsSince, posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
 import { statusMb } from '../../bench/postgres-worker-processes.js';
 import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
 import { extractEvents } from '../../src/ingestion/core/index.js';
@@ -45,6 +45,33 @@ describe('bench sections', () => {
     expect(benchPostgresUrl({ DATABASE_URL: ' postgres://u:secret@db.example:6543/x ' })).toBe('postgres://u:secret@db.example:6543/x');
     expect(benchPostgresUrl({})).toBe('postgres://postgres@127.0.0.1:5432/test');
     expect(describeUrl('postgres://u:secret@db.example:6543/x')).toBe('db.example:6543/x');
+  });
+});
+
+describe("bench PostgreSQL backends' CPU", () => {
+  const url = benchPostgresUrl();
+  const watcher = new pg.Client({ connectionString: url });
+  const worker = new pg.Client({ connectionString: url });
+  beforeAll(async () => {
+    await watcher.connect();
+    await worker.connect();
+  });
+  afterAll(async () => {
+    await watcher.end();
+    await worker.end();
+  });
+
+  it("counts the CPU another connection's backend spent on the database, not the reader's own", async () => {
+    const start = await backendCpuSeconds(watcher);
+    const workerPid = (await worker.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const watcherPid = (await watcher.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    expect(start?.has(workerPid)).toBe(true);
+    expect(start?.has(watcherPid)).toBe(false);
+    // Some CPU seconds of work on the other connection's backend (ticks are 10 ms).
+    await worker.query('select count(*) from generate_series(1, 20000000)');
+    const end = await backendCpuSeconds(watcher);
+    expect(cpuSecondsSince(start, end)).toBeGreaterThan(0.05);
+    expect(cpuSecondsSince(undefined, end)).toBeNaN();
   });
 });
 

@@ -369,6 +369,11 @@ describe('web analytics page', () => {
       await ui.page.reload();
       await expect.poll(() => ui.page.getByLabel('From', { exact: true }).inputValue()).toBe(DATE_RANGE.date_from);
       await expect.poll(() => picker.inputValue()).toBe('custom');
+      // The sidebar's link holds no range: the page shows its default, not the custom one it left.
+      await ui.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Web analytics' }).click();
+      await ui.page.waitForURL((url) => url.searchParams.get('from') === null);
+      await expect.poll(() => picker.inputValue()).toBe('-7d');
+      await expect.poll(() => ui.page.getByLabel('From', { exact: true }).count()).toBe(0);
 
       // An old link's relative date that is no preset is shown as it is, and used.
       await ui.page.goto(`${server.url}/project/${ui.env}/web?from=-3d`);

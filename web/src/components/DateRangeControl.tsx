@@ -28,8 +28,15 @@ export function DateRangeControl({
   const from = value?.date_from || DEFAULT_DATE_FROM;
   const to = value?.date_to || null;
   const kind = rangeKind(from, to);
-  const [pickedCustom, setPickedCustom] = useState(kind.kind === 'days');
-  const custom = pickedCustom || kind.kind === 'days';
+  // "Custom dates" stays shown for the range it was picked on or made of: another range from the
+  // address (a link, the sidebar) shows as what it is.
+  const keyOf = (start: string, end: string | null) => `${start}|${end ?? ''}`;
+  const [pickedOn, setPickedOn] = useState<string | null>(null);
+  const custom = kind.kind === 'days' || pickedOn === keyOf(from, to);
+  const changeEnd = (range: { date_from: string; date_to: string | null }) => {
+    setPickedOn(keyOf(range.date_from, range.date_to));
+    onChange(range);
+  };
   const selected = custom ? CUSTOM : kind.kind === 'preset' ? kind.key : OTHER;
   const reversed = isDay(from) && isDay(to) && to < from;
   const options = [
@@ -51,7 +58,7 @@ export function DateRangeControl({
         error={!custom && Boolean(marked)}
         onChange={(e) => {
           const picked = e.currentTarget.value;
-          setPickedCustom(picked === CUSTOM);
+          setPickedOn(picked === CUSTOM ? keyOf(from, to) : null);
           const preset = DATE_PRESETS.find((p) => presetKey(p) === picked);
           if (preset) onChange({ date_from: preset.date_from, date_to: preset.date_to });
         }}
@@ -64,7 +71,9 @@ export function DateRangeControl({
             w={150}
             value={isDay(from) ? from : ''}
             error={endError('from')}
-            onChange={(e) => isDay(e.currentTarget.value) && onChange({ date_from: e.currentTarget.value, date_to: isDay(to) ? to : null })}
+            onChange={(e) =>
+              isDay(e.currentTarget.value) && changeEnd({ date_from: e.currentTarget.value, date_to: isDay(to) ? to : null })
+            }
           />
           <TextInput
             type="date"
@@ -72,7 +81,7 @@ export function DateRangeControl({
             w={150}
             value={isDay(to) ? to : ''}
             error={endError('to')}
-            onChange={(e) => onChange({ date_from: from, date_to: isDay(e.currentTarget.value) ? e.currentTarget.value : null })}
+            onChange={(e) => changeEnd({ date_from: from, date_to: isDay(e.currentTarget.value) ? e.currentTarget.value : null })}
           />
         </>
       )}

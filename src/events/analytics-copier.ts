@@ -147,8 +147,10 @@ export class AnalyticsCopier {
     this.drain = false;
     this.waiting = 0;
     try {
-      let rows = await copyOutboxGroup(this.db, this.engine, this.kept);
-      while (drain && rows > 0 && !this.stopped) rows = await copyOutboxGroup(this.db, this.engine, this.kept);
+      // A drain takes every row; otherwise, beside other workers, this worker's own (copyOutboxGroup).
+      const options = { everyRow: drain };
+      let rows = await copyOutboxGroup(this.db, this.engine, this.kept, options);
+      while (drain && rows > 0 && !this.stopped) rows = await copyOutboxGroup(this.db, this.engine, this.kept, options);
       this.failures = 0;
       if (rows === 0) return;
       if (this.waiting >= this.copyAtEvents) this.again = true;

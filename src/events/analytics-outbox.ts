@@ -121,15 +121,17 @@ export async function addToOutbox(db: Db, events: string, overrides: PersonOverr
 const KEPT_CHARS = 32 * 1024 * 1024;
 
 /**
- * The outbox rows this process committed and has not copied yet, by id: a copy takes their text
- * from here instead of reading back megabytes it has just written (the worker's CPU and the
- * database's). Only committed rows are kept (their text is the stored one: an outbox row never
- * changes but for its token), and ids are never reused (bigserial, SQLite's autoincrement), so a
- * kept row is the row of that id for as long as it exists. Rows that others copied are dropped
- * once the outbox's head is past them.
+ * The outbox rows this process committed and has not copied yet, by id, with their text while it
+ * fits: a copy takes the text from here instead of reading back megabytes it has just written (the
+ * worker's CPU and the database's), and on PostgreSQL a worker's copy claims these rows rather
+ * than others' (copyOutboxGroup). Only committed rows are kept (their text is the stored one: an
+ * outbox row never changes but for its token), and ids are never reused (bigserial, SQLite's
+ * autoincrement), so a kept row is the row of that id for as long as it exists. Rows that others
+ * copied are dropped once the outbox's head is past them.
  */
 export class KeptOutboxRows {
-  private readonly rows = new Map<number, OutboxRow>();
+  /** Own rows by id; null when their text did not fit. */
+  private readonly rows = new Map<number, OutboxRow | null>();
   private chars = 0;
 
   constructor(private readonly maxChars = KEPT_CHARS) {}
@@ -137,13 +139,18 @@ export class KeptOutboxRows {
   /** A row of a committed transaction. */
   keep(row: OutboxRow): void {
     const chars = row.events.length + row.personOverrides.length;
-    if (this.chars + chars > this.maxChars) return;
-    this.rows.set(row.id, row);
-    this.chars += chars;
+    const fits = this.chars + chars <= this.maxChars;
+    this.rows.set(row.id, fits ? row : null);
+    if (fits) this.chars += chars;
   }
 
   get(id: number): OutboxRow | undefined {
-    return this.rows.get(id);
+    return this.rows.get(id) ?? undefined;
+  }
+
+  /** The own rows' ids, text kept or not. */
+  ids(): number[] {
+    return [...this.rows.keys()];
   }
 
   get size(): number {
@@ -153,9 +160,9 @@ export class KeptOutboxRows {
   /** The row is gone from the outbox (copied). */
   drop(id: number): void {
     const row = this.rows.get(id);
-    if (!row) return;
+    if (row === undefined) return;
     this.rows.delete(id);
-    this.chars -= row.events.length + row.personOverrides.length;
+    if (row) this.chars -= row.events.length + row.personOverrides.length;
   }
 
   /** Nothing is kept (the copier stopped: what is left is read back by the next one). */
@@ -184,8 +191,25 @@ const GROUP_ROWS = 200;
 const ROWS_PER_STATEMENT = 2;
 
 /**
+ * Rows of others older than this are copied by whoever copies next: a worker copies its own rows
+ * within BACKLOG_DELAY_MS and one insert (analytics-copier.ts), so older ones are a stopped or
+ * dead worker's, or were written outside a worker (a person's split).
+ */
+export const ORPHANED_AFTER_MS = 10_000;
+
+export interface CopyOptions {
+  /**
+   * Every row is a candidate. Otherwise, on PostgreSQL (where several workers copy), a copy given
+   * `kept` claims only those rows and rows older than ORPHANED_AFTER_MS.
+   */
+  everyRow?: boolean;
+  /** Now, for the age of others' rows. */
+  now?: Date;
+}
+
+/**
  * Copies the oldest outbox rows to ClickHouse as one insert, and deletes them; returns how many
- * rows it copied (0: the outbox is empty). ClickHouse pays some 30 ms of CPU per insert into
+ * rows it copied (0: nothing to copy). ClickHouse pays some 30 ms of CPU per insert into
  * `events` whatever its size (a part, the sessions view's part), so one insert for many batches
  * costs a fraction of one per batch (docs/benchmarks.md).
  *
@@ -194,13 +218,31 @@ const ROWS_PER_STATEMENT = 2;
  * Only rows no copy has claimed yet are claimed, so two copies never claim the same row under
  * different tokens; and a group that a live copy holds (outbox-group-locks.ts) is left to it, so
  * copies side by side (two workers) take different rows instead of inserting the same twice.
+ * Beside other workers, a worker's copy takes the rows it committed (CopyOptions): their text is
+ * in its memory, where another worker would read it back from PostgreSQL.
  */
-export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows): Promise<number> {
-  if (!isPostgres(db)) return copyGroup(db, engine, kept, processGroupLocks);
-  return db.connection().execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session)));
+export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows, options: CopyOptions = {}): Promise<number> {
+  if (!isPostgres(db)) return copyGroup(db, engine, kept, processGroupLocks, null);
+  const own = kept && !options.everyRow ? kept : null;
+  const orphanedBefore = new Date((options.now ?? new Date()).getTime() - ORPHANED_AFTER_MS).toISOString();
+  return db
+    .connection()
+    .execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session), own && { ids: own.ids(), orphanedBefore }));
 }
 
-async function copyGroup(db: Db, engine: AnalyticsEngine, kept: KeptOutboxRows | undefined, locks: GroupLocks): Promise<number> {
+/** The rows a copy may claim beside every row: its own, and others' from before `orphanedBefore`. */
+interface OwnRows {
+  ids: number[];
+  orphanedBefore: string;
+}
+
+async function copyGroup(
+  db: Db,
+  engine: AnalyticsEngine,
+  kept: KeptOutboxRows | undefined,
+  locks: GroupLocks,
+  own: OwnRows | null,
+): Promise<number> {
   const head = await db.selectFrom('analytics_outbox').select(['id', 'token']).orderBy('id').limit(1).executeTakeFirst();
   if (!head) {
     kept?.dropBefore(Infinity);
@@ -209,16 +251,18 @@ async function copyGroup(db: Db, engine: AnalyticsEngine, kept: KeptOutboxRows |
   kept?.dropBefore(Number(head.id));
   // The head's group when no live copy holds it (its copier died, or failed): taken over.
   let token: string | null = head.token.startsWith(GROUP) && (await locks.tryHold(head.token)) ? head.token : null;
-  token ??= await claimRows(db, locks);
+  token ??= await claimRows(db, locks, own);
   if (token === null) {
+    // Nothing of this copy's own is left to claim: the others' are theirs.
+    if (own) return 0;
     // Every row is in groups that live copies hold: once the head's is done, go on from there.
     await locks.waitFor(head.token);
-    return copyGroup(db, engine, kept, locks);
+    return copyGroup(db, engine, kept, locks, own);
   }
   try {
     const ids = (await db.selectFrom('analytics_outbox').select('id').where('token', '=', token).orderBy('id').execute()).map((r) => r.id);
     // Claimed by another copy meanwhile, or copied by the one that held it: go on from what is left.
-    if (ids.length === 0) return await copyGroup(db, engine, kept, locks);
+    if (ids.length === 0) return await copyGroup(db, engine, kept, locks, own);
     await copyRows(db, engine, kept, token, ids);
     return ids.length;
   } finally {
@@ -228,34 +272,32 @@ async function copyGroup(db: Db, engine: AnalyticsEngine, kept: KeptOutboxRows |
 
 /**
  * Claims the oldest rows no copy has claimed (up to GROUP_ROWS rows and about GROUP_BYTES of
- * events) under a new token that this copy holds; null when there are none.
+ * events; only `own`'s when given) under a new token that this copy holds; null when there are none.
  */
-async function claimRows(db: Db, locks: GroupLocks): Promise<string | null> {
-  const candidates = await db
+async function claimRows(db: Db, locks: GroupLocks, own: OwnRows | null): Promise<string | null> {
+  let query = db
     .selectFrom('analytics_outbox')
     // PostgreSQL's octet_length reads the size off a stored value; length would decompress it.
     .select(['id', (eb) => eb.fn<number>(isPostgres(db) ? 'octet_length' : 'length', ['events']).as('bytes')])
-    .where('token', 'not like', `${GROUP}%`)
-    .orderBy('id')
-    .limit(GROUP_ROWS)
-    .execute();
+    .where('token', 'not like', `${GROUP}%`);
+  if (own) {
+    const { ids, orphanedBefore } = own;
+    query = query.where((eb) =>
+      ids.length === 0 ? eb('created_at', '<=', orphanedBefore) : eb.or([eb('id', 'in', ids), eb('created_at', '<=', orphanedBefore)]),
+    );
+  }
+  const candidates = await query.orderBy('id').limit(GROUP_ROWS).execute();
   if (candidates.length === 0) return null;
-  let last = candidates[0]!.id;
+  const claimed: number[] = [];
   let bytes = 0;
   for (const row of candidates) {
     if (bytes > 0 && bytes + Number(row.bytes) > GROUP_BYTES) break;
     bytes += Number(row.bytes);
-    last = row.id;
+    claimed.push(Number(row.id));
   }
   const token = `${GROUP}${randomUUID()}`;
   await locks.tryHold(token);
-  await db
-    .updateTable('analytics_outbox')
-    .set({ token })
-    .where('id', '>=', candidates[0]!.id)
-    .where('id', '<=', last)
-    .where('token', 'not like', `${GROUP}%`)
-    .execute();
+  await db.updateTable('analytics_outbox').set({ token }).where('id', 'in', claimed).where('token', 'not like', `${GROUP}%`).execute();
   return token;
 }
 
@@ -301,7 +343,7 @@ async function copyRows(db: Db, engine: AnalyticsEngine, kept: KeptOutboxRows | 
 /** Copies every outbox row to ClickHouse (copyOutboxGroup until none is left); returns how many rows it copied. */
 export async function flushOutbox(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows): Promise<number> {
   let copied = 0;
-  for (let rows; (rows = await copyOutboxGroup(db, engine, kept)) > 0;) copied += rows;
+  for (let rows; (rows = await copyOutboxGroup(db, engine, kept, { everyRow: true })) > 0;) copied += rows;
   return copied;
 }
 

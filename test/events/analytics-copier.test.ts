@@ -10,11 +10,14 @@ import {
   EventLines,
   flushOutbox,
   KeptOutboxRows,
+  ORPHANED_AFTER_MS,
   outboxPending,
+  type OutboxRow,
 } from '../../src/events/analytics-outbox.js';
 import { jsonEachRowText, type AnalyticsEngine, type InsertOptions, type JsonEachRow } from '../../src/platform/analytics/engine.js';
 import { toJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { BACKEND } from '../helpers/backend.js';
 import { storedEvents } from '../helpers/stored-events.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -42,7 +45,7 @@ async function commitBatch(
   teamId: number,
   distinctId: string,
   count: number,
-  kept?: KeptOutboxRows,
+  kept?: Pick<KeptOutboxRows, 'keep'>,
 ): Promise<string[]> {
   const uuids: string[] = [];
   const lines: string[] = [];
@@ -56,6 +59,11 @@ async function commitBatch(
   const row = await addToOutbox(db, lines.join('\n'), []);
   if (kept && row) kept.keep(row);
   return uuids;
+}
+
+/** Tells the copier of a batch of `events` committed in the row, as the worker does. */
+function committedTo(copier: AnalyticsCopier, events: number): Pick<KeptOutboxRows, 'keep'> {
+  return { keep: (row: OutboxRow) => copier.committed(events, false, [row]) };
 }
 
 /** The real engine, its inserts recorded (and, while `failAfter` is set, failing once they went through). */
@@ -82,8 +90,7 @@ describe('analytics copier', () => {
     const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 200, copyAtEvents: 1000 });
     const uuids: string[] = [];
     for (let batch = 0; batch < 5; batch++) {
-      uuids.push(...(await commitBatch(db, teamId, 'coalesced', 20)));
-      copier.committed(20);
+      uuids.push(...(await commitBatch(db, teamId, 'coalesced', 20, committedTo(copier, 20))));
     }
     await waitFor(() => outboxPending(db), { what: 'the outbox to empty', until: (rows) => rows === 0 });
     expect(inserts.filter((i) => i.table === 'events')).toEqual([{ table: 'events', rows: 100, token: expect.stringMatching(/^group:/) }]);
@@ -96,10 +103,8 @@ describe('analytics copier', () => {
     const { engine, inserts } = recording(analytics);
     // A delay no test waits for: only the event count can start the copy.
     const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 3_600_000, copyAtEvents: 50 });
-    await commitBatch(db, teamId, 'eager', 30);
-    copier.committed(30);
-    await commitBatch(db, teamId, 'eager', 30);
-    copier.committed(30);
+    await commitBatch(db, teamId, 'eager', 30, committedTo(copier, 30));
+    await commitBatch(db, teamId, 'eager', 30, committedTo(copier, 30));
     await waitFor(() => outboxPending(db), { what: 'the outbox to empty', until: (rows) => rows === 0 });
     expect(inserts.map((i) => i.rows)).toEqual([60]);
     expect(await stored(analytics, teamId, 'eager')).toHaveLength(60);
@@ -169,6 +174,51 @@ describe('analytics copier', () => {
     expect((await stored(analytics, teamId, 'kept')).sort()).toEqual(uuids.sort());
   });
 
+  it("beside other workers, a copy takes its own rows and leaves the others' to them until they are orphaned", async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    const mine = new KeptOutboxRows();
+    const theirs = new KeptOutboxRows();
+    const own: string[] = [];
+    const others: string[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      own.push(...(await commitBatch(db, teamId, 'own', 3, mine)));
+      others.push(...(await commitBatch(db, teamId, 'others', 3, theirs)));
+    }
+    // Every row is older than the others' age limit on the clock of an hour ago: none is an orphan yet.
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    const copied = await copyOutboxGroup(db, engine, mine, { now: anHourAgo });
+    if (BACKEND === 'sqlite') {
+      // One writer on SQLite: its copy takes every row.
+      expect(copied).toBe(8);
+      expect(await outboxPending(db)).toBe(0);
+      return;
+    }
+    expect(copied).toBe(4);
+    expect(inserts.map((i) => [i.table, i.rows])).toEqual([['events', 12]]);
+    expect((await stored(analytics, teamId, 'own')).sort()).toEqual(own.sort());
+    expect(await stored(analytics, teamId, 'others')).toEqual([]);
+    expect(mine.size).toBe(0);
+    // Nothing of its own is left: the copy waits for nobody and copies nothing.
+    expect(await copyOutboxGroup(db, engine, mine, { now: anHourAgo })).toBe(0);
+    expect(await outboxPending(db)).toBe(4);
+    // Once the others' rows are past the age limit, whoever copies next takes them.
+    const later = new Date(Date.now() + ORPHANED_AFTER_MS + 1000);
+    expect(await copyOutboxGroup(db, engine, mine, { now: later })).toBe(4);
+    expect((await stored(analytics, teamId, 'others')).sort()).toEqual(others.sort());
+    expect(await outboxPending(db)).toBe(0);
+  });
+
+  it("a drain takes every worker's rows", async () => {
+    const { db, analytics, teamId } = await setUp();
+    const mine = new KeptOutboxRows();
+    const uuids: string[] = [];
+    for (let batch = 0; batch < 4; batch++)
+      uuids.push(...(await commitBatch(db, teamId, 'drained', 3, batch % 2 === 0 ? mine : undefined)));
+    expect(await flushOutbox(db, analytics, mine)).toBe(4);
+    expect((await stored(analytics, teamId, 'drained')).sort()).toEqual(uuids.sort());
+  });
+
   it("stores each event's properties as the text it was given, from rows of this version and rows written before it", async () => {
     const { db, analytics, teamId } = await setUp();
     const texts = [
@@ -201,8 +251,7 @@ describe('analytics copier', () => {
     const { engine, state } = recording(analytics);
     state.failAfterInsert = true;
     const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 10 });
-    const uuids = await commitBatch(db, teamId, 'retried', 5);
-    copier.committed(5);
+    const uuids = await commitBatch(db, teamId, 'retried', 5, committedTo(copier, 5));
     await waitFor(async () => (await stored(analytics, teamId, 'retried')).length, {
       what: 'the first insert',
       until: (count) => count === 5,

@@ -49,7 +49,8 @@ const MAX_BUCKETS = 5000;
  * `all`) and absolute ones (`2026-11-01`, ISO date-times), read in `timezone` at `now`. Relative
  * day/week/month/year dates are the start of that local day; `-Nh` the start of the local hour
  * N hours before now.
- * `all` goes back to the epoch (the insight answers start it at the first event). Null when unreadable.
+ * `all` goes back to the epoch (insights and web analytics start it at the first event: resolvedFrom
+ * in service.ts). Null when unreadable.
  */
 export function parseTrendsDate(value: string, now: Date, timezone = 'UTC'): Date | null {
   const date = readDateText(value);

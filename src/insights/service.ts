@@ -173,10 +173,11 @@ export async function insightResult(
 }
 
 /**
- * `all` starts at the environment's first event, as PostHog's does: from the epoch, a range by day
- * would pass the bucket limit decades before any event. Other dates are read as they are.
+ * `all` starts at the environment's first event (now before any), as PostHog's does: from the
+ * epoch, a range by day would pass the bucket limit decades before any event, and a comparison's
+ * previous period would end in 1970. Other dates are read as they are. Insights and web analytics read it.
  */
-async function resolvedFrom(analytics: InsightStores['analytics'], teamId: number, dateFrom: string, now: Date): Promise<string> {
+export async function resolvedFrom(analytics: InsightStores['analytics'], teamId: number, dateFrom: string, now: Date): Promise<string> {
   if (dateFrom.trim() !== 'all') return dateFrom;
   return ((await earliestEvent(analytics, teamId)) ?? now).toISOString();
 }

@@ -49,7 +49,8 @@ const MAX_BUCKETS = 5000;
  * `all`) and absolute ones (`2026-11-01`, ISO date-times), read in `timezone` at `now`. Relative
  * day/week/month/year dates are the start of that local day; `-Nh` the start of the local hour
  * N hours before now.
- * `all` goes back to the epoch (the insight answers start it at the first event). Null when unreadable.
+ * `all` goes back to the epoch (insights and web analytics start it at the first event: resolvedFrom
+ * in service.ts). Null when unreadable.
  */
 export function parseTrendsDate(value: string, now: Date, timezone = 'UTC'): Date | null {
   const date = readDateText(value);
@@ -145,25 +146,36 @@ function rangeEnd(range: TrendsRange, now: Date, timezone: string): number {
   return fromWall(wallDay(toWall(parsed.getTime(), timezone)) + DAY_MS, timezone);
 }
 
+/** The zone a range is read in (UTC when the environment's is missing or unknown) and its first day of a week. */
+function zoneSettings(zone: TrendsZone): { timezone: string; weekStart: 0 | 1 } {
+  return { timezone: effectiveTimezone(zone.timezone), weekStart: zone.weekStartDay === 1 ? 1 : 0 };
+}
+
+/**
+ * What a window and its bounds share: the start of the bucket holding date_from and the exclusive
+ * end of the range (before `from` when the range is backwards), in the environment's zone.
+ */
+function rangeBounds(range: TrendsRange, now: Date, zone: TrendsZone) {
+  const { timezone, weekStart } = zoneSettings(zone);
+  const from = bucketStart(parseTrendsDate(range.dateFrom, now, timezone) ?? now, range.interval, timezone, weekStart);
+  return { from, to: rangeEnd(range, now, timezone), timezone, weekStart };
+}
+
 /**
  * The range a query covers at `now` in the environment's zone, cut into interval buckets.
  * A pure function of its arguments; at most 5000 buckets.
  */
 export function trendsWindow(range: TrendsRange, now: Date, zone: TrendsZone = {}): TrendsWindow {
-  const timezone = effectiveTimezone(zone.timezone);
-  const fromDate = parseTrendsDate(range.dateFrom, now, timezone) ?? now;
-  return windowBetween(fromDate, new Date(rangeEnd(range, now, timezone)), range.interval, zone);
+  const { from, to, timezone, weekStart } = rangeBounds(range, now, zone);
+  return cutWindow(from.getTime(), to, range.interval, timezone, weekStart);
 }
 
 /**
- * The bounds of a range at `now` without its buckets, so with no cap on its length (`all` spans
- * more than 5000 days): what a total over the range, such as a web analytics tile, reads.
+ * The bounds of a range at `now` without its buckets, so with no cap on its length (a long `all`
+ * spans more than 5000 days): what a total over the range, such as a web analytics tile, reads.
  */
 export function trendsBounds(range: TrendsRange, now: Date, zone: TrendsZone = {}): { from: Date; to: Date; timezone: string } {
-  const timezone = effectiveTimezone(zone.timezone);
-  const weekStart = zone.weekStartDay === 1 ? 1 : 0;
-  const from = bucketStart(parseTrendsDate(range.dateFrom, now, timezone) ?? now, range.interval, timezone, weekStart);
-  const to = rangeEnd(range, now, timezone);
+  const { from, to, timezone } = rangeBounds(range, now, zone);
   return { from, to: new Date(Math.max(to, from.getTime())), timezone };
 }
 
@@ -172,11 +184,14 @@ export function trendsBounds(range: TrendsRange, now: Date, zone: TrendsZone = {
  * zone: the window of an explicit period, such as the previous one a comparison reads.
  */
 export function windowBetween(fromDate: Date, toDate: Date, interval: Interval, zone: TrendsZone = {}): TrendsWindow {
-  const timezone = effectiveTimezone(zone.timezone);
-  const weekStart = zone.weekStartDay === 1 ? 1 : 0;
-  const to = toDate.getTime();
+  const { timezone, weekStart } = zoneSettings(zone);
+  return cutWindow(bucketStart(fromDate, interval, timezone, weekStart).getTime(), toDate.getTime(), interval, timezone, weekStart);
+}
+
+/** The buckets from `first` (a bucket start) up to `to` (exclusive), at most 5000; none when `to` is not past `first`. */
+function cutWindow(first: number, to: number, interval: Interval, timezone: string, weekStart: 0 | 1): TrendsWindow {
   const buckets: Date[] = [];
-  let b = bucketStart(fromDate, interval, timezone, weekStart).getTime();
+  let b = first;
   for (; b < to && buckets.length < MAX_BUCKETS; b = nextBucket(b, interval, timezone)) buckets.push(new Date(b));
   const names = buckets.map((start) => bucketNames(start.getTime(), interval, timezone));
   const from = buckets[0] ?? new Date(to);

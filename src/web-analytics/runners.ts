@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
-import { zoneOfTeam } from '../insights/service.js';
+import { resolvedFrom, zoneOfTeam } from '../insights/service.js';
 import { trendsBounds } from '../insights/trends-window.js';
 import { queryChannelRules } from '../posthog/channel-type.js';
 import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';
@@ -22,8 +22,10 @@ import { webOverview, webStatsTables, webVitalsTables, type StatsRow, type Vital
 
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
 
-function periodOf(query: WebQueryBase, team: Team, now: Date): { current: Period; timezone: string } {
-  const { from, to, timezone } = trendsBounds({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
+/** The period a query covers, by whole local days; `all` from the day of the environment's first event. */
+async function periodOf(ctx: AppContext, query: WebQueryBase, team: Team, now: Date): Promise<{ current: Period; timezone: string }> {
+  const dateFrom = await resolvedFrom(ctx.analytics, team.id, query.dateFrom, now);
+  const { from, to, timezone } = trendsBounds({ interval: 'day', dateFrom, dateTo: query.dateTo }, now, zoneOfTeam(team));
   return { current: { from, to }, timezone };
 }
 
@@ -37,7 +39,7 @@ const batchKey = (ctx: AppContext, team: Team, ...inputs: unknown[]) => JSON.str
 
 const runOverview: Runner = async (ctx, team, source, now) => {
   const query = readWebOverviewQuery(source);
-  const { current, timezone } = periodOf(query, team, now);
+  const { current, timezone } = await periodOf(ctx, query, team, now);
   const previous = query.compare ? previousPeriod(current) : null;
   const counts = await webOverview(ctx.analytics, team.id, { current, previous }, query.properties);
   return { results: overviewResults(counts.current, counts.previous), samplingRate: { numerator: 1 }, ...range(current), timezone };
@@ -54,7 +56,7 @@ const tables = new SharedBatch<Breakdown, StatsRow[]>(TABLES_MAX_AGE_MS);
 
 const runStatsTable: Runner = async (ctx, team, source, now) => {
   const query = readWebStatsTableQuery(source);
-  const { current, timezone } = periodOf(query, team, now);
+  const { current, timezone } = await periodOf(ctx, query, team, now);
   const previous = query.compare ? previousPeriod(current) : null;
   const channelRules = queryChannelRules(source, team.settings.modifiers);
   const key = batchKey(ctx, team, current, previous, query.properties, query.limit, channelRules);
@@ -80,7 +82,7 @@ const vitals = new SharedBatch<VitalsTableKey, PathValue[]>(TABLES_MAX_AGE_MS);
 
 const runVitals: Runner = async (ctx, team, source, now) => {
   const query = readWebVitalsPathBreakdownQuery(source);
-  const { current, timezone } = periodOf(query, team, now);
+  const { current, timezone } = await periodOf(ctx, query, team, now);
   const key = batchKey(ctx, team, current, query.properties);
   const rows =
     (await vitals.take(key, `${query.metric}:${query.percentile}`, () =>

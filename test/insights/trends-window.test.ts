@@ -3,6 +3,7 @@ import {
   bucketIndex,
   bucketStart,
   parseTrendsDate,
+  trendsBounds,
   trendsWindow,
   type TrendsRange,
   type TrendsZone,
@@ -237,6 +238,32 @@ describe('buckets in local time', () => {
     expect(starts(w)).toEqual(['2026-09-05T04:00:00.000Z', '2026-09-06T04:00:00.000Z', '2026-09-07T03:00:00.000Z']);
     expect(w.days).toEqual(['2026-09-05', '2026-09-06', '2026-09-07']);
     expect(hours(w)).toEqual([24, 23, 24]);
+  });
+});
+
+describe('bounds without buckets', () => {
+  it("are the window's bounds, in every zone, interval and week start, uncapped", () => {
+    const cases: Array<[TrendsRange, TrendsZone]> = [];
+    for (const timezone of ['UTC', 'America/New_York', 'Asia/Kolkata', 'America/Santiago']) {
+      for (const weekStartDay of [0, 1]) {
+        for (const interval of ['hour', 'day', 'week', 'month'] as const) {
+          for (const r of [range(interval, '-7d'), range(interval, 'mStart'), range(interval, '2026-09-03', '2026-09-20')]) {
+            cases.push([r, { timezone, weekStartDay }]);
+          }
+        }
+      }
+    }
+    for (const [r, zone] of cases) {
+      const w = win(r, zone);
+      expect(trendsBounds(r, NOW, zone), JSON.stringify([r, zone])).toEqual({ from: w.from, to: w.to, timezone: w.timezone });
+    }
+    // A window stops at 5000 buckets; the bounds run to the range's end (`all`: from the epoch).
+    const all = range('day', 'all');
+    expect(win(all, {}).buckets).toHaveLength(5000);
+    expect(trendsBounds(all, NOW, {})).toEqual({ from: new Date(0), to: new Date('2026-11-22T00:00:00Z'), timezone: 'UTC' });
+    // Backwards: no span, at date_from's bucket.
+    const backwards = trendsBounds(range('day', '2026-11-10', '2026-11-05'), NOW, {});
+    expect([backwards.from, backwards.to]).toEqual([new Date('2026-11-10T00:00:00Z'), new Date('2026-11-10T00:00:00Z')]);
   });
 });
 

@@ -71,6 +71,36 @@ describe('WebOverviewQuery', () => {
     expect(pageviews).toBeGreaterThan(4);
   });
 
+  it('starts all time on the local day of the first event, compared with as long a period before it', async () => {
+    // The first event is s6's, 1 Nov 2025 10:00 UTC: all time starts on 1 Nov local (31 Oct 23:00 UTC).
+    const all = await query({ kind: 'WebOverviewQuery', dateRange: { date_from: 'all', date_to: '2025-11-16' } });
+    expect([all.dateFrom, all.dateTo]).toEqual(['2025-10-31T23:00:00.000Z', '2025-11-16T23:00:00.000Z']);
+    // The same answer as those days asked by date, previous period (16–31 Oct, before any event) included.
+    const days = await query({ kind: 'WebOverviewQuery', dateRange: { date_from: '2025-11-01', date_to: '2025-11-16' } });
+    expect(tiles(all)).toEqual(tiles(days));
+    expect(tiles(all).views).toMatchObject({ value: 8, previous: 0, changeFromPreviousPct: null });
+    const pages = await query({ kind: 'WebStatsTableQuery', breakdownBy: 'Page', dateRange: { date_from: 'all', date_to: '2025-11-16' } });
+    expect(pages.dateFrom).toBe('2025-10-31T23:00:00.000Z');
+    expect(pages.results).toContainEqual(['/old', [1, 0], [1, 0]]);
+  });
+
+  it('reads all time as today in an environment without events', async () => {
+    const created = await server.request(`/api/projects/${server.bootstrap.team.id}/environments/`, {
+      method: 'POST',
+      body: { name: 'Empty' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const body = await query(
+      { kind: 'WebOverviewQuery', dateRange: { date_from: 'all', date_to: null } },
+      `/api/environments/${created.body.id}`,
+    );
+    // One day in UTC (the new environment's zone), the one holding now.
+    const [from, to] = [Date.parse(body.dateFrom), Date.parse(body.dateTo)];
+    expect(to - from).toBe(86_400_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(from);
+    expect(tiles(body).views).toMatchObject({ value: 0, previous: 0 });
+  });
+
   it('applies path, country and device filters', async () => {
     const mobile = tiles(await query({ kind: 'WebOverviewQuery', properties: [{ key: '$device_type', value: 'Mobile', type: 'event' }] }));
     expect([mobile.visitors.value, mobile.views.value, mobile.sessions.value, mobile['bounce rate'].value]).toEqual([1, 1, 1, 100]);

@@ -9,6 +9,8 @@ export interface CopierOptions {
   maxDelayMs?: number;
   /** Committed events that start a copy at once, without waiting for the delay. */
   copyAtEvents?: number;
+  /** Longest a committed event waits under a backlog (5 s). */
+  backlogDelayMs?: number;
 }
 
 /** Longest a committed event waits under a backlog. */
@@ -26,6 +28,7 @@ const RETRY_MS = 1000;
 export class AnalyticsCopier {
   private readonly maxDelayMs: number;
   private readonly copyAtEvents: number;
+  private readonly backlogDelayMs: number;
   /** Events committed since the last copy started. */
   private waiting = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -48,6 +51,7 @@ export class AnalyticsCopier {
   ) {
     this.maxDelayMs = options.maxDelayMs ?? 500;
     this.copyAtEvents = options.copyAtEvents ?? 10_000;
+    this.backlogDelayMs = options.backlogDelayMs ?? BACKLOG_DELAY_MS;
   }
 
   /**
@@ -60,7 +64,7 @@ export class AnalyticsCopier {
     for (const row of rows) this.kept.keep(row);
     this.waiting += events;
     if (this.waiting >= this.copyAtEvents) this.copySoon(0);
-    else this.copySoon(backlog ? BACKLOG_DELAY_MS : this.maxDelayMs);
+    else this.copySoon(backlog ? this.backlogDelayMs : this.maxDelayMs);
   }
 
   /** Rows may wait from before (a start after a crash, a worker taking over): copied at once. */
@@ -154,8 +158,10 @@ export class AnalyticsCopier {
       this.failures = 0;
       if (rows === 0) return;
       if (this.waiting >= this.copyAtEvents) this.again = true;
-      // Rows left behind (more than one insert's worth waited) go with the next copy.
-      else if (this.waiting > 0 || (await this.morePending())) this.copySoon(this.maxDelayMs);
+      // Rows left behind (more than one insert's worth waited) go with the next copy: planned by
+      // committed() when batches committed meanwhile, with the delay of a backlog when they are one
+      // (a copy after maxDelayMs would cut a backlog's inserts to what commits in a copy's time).
+      else if (this.waiting === 0 && (await this.morePending())) this.copySoon(this.maxDelayMs);
     } catch (error) {
       this.failures++;
       this.drain ||= drain;

@@ -61,9 +61,9 @@ async function commitBatch(
   return uuids;
 }
 
-/** Tells the copier of a batch of `events` committed in the row, as the worker does. */
-function committedTo(copier: AnalyticsCopier, events: number): Pick<KeptOutboxRows, 'keep'> {
-  return { keep: (row: OutboxRow) => copier.committed(events, false, [row]) };
+/** Tells the copier of a batch of `events` committed in the row (with more queued behind it: `backlog`), as the worker does. */
+function committedTo(copier: AnalyticsCopier, events: number, backlog = false): Pick<KeptOutboxRows, 'keep'> {
+  return { keep: (row: OutboxRow) => copier.committed(events, backlog, [row]) };
 }
 
 /** The real engine, its inserts recorded (and, while `failAfter` is set, failing once they went through). */
@@ -108,6 +108,40 @@ describe('analytics copier', () => {
     await waitFor(() => outboxPending(db), { what: 'the outbox to empty', until: (rows) => rows === 0 });
     expect(inserts.map((i) => i.rows)).toEqual([60]);
     expect(await stored(analytics, teamId, 'eager')).toHaveLength(60);
+    await copier.stop();
+  });
+
+  it('under a backlog, batches committed during a copy wait for a full copy, not for the short delay', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    // The first insert waits until released, so that batches commit while it runs.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let inserting = () => {};
+    const firstInsert = new Promise<void>((resolve) => (inserting = resolve));
+    const gated: AnalyticsEngine = Object.create(engine) as AnalyticsEngine;
+    gated.insert = async (table, rows, options) => {
+      if (inserts.length === 0) {
+        inserting();
+        await released;
+      }
+      return engine.insert(table, rows, options);
+    };
+    // A short delay for a quiet stream, and a backlog's delay that no test waits for.
+    const copier = new AnalyticsCopier(db, gated, pino({ level: 'silent' }), {
+      maxDelayMs: 1,
+      copyAtEvents: 50,
+      backlogDelayMs: 3_600_000,
+    });
+    await commitBatch(db, teamId, 'backlog', 50, committedTo(copier, 50, true));
+    await firstInsert;
+    await commitBatch(db, teamId, 'backlog', 20, committedTo(copier, 20, true));
+    release();
+    await waitFor(() => outboxPending(db), { what: 'the first copy', until: (rows) => rows === 1 });
+    await commitBatch(db, teamId, 'backlog', 30, committedTo(copier, 30, true));
+    await waitFor(() => outboxPending(db), { what: 'the outbox to empty', until: (rows) => rows === 0 });
+    expect(inserts.filter((i) => i.table === 'events').map((i) => i.rows)).toEqual([50, 50]);
+    expect(await stored(analytics, teamId, 'backlog')).toHaveLength(100);
     await copier.stop();
   });
 

@@ -227,7 +227,15 @@ export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: Ke
   const orphanedBefore = new Date((options.now ?? new Date()).getTime() - ORPHANED_AFTER_MS).toISOString();
   return db
     .connection()
-    .execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session), own && { ids: own.ids(), orphanedBefore }));
+    .execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session), own && { ids: oldest(own.ids()), orphanedBefore }));
+}
+
+/**
+ * The first GROUP_ROWS ids, all a copy can claim: a backlog (ClickHouse down for hours) keeps
+ * more than a statement takes as parameters.
+ */
+function oldest(ids: number[]): number[] {
+  return ids.sort((a, b) => a - b).slice(0, GROUP_ROWS);
 }
 
 /** The rows a copy may claim beside every row: its own, and others' from before `orphanedBefore`. */

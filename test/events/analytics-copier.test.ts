@@ -243,6 +243,16 @@ describe('analytics copier', () => {
     expect(await outboxPending(db)).toBe(0);
   });
 
+  it('a copy takes its oldest rows when it keeps more than a statement can name', async () => {
+    const { db, analytics, teamId } = await setUp();
+    const kept = new KeptOutboxRows();
+    const uuids = await commitBatch(db, teamId, 'long backlog', 3, kept);
+    // Rows it still counts as its own, beyond PostgreSQL's 65,535 parameters a statement.
+    for (let id = 1; id <= 70_000; id++) kept.keep({ id: 1_000_000_000 + id, events: '', personOverrides: '' });
+    expect(await copyOutboxGroup(db, analytics, kept)).toBe(1);
+    expect((await stored(analytics, teamId, 'long backlog')).sort()).toEqual(uuids.sort());
+  });
+
   it("a drain takes every worker's rows", async () => {
     const { db, analytics, teamId } = await setUp();
     const mine = new KeptOutboxRows();

@@ -91,6 +91,19 @@ export async function backlog(client: pg.Client): Promise<{ queued: number; outb
   return { queued: Number(result.rows[0]!.queued), outbox: Number(result.rows[0]!.outbox) };
 }
 
+/**
+ * Whether anything is left to store: a queued row or an outbox row, each found by its primary key's
+ * index. The rounds poll this every 50 ms; summing the queue instead scanned its whole heap, dead
+ * rows of the drain included, and took up to half a core from the workers it measured
+ * (docs/benchmarks.md, 2026-12-01).
+ */
+export async function drainedNow(client: pg.Client): Promise<{ queueEmpty: boolean; outboxEmpty: boolean }> {
+  const result = await client.query<{ queued: boolean; outbox: boolean }>(
+    'select exists (select 1 from ingestion_queue order by id limit 1) as queued, exists (select 1 from analytics_outbox order by id limit 1) as outbox',
+  );
+  return { queueEmpty: !result.rows[0]!.queued, outboxEmpty: !result.rows[0]!.outbox };
+}
+
 export async function waitFor(check: () => Promise<boolean>, seconds: number, what: string): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   while (!(await check())) {
@@ -175,8 +188,8 @@ export async function timeRound(
   };
   const drained = async () => {
     running();
-    const { queued, outbox } = await backlog(client);
-    return queued === 0 && outbox === 0;
+    const { queueEmpty, outboxEmpty } = await drainedNow(client);
+    return queueEmpty && outboxEmpty;
   };
   try {
     await waitFor(settled, SHARES_SECONDS, `${count} worker(s) to hold their partitions`);
@@ -192,21 +205,22 @@ export async function timeRound(
     const ticksAtStart = machineTicks();
     const deadline = Date.now() + maxSeconds * 1000;
     const elapsed = () => Number(process.hrtime.bigint() - startedAt) / 1e9;
-    let now = await backlog(client);
+    let now = await drainedNow(client);
     let queueSeconds = NaN;
-    while (now.queued > 0 || now.outbox > 0) {
+    while (!now.queueEmpty || !now.outboxEmpty) {
       if (Date.now() > deadline) break;
       running();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      now = await backlog(client);
-      if (now.queued === 0 && Number.isNaN(queueSeconds)) queueSeconds = elapsed();
+      now = await drainedNow(client);
+      if (now.queueEmpty && Number.isNaN(queueSeconds)) queueSeconds = elapsed();
     }
     const seconds = elapsed();
     const ticks = machineTicks();
-    const processed = initial - now.queued;
     const workerCpu = workers.map(({ child }, i) => cpuSecondsOf(child.pid) - workerCpuAtStart[i]!);
     const serverCpuSeconds = cpuSecondsOf(serverPid) - serverCpuAtStart;
     const postgresCpuSeconds = cpuSecondsSince(postgresAtStart, await backendCpuSeconds(client));
+    // Counted once the timed part is read: what the round left (nothing, unless it ran out of time).
+    const processed = initial - (now.queueEmpty ? 0 : (await backlog(client)).queued);
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
     const idleRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmRSS'));
     const peakRssMb = workers.map(({ child }) => statusMb(child.pid, 'VmHWM'));
@@ -269,8 +283,8 @@ export async function drainQueued(url: string, env: Record<string, string>, maxS
       async () => {
         const exited = workers.find(({ child }) => child.exitCode !== null);
         if (exited) throw new Error(`a worker exited ${exited.child.exitCode}:\n${exited.output()}`);
-        const { queued, outbox } = await backlog(client);
-        return queued === 0 && outbox === 0;
+        const { queueEmpty, outboxEmpty } = await drainedNow(client);
+        return queueEmpty && outboxEmpty;
       },
       maxSeconds,
       'the queue to be drained',

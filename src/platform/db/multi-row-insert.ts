@@ -124,7 +124,8 @@ export class MultiRowInsert {
   }
 }
 
-function adapterIsPostgres(db: Db): boolean {
+/** Whether `db` runs on PostgreSQL (a transaction's or a connection's executor included). */
+export function adapterIsPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 

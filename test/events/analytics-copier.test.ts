@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
@@ -59,6 +60,13 @@ async function commitBatch(
   const row = await addToOutbox(db, lines.join('\n'), []);
   if (kept && row) kept.keep(row);
   return uuids;
+}
+
+/** Dates outbox rows `ageMs` before the database's now (after it when negative), as their writer would have written them then. */
+async function stampOutbox(db: Awaited<ReturnType<typeof setUp>>['db'], ids: number[], ageMs: number): Promise<void> {
+  const at =
+    BACKEND === 'sqlite' ? new Date(Date.now() - ageMs).toISOString() : sql<string>`now() - ${sql.lit(ageMs)} * interval '1 millisecond'`;
+  await db.updateTable('analytics_outbox').set({ created_at: at }).where('id', 'in', ids).execute();
 }
 
 /** Tells the copier of a batch of `events` committed in the row (with more queued behind it: `backlog`), as the worker does. */
@@ -219,9 +227,9 @@ describe('analytics copier', () => {
       own.push(...(await commitBatch(db, teamId, 'own', 3, mine)));
       others.push(...(await commitBatch(db, teamId, 'others', 3, theirs)));
     }
-    // Every row is older than the others' age limit on the clock of an hour ago: none is an orphan yet.
-    const anHourAgo = new Date(Date.now() - 3_600_000);
-    const copied = await copyOutboxGroup(db, engine, mine, { now: anHourAgo });
+    // The others' rows written an hour ahead on the database's clock: none is an orphan yet, however long the test takes.
+    await stampOutbox(db, theirs.ids(), -3_600_000);
+    const copied = await copyOutboxGroup(db, engine, mine);
     if (BACKEND === 'sqlite') {
       // One writer on SQLite: its copy takes every row.
       expect(copied).toBe(8);
@@ -234,11 +242,11 @@ describe('analytics copier', () => {
     expect(await stored(analytics, teamId, 'others')).toEqual([]);
     expect(mine.size).toBe(0);
     // Nothing of its own is left: the copy waits for nobody and copies nothing.
-    expect(await copyOutboxGroup(db, engine, mine, { now: anHourAgo })).toBe(0);
+    expect(await copyOutboxGroup(db, engine, mine)).toBe(0);
     expect(await outboxPending(db)).toBe(4);
     // Once the others' rows are past the age limit, whoever copies next takes them.
-    const later = new Date(Date.now() + ORPHANED_AFTER_MS + 1000);
-    expect(await copyOutboxGroup(db, engine, mine, { now: later })).toBe(4);
+    await stampOutbox(db, theirs.ids(), ORPHANED_AFTER_MS + 1000);
+    expect(await copyOutboxGroup(db, engine, mine)).toBe(4);
     expect((await stored(analytics, teamId, 'others')).sort()).toEqual(others.sort());
     expect(await outboxPending(db)).toBe(0);
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { nextTurn } from '../platform/next-turn.js';
@@ -229,8 +229,32 @@ export interface CopyOptions {
  */
 export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows, options: CopyOptions = {}): Promise<number> {
   if (!isPostgres(db)) return copyGroup(db, engine, kept, processGroupLocks, null);
-  const own = kept && !options.everyRow ? oldest(kept.ids()) : null;
+  const own = ownRows(kept, options);
   return db.connection().execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session), own));
+}
+
+/**
+ * Whether a copy given the same `kept` and options would find rows to claim: beside other workers,
+ * its own or orphaned ones (CopyOptions), not the others' young rows, which their copies take.
+ */
+export async function outboxHoldsClaimable(db: Db, kept?: KeptOutboxRows, options: CopyOptions = {}): Promise<boolean> {
+  const own = isPostgres(db) ? ownRows(kept, options) : null;
+  let query = db.selectFrom('analytics_outbox').select('id');
+  if (own) query = query.where(ownOrOrphaned(own));
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** The ids a copy on PostgreSQL claims beside orphaned rows (null: every row is a candidate). */
+function ownRows(kept: KeptOutboxRows | undefined, options: CopyOptions): number[] | null {
+  return kept && !options.everyRow ? oldest(kept.ids()) : null;
+}
+
+/** A copy's own rows, and others' older than ORPHANED_AFTER_MS on the database's clock (addToOutbox wrote it). */
+function ownOrOrphaned(own: number[]) {
+  return (eb: ExpressionBuilder<Schema, 'analytics_outbox'>) => {
+    const orphaned = sql<boolean>`created_at <= now() - ${sql.lit(ORPHANED_AFTER_MS)} * interval '1 millisecond'`;
+    return own.length === 0 ? orphaned : eb.or([eb('id', 'in', own), orphaned]);
+  };
 }
 
 /**
@@ -286,11 +310,7 @@ async function claimRows(db: Db, locks: GroupLocks, own: number[] | null): Promi
     // PostgreSQL's octet_length reads the size off a stored value; length would decompress it.
     .select(['id', (eb) => eb.fn<number>(isPostgres(db) ? 'octet_length' : 'length', ['events']).as('bytes')])
     .where('token', 'not like', `${GROUP}%`);
-  if (own) {
-    // Others' rows by their age on the database's clock (addToOutbox wrote it).
-    const orphaned = sql<boolean>`created_at <= now() - ${sql.lit(ORPHANED_AFTER_MS)} * interval '1 millisecond'`;
-    query = query.where((eb) => (own.length === 0 ? orphaned : eb.or([eb('id', 'in', own), orphaned])));
-  }
+  if (own) query = query.where(ownOrOrphaned(own));
   const candidates = await query.orderBy('id').limit(GROUP_ROWS).execute();
   if (candidates.length === 0) return null;
   const claimed: number[] = [];

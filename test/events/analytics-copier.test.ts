@@ -251,6 +251,38 @@ describe('analytics copier', () => {
     expect(await outboxPending(db)).toBe(0);
   });
 
+  it("plans no copy for another writer's young rows, only for rows it could claim", async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    // Its own batch is copied at once; a copy planned after it would wait an hour, and copyIfIdle does nothing meanwhile.
+    const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 3_600_000, copyAtEvents: 1 });
+    const theirs = new KeptOutboxRows();
+    const others = await commitBatch(db, teamId, 'their young rows', 3, theirs);
+    // Young however long the test takes: another worker's, to be copied by it.
+    await stampOutbox(db, theirs.ids(), -3_600_000);
+    const own = await commitBatch(db, teamId, 'own rows', 3, committedTo(copier, 3));
+    // Once its copy is done and no other is planned, the copier is idle: copyIfIdle then drains the outbox.
+    await waitFor(
+      async () => {
+        copier.copyIfIdle();
+        return outboxPending(db);
+      },
+      { what: 'an idle copier to drain the outbox', until: (rows) => rows === 0 },
+    );
+    // On SQLite (one writer) the first copy took every row.
+    expect(inserts.map((i) => [i.table, i.rows])).toEqual(
+      BACKEND === 'sqlite'
+        ? [['events', 6]]
+        : [
+            ['events', 3],
+            ['events', 3],
+          ],
+    );
+    expect((await stored(analytics, teamId, 'own rows')).sort()).toEqual(own.sort());
+    expect((await stored(analytics, teamId, 'their young rows')).sort()).toEqual(others.sort());
+    await copier.stop();
+  });
+
   it('a copy takes its oldest rows when it keeps more than a statement can name', async () => {
     const { db, analytics, teamId } = await setUp();
     const kept = new KeptOutboxRows();

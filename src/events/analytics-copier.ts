@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { copyOutboxGroup, flushOutbox, KeptOutboxRows, type OutboxRow } from './analytics-outbox.js';
+import { copyOutboxGroup, flushOutbox, KeptOutboxRows, outboxHoldsClaimable, type OutboxRow } from './analytics-outbox.js';
 
 export interface CopierOptions {
   /** Longest an event waits in the outbox once committed (a quiet stream's events are copied this late). */
@@ -161,7 +161,8 @@ export class AnalyticsCopier {
       // Rows left behind (more than one insert's worth waited) go with the next copy: planned by
       // committed() when batches committed meanwhile, with the delay of a backlog when they are one
       // (a copy after maxDelayMs would cut a backlog's inserts to what commits in a copy's time).
-      else if (this.waiting === 0 && (await this.morePending())) this.copySoon(this.maxDelayMs);
+      // Only rows this copier could claim count: others' young rows are their workers' to copy.
+      else if (this.waiting === 0 && (await outboxHoldsClaimable(this.db, this.kept, options))) this.copySoon(this.maxDelayMs);
     } catch (error) {
       this.failures++;
       this.drain ||= drain;
@@ -170,9 +171,5 @@ export class AnalyticsCopier {
       this.log.warn({ err: error, retryInMs: delay }, 'copying events to ClickHouse failed; retrying');
       if (!this.stopped) this.copySoon(delay);
     }
-  }
-
-  private async morePending(): Promise<boolean> {
-    return (await this.db.selectFrom('analytics_outbox').select('id').limit(1).executeTakeFirst()) !== undefined;
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { nextTurn } from '../platform/next-turn.js';
@@ -111,7 +111,7 @@ export async function addToOutbox(db: Db, events: string, overrides: PersonOverr
     .join('\n');
   const row = await db
     .insertInto('analytics_outbox')
-    .values({ token: randomUUID(), events, person_overrides: personOverrides, created_at: new Date().toISOString() })
+    .values({ token: randomUUID(), events, person_overrides: personOverrides, created_at: databaseNow(db) })
     .returning('id')
     .executeTakeFirstOrThrow();
   return { id: Number(row.id), events, personOverrides };
@@ -181,6 +181,14 @@ function isPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+/**
+ * A row's time on the database's clock where several machines write and copy (PostgreSQL): the
+ * age of others' rows (ORPHANED_AFTER_MS) is then read on one clock, however the machines' differ.
+ */
+function databaseNow(db: Db) {
+  return isPostgres(db) ? sql<string>`now()` : new Date().toISOString();
+}
+
 /** A copy's token marks its rows (see copyOutboxGroup); a fresh row's token is a bare uuid. */
 const GROUP = 'group:';
 /** A copy takes rows up to about this much event text (a posthog-js event takes 1-3 KB: 10,000-30,000 events). */
@@ -191,9 +199,9 @@ const GROUP_ROWS = 200;
 const ROWS_PER_STATEMENT = 2;
 
 /**
- * Rows of others older than this are copied by whoever copies next: a worker copies its own rows
- * within BACKLOG_DELAY_MS and one insert (analytics-copier.ts), so older ones are a stopped or
- * dead worker's, or were written outside a worker (a person's split).
+ * Rows of others older than this (on the database's clock) are copied by whoever copies next: a
+ * worker copies its own rows within BACKLOG_DELAY_MS and one insert (analytics-copier.ts), so
+ * older ones are a stopped or dead worker's, or were written outside a worker (a person's split).
  */
 export const ORPHANED_AFTER_MS = 10_000;
 
@@ -203,8 +211,6 @@ export interface CopyOptions {
    * `kept` claims only those rows and rows older than ORPHANED_AFTER_MS.
    */
   everyRow?: boolean;
-  /** Now, for the age of others' rows. */
-  now?: Date;
 }
 
 /**
@@ -223,11 +229,32 @@ export interface CopyOptions {
  */
 export async function copyOutboxGroup(db: Db, engine: AnalyticsEngine, kept?: KeptOutboxRows, options: CopyOptions = {}): Promise<number> {
   if (!isPostgres(db)) return copyGroup(db, engine, kept, processGroupLocks, null);
-  const own = kept && !options.everyRow ? kept : null;
-  const orphanedBefore = new Date((options.now ?? new Date()).getTime() - ORPHANED_AFTER_MS).toISOString();
-  return db
-    .connection()
-    .execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session), own && { ids: oldest(own.ids()), orphanedBefore }));
+  const own = ownRows(kept, options);
+  return db.connection().execute((session) => copyGroup(session, engine, kept, sessionGroupLocks(session), own));
+}
+
+/**
+ * Whether a copy given the same `kept` and options would find rows to claim: beside other workers,
+ * its own or orphaned ones (CopyOptions), not the others' young rows, which their copies take.
+ */
+export async function outboxHoldsClaimable(db: Db, kept?: KeptOutboxRows, options: CopyOptions = {}): Promise<boolean> {
+  const own = isPostgres(db) ? ownRows(kept, options) : null;
+  let query = db.selectFrom('analytics_outbox').select('id');
+  if (own) query = query.where(ownOrOrphaned(own));
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** The ids a copy on PostgreSQL claims beside orphaned rows (null: every row is a candidate). */
+function ownRows(kept: KeptOutboxRows | undefined, options: CopyOptions): number[] | null {
+  return kept && !options.everyRow ? oldest(kept.ids()) : null;
+}
+
+/** A copy's own rows, and others' older than ORPHANED_AFTER_MS on the database's clock (addToOutbox wrote it). */
+function ownOrOrphaned(own: number[]) {
+  return (eb: ExpressionBuilder<Schema, 'analytics_outbox'>) => {
+    const orphaned = sql<boolean>`created_at <= now() - ${sql.lit(ORPHANED_AFTER_MS)} * interval '1 millisecond'`;
+    return own.length === 0 ? orphaned : eb.or([eb('id', 'in', own), orphaned]);
+  };
 }
 
 /**
@@ -238,18 +265,12 @@ function oldest(ids: number[]): number[] {
   return ids.sort((a, b) => a - b).slice(0, GROUP_ROWS);
 }
 
-/** The rows a copy may claim beside every row: its own, and others' from before `orphanedBefore`. */
-interface OwnRows {
-  ids: number[];
-  orphanedBefore: string;
-}
-
 async function copyGroup(
   db: Db,
   engine: AnalyticsEngine,
   kept: KeptOutboxRows | undefined,
   locks: GroupLocks,
-  own: OwnRows | null,
+  own: number[] | null,
 ): Promise<number> {
   const head = await db.selectFrom('analytics_outbox').select(['id', 'token']).orderBy('id').limit(1).executeTakeFirst();
   if (!head) {
@@ -280,20 +301,16 @@ async function copyGroup(
 
 /**
  * Claims the oldest rows no copy has claimed (up to GROUP_ROWS rows and about GROUP_BYTES of
- * events; only `own`'s when given) under a new token that this copy holds; null when there are none.
+ * events; when `own` is given, only those ids and others' rows older than ORPHANED_AFTER_MS)
+ * under a new token that this copy holds; null when there are none.
  */
-async function claimRows(db: Db, locks: GroupLocks, own: OwnRows | null): Promise<string | null> {
+async function claimRows(db: Db, locks: GroupLocks, own: number[] | null): Promise<string | null> {
   let query = db
     .selectFrom('analytics_outbox')
     // PostgreSQL's octet_length reads the size off a stored value; length would decompress it.
     .select(['id', (eb) => eb.fn<number>(isPostgres(db) ? 'octet_length' : 'length', ['events']).as('bytes')])
     .where('token', 'not like', `${GROUP}%`);
-  if (own) {
-    const { ids, orphanedBefore } = own;
-    query = query.where((eb) =>
-      ids.length === 0 ? eb('created_at', '<=', orphanedBefore) : eb.or([eb('id', 'in', ids), eb('created_at', '<=', orphanedBefore)]),
-    );
-  }
+  if (own) query = query.where(ownOrOrphaned(own));
   const candidates = await query.orderBy('id').limit(GROUP_ROWS).execute();
   if (candidates.length === 0) return null;
   const claimed: number[] = [];

@@ -4,8 +4,6 @@
  * a rate sent as independent arrivals, one h2load process per connection.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { processRates, readH2loadLog } from '../../bench/h2load.js';
 import { load } from '../../bench/harness.js';
 import { LatencyRecorder } from '../../bench/latency-recorder.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { startStubServer, type StubServer } from './stub-server.js';
 
 /** The value at percentile p of `values` by nearest rank: the smallest with at least p% at or below it. */
 function nearestRank(values: number[], p: number): number {
@@ -111,45 +110,29 @@ describe('processRates', () => {
 });
 
 describe('load through h2load', () => {
-  const arrivals: Array<{ at: number; body: string }> = [];
-  let server: http.Server;
-  let url: string;
-
-  beforeAll(async () => {
-    server = http.createServer((request, response) => {
-      const at = performance.now();
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        arrivals.push({ at, body });
-        if (request.url === '/missing') response.statusCode = 404;
-        response.end('{"ok":1}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  let stub: StubServer;
+  beforeAll(async () => (stub = await startStubServer()));
+  afterAll(() => stub.close());
 
   it('sends a set rate, each process its own body', async () => {
-    arrivals.length = 0;
+    stub.arrivals.length = 0;
     const bodies = Array.from({ length: 20 }, (_, i) => `{"user":${i}}`);
-    const result = await load({ url: `${url}/`, bodies, connections: 10, seconds: 2, rate: 400, openClient: 'h2load' });
+    const result = await load({ url: `${stub.url}/`, bodies, connections: 10, seconds: 2, rate: 400, openClient: 'h2load' });
     expect(result.errors).toBe(0);
     expect(result.non2xx).toBe(0);
     expect(result.lateSendP99).toBeGreaterThanOrEqual(0);
     // 800 requests, less those of the time a process started after the first (spawned ~2 ms apart).
-    expect(arrivals.length).toBeGreaterThan(500);
-    expect(arrivals.length).toBeLessThanOrEqual(800);
+    expect(stub.arrivals.length).toBeGreaterThan(500);
+    expect(stub.arrivals.length).toBeLessThanOrEqual(800);
     // Ten connections, in three processes of four: each process its own body.
-    expect(new Set(arrivals.map((a) => a.body))).toEqual(new Set(bodies.slice(0, 3)));
+    expect(new Set(stub.arrivals)).toEqual(new Set(bodies.slice(0, 3)));
     expect(Number.isInteger(result.p50) && Number.isInteger(result.p99)).toBe(false);
     expect(result.p50).toBeLessThanOrEqual(result.p90);
     expect(result.p90).toBeLessThanOrEqual(result.p99);
   });
 
   it('counts answers other than 2xx', async () => {
-    const result = await load({ url: `${url}/missing`, body: '{}', connections: 5, seconds: 1, rate: 100, openClient: 'h2load' });
+    const result = await load({ url: `${stub.url}/missing`, body: '{}', connections: 5, seconds: 1, rate: 100, openClient: 'h2load' });
     expect(result.non2xx).toBeGreaterThan(50);
     expect(result.errors).toBe(0);
   });

@@ -3,13 +3,12 @@
  * read to the microsecond, not in whole milliseconds as autocannon's histogram holds them, and a
  * set rate sent as independent arrivals, not as each connection's quota at the start of each second.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../../bench/harness.js';
 import { fmtMs, LATENCY_CHUNK, LatencyRecorder } from '../../bench/latency-recorder.js';
 import { nextArrivalGapMicros, responseEnd } from '../../bench/open-load.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { startStubServer, type StubServer } from './stub-server.js';
 
 describe('LatencyRecorder', () => {
   it('reads percentiles by nearest rank, to the microsecond', () => {
@@ -97,26 +96,12 @@ describe('nextArrivalGapMicros', () => {
 });
 
 describe('load', () => {
-  const arrivals: number[] = [];
-  let server: http.Server;
-  let url: string;
-
-  beforeAll(async () => {
-    server = http.createServer((request, response) => {
-      arrivals.push(performance.now());
-      request.resume();
-      request.on('end', () => {
-        if (request.url === '/missing') response.statusCode = 404;
-        response.end('{"ok":1}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  let stub: StubServer;
+  beforeAll(async () => (stub = await startStubServer()));
+  afterAll(() => stub.close());
 
   it('reads saturated latencies finer than a millisecond', async () => {
-    const result = await load({ url: `${url}/`, body: '{}', connections: 4, seconds: 1 });
+    const result = await load({ url: `${stub.url}/`, body: '{}', connections: 4, seconds: 1 });
     expect(result.requestsPerSecond).toBeGreaterThan(0);
     expect(result.errors).toBe(0);
     // Whole milliseconds (autocannon's histogram) would read 0, 1, 2…: a float has a fraction.
@@ -125,19 +110,26 @@ describe('load', () => {
   });
 
   it('sends a set rate, each latency to the microsecond', async () => {
-    arrivals.length = 0;
+    stub.arrivals.length = 0;
     const rate = 400;
-    const result = await load({ url: `${url}/`, bodies: ['{"a":1}', '{"a":2}'], connections: 50, seconds: 2, rate, openClient: 'node' });
+    const result = await load({
+      url: `${stub.url}/`,
+      bodies: ['{"a":1}', '{"a":2}'],
+      connections: 50,
+      seconds: 2,
+      rate,
+      openClient: 'node',
+    });
     expect(result.errors).toBe(0);
     expect(result.non2xx).toBe(0);
     expect(Number.isInteger(result.p50) && Number.isInteger(result.p99)).toBe(false);
     // About 800 arrivals, whatever the machine does (the schedule is drawn, not timed; ±3 standard deviations is ±85).
-    expect(arrivals.length).toBeGreaterThan(650);
-    expect(arrivals.length).toBeLessThan(950);
+    expect(stub.arrivals.length).toBeGreaterThan(650);
+    expect(stub.arrivals.length).toBeLessThan(950);
   });
 
   it('counts answers other than 2xx', async () => {
-    const result = await load({ url: `${url}/missing`, body: '{}', connections: 5, seconds: 1, rate: 100, openClient: 'node' });
+    const result = await load({ url: `${stub.url}/missing`, body: '{}', connections: 5, seconds: 1, rate: 100, openClient: 'node' });
     expect(result.non2xx).toBeGreaterThan(50);
     expect(result.errors).toBe(0);
   });

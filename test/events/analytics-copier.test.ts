@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
@@ -59,6 +60,13 @@ async function commitBatch(
   const row = await addToOutbox(db, lines.join('\n'), []);
   if (kept && row) kept.keep(row);
   return uuids;
+}
+
+/** Dates outbox rows `ageMs` before the database's now (after it when negative), as their writer would have written them then. */
+async function stampOutbox(db: Awaited<ReturnType<typeof setUp>>['db'], ids: number[], ageMs: number): Promise<void> {
+  const at =
+    BACKEND === 'sqlite' ? new Date(Date.now() - ageMs).toISOString() : sql<string>`now() - ${sql.lit(ageMs)} * interval '1 millisecond'`;
+  await db.updateTable('analytics_outbox').set({ created_at: at }).where('id', 'in', ids).execute();
 }
 
 /** Tells the copier of a batch of `events` committed in the row (with more queued behind it: `backlog`), as the worker does. */
@@ -219,9 +227,9 @@ describe('analytics copier', () => {
       own.push(...(await commitBatch(db, teamId, 'own', 3, mine)));
       others.push(...(await commitBatch(db, teamId, 'others', 3, theirs)));
     }
-    // Every row is older than the others' age limit on the clock of an hour ago: none is an orphan yet.
-    const anHourAgo = new Date(Date.now() - 3_600_000);
-    const copied = await copyOutboxGroup(db, engine, mine, { now: anHourAgo });
+    // The others' rows written an hour ahead on the database's clock: none is an orphan yet, however long the test takes.
+    await stampOutbox(db, theirs.ids(), -3_600_000);
+    const copied = await copyOutboxGroup(db, engine, mine);
     if (BACKEND === 'sqlite') {
       // One writer on SQLite: its copy takes every row.
       expect(copied).toBe(8);
@@ -234,13 +242,45 @@ describe('analytics copier', () => {
     expect(await stored(analytics, teamId, 'others')).toEqual([]);
     expect(mine.size).toBe(0);
     // Nothing of its own is left: the copy waits for nobody and copies nothing.
-    expect(await copyOutboxGroup(db, engine, mine, { now: anHourAgo })).toBe(0);
+    expect(await copyOutboxGroup(db, engine, mine)).toBe(0);
     expect(await outboxPending(db)).toBe(4);
     // Once the others' rows are past the age limit, whoever copies next takes them.
-    const later = new Date(Date.now() + ORPHANED_AFTER_MS + 1000);
-    expect(await copyOutboxGroup(db, engine, mine, { now: later })).toBe(4);
+    await stampOutbox(db, theirs.ids(), ORPHANED_AFTER_MS + 1000);
+    expect(await copyOutboxGroup(db, engine, mine)).toBe(4);
     expect((await stored(analytics, teamId, 'others')).sort()).toEqual(others.sort());
     expect(await outboxPending(db)).toBe(0);
+  });
+
+  it("plans no copy for another writer's young rows, only for rows it could claim", async () => {
+    const { db, analytics, teamId } = await setUp();
+    const { engine, inserts } = recording(analytics);
+    // Its own batch is copied at once; a copy planned after it would wait an hour, and copyIfIdle does nothing meanwhile.
+    const copier = new AnalyticsCopier(db, engine, pino({ level: 'silent' }), { maxDelayMs: 3_600_000, copyAtEvents: 1 });
+    const theirs = new KeptOutboxRows();
+    const others = await commitBatch(db, teamId, 'their young rows', 3, theirs);
+    // Young however long the test takes: another worker's, to be copied by it.
+    await stampOutbox(db, theirs.ids(), -3_600_000);
+    const own = await commitBatch(db, teamId, 'own rows', 3, committedTo(copier, 3));
+    // Once its copy is done and no other is planned, the copier is idle: copyIfIdle then drains the outbox.
+    await waitFor(
+      async () => {
+        copier.copyIfIdle();
+        return outboxPending(db);
+      },
+      { what: 'an idle copier to drain the outbox', until: (rows) => rows === 0 },
+    );
+    // On SQLite (one writer) the first copy took every row.
+    expect(inserts.map((i) => [i.table, i.rows])).toEqual(
+      BACKEND === 'sqlite'
+        ? [['events', 6]]
+        : [
+            ['events', 3],
+            ['events', 3],
+          ],
+    );
+    expect((await stored(analytics, teamId, 'own rows')).sort()).toEqual(own.sort());
+    expect((await stored(analytics, teamId, 'their young rows')).sort()).toEqual(others.sort());
+    await copier.stop();
   });
 
   it('a copy takes its oldest rows when it keeps more than a statement can name', async () => {

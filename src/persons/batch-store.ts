@@ -3,10 +3,10 @@
  * plain or locked, and event lists') and the worker's batch writes (inserts, updates, merges),
  * with the version checks and lock order that let several workers' batches run at once.
  */
-import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, toJson } from '../platform/db/values.js';
-import { adapterIsPostgres as isPostgres, InListQuery, MultiRowInsert, POSTGRES_ROWS_PER_INSERT } from '../platform/db/multi-row-insert.js';
+import { InListQuery, MultiRowInsert } from '../platform/db/multi-row-insert.js';
 import { ConcurrentWriteConflict } from '../platform/db/write-conflicts.js';
 import { chunks } from '../lib/chunks.js';
 import type { PersonsTable } from './tables.js';
@@ -18,12 +18,11 @@ type Db = Kysely<Schema>;
 export type KnownProperties = (personId: number, version: number) => Record<string, unknown> | undefined;
 
 /**
- * The persons behind many distinct ids of one team, in one indexed read per 500 ids on SQLite, 1000
- * on PostgreSQL (the ingestion worker loads a whole batch's persons at once). Ids without a person
- * are absent from the map. `known` supplies properties the caller has already parsed for a person
- * at that version: every write of a person's properties raises its version, so the JSON need not
- * be parsed again. On SQLite the id list is padded to a few lengths, so the statement is compiled
- * once per length; PostgreSQL's takes the list as one array.
+ * The persons behind many distinct ids of one team, in one indexed read per 500 ids (the ingestion
+ * worker loads a whole batch's persons at once). Ids without a person are absent from the map.
+ * `known` supplies properties the caller has already parsed for a person at that version: every
+ * write of a person's properties raises its version, so the JSON need not be parsed again.
+ * The id list is padded to a few lengths, so the statement is compiled once per length.
  */
 export async function getPersonsByDistinctIds(
   db: Db,
@@ -31,53 +30,12 @@ export async function getPersonsByDistinctIds(
   distinctIds: string[],
   known?: KnownProperties,
 ): Promise<Map<string, Person>> {
-  if (isPostgres(db)) return fromRows(await personRowsPostgres(db, teamId, distinctIds, !known, false), db, known);
   const found = new Map<string, Person>();
   if (!known) {
     for (const row of await PERSONS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
     return found;
   }
   return withKnownProperties(await PERSON_FIELDS_BY_DISTINCT_ID.execute(db, [teamId], distinctIds), db, known);
-}
-
-/** Rows of persons by distinct id, with properties (`known` absent) or without (withKnownProperties). */
-function fromRows(rows: PersonRow[], db: Db, known: KnownProperties | undefined): Promise<Map<string, Person>> | Map<string, Person> {
-  if (known) return withKnownProperties(rows, db, known);
-  const found = new Map<string, Person>();
-  for (const row of rows) found.set(row.distinct_id, toPerson(row as Selectable<PersonsTable> & { distinct_id: string }));
-  return found;
-}
-
-type PersonRow = Omit<Selectable<PersonsTable>, 'properties'> & { properties?: string; distinct_id: string };
-
-const PERSON_COLUMNS = sql.raw('p.id, p.uuid, p.team_id, p.is_identified, p.created_at, p.version');
-
-/**
- * On PostgreSQL, the persons of distinct ids as one primary-key probe per id (a lateral subquery
- * with a limit), as storedUuidsPostgres (ingestion/worker/batch-context.ts) reads event uuids. With
- * `distinct_id in (…)` and no statistics yet (a new install, a team's first import, until
- * autovacuum's first analyze) the planner took the list as unselective and read every distinct id
- * of the team through the key's first column: a cost growing with the team, paid by every batch
- * (docs/benchmarks.md, 2026-12-01). `locked`: the persons' rows locked for the caller's
- * transaction, in ascending id order within each statement.
- */
-async function personRowsPostgres(
-  db: Db,
-  teamId: number,
-  distinctIds: string[],
-  withPropertiesColumn: boolean,
-  locked: boolean,
-): Promise<PersonRow[]> {
-  const rows: PersonRow[] = [];
-  for (const list of chunks(distinctIds, POSTGRES_ROWS_PER_INSERT)) {
-    const result = await sql<PersonRow>`select ${PERSON_COLUMNS}${withPropertiesColumn ? sql`, p.properties` : sql``}, d.distinct_id
-      from unnest(${list}::text[]) as u(distinct_id)
-      cross join lateral (select x.distinct_id, x.person_id from person_distinct_ids x
-        where x.team_id = ${teamId} and x.distinct_id = u.distinct_id limit 1) as d
-      join persons p on p.id = d.person_id${locked ? sql` order by p.id for update of p` : sql``}`.execute(db);
-    for (const row of result.rows) rows.push(row);
-  }
-  return rows;
 }
 
 /**
@@ -113,7 +71,7 @@ async function withKnownProperties(
 
 /**
  * As getPersonsByDistinctIds, on PostgreSQL with the persons' rows locked for the caller's
- * transaction (in ascending id order within each statement of 1000 ids) and read as they are once
+ * transaction (in ascending id order within each statement of 500 ids) and read as they are once
  * locked: a worker's batch holds the stored persons it will write, so another worker's batch
  * writing them waits for it instead of making it run again. A distinct id with no row yet has
  * nothing to lock, and two batches would both create its person: so each distinct id is first
@@ -127,9 +85,14 @@ export async function lockPersonsByDistinctIds(
   distinctIds: string[],
   known?: KnownProperties,
 ): Promise<Map<string, Person>> {
-  if (!isPostgres(db)) return getPersonsByDistinctIds(db, teamId, distinctIds, known);
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return getPersonsByDistinctIds(db, teamId, distinctIds, known);
   await lockDistinctIds(db, teamId, distinctIds);
-  return fromRows(await personRowsPostgres(db, teamId, distinctIds, !known, true), db, known);
+  const found = new Map<string, Person>();
+  if (!known) {
+    for (const row of await PERSONS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds)) found.set(row.distinct_id, toPerson(row));
+    return found;
+  }
+  return withKnownProperties(await PERSON_FIELDS_BY_DISTINCT_ID_LOCKED.execute(db, [teamId], distinctIds), db, known);
 }
 
 /**
@@ -161,6 +124,17 @@ const PERSONS_BY_DISTINCT_ID = new InListQuery(
 );
 const PERSON_FIELDS_BY_DISTINCT_ID = new InListQuery(
   (db: Db, [teamId]: [number], distinctIds: string[]) => personsJoined(db, teamId, distinctIds).select(PERSON_FIELDS),
+  BATCH_ROWS,
+);
+// Locked in id order within a statement (lockPersonsByDistinctIds).
+const PERSONS_BY_DISTINCT_ID_LOCKED = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) =>
+    personsJoined(db, teamId, distinctIds).selectAll('p').select('d.distinct_id').orderBy('p.id').forUpdate('p'),
+  BATCH_ROWS,
+);
+const PERSON_FIELDS_BY_DISTINCT_ID_LOCKED = new InListQuery(
+  (db: Db, [teamId]: [number], distinctIds: string[]) =>
+    personsJoined(db, teamId, distinctIds).select(PERSON_FIELDS).orderBy('p.id').forUpdate('p'),
   BATCH_ROWS,
 );
 const PERSON_PROPERTIES = new InListQuery(
@@ -221,7 +195,7 @@ export async function updatePersons(
   persons: Array<Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version' | 'createdAt'> & { storedVersion: number }>,
 ): Promise<void> {
   if (persons.length === 0) return;
-  if (isPostgres(db)) {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const sorted = [...persons].sort((a, b) => a.id - b.id);
     for (const chunk of chunks(sorted, BATCH_ROWS)) {
       const rows = chunk.map(

@@ -124,8 +124,7 @@ export class MultiRowInsert {
   }
 }
 
-/** Whether `db` runs on PostgreSQL (a transaction's or a connection's executor included). */
-export function adapterIsPostgres(db: Db): boolean {
+function adapterIsPostgres(db: Db): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchPostgresUrl, benchSections, describeUrl } from '../../bench/postgres-bench.js';
-import { backendCpuSeconds, cpuSecondsSince, posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
+import { backendCpuSeconds, cpuSecondsSince, drainedNow, posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
 import { statusMb } from '../../bench/postgres-worker-processes.js';
 import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
 import { extractEvents } from '../../src/ingestion/core/index.js';
@@ -72,6 +72,33 @@ describe("bench PostgreSQL backends' CPU", () => {
     const end = await backendCpuSeconds(watcher);
     expect(cpuSecondsSince(start, end)).toBeGreaterThan(0.05);
     expect(cpuSecondsSince(undefined, end)).toBeNaN();
+  });
+});
+
+describe("the worker rounds' poll", () => {
+  const client = new pg.Client({ connectionString: benchPostgresUrl() });
+  const schema = `bench_poll_${randomBytes(4).toString('hex')}`;
+  beforeAll(async () => {
+    await client.connect();
+    await client.query(`create schema ${schema}`);
+    await client.query(`set search_path to ${schema}`);
+    await client.query('create table ingestion_queue (id bigserial primary key, event_count int not null)');
+    await client.query('create table analytics_outbox (id bigserial primary key)');
+  });
+  afterAll(async () => {
+    await client.query(`drop schema ${schema} cascade`);
+    await client.end();
+  });
+
+  it('says whether a queued row or an outbox row is left', async () => {
+    expect(await drainedNow(client)).toEqual({ queueEmpty: true, outboxEmpty: true });
+    await client.query('insert into ingestion_queue (event_count) values (100), (100)');
+    expect(await drainedNow(client)).toEqual({ queueEmpty: false, outboxEmpty: true });
+    await client.query('delete from ingestion_queue where id = (select min(id) from ingestion_queue)');
+    expect(await drainedNow(client)).toEqual({ queueEmpty: false, outboxEmpty: true });
+    await client.query('delete from ingestion_queue');
+    await client.query('insert into analytics_outbox default values');
+    expect(await drainedNow(client)).toEqual({ queueEmpty: true, outboxEmpty: false });
   });
 });
 

@@ -372,9 +372,17 @@ export async function flushOutbox(db: Db, engine: AnalyticsEngine, kept?: KeptOu
   return copied;
 }
 
+/**
+ * How far past `time` outboxHoldsRowsFrom looks on PostgreSQL: there a row's time is the database's
+ * clock (addToOutbox) and `time` the caller's, which may run behind it. Waiting for a few rows
+ * too many only delays the caller; missing one would leave its events out of a deletion.
+ */
+export const OUTBOX_CLOCK_MARGIN_MS = 30_000;
+
 /** Whether rows committed at or before `time` still wait to be copied (a deletion waits for them). */
 export async function outboxHoldsRowsFrom(db: Db, time: string): Promise<boolean> {
-  const row = await db.selectFrom('analytics_outbox').select('id').where('created_at', '<=', time).limit(1).executeTakeFirst();
+  const until = isPostgres(db) ? new Date(Date.parse(time) + OUTBOX_CLOCK_MARGIN_MS).toISOString() : time;
+  const row = await db.selectFrom('analytics_outbox').select('id').where('created_at', '<=', until).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 

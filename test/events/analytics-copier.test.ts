@@ -12,6 +12,8 @@ import {
   flushOutbox,
   KeptOutboxRows,
   ORPHANED_AFTER_MS,
+  OUTBOX_CLOCK_MARGIN_MS,
+  outboxHoldsRowsFrom,
   outboxPending,
   type OutboxRow,
 } from '../../src/events/analytics-outbox.js';
@@ -281,6 +283,23 @@ describe('analytics copier', () => {
     expect((await stored(analytics, teamId, 'own rows')).sort()).toEqual(own.sort());
     expect((await stored(analytics, teamId, 'their young rows')).sort()).toEqual(others.sort());
     await copier.stop();
+  });
+
+  it("a deletion waits for rows up to a margin past its time on PostgreSQL, where rows carry the database's clock", async () => {
+    const { db, teamId } = await setUp();
+    const kept = new KeptOutboxRows();
+    await commitBatch(db, teamId, 'clock margin', 1, kept);
+    const [id] = kept.ids();
+    const rowTime = async () => {
+      const row = await db.selectFrom('analytics_outbox').select('created_at').where('id', '=', id!).executeTakeFirstOrThrow();
+      return Date.parse(new Date(row.created_at as string | Date).toISOString());
+    };
+    const at = await rowTime();
+    const before = (ms: number) => new Date(at - ms).toISOString();
+    expect(await outboxHoldsRowsFrom(db, before(0))).toBe(true);
+    // A caller whose clock runs a few seconds behind the row's still waits for it on PostgreSQL.
+    expect(await outboxHoldsRowsFrom(db, before(5_000))).toBe(BACKEND === 'postgres');
+    expect(await outboxHoldsRowsFrom(db, before(OUTBOX_CLOCK_MARGIN_MS + 1_000))).toBe(false);
   });
 
   it('a copy takes its oldest rows when it keeps more than a statement can name', async () => {

@@ -17,7 +17,8 @@ import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsQueryError, type TrendsQuery } from './trends.js';
 import type { TrendsResult } from './trends-results.js';
-import { computeTrends, earliestEvent } from './trends-store.js';
+import { computeTrends } from './trends-store.js';
+import { firstEvent } from './first-event.js';
 import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
 import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
@@ -180,49 +181,6 @@ export async function insightResult(
 export async function resolvedFrom(analytics: InsightStores['analytics'], teamId: number, dateFrom: string, now: Date): Promise<string> {
   if (dateFrom.trim() !== 'all') return dateFrom;
   return ((await firstEvent(analytics, teamId)) ?? now).toISOString();
-}
-
-/**
- * How long an environment's first event is reused: a web analytics page asks for it with each of
- * its 17 requests (docs/benchmarks.md, issue 30). Each process keeps its own, so an import of
- * older events shows in every process within this time.
- */
-const FIRST_EVENT_REUSED_MS = 60_000;
-/** Environments whose first event a process keeps at most. */
-const FIRST_EVENTS_KEPT = 1000;
-
-interface FirstEventLookup {
-  startedAt: number;
-  answer: Promise<Date | null>;
-}
-
-/** By engine (tests run several servers in one process), then environment; oldest first. */
-const firstEvents = new WeakMap<InsightStores['analytics'], Map<number, FirstEventLookup>>();
-
-/**
- * The environment's first event (earliestEvent), one lookup for concurrent callers, reused for
- * FIRST_EVENT_REUSED_MS. An environment without events is not kept: its first events show at once.
- */
-function firstEvent(analytics: InsightStores['analytics'], teamId: number): Promise<Date | null> {
-  let lookups = firstEvents.get(analytics);
-  if (!lookups) firstEvents.set(analytics, (lookups = new Map()));
-  const now = Date.now();
-  const kept = lookups.get(teamId);
-  if (kept && now - kept.startedAt < FIRST_EVENT_REUSED_MS) return kept.answer;
-  lookups.delete(teamId);
-  for (const [id, lookup] of lookups) {
-    if (lookups.size < FIRST_EVENTS_KEPT && now - lookup.startedAt < FIRST_EVENT_REUSED_MS) break;
-    lookups.delete(id);
-  }
-  const lookup: FirstEventLookup = { startedAt: now, answer: earliestEvent(analytics, teamId) };
-  lookups.set(teamId, lookup);
-  const forget = () => {
-    if (lookups.get(teamId) === lookup) lookups.delete(teamId);
-  };
-  lookup.answer.then((first) => {
-    if (first === null) forget();
-  }, forget);
-  return lookup.answer;
 }
 
 /**

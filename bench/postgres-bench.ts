@@ -239,6 +239,18 @@ function printLines(
   printWorkerLines(drains, workerFloor, workerEvents);
 }
 
+/**
+ * The most events/s `cores` could store in a round if the workers cost no CPU at all: the cores over
+ * the CPU per event the stores themselves took (PostgreSQL's backends and the server hosting
+ * ClickHouse). The floor writes to PostgreSQL only, so this says how near to it any worker can come
+ * here; undefined where either store's CPU could not be read.
+ */
+export function storesOnlyEventsPerSecond(d: Pick<DrainFigure, 'processed' | 'postgresCpuSeconds' | 'serverCpuSeconds'>, cores: number): number | undefined {
+  const storesSeconds = d.postgresCpuSeconds + d.serverCpuSeconds;
+  if (!Number.isFinite(storesSeconds) || storesSeconds <= 0 || d.processed <= 0) return undefined;
+  return (cores * d.processed) / storesSeconds;
+}
+
 /** The worker rounds' lines: one worker beside its floor, more beside one. */
 export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFloor, workerEvents: number): void {
   const pad = ''.padEnd(44);
@@ -263,6 +275,13 @@ export function printWorkerLines(drains: DrainFigure[], workerFloor: PostgresFlo
   report('worker, 1 process (PostgreSQL)', one!.eventsPerSecond, 'events/s', floorLine(workerFloor), '>= 0.3');
   process.stdout.write(detail(one!));
   process.stdout.write(`${pad} ${postgresFloorText(workerFloor, `the rows 1 worker stored for ${fmt(workerEvents)} events`)}\n`);
+  const cores = os.availableParallelism();
+  const storesOnly = storesOnlyEventsPerSecond(one!, cores);
+  if (storesOnly !== undefined) {
+    process.stdout.write(
+      `${pad} the stores alone (PostgreSQL and ClickHouse, as measured in this round): with workers that cost no CPU, ${cores} cores would store at most ${fmt(storesOnly)} events/s, ${(storesOnly / workerFloor.eventsPerSecond).toFixed(2)} of the floor\n`,
+    );
+  }
   for (const d of more) {
     report(
       `worker, ${d.workers} processes (PostgreSQL)`,

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchPostgresUrl, benchSections, describeUrl } from '../../bench/postgres-bench.js';
+import { benchPostgresUrl, benchSections, describeUrl, storesOnlyEventsPerSecond } from '../../bench/postgres-bench.js';
 import { backendCpuSeconds, cpuSecondsSince, drainedNow, posthogNodeBatches, workerCounts } from '../../bench/postgres-workers.js';
 import { statusMb } from '../../bench/postgres-worker-processes.js';
 import { multiRowInsertSql, postgresFloor, readTable, rowsPerStatement } from '../../bench/postgres-floor.js';
@@ -30,6 +30,15 @@ describe('bench sections', () => {
     expect(workerCounts(1)).toEqual([1, 2]);
     expect(workerCounts(2)).toEqual([1, 2]);
     expect(workerCounts(8)).toEqual([1, 2, 8]);
+  });
+
+  it("bounds a round by the stores' own CPU: the cores over what PostgreSQL and ClickHouse took an event", () => {
+    // 100,000 events for 2 s of PostgreSQL and 4 s of ClickHouse: 60 µs an event, 33,333/s on 2 cores.
+    expect(storesOnlyEventsPerSecond({ processed: 100_000, postgresCpuSeconds: 2, serverCpuSeconds: 4 }, 2)).toBeCloseTo(33_333.33, 1);
+    expect(storesOnlyEventsPerSecond({ processed: 100_000, postgresCpuSeconds: 2, serverCpuSeconds: 4 }, 4)).toBeCloseTo(66_666.67, 1);
+    expect(storesOnlyEventsPerSecond({ processed: 100_000, postgresCpuSeconds: Number.NaN, serverCpuSeconds: 4 }, 2)).toBeUndefined();
+    expect(storesOnlyEventsPerSecond({ processed: 100_000, postgresCpuSeconds: 0, serverCpuSeconds: 0 }, 2)).toBeUndefined();
+    expect(storesOnlyEventsPerSecond({ processed: 0, postgresCpuSeconds: 1, serverCpuSeconds: 1 }, 2)).toBeUndefined();
   });
 
   it("reads a worker's resident memory and its peak from /proc, and NaN without a process", () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import type { LoadOptions, Measured } from './harness.js';
+import type { LoadOptions, Measured } from './load-types.js';
 import { LatencyRecorder } from './latency-recorder.js';
 
 /** The closed-loop clients of harness.ts `load`: as many requests as the server answers, on every connection. */

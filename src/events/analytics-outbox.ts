@@ -373,16 +373,25 @@ export async function flushOutbox(db: Db, engine: AnalyticsEngine, kept?: KeptOu
 }
 
 /**
- * How far past `time` outboxHoldsRowsFrom looks on PostgreSQL: there a row's time is the database's
- * clock (addToOutbox) and `time` the caller's, which may run behind it. Waiting for a few rows
- * too many only delays the caller; missing one would leave its events out of a deletion.
+ * The outbox's high-water mark, its highest id (0 when empty: nothing is pending), as a query to
+ * read or to record within the statement that needs it (queueDeletion). Every row committed before
+ * it is read is visible to it, so has an id at or below it unless it was copied (rows are deleted
+ * only then); ids are never reused. No clock is compared: a row's time is the database's on
+ * PostgreSQL, its reader's may run behind it.
  */
-export const OUTBOX_CLOCK_MARGIN_MS = 30_000;
+export function outboxMarkQuery(db: Db) {
+  return db.selectFrom('analytics_outbox').select((eb) => eb.fn.coalesce(eb.fn.max('id'), eb.lit(0)).as('mark'));
+}
 
-/** Whether rows committed at or before `time` still wait to be copied (a deletion waits for them). */
-export async function outboxHoldsRowsFrom(db: Db, time: string): Promise<boolean> {
-  const until = isPostgres(db) ? new Date(Date.parse(time) + OUTBOX_CLOCK_MARGIN_MS).toISOString() : time;
-  const row = await db.selectFrom('analytics_outbox').select('id').where('created_at', '<=', until).limit(1).executeTakeFirst();
+/** The outbox's high-water mark now (outboxMarkQuery). */
+export async function outboxMark(db: Db): Promise<number> {
+  const row = await outboxMarkQuery(db).executeTakeFirst();
+  return Number(row?.mark ?? 0);
+}
+
+/** Whether rows at or below a mark (outboxMark) still wait to be copied: what committed before it did. */
+export async function outboxHoldsRowsUpTo(db: Db, mark: number): Promise<boolean> {
+  const row = await db.selectFrom('analytics_outbox').select('id').where('id', '<=', mark).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 

@@ -105,6 +105,7 @@ describe("background deletion of a person's recordings", () => {
         cursor_timestamp: null,
         cursor_uuid: null,
         created_at: new Date().toISOString(),
+        outbox_mark: null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

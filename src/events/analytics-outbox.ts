@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { nextTurn } from '../platform/next-turn.js';
 import { chunks } from '../lib/chunks.js';
 import { processGroupLocks, sessionGroupLocks, type GroupLocks } from './outbox-group-locks.js';
+import { isPostgres } from '../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -175,10 +176,6 @@ export class KeptOutboxRows {
   dropBefore(id: number): void {
     for (const kept of this.rows.keys()) if (kept < id) this.drop(kept);
   }
-}
-
-function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Database } from '../platform/db/database.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
 import { deleteRecordings } from '../recordings/store.js';
-import { outboxHoldsRowsUpTo } from '../events/analytics-outbox.js';
+import { outboxHoldsRowsUpTo } from '../events/outbox-copy.js';
 import {
   BULK_TEAM_TABLES,
   countFailedAttempt,

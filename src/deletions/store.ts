@@ -6,7 +6,7 @@ import type { DeletedUpTo } from './analytics-deletion-store.js';
 import type { PendingDeletionsTable } from './tables.js';
 import { markPersonEventDeletionsVerified } from './person-event-status-store.js';
 import { chunks } from '../lib/chunks.js';
-import { outboxMarkQuery } from '../events/analytics-outbox.js';
+import { outboxMarkQuery } from '../events/outbox-copy.js';
 
 type Db = Kysely<Schema>;
 

@@ -5,7 +5,7 @@ import { buildDemoRecording } from './demo-recording.js';
 import { getUser } from '../environments/tenancy-store.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { lastQueueId, stillQueued } from '../ingestion/queue-admin.js';
-import { outboxHoldsRowsUpTo, outboxMark } from '../events/analytics-outbox.js';
+import { outboxHoldsRowsUpTo, outboxMark } from '../events/outbox-copy.js';
 import { clearDemoDataGenerating } from '../environments/store.js';
 import { uuidv7 } from '../lib/uuid.js';
 import { chunks } from '../lib/chunks.js';

@@ -9,7 +9,8 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DeletionRunner } from '../../src/deletions/runner.js';
 import { listPendingDeletions, queueDeletion } from '../../src/deletions/store.js';
-import { addToOutbox, eventRow, outboxPending, type OutboxRow } from '../../src/events/analytics-outbox.js';
+import { addToOutbox, eventRow, type OutboxRow } from '../../src/events/outbox-rows.js';
+import { outboxPending } from '../../src/events/outbox-copy.js';
 import { useTestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
 

@@ -4,19 +4,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
 import {
   addToOutbox,
-  copyOutboxGroup,
   eventRow,
   eventRowHead,
   eventRowTail,
   EventLines,
-  flushOutbox,
   KeptOutboxRows,
+  type OutboxRow,
+} from '../../src/events/outbox-rows.js';
+import {
+  copyOutboxGroup,
+  flushOutbox,
   ORPHANED_AFTER_MS,
   outboxHoldsRowsUpTo,
   outboxMark,
   outboxPending,
-  type OutboxRow,
-} from '../../src/events/analytics-outbox.js';
+} from '../../src/events/outbox-copy.js';
 import { jsonEachRowText, type AnalyticsEngine, type InsertOptions, type JsonEachRow } from '../../src/platform/analytics/engine.js';
 import { toJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -5,7 +5,7 @@ import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
-import { addToOutbox, eventRowHead, eventRowTail, EventLines, type OutboxRow } from '../../events/analytics-outbox.js';
+import { addToOutbox, eventRowHead, eventRowTail, EventLines, type OutboxRow } from '../../events/outbox-rows.js';
 import { dedupeDay } from '../../events/event-uuids-store.js';
 import { chunks } from '../../lib/chunks.js';
 import { isPostgres } from '../../platform/db/dialect.js';
@@ -69,7 +69,7 @@ export class BatchContext {
   private readonly stored = new Map<number, Map<string, boolean>>();
   /** The stored events' (team, uuid, day) rows, flat. */
   private readonly uuidValues: unknown[] = [];
-  /** The event rows for ClickHouse (analytics-outbox.ts). */
+  /** The event rows for ClickHouse (outbox-rows.ts). */
   private readonly eventLines = new EventLines();
   /** Events written to the outbox so far. */
   outboxEvents = 0;

@@ -13,7 +13,7 @@ import {
 import type { Person } from '../../persons/store.js';
 import { notePersonlessDistinctIds, personlessAmong, recordPersonOverrides } from '../../persons/overrides-store.js';
 import { personUuidFromDistinctId } from '../../persons/person-uuid.js';
-import type { PersonOverrideRow } from '../../events/analytics-outbox.js';
+import type { PersonOverrideRow } from '../../events/outbox-rows.js';
 import type { Properties } from '../core/index.js';
 import type { PersonCache } from './person-cache.js';
 import { isPostgres } from '../../platform/db/dialect.js';

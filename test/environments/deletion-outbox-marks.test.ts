@@ -11,6 +11,7 @@ import { DeletionRunner } from '../../src/deletions/runner.js';
 import { listPendingDeletions, queueDeletion } from '../../src/deletions/store.js';
 import { addToOutbox, eventRow, type OutboxRow } from '../../src/events/outbox-rows.js';
 import { outboxPending } from '../../src/events/outbox-copy.js';
+import { insertForeignDeletion } from '../helpers/deletions.js';
 import { useTestServer } from '../helpers/server.js';
 import { storedEvents } from '../helpers/stored-events.js';
 
@@ -65,25 +66,13 @@ describe('a deletion and the outbox', () => {
     const teamId = 910_002;
     const doomed = randomUUID();
     const before = await commitEvent(teamId, doomed);
-    const { id } = await db
-      .insertInto('background_deletions')
-      .values({
-        owner_team_id: teamId,
-        kind: 'person_events',
-        target: doomed,
-        cursor_timestamp: null,
-        cursor_uuid: null,
-        created_at: new Date().toISOString(),
-        outbox_mark: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const id = await insertForeignDeletion(db, teamId, 'person_events', doomed);
     const runner = newRunner();
     let after: OutboxRow | undefined;
     try {
       expect(await runner.step()).toBe(false);
       const [pending] = await pendingDeletionsOf(teamId);
-      expect(Number(pending?.id)).toBe(Number(id));
+      expect(Number(pending?.id)).toBe(id);
       expect(Number(pending?.outbox_mark)).toBe(before.id);
       // A row committed since lies above the recorded mark: the deletion does not wait for it.
       after = await commitEvent(teamId, doomed);

@@ -6,7 +6,7 @@ import type { Database } from '../platform/db/database.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { acquireLease, releaseLease } from '../platform/lease.js';
 import { deleteRecordings } from '../recordings/store.js';
-import { outboxHoldsRowsFrom } from '../events/analytics-outbox.js';
+import { outboxHoldsRowsUpTo } from '../events/outbox-copy.js';
 import {
   BULK_TEAM_TABLES,
   countFailedAttempt,
@@ -15,6 +15,7 @@ import {
   MAX_DELETION_ATTEMPTS,
   nextPendingDeletion,
   deletedDistinctIds,
+  deletionOutboxMark,
   personEventsGroup,
   personRecordingsBatch,
   resetParkedDeletions,
@@ -240,9 +241,10 @@ export class DeletionRunner {
   /**
    * Events committed before the deletion still wait in the outbox for their copy to ClickHouse
    * (the ingestion worker makes it within a second): deleted before they arrive, they would stay.
+   * Those are the rows at or below the outbox mark the deletion recorded (deletionOutboxMark).
    */
-  private eventsOnTheirWay(deletion: PendingDeletion): Promise<boolean> {
-    return outboxHoldsRowsFrom(this.database.db, deletion.created_at);
+  private async eventsOnTheirWay(deletion: PendingDeletion): Promise<boolean> {
+    return outboxHoldsRowsUpTo(this.database.db, await deletionOutboxMark(this.database.db, deletion));
   }
 
   /** One batch of a person's recordings, each deleted whole with its chunks (personRecordingsBatch). */

@@ -6,6 +6,7 @@ import type { DeletedUpTo } from './analytics-deletion-store.js';
 import type { PendingDeletionsTable } from './tables.js';
 import { markPersonEventDeletionsVerified } from './person-event-status-store.js';
 import { chunks } from '../lib/chunks.js';
+import { outboxMarkQuery } from '../events/outbox-copy.js';
 
 type Db = Kysely<Schema>;
 
@@ -33,7 +34,8 @@ export type PendingDeletion = Selectable<PendingDeletionsTable>;
 
 /**
  * Records a deletion for the background runner; in the caller's transaction, with what it deletes
- * at once. Returns its id.
+ * at once. Returns its id. The same statement reads the outbox's mark: the runner waits for the
+ * events committed before the deletion, and for no later ones, to reach ClickHouse.
  */
 export async function queueDeletion(
   db: Db,
@@ -48,6 +50,7 @@ export async function queueDeletion(
       cursor_timestamp: null,
       cursor_uuid: null,
       created_at: nowIso(),
+      outbox_mark: outboxMarkQuery(db),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -59,6 +62,24 @@ export async function queueDeletion(
       .execute();
   }
   return Number(row.id);
+}
+
+/**
+ * The deletion's outbox mark. One queued before migration 030 has none and is given the outbox's
+ * mark now, once: a row committed before the deletion and not yet copied is visible to this read,
+ * so lies at or below it. (Read afresh at every look instead, a steady stream of batches would
+ * keep the deletion waiting.)
+ */
+export async function deletionOutboxMark(db: Db, deletion: PendingDeletion): Promise<number> {
+  if (deletion.outbox_mark !== null) return Number(deletion.outbox_mark);
+  await db
+    .updateTable('background_deletions')
+    .set({ outbox_mark: outboxMarkQuery(db) })
+    .where('id', '=', deletion.id)
+    .where('outbox_mark', 'is', null)
+    .execute();
+  const row = await db.selectFrom('background_deletions').select('outbox_mark').where('id', '=', deletion.id).executeTakeFirst();
+  return Number(row?.outbox_mark ?? 0);
 }
 
 /**

@@ -12,6 +12,11 @@ export interface PendingDeletionsTable {
   /** Batches that failed; at MAX_DELETION_ATTEMPTS the deletion is parked until the next start. */
   attempts: Generated<number>;
   created_at: string;
+  /**
+   * The highest outbox id when the deletion was queued (migration 030): the deletion waits while
+   * an outbox row at or below it is left. Null for a deletion queued before (the runner sets it).
+   */
+  outbox_mark: number | null;
 }
 
 /** A `person_events` or `person_recordings` deletion's person's distinct ids, as they were when it was deleted. */

@@ -5,7 +5,7 @@ import { buildDemoRecording } from './demo-recording.js';
 import { getUser } from '../environments/tenancy-store.js';
 import type { QueueRow } from '../ingestion/queue.js';
 import { lastQueueId, stillQueued } from '../ingestion/queue-admin.js';
-import { outboxHoldsRowsFrom } from '../events/analytics-outbox.js';
+import { outboxHoldsRowsUpTo, outboxMark } from '../events/outbox-copy.js';
 import { clearDemoDataGenerating } from '../environments/store.js';
 import { uuidv7 } from '../lib/uuid.js';
 import { chunks } from '../lib/chunks.js';
@@ -188,8 +188,8 @@ export function startDemoDataGeneration(ctx: AppContext, team: Team, userId: num
       await new Promise((r) => setTimeout(r, 250));
     }
     // Processed is not yet visible: the batches' events reach ClickHouse with the worker's next copy.
-    const processedBy = new Date().toISOString();
-    while ((await outboxHoldsRowsFrom(db, processedBy)) && Date.now() <= deadline) await new Promise((r) => setTimeout(r, 250));
+    const processed = await outboxMark(db);
+    while ((await outboxHoldsRowsUpTo(db, processed)) && Date.now() <= deadline) await new Promise((r) => setTimeout(r, 250));
   };
   run()
     .catch((error: unknown) => ctx.log.error({ err: error, team: team.id }, 'demo data generation failed'))

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Schema } from '../platform/db/schema.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { copyOutboxGroup, flushOutbox, KeptOutboxRows, outboxHoldsClaimable, type OutboxRow } from './analytics-outbox.js';
+import { KeptOutboxRows, type OutboxRow } from './outbox-rows.js';
+import { copyOutboxGroup, flushOutbox, outboxHoldsClaimable } from './outbox-copy.js';
 
 export interface CopierOptions {
   /** Longest an event waits in the outbox once committed (a quiet stream's events are copied this late). */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 
 /**
- * Which outbox groups a live copy holds (analytics-outbox.ts copyOutboxGroup), so that another
+ * Which outbox groups a live copy holds (outbox-copy.ts copyOutboxGroup), so that another
  * copy takes other rows instead of inserting the same ones again: ClickHouse would drop the
  * repeat by its token, but only after paying for the whole insert.
  */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import type { Database } from '../platform/db/database.js';
 import { personUuidFromDistinctId } from '../persons/person-uuid.js';
-import { eventRow } from './analytics-outbox.js';
+import { eventRow } from './outbox-rows.js';
 
 /**
  * Stored properties (PostgreSQL's parsed JSON, SQLite's text) as eventRow's JSON value: an object's

@@ -1,5 +1,5 @@
 import { literalContainsPattern } from '../posthog/property-conditions.js';
-import { PostgresAdapter, sql, type Expression, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable } from 'kysely';
 import {
   assignProjectGroupType,
   environmentsAgree,
@@ -10,6 +10,7 @@ import {
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, toJson } from '../platform/db/values.js';
 import type { GroupsTable } from './tables.js';
+import { isPostgres } from '../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -190,10 +191,6 @@ export async function projectsWithConflictingGroupTypes(db: Db): Promise<number[
     .filter(([, list]) => !environmentsAgree(list))
     .map(([id]) => id)
     .sort((a, b) => a - b);
-}
-
-function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 function toGroup(row: Selectable<GroupsTable>): Group {

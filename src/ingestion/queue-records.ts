@@ -6,10 +6,11 @@
  * whole rows, so deleting its rows dequeues exactly its events. When events are retried one at a time (one-by-one.ts), a chunk is rewritten to
  * hold the events still to do (ChunkState).
  */
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { splitJsonArray } from '../lib/json-array.js';
 import type { Lane } from './queue.js';
+import { isPostgres } from '../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -181,7 +182,7 @@ function laneRows(from: Db, lane: Lane, maxAttempts: number, partitions: Partiti
  * worker's time on a fresh database). Sorting is ruled out for these reads.
  */
 async function withQueueReadPlan<T>(db: Db, read: (from: Db) => Promise<T>): Promise<T> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return read(db);
+  if (!isPostgres(db)) return read(db);
   // `begin` and the setting in one statement, a round trip fewer per read (without parameters pg
   // uses the simple protocol, which takes several statements).
   return db.connection().execute(async (conn) => {

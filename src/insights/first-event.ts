@@ -3,6 +3,7 @@
  * by concurrent requests and kept a short while per process.
  */
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { SharedLookups } from '../lib/shared-lookups.js';
 import { earliestEvent } from './trends-store.js';
 
 /**
@@ -14,13 +15,8 @@ const FIRST_EVENT_REUSED_MS = 60_000;
 /** Environments whose first event a process keeps at most. */
 const FIRST_EVENTS_KEPT = 1000;
 
-interface FirstEventLookup {
-  startedAt: number;
-  answer: Promise<Date | null>;
-}
-
-/** By engine (tests run several servers in one process), then environment; oldest first. */
-const firstEvents = new WeakMap<AnalyticsEngine, Map<number, FirstEventLookup>>();
+/** By engine (tests run several servers in one process), then environment. */
+const firstEvents = new WeakMap<AnalyticsEngine, SharedLookups<number, Date | null>>();
 
 /**
  * The environment's first event (earliestEvent), one lookup for concurrent callers, reused for
@@ -28,22 +24,9 @@ const firstEvents = new WeakMap<AnalyticsEngine, Map<number, FirstEventLookup>>(
  */
 export function firstEvent(analytics: AnalyticsEngine, teamId: number): Promise<Date | null> {
   let lookups = firstEvents.get(analytics);
-  if (!lookups) firstEvents.set(analytics, (lookups = new Map()));
-  const now = Date.now();
-  const kept = lookups.get(teamId);
-  if (kept && now - kept.startedAt < FIRST_EVENT_REUSED_MS) return kept.answer;
-  lookups.delete(teamId);
-  for (const [id, lookup] of lookups) {
-    if (lookups.size < FIRST_EVENTS_KEPT && now - lookup.startedAt < FIRST_EVENT_REUSED_MS) break;
-    lookups.delete(id);
+  if (!lookups) {
+    lookups = new SharedLookups({ lifetimeMs: FIRST_EVENT_REUSED_MS, maxKeys: FIRST_EVENTS_KEPT, keep: (first) => first !== null });
+    firstEvents.set(analytics, lookups);
   }
-  const lookup: FirstEventLookup = { startedAt: now, answer: earliestEvent(analytics, teamId) };
-  lookups.set(teamId, lookup);
-  const forget = () => {
-    if (lookups.get(teamId) === lookup) lookups.delete(teamId);
-  };
-  lookup.answer.then((first) => {
-    if (first === null) forget();
-  }, forget);
-  return lookup.answer;
+  return lookups.get(teamId, () => earliestEvent(analytics, teamId));
 }

@@ -22,7 +22,7 @@ import type { Schema } from '../platform/db/schema.js';
 import type { Team } from '../environments/models.js';
 import { splitPersonUuid } from './person-uuid.js';
 import { resetPersonOverrides } from './overrides-store.js';
-import { addToOutbox } from '../events/analytics-outbox.js';
+import { addToOutbox } from '../events/outbox-rows.js';
 import { insertPersons } from './batch-store.js';
 import {
   distinctIdsOf,

@@ -3,7 +3,7 @@
  * plain or locked, and event lists') and the worker's batch writes (inserts, updates, merges),
  * with the version checks and lock order that let several workers' batches run at once.
  */
-import { CompiledQuery, PostgresAdapter, sql, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
 import { fromJson, toJson } from '../platform/db/values.js';
 import { InListQuery, MultiRowInsert } from '../platform/db/multi-row-insert.js';
@@ -11,6 +11,7 @@ import { ConcurrentWriteConflict } from '../platform/db/write-conflicts.js';
 import { chunks } from '../lib/chunks.js';
 import type { PersonsTable } from './tables.js';
 import { BATCH_ROWS, toPerson, withProperties, type NewPerson, type Person } from './store.js';
+import { isPostgres } from '../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -85,7 +86,7 @@ export async function lockPersonsByDistinctIds(
   distinctIds: string[],
   known?: KnownProperties,
 ): Promise<Map<string, Person>> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return getPersonsByDistinctIds(db, teamId, distinctIds, known);
+  if (!isPostgres(db)) return getPersonsByDistinctIds(db, teamId, distinctIds, known);
   await lockDistinctIds(db, teamId, distinctIds);
   const found = new Map<string, Person>();
   if (!known) {
@@ -195,7 +196,7 @@ export async function updatePersons(
   persons: Array<Pick<Person, 'id' | 'properties' | 'isIdentified' | 'version' | 'createdAt'> & { storedVersion: number }>,
 ): Promise<void> {
   if (persons.length === 0) return;
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     const sorted = [...persons].sort((a, b) => a.id - b.id);
     for (const chunk of chunks(sorted, BATCH_ROWS)) {
       const rows = chunk.map(

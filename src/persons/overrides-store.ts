@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../platform/db/schema.js';
-import type { PersonOverrideRow } from '../events/analytics-outbox.js';
+import type { PersonOverrideRow } from '../events/outbox-rows.js';
 import { InListQuery } from '../platform/db/multi-row-insert.js';
 import { chunks } from '../lib/chunks.js';
 

@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { counterValue, nextCounterValue } from '../platform/db/counters.js';
 import type { DialectName } from '../platform/db/database.js';
 import type { Schema } from '../platform/db/schema.js';
@@ -7,6 +7,7 @@ import type { PersonsTable } from './tables.js';
 import { pyInt } from '../posthog/python-values.js';
 import { canonicalUuid } from '../lib/uuid.js';
 import { chunks } from '../lib/chunks.js';
+import { isPostgres } from '../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -210,7 +211,7 @@ export function countPersonDeletions(db: Db): Promise<number> {
  * `seq` column. Neither is in the schema's types: SQLite's is implicit, PostgreSQL's is only read here.
  */
 function distinctIdOrder(db: Db): RawBuilder<unknown> {
-  return sql.raw(db.getExecutor().adapter instanceof PostgresAdapter ? 'seq' : 'rowid');
+  return sql.raw(isPostgres(db) ? 'seq' : 'rowid');
 }
 
 /** A person's first distinct id (the oldest mapping), one row read however many it has. */

@@ -1,5 +1,6 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Schema } from './db/schema.js';
+import { isPostgres } from './db/dialect.js';
 
 /**
  * Takes or renews a named lease. Exactly one process holds it at a time: the holder renews it
@@ -30,7 +31,7 @@ export async function acquireLease(db: Kysely<Schema>, name: string, owner: stri
  */
 export async function leaseHolder(db: Kysely<Schema>, name: string): Promise<string | undefined> {
   let query = db.selectFrom('worker_leases').select('owner').where('name', '=', name);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
+  if (isPostgres(db)) query = query.forShare();
   const row = await query.executeTakeFirst();
   return row?.owner;
 }
@@ -145,7 +146,7 @@ export async function holdsLeasesReading(
     ])
     .where('name', 'in', [...names])
     .orderBy('name');
-  if (db.getExecutor().adapter instanceof PostgresAdapter) query = query.forShare();
+  if (isPostgres(db)) query = query.forShare();
   const rows = await query.execute();
   const held = rows.length === names.length && rows.every((row) => row.owner === owner);
   const first = rows[0];

@@ -7,6 +7,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
+import { SharedLookups } from '../lib/shared-lookups.js';
 import { serializePublicSurvey, SurveyLookups } from './serializers.js';
 import { SURVEYS_TOPIC } from './service.js';
 import { listUnarchivedSurveys } from './store.js';
@@ -15,35 +16,25 @@ const TTL_MS = 30_000;
 
 export type PublicSurvey = Awaited<ReturnType<typeof serializePublicSurvey>>;
 
+/** Per project; a change notice drops the project's (or, for everything, all of them). */
 class PublicSurveysCache {
-  private readonly entries = new Map<number, { value: Promise<PublicSurvey[]>; expires: number; generation: number }>();
-  private readonly generations = new Map<number, number>();
+  private readonly projects = new SharedLookups<number, PublicSurvey[]>({ lifetimeMs: TTL_MS });
 
   constructor(private readonly ctx: AppContext) {
     ctx.changes.on(SURVEYS_TOPIC, (change) => {
-      const ids = change.everything ? [...this.entries.keys()] : [Number(change.id)];
-      for (const id of ids) {
-        this.entries.delete(id);
-        this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
-      }
+      if (change.everything) this.projects.clear();
+      else this.projects.forget(Number(change.id));
     });
   }
 
   get(projectId: number): Promise<PublicSurvey[]> {
-    const now = Date.now();
-    const generation = this.generations.get(projectId) ?? 0;
-    const cached = this.entries.get(projectId);
-    if (cached && cached.expires > now && cached.generation === generation) return cached.value;
     const { db } = this.ctx.database;
-    const value = listUnarchivedSurveys(db, projectId).then((surveys) => {
-      const lookups = new SurveyLookups(db, projectId);
-      return Promise.all(surveys.map((survey) => serializePublicSurvey(survey, lookups)));
-    });
-    this.entries.set(projectId, { value, expires: now + TTL_MS, generation });
-    value.catch(() => {
-      if (this.entries.get(projectId)?.value === value) this.entries.delete(projectId);
-    });
-    return value;
+    return this.projects.get(projectId, () =>
+      listUnarchivedSurveys(db, projectId).then((surveys) => {
+        const lookups = new SurveyLookups(db, projectId);
+        return Promise.all(surveys.map((survey) => serializePublicSurvey(survey, lookups)));
+      }),
+    );
   }
 }
 

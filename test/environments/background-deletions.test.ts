@@ -13,7 +13,7 @@ import { DeletionRunner } from '../../src/deletions/runner.js';
 import { sql } from 'kysely';
 import { listPendingDeletions, MAX_DELETION_ATTEMPTS, queueDeletion } from '../../src/deletions/store.js';
 import { teamOwnedTables } from '../../src/deletions/store.js';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import { ch, raw } from '../../src/platform/analytics/sql.js';
 import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { BACKEND } from '../helpers/backend.js';

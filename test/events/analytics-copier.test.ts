@@ -4,19 +4,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AnalyticsCopier } from '../../src/events/analytics-copier.js';
 import {
   addToOutbox,
-  copyOutboxGroup,
   eventRow,
   eventRowHead,
   eventRowTail,
   EventLines,
-  flushOutbox,
   KeptOutboxRows,
-  ORPHANED_AFTER_MS,
-  OUTBOX_CLOCK_MARGIN_MS,
-  outboxHoldsRowsFrom,
-  outboxPending,
   type OutboxRow,
-} from '../../src/events/analytics-outbox.js';
+} from '../../src/events/outbox-rows.js';
+import {
+  copyOutboxGroup,
+  flushOutbox,
+  ORPHANED_AFTER_MS,
+  outboxHoldsRowsUpTo,
+  outboxMark,
+  outboxPending,
+} from '../../src/events/outbox-copy.js';
 import { jsonEachRowText, type AnalyticsEngine, type InsertOptions, type JsonEachRow } from '../../src/platform/analytics/engine.js';
 import { toJson } from '../../src/platform/db/values.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -285,21 +287,25 @@ describe('analytics copier', () => {
     await copier.stop();
   });
 
-  it("a deletion waits for rows up to a margin past its time on PostgreSQL, where rows carry the database's clock", async () => {
-    const { db, teamId } = await setUp();
+  it('a mark holds the rows at or below it, not those committed after it; an empty outbox marks 0', async () => {
+    const { db, analytics, teamId } = await setUp();
+    await flushOutbox(db, analytics);
+    expect(await outboxMark(db)).toBe(0);
+    expect(await outboxHoldsRowsUpTo(db, 0)).toBe(false);
     const kept = new KeptOutboxRows();
-    await commitBatch(db, teamId, 'clock margin', 1, kept);
-    const [id] = kept.ids();
-    const rowTime = async () => {
-      const row = await db.selectFrom('analytics_outbox').select('created_at').where('id', '=', id!).executeTakeFirstOrThrow();
-      return Date.parse(new Date(row.created_at as string | Date).toISOString());
-    };
-    const at = await rowTime();
-    const before = (ms: number) => new Date(at - ms).toISOString();
-    expect(await outboxHoldsRowsFrom(db, before(0))).toBe(true);
-    // A caller whose clock runs a few seconds behind the row's still waits for it on PostgreSQL.
-    expect(await outboxHoldsRowsFrom(db, before(5_000))).toBe(BACKEND === 'postgres');
-    expect(await outboxHoldsRowsFrom(db, before(OUTBOX_CLOCK_MARGIN_MS + 1_000))).toBe(false);
+    await commitBatch(db, teamId, 'before the mark', 1, kept);
+    const [before] = kept.ids();
+    const mark = await outboxMark(db);
+    expect(mark).toBe(before);
+    expect(await outboxHoldsRowsUpTo(db, mark)).toBe(true);
+    await commitBatch(db, teamId, 'after the mark', 1, kept);
+    const after = kept.ids().find((id) => id !== before)!;
+    expect(after).toBeGreaterThan(mark);
+    expect(await outboxMark(db)).toBe(after);
+    // The row before the mark copied (gone), the later one left: nothing at or below the mark waits.
+    await db.deleteFrom('analytics_outbox').where('id', '=', before!).execute();
+    expect(await outboxHoldsRowsUpTo(db, mark)).toBe(false);
+    expect(await outboxHoldsRowsUpTo(db, after)).toBe(true);
   });
 
   it('a copy takes its oldest rows when it keeps more than a statement can name', async () => {

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import {
   ATTRIBUTION_COLUMNS,
   BOUNCE_COLUMNS,

@@ -13,7 +13,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { deleteEventsBatch } from '../../src/deletions/analytics-deletion-store.js';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import { ensureAnalyticsSchema } from '../../src/events/analytics-tables.js';
 import { BOUNCE_COLUMNS, DROPPED_COLUMNS, LATER_COLUMNS, sessionIsBounce, sessionStatesSelect } from '../../src/events/sessions-table.js';
 import type { AnalyticsEngine, QueryParams } from '../../src/platform/analytics/engine.js';

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openAnalyticsStore } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { deleteEventsBatch } from '../../src/deletions/analytics-deletion-store.js';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import { backfillSessions } from '../../src/events/sessions-table.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { ch, raw, typed } from '../../src/platform/analytics/sql.js';

@@ -14,7 +14,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { ch, raw } from '../../src/platform/analytics/sql.js';
 import { toJson } from '../../src/platform/db/values.js';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import { personUuidFromDistinctId } from '../../src/persons/person-uuid.js';
 import { BACKEND, freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';

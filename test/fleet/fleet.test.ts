@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nodeOptionsOf } from '../../bench/node-options.js';
 import { openAndMigrate } from '../../src/platform/db/open-and-migrate.js';
 import { loadConfig } from '../../src/config.js';
-import { outboxPending } from '../../src/events/analytics-outbox.js';
+import { outboxPending } from '../../src/events/outbox-copy.js';
 import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/one-by-one.js';
 import type { Database } from '../../src/platform/db/database.js';
 import { BACKEND, freshStorage } from '../helpers/backend.js';

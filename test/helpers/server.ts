@@ -6,7 +6,7 @@ import { MAX_PROCESSING_ATTEMPTS } from '../../src/ingestion/worker/worker.js';
 import type { BootstrapResult } from '../../src/environments/bootstrap.js';
 import { freshStorage, type TestStorage } from './backend.js';
 import { waitFor } from './wait.js';
-import { outboxPending } from '../../src/events/analytics-outbox.js';
+import { outboxPending } from '../../src/events/outbox-copy.js';
 
 export interface ApiResponse<T = any> {
   status: number;

@@ -3,7 +3,7 @@
  * sizes its batches in events, and, retrying a failed batch one event at a time, takes each
  * event out of its chunk as it is stored or parked: no event is lost, none is stored twice.
  */
-import { flushOutbox } from '../../src/events/analytics-outbox.js';
+import { flushOutbox } from '../../src/events/outbox-copy.js';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { partitionCount, queuePartition } from '../../src/ingestion/core/partition.js';

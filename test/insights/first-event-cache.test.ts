@@ -4,7 +4,7 @@
  * environment has its own, and one without events is not kept, so its first events show at once.
  */
 import { describe, expect, it } from 'vitest';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import { resolvedFrom } from '../../src/insights/service.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { useTestServer } from '../helpers/server.js';

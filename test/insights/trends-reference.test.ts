@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventRow } from '../../src/events/analytics-outbox.js';
+import { eventRow } from '../../src/events/outbox-rows.js';
 import { readTrendsQuery, type TrendsQuery } from '../../src/insights/trends.js';
 import { BREAKDOWN_LIMIT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from '../../src/insights/trends-results.js';
 import { computeTrends } from '../../src/insights/trends-store.js';

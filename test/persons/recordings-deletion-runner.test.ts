@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { toJson } from '../../src/platform/db/values.js';
 import { DeletionRunner } from '../../src/deletions/runner.js';
 import { finishDeletions, listPendingDeletions, queueDeletion } from '../../src/deletions/store.js';
+import { insertForeignDeletion } from '../helpers/deletions.js';
 import { useTestServer } from '../helpers/server.js';
 
 // No inline worker, so no runner of the server's own: the tests drive theirs.
@@ -96,18 +97,7 @@ describe("background deletion of a person's recordings", () => {
     const teamId = server.bootstrap.team.id;
     await storeRecording(teamId, 'f-kept', 'rec-p3', 1, '2025-01-01T00:00:00.000Z');
     const { db } = database();
-    const row = await db
-      .insertInto('background_deletions')
-      .values({
-        owner_team_id: teamId,
-        kind: 'from-a-newer-version',
-        target: null,
-        cursor_timestamp: null,
-        cursor_uuid: null,
-        created_at: new Date().toISOString(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const id = await insertForeignDeletion(db, teamId, 'from-a-newer-version', null);
     try {
       const runner = new DeletionRunner(database(), server.running.ctx.analytics, log, { batchSize: 3 });
       await runner.step();
@@ -115,7 +105,7 @@ describe("background deletion of a person's recordings", () => {
       const [pending] = await listPendingDeletions(db);
       expect({ kept: (await recordingsLeft(teamId))['f-kept'], attempts: Number(pending?.attempts) }).toEqual({ kept: 1, attempts: 1 });
     } finally {
-      await finishDeletions(db, [Number(row.id)]);
+      await finishDeletions(db, [id]);
     }
   });
 });

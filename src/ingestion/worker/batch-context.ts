@@ -1,13 +1,14 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import { InListQuery, MultiRowInsert, POSTGRES_ROWS_PER_INSERT } from '../../platform/db/multi-row-insert.js';
 import { GroupUnitOfWork } from './group-unit.js';
 import { GroupTypeCache } from './groups-step.js';
 import type { PersonCache } from './person-cache.js';
 import { PersonUnitOfWork } from './person-unit.js';
-import { addToOutbox, eventRowHead, eventRowTail, EventLines, type OutboxRow } from '../../events/analytics-outbox.js';
+import { addToOutbox, eventRowHead, eventRowTail, EventLines, type OutboxRow } from '../../events/outbox-rows.js';
 import { dedupeDay } from '../../events/event-uuids-store.js';
 import { chunks } from '../../lib/chunks.js';
+import { isPostgres } from '../../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -68,7 +69,7 @@ export class BatchContext {
   private readonly stored = new Map<number, Map<string, boolean>>();
   /** The stored events' (team, uuid, day) rows, flat. */
   private readonly uuidValues: unknown[] = [];
-  /** The event rows for ClickHouse (analytics-outbox.ts). */
+  /** The event rows for ClickHouse (outbox-rows.ts). */
   private readonly eventLines = new EventLines();
   /** Events written to the outbox so far. */
   outboxEvents = 0;
@@ -97,10 +98,9 @@ export class BatchContext {
     const known = this.teamUuids(teamId);
     const unchecked = [...new Set(uuids)].filter((u) => !known.has(u));
     if (unchecked.length === 0) return;
-    const rows =
-      this.db.getExecutor().adapter instanceof PostgresAdapter
-        ? await storedUuidsPostgres(this.db, teamId, unchecked)
-        : await STORED_UUIDS.execute(this.db, [teamId], unchecked);
+    const rows = isPostgres(this.db)
+      ? await storedUuidsPostgres(this.db, teamId, unchecked)
+      : await STORED_UUIDS.execute(this.db, [teamId], unchecked);
     for (const u of unchecked) known.set(u, false);
     for (const row of rows) known.set(row.uuid, true);
   }
@@ -143,7 +143,7 @@ export class BatchContext {
   async flush(): Promise<void> {
     const overrides = await this.persons.flush();
     await this.groups.flush();
-    const uuidInsert = this.db.getExecutor().adapter instanceof PostgresAdapter ? UUID_INSERT_CHECKED : UUID_INSERT;
+    const uuidInsert = isPostgres(this.db) ? UUID_INSERT_CHECKED : UUID_INSERT;
     await uuidInsert.executeFlat(this.db, this.uuidValues, this.eventLines.length);
     const row = await addToOutbox(this.db, this.eventLines.text(), overrides);
     if (row) this.outboxRows.push(row);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import type { GeoipService } from '../../geoip/geoip-service.js';
 import type { Team } from '../../environments/models.js';
-import type { OutboxRow } from '../../events/analytics-outbox.js';
+import type { OutboxRow } from '../../events/outbox-rows.js';
 import { getTeam } from '../../environments/tenancy-store.js';
 import type { IngestionWarning } from '../core/index.js';
 import { insertWarnings, type Lane, type QueuedEvent, type WarningRow } from '../queue.js';

@@ -1,10 +1,11 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import { InListQuery, MultiRowInsert } from '../../platform/db/multi-row-insert.js';
 import { fromJson, toJson } from '../../platform/db/values.js';
 import { updateGroup, type Group } from '../../groups/store.js';
 import { ConcurrentWriteConflict } from '../../platform/db/write-conflicts.js';
 import type { Properties } from '../core/index.js';
+import { isPostgres } from '../../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -114,7 +115,7 @@ export class GroupUnitOfWork {
    * (retried alike). Key order makes two batches wait for each other rather than deadlock.
    */
   async flush(): Promise<void> {
-    const checked = this.db.getExecutor().adapter instanceof PostgresAdapter;
+    const checked = isPostgres(this.db);
     const created: unknown[][] = [];
     const dirty: Array<[string, GroupState]> = [];
     for (const [k, state] of this.groups) if (state?.dirty) dirty.push([k, state]);

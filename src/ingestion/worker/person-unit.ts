@@ -1,4 +1,4 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Schema } from '../../platform/db/schema.js';
 import {
   foldPersons,
@@ -13,9 +13,10 @@ import {
 import type { Person } from '../../persons/store.js';
 import { notePersonlessDistinctIds, personlessAmong, recordPersonOverrides } from '../../persons/overrides-store.js';
 import { personUuidFromDistinctId } from '../../persons/person-uuid.js';
-import type { PersonOverrideRow } from '../../events/analytics-outbox.js';
+import type { PersonOverrideRow } from '../../events/outbox-rows.js';
 import type { Properties } from '../core/index.js';
 import type { PersonCache } from './person-cache.js';
+import { isPostgres } from '../../platform/db/dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -231,7 +232,7 @@ export class PersonUnitOfWork {
    * without merges; none at all on SQLite (one writer).
    */
   private async lockMergedPersons(): Promise<void> {
-    if (!(this.db.getExecutor().adapter instanceof PostgresAdapter)) return;
+    if (!isPostgres(this.db)) return;
     const receiving = new Set<PersonState>();
     for (const added of this.addedIds.values()) {
       const owner = alive(added.person);

@@ -1,6 +1,7 @@
-import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Schema } from './schema.js';
 import { chunks } from '../../lib/chunks.js';
+import { isPostgres } from './dialect.js';
 
 type Db = Kysely<Schema>;
 
@@ -73,7 +74,7 @@ export class MultiRowInsert {
     chunk: (start: number, end: number) => readonly unknown[],
   ): Promise<Array<Record<string, unknown>>> {
     const returned: Array<Record<string, unknown>> = [];
-    const perStatement = adapterIsPostgres(db) ? POSTGRES_ROWS_PER_INSERT : ROWS_PER_INSERT;
+    const perStatement = isPostgres(db) ? POSTGRES_ROWS_PER_INSERT : ROWS_PER_INSERT;
     for (let start = 0; start < count; start += perStatement) {
       const end = Math.min(count, start + perStatement);
       // Not CompiledQuery.raw(sql, parameters): it freezes the parameter array, which may be the
@@ -100,7 +101,7 @@ export class MultiRowInsert {
       const width = this.columns.length;
       const tuple = `(${Array.from({ length: width }, (_, c) => `$${c + 1}`).join(', ')})`;
       const at = one.indexOf(tuple);
-      if (!(adapterIsPostgres(db) && at >= 0 && one.indexOf(tuple, at + 1) < 0)) throw new Error(`MultiRowInsert: unexpected SQL ${one}`);
+      if (!(isPostgres(db) && at >= 0 && one.indexOf(tuple, at + 1) < 0)) throw new Error(`MultiRowInsert: unexpected SQL ${one}`);
       const tuples = new Array<string>(count);
       for (let r = 0; r < count; r++) {
         let row = `($${r * width + 1}`;
@@ -122,10 +123,6 @@ export class MultiRowInsert {
     const conflicts = this.options.ignoreConflicts ? query.onConflict((oc) => oc.doNothing()) : query;
     return (this.options.returning ? conflicts.returning(this.options.returning as never) : conflicts).compile().sql;
   }
-}
-
-function adapterIsPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**
@@ -179,7 +176,7 @@ export class InListQuery<F extends unknown[], V, R> {
    * POSTGRES_ROWS_PER_INSERT when that is more: a worker batch's list in one round trip.
    */
   private async *statements(db: Db, fixed: F, values: V[]) {
-    const max = adapterIsPostgres(db) ? Math.max(this.maxList, POSTGRES_ROWS_PER_INSERT) : this.maxList;
+    const max = isPostgres(db) ? Math.max(this.maxList, POSTGRES_ROWS_PER_INSERT) : this.maxList;
     for (const chunk of chunks(values, max)) {
       const list = padInList(chunk, max);
       const parameters = [...fixed, ...list];

@@ -97,7 +97,7 @@ async function storedOrder(database: Database): Promise<Map<string, number[]>> {
   for (const row of rows) {
     for (const line of row.events.split('\n')) {
       if (!line) continue;
-      // The properties are the JSON object itself (analytics-outbox.ts's eventRow).
+      // The properties are the JSON object itself (outbox-rows.ts's eventRow).
       const stored = JSON.parse(line) as { distinct_id: string; event: string; properties: { seq: number } };
       if (stored.event !== 'step') continue;
       const seq = stored.properties.seq;

@@ -9,7 +9,7 @@ import { IngestionWorker, MAX_PROCESSING_ATTEMPTS } from '../../../src/ingestion
 import { refuseBoomDistinctIds } from '../../helpers/faults.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { storedEvents } from '../../helpers/stored-events.js';
-import { flushOutbox } from '../../../src/events/analytics-outbox.js';
+import { flushOutbox } from '../../../src/events/outbox-copy.js';
 
 /**
  * Under a backlog the worker reads the next batch and has it prepared on its prepare thread while

@@ -30,6 +30,7 @@ import { eventUuidWindow } from './026-event-uuid-window.js';
 import { definitionsPerProject } from './027-definitions-per-project.js';
 import { groupTypesPerProject } from './028-group-types-per-project.js';
 import { largeValuesLz4 } from './029-large-values-lz4.js';
+import { deletionOutboxMarks } from './030-deletion-outbox-marks.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -62,6 +63,7 @@ export const migrations: HogletMigration[] = [
   definitionsPerProject,
   groupTypesPerProject,
   largeValuesLz4,
+  deletionOutboxMarks,
 ];
 
 export class MigrationError extends Error {}

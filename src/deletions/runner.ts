@@ -204,7 +204,7 @@ export class DeletionRunner {
    */
   private async environmentStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const teamId = Number(deletion.owner_team_id);
-    if (await this.eventsOnTheirWay(deletion)) return 'none';
+    if (await this.eventsOnTheirWay([deletion])) return 'none';
     this.bulkTables ??= teamOwnedTables(this.database).then((tables) => tables.filter((t) => BULK_TEAM_TABLES.has(t)));
     const tables = await this.bulkTables;
     for (const table of tables) {
@@ -224,8 +224,8 @@ export class DeletionRunner {
    */
   private async personEventsStep(deletion: PendingDeletion): Promise<StepOutcome | Done> {
     const teamId = Number(deletion.owner_team_id);
-    if (await this.eventsOnTheirWay(deletion)) return 'none';
     const group = await personEventsGroup(this.database.db, deletion);
+    if (await this.eventsOnTheirWay(group)) return 'none';
     const ids = group.map((d) => Number(d.id));
     const uuids = group.map((d) => d.target ?? '');
     const persons = { uuids: new Set(uuids), distinctIds: await deletedDistinctIds(this.database.db, group) };
@@ -239,12 +239,15 @@ export class DeletionRunner {
   }
 
   /**
-   * Events committed before the deletion still wait in the outbox for their copy to ClickHouse
-   * (the ingestion worker makes it within a second): deleted before they arrive, they would stay.
-   * Those are the rows at or below the outbox mark the deletion recorded (deletionOutboxMark).
+   * Events committed before any of the deletions still wait in the outbox for their copy to
+   * ClickHouse (the ingestion worker makes it within a second): deleted before they arrive, they
+   * would stay. Those are the rows at or below the highest outbox mark the deletions recorded
+   * (deletionOutboxMark): the group's latest deletion deletes events up to its own queuing.
    */
-  private async eventsOnTheirWay(deletion: PendingDeletion): Promise<boolean> {
-    return outboxHoldsRowsUpTo(this.database.db, await deletionOutboxMark(this.database.db, deletion));
+  private async eventsOnTheirWay(deletions: PendingDeletion[]): Promise<boolean> {
+    let mark = 0;
+    for (const deletion of deletions) mark = Math.max(mark, await deletionOutboxMark(this.database.db, deletion));
+    return outboxHoldsRowsUpTo(this.database.db, mark);
   }
 
   /** One batch of a person's recordings, each deleted whole with its chunks (personRecordingsBatch). */

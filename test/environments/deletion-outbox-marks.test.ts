@@ -23,10 +23,10 @@ const newRunner = () => new DeletionRunner(database(), analytics(), pino({ level
 const pendingDeletionsOf = async (teamId: number) =>
   (await listPendingDeletions(database().db)).filter((d) => Number(d.owner_team_id) === teamId);
 
-/** Commits an outbox row of one event of the person (distinct id `w-1`), stored before any deletion's time. */
-async function commitEvent(teamId: number, person: string): Promise<OutboxRow> {
+/** Commits an outbox row of one event of the person (distinct id `w-1` unless given), stored before any deletion's time. */
+async function commitEvent(teamId: number, person: string, distinctId = 'w-1'): Promise<OutboxRow> {
   const at = '2025-11-01T00:00:00.000Z';
-  return (await addToOutbox(database().db, eventRow(teamId, randomUUID(), 'e', 'w-1', person, '{"n":0}', at, at, null, null), []))!;
+  return (await addToOutbox(database().db, eventRow(teamId, randomUUID(), 'e', distinctId, person, '{"n":0}', at, at, null, null), []))!;
 }
 
 /** The row's copy, as the worker makes it: its events into ClickHouse, then the row gone. */
@@ -58,6 +58,28 @@ describe('a deletion and the outbox', () => {
     } finally {
       await runner.stop();
       await db.deleteFrom('analytics_outbox').where('id', '=', after.id).execute();
+    }
+  });
+
+  it('run together with later deletions, waits for the events committed before the latest of them', async () => {
+    const { db } = database();
+    const teamId = 910_003;
+    const [first, second] = [randomUUID(), randomUUID()];
+    await queueDeletion(db, { teamId, kind: 'person_events', target: first, distinctIds: ['w-a'] });
+    // Committed after the first deletion, before the second: the group deletes it once it arrives.
+    const between = await commitEvent(teamId, second, 'w-b');
+    await queueDeletion(db, { teamId, kind: 'person_events', target: second, distinctIds: ['w-b'] });
+    const runner = newRunner();
+    try {
+      expect(await runner.step()).toBe(false);
+      expect(await pendingDeletionsOf(teamId)).toHaveLength(2);
+      await copy(between);
+      expect(await storedEvents(analytics(), teamId)).toHaveLength(1);
+      await runner.drain();
+      expect(await pendingDeletionsOf(teamId)).toEqual([]);
+      expect(await storedEvents(analytics(), teamId)).toEqual([]);
+    } finally {
+      await runner.stop();
     }
   });
 

@@ -35,6 +35,27 @@ async function copy(row: OutboxRow): Promise<void> {
   await database().db.deleteFrom('analytics_outbox').where('id', '=', row.id).execute();
 }
 
+/**
+ * The runner waits, its `deletions` of the team still pending, until `arriving` (an event of the
+ * team) is copied to ClickHouse (`meanwhile` runs before that), then deletes the team's events.
+ */
+async function waitsForThenDeletes(
+  runner: DeletionRunner,
+  teamId: number,
+  deletions: number,
+  arriving: OutboxRow,
+  meanwhile?: () => Promise<void>,
+): Promise<void> {
+  expect(await runner.step()).toBe(false);
+  expect(await pendingDeletionsOf(teamId)).toHaveLength(deletions);
+  await meanwhile?.();
+  await copy(arriving);
+  expect(await storedEvents(analytics(), teamId)).toHaveLength(1);
+  await runner.drain();
+  expect(await pendingDeletionsOf(teamId)).toEqual([]);
+  expect(await storedEvents(analytics(), teamId)).toEqual([]);
+}
+
 describe('a deletion and the outbox', () => {
   it('waits for the events committed before it, not for those committed after', async () => {
     const { db } = database();
@@ -45,16 +66,9 @@ describe('a deletion and the outbox', () => {
     const after = await commitEvent(teamId, doomed);
     const runner = newRunner();
     try {
-      // The event committed before it is on its way to ClickHouse: the deletion waits.
-      expect(await runner.step()).toBe(false);
-      expect(await pendingDeletionsOf(teamId)).toHaveLength(1);
-      await copy(before);
-      expect(await storedEvents(analytics(), teamId)).toHaveLength(1);
-      await runner.drain();
+      await waitsForThenDeletes(runner, teamId, 1, before);
       // Done while the row committed after it still waits.
-      expect(await pendingDeletionsOf(teamId)).toEqual([]);
       expect(await outboxPending(db)).toBe(1);
-      expect(await storedEvents(analytics(), teamId)).toEqual([]);
     } finally {
       await runner.stop();
       await db.deleteFrom('analytics_outbox').where('id', '=', after.id).execute();
@@ -71,13 +85,7 @@ describe('a deletion and the outbox', () => {
     await queueDeletion(db, { teamId, kind: 'person_events', target: second, distinctIds: ['w-b'] });
     const runner = newRunner();
     try {
-      expect(await runner.step()).toBe(false);
-      expect(await pendingDeletionsOf(teamId)).toHaveLength(2);
-      await copy(between);
-      expect(await storedEvents(analytics(), teamId)).toHaveLength(1);
-      await runner.drain();
-      expect(await pendingDeletionsOf(teamId)).toEqual([]);
-      expect(await storedEvents(analytics(), teamId)).toEqual([]);
+      await waitsForThenDeletes(runner, teamId, 2, between);
     } finally {
       await runner.stop();
     }
@@ -92,17 +100,13 @@ describe('a deletion and the outbox', () => {
     const runner = newRunner();
     let after: OutboxRow | undefined;
     try {
-      expect(await runner.step()).toBe(false);
-      const [pending] = await pendingDeletionsOf(teamId);
-      expect(Number(pending?.id)).toBe(id);
-      expect(Number(pending?.outbox_mark)).toBe(before.id);
-      // A row committed since lies above the recorded mark: the deletion does not wait for it.
-      after = await commitEvent(teamId, doomed);
-      await copy(before);
-      expect(await storedEvents(analytics(), teamId)).toHaveLength(1);
-      await runner.drain();
-      expect(await pendingDeletionsOf(teamId)).toEqual([]);
-      expect(await storedEvents(analytics(), teamId)).toEqual([]);
+      await waitsForThenDeletes(runner, teamId, 1, before, async () => {
+        const [pending] = await pendingDeletionsOf(teamId);
+        expect(Number(pending?.id)).toBe(id);
+        expect(Number(pending?.outbox_mark)).toBe(before.id);
+        // A row committed since lies above the recorded mark: the deletion does not wait for it.
+        after = await commitEvent(teamId, doomed);
+      });
     } finally {
       await runner.stop();
       if (after) await db.deleteFrom('analytics_outbox').where('id', '=', after.id).execute();

@@ -166,7 +166,6 @@ export function cpuSecondsOf(pid: number | undefined): number {
   }
 }
 
-
 /**
  * The client of a set rate: h2load (bench/h2load.ts, C) when `h2load --version` runs
  * (`apt-get install nghttp2-client`), else bench/open-load.ts (JavaScript, whose own pauses reach
@@ -247,7 +246,6 @@ function combined(slices: LoadResult[]): LoadResult {
     ...(slices.every((r) => r.p99FromDue !== undefined) ? { p99FromDue: median(slices.map((r) => r.p99FromDue!)) } : {}),
   };
 }
-
 
 async function loadAtRate(options: LoadOptions, rate: number): Promise<Measured> {
   const open = {

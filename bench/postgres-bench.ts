@@ -245,7 +245,10 @@ function printLines(
  * ClickHouse). The floor writes to PostgreSQL only, so this says how near to it any worker can come
  * here; undefined where either store's CPU could not be read.
  */
-export function storesOnlyEventsPerSecond(d: Pick<DrainFigure, 'processed' | 'postgresCpuSeconds' | 'serverCpuSeconds'>, cores: number): number | undefined {
+export function storesOnlyEventsPerSecond(
+  d: Pick<DrainFigure, 'processed' | 'postgresCpuSeconds' | 'serverCpuSeconds'>,
+  cores: number,
+): number | undefined {
   const storesSeconds = d.postgresCpuSeconds + d.serverCpuSeconds;
   if (!Number.isFinite(storesSeconds) || storesSeconds <= 0 || d.processed <= 0) return undefined;
   return (cores * d.processed) / storesSeconds;

@@ -224,7 +224,7 @@ export async function outboxHoldsRowsUpTo(db: Db, mark: number): Promise<boolean
   return row !== undefined;
 }
 
-/** Whether rows wait to be copied to ClickHouse. */
+/** How many outbox rows wait to be copied to ClickHouse (0: none). */
 export async function outboxPending(db: Db): Promise<number> {
   const row = await db
     .selectFrom('analytics_outbox')

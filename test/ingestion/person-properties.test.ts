@@ -4,16 +4,18 @@ import {
   CAMPAIGN_PROPERTIES,
   EVENT_TO_PERSON_PROPERTIES,
   type PersonPropertyUpdate,
-  applyPersonPropertyUpdate,
-  computePersonPropertyChanges,
   decidePersonProcessing,
   extractPersonPropertyUpdate,
-  isVolatilePersonProperty,
-  jsonEqual,
   liftInitialAndCampaignProperties,
   normalizePersonProperties,
-  propertiesForNewPerson,
 } from '../../src/ingestion/core/person-properties.js';
+import {
+  applyPersonPropertyUpdate,
+  computePersonPropertyChanges,
+  isVolatilePersonProperty,
+  jsonEqual,
+  propertiesForNewPerson,
+} from '../../src/ingestion/core/person-property-changes.js';
 
 const update = (partial: Partial<PersonPropertyUpdate>): PersonPropertyUpdate => ({ set: {}, setOnce: {}, unset: [], ...partial });
 

@@ -10,6 +10,7 @@ export * from './types.js';
 export * from './extract.js';
 export * from './timestamps.js';
 export * from './person-properties.js';
+export * from './person-property-changes.js';
 export * from './merge-rules.js';
 export * from './geoip-properties.js';
 export * from './geoip-json.js';

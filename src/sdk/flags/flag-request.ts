@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../lib/json-object.js';
+import { isJsonObject, setOwn } from '../../lib/json-object.js';
 /**
  * The fields of a `/decide` or `/flags` request body, with the aliases PostHog's flags service
  * accepts (docs/posthog-parity.md).
@@ -52,10 +52,9 @@ export function readFlagsRequest(value: unknown): FlagsRequest | null {
   if (isJsonObject(groupProperties)) {
     for (const type of Object.keys(groupProperties)) {
       const props = groupProperties[type];
-      // Defined, not assigned: `properties.__proto__ = …` would set the map's prototype, and the
+      // An own key even for `__proto__`: assigned, it would set the map's prototype, and the
       // engine's `for…in` would then read the inner map's keys as group types.
-      if (isJsonObject(props))
-        Object.defineProperty(properties, type, { value: props, enumerable: true, writable: true, configurable: true });
+      if (isJsonObject(props)) setOwn(properties, type, props);
     }
   }
   return {

@@ -1,0 +1,60 @@
+/**
+ * The load of the PostgreSQL bench's worker rounds: a realistic stream (bench/workload.ts) as
+ * posthog-node batches it, and its POSTs to /batch/.
+ */
+import { realisticWorkload } from './workload.js';
+
+/** A realistic stream (bench/workload.ts) as posthog-node sends it: batches of 100, distinct ids under `prefix`. */
+export function posthogNodeBatches(token: string, events: number, prefix: string): string[] {
+  const rows = realisticWorkload(0, events);
+  const bodies: string[] = [];
+  for (let i = 0; i < rows.length; i += 100) {
+    const batch = rows.slice(i, i + 100).map(({ payload }) => {
+      const properties: Record<string, unknown> = {
+        ...(payload.properties as Record<string, unknown>),
+        $lib: 'posthog-node',
+        $lib_version: '4.18.0',
+      };
+      // Each round's persons and groups are new ones: every round does the same work.
+      if (typeof properties.$anon_distinct_id === 'string') properties.$anon_distinct_id = `${prefix}${properties.$anon_distinct_id}`;
+      if (typeof properties.$group_key === 'string') properties.$group_key = `${prefix}${properties.$group_key}`;
+      const groups = properties.$groups as Record<string, string> | undefined;
+      if (groups) properties.$groups = Object.fromEntries(Object.entries(groups).map(([type, key]) => [type, `${prefix}${key}`]));
+      return {
+        type: 'capture',
+        event: payload.event,
+        distinct_id: `${prefix}${payload.distinct_id}`,
+        properties,
+        timestamp: payload.timestamp,
+        uuid: payload.uuid,
+        library: 'posthog-node',
+        library_version: '4.18.0',
+      };
+    });
+    bodies.push(JSON.stringify({ api_key: token, batch }));
+  }
+  return bodies;
+}
+
+/** POSTs `body` to /batch/; again when the connection was closed under it (an idle keep-alive connection the server timed out). */
+async function postBatch(url: string, body: string, attempts = 3): Promise<Response> {
+  try {
+    return await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  } catch (error) {
+    // A repeat stores nothing twice: the events carry their uuids.
+    if (attempts <= 1) throw error;
+    return postBatch(url, body, attempts - 1);
+  }
+}
+
+/** Sends `bodies` to /batch/, a few at a time, each answered 200. */
+export async function sendBatches(url: string, bodies: readonly string[]): Promise<void> {
+  let next = 0;
+  const sender = async () => {
+    while (next < bodies.length) {
+      const res = await postBatch(url, bodies[next++]!);
+      if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${await res.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, sender));
+}

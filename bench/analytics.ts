@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { analyticsBatches } from './analytics-events.js';
+import { postBatch } from './posthog-node-batches.js';
 import { fmt, spawnHoglet, waitForOutput, type Child } from './harness.js';
 import { EmbeddedEngine } from '../src/platform/analytics/embedded-engine.js';
 import { analyticsFolder } from '../src/platform/analytics/open.js';
@@ -169,12 +170,7 @@ async function load(url: string, token: string, count: number, sqliteFile: strin
   let lastReport = 0;
   const sender = async () => {
     for (let next = batches.next(); !next.done; next = batches.next()) {
-      const response = await fetch(`${url}/batch/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ api_key: token, batch: next.value }),
-      });
-      if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}: ${await response.text()}`);
+      await postBatch(url, JSON.stringify({ api_key: token, batch: next.value }));
       sent += next.value.length;
       if (sent - lastReport >= count / 10) {
         lastReport = sent;

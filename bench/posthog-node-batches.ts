@@ -1,6 +1,6 @@
 /**
  * The load of the PostgreSQL bench's worker rounds: a realistic stream (bench/workload.ts) as
- * posthog-node batches it, and its POSTs to /batch/.
+ * posthog-node batches it, and its POSTs to /batch/ (which the other benches that load events share).
  */
 import { realisticWorkload } from './workload.js';
 
@@ -36,15 +36,20 @@ export function posthogNodeBatches(token: string, events: number, prefix: string
   return bodies;
 }
 
-/** POSTs `body` to /batch/; again when the connection was closed under it (an idle keep-alive connection the server timed out). */
-async function postBatch(url: string, body: string, attempts = 3): Promise<Response> {
+/**
+ * POSTs `body` to /batch/ and fails unless it is answered 200; sent again when the connection was
+ * closed under it (an idle keep-alive connection the server timed out).
+ */
+export async function postBatch(url: string, body: string, attempts = 3): Promise<void> {
+  let response: Response;
   try {
-    return await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    response = await fetch(`${url}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   } catch (error) {
-    // A repeat stores nothing twice: the events carry their uuids.
+    // A repeat stores nothing twice: the benches' events carry their uuids.
     if (attempts <= 1) throw error;
     return postBatch(url, body, attempts - 1);
   }
+  if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}: ${await response.text()}`);
 }
 
 /** Sends `bodies` to /batch/, a few at a time, each answered 200. */
@@ -52,8 +57,7 @@ export async function sendBatches(url: string, bodies: readonly string[]): Promi
   let next = 0;
   const sender = async () => {
     while (next < bodies.length) {
-      const res = await postBatch(url, bodies[next++]!);
-      if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${await res.text()}`);
+      await postBatch(url, bodies[next++]!);
     }
   };
   await Promise.all(Array.from({ length: 4 }, sender));

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pending } from './analytics.js';
 import { analyticsBatches } from './analytics-events.js';
+import { postBatch } from './posthog-node-batches.js';
 import { fmt, spawnHoglet } from './harness.js';
 import { navigationToWebAnalytics } from './web-navigation.js';
 
@@ -54,12 +55,7 @@ async function main() {
     if (!fs.existsSync(loadedMark)) {
       let sent = 0;
       for (const batch of analyticsBatches(count, 500)) {
-        const response = await fetch(`${server.url}/batch/`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ api_key: project.api_token, batch }),
-        });
-        if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}`);
+        await postBatch(server.url, JSON.stringify({ api_key: project.api_token, batch }));
         sent += batch.length;
         if (sent % 50_000 === 0) process.stdout.write(`  sent ${fmt(sent)}\n`);
       }

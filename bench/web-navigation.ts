@@ -7,9 +7,11 @@
  * holds in the page (checked at every frame).
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from './harness.js';
+import { postBatch } from './posthog-node-batches.js';
 
 const CHROMIUM = process.env.HOGLET_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'];
@@ -221,13 +223,9 @@ export async function liveTail(
           event: 'live tail',
           distinct_id: `tail-${(sent + i) % 500}`,
           properties: { n: sent + i },
+          uuid: randomUUID(),
         }));
-        const response = await fetch(`${url}/batch/`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ api_key: token, batch }),
-        });
-        if (response.status !== 200) throw new Error(`/batch/ answered ${response.status}`);
+        await postBatch(url, JSON.stringify({ api_key: token, batch }));
         sent += perRequest;
       }
     });

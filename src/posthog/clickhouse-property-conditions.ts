@@ -35,6 +35,11 @@ export function propertyNumber(source: PropertySource, key: string): ChSql {
 
 const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/** A number to compare with: beyond a double's range ("1e400") it is infinity, as Python's float() reads it, which no parameter can carry. */
+function numberLiteral(number: number): ChSql {
+  return Number.isFinite(number) ? ch`${number}` : raw(number > 0 ? 'inf' : '-inf');
+}
+
 function compileOne(source: PropertySource, condition: PropertyCondition, value: unknown): ChSql {
   const text = propertyText(source, condition.key);
   switch (condition.operator) {
@@ -56,7 +61,7 @@ function compileOne(source: PropertySource, condition: PropertyCondition, value:
     case 'lte': {
       const op = raw(COMPARE[condition.operator]);
       const number = asNumber(value);
-      if (number !== undefined) return ch`ifNull(${propertyNumber(source, condition.key)} ${op} ${number}, 0)`;
+      if (number !== undefined) return ch`ifNull(${propertyNumber(source, condition.key)} ${op} ${numberLiteral(number)}, 0)`;
       // A non-numeric value (a date, say) compares as text, byte by byte.
       return ch`ifNull(${text} ${op} ${asText(value)}, 0)`;
     }

@@ -152,6 +152,20 @@ describe('POST /s/', () => {
     expect((await postSnapshots(server, '', 'application/json')).status).toBe(400);
   });
 
+  it('leaves out snapshot events whose timestamps no date can hold, and stores the rest', async () => {
+    const sessionId = newSessionId();
+    const t = Date.parse('2025-11-21T06:00:00Z');
+    const beyond = [8.64e15 + 1, 1e300, 2 ** 63].map((timestamp) => ({ ...click(t), timestamp }));
+    const res = await postSnapshots(
+      server,
+      JSON.stringify([snapshotEvent(token, sessionId, [meta(t, 'https://a.example/'), ...beyond, click(t + 3000)])]),
+    );
+    expect(res.status).toBe(200);
+    const rec = (await server.request(`${env}/session_recordings/${sessionId}/`)).body;
+    expect([rec.start_time, rec.end_time, rec.click_count]).toEqual(['2025-11-21T06:00:00.000Z', '2025-11-21T06:00:03.000Z', 1]);
+    expect((await snapshotLines(sessionId)).map(([, e]) => e.timestamp)).toEqual([t, t + 3000]);
+  });
+
   it('answers 401 to a missing or unknown token', async () => {
     const body = snapshotEvent('phc_unknown', newSessionId(), [click(Date.now())]);
     const unknown = await postSnapshots(server, JSON.stringify(body), 'application/json');

@@ -178,9 +178,12 @@ export function consoleCategory(event: RRWebEvent): ConsoleCategory | undefined 
   }
 }
 
-/** A usable rrweb timestamp: a finite number of epoch milliseconds greater than zero. */
+/** The last epoch millisecond a date can hold (ECMAScript's time value range). */
+const LATEST_TIME_MS = 8.64e15;
+
+/** A usable rrweb timestamp: epoch milliseconds greater than zero that a date can hold. */
 export function isValidTimestamp(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+  return typeof value === 'number' && value > 0 && value <= LATEST_TIME_MS;
 }
 
 /** Narrow an unknown value to an rrweb event (object with numeric `type` and a valid `timestamp`). */

@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../posthog/errors.js';
+import { pythonRepr } from '../posthog/python-text.js';
 
 /** PostHog's (DRF's LimitOffsetPagination) page size. */
 export const DEFAULT_LIMIT = 100;
@@ -53,9 +55,17 @@ export function rowsWithinPageBytes(rows: readonly unknown[], maxBytes = MAX_PAG
   return rows.length;
 }
 
-/** The absolute URL of this request, the way Django's build_absolute_uri sees it. */
+/** A host (and port) as Django's validate_host accepts it: a name or an IPv6 address in brackets. */
+const VALID_HOST = /^([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:[0-9]+)?$/i;
+
+/**
+ * The absolute URL of this request, the way Django's build_absolute_uri sees it; a Host header no
+ * URL can hold is Django's DisallowedHost, a 400.
+ */
 export function absoluteUrl(request: FastifyRequest): URL {
-  return new URL(request.url, `${request.protocol}://${request.host}`);
+  const host = request.host;
+  if (!VALID_HOST.test(host)) throw new ApiError(400, 'invalid_request', 'invalid_host', `Invalid HTTP_HOST header: ${pythonRepr(host)}.`);
+  return new URL(request.url, `${request.protocol}://${host}`);
 }
 
 /** DRF rebuilds the query with its parameters sorted by name. */

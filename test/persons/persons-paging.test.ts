@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MAX_LIMIT, MAX_PAGE_BYTES } from '../../src/http/pagination.js';
 import { useTestServer } from '../helpers/server.js';
@@ -35,5 +36,44 @@ describe('a page of large persons', () => {
     const res = await server.request(`${env()}/persons/?limit=${MAX_LIMIT * 10}&offset=1`);
     expect(res.status).toBe(200);
     expect(res.body.previous).toContain(`limit=${MAX_LIMIT}`);
+  });
+});
+
+describe('a page asked for with a Host header no URL can hold', () => {
+  /** GET `path` with `host` as the Host header as sent (fetch sets its own). */
+  function getWithHost(path: string, host: string): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(server.url);
+      const req = http.request(
+        { host: url.hostname, port: url.port, path, headers: { host, authorization: `Bearer ${server.bootstrap.personalApiKey}` } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it("answers 400 in the envelope, as Django's DisallowedHost, and pages with a valid one", async () => {
+    for (const host of ['a b', '<script>', 'ex\\ample.com']) {
+      const res = await getWithHost(`${env()}/persons/`, host);
+      expect(res.status, host).toBe(400);
+      expect(res.body).toEqual({
+        type: 'invalid_request',
+        code: 'invalid_host',
+        detail: `Invalid HTTP_HOST header: '${host.replace(/\\/g, '\\\\')}'.`,
+        attr: null,
+      });
+    }
+    for (const id of ['host-a', 'host-b']) await server.ingest([{ event: '$identify', distinct_id: id }]);
+    for (const host of ['hoglet.example:8000', '[::1]:9', 'localhost']) {
+      const res = await getWithHost(`${env()}/persons/?limit=1`, host);
+      expect(res.status, host).toBe(200);
+      expect(new URL(res.body.next).host).toBe(host);
+    }
   });
 });

@@ -16,7 +16,7 @@ import { serializeUserBasic } from '../environments/serializers.js';
 import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsQueryError, type TrendsQuery } from './trends.js';
-import type { TrendsResult } from './trends-results.js';
+import { checkTrendsAnswerSize, type TrendsResult } from './trends-results.js';
 import { computeTrends } from './trends-store.js';
 import { firstEvent } from './first-event.js';
 import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
@@ -170,7 +170,13 @@ export async function insightResult(
     return null;
   }
   const zoneOf = zone ?? zoneOfTeam(await getTeam(stores.database.db, insight.teamId));
-  return (await trendsAnswer(stores.analytics, insight.teamId, query, now, zoneOf)).results;
+  try {
+    return (await trendsAnswer(stores.analytics, insight.teamId, query, now, zoneOf)).results;
+  } catch (error) {
+    // An answer too large to compute now (its range grew, say) shows as one that cannot run.
+    if (error instanceof TrendsQueryError) return null;
+    throw error;
+  }
 }
 
 /**
@@ -198,6 +204,7 @@ export async function trendsAnswer(
   query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
   // PostHog reads a total-value display's range by day, whatever the interval.
   const window = trendsWindow(query.totalValue ? { ...query, interval: 'day' } : query, now, zone);
+  checkTrendsAnswerSize(query, window.buckets.length);
   if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
   // The previous period is computed from the query's own interval, as QueryPreviousPeriodDateRange is.
   const previous = previousPeriod(query, query.totalValue ? trendsWindow(query, now, zone) : window, now, query.compare.compareTo);

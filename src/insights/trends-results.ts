@@ -4,7 +4,8 @@
  * a value for every bucket of the window, 0 where ClickHouse had no row. Pure.
  */
 import { bucketIndex, type TrendsWindow } from './trends-window.js';
-import type { TrendsSeries } from './trends.js';
+import { TrendsQueryError } from './query-error.js';
+import type { TrendsQuery, TrendsSeries } from './trends.js';
 
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
 export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
@@ -125,4 +126,28 @@ function runningSums(values: number[]): number[] {
     if (i === 0 || total > 0) shown = total;
     return shown;
   });
+}
+
+/**
+ * The most values a trends answer may hold, counted before it is computed: its series, each
+ * broken down into at most BREAKDOWN_LIMIT values and "other", in one or two periods, by bucket.
+ * Each value also carries its bucket's day and label, so this bounds an answer at tens of MB.
+ */
+export const MAX_TRENDS_VALUES = 1_000_000;
+
+/** Refuses a query whose answer could pass MAX_TRENDS_VALUES over `buckets` buckets a period. */
+export function checkTrendsAnswerSize(query: TrendsQuery, buckets: number): void {
+  const perSeries = query.breakdown === null ? 1 : BREAKDOWN_LIMIT + 1;
+  const periods = query.compare === null ? 1 : 2;
+  const values = query.series.length * perSeries * periods * Math.max(buckets, 1);
+  if (values <= MAX_TRENDS_VALUES) return;
+  const parts = [
+    `${query.series.length} series`,
+    ...(perSeries > 1 ? [`${perSeries} breakdown values`] : []),
+    ...(periods > 1 ? ['2 periods'] : []),
+  ];
+  throw new TrendsQueryError(
+    `This query could answer ${values.toLocaleString('en-US')} values (${parts.join(' × ')} × ${buckets} intervals), more than ${MAX_TRENDS_VALUES.toLocaleString('en-US')}: use fewer series, a shorter date range or a longer interval.`,
+    'query__series',
+  );
 }

@@ -1,3 +1,4 @@
+import { isQueryTooLarge } from '../platform/analytics/engine.js';
 import { isDatabaseUnavailable } from '../platform/db/availability.js';
 import { isNulCharacterError } from '../platform/db/database.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -100,6 +101,9 @@ function toApiError(error: FastifyError & { validation?: AjvError[] }, request: 
     return schemaErrorToApiError(error.validation[0]!, data);
   }
   if (isNulCharacterError(error)) return validationError('Text may not contain NUL (\\u0000) characters.');
+  if (isQueryTooLarge(error)) {
+    return validationError('This query is too large for the analytics engine to run: select fewer columns or use fewer filters.', 'query');
+  }
   // Logged once for the outage (DatabaseAvailability), not per request.
   if (isDatabaseUnavailable(error)) return serviceUnavailable();
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {

@@ -141,6 +141,22 @@ describe('EventsQuery through query/', () => {
     expect((await query({ select: ['event'], limit: 0 })).body).toMatchObject({ attr: 'query__limit' });
     expect((await query({ select: ['event'], orderBy: ['properties.plan'] })).body).toMatchObject({ attr: 'query__orderBy__0' });
   });
+
+  it('answers 400, not 500, to a query too large for ClickHouse to parse, and runs a large one within its limits', async () => {
+    const columns = (count: number) => Array.from({ length: count }, (_, i) => `properties.column_${i}`);
+    const huge = await query({ select: columns(6000), after: '2026-11-01' });
+    expect(huge.status).toBe(400);
+    expect(huge.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'This query is too large for the analytics engine to run: select fewer columns or use fewer filters.',
+      attr: 'query',
+    });
+    const wide = await query({ select: ['event', ...columns(500)], after: '2026-11-01' });
+    expect(wide.status, wide.text).toBe(200);
+    expect(wide.body.results).toHaveLength(5);
+    expect(wide.body.results[0]).toHaveLength(501);
+  });
 });
 
 describe('EventsQuery select items', () => {

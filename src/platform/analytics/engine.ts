@@ -66,6 +66,18 @@ export function toAnalyticsError(error: unknown): AnalyticsError {
   return new AnalyticsError(e.message ?? String(error), code, { cause: error });
 }
 
+/** ClickHouse's codes for a query too deep or too large to parse (TOO_DEEP_AST, TOO_BIG_AST). */
+const AST_LIMIT_CODES = new Set([167, 168]);
+
+/**
+ * Whether ClickHouse refused a query for its size alone (max_query_size, its AST limits): one
+ * asking for thousands of columns or filters, the asker's to narrow, not a fault of the server.
+ */
+export function isQueryTooLarge(error: unknown): boolean {
+  if (!(error instanceof AnalyticsError)) return false;
+  return (error.code !== undefined && AST_LIMIT_CODES.has(error.code)) || /Max query size exceeded/.test(error.message);
+}
+
 /** Rows of a JSONEachRow answer. */
 export function parseJsonEachRow<T>(text: string): T[] {
   const rows: T[] = [];

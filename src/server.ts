@@ -12,6 +12,7 @@ import { clientAddressResolver, trustProxyOption } from './http/client-address.j
 import { installPublicCors } from './http/cors.js';
 import { FastLane } from './sdk/router.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { answerClientError } from './http/client-errors.js';
 import { answerFrameworkError } from './http/framework-errors.js';
 import { installBodyParsers } from './http/body-parsers.js';
 import { methodNotAllowedRoutes } from './http/method-not-allowed.js';
@@ -140,6 +141,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     // check_token accepts, from a longer one (400 Invalid token), as PostHog does.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     bodyLimit: API_BODY_LIMIT,
     // A client that stalls while sending its request (headers or body) gets 408 and is closed.
     requestTimeout: ctx.config.requestTimeoutMs,

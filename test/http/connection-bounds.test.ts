@@ -92,6 +92,40 @@ describe('a stalled request', () => {
   });
 });
 
+describe('a request node refuses before any route', () => {
+  const envelope = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+  it('is answered in the envelope: 431 for headers past their size, 400 for malformed framing, 408 for a stall', async () => {
+    const large = await connect();
+    large.socket.write(`GET /api/projects/?search=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: hoglet\r\n\r\n`);
+    const refusedLarge = await large.closed;
+    expect(refusedLarge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(envelope(refusedLarge)).toEqual({
+      type: 'invalid_request',
+      code: 'request_header_fields_too_large',
+      detail: 'The request line and headers are too large.',
+      attr: null,
+    });
+
+    const framing = await connect();
+    framing.socket.write('POST /batch/ HTTP/1.1\r\nHost: hoglet\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx');
+    const refusedFraming = await framing.closed;
+    expect(refusedFraming).toMatch(/^HTTP\/1\.1 400 /);
+    expect(envelope(refusedFraming)).toEqual({
+      type: 'invalid_request',
+      code: 'bad_request',
+      detail: 'The request is not valid HTTP/1.1.',
+      attr: null,
+    });
+
+    const stalled = await connect();
+    stalled.socket.write(batchHead(1000) + '{"api_key": "phc_');
+    const refusedStall = await stalled.closed;
+    expect(refusedStall).toMatch(/^HTTP\/1\.1 408 /);
+    expect(envelope(refusedStall)).toMatchObject({ type: 'invalid_request', code: 'request_timeout' });
+  });
+});
+
 describe('an idle keep-alive connection', () => {
   it('is closed by the server after its last answer', async () => {
     const connection = await connect();

@@ -88,6 +88,17 @@ describe('signing in to the web app', () => {
     expectNoPageErrors(watched);
   });
 
+  it('a used link says so as it opens, without asking for a password', async () => {
+    const { user, setPasswordToken } = server.bootstrap;
+    await page.goto(`${server.url}/reset/${user.uuid}/${setPasswordToken}`);
+    await page.getByRole('alert').filter({ hasText: 'It has been used already or has expired.' }).waitFor();
+    expect(await page.getByLabel('New password').count()).toBe(0);
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    // Still signed in from the step before: signing in goes on to the app.
+    await page.waitForURL(`${server.url}/project/${env}/**`);
+    expectNoPageErrors(watched, [400]);
+  });
+
   it("the app's unsafe requests carry the CSRF token; the cookie alone is refused", async () => {
     const { header, csrf } = await cookieHeader();
     expect(csrf).toBeTruthy();

@@ -41,7 +41,8 @@ export const webOverviewQuery = (environmentId: number, dateRange: WebRange, pro
     queryFn: ({ signal }) =>
       run<{ results: WebOverviewItem[] }>(
         environmentId,
-        { kind: 'WebOverviewQuery', dateRange, properties, compareFilter: { compare: true } },
+        // "All time" has no period before it to compare with.
+        { kind: 'WebOverviewQuery', dateRange, properties, compareFilter: { compare: dateRange.date_from.trim() !== 'all' } },
         signal,
       ),
   });

@@ -44,3 +44,13 @@ export const formatDateTimeFull = formatWith('full', FULL);
 
 /** A calendar day: "Nov 30, 2026". */
 export const formatDate = formatWith('day', DAY);
+
+/** Seconds as PostHog writes durations, in at most two units: `45s`, `3m 5s`, `2h 10m`, `3d 4h`. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '–';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}

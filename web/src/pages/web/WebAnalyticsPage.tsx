@@ -57,7 +57,7 @@ function changeText(item: WebOverviewItem): string {
   return `${item.value > item.previous ? '▲' : '▼'} from ${formatTile(item.kind, item.previous)}`;
 }
 
-function Tile({ item }: { item: WebOverviewItem }) {
+function Tile({ item, compared }: { item: WebOverviewItem; compared: boolean }) {
   const change = item.changeFromPreviousPct;
   const good = change === null || change === 0 ? null : change > 0 !== Boolean(item.isIncreaseBad);
   return (
@@ -68,12 +68,16 @@ function Tile({ item }: { item: WebOverviewItem }) {
       <Text fz={28} fw={700} data-testid="tile-value">
         {formatTile(item.kind, item.value)}
       </Text>
-      <Text size="sm" c={good === null ? 'dimmed' : good ? 'green' : 'red'} data-testid="tile-change">
-        {changeText(item)}
-      </Text>
-      <Text size="xs" c="dimmed">
-        before: {formatTile(item.kind, item.previous)}
-      </Text>
+      {compared && (
+        <>
+          <Text size="sm" c={good === null ? 'dimmed' : good ? 'green' : 'red'} data-testid="tile-change">
+            {changeText(item)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            before: {formatTile(item.kind, item.previous)}
+          </Text>
+        </>
+      )}
     </Paper>
   );
 }
@@ -89,7 +93,7 @@ function Overview({ environmentId, range, properties }: { environmentId: number;
       )}
       <SimpleGrid cols={{ base: 2, md: 5 }} data-testid="web-overview" aria-busy={overview.isPending}>
         {overview.data?.results.map((item) => (
-          <Tile key={item.key} item={item} />
+          <Tile key={item.key} item={item} compared={range.date_from.trim() !== 'all'} />
         ))}
       </SimpleGrid>
     </>
@@ -128,7 +132,7 @@ export function Component() {
         <DateRangeControl
           value={range}
           marked={problem?.field ?? null}
-          onChange={(next) => setParam({ from: next.date_from, to: next.date_to })}
+          onChange={(next) => setParam({ from: next.date_from, to: next.date_to, date_from: null, date_to: null })}
         />
         {FILTERS.map((f) =>
           f.options ? (

@@ -6,6 +6,7 @@ import { readDateText } from '../../../../src/posthog/date-grammar';
 import type { PropertyFilter } from '../../api/types';
 import type { WebOverviewItem, WebRange } from '../../api/web-analytics';
 import { DEFAULT_DATE_FROM } from '../../lib/date-range';
+import { formatDuration } from '../../lib/format';
 
 /**
  * The three filters every tile takes: the event property each sets, and the values to pick from
@@ -17,8 +18,12 @@ export const FILTERS: readonly { param: string; key: string; label: string; opti
   { param: 'device', key: '$device_type', label: 'Device type', options: ['Desktop', 'Mobile', 'Tablet'] },
 ];
 
+/** The range in the address: `from` and `to`, or PostHog's own `date_from` and `date_to` (its shared links). */
 export function readRange(params: URLSearchParams): WebRange {
-  return { date_from: params.get('from') || DEFAULT_DATE_FROM, date_to: params.get('to') || null };
+  return {
+    date_from: params.get('from') || params.get('date_from') || DEFAULT_DATE_FROM,
+    date_to: params.get('to') || params.get('date_to') || null,
+  };
 }
 
 const NOT_A_DATE = 'is not a date: use a day such as 2025-11-10, or -7d for the last 7 days.';
@@ -52,14 +57,11 @@ export function readProperties(params: URLSearchParams): PropertyFilter[] {
 
 const number = new Intl.NumberFormat('en-US');
 
-/** A tile's value: counts in full, durations as `17s` / `2m 5s`, percentages to one decimal. */
+/** A tile's value: counts in full, durations as PostHog writes them (`17s`, `2m 5s`, `2h 49m`), percentages to one decimal. */
 export function formatTile(kind: WebOverviewItem['kind'], value: number | null): string {
   if (value === null) return '–';
   if (kind === 'percentage') return `${value.toFixed(1)}%`;
-  if (kind === 'duration_s') {
-    const seconds = Math.round(value);
-    return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
-  }
+  if (kind === 'duration_s') return formatDuration(value);
   return number.format(value);
 }
 

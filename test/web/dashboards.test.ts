@@ -356,6 +356,51 @@ describe('dashboards', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it('keeps the page its width with a long dashboard name and a long breakdown value', async () => {
+    // No spaces in either: nothing for the browser to wrap at.
+    const value = 'v'.repeat(5000);
+    const name = 'N'.repeat(300);
+    await server.ingest([{ event: 'long value', distinct_id: 'long-1', timestamp: new Date().toISOString(), properties: { note: value } }]);
+    const board = await server.request(api('/dashboards/'), { method: 'POST', body: { name } });
+    expect(board.status, board.text).toBe(201);
+    const insight = await server.request(api('/insights/'), {
+      method: 'POST',
+      body: {
+        name: 'Long breakdown',
+        dashboards: [board.body.id],
+        query: {
+          kind: 'InsightVizNode',
+          source: { ...trends('long value'), breakdownFilter: { breakdown: 'note', breakdown_type: 'event' } },
+        },
+      },
+    });
+    expect(insight.status, insight.text).toBe(201);
+    const label = `long value - ${value}`;
+    const overflow = () => ui.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${board.body.id}`);
+    await ui.page.getByRole('heading', { name, exact: true }).waitFor();
+    await expect.poll(() => tile('Long breakdown').getByTestId('series-label').getAttribute('title')).toBe(label);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(ui.page, 'dashboard-long-name');
+
+    await ui.page.goto(`${server.url}/project/${ui.env}/insights/${insight.body.short_id}`);
+    const legendLabel = ui.page.getByTestId('series-label');
+    await expect.poll(() => legendLabel.getAttribute('title')).toBe(label);
+    expect(await legendLabel.innerText()).toBe(label);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(ui.page, 'insight-long-breakdown');
+
+    await ui.page.getByLabel('Display').selectOption('ActionsTable');
+    await expect.poll(() => ui.page.getByTestId('trends-table-label').getAttribute('title')).toBe(label);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+
+    await ui.page.getByLabel('Display').selectOption('BoldNumber');
+    await expect.poll(() => ui.page.getByTestId('bold-number-label').getAttribute('title')).toBe(label);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    expectNoPageErrors(ui.watched);
+  });
+
   it('searches the list and deletes a dashboard after confirmation', async () => {
     const scratch = await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Scratch', description: 'to delete' } });
     expect(scratch.status).toBe(201);

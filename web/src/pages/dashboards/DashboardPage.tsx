@@ -89,7 +89,8 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
   return (
     <Stack>
       <Group justify="space-between" align="flex-start">
-        <Stack gap={2}>
+        {/* A name or description without spaces breaks anywhere rather than widening the page. */}
+        <Stack gap={2} style={{ overflowWrap: 'anywhere' }}>
           <Title order={2}>{dashboard.name || 'Untitled'}</Title>
           {dashboard.description && <Text c="dimmed">{dashboard.description}</Text>}
         </Stack>

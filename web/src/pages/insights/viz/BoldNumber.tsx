@@ -20,7 +20,7 @@ export function BoldNumber({ results }: { results: TrendsResult[] }) {
             <Text fz={48} fw={700} lh={1.1} data-testid="bold-number-value">
               {formatNumber(totalOf(s.result))}
             </Text>
-            <Text size="sm" c="dimmed">
+            <Text size="sm" c="dimmed" truncate="end" maw={320} title={s.label} data-testid="bold-number-label">
               {s.label}
             </Text>
             {before && change !== null && (

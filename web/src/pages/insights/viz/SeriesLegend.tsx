@@ -11,10 +11,12 @@ export function SeriesLegend({ results }: { results: TrendsResult[] }) {
       <Table.Tbody>
         {shownSeries(results).map((s) => (
           <Table.Tr key={s.key} data-testid="series-row" data-label={s.label} data-total={totalOf(s.result)}>
-            <Table.Td>
+            {/* Width 100% with max-width 0: the label takes the room the total leaves and is cut there
+                (a breakdown value can be thousands of characters), the whole of it in its title. */}
+            <Table.Td w="100%" maw={0}>
               <Group gap={6} wrap="nowrap">
                 <ColorSwatch color={colourOf(s.index)} size={10} style={s.previous ? { opacity: 0.4 } : undefined} />
-                <Text size="sm" data-testid="series-label">
+                <Text size="sm" truncate="end" miw={0} title={s.label} data-testid="series-label">
                   {s.label}
                 </Text>
               </Group>

@@ -1,4 +1,4 @@
-import { ScrollArea, Table } from '@mantine/core';
+import { ScrollArea, Table, Text } from '@mantine/core';
 import type { TrendsResult } from '../../../api/insights';
 import { formatNumber } from './format';
 import { shownSeries, totalOf } from './series';
@@ -34,7 +34,12 @@ export function TrendsTable({ results, totals = [] }: { results: TrendsResult[];
         <Table.Tbody>
           {series.map((s) => (
             <Table.Tr key={s.key} data-testid="trends-table-row" data-label={s.label}>
-              <Table.Td>{s.label}</Table.Td>
+              <Table.Td>
+                {/* Cut at a width that leaves the numbers in view: a breakdown value can be thousands of characters. */}
+                <Text inherit truncate="end" maw={320} title={s.label} data-testid="trends-table-label">
+                  {s.label}
+                </Text>
+              </Table.Td>
               <Table.Td ta="right" fw={600} data-testid="trends-table-total">
                 {formatNumber(totalOfRow(s.result))}
               </Table.Td>

@@ -1,9 +1,12 @@
 /** How insights say their numbers: counts with separators, up to two decimals; durations; percentages. */
 
 const number = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const scientific = new Intl.NumberFormat('en-US', { notation: 'scientific', maximumFractionDigits: 2 });
 
+/** From a quadrillion up, in exponent notation (`1.23e15`): written in full, 1e308 takes 411 characters. */
 export function formatNumber(value: number | null | undefined): string {
-  return value === null || value === undefined || Number.isNaN(value) ? '–' : number.format(value);
+  if (value === null || value === undefined || Number.isNaN(value)) return '–';
+  return Math.abs(value) >= 1e15 ? scientific.format(value).replace('E', 'e') : number.format(value);
 }
 
 /** A share as a percentage with one decimal (`66.7%`); `–` when there is nothing to divide by. */

@@ -15,15 +15,8 @@ export function formatPercent(part: number, whole: number): string {
   return `${((part / whole) * 100).toFixed(1)}%`;
 }
 
-/** Seconds as PostHog writes durations: `45s`, `3m 5s`, `2h 10m`, `3d 4h`. */
-export function formatDuration(seconds: number | null | undefined): string {
-  if (seconds === null || seconds === undefined) return '–';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
-}
+/** Durations as PostHog writes them: one formatter for the whole app. */
+export { formatDuration } from '../../../lib/format';
 
 /** The breakdown value as shown: PostHog's null and "other" markers said in words. */
 export function breakdownLabel(value: string | undefined): string {

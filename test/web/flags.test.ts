@@ -3,8 +3,8 @@
  * rolled out in the UI is what posthog-js (loaded from Hoglet's /static/array.js on another
  * origin, with the project API key) receives; a multivariate split that does not sum to 100 shows
  * the API's error; the toggle disables; the history lists the changes; "what does this user get"
- * answers as /flags does; a cohort by a property rule and a static one from a CSV file, with their
- * members. No console errors; a screenshot of each page in .tmp/screenshots/.
+ * answers as /flags does; a cohort by a property rule (refused without a name) and a static one
+ * from a CSV file, with their members. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -281,10 +281,17 @@ describe('cohorts in the web app', () => {
     await ui.page.getByTestId('cohorts-empty').waitFor();
     await ui.page.getByRole('link', { name: 'New cohort' }).click();
     await ui.page.waitForURL(`${server.url}/project/${ui.env}/cohorts/new`);
+    // A cohort needs a name: refused under the field, nothing sent.
+    await ui.page.getByRole('button', { name: 'Create cohort' }).click();
+    await ui.page.getByText('Cohort name cannot be empty').waitFor();
+    expect(await ui.page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
+    expect(ui.page.url()).toBe(`${server.url}/project/${ui.env}/cohorts/new`);
+    expect((await server.request(`/api/projects/${server.bootstrap.project.id}/cohorts/`)).body.count).toBe(0);
     await ui.page.getByLabel('Name').fill('Pro customers');
     // A rule naming no property is refused on its field, not saved as a cohort of no one.
     await ui.page.getByRole('button', { name: 'Create cohort' }).click();
     await ui.page.getByText('Name a property, or remove this filter').waitFor();
+    expect(await ui.page.getByText('Cohort name cannot be empty').count()).toBe(0);
     expect(ui.page.url()).toBe(`${server.url}/project/${ui.env}/cohorts/new`);
     expect((await server.request(`/api/projects/${server.bootstrap.project.id}/cohorts/`)).body.count).toBe(0);
     await ui.page.getByLabel('Property', { exact: true }).fill('plan');

@@ -2,12 +2,12 @@
  * What a walk through the analytics pages as a PostHog user found wanting, in Chromium against a
  * real Hoglet: a saved insight put on a dashboard and taken off from its own page (the tile shows
  * on the dashboard, the insight's `dashboards` read back from the API); its history's values as
- * text, not JSON; an unsaved insight's query kept in the address through a reload; a property sum
- * that waits for its property instead of counting events; a reversed custom range pointed out; the
- * display picker wide enough for its names; the breakdown's suggestions closed by Enter; the
- * funnel's controls on one line at 1280×800; a Slack subscription's way to the Slack webhook
- * setting, which the settings page now has; web analytics saying once why a range it cannot read
- * shows nothing, not that there is nothing.
+ * text, not JSON; an unsaved insight's query kept in the address through a reload; a property
+ * average that waits for its property (a hint shown, no query sent, saving refused in words); a
+ * reversed custom range pointed out; the display picker wide enough for its names; the
+ * breakdown's suggestions closed by Enter; the funnel's controls on one line at 1280×800; a Slack
+ * subscription's way to the Slack webhook setting, which the settings page now has; web analytics
+ * saying once why a range it cannot read shows nothing, not that there is nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -158,25 +158,51 @@ describe('a new insight', () => {
     expectNoPageErrors(ui.watched);
   });
 
-  it('sums a property only once it is picked, never counting events under the sum', async () => {
+  it('averages a property only once it is picked: no query and no save before, a hint instead', async () => {
     const { page } = ui;
     await server.ingest([
       { event: 'refund', distinct_id: 'r1', properties: { amount: 5 } },
-      { event: 'refund', distinct_id: 'r2', properties: { amount: 7 } },
+      { event: 'refund', distinct_id: 'r2', properties: { amount: 8 } },
     ]);
     await page.goto(`${server.url}/project/${ui.env}/insights/new`);
     await page.getByLabel('Display').selectOption('BoldNumber');
     await page.getByRole('textbox', { name: 'Series 1 event' }).click();
     await page.getByRole('option', { name: 'refund', exact: true }).click();
     await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('2');
-    await page.getByLabel('Series 1 math').selectOption('sum');
-    await expect.poll(() => page.getByRole('alert').allInnerTexts()).toContainEqual(expect.stringContaining('math_property'));
-    expect(await page.getByTestId('bold-number-value').count()).toBe(0);
-    const property = page.getByRole('textbox', { name: 'Series 1 math property' });
-    await property.fill('amount');
-    await property.press('Enter');
-    await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('12');
-    expectNoPageErrors(ui.watched, [400]);
+
+    const sent: string[] = [];
+    const record = (request: { method(): string; url(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (request.method() === 'POST' && /\/(query|insights)\/$/.test(path)) sent.push(path);
+    };
+    page.on('request', record);
+    try {
+      await page.getByLabel('Series 1 math').selectOption('avg');
+      const hint = page.getByTestId('insight-unfinished');
+      await expect.poll(() => hint.innerText()).toBe('Choose the property to aggregate for series 1.');
+      expect(await page.getByTestId('bold-number-value').count()).toBe(0);
+      const property = page.getByRole('textbox', { name: 'Series 1 math property' });
+      await property.waitFor();
+      // Saving now is refused in the page, in words, not by the server naming a field.
+      await page.getByRole('button', { name: 'Save insight' }).click();
+      await expect
+        .poll(() => page.getByRole('alert').allInnerTexts())
+        .toContainEqual(expect.stringContaining('Choose the property to aggregate for series 1.'));
+      expect((await page.getByRole('alert').allInnerTexts()).join(' ')).not.toContain('math_property');
+      await screenshot(page, 'insight-property-math-unfinished');
+      // Had the math's change sent the query, it would have gone out before the save's alert was drawn.
+      expect(sent).toEqual([]);
+
+      await property.fill('amount');
+      await property.press('Enter');
+      await expect.poll(() => page.getByTestId('bold-number-value').innerText()).toBe('6.5');
+      expect(sent).toContain(`/api/environments/${ui.env}/query/`);
+      expect(await hint.count()).toBe(0);
+      expect(await page.getByRole('alert').count()).toBe(0);
+    } finally {
+      page.off('request', record);
+    }
+    expectNoPageErrors(ui.watched);
   });
 
   it('says when the custom range ends before it starts, and shows each display whole', async () => {

@@ -8,7 +8,7 @@ import { MEMBERS_PAGE, useCohort, useCohortMembers, useSaveCohort, type Cohort }
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { PropertyFilterList } from '../flags/PropertyFilterList';
-import { emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
+import { checkCohortName, emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 import { PersonsTable } from '../../components/PersonsTable';
 
@@ -155,7 +155,12 @@ function CohortEditor({ cohort }: { cohort?: Cohort }) {
     <form onSubmit={(e) => void form.handleSubmit(submit)(e)} aria-label="Cohort">
       <Stack gap="lg" maw={1000}>
         <Group align="flex-start">
-          <TextInput label="Name" w={320} error={form.formState.errors.name?.message} {...form.register('name')} />
+          <TextInput
+            label="Name"
+            w={320}
+            error={form.formState.errors.name?.message}
+            {...form.register('name', { validate: checkCohortName })}
+          />
           <TextInput label="Description" w={420} error={form.formState.errors.description?.message} {...form.register('description')} />
         </Group>
         {!cohort && (

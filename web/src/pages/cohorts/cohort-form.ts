@@ -26,6 +26,9 @@ export function newCohortForm(): CohortForm {
   return { name: '', description: '', isStatic: false, match: 'OR', groups: [emptyGroup()] };
 }
 
+/** The name field's error, or true: a cohort needs a name, as PostHog's form says. */
+export const checkCohortName = (name: string): true | string => name.trim() !== '' || 'Cohort name cannot be empty';
+
 const isGroup = (value: CohortGroup | CohortPropertyFilter): value is CohortGroup => Array.isArray((value as CohortGroup).values);
 
 export function formFromCohort(cohort: Cohort): CohortForm {

@@ -5,7 +5,7 @@ import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../.
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
-import { cleanSource, hashOfSource, newFunnel, newTrends, sourceOfHash } from './editor/query-defaults';
+import { cleanSource, hashOfSource, newFunnel, newTrends, sourceOfHash, unfinishedQuery } from './editor/query-defaults';
 import { TrendsEditor } from './editor/TrendsEditor';
 import { AddToDashboard } from './AddToDashboard';
 import { DeleteInsight } from './DeleteInsight';
@@ -35,6 +35,9 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
   const [name, setName] = useState(insight?.name ?? '');
   const [description, setDescription] = useState(insight?.description ?? '');
   const query = useMemo(() => cleanSource(source), [source]);
+  // Not run nor saved until it can be: the server would refuse it, naming a field.
+  const unfinished = unfinishedQuery(query);
+  const [saveTried, setSaveTried] = useState(false);
   const saved = sourceOf(insight?.query);
   const dirty =
     !insight ||
@@ -42,11 +45,14 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
     name !== (insight.name ?? '') ||
     description !== insight.description;
 
-  const submit = () =>
+  const submit = () => {
+    setSaveTried(true);
+    if (unfinished) return;
     save.mutate(
       { id: insight?.id, body: { name: name.trim() || null, description, query: { kind: 'InsightVizNode', source: query } } },
       { onSuccess: (result) => !insight && void navigate(`${base}/insights/${result.short_id}`, { replace: true }) },
     );
+  };
 
   const switchKind = (kind: string) => {
     if (kind === source.kind) return;
@@ -68,7 +74,7 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
           </Button>
         </Group>
       </Group>
-      <ErrorAlert message={save.error?.message} title="The insight could not be saved" />
+      <ErrorAlert message={(saveTried && unfinished) || save.error?.message} title="The insight could not be saved" />
       <Group align="flex-start" grow>
         <TextInput
           label="Name"
@@ -100,7 +106,13 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
         <Text size="xs" c="dimmed" mb="xs" data-testid="insight-timezone">
           Dates and times in {environment.timezone}
         </Text>
-        <InsightViz environmentId={environment.id} query={query} height={320} detailed />
+        {unfinished ? (
+          <Text c="dimmed" ta="center" py="xl" data-testid="insight-unfinished">
+            {unfinished}
+          </Text>
+        ) : (
+          <InsightViz environmentId={environment.id} query={query} height={320} detailed />
+        )}
       </Paper>
       {insight && (
         <>

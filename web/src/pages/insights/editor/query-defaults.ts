@@ -40,6 +40,16 @@ export const MATH_OPTIONS: { value: TrendsMath; label: string }[] = [
 
 export const PROPERTY_MATHS: ReadonlySet<TrendsMath> = new Set(['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99']);
 
+/**
+ * Why the query cannot run yet, or null when it can: a series with a property math but no property
+ * (the server refuses it), as PostHog waits for one instead of sending the query.
+ */
+export function unfinishedQuery(source: InsightSource): string | null {
+  if (source.kind !== 'TrendsQuery') return null;
+  const i = source.series.findIndex((n) => n.math && PROPERTY_MATHS.has(n.math) && !n.math_property?.trim());
+  return i === -1 ? null : `Choose the property to aggregate for series ${i + 1}.`;
+}
+
 const complete = (filters: PropertyFilter[] | undefined) => filters?.filter((f) => f.key.trim() !== '');
 
 function cleanNode(node: EventsNode): EventsNode {

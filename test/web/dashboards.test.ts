@@ -376,7 +376,7 @@ describe('dashboards', () => {
     });
     expect(insight.status, insight.text).toBe(201);
     const label = `long value - ${value}`;
-    const overflow = () => ui.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = () => ui.page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth);
 
     await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${board.body.id}`);
     await ui.page.getByRole('heading', { name, exact: true }).waitFor();

@@ -1,9 +1,11 @@
 /**
  * How insights write their numbers (web/src/pages/insights/viz/format.ts): below a quadrillion in
  * full with separators, from a quadrillion up in exponent notation, so a huge total keeps the
- * legend, the table and the bold number narrow.
+ * legend, the table and the bold number narrow. And durations, as insights and web analytics
+ * write them (web/src/lib/format.ts). Both modules import nothing, so they run under Node.
  */
 import { describe, expect, it } from 'vitest';
+import { formatDuration } from '../../web/src/lib/format.js';
 import { formatNumber } from '../../web/src/pages/insights/viz/format.js';
 
 describe('formatNumber', () => {
@@ -28,5 +30,21 @@ describe('formatNumber', () => {
     expect(formatNumber(null)).toBe('–');
     expect(formatNumber(undefined)).toBe('–');
     expect(formatNumber(Number.NaN)).toBe('–');
+  });
+});
+
+describe('formatDuration', () => {
+  it('writes seconds in at most two units, as PostHog does, from seconds to days', () => {
+    const cases: Array<[number, string]> = [
+      [0, '0s'],
+      [17.4, '17s'],
+      [59.6, '1m 0s'],
+      [125, '2m 5s'],
+      [3600, '1h 0m'],
+      [10_170.5, '2h 49m'],
+      [86_400 * 3 + 3600 * 4 + 59, '3d 4h'],
+    ];
+    expect(cases.map(([seconds]) => formatDuration(seconds))).toEqual(cases.map(([, text]) => text));
+    expect(formatDuration(null)).toBe('–');
   });
 });

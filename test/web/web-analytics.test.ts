@@ -363,6 +363,13 @@ describe('web analytics page', () => {
         } else expect(Object.values(await tiles()).every(([, change]) => change !== '')).toBe(true);
       }
 
+      // PostHog's own link names its range date_from: read alike, and a range picked replaces it.
+      await ui.page.goto(`${server.url}/project/${ui.env}/web?date_from=-30d`);
+      await expect.poll(() => picker.inputValue()).toBe('-30d');
+      await picker.selectOption('-14d');
+      await ui.page.waitForURL((url) => url.searchParams.get('from') === '-14d' && !url.searchParams.has('date_from'));
+      await expectTilesAsApi('Last 14 days');
+
       // Custom dates: a date input for each end.
       await picker.selectOption('custom');
       await ui.page.getByLabel('From', { exact: true }).fill(DATE_RANGE.date_from);

@@ -16,7 +16,7 @@ export function formatPercent(part: number, whole: number): string {
 }
 
 /** Durations as PostHog writes them: one formatter for the whole app. */
-export { formatDuration } from '../../../lib/format';
+export { formatDuration } from '../../../lib/format.js';
 
 /** The breakdown value as shown: PostHog's null and "other" markers said in words. */
 export function breakdownLabel(value: string | undefined): string {

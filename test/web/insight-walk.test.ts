@@ -146,6 +146,23 @@ describe('a new insight', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it('takes in a query from an address changed in its hash alone', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/project/${ui.env}/insights/new`);
+    await page.getByLabel('Interval').waitFor();
+    await page.getByLabel('Interval').selectOption('week');
+    await page.waitForURL((url) => url.hash.includes('%22interval%22%3A%22week%22'));
+    const weekly = new URL(page.url()).hash;
+    // The same page with another query in its hash, as a pasted link or the address bar gives it.
+    await page.goto(`${server.url}/project/${ui.env}/insights/new${weekly.replace('week', 'month')}`);
+    await expect.poll(() => page.getByLabel('Interval').inputValue()).toBe('month');
+    await page.waitForURL((url) => url.hash.includes('%22interval%22%3A%22month%22'));
+    // And edits go on from there.
+    await page.getByLabel('Interval').selectOption('hour');
+    await page.waitForURL((url) => url.hash.includes('%22interval%22%3A%22hour%22'));
+    expectNoPageErrors(ui.watched);
+  });
+
   it('starts from the default when the address carries no query it can read', async () => {
     const { page } = ui;
     for (const hash of ['#q=%7Bbroken', '#q=%7B%22kind%22%3A%22RetentionQuery%22%7D']) {

@@ -1,5 +1,5 @@
 import { Button, Divider, Group, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../../api/insights';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -27,10 +27,19 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
   const [source, setSource] = useState<InsightSource>(
     () => sourceOf(insight?.query) ?? (insight ? null : sourceOfHash(location.hash)) ?? newTrends(),
   );
-  // An unsaved insight's query lives in the address, so a reload or a shared link keeps it.
+  // An unsaved insight's query lives in the address, so a reload or a shared link keeps it; an
+  // address changed from outside (a link followed, the address bar) brings its own query in.
   const hash = insight ? null : hashOfSource(source);
+  const written = useRef(location.hash);
   useEffect(() => {
-    if (hash !== null && hash !== location.hash) void navigate({ hash }, { replace: true });
+    if (hash === null) return;
+    const adopted = location.hash !== written.current ? sourceOfHash(location.hash) : null;
+    written.current = location.hash;
+    if (adopted) setSource(adopted);
+    else if (hash !== location.hash) {
+      written.current = hash;
+      void navigate({ hash }, { replace: true });
+    }
   }, [hash, location.hash, navigate]);
   const [name, setName] = useState(insight?.name ?? '');
   const [description, setDescription] = useState(insight?.description ?? '');

@@ -160,6 +160,17 @@ describe('a new insight', () => {
     // And edits go on from there.
     await page.getByLabel('Interval').selectOption('hour');
     await page.waitForURL((url) => url.hash.includes('%22interval%22%3A%22hour%22'));
+    // Edits can outrun the address: two in a row on a slowed CPU, neither taken for one from outside.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
+    try {
+      await page.getByText('Funnels', { exact: true }).click();
+      await page.getByLabel('Conversion window', { exact: true }).fill('3');
+      await page.waitForURL((url) => url.hash.includes('FunnelsQuery') && url.hash.includes('%22funnelWindowInterval%22%3A3'));
+    } finally {
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+      await cdp.detach();
+    }
     expectNoPageErrors(ui.watched);
   });
 

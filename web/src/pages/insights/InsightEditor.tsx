@@ -30,14 +30,24 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
   // An unsaved insight's query lives in the address, so a reload or a shared link keeps it; an
   // address changed from outside (a link followed, the address bar) brings its own query in.
   const hash = insight ? null : hashOfSource(source);
-  const written = useRef(location.hash);
+  // The hashes this editor wrote and the address has not settled on yet: one the address moves to
+  // that is not among them came from outside. Edits can outrun the address, so it is a set.
+  const written = useRef(new Set([location.hash]));
+  const seen = useRef(location.hash);
   useEffect(() => {
     if (hash === null) return;
-    const adopted = location.hash !== written.current ? sourceOfHash(location.hash) : null;
-    written.current = location.hash;
-    if (adopted) setSource(adopted);
-    else if (hash !== location.hash) {
-      written.current = hash;
+    if (location.hash !== seen.current) {
+      seen.current = location.hash;
+      const adopted = written.current.has(location.hash) ? null : sourceOfHash(location.hash);
+      if (adopted) {
+        written.current = new Set([location.hash]);
+        setSource(adopted);
+        return;
+      }
+    }
+    if (hash === location.hash) written.current = new Set([hash]);
+    else {
+      written.current.add(hash);
       void navigate({ hash }, { replace: true });
     }
   }, [hash, location.hash, navigate]);

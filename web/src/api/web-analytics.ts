@@ -5,6 +5,7 @@
 import { queryOptions, useQueries, useQuery } from '@tanstack/react-query';
 import { api } from './client';
 import type { PropertyFilter } from './types';
+import { hasPreviousPeriod } from '../lib/date-range';
 import { PREFETCHED_FRESH_MS } from '../query-client';
 
 export interface WebRange {
@@ -41,8 +42,7 @@ export const webOverviewQuery = (environmentId: number, dateRange: WebRange, pro
     queryFn: ({ signal }) =>
       run<{ results: WebOverviewItem[] }>(
         environmentId,
-        // "All time" has no period before it to compare with.
-        { kind: 'WebOverviewQuery', dateRange, properties, compareFilter: { compare: dateRange.date_from.trim() !== 'all' } },
+        { kind: 'WebOverviewQuery', dateRange, properties, compareFilter: { compare: hasPreviousPeriod(dateRange.date_from) } },
         signal,
       ),
   });

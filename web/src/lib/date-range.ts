@@ -28,6 +28,11 @@ export const DATE_PRESETS: readonly DatePreset[] = [
 
 export const DEFAULT_DATE_FROM = '-7d';
 
+/** Whether a range has a period before it to compare with: "All time" has none. */
+export function hasPreviousPeriod(dateFrom: string): boolean {
+  return dateFrom.trim() !== 'all';
+}
+
 /** A preset's key, unique among them (the select's value). */
 export function presetKey(preset: { date_from: string; date_to: string | null }): string {
   return preset.date_to === null ? preset.date_from : `${preset.date_from}/${preset.date_to}`;

@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { useWebOverview, type WebOverviewItem, type WebRange } from '../../api/web-analytics';
 import type { PropertyFilter } from '../../api/types';
 import { DateRangeControl } from '../../components/DateRangeControl';
+import { hasPreviousPeriod } from '../../lib/date-range';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FILTERS, formatTile, rangeProblem, readProperties, readRange, TILE_LABELS } from './format';
 import { TABLES } from './tiles';
@@ -93,7 +94,7 @@ function Overview({ environmentId, range, properties }: { environmentId: number;
       )}
       <SimpleGrid cols={{ base: 2, md: 5 }} data-testid="web-overview" aria-busy={overview.isPending}>
         {overview.data?.results.map((item) => (
-          <Tile key={item.key} item={item} compared={range.date_from.trim() !== 'all'} />
+          <Tile key={item.key} item={item} compared={hasPreviousPeriod(range.date_from)} />
         ))}
       </SimpleGrid>
     </>

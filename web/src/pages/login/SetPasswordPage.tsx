@@ -42,7 +42,9 @@ export function Component() {
       form.setError('root', { message: error instanceof ApiError ? error.message : 'Hoglet could not be reached.' });
       return;
     }
-    client.clear();
+    // Forget what belonged to no session, but not this link: asked again while this page is still
+    // up, it would answer 400 now that it is used (as SignupPage keeps its invite).
+    client.removeQueries({ predicate: (query) => query.queryKey[0] !== 'reset' });
     await navigate('/', { replace: true });
   });
 

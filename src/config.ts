@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseAllowedHosts, type AllowedHosts } from './subscriptions/core/outbound-address.js';
 
 /**
  * Every setting Hoglet reads from the environment, in one place. The README's configuration table
@@ -72,6 +73,11 @@ export interface Config {
   maxConnections: number;
   /** The largest session recording request (`/s/`) after decompression, in bytes; a larger one is refused with 413. */
   recordingMaxBytes: number;
+  /**
+   * Internal hosts, addresses and networks (CIDRs) that webhook and Slack deliveries may reach;
+   * every other loopback, private, link-local or internal-domain target is refused, as PostHog does.
+   */
+  webhookAllowedHosts: AllowedHosts;
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +152,15 @@ function parseCount(name: string, value: string | undefined, fallback: number): 
   return n;
 }
 
+function parseWebhookAllowedHosts(value: string | undefined): AllowedHosts {
+  const parsed = parseAllowedHosts(value);
+  if ('error' in parsed)
+    throw new ConfigError(
+      `WEBHOOK_ALLOWED_HOSTS must list host names, IP addresses or CIDRs (or *), separated by commas; cannot read "${parsed.error}"`,
+    );
+  return parsed;
+}
+
 function parseClickhouseUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!/^https?:\/\//.test(value))
@@ -213,5 +228,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: parseMilliseconds('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 72_000),
     maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 10_000),
     recordingMaxBytes: parseCount('RECORDING_MAX_BYTES', env.RECORDING_MAX_BYTES, 10 * 1024 * 1024),
+    webhookAllowedHosts: parseWebhookAllowedHosts(env.WEBHOOK_ALLOWED_HOSTS),
   };
 }

@@ -3,10 +3,8 @@
  * (`next_delivery_date` recomputed only when the rule changes), the invite owed to new
  * recipients, and the activity log entry, all in one transaction.
  */
-import type { Kysely } from 'kysely';
 import { diffFields, recordActivity } from '../activity/store.js';
 import type { AppContext } from '../context.js';
-import type { Schema } from '../platform/db/schema.js';
 import { dashboardTeamId } from '../dashboards/store.js';
 import { ApiError } from '../posthog/errors.js';
 import { insightTeamId } from '../insights/store.js';
@@ -29,8 +27,6 @@ import {
   type SubscriptionValues,
 } from './store.js';
 
-type Db = Kysely<Schema>;
-
 /** Topic announced on the change bus when a subscription has new work (wakes the scheduler). */
 export const SUBSCRIPTION_CHANGE_TOPIC = 'subscriptions';
 
@@ -39,12 +35,13 @@ function status(owner: number | undefined, team: Team): ResourceStatus {
 }
 
 async function validate(
-  db: Db,
+  ctx: AppContext,
   team: Team,
   body: unknown,
   existing?: Subscription,
   partial = existing !== undefined,
 ): Promise<SubscriptionWrite> {
+  const { db } = ctx.database;
   const result = await validateSubscriptionBodyAsync(body, {
     partial,
     existing: existing && {
@@ -56,6 +53,7 @@ async function validate(
     lookupDashboard: async (id) => status(await dashboardTeamId(db, id), team),
     lookupInsight: async (id) => status(await insightTeamId(db, id), team),
     slackConfigured: typeof team.settings.slack_incoming_webhook === 'string' && team.settings.slack_incoming_webhook !== '',
+    allowedHosts: ctx.config.webhookAllowedHosts,
   });
   if (!result.ok) throw new ApiError(400, 'validation_error', result.error.code, result.error.detail, result.error.attr);
   return result.data;
@@ -116,7 +114,7 @@ async function announce(ctx: AppContext, subscription: Subscription): Promise<vo
 
 export async function createSubscription(ctx: AppContext, team: Team, user: User, body: unknown): Promise<Subscription> {
   const { db } = ctx.database;
-  const data = await validate(db, team, body);
+  const data = await validate(ctx, team, body);
   const empty: SubscriptionValues = {
     dashboardId: null,
     insightId: null,
@@ -180,7 +178,7 @@ export async function editSubscription(
   { partial = true }: { partial?: boolean } = {},
 ): Promise<Subscription> {
   const { db } = ctx.database;
-  const data = await validate(db, team, body, existing, partial);
+  const data = await validate(ctx, team, body, existing, partial);
   const values = merge(data, existing);
   const before = { schedule: scheduleOf(existing), next_delivery_date: existing.nextDeliveryDate };
   const next = nextDeliveryDateOnSave(scheduleOf(values), new Date(), before);

@@ -8,7 +8,7 @@ import { runHoglet } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createInsight, env } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { startReceiver, startSmtp } from './receivers.js';
+import { LOOPBACK_TARGETS_ENV, loopbackTargets, startReceiver, startSmtp } from './receivers.js';
 
 /**
  * The delivery log through the API and the CLI, after real deliveries: a scheduler runs on its
@@ -26,10 +26,16 @@ beforeAll(async () => {
   smtp = await startSmtp();
   receiver = await startReceiver();
   // No scheduler in the server: the test's own, whose log lines it reads, is the only one.
-  server = await startTestServer({ SMTP_URL: smtp.url, INGESTION_WORKER: 'off', EMAIL_FROM: 'reports@hoglet.test' });
+  server = await startTestServer({
+    ...LOOPBACK_TARGETS_ENV,
+    SMTP_URL: smtp.url,
+    INGESTION_WORKER: 'off',
+    EMAIL_FROM: 'reports@hoglet.test',
+  });
   const log = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
   const { database } = server.running.ctx;
   const deliverer = new Deliverer(database, server.running.ctx.analytics, {
+    allowedHosts: loopbackTargets,
     siteUrl: 'http://hoglet.test',
     smtpUrl: smtp.url,
     emailFrom: 'reports@hoglet.test',

@@ -10,7 +10,7 @@ import { TEST_DATABASE_URL } from '../helpers/backend.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createDashboard, createInsight, env, setSlackWebhook } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { startReceiver, startSmtp } from './receivers.js';
+import { LOOPBACK_TARGETS_ENV, loopbackTargets, startReceiver, startSmtp } from './receivers.js';
 
 const SITE = 'http://hoglet.test';
 const log = pino({ level: 'silent' });
@@ -25,6 +25,7 @@ const DAY = 86_400_000;
 
 function newScheduler(database: Database, options: ConstructorParameters<typeof SubscriptionScheduler>[3] = {}) {
   const deliverer = new Deliverer(database, server.running.ctx.analytics, {
+    allowedHosts: loopbackTargets,
     siteUrl: SITE,
     smtpUrl: smtp.url,
     emailFrom: 'Hoglet <reports@hoglet.test>',
@@ -80,7 +81,12 @@ beforeAll(async () => {
   smtp = await startSmtp();
   receiver = await startReceiver();
   // The in-process scheduler runs too (on changes, and hourly here): claims keep it from doubling up.
-  server = await startTestServer({ SMTP_URL: smtp.url, SUBSCRIPTION_POLL_MS: '3600000', EMAIL_FROM: 'reports@hoglet.test' });
+  server = await startTestServer({
+    ...LOOPBACK_TARGETS_ENV,
+    SMTP_URL: smtp.url,
+    SUBSCRIPTION_POLL_MS: '3600000',
+    EMAIL_FROM: 'reports@hoglet.test',
+  });
   const ph = new PostHog(server.bootstrap.team.apiToken, { host: server.url, flushAt: 1000, flushInterval: 0, fetchRetryCount: 0 });
   // Yesterday from 08:00 to 12:00 UTC: one day, so "Buyers" (daily unique users) counts 2 whatever
   // the time the test runs (hours back from now crossed midnight when run before 04:00 UTC).

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Deliverer } from '../../src/subscriptions/delivery/index.js';
 import { SubscriptionScheduler } from '../../src/subscriptions/scheduler.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { LOOPBACK_TARGETS_ENV, loopbackTargets } from './receivers.js';
 import { createInsight, env } from './helpers.js';
 
 /** A server without SMTP_URL: e-mail subscriptions say they cannot be delivered, and their deliveries say why they failed. */
@@ -10,7 +11,7 @@ let server: TestServer;
 let insight: any;
 
 beforeAll(async () => {
-  server = await startTestServer({ INGESTION_WORKER: 'off' });
+  server = await startTestServer({ ...LOOPBACK_TARGETS_ENV, INGESTION_WORKER: 'off' });
   insight = await createInsight(server);
 });
 afterAll(async () => {
@@ -112,6 +113,7 @@ describe('e-mail subscriptions without SMTP', () => {
       database,
       pino({ level: 'silent' }),
       new Deliverer(database, server.running.ctx.analytics, {
+        allowedHosts: loopbackTargets,
         siteUrl: 'http://hoglet.test',
         smtpUrl: undefined,
         emailFrom: 'hoglet@localhost',

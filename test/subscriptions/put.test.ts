@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createProject } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { LOOPBACK_TARGETS_ENV } from './receivers.js';
 import { createInsight, env } from './helpers.js';
 
 /** PUT on a subscription: DRF's full update (ModelViewSet.update), not PATCH's partial one. */
@@ -8,7 +9,7 @@ let server: TestServer;
 let insight: any;
 
 beforeAll(async () => {
-  server = await startTestServer({ INGESTION_WORKER: 'off' });
+  server = await startTestServer({ ...LOOPBACK_TARGETS_ENV, INGESTION_WORKER: 'off' });
   insight = await createInsight(server);
 });
 afterAll(async () => {

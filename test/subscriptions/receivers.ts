@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { parseAllowedHosts, type AllowedHosts } from '../../src/subscriptions/core/outbound-address.js';
+
+/** The receivers below listen on loopback, which deliveries refuse unless allowed: a server's env, and a Deliverer's option. */
+export const LOOPBACK_TARGETS_ENV = { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } as const;
+export const loopbackTargets = parseAllowedHosts(LOOPBACK_TARGETS_ENV.WEBHOOK_ALLOWED_HOSTS) as AllowedHosts;
 
 export interface ReceivedMail {
   from: string;

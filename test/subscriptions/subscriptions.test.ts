@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, createProject } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { LOOPBACK_TARGETS_ENV } from './receivers.js';
 import { createDashboard, createInsight, env, setSlackWebhook } from './helpers.js';
 
 let server: TestServer;
@@ -10,7 +11,7 @@ let foreignInsight: any;
 let foreignDashboard: any;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer(LOOPBACK_TARGETS_ENV);
   insight = await createInsight(server);
   dashboard = await createDashboard(server);
   const other = await createProject(server.running.ctx.database, server.bootstrap.organization.id);

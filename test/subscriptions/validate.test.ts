@@ -505,7 +505,7 @@ describe('targets', () => {
 
   it.each([
     ['https://example.com/hook', null],
-    ['http://10.0.0.5:8080/hook', null],
+    ['http://10.0.0.5:8080/hook', 'Invalid webhook URL: Private IP address not allowed'],
     ['HTTPS://Example.com', null],
     ['ftp://example.com', 'Invalid webhook URL: URL must start with http:// or https://'],
     ['example.com/hook', 'Invalid webhook URL: URL must start with http:// or https://'],

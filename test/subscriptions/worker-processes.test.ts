@@ -3,7 +3,7 @@ import { runHoglet, type HogletProcess } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createInsight, env } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { startReceiver, startSmtp } from './receivers.js';
+import { LOOPBACK_TARGETS_ENV, startReceiver, startSmtp } from './receivers.js';
 
 /**
  * Two real `hoglet worker` processes on the same database: every due subscription is delivered
@@ -18,7 +18,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   receiver = await startReceiver();
   // No scheduler in the server: only the two worker processes deliver.
-  server = await startTestServer({ INGESTION_WORKER: 'off', SMTP_URL: smtp.url });
+  server = await startTestServer({ ...LOOPBACK_TARGETS_ENV, INGESTION_WORKER: 'off', SMTP_URL: smtp.url });
 });
 
 afterAll(async () => {
@@ -55,7 +55,7 @@ describe('two worker processes', () => {
       .where('id', 'in', ids)
       .execute();
 
-    const env2 = { ...server.storage.env, SMTP_URL: smtp.url, SUBSCRIPTION_POLL_MS: '100', PORT: '0' };
+    const env2 = { ...server.storage.env, ...LOOPBACK_TARGETS_ENV, SMTP_URL: smtp.url, SUBSCRIPTION_POLL_MS: '100', PORT: '0' };
     workers.push(runHoglet(['worker'], env2), runHoglet(['worker'], env2));
     await Promise.all(workers.map((w) => w.waitFor(/subscription scheduler started/)));
 

@@ -14,7 +14,7 @@ import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/bro
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { createDashboard, createInsight } from '../subscriptions/helpers.js';
-import { startReceiver, startSmtp } from '../subscriptions/receivers.js';
+import { LOOPBACK_TARGETS_ENV, startReceiver, startSmtp } from '../subscriptions/receivers.js';
 import { openSignedIn } from './signed-in.js';
 
 /** The server's own address, as the links in its e-mails carry it (SITE_URL), so that they open. */
@@ -60,7 +60,13 @@ beforeAll(async () => {
     const port = await freePort();
     SITE = `http://127.0.0.1:${port}`;
     try {
-      server = await startTestServer({ SMTP_URL: smtp.url, EMAIL_FROM: 'reports@hoglet.test', PORT: String(port), SITE_URL: SITE });
+      server = await startTestServer({
+        ...LOOPBACK_TARGETS_ENV,
+        SMTP_URL: smtp.url,
+        EMAIL_FROM: 'reports@hoglet.test',
+        PORT: String(port),
+        SITE_URL: SITE,
+      });
       break;
     } catch (error) {
       if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt === 5) throw error;

@@ -4,3 +4,4 @@ export * from './schedule.js';
 export * from './summary.js';
 export * from './validate.js';
 export { maskUrl } from './targets.js';
+export * from './outbound-address.js';

@@ -6,6 +6,7 @@
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import { MESSAGES } from './fields.js';
+import { hostRefusal, NO_ALLOWED_HOSTS, type AllowedHosts } from './outbound-address.js';
 
 // Django's EmailValidator (ASCII after IDNA encoding of the domain).
 const EMAIL_USER_RE =
@@ -32,8 +33,12 @@ export function isValidEmail(value: string): boolean {
   return ascii !== '' && ascii !== domain && validDomain(ascii);
 }
 
-/** Returns the error message for a webhook URL, or null when acceptable. */
-export function webhookUrlError(value: string): string | null {
+/**
+ * Returns the error message for a webhook URL, or null when acceptable. A host refused on its
+ * name or address literal is refused here; one that resolves to an internal address, only when
+ * delivered (delivery/http.ts), as DNS can change in between.
+ */
+export function webhookUrlError(value: string, allowed: AllowedHosts = NO_ALLOWED_HOSTS): string | null {
   if (value.includes('\\') || value.toLowerCase().includes('%5c')) return MESSAGES.webhookInvalid;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') return MESSAGES.webhookScheme;
@@ -45,7 +50,8 @@ export function webhookUrlError(value: string): string | null {
     return MESSAGES.webhookInvalid;
   }
   if (!url.hostname) return MESSAGES.webhookHost;
-  return null;
+  const refused = hostRefusal(allowed, url.hostname);
+  return refused === null ? null : `Invalid webhook URL: ${refused}`;
 }
 
 const MASK = '****';

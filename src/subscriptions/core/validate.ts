@@ -32,6 +32,7 @@ import {
 } from '../../posthog/drf-fields.js';
 import { MESSAGES, parseWeekdays } from './fields.js';
 import { isValidEmail, webhookUrlError } from './targets.js';
+import type { AllowedHosts } from './outbound-address.js';
 import { FREQUENCIES, TARGET_TYPES, type Frequency, type TargetType, type Weekday } from './types.js';
 import { pyTypeName } from '../../posthog/python-text.js';
 import { type ErrorEnvelope, validationEnvelope } from '../../posthog/errors.js';
@@ -60,6 +61,8 @@ export interface ValidationContext {
   lookupInsight: (id: number) => ResourceStatus;
   /** Whether the environment can deliver to Slack (e.g. has `slack_incoming_webhook` set). */
   slackConfigured: boolean;
+  /** Internal hosts a webhook may target (WEBHOOK_ALLOWED_HOSTS); none when absent. */
+  allowedHosts?: AllowedHosts;
 }
 
 /** Validated, normalised values of the fields present in the body (DRF's `validated_data`). */
@@ -225,7 +228,7 @@ export function validateSubscriptionBody(body: unknown, ctx: ValidationContext):
       }
       if (has('target_value')) out.target_value = entries.join(',');
     } else if (targetType === 'webhook') {
-      const err = webhookUrlError(targetValue);
+      const err = webhookUrlError(targetValue, ctx.allowedHosts);
       if (err) return { ok: false, error: envelope('invalid', err, 'target_value') };
     } else if (targetType === 'slack') {
       if (!ctx.slackConfigured) {

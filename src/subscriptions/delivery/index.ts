@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../platform/db/database.js';
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { getTeam, getUser } from '../../environments/tenancy-store.js';
-import { maskUrl } from '../core/index.js';
+import { maskUrl, NO_ALLOWED_HOSTS, type AllowedHosts } from '../core/index.js';
 import type { DeliveryTarget } from '../deliveries-store.js';
 import type { PendingInvite, Subscription } from '../store.js';
 import { composeEmail, EmailSender } from './email.js';
@@ -21,6 +21,8 @@ export interface DelivererOptions {
   siteUrl: string;
   smtpUrl: string | undefined;
   emailFrom: string;
+  /** Internal hosts and networks webhook and Slack deliveries may reach (WEBHOOK_ALLOWED_HOSTS); none when absent. */
+  allowedHosts?: AllowedHosts;
 }
 
 export type DeliveryResult = 'sent' | 'skipped';
@@ -94,10 +96,10 @@ export class Deliverer {
         }
         break;
       case 'slack':
-        await sendSlack(await this.slackWebhook(s.teamId), report, s.targetValue, null);
+        await sendSlack(await this.slackWebhook(s.teamId), report, s.targetValue, null, this.allowedHosts);
         break;
       case 'webhook':
-        await sendWebhook(s.targetValue, report, { subscriptionId: s.id, title: s.title, occurrence, nextDeliveryDate });
+        await sendWebhook(s.targetValue, report, { subscriptionId: s.id, title: s.title, occurrence, nextDeliveryDate }, this.allowedHosts);
         break;
       default:
         throw new Error(`unknown target type ${s.targetType}`);
@@ -125,9 +127,19 @@ export class Deliverer {
         sent.push(to);
       }
     } else if (s.targetType === 'slack') {
-      await sendSlack(await this.slackWebhook(s.teamId), report, s.targetValue, { nextDeliveryDate: s.nextDeliveryDate });
+      await sendSlack(
+        await this.slackWebhook(s.teamId),
+        report,
+        s.targetValue,
+        { nextDeliveryDate: s.nextDeliveryDate },
+        this.allowedHosts,
+      );
     }
     return 'sent';
+  }
+
+  private get allowedHosts(): AllowedHosts {
+    return this.options.allowedHosts ?? NO_ALLOWED_HOSTS;
   }
 
   close(): void {
@@ -142,5 +154,6 @@ export function createDeliverer(ctx: AppContext): Deliverer {
     siteUrl: config.siteUrl ?? `http://127.0.0.1:${config.port}`,
     smtpUrl: config.smtpUrl,
     emailFrom: config.emailFrom,
+    allowedHosts: config.webhookAllowedHosts,
   });
 }

@@ -3,6 +3,7 @@
  * uploads, so the results travel as a text table; the channel is the part of target_value
  * before `|` (PostHog stores `"<channel id>|#name"`).
  */
+import type { AllowedHosts } from '../core/index.js';
 import { postJson } from './http.js';
 import { resultTable, type Report } from './report.js';
 
@@ -55,6 +56,7 @@ export async function sendSlack(
   report: Report,
   targetValue: string,
   invite: { nextDeliveryDate: string | null } | null,
+  allowed: AllowedHosts,
 ) {
-  await postJson(webhookUrl, slackMessage(report, targetValue, invite));
+  await postJson(webhookUrl, slackMessage(report, targetValue, invite), allowed);
 }

@@ -2,6 +2,7 @@
  * Webhook deliveries: one JSON POST per occurrence to the subscription's URL, with the results.
  * PostHog never implemented this target; the body is Hoglet's own, kept flat and explicit.
  */
+import type { AllowedHosts } from '../core/index.js';
 import { postJson } from './http.js';
 import type { Report } from './report.js';
 
@@ -24,6 +25,6 @@ export function webhookBody(report: Report, context: WebhookContext) {
   };
 }
 
-export async function sendWebhook(url: string, report: Report, context: WebhookContext): Promise<void> {
-  await postJson(url, webhookBody(report, context));
+export async function sendWebhook(url: string, report: Report, context: WebhookContext, allowed: AllowedHosts): Promise<void> {
+  await postJson(url, webhookBody(report, context), allowed);
 }

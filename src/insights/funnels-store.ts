@@ -4,7 +4,10 @@ import { compileClickHouseCondition } from '../posthog/clickhouse-property-condi
 import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
 import type { PropertyFilterInput } from './properties.js';
-import type { FunnelCounts, FunnelsQuery, FunnelStep, TimeToConvert, TimeToConvertParams } from './funnels.js';
+import type { FunnelCounts, FunnelsQuery, FunnelStep, FunnelTrendsParams, TimeToConvert, TimeToConvertParams } from './funnels.js';
+import type { FunnelTrendsCell } from './funnel-trends.js';
+import { bucketStart } from './trends-store.js';
+import type { TrendsWindow } from './trends-window.js';
 
 const SOURCE = { column: 'e.properties', columnOf: materializedColumn };
 
@@ -44,26 +47,15 @@ function attempts(steps: readonly FunnelStep[]): string {
 }
 
 /**
- * One row per person who did the first step: the breakdown value, how many steps they reached
- * (`level`) and, per step k after the first, `time{k}` in seconds (with milliseconds) from step
- * k - 1, of one attempt: as PostHog's funnel UDF, the one that reached the furthest step first
- * (it stops there), of those the latest started (meaningless past `level`).
+ * One row per person who did any step: the `person`, the breakdown value (of their earliest
+ * first step) and their attempts (`paths`, as `attempts` makes them; empty without a first step).
  */
-function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from: Date; to: Date }): ChSql {
-  const n = query.steps.length;
+function personPaths(engine: AnalyticsEngine, query: FunnelsQuery, range: { from: Date; to: Date }): ChSql {
   const stepColumns = query.steps.map((step, i) => ch`${stepCondition(step)} AS s${raw(String(i))}`);
   const anyStep = raw(query.steps.map((_, i) => `s${i}`).join(' OR '));
   const breakdown = query.breakdown === null ? raw('NULL') : compileBreakdown(query.breakdown);
   const arrays = query.steps.map((_, i) => raw(`arraySort(groupArrayIf(ms, s${i})) AS a${i}`));
-  const times = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) => raw(`(best[${k + 1}] - best[${k}]) / 1000 AS time${k}`));
   return ch`
-      SELECT breakdown_value, level, ${join(times)}
-      FROM (
-        SELECT breakdown_value, level,
-          arraySort(p -> (p[level], -p[1]), arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))[1] AS best
-        FROM (
-          SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
-          FROM (
             SELECT person, argMinIf(breakdown_prop, ms, s0) AS breakdown_value, ${join(arrays)}, ${raw(attempts(query.steps))} AS paths
             FROM (
               SELECT ${raw(personIdExpression())} AS person, toUnixTimestamp64Milli(e.timestamp) AS ms, ${breakdown} AS breakdown_prop,
@@ -74,8 +66,26 @@ function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from:
                 AND ${filtersCondition(query.properties, 'funnels')}
             )
             WHERE ${anyStep}
-            GROUP BY person
-          )
+            GROUP BY person`;
+}
+
+/**
+ * One row per person who did the first step: the breakdown value, how many steps they reached
+ * (`level`) and, per step k after the first, `time{k}` in seconds (with milliseconds) from step
+ * k - 1, of one attempt: as PostHog's funnel UDF, the one that reached the furthest step first
+ * (it stops there), of those the latest started (meaningless past `level`).
+ */
+function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from: Date; to: Date }): ChSql {
+  const n = query.steps.length;
+  const times = Array.from({ length: n - 1 }, (_, k) => k + 1).map((k) => raw(`(best[${k + 1}] - best[${k}]) / 1000 AS time${k}`));
+  return ch`
+      SELECT breakdown_value, level, ${join(times)}
+      FROM (
+        SELECT breakdown_value, level,
+          arraySort(p -> (p[level], -p[1]), arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))[1] AS best
+        FROM (
+          SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
+          FROM (${personPaths(engine, query, range)})
         )
         WHERE level > 0
       )`;
@@ -158,6 +168,48 @@ export async function timeToConvert(
     average_conversion_time: finite(row!.average),
     median_conversion_time: finite(row!.median),
   };
+}
+
+/**
+ * The trends view's counts (PostHog's FunnelTrends): per breakdown value and bucket of the
+ * window (by the first step's time, in the environment's zone), the persons who started an
+ * attempt there, each once, by the furthest step of those attempts: reaching step `fromStep`,
+ * and of them `toStep`, within the conversion window. Buckets nobody entered have no row.
+ */
+export async function funnelTrends(
+  engine: AnalyticsEngine,
+  teamId: number,
+  query: FunnelsQuery,
+  window: TrendsWindow,
+  { interval, fromStep, toStep }: FunnelTrendsParams,
+): Promise<FunnelTrendsCell[]> {
+  if (window.buckets.length === 0) return [];
+  const entered = bucketStart(interval, window, raw('fromUnixTimestamp64Milli(toInt64(path[1]))'));
+  const rows = await run<{
+    breakdown_value: string | null;
+    bucket: number | string;
+    reached_from: number | string;
+    reached_to: number | string;
+  }>(
+    engine,
+    teamId,
+    query,
+    ch`SELECT breakdown_value, bucket,
+        countIf(level >= ${raw(String(fromStep + 1))}) AS reached_from, countIf(level >= ${raw(String(toStep + 1))}) AS reached_to
+      FROM (
+        SELECT person, breakdown_value, toUnixTimestamp(${entered}) AS bucket, max(arrayCount(x -> x != 0, path)) AS level
+        FROM (${personPaths(engine, query, window)})
+        ARRAY JOIN paths AS path
+        GROUP BY person, breakdown_value, bucket
+      )
+      GROUP BY breakdown_value, bucket`,
+  );
+  return rows.map((row) => ({
+    breakdownValue: row.breakdown_value === null ? null : String(row.breakdown_value),
+    bucket: Number(row.bucket),
+    reachedFrom: Number(row.reached_from),
+    reachedTo: Number(row.reached_to),
+  }));
 }
 
 function finite(value: unknown): number | null {

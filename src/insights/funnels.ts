@@ -11,7 +11,8 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { readDateRange, readEventBreakdown } from './query-fields.js';
+import { readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
+import type { Interval } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 export const WINDOW_UNITS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
@@ -36,9 +37,20 @@ export interface FunnelsQuery {
   /** Conversion window, in seconds. */
   windowSeconds: number;
   breakdown: string | null;
-  /** `funnelsFilter.funnelVizType`: the steps, or the time to convert between two of them. */
-  vizType: 'steps' | 'time_to_convert';
+  /** `funnelsFilter.funnelVizType`: the steps, the time to convert between two of them, or the conversion over time. */
+  vizType: 'steps' | 'time_to_convert' | 'trends';
   timeToConvert: TimeToConvertParams | null;
+  trends: FunnelTrendsParams | null;
+}
+
+/**
+ * The trends view (PostHog's FunnelTrends): per `interval` bucket of the first step, the persons
+ * who reached step `fromStep` and of them those who reached `toStep` (0-based).
+ */
+export interface FunnelTrendsParams {
+  interval: Interval;
+  fromStep: number;
+  toStep: number;
 }
 
 /** The steps a time to convert spans (0-based) and its bin count (null: automatic). */
@@ -90,8 +102,7 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
   const order = filter.funnelOrderType ?? 'ordered';
   if (order !== 'ordered') throw new TrendsQueryError('Only ordered funnels are supported.', attr('funnelsFilter__funnelOrderType'));
   const viz = filter.funnelVizType ?? 'steps';
-  if (viz === 'trends') throw new TrendsQueryError('The trends view of funnels is not supported.', attr('funnelsFilter__funnelVizType'));
-  if (viz !== 'steps' && viz !== 'time_to_convert') {
+  if (viz !== 'steps' && viz !== 'time_to_convert' && viz !== 'trends') {
     throw new TrendsQueryError(`"${String(viz)}" is not a valid choice.`, attr('funnelsFilter__funnelVizType'));
   }
   const breakdown = readEventBreakdown(source, attr);
@@ -104,6 +115,7 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
     breakdown,
     vizType: viz,
     timeToConvert: viz === 'time_to_convert' ? readTimeToConvert(filter, steps.length, attr) : null,
+    trends: viz === 'trends' ? readFunnelTrends(source, filter, steps.length, attr) : null,
   };
 }
 
@@ -133,6 +145,29 @@ function readTimeToConvert(filter: Record<string, unknown>, steps: number, attr:
   }
   const binCount = optionalInteger(filter.binCount, 'binCount', attr);
   return { fromStep, toStep, binCount: binCount === null ? null : Math.min(90, Math.max(1, binCount)) };
+}
+
+/**
+ * PostHog's FunnelTrends parameters: the query's `interval` (day when unset), the conversion from
+ * step `funnelFromStep` (0 when unset) to `funnelToStep` (the last when unset), a later step.
+ */
+function readFunnelTrends(
+  source: Record<string, unknown>,
+  filter: Record<string, unknown>,
+  steps: number,
+  attr: (name: string) => string,
+): FunnelTrendsParams {
+  const interval = readInterval(source, attr);
+  const fromStep = optionalInteger(filter.funnelFromStep, 'funnelFromStep', attr) ?? 0;
+  const toStep = optionalInteger(filter.funnelToStep, 'funnelToStep', attr) ?? steps - 1;
+  if (!(toStep > 0 && toStep < steps)) {
+    const choices = Array.from({ length: steps - 1 }, (_, i) => i + 1).join(', ');
+    throw new TrendsQueryError(`funnelToStep can only be one of ${choices} for trends.`, attr('funnelsFilter__funnelToStep'));
+  }
+  if (fromStep < 0 || fromStep >= toStep) {
+    throw new TrendsQueryError('funnelFromStep must be a step before funnelToStep.', attr('funnelsFilter__funnelFromStep'));
+  }
+  return { interval, fromStep, toStep };
 }
 
 /** What ClickHouse counted for one breakdown value (or the whole funnel). */

@@ -4,7 +4,16 @@
  */
 import { isJsonObject } from '../lib/json-object.js';
 import { TrendsQueryError } from './query-error.js';
-import { parseTrendsDate } from './trends-window.js';
+import { INTERVALS, parseTrendsDate, type Interval } from './trends-window.js';
+
+/** `interval`: the buckets of a trends line or a funnel's trends view, `day` by default. */
+export function readInterval(source: Record<string, unknown>, attr: (name: string) => string): Interval {
+  const interval = source.interval ?? 'day';
+  if (!(INTERVALS as readonly unknown[]).includes(interval)) {
+    throw new TrendsQueryError(`"${String(interval)}" is not a valid choice.`, attr('interval'));
+  }
+  return interval as Interval;
+}
 
 /** `dateRange`: from (`-7d` by default) and to (now when null), each a date PostHog reads. */
 export function readDateRange(

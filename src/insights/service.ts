@@ -24,7 +24,8 @@ import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { funnelResults, readFunnelsQuery, type FunnelsQuery } from './funnels.js';
-import { countFunnel, timeToConvert } from './funnels-store.js';
+import { countFunnel, funnelTrends, timeToConvert } from './funnels-store.js';
+import { funnelTrendsResults } from './funnel-trends.js';
 import { readNameAndDescription, serializerData, readBoolean, readStringTags } from '../posthog/fields.js';
 
 type Db = Kysely<Schema>;
@@ -221,7 +222,10 @@ export function isFunnelsQuery(query: unknown): boolean {
   return isJsonObject(source) && source.kind === 'FunnelsQuery';
 }
 
-/** A funnel's results at `now` (the steps, or the time to convert) and the range they cover. */
+/**
+ * A funnel's results at `now` (the steps, the time to convert, or the conversion by interval) and
+ * the range they cover: by day, or the trends view's interval, whose size is bounded as trends'.
+ */
 export async function funnelsAnswer(
   analytics: InsightStores['analytics'],
   teamId: number,
@@ -230,7 +234,14 @@ export async function funnelsAnswer(
   zone: TrendsZone,
 ) {
   query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
-  const window = trendsWindow({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
+  const interval = query.trends?.interval ?? 'day';
+  const window = trendsWindow({ interval, dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
+  if (query.trends !== null) {
+    // One line per breakdown value, as a trends series is.
+    checkTrendsAnswerSize({ series: [query.steps], breakdown: query.breakdown, compare: null }, window.buckets.length);
+    const cells = await funnelTrends(analytics, teamId, query, window, query.trends);
+    return { results: funnelTrendsResults(query, window, cells), window };
+  }
   const results =
     query.timeToConvert !== null
       ? await timeToConvert(analytics, teamId, query, window, query.timeToConvert)

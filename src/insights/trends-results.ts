@@ -136,7 +136,10 @@ function runningSums(values: number[]): number[] {
 export const MAX_TRENDS_VALUES = 1_000_000;
 
 /** Refuses a query whose answer could pass MAX_TRENDS_VALUES over `buckets` buckets a period. */
-export function checkTrendsAnswerSize(query: TrendsQuery, buckets: number): void {
+export function checkTrendsAnswerSize(
+  query: Pick<TrendsQuery, 'breakdown' | 'compare'> & { series: readonly unknown[] },
+  buckets: number,
+): void {
   const perSeries = query.breakdown === null ? 1 : BREAKDOWN_LIMIT + 1;
   const periods = query.compare === null ? 1 : 2;
   const values = query.series.length * perSeries * periods * Math.max(buckets, 1);

@@ -90,7 +90,7 @@ function eventsWhere(query: TrendsQuery, series: TrendsSeries, window: TrendsWin
 }
 
 /** The local start of the bucket holding `time` (a DateTime in the environment's zone). */
-function bucketStart(interval: Interval, window: TrendsWindow, time: ChSql): ChSql {
+export function bucketStart(interval: Interval, window: TrendsWindow, time: ChSql): ChSql {
   const tz = window.timezone;
   switch (interval) {
     case 'hour':

@@ -5,7 +5,7 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { readDateRange, readEventBreakdown } from './query-fields.js';
+import { readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
 import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { isReadableCompareTo } from './core/compare-period.js';
@@ -120,10 +120,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
       properties: readPropertyFilters(raw.properties, attr(`series__${i}__properties`)),
     };
   });
-  const interval = source.interval ?? 'day';
-  if (!(INTERVALS as readonly unknown[]).includes(interval)) {
-    throw new TrendsQueryError(`"${String(interval)}" is not a valid choice.`, attr('interval'));
-  }
+  const interval = readInterval(source, attr);
   const { dateFrom, dateTo } = readDateRange(source, attr);
   const breakdown = readEventBreakdown(source, attr);
   const compare = readCompareFilter(source, attr);
@@ -131,7 +128,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
   const totalValue = display === 'total';
   return {
     series,
-    interval: interval as Interval,
+    interval,
     dateFrom,
     dateTo,
     properties: readPropertyFilters(source.properties, attr('properties')),

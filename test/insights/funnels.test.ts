@@ -217,7 +217,7 @@ describe('funnelVizType time_to_convert through query/', () => {
     });
   });
 
-  it('refuses steps out of range and the trends view with a 400 naming the field', async () => {
+  it('refuses steps out of range and an unknown view with a 400 naming the field', async () => {
     const ask = (funnelsFilter: Record<string, unknown>) =>
       server.request(`${env()}/query/`, { method: 'POST', body: funnel({ funnelsFilter }) });
     const far = await ask({ funnelVizType: 'time_to_convert', funnelToStep: 3 });
@@ -231,10 +231,10 @@ describe('funnelVizType time_to_convert through query/', () => {
     expect(backwards.body).toMatchObject({ attr: 'query__funnelsFilter__funnelFromStep' });
     const bins = await ask({ funnelVizType: 'time_to_convert', binCount: 'many' });
     expect(bins.body).toMatchObject({ attr: 'query__funnelsFilter__binCount' });
-    const trends = await ask({ funnelVizType: 'trends' });
-    expect(trends.status).toBe(400);
-    expect(trends.body).toMatchObject({ type: 'validation_error', attr: 'query__funnelsFilter__funnelVizType' });
-    expect(trends.body.detail).toContain('not supported');
+    const unknown = await ask({ funnelVizType: 'lifecycle' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ type: 'validation_error', attr: 'query__funnelsFilter__funnelVizType' });
+    expect(unknown.body.detail).toBe('"lifecycle" is not a valid choice.');
   });
 });
 
@@ -326,9 +326,9 @@ describe('saved funnel insights', () => {
   });
 
   it('refuses a funnel it cannot run with a 400 naming the field', async () => {
-    const { query } = funnel({ funnelsFilter: { funnelVizType: 'trends' } });
+    const { query } = funnel({ funnelsFilter: { funnelVizType: 'trends' }, interval: 'fortnight' });
     const res = await server.request(`${env()}/insights/`, { method: 'POST', body: { query: { kind: 'InsightVizNode', source: query } } });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__source__funnelsFilter__funnelVizType' });
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__source__interval' });
   });
 });

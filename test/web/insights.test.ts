@@ -53,6 +53,14 @@ async function chartSeries(): Promise<Array<{ label: string; data: number[]; day
   return JSON.parse((await canvas.getAttribute('data-series'))!);
 }
 
+/** The funnel trends chart's lines as its canvas describes them, once the query has answered. */
+async function funnelTrendLines(): Promise<Array<{ label: string; data: number[]; days: string[] }>> {
+  const canvas = page.getByTestId('funnel-trends-chart');
+  await canvas.waitFor();
+  await settled();
+  return JSON.parse((await canvas.getAttribute('data-series'))!);
+}
+
 async function settled() {
   await expect.poll(() => page.getByTestId('insight-viz').getAttribute('aria-busy')).toBe('false');
 }
@@ -425,6 +433,32 @@ describe('funnel insight', () => {
     expectNoPageErrors(watched);
   });
 
+  it('shows the historical trends, a line per breakdown value', async () => {
+    await page.getByLabel('View').selectOption('trends');
+    const api = await ask({
+      kind: 'FunnelsQuery',
+      series: ['$pageview', 'signed_up', 'purchased'].map((event) => ({ kind: 'EventsNode', event, name: event })),
+      dateRange: DATE_RANGE,
+      breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+      funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day', funnelVizType: 'trends', funnelOrderType: 'ordered' },
+    });
+    // By hand, by the local day of each first step: Chrome alice on 6 Oct and again on 7 Oct (both
+    // converted), dave on 10 and 12 Oct (did not); Firefox bob on 6 Oct (signed up only), carol on 8 Oct.
+    const byHand = [
+      { label: 'Chrome', data: [100, 100, 0, 0, 0, 0, 0], days: DAYS },
+      { label: 'Firefox', data: [0, 0, 100, 0, 0, 0, 0], days: DAYS },
+    ];
+    expect(api.results.map((r: any) => ({ label: r.breakdown_value[0], data: r.data, days: r.days }))).toEqual(byHand);
+    await expect.poll(funnelTrendLines).toEqual(byHand);
+    expect(await page.getByTestId('funnel-trend-row').evaluateAll((rows) => rows.map((r: any) => r.dataset.label))).toEqual([
+      'Chrome',
+      'Firefox',
+    ]);
+    expect(await page.getByTestId('funnel-steps').count()).toBe(0);
+    await screenshot(page, 'insight-funnel-trends');
+    expectNoPageErrors(watched);
+  });
+
   it('deletes the funnel after asking', async () => {
     const shortId = page.url().split('/').pop()!;
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
@@ -436,6 +470,35 @@ describe('funnel insight', () => {
       .toBe(false);
     const gone = await server.request(`/api/environments/${env}/insights/?short_id=${shortId}`);
     expect(gone.body.results).toEqual([]);
+    expectNoPageErrors(watched);
+  });
+
+  it("opens a funnel's historical trends from its address, by the interval it asks", async () => {
+    const source = {
+      kind: 'FunnelsQuery',
+      series: ['$pageview', 'signed_up', 'purchased'].map((event) => ({ kind: 'EventsNode', event, name: event })),
+      dateRange: DATE_RANGE,
+      interval: 'week',
+      funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day', funnelVizType: 'trends', funnelOrderType: 'ordered' },
+    };
+    await page.goto(`${server.url}/project/${env}/insights/new#q=${encodeURIComponent(JSON.stringify(source))}`);
+    // By hand: the week of Sunday 5 Oct holds eve (5 Oct, viewed only), alice, bob, carol and dave
+    // (10 Oct): alice and carol converted, 2 of 5; the week of 12 Oct dave again, who did not.
+    const byWeek = await ask(source);
+    expect(byWeek.results).toEqual([
+      { count: 2, data: [40, 0], days: ['2025-10-05', '2025-10-12'], labels: ['5-Oct-2025', '12-Oct-2025'] },
+    ]);
+    await expect.poll(funnelTrendLines).toEqual([{ label: 'Conversion rate', data: [40, 0], days: ['2025-10-05', '2025-10-12'] }]);
+    expect(await page.getByLabel('View').inputValue()).toBe('trends');
+    expect(await page.getByLabel('Interval').inputValue()).toBe('week');
+    expect(await page.getByTestId('funnel-steps').count()).toBe(0);
+
+    // By day: alice converts from 6 and 7 Oct, bob (6 Oct) does not, carol (8 Oct) does, dave never.
+    await page.getByLabel('Interval').selectOption('day');
+    const byDay = await ask({ ...source, interval: 'day' });
+    expect(byDay.results[0].data).toEqual([50, 100, 100, 0, 0, 0, 0]);
+    await expect.poll(funnelTrendLines).toEqual([{ label: 'Conversion rate', data: byDay.results[0].data, days: DAYS }]);
+    await screenshot(page, 'insight-funnel-trends-from-address');
     expectNoPageErrors(watched);
   });
 });

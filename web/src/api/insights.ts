@@ -42,7 +42,7 @@ export interface EventsNode {
 export type Interval = 'hour' | 'day' | 'week' | 'month';
 export type TrendsDisplay =
   'ActionsLineGraph' | 'ActionsLineGraphCumulative' | 'ActionsBar' | 'ActionsBarValue' | 'BoldNumber' | 'ActionsTable';
-export type FunnelVizType = 'steps' | 'time_to_convert';
+export type FunnelVizType = 'steps' | 'time_to_convert' | 'trends';
 export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
 export interface BreakdownFilter {
@@ -64,6 +64,8 @@ export interface TrendsQuery {
 export interface FunnelsQuery {
   kind: 'FunnelsQuery';
   series: EventsNode[];
+  /** The trends view's buckets (day when unset). */
+  interval?: Interval;
   dateRange?: DateRange;
   properties?: PropertyFilter[];
   breakdownFilter?: BreakdownFilter;
@@ -72,6 +74,9 @@ export interface FunnelsQuery {
     funnelWindowIntervalUnit?: WindowUnit;
     funnelVizType?: FunnelVizType;
     funnelOrderType?: 'ordered';
+    /** The steps a time to convert spans, or a trends view's conversion is from and to (0-based). */
+    funnelFromStep?: number;
+    funnelToStep?: number;
   };
 }
 
@@ -116,6 +121,18 @@ export interface TimeToConvertResult {
   median_conversion_time: number | null;
 }
 
+/**
+ * A funnel's trends view, per breakdown value (or one in all): the conversion percentage per
+ * interval of the first step (`count` is the number of intervals).
+ */
+export interface FunnelTrendsResult {
+  count: number;
+  data: number[];
+  days: string[];
+  labels: string[];
+  breakdown_value?: string[];
+}
+
 export interface QueryResponse<R> {
   results: R;
   timezone?: string;
@@ -125,6 +142,7 @@ export interface QueryResponse<R> {
 export type TrendsResponse = QueryResponse<TrendsResult[]>;
 export type FunnelsResponse = QueryResponse<FunnelStepResult[] | FunnelStepResult[][]>;
 export type TimeToConvertResponse = QueryResponse<TimeToConvertResult>;
+export type FunnelTrendsResponse = QueryResponse<FunnelTrendsResult[]>;
 
 export interface Insight {
   id: number;
@@ -230,8 +248,10 @@ export function chartSources(source: InsightSource): InsightSource[] {
   // A saved insight may hold a kind InsightViz does not draw (an EventsQuery, say): nothing to ask.
   const kind: string = source.kind;
   if (kind !== 'TrendsQuery' && kind !== 'FunnelsQuery') return [];
-  if (source.kind === 'FunnelsQuery')
-    return [source.funnelsFilter?.funnelVizType === 'time_to_convert' ? source : funnelStepsSource(source)];
+  if (source.kind === 'FunnelsQuery') {
+    const viz = source.funnelsFilter?.funnelVizType;
+    return [viz === 'time_to_convert' || viz === 'trends' ? source : funnelStepsSource(source)];
+  }
   return source.trendsFilter?.display === 'ActionsTable' ? [source, tableDatesSource(source)] : [source];
 }
 

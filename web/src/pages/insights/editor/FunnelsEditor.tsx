@@ -1,16 +1,18 @@
 import { Group, NativeSelect, NumberInput, Stack } from '@mantine/core';
-import type { FunnelsQuery, FunnelVizType, WindowUnit } from '../../../api/insights';
+import type { FunnelsQuery, FunnelVizType, Interval, WindowUnit } from '../../../api/insights';
 import { DateRangeControl } from '../../../components/DateRangeControl';
 import { BreakdownPicker, GlobalFilters } from './QueryControls';
 import { SeriesList } from './SeriesRow';
+import { INTERVALS } from './TrendsEditor';
 
 const UNITS: WindowUnit[] = ['minute', 'hour', 'day', 'week', 'month'];
 const VIEWS: { value: FunnelVizType; label: string }[] = [
   { value: 'steps', label: 'Conversion steps' },
   { value: 'time_to_convert', label: 'Time to convert' },
+  { value: 'trends', label: 'Historical trends' },
 ];
 
-/** The funnel builder: steps in order, filters, breakdown, range, conversion window and view. */
+/** The funnel builder: steps in order, filters, breakdown, range, conversion window and view (with its interval for trends). */
 export function FunnelsEditor({
   environmentId,
   query,
@@ -65,6 +67,15 @@ export function FunnelsEditor({
           value={filter.funnelVizType ?? 'steps'}
           onChange={(e) => setFilter({ funnelVizType: e.currentTarget.value as FunnelVizType })}
         />
+        {filter.funnelVizType === 'trends' && (
+          <NativeSelect
+            label="Interval"
+            w={110}
+            data={INTERVALS}
+            value={query.interval ?? 'day'}
+            onChange={(e) => set({ interval: e.currentTarget.value as Interval })}
+          />
+        )}
       </Group>
     </Stack>
   );

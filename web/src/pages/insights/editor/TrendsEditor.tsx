@@ -13,7 +13,7 @@ const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
   { value: 'ActionsTable', label: 'Table' },
 ];
 
-const INTERVALS: { value: Interval; label: string }[] = [
+export const INTERVALS: { value: Interval; label: string }[] = [
   { value: 'hour', label: 'Hour' },
   { value: 'day', label: 'Day' },
   { value: 'week', label: 'Week' },

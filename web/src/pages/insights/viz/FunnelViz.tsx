@@ -1,11 +1,12 @@
 import { Stack, Text } from '@mantine/core';
-import type { FunnelsQuery, FunnelStepResult, TimeToConvertResult } from '../../../api/insights';
+import type { FunnelsQuery, FunnelStepResult, FunnelTrendsResult, TimeToConvertResult } from '../../../api/insights';
 import { funnelStepsSource, useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Loading } from '../../../components/Loading';
 import { funnelGroups } from './funnel';
 import { FunnelSteps } from './FunnelSteps';
 import { FunnelTable } from './FunnelTable';
+import { FunnelTrendsChart } from './FunnelTrendsChart';
 import { TimeToConvert } from './TimeToConvert';
 
 /** The steps view of a funnel (its steps, or with `table`, the conversion table under them). */
@@ -47,10 +48,23 @@ function TimeToConvertView({ environmentId, source, height }: { environmentId: n
   );
 }
 
+/** The historical trends view: the conversion rate per interval, a line per breakdown value. */
+function TrendsView({ environmentId, source, height }: { environmentId: number; source: FunnelsQuery; height: number }) {
+  const answer = useInsightQuery<FunnelTrendsResult[]>(environmentId, source);
+  if (answer.isPending) return <Loading h={height} />;
+  if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
+  const { results, timezone } = answer.data;
+  return (
+    <div data-testid="insight-viz" data-kind="FunnelsQuery" data-timezone={timezone ?? ''} aria-busy={answer.isFetching}>
+      {results.length === 0 ? <Text c="dimmed">No results for this query.</Text> : <FunnelTrendsChart results={results} height={height} />}
+    </div>
+  );
+}
+
 /**
- * A funnel query, shown as its `funnelsFilter.funnelVizType` asks: the steps, or the time to
- * convert. `detailed` (the insight page) adds the conversion table, with each step's average and
- * median time, under either.
+ * A funnel query, shown as its `funnelsFilter.funnelVizType` asks: the steps, the time to
+ * convert, or the historical trends. `detailed` (the insight page) adds the conversion table, with
+ * each step's average and median time, under the steps and the time to convert.
  */
 export function FunnelViz({
   environmentId,
@@ -63,6 +77,7 @@ export function FunnelViz({
   height: number;
   detailed?: boolean;
 }) {
+  if (source.funnelsFilter?.funnelVizType === 'trends') return <TrendsView environmentId={environmentId} source={source} height={height} />;
   if (source.funnelsFilter?.funnelVizType === 'time_to_convert') {
     return (
       <Stack>

@@ -21,6 +21,7 @@ import { DeletionRunner } from './deletions/runner.js';
 import { EventUuidsPruner } from './events/event-uuids-pruner.js';
 import { SessionsMerger } from './events/sessions-merger.js';
 import { createSubscriptionScheduler } from './subscriptions/scheduler.js';
+import { CohortCalculator } from './cohorts/calculator.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './environments/bootstrap.js';
 import { TeamCache } from './environments/team-cache.js';
 import { projectsWithConflictingGroupTypes } from './groups/store.js';
@@ -191,6 +192,13 @@ function startDeletions(ctx: AppContext, resources: Resources): DeletionRunner {
   return runner;
 }
 
+/** The calculator of dynamic cohorts' counts (cohorts/calculator.ts), wherever the worker runs. */
+function startCohortCalculator(ctx: AppContext, resources: Resources): void {
+  const calculator = new CohortCalculator(ctx);
+  calculator.start();
+  resources.add(() => calculator.stop());
+}
+
 /** The pruner of event uuids older than the dedupe window, stopped with the other resources. */
 function startUuidPruner(ctx: AppContext, resources: Resources): void {
   const pruner = new EventUuidsPruner(ctx.database, ctx.log, { days: ctx.config.ingestionDedupeDays });
@@ -262,6 +270,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       subscriptions.start();
       resources.add(() => subscriptions.stop());
       deletions = startDeletions(ctx, resources);
+      startCohortCalculator(ctx, resources);
       startUuidPruner(ctx, resources);
       startSessionsMerger(ctx, resources);
     }
@@ -309,6 +318,7 @@ export async function startWorker(config: Config, options: StartOptions = {}): P
     subscriptions.start();
     resources.add(() => subscriptions.stop());
     startDeletions(ctx, resources);
+    startCohortCalculator(ctx, resources);
     startUuidPruner(ctx, resources);
     startSessionsMerger(ctx, resources);
     return { ctx, worker, failed, close: () => resources.closeAll(log) };

@@ -1,6 +1,8 @@
 /**
  * Cohorts: property-based (nested AND/OR groups, negation) or static (members added by distinct
  * id, person uuid or CSV upload). Every change drops the cached flag definitions of the project.
+ * A dynamic cohort is calculated (its `count`) in the background once created or updated
+ * (calculator.ts), as PostHog's.
  */
 import type { AppContext } from '../context.js';
 import { FLAGS_TOPIC } from '../flags/service.js';
@@ -8,6 +10,7 @@ import { readString } from '../flags/validation.js';
 import type { Team, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
 import { getUser } from '../environments/tenancy-store.js';
+import { CALCULATION_TOPIC } from './calculator.js';
 import { validateCohortFilters } from './filter-validation.js';
 import { addMembers, hasMembers, membersFromBody, withCsvMembers } from './static-members.js';
 import { insertCohort, updateCohort, type Cohort } from './store.js';
@@ -41,6 +44,7 @@ export async function createCohort(ctx: AppContext, team: Team, user: User, body
   });
   if (isStatic) cohort = await addMembers(ctx, team, cohort, input);
   await announce(ctx, team.projectId);
+  if (!isStatic) await ctx.changes.publish({ topic: CALCULATION_TOPIC, id: cohort.id });
   return cohort;
 }
 
@@ -58,12 +62,16 @@ export async function editCohort(
   if ('deleted' in body) changes.deleted = readBoolean(body.deleted, 'deleted')!;
   if ('filters' in body && !cohort.isStatic)
     changes.filters = await validateCohortFilters(ctx, team.projectId, body.filters, cohort, method);
+  // As PostHog, any update of a dynamic cohort but its deletion calculates it again.
+  const deleting = changes.deleted !== undefined && changes.deleted !== cohort.deleted;
+  changes.calculate = !cohort.isStatic && !cohort.deleted && !deleting;
   const members = membersFromBody(body);
   // PostHog reads an upload only for a static cohort that is not being deleted.
   const input = cohort.isStatic && changes.deleted !== true ? withCsvMembers(members, csv) : members;
   let updated = await updateCohort(ctx.database.db, cohort, changes);
   if (cohort.isStatic && hasMembers(input)) updated = await addMembers(ctx, team, updated, input);
   await announce(ctx, team.projectId);
+  if (changes.calculate) await ctx.changes.publish({ topic: CALCULATION_TOPIC, id: cohort.id });
   return updated;
 }
 
@@ -86,12 +94,12 @@ export async function serializeCohort(ctx: AppContext, cohort: Cohort) {
     query: null,
     version: cohort.version,
     pending_version: null,
-    is_calculating: false,
+    is_calculating: cohort.isCalculating,
     created_by: creator ? serializeUserBasic(creator) : null,
     created_at: cohort.createdAt,
     last_calculation: cohort.lastCalculation,
-    errors_calculating: 0,
-    last_error_at: null,
+    errors_calculating: cohort.errorsCalculating,
+    last_error_at: cohort.lastErrorAt,
     count: cohort.count,
     is_static: cohort.isStatic,
     cohort_type: cohortType(cohort),

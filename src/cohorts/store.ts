@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../platform/db/database.js';
 import { jsonText } from '../platform/db/json-path.js';
 import type { Schema } from '../platform/db/schema.js';
@@ -28,6 +28,13 @@ export interface Cohort {
   createdById: number | null;
   createdAt: string;
   lastCalculation: string | null;
+  /** A calculation is asked for or running (dynamic cohorts; calculator.ts). */
+  isCalculating: boolean;
+  /** Failed calculations in a row, and when the latest failed. */
+  errorsCalculating: number;
+  lastErrorAt: string | null;
+  /** Bumped by every change that asks for a calculation. */
+  calculationRequests: number;
 }
 
 function toCohort(row: Selectable<CohortsTable>): Cohort {
@@ -45,6 +52,10 @@ function toCohort(row: Selectable<CohortsTable>): Cohort {
     createdById: row.created_by_id === null ? null : Number(row.created_by_id),
     createdAt: row.created_at,
     lastCalculation: row.last_calculation,
+    isCalculating: fromBool(row.is_calculating),
+    errorsCalculating: Number(row.errors_calculating),
+    lastErrorAt: row.last_error_at,
+    calculationRequests: Number(row.calculation_requests),
   };
 }
 
@@ -98,6 +109,8 @@ export async function insertCohort(db: Db, cohort: NewCohort): Promise<Cohort> {
       created_by_id: cohort.userId,
       created_at: now,
       last_calculation: cohort.isStatic ? now : null,
+      // A dynamic cohort is calculated once created (calculator.ts), as PostHog's.
+      is_calculating: !cohort.isStatic,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -107,7 +120,7 @@ export async function insertCohort(db: Db, cohort: NewCohort): Promise<Cohort> {
 export async function updateCohort(
   db: Db,
   cohort: Cohort,
-  changes: Partial<Pick<Cohort, 'name' | 'description' | 'filters' | 'deleted' | 'count'>>,
+  changes: Partial<Pick<Cohort, 'name' | 'description' | 'filters' | 'deleted' | 'count'>> & { calculate?: boolean },
 ): Promise<Cohort> {
   const values: Record<string, unknown> = {};
   if (changes.name !== undefined) values.name = changes.name;
@@ -116,6 +129,11 @@ export async function updateCohort(
   if (changes.deleted !== undefined) values.deleted = changes.deleted;
   if (changes.count !== undefined) values.count = changes.count;
   if (changes.filters !== undefined && !cohort.isStatic) values.version = (cohort.version ?? 0) + 1;
+  if (changes.calculate) {
+    // Asks for a calculation: one already running is then no longer current (finishCalculation).
+    values.is_calculating = true;
+    values.calculation_requests = sql`calculation_requests + 1`;
+  }
   if (Object.keys(values).length === 0) return cohort;
   const row = await db.updateTable('cohorts').set(values).where('id', '=', cohort.id).returningAll().executeTakeFirstOrThrow();
   return toCohort(row);
@@ -224,4 +242,144 @@ export async function personsBatch(db: Db, teamId: number, beforeId: number | nu
   if (beforeId !== null) query = query.where('id', '<', beforeId);
   const rows = await query.orderBy('id', 'desc').limit(limit).execute();
   return rows.map(toPerson);
+}
+
+/** How many persons an environment has (one indexed count). */
+export async function teamPersonCount(db: Db, teamId: number): Promise<number> {
+  const row = await db
+    .selectFrom('persons')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/*
+ * Dynamic cohorts' calculations (calculator.ts). A process claims a cohort with a conditional
+ * UPDATE (its owner token and a lease; one process wins), renews the lease while it judges the
+ * persons, and writes the outcome only while it still holds the claim.
+ */
+
+export interface DueCalculations {
+  now: Date;
+  /** Calculated before this: stale. */
+  staleBefore: Date;
+  /** More failures in a row than this: only a change asks for another calculation. */
+  maxErrors: number;
+  limit: number;
+}
+
+/**
+ * Live dynamic cohorts due a calculation and claimed by no live process: asked for (a change),
+ * never calculated, or stale and out of their failures' backoff. Asked-for first, then the
+ * longest uncalculated.
+ */
+export async function dueCalculations(db: Db, due: DueCalculations): Promise<number[]> {
+  const now = due.now.toISOString();
+  const rows = await db
+    .selectFrom('cohorts')
+    .select('id')
+    .where('is_static', '=', false)
+    .where('deleted', '=', false)
+    .where((eb) => eb.or([eb('calculation_owner', 'is', null), eb('calculation_lease_until', '<', now)]))
+    .where((eb) =>
+      eb.or([
+        eb('is_calculating', '=', true),
+        eb.and([
+          eb.or([eb('last_calculation', 'is', null), eb('last_calculation', '<=', due.staleBefore.toISOString())]),
+          eb('errors_calculating', '<=', due.maxErrors),
+          eb.or([eb('calculation_retry_at', 'is', null), eb('calculation_retry_at', '<=', now)]),
+        ]),
+      ]),
+    )
+    .orderBy('is_calculating', 'desc')
+    .orderBy(sql`case when last_calculation is null then 0 else 1 end`)
+    .orderBy('last_calculation')
+    .orderBy('id')
+    .limit(due.limit)
+    .execute();
+  return rows.map((row) => Number(row.id));
+}
+
+/** Claims a cohort's calculation for `owner` unless a live claim holds it; the cohort as claimed. */
+export async function claimCalculation(db: Db, id: number, owner: string, now: Date, leaseMs: number): Promise<Cohort | undefined> {
+  const row = await db
+    .updateTable('cohorts')
+    .set({ calculation_owner: owner, calculation_lease_until: new Date(now.getTime() + leaseMs).toISOString(), is_calculating: true })
+    .where('id', '=', id)
+    .where('is_static', '=', false)
+    .where('deleted', '=', false)
+    .where((eb) => eb.or([eb('calculation_owner', 'is', null), eb('calculation_lease_until', '<', now.toISOString())]))
+    .returningAll()
+    .executeTakeFirst();
+  return row && toCohort(row);
+}
+
+/** Extends the owner's claim; false when it is no longer the owner's (it lapsed and was taken). */
+export async function renewCalculation(db: Db, id: number, owner: string, leaseMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('cohorts')
+    .set({ calculation_lease_until: new Date(Date.now() + leaseMs).toISOString() })
+    .where('id', '=', id)
+    .where('calculation_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives up the owner's claim, leaving the cohort as it was (still asked for: another round takes it). */
+export async function releaseCalculation(db: Db, id: number, owner: string): Promise<void> {
+  await db
+    .updateTable('cohorts')
+    .set({ calculation_owner: null, calculation_lease_until: null })
+    .where('id', '=', id)
+    .where('calculation_owner', '=', owner)
+    .execute();
+}
+
+/**
+ * Stores a calculation's count, as PostHog on success (`last_calculation` now, no errors, no longer
+ * calculating), unless a change asked for another calculation since the claim: then the count is
+ * of an old definition and the claim is only given up. Whether the count was stored.
+ */
+export async function finishCalculation(db: Db, claimed: Cohort, owner: string, count: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('cohorts')
+    .set({
+      count,
+      last_calculation: now.toISOString(),
+      errors_calculating: 0,
+      last_error_at: null,
+      calculation_retry_at: null,
+      is_calculating: false,
+      calculation_owner: null,
+      calculation_lease_until: null,
+    })
+    .where('id', '=', claimed.id)
+    .where('calculation_owner', '=', owner)
+    .where('calculation_requests', '=', claimed.calculationRequests)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 1) return true;
+  await releaseCalculation(db, claimed.id, owner);
+  return false;
+}
+
+/**
+ * Records a failed calculation, as PostHog: one more error, `last_error_at` now, no longer
+ * calculating (unless a change asked again since the claim), count and `last_calculation` kept;
+ * stale recalculations wait until `retryAt`.
+ */
+export async function failCalculation(db: Db, claimed: Cohort, owner: string, now: Date, retryAt: Date): Promise<void> {
+  await db
+    .updateTable('cohorts')
+    .set({
+      errors_calculating: sql`errors_calculating + 1`,
+      last_error_at: now.toISOString(),
+      calculation_retry_at: retryAt.toISOString(),
+      is_calculating: sql`calculation_requests <> ${claimed.calculationRequests}`,
+      calculation_owner: null,
+      calculation_lease_until: null,
+    })
+    .where('id', '=', claimed.id)
+    .where('calculation_owner', '=', owner)
+    .execute();
 }

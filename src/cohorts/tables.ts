@@ -15,6 +15,14 @@ export interface CohortsTable {
   created_by_id: number | null;
   created_at: string;
   last_calculation: string | null;
+  /** Asked for or running (migration 031, as the columns below; calculator.ts). */
+  is_calculating: Generated<boolean | number>;
+  errors_calculating: Generated<number>;
+  last_error_at: string | null;
+  calculation_requests: Generated<number>;
+  calculation_retry_at: string | null;
+  calculation_owner: string | null;
+  calculation_lease_until: string | null;
 }
 
 export interface CohortPeopleTable {

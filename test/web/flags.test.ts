@@ -304,6 +304,12 @@ describe('cohorts in the web app', () => {
     await screenshot(ui.page, 'cohort-dynamic');
     const cohortId = Number(ui.page.url().split('/').pop());
 
+    // The list shows its person count once it is calculated in the background ("Calculating…" meanwhile).
+    await ui.page.goto(`${server.url}/project/${ui.env}/cohorts`);
+    const row = ui.page.getByTestId('cohort-row').filter({ hasText: 'Pro customers' });
+    await expect.poll(() => row.getByTestId('cohort-count').textContent()).toBe('2');
+    expect(await row.getByTestId('cohort-calculating').count()).toBe(0);
+
     // A flag released to the cohort.
     await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/new`);
     await ui.page.getByLabel('Key').fill('pro-beta');

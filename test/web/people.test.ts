@@ -165,6 +165,8 @@ describe('People and groups in Chromium', () => {
 
     await page.getByRole('tab', { name: 'Cohorts' }).click();
     await page.getByTestId('person-cohorts').getByRole('link', { name: 'Pro customers' }).waitFor();
+    // Its person count, once calculated in the background ("Calculating…" meanwhile): Alice alone.
+    await expect.poll(() => page.getByTestId('person-cohorts').getByTestId('cohort-count').textContent()).toBe('1');
     await screenshot(page, 'person-cohorts');
 
     await page.getByRole('tab', { name: /Distinct IDs/ }).click();

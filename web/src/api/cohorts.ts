@@ -26,6 +26,9 @@ export interface Cohort {
   filters: { properties?: CohortGroup } | null;
   is_static: boolean;
   count: number | null;
+  /** A dynamic cohort's count is being calculated in the background; its last calculations failed this many times in a row. */
+  is_calculating: boolean;
+  errors_calculating: number;
   created_at: string;
   created_by: { email: string } | null;
   cohort_type: string;

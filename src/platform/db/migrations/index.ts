@@ -31,6 +31,7 @@ import { definitionsPerProject } from './027-definitions-per-project.js';
 import { groupTypesPerProject } from './028-group-types-per-project.js';
 import { largeValuesLz4 } from './029-large-values-lz4.js';
 import { deletionOutboxMarks } from './030-deletion-outbox-marks.js';
+import { cohortCalculation } from './031-cohort-calculation.js';
 
 /** Every migration, in order. Append only: a migration that has shipped is never edited. */
 export const migrations: HogletMigration[] = [
@@ -64,6 +65,7 @@ export const migrations: HogletMigration[] = [
   groupTypesPerProject,
   largeValuesLz4,
   deletionOutboxMarks,
+  cohortCalculation,
 ];
 
 export class MigrationError extends Error {}

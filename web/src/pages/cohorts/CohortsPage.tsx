@@ -5,6 +5,7 @@ import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { TableHead } from '../../components/TableHead';
 import { DateTime } from '../../components/DateTime';
+import { CohortCount, useRefetchWhileCalculating } from './CohortCount';
 
 const PAGE = 50;
 
@@ -16,6 +17,9 @@ export function Component() {
   const page = Math.max(1, Number(params.get('page')) || 1);
   const cohorts = useCohorts(environment.project_id, (page - 1) * PAGE, PAGE);
   const count = cohorts.data?.count ?? 0;
+  // Dynamic cohorts are calculated in the background: the list is read again until they are done.
+  const calculating = (cohorts.data?.results ?? []).some((cohort) => cohort.is_calculating);
+  useRefetchWhileCalculating(calculating, cohorts.refetch, cohorts.dataUpdatedAt);
   return (
     <Stack>
       <Group justify="space-between">
@@ -50,7 +54,9 @@ export function Component() {
                         {cohort.is_static ? 'Static' : 'Dynamic'}
                       </Badge>
                     </Table.Td>
-                    <Table.Td>{cohort.count ?? '—'}</Table.Td>
+                    <Table.Td>
+                      <CohortCount cohort={cohort} />
+                    </Table.Td>
                     <Table.Td>{cohort.created_by?.email ?? ''}</Table.Td>
                     <Table.Td>
                       <DateTime value={cohort.created_at} dateOnly />

@@ -4,8 +4,13 @@ import { usePersonCohorts, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
+import { CohortCount, PendingCohortCount } from '../cohorts/CohortCount';
 
-/** The cohorts the person is in now (static ones by membership, dynamic ones judged from its properties). */
+/**
+ * The cohorts the person is in now (static ones by membership, dynamic ones judged from its
+ * properties), with their person counts: a dynamic cohort's is its last calculation's, or
+ * "Calculating…" until its first is done.
+ */
 export function PersonCohorts({ person }: { person: Person }) {
   const environment = useEnvironment();
   const cohorts = usePersonCohorts(environment.id, person.id);
@@ -32,7 +37,13 @@ export function PersonCohorts({ person }: { person: Person }) {
                 {cohort.name || `Cohort ${cohort.id}`}
               </Anchor>
             </Table.Td>
-            <Table.Td>{cohort.count ?? '—'}</Table.Td>
+            <Table.Td>
+              {cohort.count === null ? (
+                <PendingCohortCount projectId={environment.project_id} cohort={cohort} />
+              ) : (
+                <CohortCount cohort={cohort} />
+              )}
+            </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>

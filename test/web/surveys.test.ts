@@ -34,6 +34,7 @@ interface StoredSurvey {
   type: string;
   questions: StoredQuestion[];
   conditions: Record<string, unknown> | null;
+  appearance: Record<string, unknown> | null;
   start_date: string | null;
   end_date: string | null;
   archived: boolean;
@@ -109,6 +110,9 @@ describe('surveys in the web app', () => {
     expect(await ui.page.getByText('This field may not be blank.').count()).toBe(1);
     await screenshot(ui.page, 'survey-name-error');
     await name.fill('Checkout survey');
+    // The API's error goes once its field is edited.
+    await expect.poll(() => name.getAttribute('aria-invalid'), SLOW).not.toBe('true');
+    expect(await ui.page.getByText('This field may not be blank.').count()).toBe(0);
 
     // A link that is not https: the API's error among the questions.
     await ui.page.getByRole('button', { name: 'Save as draft' }).click();
@@ -120,6 +124,17 @@ describe('surveys in the web app', () => {
     await screenshot(ui.page, 'survey-link-error');
 
     await link.getByLabel('Link', { exact: true }).fill('https://example.com/changelog');
+    await expect.poll(() => linkError.count(), SLOW).toBe(0);
+
+    // A colour posthog-js could not paint is refused at its field, before anything is sent.
+    const background = ui.page.getByLabel('Background colour');
+    await background.fill('not a colour');
+    await ui.page.getByRole('button', { name: 'Save as draft' }).click();
+    await expect.poll(() => background.getAttribute('aria-invalid'), SLOW).toBe('true');
+    expect(await ui.page.getByText('Not a CSS colour (such as #1d4aff or white)').count()).toBe(1);
+    expect(await surveyNamed('Checkout survey')).toBeUndefined();
+    await background.fill('rebeccapurple');
+    await expect.poll(() => background.getAttribute('aria-invalid'), SLOW).not.toBe('true');
     await screenshot(ui.page, 'survey-new');
     await ui.page.getByRole('button', { name: 'Save as draft' }).click();
     await ui.page.waitForURL(new RegExp(`/project/${ui.env}/surveys/[0-9a-f-]{36}$`));
@@ -135,6 +150,7 @@ describe('surveys in the web app', () => {
     expect(created.questions[3]).toMatchObject({ choices: ['Shoes', 'Socks', 'Hats'], optional: true });
     expect(created.questions[4]?.link).toBe('https://example.com/changelog');
     expect(created.conditions).toMatchObject({ url: '/thank-you', urlMatchType: 'exact', seenSurveyWaitPeriodInDays: 14 });
+    expect(created.appearance).toMatchObject({ backgroundColor: 'rebeccapurple' });
     expect(created.targeting_flag?.filters.groups[0]?.properties).toEqual([
       { key: 'plan', type: 'person', operator: 'exact', value: 'pro' },
     ]);

@@ -1,5 +1,5 @@
 import { Anchor, Button, Divider, Group, Loader, NativeSelect, Stack, Textarea, TextInput, Title } from '@mantine/core';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
@@ -8,16 +8,21 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { QuestionsEditor } from './QuestionsEditor';
-import { errorPlace, formFromSurvey, newSurveyForm, SURVEY_TYPES, surveyFromForm, type SurveyForm } from './survey-form';
+import {
+  errorPlace,
+  formFromSurvey,
+  newSurveyForm,
+  sectionOfField,
+  SURVEY_TYPES,
+  surveyFromForm,
+  type SurveyForm,
+  type SurveySection,
+} from './survey-form';
 import { Appearance, DisplayConditions, Targeting } from './SurveySettings';
 
 /** An API error on a section of the form (not a single input): where it shows. */
-interface SectionErrors {
+interface SectionErrors extends Partial<Record<Exclude<SurveySection, 'questions'>, string>> {
   questions?: { message: string; index?: number };
-  conditions?: string;
-  appearance?: string;
-  linked?: string;
-  targeting?: string;
 }
 
 const INPUTS = new Set(['name', 'description', 'type']);
@@ -31,6 +36,20 @@ function SurveyEditor({ survey }: { survey?: Survey }) {
   const flags = useFlagChoices(projectId);
   const [errors, setErrors] = useState<SectionErrors>({});
 
+  // An API error stays until what it is about is edited: an input's own error, its section's, and
+  // the form's general one.
+  useEffect(() => {
+    const { unsubscribe } = form.watch((_values, { name }) => {
+      if (!name) return;
+      if (form.formState.errors.root) form.clearErrors('root');
+      const section = sectionOfField(name);
+      if (section) setErrors((current) => (current[section] === undefined ? current : { ...current, [section]: undefined }));
+      else if (INPUTS.has(name) && form.getFieldState(name as 'name' | 'description' | 'type').error?.type === 'server')
+        form.clearErrors(name as 'name' | 'description' | 'type');
+    });
+    return unsubscribe;
+  }, [form]);
+
   const submit = async (values: SurveyForm) => {
     setErrors({});
     try {
@@ -39,12 +58,12 @@ function SurveyEditor({ survey }: { survey?: Survey }) {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const { field, index } = errorPlace(error instanceof ApiError ? error.body.attr : undefined);
-      if (INPUTS.has(field)) form.setError(field as 'name' | 'description' | 'type', { message });
+      if (INPUTS.has(field)) form.setError(field as 'name' | 'description' | 'type', { type: 'server', message });
       else if (field === 'questions') setErrors({ questions: { message, index } });
       else if (field === 'conditions' || field === 'appearance') setErrors({ [field]: message });
       else if (field === 'linked_flag_id' || field === 'linked_flag') setErrors({ linked: message });
       else if (field === 'targeting_flag_filters' || field === 'remove_targeting_flag') setErrors({ targeting: message });
-      else form.setError('root', { message });
+      else form.setError('root', { type: 'server', message });
     }
   };
 

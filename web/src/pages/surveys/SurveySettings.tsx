@@ -3,7 +3,7 @@ import { ActionIcon, Button, Checkbox, ColorInput, Group, NativeSelect, Stack, T
 import { Controller, useFieldArray, type UseFormReturn } from 'react-hook-form';
 import { ErrorText } from '../../components/ErrorAlert';
 import { PropertyFilterList } from '../flags/PropertyFilterList';
-import { POSITIONS, URL_MATCH_TYPES, type SurveyForm } from './survey-form';
+import { isSurveyColour, POSITIONS, URL_MATCH_TYPES, type SurveyForm } from './survey-form';
 
 type Form = UseFormReturn<SurveyForm>;
 
@@ -71,7 +71,21 @@ export function Appearance({ form, error }: { form: Form; error?: string }) {
             key={name}
             control={form.control}
             name={name}
-            render={({ field }) => <ColorInput label={label} w={180} value={field.value} onChange={field.onChange} />}
+            rules={{
+              validate: (value) =>
+                isSurveyColour(String(value), (v) => CSS.supports('color', v)) || 'Not a CSS colour (such as #1d4aff or white)',
+            }}
+            render={({ field, fieldState }) => (
+              <ColorInput
+                label={label}
+                w={180}
+                value={field.value}
+                onChange={field.onChange}
+                // Any CSS colour posthog-js can paint is kept (a name too); one it cannot is refused above, not silently undone.
+                fixOnBlur={false}
+                error={fieldState.error?.message}
+              />
+            )}
           />
         ))}
         <NativeSelect label="Position" w={140} data={POSITIONS} {...form.register('position')} />

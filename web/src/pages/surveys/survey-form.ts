@@ -307,3 +307,34 @@ export function errorPlace(attr: string | null | undefined): { field: string; in
   const index = second !== undefined && /^\d+$/.test(second) ? Number(second) : undefined;
   return { field: field ?? attr, index };
 }
+
+/** The parts of the editor an API error shows in when it is not on one input. */
+export type SurveySection = 'questions' | 'conditions' | 'appearance' | 'linked' | 'targeting';
+
+const SECTION_OF: Record<string, SurveySection> = {
+  questions: 'questions',
+  url: 'conditions',
+  urlMatchType: 'conditions',
+  selector: 'conditions',
+  waitPeriod: 'conditions',
+  events: 'conditions',
+  repeatedActivation: 'conditions',
+  backgroundColor: 'appearance',
+  submitButtonColor: 'appearance',
+  textColor: 'appearance',
+  position: 'appearance',
+  placeholder: 'appearance',
+  displayThankYouMessage: 'appearance',
+  thankYouMessageHeader: 'appearance',
+  thankYouMessageDescription: 'appearance',
+  linkedFlagId: 'linked',
+  targeting: 'targeting',
+  responsesLimit: 'targeting',
+};
+
+/** The section a form field (`questions.2.link`, `backgroundColor`, …) belongs to, so an edit there clears its error. */
+export const sectionOfField = (name: string): SurveySection | undefined => SECTION_OF[name.split('.')[0] ?? name];
+
+/** An appearance colour as posthog-js will use it: any CSS colour (the browser is the judge), or none for the default. */
+export const isSurveyColour = (value: string, supports: (value: string) => boolean): boolean =>
+  value.trim() === '' || supports(value.trim());

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshStorage, type TestStorage } from '../helpers/backend.js';
 import { runHoglet, type HogletProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { rawRequest } from '../helpers/raw-request.js';
 
 const KEY = 'phx_cluster0123456789abcdefghijklmnopqrstuvwxyzA';
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -22,7 +23,7 @@ interface Answer {
 }
 
 /** One request on a connection of its own (no keep-alive agent), unless an agent is given. */
-function request(
+async function request(
   url: string,
   method: string,
   path: string,
@@ -30,21 +31,14 @@ function request(
   headers: Record<string, string> = {},
   agent: http.Agent | false = false,
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      `${url}${path}`,
-      { method, agent, headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers } },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (data += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : undefined }));
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const answer = await rawRequest(`${url}${path}`, {
+    method,
+    agent,
+    headers: { ...(text ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: text,
   });
+  return { status: answer.status, body: answer.text ? JSON.parse(answer.text) : undefined };
 }
 
 const api = (url: string, method: string, path: string, body?: unknown) =>

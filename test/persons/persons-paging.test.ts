@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { rawRequest } from '../helpers/raw-request.js';
 import { describe, expect, it } from 'vitest';
 import { MAX_LIMIT, MAX_PAGE_BYTES } from '../../src/http/pagination.js';
 import { useTestServer } from '../helpers/server.js';
@@ -41,21 +41,11 @@ describe('a page of large persons', () => {
 
 describe('a page asked for with a Host header no URL can hold', () => {
   /** GET `path` with `host` as the Host header as sent (fetch sets its own). */
-  function getWithHost(path: string, host: string): Promise<{ status: number; body: any }> {
-    return new Promise((resolve, reject) => {
-      const url = new URL(server.url);
-      const req = http.request(
-        { host: url.hostname, port: url.port, path, headers: { host, authorization: `Bearer ${server.bootstrap.personalApiKey}` } },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
+  async function getWithHost(path: string, host: string): Promise<{ status: number; body: any }> {
+    const answer = await rawRequest(`${server.url}${path}`, {
+      headers: { host, authorization: `Bearer ${server.bootstrap.personalApiKey}` },
     });
+    return { status: answer.status, body: JSON.parse(answer.text) };
   }
 
   it("answers 400 in the envelope, as Django's DisallowedHost, and pages with a valid one", async () => {

@@ -9,7 +9,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -24,6 +23,7 @@ import { isDatabaseUnavailable } from '../../src/platform/db/availability.js';
 import { BACKEND, TEST_DATABASE_URL, freshStorage } from '../helpers/backend.js';
 import { runHoglet } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { rawRequest } from '../helpers/raw-request.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -171,24 +171,15 @@ let requestsBegun = 0;
 /** One request on a connection of its own; a network failure or no answer in 30 s is status 0. */
 function send(url: string, path: string, body: unknown, uuids: string[] = [], headers: Record<string, string> = {}): Promise<Answer> {
   const begun = ++requestsBegun;
-  const text = JSON.stringify(body);
-  return new Promise((resolve) => {
-    const done = (status: number, answer: string) => resolve({ path, status, body: answer, begun, uuids });
-    const req = http.request(
-      `${url}${path}`,
-      { method: 'POST', agent: false, timeout: 30_000, headers: { 'content-type': 'application/json', ...headers } },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (data += chunk));
-        res.on('end', () => done(res.statusCode!, data));
-        res.on('error', (error) => done(0, String(error)));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('no answer')));
-    req.on('error', (error) => done(0, String(error)));
-    req.end(text);
-  });
+  return rawRequest(`${url}${path}`, {
+    method: 'POST',
+    timeoutMs: 30_000,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  }).then(
+    (answer) => ({ path, status: answer.status, body: answer.text, begun, uuids }),
+    (error: unknown) => ({ path, status: 0, body: String(error), begun, uuids }),
+  );
 }
 
 /** A few SDK-like clients sending /batch/ and /decide/ without pause until stopped. */
@@ -421,15 +412,7 @@ if (BACKEND === 'postgres') {
       const [, url] = await p.waitFor(/"url":"(http:\/\/[^"]+)"[^\n]*hoglet cluster ready/, 60_000);
       const servers = fs.readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/);
       expect(servers).toHaveLength(2);
-      const projects = await new Promise<any>((resolve, reject) => {
-        http
-          .get(`${url}/api/projects/`, { headers: { authorization: `Bearer ${key}` } }, (res) => {
-            let data = '';
-            res.on('data', (chunk) => (data += chunk));
-            res.on('end', () => resolve(JSON.parse(data)));
-          })
-          .on('error', reject);
-      });
+      const projects = JSON.parse((await rawRequest(`${url}/api/projects/`, { headers: { authorization: `Bearer ${key}` } })).text);
       const [admin, locker] = [await adminConnection(), await adminConnection()];
 
       const load = new Load(url!, projects.results[0].api_token as string);
@@ -476,16 +459,11 @@ if (BACKEND === 'postgres') {
       const decide = (token: string) => send(url, '/decide/?v=3', { api_key: token, distinct_id: 'someone' });
       const decideStatus = async (token: string) => (await decide(token)).status;
       const flagOf = async (token: string) => JSON.parse((await decide(token)).body).featureFlags?.['outage-flag'] as unknown;
-      const get = (path: string, headers: Record<string, string> = {}) =>
-        new Promise<Answer>((resolve) => {
-          const req = http.get(`${url}${path}`, { headers, timeout: 30_000 }, (res) => {
-            let body = '';
-            res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => resolve({ path, status: res.statusCode!, body, begun: 0, uuids: [] }));
-          });
-          req.on('timeout', () => req.destroy(new Error('no answer')));
-          req.on('error', (error) => resolve({ path, status: 0, body: String(error), begun: 0, uuids: [] }));
-        });
+      const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+        rawRequest(`${url}${path}`, { headers, timeoutMs: 30_000 }).then(
+          (answer) => ({ path, status: answer.status, body: answer.text, begun: 0, uuids: [] }),
+          (error: unknown) => ({ path, status: 0, body: String(error), begun: 0, uuids: [] }),
+        );
       // Replaces the environment's token behind the server's back, and announces it as another process would.
       const replaceToken = async () => {
         const token = `phc_${randomBytes(16).toString('hex')}`;

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { rawRequest } from '../../helpers/raw-request.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getCohort, updateCohort } from '../../../src/cohorts/store.js';
 import { useTestServer } from '../../helpers/server.js';
@@ -30,27 +30,16 @@ beforeAll(async () => {
  * POST /flags?v=2 with exactly these headers (fetch would add Sec-Fetch-Mode, a browser-only
  * header), returning the runtime-limited flags it got.
  */
-function runtimeFlags(headers: Record<string, string>, body: Record<string, unknown> = {}): Promise<string[]> {
-  const text = JSON.stringify({ api_key: server.token, distinct_id: 'rt', ...body });
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { hostname, port, path: '/flags/?v=2', method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
-      (response) => {
-        let answer = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (answer += chunk));
-        response.on('end', () => {
-          if (response.statusCode !== 200) return reject(new Error(`${response.statusCode}: ${answer}`));
-          const keys = Object.keys(JSON.parse(answer).flags);
-          expect(keys).toContain('rt-any');
-          resolve(keys.filter((key) => key === 'rt-client' || key === 'rt-server').sort());
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(text);
+async function runtimeFlags(headers: Record<string, string>, body: Record<string, unknown> = {}): Promise<string[]> {
+  const answer = await rawRequest(`${server.url}/flags/?v=2`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ api_key: server.token, distinct_id: 'rt', ...body }),
   });
+  expect(answer.status, answer.text).toBe(200);
+  const keys = Object.keys(JSON.parse(answer.text).flags);
+  expect(keys).toContain('rt-any');
+  return keys.filter((key) => key === 'rt-client' || key === 'rt-server').sort();
 }
 
 const CLIENT = ['rt-client'];

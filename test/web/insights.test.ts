@@ -499,6 +499,17 @@ describe('funnel insight', () => {
     expect(byDay.results[0].data).toEqual([50, 100, 100, 0, 0, 0, 0]);
     await expect.poll(funnelTrendLines).toEqual([{ label: 'Conversion rate', data: byDay.results[0].data, days: DAYS }]);
     await screenshot(page, 'insight-funnel-trends-from-address');
+
+    // To the second step: alice and bob sign up from 6 Oct, alice from 7 Oct, carol from 8 Oct;
+    // dave never does.
+    expect(await page.getByLabel('To step').inputValue()).toBe('2');
+    await page.getByLabel('To step').selectOption({ label: '2. signed_up' });
+    const toSignup = await ask({ ...source, interval: 'day', funnelsFilter: { ...source.funnelsFilter, funnelToStep: 1 } });
+    expect(toSignup.results[0].data).toEqual([100, 100, 100, 0, 0, 0, 0]);
+    await expect.poll(funnelTrendLines).toEqual([{ label: 'Conversion rate', data: [100, 100, 100, 0, 0, 0, 0], days: DAYS }]);
+    // The from step cannot follow the to step: choosing the second moves the to step on.
+    await page.getByLabel('From step').selectOption({ label: '2. signed_up' });
+    expect(await page.getByLabel('To step').inputValue()).toBe('2');
     expectNoPageErrors(watched);
   });
 });

@@ -12,7 +12,23 @@ const VIEWS: { value: FunnelVizType; label: string }[] = [
   { value: 'trends', label: 'Historical trends' },
 ];
 
-/** The funnel builder: steps in order, filters, breakdown, range, conversion window and view (with its interval for trends). */
+type FunnelsFilter = NonNullable<FunnelsQuery['funnelsFilter']>;
+
+/** The filter without a from or to step its `steps` no longer have (the server would refuse it). */
+function withinSteps(filter: FunnelsFilter, steps: number): FunnelsFilter {
+  const { funnelFromStep, funnelToStep, ...rest } = filter;
+  return {
+    ...rest,
+    ...(funnelFromStep !== undefined && funnelFromStep < steps - 1 ? { funnelFromStep } : {}),
+    ...(funnelToStep !== undefined && funnelToStep < steps ? { funnelToStep } : {}),
+  };
+}
+
+/**
+ * The funnel builder: steps in order, filters, breakdown, range, conversion window and view; the
+ * time to convert and the historical trends between two steps (the first and the last by
+ * default), the trends by an interval.
+ */
 export function FunnelsEditor({
   environmentId,
   query,
@@ -24,13 +40,22 @@ export function FunnelsEditor({
 }) {
   const set = (change: Partial<FunnelsQuery>) => onChange({ ...query, ...change });
   const filter = query.funnelsFilter ?? {};
-  const setFilter = (change: Partial<NonNullable<FunnelsQuery['funnelsFilter']>>) => set({ funnelsFilter: { ...filter, ...change } });
+  const setFilter = (change: Partial<FunnelsFilter>) => set({ funnelsFilter: { ...filter, ...change } });
+  const view = filter.funnelVizType ?? 'steps';
+  const lastStep = query.series.length - 1;
+  const fromStep = Math.min(filter.funnelFromStep ?? 0, lastStep - 1);
+  // PostHog reads an unset or 0 `funnelToStep` as the last step.
+  const toStep = Math.min(filter.funnelToStep || lastStep, lastStep);
+  const steps = query.series.map((step, i) => ({
+    value: String(i),
+    label: `${i + 1}. ${step.custom_name || step.name || step.event || 'All events'}`,
+  }));
   return (
     <Stack gap="sm" data-testid="funnels-editor">
       <SeriesList
         environmentId={environmentId}
         series={query.series}
-        onChange={(series) => set({ series })}
+        onChange={(series) => set({ series, funnelsFilter: withinSteps(filter, series.length) })}
         noun="Step"
         withMath={false}
         min={2}
@@ -67,7 +92,31 @@ export function FunnelsEditor({
           value={filter.funnelVizType ?? 'steps'}
           onChange={(e) => setFilter({ funnelVizType: e.currentTarget.value as FunnelVizType })}
         />
-        {filter.funnelVizType === 'trends' && (
+        {(view === 'time_to_convert' || view === 'trends') && (
+          <>
+            <NativeSelect
+              label="From step"
+              w={170}
+              data={steps.slice(0, -1)}
+              value={String(fromStep)}
+              onChange={(e) => {
+                const from = Number(e.currentTarget.value);
+                setFilter({ funnelFromStep: from, ...(toStep <= from ? { funnelToStep: from + 1 } : {}) });
+              }}
+            />
+            <NativeSelect
+              label="To step"
+              w={170}
+              data={steps.slice(1)}
+              value={String(toStep)}
+              onChange={(e) => {
+                const to = Number(e.currentTarget.value);
+                setFilter({ funnelToStep: to, ...(fromStep >= to ? { funnelFromStep: to - 1 } : {}) });
+              }}
+            />
+          </>
+        )}
+        {view === 'trends' && (
           <NativeSelect
             label="Interval"
             w={110}

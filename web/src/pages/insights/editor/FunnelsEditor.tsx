@@ -1,9 +1,8 @@
 import { Group, NativeSelect, NumberInput, Stack } from '@mantine/core';
-import type { FunnelsQuery, FunnelVizType, Interval, WindowUnit } from '../../../api/insights';
+import type { FunnelsQuery, FunnelVizType, WindowUnit } from '../../../api/insights';
 import { DateRangeControl } from '../../../components/DateRangeControl';
-import { BreakdownPicker, GlobalFilters } from './QueryControls';
+import { BreakdownPicker, GlobalFilters, IntervalSelect } from './QueryControls';
 import { SeriesList } from './SeriesRow';
-import { INTERVALS } from './TrendsEditor';
 
 const UNITS: WindowUnit[] = ['minute', 'hour', 'day', 'week', 'month'];
 const VIEWS: { value: FunnelVizType; label: string }[] = [
@@ -116,15 +115,7 @@ export function FunnelsEditor({
             />
           </>
         )}
-        {view === 'trends' && (
-          <NativeSelect
-            label="Interval"
-            w={110}
-            data={INTERVALS}
-            value={query.interval ?? 'day'}
-            onChange={(e) => set({ interval: e.currentTarget.value as Interval })}
-          />
-        )}
+        {view === 'trends' && <IntervalSelect value={query.interval} onChange={(interval) => set({ interval })} />}
       </Group>
     </Stack>
   );

@@ -1,5 +1,5 @@
-import { Stack, Text } from '@mantine/core';
-import type { BreakdownFilter } from '../../../api/insights';
+import { NativeSelect, Stack, Text } from '@mantine/core';
+import type { BreakdownFilter, Interval } from '../../../api/insights';
 import type { PropertyFilter } from '../../../api/types';
 import { FilterList } from './FilterList';
 import { PropertyPicker } from './PropertyPicker';
@@ -45,5 +45,25 @@ export function BreakdownPicker({
         onChange={(breakdown) => onChange(breakdown ? { breakdown, breakdown_type: 'event' } : undefined)}
       />
     </div>
+  );
+}
+
+const INTERVALS: { value: Interval; label: string }[] = [
+  { value: 'hour', label: 'Hour' },
+  { value: 'day', label: 'Day' },
+  { value: 'week', label: 'Week' },
+  { value: 'month', label: 'Month' },
+];
+
+/** The buckets of a trends line or of a funnel's historical trends (`day` when unset). */
+export function IntervalSelect({ value, onChange }: { value: Interval | undefined; onChange: (interval: Interval) => void }) {
+  return (
+    <NativeSelect
+      label="Interval"
+      w={110}
+      data={INTERVALS}
+      value={value ?? 'day'}
+      onChange={(e) => onChange(e.currentTarget.value as Interval)}
+    />
   );
 }

@@ -1,7 +1,7 @@
 import { Group, NativeSelect, Stack, Switch } from '@mantine/core';
-import type { Interval, TrendsDisplay, TrendsQuery } from '../../../api/insights';
+import type { TrendsDisplay, TrendsQuery } from '../../../api/insights';
 import { DateRangeControl } from '../../../components/DateRangeControl';
-import { BreakdownPicker, GlobalFilters } from './QueryControls';
+import { BreakdownPicker, GlobalFilters, IntervalSelect } from './QueryControls';
 import { SeriesList } from './SeriesRow';
 
 const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
@@ -11,13 +11,6 @@ const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
   { value: 'ActionsBarValue', label: 'Total value bars' },
   { value: 'BoldNumber', label: 'Number' },
   { value: 'ActionsTable', label: 'Table' },
-];
-
-export const INTERVALS: { value: Interval; label: string }[] = [
-  { value: 'hour', label: 'Hour' },
-  { value: 'day', label: 'Day' },
-  { value: 'week', label: 'Week' },
-  { value: 'month', label: 'Month' },
 ];
 
 /** The trends builder: series, filters, breakdown, range, interval, comparison and display. */
@@ -55,13 +48,7 @@ export function TrendsEditor({
           onChange={(breakdownFilter) => set({ breakdownFilter })}
         />
         <DateRangeControl value={query.dateRange} onChange={(dateRange) => set({ dateRange })} />
-        <NativeSelect
-          label="Interval"
-          w={110}
-          data={INTERVALS}
-          value={query.interval ?? 'day'}
-          onChange={(e) => set({ interval: e.currentTarget.value as Interval })}
-        />
+        <IntervalSelect value={query.interval} onChange={(interval) => set({ interval })} />
         <NativeSelect
           label="Display"
           w={210}

@@ -1,6 +1,6 @@
 import { ColorSwatch, Group, Stack, Text } from '@mantine/core';
 import type { FunnelTrendsResult } from '../../../api/insights';
-import { colourOf } from './chart';
+import { colourOf, overTimeOptions } from './chart';
 import { ChartCanvas } from './ChartCanvas';
 import { breakdownLabel } from './format';
 
@@ -41,13 +41,7 @@ export function FunnelTrendsChart({ results, height }: { results: FunnelTrendsRe
               tension: 0,
             })),
           },
-          options: {
-            responsive: true,
-            maintainAspectRatio: false,
-            animation: false,
-            interaction: { mode: 'index', intersect: false },
-            scales: { y: { beginAtZero: true, suggestedMax: 100, ticks: { callback: (value) => `${value}%` } } },
-          },
+          options: overTimeOptions({ beginAtZero: true, suggestedMax: 100, ticks: { callback: (value) => `${value}%` } }),
         })}
       />
       <Group gap="md" data-testid="funnel-trends-legend">

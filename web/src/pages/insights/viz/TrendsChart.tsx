@@ -1,5 +1,5 @@
 import type { TrendsResult } from '../../../api/insights';
-import { colourOf } from './chart';
+import { colourOf, overTimeOptions } from './chart';
 import { ChartCanvas } from './ChartCanvas';
 import { shownSeries } from './series';
 
@@ -28,13 +28,7 @@ export function TrendsChart({ results, type, height }: { results: TrendsResult[]
             tension: 0,
           })),
         },
-        options: {
-          responsive: true,
-          maintainAspectRatio: false,
-          animation: false,
-          interaction: { mode: 'index', intersect: false },
-          scales: { y: { beginAtZero: true, ticks: { precision: 0 } } },
-        },
+        options: overTimeOptions({ beginAtZero: true, ticks: { precision: 0 } }),
       })}
     />
   );

@@ -6,6 +6,7 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { api, type Paginated } from './client';
 import type { PropertyFilter } from './types';
 import type { UserBasic } from './flags';
+import type { FunnelTrendsResult } from '../../../src/insights/funnel-trends';
 
 export interface DateRange {
   date_from: string | null;
@@ -121,17 +122,8 @@ export interface TimeToConvertResult {
   median_conversion_time: number | null;
 }
 
-/**
- * A funnel's trends view, per breakdown value (or one in all): the conversion percentage per
- * interval of the first step (`count` is the number of intervals).
- */
-export interface FunnelTrendsResult {
-  count: number;
-  data: number[];
-  days: string[];
-  labels: string[];
-  breakdown_value?: string[];
-}
+/** A funnel's trends view, per breakdown value (or one in all), as the server answers it. */
+export type { FunnelTrendsResult };
 
 export interface QueryResponse<R> {
   results: R;

@@ -17,11 +17,16 @@ import type { Person } from './store.js';
 
 type Db = Kysely<Schema>;
 
-/** PostHog's CohortMinimalSerializer. */
+/**
+ * PostHog's CohortMinimalSerializer, and the state of the cohort's calculation, so that a page can
+ * say "Calculating…" without reading each cohort again.
+ */
 export interface MinimalCohort {
   id: number;
   name: string;
   count: number | null;
+  is_calculating: boolean;
+  errors_calculating: number;
 }
 
 export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promise<MinimalCohort[]> {
@@ -39,5 +44,11 @@ export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promi
   };
   return cohorts
     .filter((cohort) => !cohort.deleted && isMember(cohort.id))
-    .map((cohort) => ({ id: cohort.id, name: cohort.name, count: cohort.count }));
+    .map((cohort) => ({
+      id: cohort.id,
+      name: cohort.name,
+      count: cohort.count,
+      is_calculating: cohort.isCalculating,
+      errors_calculating: cohort.errorsCalculating,
+    }));
 }

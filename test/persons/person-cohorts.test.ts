@@ -1,11 +1,14 @@
 /**
  * GET …/persons/cohorts/?person_id= (PostHog's PersonViewSet `cohorts`): the live cohorts the
- * person is in, `{results: [{id, name, count}]}`. Static cohorts by their members; dynamic ones by
- * their property definition against the person's stored properties, as flags judge them.
+ * person is in, `{results: [{id, name, count}]}` and the state of each one's calculation. Static
+ * cohorts by their members; dynamic ones by their property definition against the person's stored
+ * properties, as flags judge them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import { useTestServer } from '../helpers/server.js';
+import { claimCalculation } from '../../src/cohorts/store.js';
 import { personsPath, seedPerson, type SeededPerson } from './person-fixtures.js';
 
 const server = useTestServer();
@@ -59,8 +62,22 @@ describe("a person's cohorts", () => {
     const res = await cohortsOf(pro.id);
     expect(res.status, res.text).toBe(200);
     expect(res.body.results.map((c: any) => c.id)).toEqual([ids.paying, ids.listed, ids.nested]);
-    expect(res.body.results[1]).toEqual({ id: ids.listed, name: 'Listed', count: 1 });
-    expect(Object.keys(res.body.results[0]).sort()).toEqual(['count', 'id', 'name']);
+    expect(res.body.results[1]).toEqual({ id: ids.listed, name: 'Listed', count: 1, is_calculating: false, errors_calculating: 0 });
+    expect(Object.keys(res.body.results[0]).sort()).toEqual(['count', 'errors_calculating', 'id', 'is_calculating', 'name']);
+  });
+
+  it("says of each cohort whether it is being calculated and how often its calculation failed, as the cohort's own page does", async () => {
+    // Another process holds the cohort's calculation, so it stays "calculating" while this test reads.
+    const { db } = server.running.ctx.database;
+    const nested = ids.nested!;
+    await waitFor(() => claimCalculation(db, nested, 'another-process', new Date(), 10 * 60_000), {
+      what: 'a claim on the cohort once no calculator holds it',
+      until: (claimed) => claimed !== undefined,
+    });
+    await db.updateTable('cohorts').set({ errors_calculating: 2 }).where('id', '=', nested).execute();
+    const own = (await server.request(`${cohortsPath()}${ids.nested}/`)).body;
+    const listed = (await cohortsOf(pro.id)).body.results.find((c: any) => c.id === ids.nested);
+    expect(listed).toEqual({ id: ids.nested, name: own.name, count: own.count, is_calculating: true, errors_calculating: 2 });
   });
 
   it('judges each person by its own properties, and finds the person by uuid too', async () => {

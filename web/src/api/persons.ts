@@ -18,11 +18,13 @@ export interface Person {
   is_identified?: boolean;
 }
 
-/** The live cohorts a person is in (PostHog's `persons/cohorts/`). */
+/** The live cohorts a person is in (PostHog's `persons/cohorts/`), with their calculation's state. */
 export interface PersonCohort {
   id: number;
   name: string | null;
   count: number | null;
+  is_calculating: boolean;
+  errors_calculating: number;
 }
 
 /** The fields of a session recording the person page shows. */

@@ -1,14 +1,12 @@
 import { Group, Text, Tooltip } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { api } from '../../api/client';
 import type { Cohort } from '../../api/cohorts';
 
 /** How often a page looks again while a cohort is being calculated. */
 const POLL_MS = 2000;
 
-/** A cohort's count and the state of its calculation (a person's cohorts list has the count alone). */
-export type CalculatedCohort = Pick<Cohort, 'id' | 'count'> & Partial<Pick<Cohort, 'is_calculating' | 'errors_calculating'>>;
+/** A cohort's count and the state of its calculation. */
+export type CalculatedCohort = Pick<Cohort, 'count' | 'is_calculating' | 'errors_calculating'>;
 
 /**
  * A cohort's person count: "Calculating…" while a dynamic cohort is calculated in the background,
@@ -43,17 +41,4 @@ export function useRefetchWhileCalculating(calculating: boolean, refetch: () => 
     const timer = setTimeout(() => void refetch(), POLL_MS);
     return () => clearTimeout(timer);
   }, [calculating, refetch, updatedAt]);
-}
-
-/**
- * A cohort the person's list names without a count (a dynamic cohort not calculated yet): read
- * whole, again while it is being calculated, to show "Calculating…" and then its count.
- */
-export function PendingCohortCount({ projectId, cohort }: { projectId: number; cohort: CalculatedCohort }) {
-  const full = useQuery({
-    queryKey: ['cohorts', projectId, 'one', cohort.id],
-    queryFn: ({ signal }) => api<CalculatedCohort>(`/api/projects/${projectId}/cohorts/${cohort.id}/`, { signal }),
-    refetchInterval: (query) => (query.state.data?.is_calculating ? POLL_MS : false),
-  });
-  return <CohortCount cohort={full.data ?? cohort} />;
 }

@@ -4,16 +4,18 @@ import { usePersonCohorts, type Person } from '../../api/persons';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { TableHead } from '../../components/TableHead';
-import { CohortCount, PendingCohortCount } from '../cohorts/CohortCount';
+import { CohortCount, useRefetchWhileCalculating } from '../cohorts/CohortCount';
 
 /**
  * The cohorts the person is in now (static ones by membership, dynamic ones judged from its
  * properties), with their person counts: a dynamic cohort's is its last calculation's, or
- * "Calculating…" until its first is done.
+ * "Calculating…" (the list is read again) while one is under way.
  */
 export function PersonCohorts({ person }: { person: Person }) {
   const environment = useEnvironment();
   const cohorts = usePersonCohorts(environment.id, person.id);
+  const calculating = cohorts.data?.results.some((cohort) => cohort.is_calculating) ?? false;
+  useRefetchWhileCalculating(calculating, cohorts.refetch, cohorts.dataUpdatedAt);
   if (cohorts.isPending) {
     return (
       <Center p="xl">
@@ -38,11 +40,7 @@ export function PersonCohorts({ person }: { person: Person }) {
               </Anchor>
             </Table.Td>
             <Table.Td>
-              {cohort.count === null ? (
-                <PendingCohortCount projectId={environment.project_id} cohort={cohort} />
-              ) : (
-                <CohortCount cohort={cohort} />
-              )}
+              <CohortCount cohort={cohort} />
             </Table.Td>
           </Table.Tr>
         ))}

@@ -1,4 +1,4 @@
-import { Stack, Text } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type { FunnelsQuery, FunnelStepResult, FunnelTrendsResult, TimeToConvertResult } from '../../../api/insights';
 import { funnelStepsSource, useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
@@ -7,6 +7,7 @@ import { funnelGroups } from './funnel';
 import { FunnelSteps } from './FunnelSteps';
 import { FunnelTable } from './FunnelTable';
 import { FunnelTrendsChart } from './FunnelTrendsChart';
+import { InsightAnswer } from './InsightAnswer';
 import { TimeToConvert } from './TimeToConvert';
 
 /** The steps view of a funnel (its steps, or with `table`, the conversion table under them). */
@@ -22,42 +23,37 @@ function StepsView({
   table: boolean;
 }) {
   const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, funnelStepsSource(source));
-  if (answer.isPending) return <Loading h={height} />;
-  if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
-  const groups = funnelGroups(answer.data.results);
   return (
-    <Stack data-testid="insight-viz" data-kind="FunnelsQuery" data-timezone={answer.data.timezone ?? ''} aria-busy={answer.isFetching}>
-      {groups.length === 0 ? (
-        <Text c="dimmed">No results for this query.</Text>
-      ) : (
-        <FunnelSteps groups={groups} height={table ? undefined : height} />
-      )}
-      {table && groups.length > 0 && <FunnelTable groups={groups} />}
-    </Stack>
+    <InsightAnswer answers={[answer]} kind="FunnelsQuery" height={height} isEmpty={([{ results }]) => funnelGroups(results).length === 0}>
+      {([{ results }]) => {
+        const groups = funnelGroups(results);
+        return (
+          <Stack>
+            <FunnelSteps groups={groups} height={table ? undefined : height} />
+            {table && <FunnelTable groups={groups} />}
+          </Stack>
+        );
+      }}
+    </InsightAnswer>
   );
 }
 
 function TimeToConvertView({ environmentId, source, height }: { environmentId: number; source: FunnelsQuery; height: number }) {
   const answer = useInsightQuery<TimeToConvertResult>(environmentId, source);
-  if (answer.isPending) return <Loading h={height} />;
-  if (answer.error) return <ErrorAlert message={answer.error.message} title="Time to convert could not be computed" />;
   return (
-    <div data-testid="insight-viz" data-kind="FunnelsQuery" data-timezone={answer.data.timezone ?? ''} aria-busy={answer.isFetching}>
-      <TimeToConvert result={answer.data.results} height={height} />
-    </div>
+    <InsightAnswer answers={[answer]} kind="FunnelsQuery" height={height} errorTitle="Time to convert could not be computed">
+      {([{ results }]) => <TimeToConvert result={results} height={height} />}
+    </InsightAnswer>
   );
 }
 
 /** The historical trends view: the conversion rate per interval, a line per breakdown value. */
 function TrendsView({ environmentId, source, height }: { environmentId: number; source: FunnelsQuery; height: number }) {
   const answer = useInsightQuery<FunnelTrendsResult[]>(environmentId, source);
-  if (answer.isPending) return <Loading h={height} />;
-  if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
-  const { results, timezone } = answer.data;
   return (
-    <div data-testid="insight-viz" data-kind="FunnelsQuery" data-timezone={timezone ?? ''} aria-busy={answer.isFetching}>
-      {results.length === 0 ? <Text c="dimmed">No results for this query.</Text> : <FunnelTrendsChart results={results} height={height} />}
-    </div>
+    <InsightAnswer answers={[answer]} kind="FunnelsQuery" height={height} isEmpty={([{ results }]) => results.length === 0}>
+      {([{ results }]) => <FunnelTrendsChart results={results} height={height} />}
+    </InsightAnswer>
   );
 }
 

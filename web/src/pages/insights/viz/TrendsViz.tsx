@@ -1,10 +1,8 @@
-import { Text } from '@mantine/core';
 import type { TrendsQuery, TrendsResult } from '../../../api/insights';
 import { useInsightQuery } from '../../../api/insights';
-import { ErrorAlert } from '../../../components/ErrorAlert';
-import { Loading } from '../../../components/Loading';
 import { BarValueChart } from './BarValueChart';
 import { BoldNumber } from './BoldNumber';
+import { InsightAnswer } from './InsightAnswer';
 import { SeriesLegend } from './SeriesLegend';
 import { TrendsChart } from './TrendsChart';
 import { TrendsTableViz } from './TrendsTableViz';
@@ -18,17 +16,10 @@ export function TrendsViz({ environmentId, source, height }: { environmentId: nu
 
 function TrendsChartViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
   const answer = useInsightQuery<TrendsResult[]>(environmentId, source);
-  if (answer.isPending) return <Loading h={height} />;
-  if (answer.error) return <ErrorAlert message={answer.error.message} title="The query failed" />;
-  const { results, timezone } = answer.data;
   return (
-    <div data-testid="insight-viz" data-kind="TrendsQuery" data-timezone={timezone ?? ''} aria-busy={answer.isFetching}>
-      {results.length === 0 ? (
-        <Text c="dimmed">No results for this query.</Text>
-      ) : (
-        <Display source={source} results={results} height={height} />
-      )}
-    </div>
+    <InsightAnswer answers={[answer]} kind="TrendsQuery" height={height} isEmpty={([{ results }]) => results.length === 0}>
+      {([{ results }]) => <Display source={source} results={results} height={height} />}
+    </InsightAnswer>
   );
 }
 

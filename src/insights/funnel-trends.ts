@@ -9,7 +9,7 @@
  * is to / from as a percentage rounded to 2 decimals (0 when nobody reached `fromStep`); every
  * bucket of the range has one.
  */
-import { BREAKDOWN_LIMIT, type FunnelsQuery } from './funnels.js';
+import type { FunnelsQuery } from './funnels.js';
 import { bucketIndex, type TrendsWindow } from './trends-window.js';
 
 /** What ClickHouse counted for one bucket (its start, in Unix seconds) and breakdown value. */
@@ -50,7 +50,7 @@ export function conversionRate(reachedFrom: number, reachedTo: number): number {
 
 /**
  * The entries: one without a breakdown (zeros where nobody entered); with one, one per value
- * entered, the BREAKDOWN_LIMIT values most entered kept (PostHog's ORDER BY the value's entries,
+ * entered, the `breakdownLimit` values most entered kept (PostHog's ORDER BY the value's entries,
  * then the value, both descending), answered in the values' order, as its groupby sorts them.
  */
 export function funnelTrendsResults(query: FunnelsQuery, window: TrendsWindow, cells: FunnelTrendsCell[]): FunnelTrendsResult[] {
@@ -79,7 +79,7 @@ export function funnelTrendsResults(query: FunnelsQuery, window: TrendsWindow, c
   const descending = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
   return [...byValue.entries()]
     .sort(([a, x], [b, y]) => y.entered - x.entered || descending(a, b))
-    .slice(0, BREAKDOWN_LIMIT)
+    .slice(0, query.breakdownLimit)
     .map(([key]) => key)
     .sort((a, b) => descending(b, a))
     .map((key) => ({ ...entry(key), breakdown_value: [key] }));

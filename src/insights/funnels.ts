@@ -11,15 +11,14 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
+import { readBreakdownLimit, readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
 import type { Interval } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 
 export const WINDOW_UNITS = { second: 1, minute: 60, hour: 3600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
 export type WindowUnit = keyof typeof WINDOW_UNITS;
-/** PostHog's limits: 2 to 30 steps (the UI's); breakdown values shown. */
+/** PostHog's limit: 2 to 30 steps (the UI's). */
 export const MAX_STEPS = 30;
-export const BREAKDOWN_LIMIT = 25;
 
 export interface FunnelStep {
   /** null: any event. */
@@ -37,6 +36,8 @@ export interface FunnelsQuery {
   /** Conversion window, in seconds. */
   windowSeconds: number;
   breakdown: string | null;
+  /** How many breakdown values are shown, the most entered (the rest are left out). */
+  breakdownLimit: number;
   /** `funnelsFilter.funnelVizType`: the steps, the time to convert between two of them, or the conversion over time. */
   vizType: 'steps' | 'time_to_convert' | 'trends';
   timeToConvert: TimeToConvertParams | null;
@@ -113,6 +114,7 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
     properties: readPropertyFilters(source.properties, attr('properties')),
     windowSeconds: interval * WINDOW_UNITS[unit as WindowUnit],
     breakdown,
+    breakdownLimit: readBreakdownLimit(source, attr),
     vizType: viz,
     timeToConvert: viz === 'time_to_convert' ? readTimeToConvert(filter, steps.length, attr) : null,
     trends: viz === 'trends' ? readFunnelTrends(source, filter, steps.length, attr) : null,
@@ -210,6 +212,6 @@ export function funnelResults(query: FunnelsQuery, counted: FunnelCounts[]): Fun
   if (query.breakdown === null) return shape(counted[0] ?? { breakdownValue: null, counts: [], averages: [], medians: [] });
   return [...counted]
     .sort((a, b) => (b.counts[0] ?? 0) - (a.counts[0] ?? 0) || String(a.breakdownValue).localeCompare(String(b.breakdownValue)))
-    .slice(0, BREAKDOWN_LIMIT)
+    .slice(0, query.breakdownLimit)
     .map(shape);
 }

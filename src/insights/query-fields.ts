@@ -32,6 +32,29 @@ export function readDateRange(
   return { dateFrom, dateTo };
 }
 
+/** PostHog's BREAKDOWN_VALUES_LIMIT: the breakdown values shown when `breakdown_limit` is unset (or 0). */
+export const DEFAULT_BREAKDOWN_LIMIT = 25;
+/** The most values `breakdown_limit` may ask for. */
+export const MAX_BREAKDOWN_LIMIT = 1000;
+
+/**
+ * `breakdownFilter.breakdown_limit`: how many breakdown values are shown, the most frequent first.
+ * Unset or 0 is the default, as PostHog's `breakdown_limit or BREAKDOWN_VALUES_LIMIT`.
+ */
+export function readBreakdownLimit(source: Record<string, unknown>, attr: (name: string) => string): number {
+  const limit = isJsonObject(source.breakdownFilter) ? (source.breakdownFilter.breakdown_limit ?? 0) : 0;
+  if (typeof limit !== 'number' || !Number.isInteger(limit)) {
+    throw new TrendsQueryError('A valid integer is required.', attr('breakdownFilter__breakdown_limit'));
+  }
+  if (limit < 0 || limit > MAX_BREAKDOWN_LIMIT) {
+    throw new TrendsQueryError(
+      `breakdown_limit must be from 1 to ${MAX_BREAKDOWN_LIMIT} (0 or unset: ${DEFAULT_BREAKDOWN_LIMIT}).`,
+      attr('breakdownFilter__breakdown_limit'),
+    );
+  }
+  return limit || DEFAULT_BREAKDOWN_LIMIT;
+}
+
 /** `breakdownFilter`: one event property, or null. */
 export function readEventBreakdown(source: Record<string, unknown>, attr: (name: string) => string): string | null {
   const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};

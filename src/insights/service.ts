@@ -238,7 +238,10 @@ export async function funnelsAnswer(
   const window = trendsWindow({ interval, dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
   if (query.trends !== null) {
     // One line per breakdown value, as a trends series is.
-    checkTrendsAnswerSize({ series: [query.steps], breakdown: query.breakdown, compare: null }, window.buckets.length);
+    checkTrendsAnswerSize(
+      { series: [query.steps], breakdown: query.breakdown, breakdownLimit: query.breakdownLimit, compare: null },
+      window.buckets.length,
+    );
     const cells = await funnelTrends(analytics, teamId, query, window, query.trends);
     return { results: funnelTrendsResults(query, window, cells), window };
   }

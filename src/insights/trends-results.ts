@@ -9,8 +9,6 @@ import type { TrendsQuery, TrendsSeries } from './trends.js';
 
 export const BREAKDOWN_NULL = '$$_posthog_breakdown_null_$$';
 export const BREAKDOWN_OTHER = '$$_posthog_breakdown_other_$$';
-/** Breakdown values shown per series; the rest are merged into "other". */
-export const BREAKDOWN_LIMIT = 25;
 
 export interface TrendsResult {
   action: Record<string, unknown>;
@@ -130,17 +128,17 @@ function runningSums(values: number[]): number[] {
 
 /**
  * The most values a trends answer may hold, counted before it is computed: its series, each
- * broken down into at most BREAKDOWN_LIMIT values and "other", in one or two periods, by bucket.
+ * broken down into at most `breakdownLimit` values and "other", in one or two periods, by bucket.
  * Each value also carries its bucket's day and label, so this bounds an answer at tens of MB.
  */
 export const MAX_TRENDS_VALUES = 1_000_000;
 
 /** Refuses a query whose answer could pass MAX_TRENDS_VALUES over `buckets` buckets a period. */
 export function checkTrendsAnswerSize(
-  query: Pick<TrendsQuery, 'breakdown' | 'compare'> & { series: readonly unknown[] },
+  query: Pick<TrendsQuery, 'breakdown' | 'breakdownLimit' | 'compare'> & { series: readonly unknown[] },
   buckets: number,
 ): void {
-  const perSeries = query.breakdown === null ? 1 : BREAKDOWN_LIMIT + 1;
+  const perSeries = query.breakdown === null ? 1 : query.breakdownLimit + 1;
   const periods = query.compare === null ? 1 : 2;
   const values = query.series.length * perSeries * periods * Math.max(buckets, 1);
   if (values <= MAX_TRENDS_VALUES) return;

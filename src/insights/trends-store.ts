@@ -19,7 +19,6 @@ import {
 import { InvalidPropertyFilter, readPropertyCondition } from '../posthog/property-conditions.js';
 import type { PropertyFilterInput } from './properties.js';
 import {
-  BREAKDOWN_LIMIT,
   BREAKDOWN_NULL,
   BREAKDOWN_OTHER,
   seriesResults,
@@ -136,16 +135,16 @@ interface Ranked {
   n: number;
 }
 
-/** The breakdown values to show, by events in the window (most first, then by value), then BREAKDOWN_OTHER when more are left. */
-async function rankValues(analytics: AnalyticsEngine, teamId: number, key: string, where: ChSql): Promise<string[]> {
+/** The `limit` breakdown values to show, by events in the window (most first, then by value), then BREAKDOWN_OTHER when more are left. */
+async function rankValues(analytics: AnalyticsEngine, teamId: number, key: string, limit: number, where: ChSql): Promise<string[]> {
   const rows = await run<Ranked>(
     analytics,
     teamId,
     ch`SELECT ${breakdownValue(key)} AS value, count() AS n FROM ${raw(analytics.table('events'))} AS e
-      WHERE ${where} GROUP BY value ORDER BY n DESC, value LIMIT ${raw(String(BREAKDOWN_LIMIT + 1))}`,
+      WHERE ${where} GROUP BY value ORDER BY n DESC, value LIMIT ${raw(String(limit + 1))}`,
   );
-  const values = rows.slice(0, BREAKDOWN_LIMIT).map((r) => r.value);
-  return rows.length > BREAKDOWN_LIMIT ? [...values, BREAKDOWN_OTHER] : values;
+  const values = rows.slice(0, limit).map((r) => r.value);
+  return rows.length > limit ? [...values, BREAKDOWN_OTHER] : values;
 }
 
 async function seriesCells(
@@ -160,7 +159,7 @@ async function seriesCells(
   let values: string[] | null = null;
   let value = ch`''`;
   if (query.breakdown !== null) {
-    values = await rankValues(analytics, teamId, query.breakdown, where);
+    values = await rankValues(analytics, teamId, query.breakdown, query.breakdownLimit, where);
     if (values.length === 0) return { values, cells: [] };
     const shown = breakdownValue(query.breakdown);
     const top = values.filter((v) => v !== BREAKDOWN_OTHER);

@@ -5,7 +5,7 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
+import { readBreakdownLimit, readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
 import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { isReadableCompareTo } from './core/compare-period.js';
@@ -56,6 +56,8 @@ export interface TrendsQuery {
   dateTo: string | null;
   properties: PropertyFilterInput[];
   breakdown: string | null;
+  /** How many breakdown values are shown (the rest are summed as "other"). */
+  breakdownLimit: number;
   /**
    * `trendsFilter.display` is one PostHog computes as one value per series over the whole range
    * (BoldNumber, ActionsPie, ActionsBarValue, ActionsTable, WorldMap): `aggregated_value`, no buckets.
@@ -133,6 +135,7 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     dateTo,
     properties: readPropertyFilters(source.properties, attr('properties')),
     breakdown,
+    breakdownLimit: readBreakdownLimit(source, attr),
     totalValue,
     cumulative: display === 'cumulative',
     compare,

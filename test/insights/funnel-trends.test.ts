@@ -106,6 +106,12 @@ describe('funnelVizType trends through query/', () => {
       expect(r).toEqual({ count: 5, data: r.data, days: DAYS, labels: LABELS, breakdown_value: r.breakdown_value });
   });
 
+  it('keeps the breakdown_limit values most entered, still in the values order', async () => {
+    // Entered: Firefox 5 persons, Chrome 3 (p4 on two days), Safari and no browser 1 each.
+    const body = await ask(trendsQuery({}, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 2 } }));
+    expect(body.results.map((r: any) => r.breakdown_value)).toEqual([['Chrome'], ['Firefox']]);
+  });
+
   it('answers no line for a breakdown over a range without events, and zeros without a breakdown', async () => {
     const empty = { dateRange: { date_from: '2025-01-01', date_to: '2025-01-02' } };
     expect((await ask(trendsQuery({}, { ...empty, breakdownFilter: { breakdown: '$browser' } }))).results).toEqual([]);

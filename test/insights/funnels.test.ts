@@ -117,6 +117,25 @@ describe('FunnelsQuery through query/', () => {
     ]);
   });
 
+  it('shows breakdown_limit values, the most entered, the default for 0, and refuses a limit it cannot take', async () => {
+    const limited = (breakdown_limit: unknown) =>
+      server.request(`${env()}/query/`, {
+        method: 'POST',
+        body: funnel({ breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit } }),
+      });
+    const two = await limited(2);
+    expect(two.status, two.text).toBe(200);
+    expect(two.body.results.map((steps: any[]) => steps[0].breakdown_value)).toEqual([['Chrome'], ['Firefox']]);
+    expect((await limited(0)).body.results).toHaveLength(3);
+    for (const bad of ['2', 2.5, -1, 1001]) {
+      const refused = await limited(bad);
+      expect({ status: refused.status, attr: refused.body.attr }, String(bad)).toEqual({
+        status: 400,
+        attr: 'query__breakdownFilter__breakdown_limit',
+      });
+    }
+  });
+
   it('answers what it cannot run with a 400 naming the field', async () => {
     const oneStep = await server.request(`${env()}/query/`, {
       method: 'POST',

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readTrendsQuery, TrendsQueryError } from '../../src/insights/trends.js';
-import { BREAKDOWN_LIMIT, checkTrendsAnswerSize, MAX_TRENDS_VALUES } from '../../src/insights/trends-results.js';
+import { checkTrendsAnswerSize, MAX_TRENDS_VALUES } from '../../src/insights/trends-results.js';
+import { DEFAULT_BREAKDOWN_LIMIT } from '../../src/insights/query-fields.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -18,7 +19,7 @@ const COMPARE = { compareFilter: { compare: true } };
 
 describe('checkTrendsAnswerSize', () => {
   it('takes an answer of exactly MAX_TRENDS_VALUES values and refuses one more bucket', () => {
-    const perSeries = (BREAKDOWN_LIMIT + 1) * 2;
+    const perSeries = (DEFAULT_BREAKDOWN_LIMIT + 1) * 2;
     const buckets = 1000;
     const count = Math.floor(MAX_TRENDS_VALUES / (perSeries * buckets));
     const query = readTrendsQuery(trends(count, { ...BREAKDOWN, ...COMPARE }));
@@ -33,8 +34,11 @@ describe('checkTrendsAnswerSize', () => {
     expect(() => checkTrendsAnswerSize(plain, buckets)).not.toThrow();
     const broken = readTrendsQuery(trends(MAX_TRENDS_VALUES / buckets, BREAKDOWN));
     expect(() => checkTrendsAnswerSize(broken, buckets)).toThrow(
-      `This query could answer 26,000,000 values (200 series × ${BREAKDOWN_LIMIT + 1} breakdown values × 5000 intervals)`,
+      `This query could answer 26,000,000 values (200 series × ${DEFAULT_BREAKDOWN_LIMIT + 1} breakdown values × 5000 intervals)`,
     );
+    const wide = readTrendsQuery(trends(1, { breakdownFilter: { breakdown: '$browser', breakdown_limit: 999 } }));
+    expect(() => checkTrendsAnswerSize(wide, 1000)).not.toThrow();
+    expect(() => checkTrendsAnswerSize(wide, 1001)).toThrow('(1 series × 1000 breakdown values × 1001 intervals)');
     const compared = readTrendsQuery(trends(MAX_TRENDS_VALUES / buckets, COMPARE));
     expect(() => checkTrendsAnswerSize(compared, buckets)).toThrow('(200 series × 2 periods × 5000 intervals)');
   });

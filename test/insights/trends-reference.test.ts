@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventRow } from '../../src/events/outbox-rows.js';
 import { readTrendsQuery, type TrendsQuery } from '../../src/insights/trends.js';
-import { BREAKDOWN_LIMIT, BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from '../../src/insights/trends-results.js';
+import { BREAKDOWN_NULL, BREAKDOWN_OTHER, type TrendsResult } from '../../src/insights/trends-results.js';
 import { computeTrends } from '../../src/insights/trends-store.js';
 import { bucketIndex, trendsWindow, type TrendsWindow } from '../../src/insights/trends-window.js';
 import { useTestServer } from '../helpers/server.js';
@@ -130,9 +130,9 @@ function reference(query: TrendsQuery, window: TrendsWindow): Array<[string | un
     const counts = new Map<string, number>();
     for (const e of matching.filter(inWindow)) counts.set(valueOf(e), (counts.get(valueOf(e)) ?? 0) + 1);
     const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([v]) => v);
-    const shown = ranked.slice(0, BREAKDOWN_LIMIT);
+    const shown = ranked.slice(0, query.breakdownLimit);
     const shownOf = (e: Event) => (shown.includes(valueOf(e)) ? valueOf(e) : BREAKDOWN_OTHER);
-    const values = ranked.length > BREAKDOWN_LIMIT ? [...shown, BREAKDOWN_OTHER] : shown;
+    const values = ranked.length > query.breakdownLimit ? [...shown, BREAKDOWN_OTHER] : shown;
     for (const value of query.breakdown === null ? [''] : values) {
       const own = matching.filter((e) => shownOf(e) === value || query.breakdown === null);
       const data = window.buckets.map((start, i) => {
@@ -177,6 +177,10 @@ const QUERIES: Array<[string, Record<string, unknown>]> = [
   [
     'dau breakdown with more values than shown (the rest as "other")',
     { series: [{ kind: 'EventsNode', event: null, math: 'dau' }], breakdownFilter: { breakdown: 'n', breakdown_type: 'event' } },
+  ],
+  [
+    'breakdown limited to 3 values (the rest as "other")',
+    { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: 'n', breakdown_limit: 3 } },
   ],
   ['breakdown by a key named __proto__', { series: [{ kind: 'EventsNode', event: null }], breakdownFilter: { breakdown: '__proto__' } }],
   [

@@ -155,6 +155,23 @@ describe('trends insight', () => {
     expect(asTable(api, dated)).toEqual(byHand);
     await expect.poll(tableRows).toEqual(byHand);
 
+    // One value shown: Chrome, and Firefox's pageviews as "other"; cleared, the default again.
+    await textbox('Values shown').fill('1');
+    const one = { ...query, breakdownFilter: { breakdown: '$browser', breakdown_type: 'event', breakdown_limit: 1 } };
+    const oneApi = await ask(one);
+    expect(oneApi.results.map((r: any) => [r.breakdown_value, r.aggregated_value])).toEqual([
+      ['Chrome', 4],
+      ['$$_posthog_breakdown_other_$$', 3],
+    ]);
+    // The page names PostHog's "other" marker in words.
+    const oneRows = asTable(oneApi, await ask({ ...one, trendsFilter: { display: 'ActionsLineGraph' } })).map(([label, ...cells]) => [
+      label!.replace('$$_posthog_breakdown_other_$$', 'Other'),
+      ...cells,
+    ]);
+    await expect.poll(tableRows).toEqual(oneRows);
+    await textbox('Values shown').fill('');
+    await expect.poll(tableRows).toEqual(byHand);
+
     await page.getByLabel('Name').fill('Pageviews by browser');
     await page.getByRole('button', { name: 'Save insight' }).click();
     await page.waitForURL(/\/insights\/[A-Za-z0-9]{8}$/);

@@ -49,6 +49,8 @@ export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month'
 export interface BreakdownFilter {
   breakdown?: string | null;
   breakdown_type?: 'event';
+  /** How many values are shown, the most frequent first (the server's default, 25, when unset). */
+  breakdown_limit?: number;
 }
 
 export interface TrendsQuery {

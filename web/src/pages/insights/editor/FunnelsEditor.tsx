@@ -64,7 +64,7 @@ export function FunnelsEditor({
       <Group gap="sm" align="flex-end">
         <BreakdownPicker
           environmentId={environmentId}
-          value={query.breakdownFilter?.breakdown ?? ''}
+          value={query.breakdownFilter}
           onChange={(breakdownFilter) => set({ breakdownFilter })}
         />
         <DateRangeControl value={query.dateRange} onChange={(dateRange) => set({ dateRange })} />

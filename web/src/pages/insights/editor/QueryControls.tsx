@@ -1,4 +1,4 @@
-import { NativeSelect, Stack, Text } from '@mantine/core';
+import { Group, NativeSelect, NumberInput, Stack, Text } from '@mantine/core';
 import type { BreakdownFilter, Interval } from '../../../api/insights';
 import type { PropertyFilter } from '../../../api/types';
 import { FilterList } from './FilterList';
@@ -22,29 +22,58 @@ export function GlobalFilters({
   );
 }
 
-/** "Breakdown by" an event property; empty removes the breakdown. */
+/** The server's bounds on `breakdown_limit` (query-fields.ts). */
+const DEFAULT_BREAKDOWN_LIMIT = 25;
+const MAX_BREAKDOWN_LIMIT = 1000;
+
+/**
+ * "Breakdown by" an event property (empty removes the breakdown) and, once there is one, how many
+ * of its values are shown.
+ */
 export function BreakdownPicker({
   environmentId,
   value,
   onChange,
 }: {
   environmentId: number;
-  value: string;
+  value: BreakdownFilter | undefined;
   onChange: (breakdownFilter: BreakdownFilter | undefined) => void;
 }) {
+  const limit = value?.breakdown_limit;
   return (
-    <div>
-      <Text size="sm" fw={500}>
-        Breakdown by
-      </Text>
-      <PropertyPicker
-        environmentId={environmentId}
-        label="Breakdown by"
-        placeholder="event property"
-        value={value}
-        onChange={(breakdown) => onChange(breakdown ? { breakdown, breakdown_type: 'event' } : undefined)}
-      />
-    </div>
+    <Group gap="sm" align="flex-end" wrap="nowrap">
+      <div>
+        <Text size="sm" fw={500}>
+          Breakdown by
+        </Text>
+        <PropertyPicker
+          environmentId={environmentId}
+          label="Breakdown by"
+          placeholder="event property"
+          value={value?.breakdown ?? ''}
+          onChange={(breakdown) =>
+            onChange(breakdown ? { breakdown, breakdown_type: 'event', ...(limit ? { breakdown_limit: limit } : {}) } : undefined)
+          }
+        />
+      </div>
+      {value?.breakdown && (
+        <NumberInput
+          label="Values shown"
+          w={110}
+          min={1}
+          max={MAX_BREAKDOWN_LIMIT}
+          allowDecimal={false}
+          allowNegative={false}
+          clampBehavior="strict"
+          placeholder={String(DEFAULT_BREAKDOWN_LIMIT)}
+          value={limit ?? ''}
+          onChange={(next) => {
+            const { breakdown_limit: _unset, ...rest } = value;
+            onChange(typeof next === 'number' && next >= 1 ? { ...rest, breakdown_limit: next } : rest);
+          }}
+        />
+      )}
+    </Group>
   );
 }
 

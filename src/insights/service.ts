@@ -16,10 +16,10 @@ import { serializeUserBasic } from '../environments/serializers.js';
 import { getTeam, getUser } from '../environments/tenancy-store.js';
 import { insertInsight, updateInsight, type Insight, type InsightFields } from './store.js';
 import { readTrendsQuery, TrendsQueryError, type TrendsQuery } from './trends.js';
-import { checkTrendsAnswerSize, type TrendsResult } from './trends-results.js';
+import { checkTrendsAnswerSize, checkWindowWhole, type TrendsResult } from './trends-results.js';
 import { computeTrends } from './trends-store.js';
 import { firstEvent } from './first-event.js';
-import { trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
+import { trendsBounds, trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
 import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { isJsonObject } from '../lib/json-object.js';
@@ -205,10 +205,11 @@ export async function trendsAnswer(
   query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
   // PostHog reads a total-value display's range by day, whatever the interval.
   const window = trendsWindow(query.totalValue ? { ...query, interval: 'day' } : query, now, zone);
+  checkWindowWhole(window, query.totalValue ? 'day' : query.interval, query.totalValue);
   checkTrendsAnswerSize(query, window.buckets.length);
   if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
   // The previous period is computed from the query's own interval, as QueryPreviousPeriodDateRange is.
-  const previous = previousPeriod(query, query.totalValue ? trendsWindow(query, now, zone) : window, now, query.compare.compareTo);
+  const previous = previousPeriod(query, query.totalValue ? trendsBounds(query, now, zone) : window, now, query.compare.compareTo);
   const [current, before] = await Promise.all([
     computeTrends(analytics, teamId, query, window),
     computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.totalValue ? 'day' : query.interval, zone)),
@@ -224,7 +225,8 @@ export function isFunnelsQuery(query: unknown): boolean {
 
 /**
  * A funnel's results at `now` (the steps, the time to convert, or the conversion by interval) and
- * the range they cover: by day, or the trends view's interval, whose size is bounded as trends'.
+ * the range they cover: whole for the steps and the time to convert; for the trends view cut into its
+ * interval, bounded as trends are.
  */
 export async function funnelsAnswer(
   analytics: InsightStores['analytics'],
@@ -234,9 +236,9 @@ export async function funnelsAnswer(
   zone: TrendsZone,
 ) {
   query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
-  const interval = query.trends?.interval ?? 'day';
-  const window = trendsWindow({ interval, dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
   if (query.trends !== null) {
+    const window = trendsWindow({ interval: query.trends.interval, dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
+    checkWindowWhole(window, query.trends.interval);
     // One line per breakdown value, as a trends series is.
     checkTrendsAnswerSize(
       { series: [query.steps], breakdown: query.breakdown, breakdownLimit: query.breakdownLimit, compare: null },
@@ -245,11 +247,13 @@ export async function funnelsAnswer(
     const cells = await funnelTrends(analytics, teamId, query, window, query.trends);
     return { results: funnelTrendsResults(query, window, cells), window };
   }
+  // The steps and the time to convert read the range whole, unbucketed, from the start of date_from's day.
+  const range = trendsBounds({ interval: 'day', dateFrom: query.dateFrom, dateTo: query.dateTo }, now, zone);
   const results =
     query.timeToConvert !== null
-      ? await timeToConvert(analytics, teamId, query, window, query.timeToConvert)
-      : funnelResults(query, await countFunnel(analytics, teamId, query, window));
-  return { results, window };
+      ? await timeToConvert(analytics, teamId, query, range, query.timeToConvert)
+      : funnelResults(query, await countFunnel(analytics, teamId, query, range));
+  return { results, window: range };
 }
 
 /** The result a saved insight shows: its trends or its funnel now, null when its query cannot run. */

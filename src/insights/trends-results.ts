@@ -3,7 +3,7 @@
  * one entry per series, or per breakdown value (the most frequent first, then "other"), each with
  * a value for every bucket of the window, 0 where ClickHouse had no row. Pure.
  */
-import { bucketIndex, type TrendsWindow } from './trends-window.js';
+import { bucketIndex, MAX_BUCKETS, type Interval, type TrendsWindow } from './trends-window.js';
 import { TrendsQueryError } from './query-error.js';
 import type { TrendsQuery, TrendsSeries } from './trends.js';
 
@@ -132,6 +132,19 @@ function runningSums(values: number[]): number[] {
  * Each value also carries its bucket's day and label, so this bounds an answer at tens of MB.
  */
 export const MAX_TRENDS_VALUES = 1_000_000;
+
+/**
+ * Refuses a window cut short at MAX_BUCKETS buckets: its answer would leave out the range's most
+ * recent part without saying so. A total over the range (`byDayOnly`) is read by day whatever the
+ * interval, so only a shorter range helps it.
+ */
+export function checkWindowWhole(window: TrendsWindow, interval: Interval, byDayOnly = false): void {
+  if (!window.cut) return;
+  throw new TrendsQueryError(
+    `This date range has more than ${MAX_BUCKETS.toLocaleString('en-US')} ${interval}s, the most an answer is cut into: use a shorter date range${byDayOnly ? '' : ' or a longer interval'}.`,
+    'query__dateRange',
+  );
+}
 
 /** Refuses a query whose answer could pass MAX_TRENDS_VALUES over `buckets` buckets a period. */
 export function checkTrendsAnswerSize(

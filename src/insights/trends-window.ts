@@ -40,9 +40,11 @@ export interface TrendsWindow {
   timezone: string;
   /** The first day of a week: 0 Sunday, 1 Monday. */
   weekStart: 0 | 1;
+  /** True when the range needs more than MAX_BUCKETS buckets: the window then stops short of its end. */
+  cut: boolean;
 }
 
-const MAX_BUCKETS = 5000;
+export const MAX_BUCKETS = 5000;
 
 /**
  * PostHog's relative dates (`-7d`, `-24h`, `-2w`, `-3m`, `-1y`, `dStart`, `mStart`, `yStart`,
@@ -197,6 +199,7 @@ function cutWindow(first: number, to: number, interval: Interval, timezone: stri
   const from = buckets[0] ?? new Date(to);
   const end = buckets.length === MAX_BUCKETS ? b : to;
   return {
+    cut: end < to,
     from,
     to: new Date(Math.max(end, from.getTime())),
     buckets,

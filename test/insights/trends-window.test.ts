@@ -260,6 +260,7 @@ describe('bounds without buckets', () => {
     // A window stops at 5000 buckets; the bounds run to the range's end (`all`: from the epoch).
     const all = range('day', 'all');
     expect(win(all, {}).buckets).toHaveLength(5000);
+    expect([win(all, {}).cut, win(range('day', '-7d'), {}).cut]).toEqual([true, false]);
     expect(trendsBounds(all, NOW, {})).toEqual({ from: new Date(0), to: new Date('2026-11-22T00:00:00Z'), timezone: 'UTC' });
     // Backwards: no span, at date_from's bucket.
     const backwards = trendsBounds(range('day', '2026-11-10', '2026-11-05'), NOW, {});

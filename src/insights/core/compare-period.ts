@@ -61,7 +61,12 @@ export interface PreviousPeriod {
  * when given, else the previous period of the same length (PostHog's get_compare_period_dates,
  * with its calendar-unit and "all" cases).
  */
-export function previousPeriod(range: TrendsRange, current: TrendsWindow, now: Date, compareTo: string | null): PreviousPeriod {
+export function previousPeriod(
+  range: TrendsRange,
+  current: Pick<TrendsWindow, 'from' | 'to' | 'timezone'>,
+  now: Date,
+  compareTo: string | null,
+): PreviousPeriod {
   const tz = current.timezone;
   const wall = (d: Date) => toWall(d.getTime(), tz) * US;
   const parsedFrom = parseTrendsDate(range.dateFrom, now, tz) ?? now;

@@ -147,6 +147,21 @@ describe('signing in to the web app', () => {
     expectNoPageErrors(watched, [400, 401, 403]);
   });
 
+  it("keeps a shared unsaved insight's query, carried in the address's hash, through signing in", async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${server.url}/login`);
+    const source = { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signed_up', name: 'signed_up', math: 'total' }] };
+    const target = `/project/${env}/insights/new#q=${encodeURIComponent(JSON.stringify(source))}`;
+    await page.goto(`${server.url}${target}`);
+    await page.waitForURL(`${server.url}/login?next=${encodeURIComponent(target)}`);
+    await page.getByLabel('Email').fill(server.bootstrap.user.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}${target}`);
+    await expect.poll(() => page.getByRole('textbox', { name: 'Series 1 event' }).inputValue()).toBe('signed_up');
+    expectNoPageErrors(watched, [401, 403]);
+  });
+
   it('signing out lands on the sign-in page even when a request is refused on the way there', async () => {
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {

@@ -134,9 +134,9 @@ const routes: RouteObject[] = [
 export const router = createBrowserRouter(routes);
 
 onSignedOut(() => {
-  const { pathname, search } = router.state.location;
+  const { pathname, search, hash } = router.state.location;
   // Signing out navigates there already; its loaders may still run while the page's other
   // requests come back refused, and that page is no `next` to go back to.
   if (pathname === '/login' || router.state.navigation.location?.pathname === '/login') return;
-  void router.navigate(`/login?next=${encodeURIComponent(pathname + search)}`, { replace: true });
+  void router.navigate(`/login?next=${encodeURIComponent(pathname + search + hash)}`, { replace: true });
 });

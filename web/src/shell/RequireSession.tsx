@@ -13,7 +13,8 @@ export function RequireSession() {
   }
   if (me.isError) {
     if (isSignedOut(me.error.status, me.error.body)) {
-      const next = location.pathname + location.search;
+      // The hash too: an unsaved insight's query travels in it (`#q=`).
+      const next = location.pathname + location.search + location.hash;
       return <Navigate to={next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`} replace />;
     }
     return <ErrorNotice error={me.error} />;

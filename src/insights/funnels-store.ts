@@ -1,26 +1,20 @@
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
-import { compileClickHouseCondition } from '../posthog/clickhouse-property-conditions.js';
-import { readPropertyCondition } from '../posthog/property-conditions.js';
 import { materializedColumn, personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
 import type { PropertyFilterInput } from './properties.js';
 import type { FunnelCounts, FunnelsQuery, FunnelStep, FunnelTrendsParams, TimeToConvert, TimeToConvertParams } from './funnels.js';
 import type { FunnelTrendsCell } from './funnel-trends.js';
-import { bucketStart } from './trends-store.js';
+import { bucketStart, filterCondition } from './trends-store.js';
 import type { TrendsWindow } from './trends-window.js';
 
-const SOURCE = { column: 'e.properties', columnOf: materializedColumn };
-
-function filtersCondition(filters: readonly PropertyFilterInput[], where: string): ChSql {
-  const conditions = filters
-    .map((f) => compileClickHouseCondition(readPropertyCondition(f, where), SOURCE))
-    .filter((c): c is ChSql => c !== null);
+function filtersCondition(filters: readonly PropertyFilterInput[]): ChSql {
+  const conditions = filters.map(filterCondition).filter((c): c is ChSql => c !== null);
   return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
 }
 
 function stepCondition(step: FunnelStep): ChSql {
   const event = step.event === null ? raw('1') : ch`e.event = ${step.event}`;
-  return ch`(${event} AND ${filtersCondition(step.properties, 'funnel steps')})`;
+  return ch`(${event} AND ${filtersCondition(step.properties)})`;
 }
 
 /** A step repeats the one before it (the same event, at least its filters): its event must come strictly later. */
@@ -63,7 +57,7 @@ function personPaths(engine: AnalyticsEngine, query: FunnelsQuery, range: { from
               FROM ${raw(engine.table('events'))} AS e
               ${raw(personOverridesJoin(engine, '{team:Int64}'))}
               WHERE e.team_id = {team:Int64} AND e.timestamp >= ${chTime(range.from)} AND e.timestamp < ${chTime(range.to)}
-                AND ${filtersCondition(query.properties, 'funnels')}
+                AND ${filtersCondition(query.properties)}
             )
             WHERE ${anyStep}
             GROUP BY person`;

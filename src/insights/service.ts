@@ -265,7 +265,13 @@ async function insightAnswer(stores: InsightStores, insight: Insight, now: Date,
   } catch {
     return null;
   }
-  return (await funnelsAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
+  try {
+    return (await funnelsAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
+  } catch (error) {
+    // As a trends insight's: a range grown past what an answer holds shows as one that cannot run.
+    if (error instanceof TrendsQueryError) return null;
+    throw error;
+  }
 }
 
 /** What a page of serialized objects mentions, read once each: users, and environments' trends zones. */

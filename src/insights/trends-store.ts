@@ -62,10 +62,11 @@ async function run<T>(analytics: AnalyticsEngine, teamId: number, statement: ChS
 }
 
 /**
- * One filter as ClickHouse's condition. A regular expression RE2 does not take matches nothing (its
- * negation everything), as insights have always read it, rather than failing the whole insight.
+ * One filter of a trends series or a funnel step as ClickHouse's condition. A regular expression
+ * RE2 does not take matches nothing (its negation everything), as insights have always read it,
+ * rather than failing the whole insight.
  */
-function filterCondition(filter: PropertyFilterInput): ChSql | null {
+export function filterCondition(filter: PropertyFilterInput): ChSql | null {
   try {
     // A filter sent without a value compares with None in PostHog.
     return compileClickHouseCondition(readPropertyCondition({ ...filter, value: filter.value ?? null }, 'insights'), SOURCE);

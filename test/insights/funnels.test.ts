@@ -350,4 +350,36 @@ describe('saved funnel insights', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ type: 'validation_error', attr: 'query__source__interval' });
   });
+
+  it('reads a regular expression RE2 does not take as matching nothing, as trends do, saved or asked', async () => {
+    const lookbehind = [{ key: '$browser', value: '(?<=C)hrome', operator: 'regex', type: 'event' }];
+    const { query } = funnel({ properties: lookbehind });
+    const asked = await server.request(`${env()}/query/`, { method: 'POST', body: { query } });
+    expect(asked.status, asked.text).toBe(200);
+    expect(asked.body.results.map((s: any) => s.count)).toEqual([0, 0, 0]);
+    const created = await server.request(`${env()}/insights/`, {
+      method: 'POST',
+      body: { query: { kind: 'InsightVizNode', source: query } },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.result).toEqual(asked.body.results);
+    const negated = funnel({ properties: [{ ...lookbehind[0], operator: 'not_regex' }] }).query;
+    const all = await server.request(`${env()}/query/`, { method: 'POST', body: { query: negated } });
+    const plain = await server.request(`${env()}/query/`, { method: 'POST', body: { query: funnel().query } });
+    expect(all.body.results).toEqual(plain.body.results);
+  });
+
+  it('lists a saved funnel whose range grew past what an answer holds with no result, beside the others', async () => {
+    const { query } = funnel({ funnelsFilter: { funnelVizType: 'trends' }, interval: 'hour', dateRange: { date_from: '-1y' } });
+    const created = await server.request(`${env()}/insights/`, {
+      method: 'POST',
+      body: { name: 'Hourly for a year', query: { kind: 'InsightVizNode', source: query } },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.result).toBeNull();
+    const listed = await server.request(`${env()}/insights/?limit=100`);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.results.find((i: any) => i.id === created.body.id).result).toBeNull();
+    expect(listed.body.results.filter((i: any) => i.result !== null).length).toBeGreaterThan(0);
+  });
 });

@@ -1,6 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import type { Schema } from '../platform/db/schema.js';
+import { literalContainsPattern } from '../posthog/property-conditions.js';
 import { fromBool, fromJson, nowIso, toJson } from '../platform/db/values.js';
 import type { InsightsTable } from './tables.js';
 
@@ -123,7 +124,9 @@ export async function listInsights(
   let query = db.selectFrom('insights').where('team_id', '=', teamId);
   if (!options.includeDeleted) query = query.where('deleted', '=', false);
   if (options.shortId !== undefined) query = query.where('short_id', '=', options.shortId);
-  if (options.search) query = query.where((eb) => eb(eb.fn('lower', ['name']), 'like', `%${options.search!.toLowerCase()}%`));
+  // PostHog's icontains: the search's own % and _ are taken as they are, not as wildcards.
+  const pattern = options.search ? literalContainsPattern(options.search.toLowerCase()) : null;
+  if (pattern !== null) query = query.where(sql<SqlBool>`lower(name) like ${pattern} escape '\\'`);
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const rows = await query
     .selectAll()

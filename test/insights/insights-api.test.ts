@@ -105,4 +105,20 @@ describe('insights API', () => {
       engine.query = query;
     }
   });
+  it('searches names for the text as typed, % and _ included', async () => {
+    const trends = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [step('$pageview')] } };
+    for (const name of ['Growth 100% done', 'qx sign_up rate', 'Qx signups weekly']) {
+      expect((await server.request(url(), { method: 'POST', body: { name, query: trends } })).status).toBe(201);
+    }
+    const names = async (search: string) => {
+      const found = await server.request(`${url()}?basic=true&limit=100&search=${encodeURIComponent(search)}`);
+      expect(found.status).toBe(200);
+      return found.body.results.map((i: any) => i.name).sort();
+    };
+    expect(await names('%')).toEqual(['Growth 100% done']);
+    expect(await names('0% d')).toEqual(['Growth 100% done']);
+    expect(await names('n_u')).toEqual(['qx sign_up rate']);
+    expect(await names('QX SIGN')).toEqual(['Qx signups weekly', 'qx sign_up rate'].sort());
+    expect(await names('%%')).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@
  * origin, with the project API key) receives; a multivariate split that does not sum to 100 shows
  * the API's error; the toggle disables; the history lists the changes; "what does this user get"
  * answers as /flags does; a cohort by a property rule (refused without a name) and a static one
- * from a CSV file, with their members. No console errors; a screenshot of each page in .tmp/screenshots/.
+ * from a CSV file, with their members; a cohort's behavioral filters kept through an edit. No console errors; a screenshot of each page in .tmp/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot } from '../helpers/browser.js';
@@ -360,6 +360,59 @@ describe('cohorts in the web app', () => {
     await ui.page.waitForURL(`${server.url}/project/${ui.env}/cohorts`);
     await expect.poll(() => ui.page.getByTestId('cohort-row').count()).toBe(1);
     expect((await server.request(`/api/projects/${server.bootstrap.team.projectId}/cohorts/${importedId}/`)).body.deleted).toBe(true);
+    expectNoPageErrors(ui.watched);
+  });
+  it('editing a cohort keeps the filters the editor does not show, and refuses an empty group', async () => {
+    const projectId = server.bootstrap.team.projectId;
+    const visited = {
+      key: '$pageview',
+      type: 'behavioral',
+      value: 'performed_event',
+      event_type: 'events',
+      time_value: 30,
+      time_interval: 'day',
+    };
+    const made = await server.request(`/api/projects/${projectId}/cohorts/`, {
+      method: 'POST',
+      body: {
+        name: 'Active pros',
+        filters: {
+          properties: {
+            type: 'OR',
+            values: [
+              { type: 'AND', values: [{ key: 'plan', type: 'person', operator: 'exact', value: ['pro'] }, visited] },
+              { type: 'AND', values: [{ key: 'plan', type: 'person', operator: 'exact', value: 'free' }] },
+            ],
+          },
+        },
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    await ui.page.goto(`${server.url}/project/${ui.env}/cohorts/${made.body.id}`);
+    const groups = ui.page.getByTestId('rule-group');
+    await expect.poll(() => groups.count()).toBe(2);
+    // The behavioral filter is shown as text beside the editable row.
+    expect(await groups.nth(0).getByTestId('kept-filter').allTextContents()).toEqual(['Performed event $pageview in the last 30 days']);
+    expect(await groups.nth(1).getByTestId('kept-filter').count()).toBe(0);
+    await screenshot(ui.page, 'cohort-kept-filters');
+
+    // Editing the row and saving keeps the behavioral filter where it was.
+    await groups.nth(0).getByLabel('Value').fill('pro, enterprise');
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await ui.page.getByTestId('saved').waitFor();
+    const saved = await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`);
+    expect(saved.body.filters.properties.values[0]).toEqual({
+      type: 'AND',
+      values: [{ key: 'plan', type: 'person', operator: 'exact', value: ['pro', 'enterprise'] }, visited],
+    });
+
+    // The second group's only row removed: refused, nothing sent, the stored filters unchanged.
+    await groups.nth(1).getByLabel('Remove this filter').click();
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => ui.page.getByTestId('filters-error').textContent())
+      .toBe('Group 2 has no filters: add one, or remove the group.');
+    expect((await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`)).body.filters).toEqual(saved.body.filters);
     expectNoPageErrors(ui.watched);
   });
 });

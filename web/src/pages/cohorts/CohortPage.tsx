@@ -1,5 +1,5 @@
 import { DeleteAndLeave } from '../../components/DeleteAndLeave';
-import { Anchor, Button, Group, Loader, Pagination, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Group, List, Loader, Pagination, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -8,7 +8,17 @@ import { MEMBERS_PAGE, useCohort, useCohortMembers, useSaveCohort, type Cohort }
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { PropertyFilterList } from '../flags/PropertyFilterList';
-import { checkCohortName, emptyGroup, filtersFromForm, formFromCohort, newCohortForm, type CohortForm } from './cohort-form';
+import {
+  checkCohortName,
+  checkGroups,
+  describeKept,
+  emptyGroup,
+  filtersFromForm,
+  formFromCohort,
+  newCohortForm,
+  type CohortForm,
+  type KeptFilter,
+} from './cohort-form';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
 import { PersonsTable } from '../../components/PersonsTable';
 
@@ -17,7 +27,36 @@ const MATCH = [
   { value: 'OR', label: 'any' },
 ];
 
-function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>; index: number; onRemove?: () => void }) {
+/** The group's filters this editor cannot change, as text: saving keeps them as they are, so the user should see them. */
+function KeptFilters({ kept }: { kept: KeptFilter[] }) {
+  if (kept.length === 0) return null;
+  return (
+    <Stack gap={2}>
+      <Text size="xs" c="dimmed">
+        Also in this group, kept as they are (not editable here):
+      </Text>
+      <List size="sm" aria-label="Filters kept as they are" data-testid="kept-filters">
+        {kept.map((k, i) => (
+          <List.Item key={i} data-testid="kept-filter">
+            {describeKept(k.filter)}
+          </List.Item>
+        ))}
+      </List>
+    </Stack>
+  );
+}
+
+function RuleGroup({
+  form,
+  index,
+  kept,
+  onRemove,
+}: {
+  form: UseFormReturn<CohortForm>;
+  index: number;
+  kept: KeptFilter[];
+  onRemove?: () => void;
+}) {
   return (
     <Paper withBorder p="sm" data-testid="rule-group">
       <Stack gap="xs">
@@ -45,6 +84,7 @@ function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>;
             </Button>
           )}
         </Group>
+        <KeptFilters kept={kept} />
         <PropertyFilterList form={form} name={`groups.${index}.properties`} />
       </Stack>
     </Paper>
@@ -67,7 +107,13 @@ function Rules({ form }: { form: UseFormReturn<CohortForm> }) {
         <Title order={4}>of these groups</Title>
       </Group>
       {groups.fields.map((field, index) => (
-        <RuleGroup key={field.id} form={form} index={index} onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined} />
+        <RuleGroup
+          key={field.id}
+          form={form}
+          index={index}
+          kept={field.kept}
+          onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined}
+        />
       ))}
       <Group>
         <Button size="xs" variant="light" onClick={() => groups.append(emptyGroup())}>
@@ -129,6 +175,11 @@ function CohortEditor({ cohort }: { cohort?: Cohort }) {
     setCsvError(undefined);
     setFiltersError(undefined);
     setSaved(false);
+    const groupsError = values.isStatic ? undefined : checkGroups(values);
+    if (groupsError) {
+      setFiltersError(groupsError);
+      return;
+    }
     try {
       const body = {
         name: values.name,

@@ -46,13 +46,19 @@ export function readDateText(value: string): DateText | null {
   if (!m) return null;
   const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
   const calendar = new Date(Date.UTC(year!, month! - 1, day!));
-  if (calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) return null;
+  // Year 0 is no year (Python's datetime starts at 1).
+  if (year === 0 || calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) {
+    return null;
+  }
   const zone = m[8];
   let offsetMinutes: number | null = null;
   if (zone === 'Z') offsetMinutes = 0;
   else if (zone !== undefined) {
     const digits = zone.slice(1).replace(':', '');
-    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+    const [offsetHours, offsetMinute] = [Number(digits.slice(0, 2)), Number(digits.slice(2))];
+    // An offset is less than a day, as dateutil's isoparse has it.
+    if (offsetHours > 23 || offsetMinute > 59) return null;
+    offsetMinutes = (zone[0] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinute);
   }
   return {
     kind: 'absolute',

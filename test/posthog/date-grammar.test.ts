@@ -46,9 +46,16 @@ describe('readDateText', () => {
       '2025-02-29',
       '2025-11-10T24:00',
       '2025/11/10',
+      '2025-13-45',
+      '0000-00-00',
+      '0000-01-01',
+      '2025-11-10T10:00:00+99:99',
+      '2025-11-10T10:00:00+24:00',
+      '2025-11-10T10:00:00-05:60',
     ]) {
       expect(readDateText(text), text).toBeNull();
     }
     expect(readDateText('2024-02-29')).not.toBeNull();
+    expect(readDateText('2025-11-10T10:00:00-23:59')).toMatchObject({ offsetMinutes: -(23 * 60 + 59) });
   });
 });

@@ -68,6 +68,12 @@ describe('GET …/surveys/:id/results/', () => {
       detail: 'Unreadable date_from "soon".',
       attr: 'date_from',
     });
+    // A day the calendar has not is refused too, not rolled over into the next month or year.
+    for (const day of ['2026-13-45', '0000-00-00', '2025-02-29']) {
+      const wrong = await server.request(`${project()}/surveys/${survey}/results/?date_to=${day}`);
+      expect(wrong.status, day).toBe(400);
+      expect(wrong.body).toMatchObject({ detail: `Unreadable date_to "${day}".`, attr: 'date_to' });
+    }
   });
 
   it('is 404 for another project’s survey, an unknown one and a malformed id', async () => {

@@ -32,14 +32,15 @@ function readBound(
   attr: string,
 ): Date | null {
   if (value === null || value === undefined || value === '') return null;
+  const parsed = parseTrendsDate(value, now, timezone);
+  if (parsed === null) throw new SurveyResultsError(`Unreadable ${name} "${value}".`, attr);
   const day = DATE_ONLY.exec(value.trim());
   if (name === 'date_to' && day) {
+    // A real day (read above): the next one's start in the zone, less a millisecond.
     const next = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]) + 1)).toISOString().slice(0, 10);
     const end = parseTrendsDate(next, now, timezone);
     if (end) return new Date(end.getTime() - 1);
   }
-  const parsed = parseTrendsDate(value, now, timezone);
-  if (parsed === null) throw new SurveyResultsError(`Unreadable ${name} "${value}".`, attr);
   return parsed;
 }
 

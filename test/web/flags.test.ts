@@ -394,6 +394,7 @@ describe('cohorts in the web app', () => {
     // The behavioral filter is shown as text beside the editable row.
     expect(await groups.nth(0).getByTestId('kept-filter').allTextContents()).toEqual(['Performed event $pageview in the last 30 days']);
     expect(await groups.nth(1).getByTestId('kept-filter').count()).toBe(0);
+    expect(await groups.nth(0).getByTestId('behavioral-note').textContent()).toContain('match no one');
     await screenshot(ui.page, 'cohort-kept-filters');
 
     // Editing the row and saving keeps the behavioral filter where it was.

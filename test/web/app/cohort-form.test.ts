@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Cohort, CohortGroup } from '../../../web/src/api/cohorts.js';
-import { checkGroups, describeKept, filtersFromForm, formFromCohort } from '../../../web/src/pages/cohorts/cohort-form.js';
+import { checkGroups, describeKept, filtersFromForm, formFromCohort, holdsBehavioral } from '../../../web/src/pages/cohorts/cohort-form.js';
 
 const plan = { key: 'plan', type: 'person', operator: 'exact', value: ['pro'] };
 const visited = {
@@ -100,5 +100,7 @@ describe('the cohort form', () => {
     expect(describeKept({ ...inFive, negation: true })).toBe('Not in cohort #5');
     expect(describeKept(nested)).toBe('Any of (Person property email icontains "@acme.com"; Performed event signup at least 3 times)');
     expect(describeKept({ key: 'x', type: 'static-cohort' })).toBe('{"key":"x","type":"static-cohort"}');
+    // Behavioral filters, alone or nested, are the ones membership never matches.
+    expect([visited, notUs, inFive, nested].map((f) => holdsBehavioral(f as never))).toEqual([true, false, false, true]);
   });
 });

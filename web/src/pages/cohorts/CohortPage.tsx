@@ -15,6 +15,7 @@ import {
   emptyGroup,
   filtersFromForm,
   formFromCohort,
+  holdsBehavioral,
   newCohortForm,
   type CohortForm,
   type KeptFilter,
@@ -42,6 +43,11 @@ function KeptFilters({ kept }: { kept: KeptFilter[] }) {
           </List.Item>
         ))}
       </List>
+      {kept.some((k) => holdsBehavioral(k.filter)) && (
+        <Text size="xs" c="orange.8" data-testid="behavioral-note">
+          Filters on events match no one here: cohort membership is judged from person properties only.
+        </Text>
+      )}
     </Stack>
   );
 }

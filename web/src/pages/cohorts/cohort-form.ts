@@ -132,6 +132,11 @@ function describeBehavioral(filter: Record<string, unknown>): string | undefined
   return filter.negation === true ? `Not: ${text}` : text;
 }
 
+/** Whether a kept filter is, or holds, a behavioral (performed an event) filter, which membership never matches. */
+export function holdsBehavioral(filter: CohortGroup | CohortPropertyFilter): boolean {
+  return isGroup(filter) ? filter.values.some(holdsBehavioral) : filter.type === 'behavioral';
+}
+
 /** A kept filter in words, for the editor to show what it keeps; kinds it does not know as their JSON. */
 export function describeKept(filter: CohortGroup | CohortPropertyFilter): string {
   if (isGroup(filter)) return `${filter.type === 'AND' ? 'All' : 'Any'} of (${filter.values.map(describeKept).join('; ')})`;

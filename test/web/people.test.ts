@@ -258,6 +258,12 @@ describe('People and groups in Chromium', () => {
     // The People tab goes back to persons.
     await page.goto(`${server.url}/project/${env}/groups/0/no-such-group`);
     await page.getByRole('heading', { name: 'Group not found' }).waitFor();
+    // A type the environment does not have says so once, with no list or search beside it.
+    await page.goto(`${server.url}/project/${env}/groups/3`);
+    await page.getByRole('alert').filter({ hasText: 'This environment has no group type 3.' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(1);
+    expect(await page.getByTestId('groups-empty').count()).toBe(0);
+    expect(await page.getByRole('textbox', { name: 'Search groups' }).count()).toBe(0);
     await page.goto(`${server.url}/project/${env}/groups/0`);
     await page.getByRole('tab', { name: 'Persons' }).click();
     await page.waitForURL(`${server.url}/project/${env}/persons`);

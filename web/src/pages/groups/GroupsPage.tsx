@@ -23,15 +23,23 @@ export function Component() {
 
   const results = groups.data?.results ?? [];
 
+  if (types.isSuccess && !type) {
+    // No such type: its list (empty, or refused) would only repeat that.
+    return (
+      <Stack gap="sm">
+        <Title order={2}>Groups</Title>
+        <PeopleTabs active={`groups/${groupTypeIndex}`} />
+        <Alert color="yellow" role="alert">
+          This environment has no group type {groupTypeIndex}.
+        </Alert>
+      </Stack>
+    );
+  }
+
   return (
     <Stack gap="sm">
       <Title order={2}>Groups</Title>
       <PeopleTabs active={`groups/${groupTypeIndex}`} />
-      {types.isSuccess && !type && (
-        <Alert color="yellow" role="alert">
-          This environment has no group type {groupTypeIndex}.
-        </Alert>
-      )}
       <TextInput aria-label="Search groups" placeholder="Search by key or property" w={420} {...searchInput} />
       <ErrorAlert message={groups.error?.message} />
       {groups.isPending ? (

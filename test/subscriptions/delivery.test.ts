@@ -120,6 +120,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+/** The URL with a user and password in it (the password's space percent-encoded, as a URL carries it). */
+const withCredentials = (url: string) => url.replace('://', '://ops:s3cr3t%20pass@');
+
 describe('delivery to real receivers', () => {
   it('delivers each kind exactly once per occurrence, after the invites', async () => {
     const email = await subscribe({
@@ -129,7 +132,11 @@ describe('delivery to real receivers', () => {
       invite_message: 'Numbers for you',
     });
     const slack = await subscribe({ insight: insight.id, target_type: 'slack', target_value: 'C42|#sales' });
-    const hook = await subscribe({ dashboard: dashboard.id, target_type: 'webhook', target_value: `${receiver.url}/hook` });
+    const hook = await subscribe({
+      dashboard: dashboard.id,
+      target_type: 'webhook',
+      target_value: withCredentials(`${receiver.url}/hook`),
+    });
 
     // Invites: the e-mail recipient and the slack channel, once each (whichever process sends them).
     await scheduler.runOnce();
@@ -157,6 +164,11 @@ describe('delivery to real receivers', () => {
     await scheduler.runOnce(due); // the same occurrence again: nothing
     expect(reports('ada@example.com')).toHaveLength(1);
     expect(receiver.posts.filter((p) => p.path === '/hook')).toHaveLength(1);
+    // A URL's user:password is sent as Basic auth, as PostHog's requests library sends it.
+    expect(receiver.posts.find((p) => p.path === '/hook')!.authorization).toBe(
+      `Basic ${Buffer.from('ops:s3cr3t pass').toString('base64')}`,
+    );
+    expect(receiver.posts.find((p) => p.path === '/slack')!.authorization).toBeUndefined();
     expect(receiver.posts.filter((p) => p.path === '/slack')).toHaveLength(2); // invite + report
 
     // E-mail: HTML and text, the results table, the chart image and the link.

@@ -63,6 +63,7 @@ export async function startSmtp() {
 export interface ReceivedPost {
   path: string;
   body: any;
+  authorization: string | undefined;
 }
 
 /** A real HTTP receiver on a loopback port; `failures` makes a path answer 500 that many times first. */
@@ -80,7 +81,7 @@ export async function startReceiver() {
         res.writeHead(500).end('boom');
         return;
       }
-      posts.push({ path, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') });
+      posts.push({ path, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), authorization: req.headers.authorization });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });

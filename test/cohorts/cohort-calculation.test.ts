@@ -48,7 +48,13 @@ describe('dynamic cohort calculation', () => {
     // A person's cohorts carry the count too.
     const person = (await server.request(personsPath(server, '?distinct_id=calc-pro-fr'))).body.results[0];
     const theirs = await server.request(personsPath(server, `cohorts/?person_id=${person.id}`));
-    expect(theirs.body.results).toContainEqual({ id: created.id, name: 'Calc pros', count: 2 });
+    expect(theirs.body.results).toContainEqual({
+      id: created.id,
+      name: 'Calc pros',
+      count: 2,
+      is_calculating: false,
+      errors_calculating: 0,
+    });
 
     const patched = await server.request(cohortsPath(server, `${created.id}/`), {
       method: 'PATCH',

@@ -62,9 +62,9 @@ export async function editCohort(
   if ('deleted' in body) changes.deleted = readBoolean(body.deleted, 'deleted')!;
   if ('filters' in body && !cohort.isStatic)
     changes.filters = await validateCohortFilters(ctx, team.projectId, body.filters, cohort, method);
-  // As PostHog, any update of a dynamic cohort but its deletion calculates it again.
-  const deleting = changes.deleted !== undefined && changes.deleted !== cohort.deleted;
-  changes.calculate = !cohort.isStatic && !cohort.deleted && !deleting;
+  // As PostHog, any update of a dynamic cohort but its deletion calculates it again; restoring one
+  // does too, as its count went stale while it was deleted (the calculator skips deleted cohorts).
+  changes.calculate = !cohort.isStatic && !(changes.deleted ?? cohort.deleted);
   const members = membersFromBody(body);
   // PostHog reads an upload only for a static cohort that is not being deleted.
   const input = cohort.isStatic && changes.deleted !== true ? withCsvMembers(members, csv) : members;

@@ -5,7 +5,7 @@
  * says person_id or email); a wider file must name its id column. Problems are reported under
  * `attr: "csv"`.
  */
-import { validationError } from '../posthog/errors.js';
+import { parseError, validationError } from '../posthog/errors.js';
 import { pythonStrip } from '../posthog/python-values.js';
 
 export type CsvIdType = 'person_id' | 'distinct_id' | 'email';
@@ -172,27 +172,42 @@ export interface MultipartPart {
   value: Buffer;
 }
 
-/** A minimal multipart/form-data reader: enough for a CSV file and a few text fields. */
+/** Python's `cgi.valid_boundary`, which Django's multipart parser checks the boundary with. */
+const VALID_BOUNDARY = /^[ -~]{0,200}[!-~]$/;
+
+/** DRF's answer to a body its MultiPartParser cannot read (Django's MultiPartParserError). */
+const multipartError = (reason: string) => parseError(`Multipart form parse error - ${reason}`);
+
+/**
+ * A minimal multipart/form-data reader: enough for a CSV file and a few text fields. A body that
+ * is not multipart (no usable boundary, no boundary line, no closing boundary) is a 400
+ * parse_error, as DRF answers it, rather than a form without fields.
+ */
 export function parseMultipart(body: Buffer, contentType: string): MultipartPart[] {
-  const match = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  if (!match) return [];
-  const boundary = Buffer.from(`--${match[1] ?? match[2]}`);
+  const match = /;\s*boundary=(?:"([^"]*)"|([^;]*))/i.exec(contentType);
+  const given = match ? (match[1] ?? match[2]!.trim()) : undefined;
+  if (given === undefined || !VALID_BOUNDARY.test(given)) throw multipartError(`Invalid boundary in multipart: ${given ?? 'None'}`);
+  if (body.length === 0) return []; // Django reads an empty body as an empty form
+  const boundary = Buffer.from(`--${given}`);
   const parts: MultipartPart[] = [];
   let start = body.indexOf(boundary);
-  while (start >= 0) {
-    const next = body.indexOf(boundary, start + boundary.length);
-    if (next < 0) break;
-    const chunk = body.subarray(start + boundary.length, next);
+  if (start < 0) throw multipartError('no boundary line in the body');
+  for (;;) {
+    const after = start + boundary.length;
+    if (body.subarray(after, after + 2).toString() === '--') return parts; // the closing boundary
+    const next = body.indexOf(boundary, after);
+    if (next < 0) throw multipartError('the closing boundary is missing');
+    const chunk = body.subarray(after, next);
     const headerEnd = chunk.indexOf('\r\n\r\n');
     if (headerEnd >= 0) {
       const headers = chunk.subarray(0, headerEnd).toString('utf8');
       let value = chunk.subarray(headerEnd + 4);
       if (value.subarray(-2).toString() === '\r\n') value = value.subarray(0, -2);
-      const name = /name="([^"]*)"/i.exec(headers)?.[1];
-      const filename = /filename="([^"]*)"/i.exec(headers)?.[1];
+      // Parameters of Content-Disposition: `name` is not the tail of `filename`.
+      const name = /;\s*name="([^"]*)"/i.exec(headers)?.[1];
+      const filename = /;\s*filename="([^"]*)"/i.exec(headers)?.[1];
       if (name !== undefined) parts.push({ name, value, ...(filename !== undefined ? { filename } : {}) });
     }
     start = next;
   }
-  return parts;
 }

@@ -204,15 +204,23 @@ export async function trendsAnswer(
 ): Promise<{ results: TrendsResult[]; window: TrendsWindow }> {
   query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
   // PostHog reads a total-value display's range by day, whatever the interval.
+  const interval = query.totalValue ? 'day' : query.interval;
   const window = trendsWindow(query.totalValue ? { ...query, interval: 'day' } : query, now, zone);
-  checkWindowWhole(window, query.totalValue ? 'day' : query.interval, query.totalValue);
-  checkTrendsAnswerSize(query, window.buckets.length);
-  if (query.compare === null) return { results: await computeTrends(analytics, teamId, query, window), window };
-  // The previous period is computed from the query's own interval, as QueryPreviousPeriodDateRange is.
-  const previous = previousPeriod(query, query.totalValue ? trendsBounds(query, now, zone) : window, now, query.compare.compareTo);
+  checkWindowWhole(window, interval, query.totalValue);
+  // The previous period is computed from the query's own interval, as QueryPreviousPeriodDateRange is;
+  // it may be longer than the current one (all of last year beside this year so far).
+  const previous =
+    query.compare === null
+      ? null
+      : previousPeriod(query, query.totalValue ? trendsBounds(query, now, zone) : window, now, query.compare.compareTo);
+  const previousWindow = previous === null ? null : windowBetween(previous.from, previous.to, interval, zone);
+  if (previousWindow !== null) checkWindowWhole(previousWindow, interval, query.totalValue);
+  // A total-value display answers one value a series and breakdown value, whatever its range.
+  checkTrendsAnswerSize(query, query.totalValue ? 1 : Math.max(window.buckets.length, previousWindow?.buckets.length ?? 0));
+  if (previousWindow === null) return { results: await computeTrends(analytics, teamId, query, window), window };
   const [current, before] = await Promise.all([
     computeTrends(analytics, teamId, query, window),
-    computeTrends(analytics, teamId, query, windowBetween(previous.from, previous.to, query.totalValue ? 'day' : query.interval, zone)),
+    computeTrends(analytics, teamId, query, previousWindow),
   ]);
   return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
 }

@@ -4,6 +4,8 @@
  * the most recent events; a funnel's steps and time to convert read the range whole.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { trendsAnswer } from '../../src/insights/service.js';
+import { readTrendsQuery } from '../../src/insights/trends.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -56,6 +58,38 @@ describe('a range past 5,000 intervals', () => {
     const total = await query(pageviews({ interval: 'month', dateRange: { date_from: '-20y' }, trendsFilter: { display: 'BoldNumber' } }));
     expect(total.status).toBe(400);
     expect(total.body.detail).toBe('This date range has more than 5,000 days, the most an answer is cut into: use a shorter date range.');
+  });
+
+  it("is a 400 when only a comparison's previous period is that long", async () => {
+    // On 30 June, "this year" by hour is 4,332 hours; the period it is compared with, all of last year, 8,760.
+    const answer = (interval: string) =>
+      trendsAnswer(
+        server.running.ctx.analytics,
+        server.bootstrap.team.id,
+        readTrendsQuery(pageviews({ interval, dateRange: { date_from: 'yStart' }, compareFilter: { compare: true } })),
+        new Date('2026-06-30T12:00:00Z'),
+        { timezone: 'UTC' },
+      );
+    await expect(answer('hour')).rejects.toThrow('This date range has more than 5,000 hours');
+    // By day both periods are within the bound.
+    const byDay = await answer('day');
+    expect(byDay.results.map((r) => [r.compare_label, r.days.length])).toEqual([
+      ['current', 181],
+      ['previous', 365],
+    ]);
+  });
+
+  it('counts one value a breakdown value for a total, however long its range', async () => {
+    // 1,001 values over 1,097 days would be past the bound for a line; a pie answers 1,001 values.
+    const pie = await query(
+      pageviews({
+        dateRange: { date_from: '-3y' },
+        breakdownFilter: { breakdown: '$browser', breakdown_limit: 1000 },
+        trendsFilter: { display: 'ActionsPie' },
+      }),
+    );
+    expect(pie.status, pie.text).toBe(200);
+    expect(pie.body.results.map((r: any) => r.aggregated_value)).toEqual([4]);
   });
 
   it('is answered within the bound: by month over 20 years, and by day over two years', async () => {

@@ -401,11 +401,20 @@ describe('cohorts in the web app', () => {
     await groups.nth(0).getByLabel('Value').fill('pro, enterprise');
     await ui.page.getByRole('button', { name: 'Save' }).click();
     await ui.page.getByTestId('saved').waitFor();
-    const saved = await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`);
-    expect(saved.body.filters.properties.values[0]).toEqual({
+    const edited = await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`);
+    expect(edited.body.filters.properties.values[0]).toEqual({
       type: 'AND',
       values: [{ key: 'plan', type: 'person', operator: 'exact', value: ['pro', 'enterprise'] }, visited],
     });
+
+    // A kept filter can be dropped: saved without it.
+    await groups.nth(0).getByLabel('Remove this kept filter').click();
+    await expect.poll(() => groups.nth(0).getByTestId('kept-filter').count()).toBe(0);
+    await ui.page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(async () => (await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`)).body.filters.properties.values[0])
+      .toEqual({ type: 'AND', values: [{ key: 'plan', type: 'person', operator: 'exact', value: ['pro', 'enterprise'] }] });
+    const saved = await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`);
 
     // The second group's only row removed: refused, nothing sent, the stored filters unchanged.
     await groups.nth(1).getByLabel('Remove this filter').click();

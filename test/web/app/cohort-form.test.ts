@@ -97,7 +97,14 @@ describe('the cohort form', () => {
     expect(describeKept(visited as never)).toBe('Performed event $pageview in the last 30 days');
     expect(describeKept(notUs)).toBe('Not: Person property country exact "US"');
     expect(describeKept(inFive)).toBe('Cohort #5');
+    // A cohort reference as membership judges it: not_in excludes, negation flips it but right under an OR group.
     expect(describeKept({ ...inFive, negation: true })).toBe('Not in cohort #5');
+    expect(describeKept({ ...inFive, operator: 'not_in' })).toBe('Not in cohort #5');
+    expect(describeKept({ ...inFive, operator: 'not_in', negation: true })).toBe('Cohort #5');
+    expect(describeKept({ ...inFive, negation: true }, true)).toBe('Cohort #5');
+    expect(describeKept({ type: 'AND', values: [{ ...inFive, negation: true }] }, true)).toBe('All of (Not in cohort #5)');
+    expect(describeKept({ type: 'OR', values: [{ ...inFive, negation: true }] })).toBe('Any of (Cohort #5)');
+    expect(describeKept({ ...inFive, operator: 'exact' })).toBe('Cohort #5 with operator exact, which matches no one');
     expect(describeKept(nested)).toBe('Any of (Person property email icontains "@acme.com"; Performed event signup at least 3 times)');
     expect(describeKept({ key: 'x', type: 'static-cohort' })).toBe('{"key":"x","type":"static-cohort"}');
     // Behavioral filters, alone or nested, are the ones membership never matches.

@@ -1,5 +1,18 @@
 import { DeleteAndLeave } from '../../components/DeleteAndLeave';
-import { Anchor, Button, Group, List, Loader, Pagination, Paper, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Button,
+  Group,
+  Loader,
+  Pagination,
+  Paper,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -28,21 +41,29 @@ const MATCH = [
   { value: 'OR', label: 'any' },
 ];
 
-/** The group's filters this editor cannot change, as text: saving keeps them as they are, so the user should see them. */
-function KeptFilters({ kept }: { kept: KeptFilter[] }) {
+/**
+ * The group's filters this editor cannot change, as text: saving keeps them as they are, so the user
+ * should see them, and may drop one (a behavioral filter that matches no one, say).
+ */
+function KeptFilters({ kept, inOr, onRemove }: { kept: KeptFilter[]; inOr: boolean; onRemove: (at: number) => void }) {
   if (kept.length === 0) return null;
   return (
     <Stack gap={2}>
       <Text size="xs" c="dimmed">
         Also in this group, kept as they are (not editable here):
       </Text>
-      <List size="sm" aria-label="Filters kept as they are" data-testid="kept-filters">
+      <Stack gap={2} aria-label="Filters kept as they are" data-testid="kept-filters">
         {kept.map((k, i) => (
-          <List.Item key={i} data-testid="kept-filter">
-            {describeKept(k.filter)}
-          </List.Item>
+          <Group key={i} gap="xs" wrap="nowrap">
+            <Text size="sm" data-testid="kept-filter">
+              {describeKept(k.filter, inOr)}
+            </Text>
+            <ActionIcon variant="subtle" color="gray" size="sm" aria-label="Remove this kept filter" onClick={() => onRemove(i)}>
+              ×
+            </ActionIcon>
+          </Group>
         ))}
-      </List>
+      </Stack>
       {kept.some((k) => holdsBehavioral(k.filter)) && (
         <Text size="xs" c="orange.8" data-testid="behavioral-note">
           Filters on events match no one here: cohort membership is judged from person properties only.
@@ -52,17 +73,15 @@ function KeptFilters({ kept }: { kept: KeptFilter[] }) {
   );
 }
 
-function RuleGroup({
-  form,
-  index,
-  kept,
-  onRemove,
-}: {
-  form: UseFormReturn<CohortForm>;
-  index: number;
-  kept: KeptFilter[];
-  onRemove?: () => void;
-}) {
+function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>; index: number; onRemove?: () => void }) {
+  const kept = form.watch(`groups.${index}.kept`) ?? [];
+  const match = form.watch(`groups.${index}.match`);
+  const removeKept = (at: number) =>
+    form.setValue(
+      `groups.${index}.kept`,
+      kept.filter((_, i) => i !== at),
+      { shouldDirty: true },
+    );
   return (
     <Paper withBorder p="sm" data-testid="rule-group">
       <Stack gap="xs">
@@ -90,7 +109,7 @@ function RuleGroup({
             </Button>
           )}
         </Group>
-        <KeptFilters kept={kept} />
+        <KeptFilters kept={kept} inOr={match === 'OR'} onRemove={removeKept} />
         <PropertyFilterList form={form} name={`groups.${index}.properties`} />
       </Stack>
     </Paper>
@@ -113,13 +132,7 @@ function Rules({ form }: { form: UseFormReturn<CohortForm> }) {
         <Title order={4}>of these groups</Title>
       </Group>
       {groups.fields.map((field, index) => (
-        <RuleGroup
-          key={field.id}
-          form={form}
-          index={index}
-          kept={field.kept}
-          onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined}
-        />
+        <RuleGroup key={field.id} form={form} index={index} onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined} />
       ))}
       <Group>
         <Button size="xs" variant="light" onClick={() => groups.append(emptyGroup())}>

@@ -137,11 +137,26 @@ export function holdsBehavioral(filter: CohortGroup | CohortPropertyFilter): boo
   return isGroup(filter) ? filter.values.some(holdsBehavioral) : filter.type === 'behavioral';
 }
 
-/** A kept filter in words, for the editor to show what it keeps; kinds it does not know as their JSON. */
-export function describeKept(filter: CohortGroup | CohortPropertyFilter): string {
-  if (isGroup(filter)) return `${filter.type === 'AND' ? 'All' : 'Any'} of (${filter.values.map(describeKept).join('; ')})`;
+/** A cohort reference as membership judges it: `not_in` excludes; negation counts except right under an OR group. */
+function describeCohort(filter: CohortPropertyFilter, inOr: boolean): string {
+  const operator = filter.operator ?? 'in';
+  const id = `#${String(filter.value)}`;
+  if (operator !== 'in' && operator !== 'not_in') return `Cohort ${id} with operator ${operator}, which matches no one`;
+  const excluded = (operator === 'not_in') !== (filter.negation === true && !inOr);
+  return excluded ? `Not in cohort ${id}` : `Cohort ${id}`;
+}
+
+/**
+ * A kept filter in words, for the editor to show what it keeps; kinds it does not know as their
+ * JSON. `inOr`: whether the group holding it is an OR group.
+ */
+export function describeKept(filter: CohortGroup | CohortPropertyFilter, inOr = false): string {
+  if (isGroup(filter)) {
+    const inner = filter.values.map((value) => describeKept(value, filter.type === 'OR'));
+    return `${filter.type === 'AND' ? 'All' : 'Any'} of (${inner.join('; ')})`;
+  }
+  if (filter.type === 'cohort') return describeCohort(filter, inOr);
   const negated = filter.negation === true;
-  if (filter.type === 'cohort') return `${negated ? 'Not in cohort' : 'Cohort'} #${String(filter.value)}`;
   if (filter.type === 'person') {
     const text = `Person property ${filter.key} ${filter.operator ?? 'exact'} ${JSON.stringify(filter.value ?? null)}`;
     return negated ? `Not: ${text}` : text;

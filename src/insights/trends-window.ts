@@ -8,7 +8,7 @@
  * with plain range conditions; DST days are simply 23 or 25 hours long.
  */
 import { addMonths, DAY_MS, effectiveTimezone, fromWall, HOUR_MS, toWall, wallDay } from '../lib/zoned-time.js';
-import { readDateText } from '../posthog/date-grammar.js';
+import { readDateText, utcTime } from '../posthog/date-grammar.js';
 
 export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -87,7 +87,7 @@ export function parseTrendsDate(value: string, now: Date, timezone = 'UTC'): Dat
         return local(addMonths(today, -12 * n));
     }
   }
-  const wall = Date.UTC(date.year, date.month - 1, date.day, date.hour, date.minute, date.second) + date.millisecond;
+  const wall = utcTime(date.year, date.month, date.day, date.hour, date.minute, date.second, date.millisecond);
   return date.offsetMinutes === null ? local(wall) : new Date(wall - date.offsetMinutes * 60_000);
 }
 

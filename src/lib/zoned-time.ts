@@ -96,6 +96,7 @@ export function addMonths(wall: number, months: number): number {
   const target = d.getUTCFullYear() * 12 + d.getUTCMonth() + months;
   const year = Math.floor(target / 12);
   const month = target - year * 12;
-  const day = Math.min(d.getUTCDate(), new Date(Date.UTC(year, month + 1, 0)).getUTCDate());
-  return Date.UTC(year, month, day) + (wall - wallDay(wall));
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  const day = Math.min(d.getUTCDate(), new Date(new Date(0).setUTCFullYear(year, month + 1, 0)).getUTCDate());
+  return new Date(0).setUTCFullYear(year, month, day) + (wall - wallDay(wall));
 }

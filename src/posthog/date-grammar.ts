@@ -32,6 +32,17 @@ export interface AbsoluteDate {
 
 export type DateText = { kind: 'named'; name: NamedDate } | { kind: 'relative'; amount: number; unit: RelativeUnit } | AbsoluteDate;
 
+/**
+ * Milliseconds since the epoch of a UTC calendar time, out-of-range parts carried as Date.UTC
+ * carries them; unlike Date.UTC, years 0–99 are those years, not 1900–1999.
+ */
+export function utcTime(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millisecond = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millisecond);
+  return date.getTime();
+}
+
 function isNamed(text: string): text is NamedDate {
   return (NAMED_DATES as readonly string[]).includes(text);
 }
@@ -45,7 +56,7 @@ export function readDateText(value: string): DateText | null {
   const m = ABSOLUTE_DATE.exec(text);
   if (!m) return null;
   const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
-  const calendar = new Date(Date.UTC(year!, month! - 1, day!));
+  const calendar = new Date(utcTime(year!, month!, day!));
   // Year 0 is no year (Python's datetime starts at 1).
   if (year === 0 || calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day! || hour > 23 || minute > 59 || second > 59) {
     return null;

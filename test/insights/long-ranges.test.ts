@@ -92,6 +92,21 @@ describe('a range past 5,000 intervals', () => {
     expect(pie.body.results.map((r: any) => r.aggregated_value)).toEqual([4]);
   });
 
+  it('reads a date before the year 100 as itself, and a range reaching before 1900 from 1900', async () => {
+    // Year 50 is 23,000 months ago (Date.UTC would have read it as 1950).
+    const months = await query(pageviews({ interval: 'month', dateRange: { date_from: '0050-01-01' } }));
+    expect({ status: months.status, detail: months.body.detail }).toEqual({
+      status: 400,
+      detail: expect.stringContaining('more than 5,000 months'),
+    });
+    const days = await query(pageviews({ dateRange: { date_from: '0050-01-01', date_to: '0050-01-03' } }));
+    expect(days.status, days.text).toBe(200);
+    expect(days.body.results[0].days).toEqual(['0050-01-01', '0050-01-02', '0050-01-03']);
+    expect(days.body.results[0].count).toBe(0);
+    const overview = await query({ kind: 'WebOverviewQuery', properties: [], dateRange: { date_from: '0050-01-01' } });
+    expect(overview.status, overview.text).toBe(200);
+  });
+
   it('is answered within the bound: by month over 20 years, and by day over two years', async () => {
     const months = await query(pageviews({ interval: 'month', dateRange: { date_from: '-20y' } }));
     expect(months.status, months.text).toBe(200);

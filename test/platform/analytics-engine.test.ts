@@ -35,6 +35,14 @@ describe('ch templates', () => {
   it('converts instants both ways', () => {
     expect(toClickHouseTime('2026-01-02T03:04:05Z')).toBe('2026-01-02 03:04:05.000000');
     expect(toClickHouseTime('2026-01-02T04:04:05.5+01:00')).toBe('2026-01-02 03:04:05.500000');
+    // Past DateTime64's range (years 1900-2299) an instant is read as the range's nearest end, not
+    // as ISO's extended years ("-000050-…"), which ClickHouse cannot read.
+    const early = new Date(0);
+    early.setUTCFullYear(-50, 0, 1);
+    expect(toClickHouseTime(early)).toBe('1900-01-01 00:00:00.000000');
+    expect(toClickHouseTime(new Date(Date.UTC(1899, 11, 31, 23)))).toBe('1900-01-01 00:00:00.000000');
+    expect(toClickHouseTime('0050-01-01T00:00:00+01:00')).toBe('1900-01-01 00:00:00.000000');
+    expect(toClickHouseTime(new Date(Date.UTC(2400, 0, 1)))).toBe('2299-12-31 23:59:59.999000');
     expect(fromClickHouseTime('2026-01-02T03:04:05.123000Z')).toBe('2026-01-02T03:04:05.123Z');
     expect(fromClickHouseTime('2026-01-02T03:04:05.123456Z')).toBe('2026-01-02T03:04:05.123456Z');
   });

@@ -3,7 +3,8 @@
  * date ranges (parseTrendsDate) and the web app's range checks share.
  */
 import { describe, expect, it } from 'vitest';
-import { readDateText } from '../../src/posthog/date-grammar.js';
+import { readDateText, utcTime } from '../../src/posthog/date-grammar.js';
+import { parseTrendsDate } from '../../src/insights/trends-window.js';
 
 describe('readDateText', () => {
   it('reads named and relative dates', () => {
@@ -57,5 +58,16 @@ describe('readDateText', () => {
     }
     expect(readDateText('2024-02-29')).not.toBeNull();
     expect(readDateText('2025-11-10T10:00:00-23:59')).toMatchObject({ offsetMinutes: -(23 * 60 + 59) });
+  });
+
+  it('reads years before 100 as themselves, not as 1900 and after', () => {
+    expect(new Date(utcTime(1, 1, 1)).toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(new Date(utcTime(99, 12, 31, 23, 59, 59, 999)).toISOString()).toBe('0099-12-31T23:59:59.999Z');
+    // Out-of-range parts carry over as Date.UTC's do.
+    expect(new Date(utcTime(2024, 12, 32)).toISOString()).toBe('2025-01-01T00:00:00.000Z');
+    expect(readDateText('0004-02-29')).not.toBeNull(); // a leap year
+    expect(readDateText('0100-02-29')).toBeNull(); // a century that is not
+    expect(parseTrendsDate('0001-01-01', new Date(), 'UTC')!.toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(parseTrendsDate('0099-06-15T10:00:00+02:00', new Date(), 'UTC')!.toISOString()).toBe('0099-06-15T08:00:00.000Z');
   });
 });

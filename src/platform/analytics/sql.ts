@@ -66,10 +66,17 @@ export function chTime(value: Date | string): Typed {
   return new Typed("DateTime64(6, 'UTC')", toClickHouseTime(value));
 }
 
+const UTC_TEXT = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+/** DateTime64's range: an instant past it is read as its nearest end (no event is stored beyond). */
+const FIRST_TIME = Date.UTC(1900, 0, 1);
+const LAST_TIME = Date.UTC(2299, 11, 31, 23, 59, 59, 999);
+
 export function toClickHouseTime(value: Date | string): string {
-  const iso = typeof value === 'string' ? value : value.toISOString();
-  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/.exec(iso);
-  if (!match || (match[4] && match[4] !== 'Z')) return toClickHouseTime(new Date(iso).toISOString());
+  const text = typeof value === 'string' ? UTC_TEXT.exec(value) : null;
+  const match =
+    text && (!text[4] || text[4] === 'Z')
+      ? text
+      : UTC_TEXT.exec(new Date(Math.min(Math.max(new Date(value).getTime(), FIRST_TIME), LAST_TIME)).toISOString())!;
   return `${match[1]} ${match[2]}${(match[3] ?? '.').padEnd(7, '0').slice(0, 7)}`;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { AnalyticsEngine } from '../../platform/analytics/engine.js';
 import { parseTrendsDate } from '../../insights/trends-window.js';
+import { utcTime } from '../../posthog/date-grammar.js';
 import { resultsRange, surveyResults, surveyStats, type SurveyDefinition, type SurveyResults, type SurveyStats } from './core/index.js';
 import { surveyAggregates, surveyEventStats, surveyResponseCounts } from './store.js';
 
@@ -37,7 +38,7 @@ function readBound(
   const day = DATE_ONLY.exec(value.trim());
   if (name === 'date_to' && day) {
     // A real day (read above): the next one's start in the zone, less a millisecond.
-    const next = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]) + 1)).toISOString().slice(0, 10);
+    const next = new Date(utcTime(Number(day[1]), Number(day[2]), Number(day[3]) + 1)).toISOString().slice(0, 10);
     const end = parseTrendsDate(next, now, timezone);
     if (end) return new Date(end.getTime() - 1);
   }

@@ -1,30 +1,17 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { queryEvents, type EventsQueryInput } from '../../api/events';
 import type { EventRow } from '../../api/types';
+import { fetchNewer, mergeEvents, olderRequest, PAGE } from './event-pages';
+
+export { MAX_ROWS, mergeEvents } from './event-pages';
 
 /** How often a live view asks for new events. */
 export const POLL_MS = 1500;
-/** The most events kept (and scrolled through); older ones fall off the end. */
-export const MAX_ROWS = 2000;
-/** Events asked for per request. */
-const PAGE = 200;
 /**
  * How far before the newest event shown a poll looks: events are ordered by their own timestamp,
  * and one sent a little earlier can be stored after a later one (SDK batches, queue latency).
  */
 const LOOKBACK_MS = 5 * 60_000;
-
-function newestFirst(a: EventRow, b: EventRow): number {
-  return a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : a.uuid < b.uuid ? 1 : a.uuid > b.uuid ? -1 : 0;
-}
-
-/** Adds `incoming` to `current` without duplicates, newest first, at most MAX_ROWS. */
-export function mergeEvents(current: EventRow[], incoming: EventRow[]): EventRow[] {
-  const known = new Set(current.map((e) => e.uuid));
-  const fresh = incoming.filter((e) => !known.has(e.uuid));
-  if (fresh.length === 0) return current;
-  return [...fresh, ...current].sort(newestFirst).slice(0, MAX_ROWS);
-}
 
 function laterOf(a: string | null | undefined, iso: string): string {
   if (!a || a === 'all') return iso;
@@ -58,6 +45,10 @@ export function useLiveEvents(environmentId: number, query: EventsQueryInput, li
   const eventsRef = useRef<EventRow[]>([]);
   eventsRef.current = events;
   const key = JSON.stringify([environmentId, query]);
+  /** Counts first pages: an older page read for an earlier one is dropped (it would leave a gap). */
+  const generationRef = useRef(0);
+  /** An older page is being read (one at a time: the next starts where it ends). */
+  const readingOlderRef = useRef(false);
 
   // The first page, again whenever the filters change.
   useEffect(() => {
@@ -65,6 +56,8 @@ export function useLiveEvents(environmentId: number, query: EventsQueryInput, li
     setLoading(true);
     setEvents([]);
     setError(null);
+    generationRef.current += 1;
+    readingOlderRef.current = false;
     queryEvents(environmentId, { ...query, limit: PAGE }, abort.signal).then(
       (page) => {
         setEvents(page.events);
@@ -90,13 +83,17 @@ export function useLiveEvents(environmentId: number, query: EventsQueryInput, li
       const newest = eventsRef.current[0]?.timestamp;
       const after = newest ? laterOf(query.after, new Date(Date.parse(newest) - LOOKBACK_MS).toISOString()) : query.after;
       try {
-        const page = await queryEvents(environmentId, { ...query, after, limit: PAGE }, abort.signal);
+        // Page by page while pages are full: more than a page can arrive between two polls.
+        const newer = await fetchNewer(
+          (request) => queryEvents(environmentId, { ...query, after, ...request }, abort.signal),
+          eventsRef.current,
+          query.before,
+        );
         if (abort.signal.aborted) return;
-        const before = eventsRef.current;
-        const known = new Set(before.map((e) => e.uuid));
-        const fresh = page.events.filter((e) => !known.has(e.uuid));
+        const known = new Set(eventsRef.current.map((e) => e.uuid));
+        const fresh = newer.filter((e) => !known.has(e.uuid));
         setArrived(fresh.length);
-        if (fresh.length > 0) setEvents(mergeEvents(before, fresh));
+        if (fresh.length > 0) setEvents((current) => mergeEvents(current, fresh));
         setError(null);
       } catch (err) {
         if (abort.signal.aborted) return;
@@ -112,14 +109,25 @@ export function useLiveEvents(environmentId: number, query: EventsQueryInput, li
   }, [key, live, loading]);
 
   const loadOlder = useCallback(() => {
-    const oldest = eventsRef.current.at(-1);
-    if (!oldest) return;
-    queryEvents(environmentId, { ...query, before: oldest.timestamp, limit: PAGE }).then(
+    const held = eventsRef.current;
+    const oldest = held.at(-1);
+    if (!oldest || readingOlderRef.current) return;
+    readingOlderRef.current = true;
+    const generation = generationRef.current;
+    // Up to the end of the oldest event's millisecond, not `before` it: events sharing its time
+    // that did not fit in the page come next (those held come again, and are merged away).
+    queryEvents(environmentId, { ...query, ...olderRequest(oldest, held, query.before) }).then(
       (page) => {
+        if (generationRef.current !== generation) return;
+        readingOlderRef.current = false;
         setEvents((current) => mergeEvents(current, page.events));
         setHasOlder(page.hasMore);
       },
-      (err: unknown) => setError(err),
+      (err: unknown) => {
+        if (generationRef.current !== generation) return;
+        readingOlderRef.current = false;
+        setError(err);
+      },
     );
   }, [key]);
 

@@ -1,10 +1,10 @@
 /**
  * The Activity page in Chromium against a real Hoglet, paging: "Load older events" shows every
  * stored event exactly once when a page ends inside a run of events of one timestamp (and when
- * more than a page share one), and the live tail shows every event that arrived between two
- * polls, more than a page of them. The list is virtualized (only the rows in view are in the
- * page), so the rows are read by scrolling through it. (The paging itself, against a stand-in for
- * the query: activity-pages.test.ts.)
+ * more than a page share one), the live tail shows every event that arrived between two polls,
+ * more than a page of them, and a full list says so. The list is virtualized (only the rows in
+ * view are in the page), so the rows are read by scrolling through it. (The paging itself,
+ * against a stand-in for the query: activity-pages.test.ts.)
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +123,27 @@ describe('Activity pages through every event', () => {
     expect(before.slice(0, 190)).toEqual(STORED.slice(0, 190).map((e) => e.event));
     const run = new Set(STORED.slice(190, 260).map((e) => e.event));
     expect(before.slice(190).every((name) => run.has(name))).toBe(true);
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('says when the list is full rather than offering older events it cannot hold', async () => {
+    // 1,070 events so far; 1,000 older ones make more than the list's 2,000.
+    await server.ingest(
+      Array.from({ length: 1_000 }, (_, i) => ({ event: `older ${i}`, distinct_id: 'old', timestamp: iso(-60_000 - i), properties: {} })),
+    );
+    await ui.page.goto(`${server.url}/project/${ui.env}/activity?live=off`);
+    await expect.poll(() => listLength(ui.page)).toBe(200);
+    const older = ui.page.getByRole('button', { name: 'Load older events' });
+    const full = ui.page.getByTestId('events-list-full');
+    for (let clicks = 0; (await full.count()) === 0; clicks++) {
+      expect(clicks).toBeLessThan(12);
+      const before = await listLength(ui.page);
+      await older.click();
+      await expect.poll(async () => (await full.count()) > 0 || (await listLength(ui.page)) > before).toBe(true);
+    }
+    expect(await listLength(ui.page)).toBe(2_000);
+    expect(await full.textContent()).toContain('The newest 2,000 events are shown');
+    expect(await older.count()).toBe(0);
     expectNoPageErrors(ui.watched);
   });
 });

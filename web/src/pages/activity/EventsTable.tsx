@@ -4,6 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useRef } from 'react';
 import type { EventRow } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
+import { MAX_ROWS } from './event-pages';
 
 const ROW_HEIGHT = 34;
 
@@ -91,12 +92,22 @@ export const EventsTable = memo(function EventsTable({
           })}
         </div>
       )}
-      {hasOlder && rows.length > 0 && (
+      {rows.length >= MAX_ROWS ? (
+        // The list keeps the newest MAX_ROWS: an older page would fall off its end.
         <Center p="sm">
-          <Button variant="subtle" size="xs" onClick={onLoadOlder}>
-            Load older events
-          </Button>
+          <Text size="sm" c="dimmed" data-testid="events-list-full">
+            The newest {MAX_ROWS.toLocaleString('en-US')} events are shown: narrow the filters or the date range to see older ones.
+          </Text>
         </Center>
+      ) : (
+        hasOlder &&
+        rows.length > 0 && (
+          <Center p="sm">
+            <Button variant="subtle" size="xs" onClick={onLoadOlder}>
+              Load older events
+            </Button>
+          </Center>
+        )
       )}
     </div>
   );

@@ -14,6 +14,7 @@ import { expectDatesInOneStyle } from './dates.js';
 import { useSignedIn } from './signed-in.js';
 import { storeGroup } from '../flags/flag-helpers.js';
 import { ensureGroupTypeIndex } from '../../src/groups/store.js';
+import { PERFORMED_PAGEVIEW } from '../helpers/cohort-filters.js';
 
 const server = useTestServer();
 const ui = useSignedIn(server);
@@ -364,14 +365,7 @@ describe('cohorts in the web app', () => {
   });
   it('editing a cohort keeps the filters the editor does not show, and refuses an empty group', async () => {
     const projectId = server.bootstrap.team.projectId;
-    const visited = {
-      key: '$pageview',
-      type: 'behavioral',
-      value: 'performed_event',
-      event_type: 'events',
-      time_value: 30,
-      time_interval: 'day',
-    };
+    const visited = PERFORMED_PAGEVIEW;
     const made = await server.request(`/api/projects/${projectId}/cohorts/`, {
       method: 'POST',
       body: {

@@ -6,17 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Cohort, CohortGroup } from '../../../web/src/api/cohorts.js';
+import { PERFORMED_PAGEVIEW } from '../../helpers/cohort-filters.js';
 import { checkGroups, describeKept, filtersFromForm, formFromCohort, holdsBehavioral } from '../../../web/src/pages/cohorts/cohort-form.js';
 
 const plan = { key: 'plan', type: 'person', operator: 'exact', value: ['pro'] };
-const visited = {
-  key: '$pageview',
-  type: 'behavioral',
-  value: 'performed_event',
-  event_type: 'events',
-  time_value: 30,
-  time_interval: 'day',
-};
+const visited = PERFORMED_PAGEVIEW;
 const notUs = { key: 'country', type: 'person', operator: 'exact', value: 'US', negation: true };
 const inFive = { key: 'id', type: 'cohort', value: 5 };
 const age = { key: 'age', type: 'person', operator: 'gt', value: 30 };

@@ -334,6 +334,14 @@ describe('trends insight', () => {
       .toEqual(totals.results.map((r: any) => ({ label: r.label, value: r.aggregated_value })));
     // By hand: 4 pageviews not from Firefox; alice, bob and carol signed up.
     expect(totals.results.map((r: any) => r.aggregated_value)).toEqual([4, 3]);
+
+    // A pie: a slice per series of the same totals (the answer has no points to draw a line through).
+    await page.getByLabel('Display').selectOption('ActionsPie');
+    const pie = page.getByTestId('trends-pie');
+    await expect
+      .poll(async () => JSON.parse((await pie.getAttribute('data-series')) ?? 'null'))
+      .toEqual(totals.results.map((r: any) => ({ label: r.label, value: r.aggregated_value })));
+    await screenshot(page, 'insight-pie');
     expectNoPageErrors(watched);
   });
 

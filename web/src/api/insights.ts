@@ -42,7 +42,11 @@ export interface EventsNode {
 
 export type Interval = 'hour' | 'day' | 'week' | 'month';
 export type TrendsDisplay =
-  'ActionsLineGraph' | 'ActionsLineGraphCumulative' | 'ActionsBar' | 'ActionsBarValue' | 'BoldNumber' | 'ActionsTable';
+  'ActionsLineGraph' | 'ActionsLineGraphCumulative' | 'ActionsBar' | 'ActionsBarValue' | 'ActionsPie' | 'BoldNumber' | 'ActionsTable';
+
+/** Displays PostHog answers with one total a series over the range (no points over time), as src/insights/trends.ts reads them. */
+const TOTAL_DISPLAYS: readonly string[] = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap'];
+export const isTotalDisplay = (display: string): boolean => TOTAL_DISPLAYS.includes(display);
 export type FunnelVizType = 'steps' | 'time_to_convert' | 'trends';
 export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 

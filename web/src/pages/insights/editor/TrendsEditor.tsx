@@ -1,5 +1,5 @@
 import { Group, NativeSelect, Stack, Switch } from '@mantine/core';
-import type { TrendsDisplay, TrendsQuery } from '../../../api/insights';
+import { isTotalDisplay, type TrendsDisplay, type TrendsQuery } from '../../../api/insights';
 import { DateRangeControl } from '../../../components/DateRangeControl';
 import { BreakdownPicker, GlobalFilters, IntervalSelect } from './QueryControls';
 import { SeriesList } from './SeriesRow';
@@ -9,6 +9,7 @@ const DISPLAYS: { value: TrendsDisplay; label: string }[] = [
   { value: 'ActionsLineGraphCumulative', label: 'Cumulative line chart' },
   { value: 'ActionsBar', label: 'Bar chart' },
   { value: 'ActionsBarValue', label: 'Total value bars' },
+  { value: 'ActionsPie', label: 'Pie chart' },
   { value: 'BoldNumber', label: 'Number' },
   { value: 'ActionsTable', label: 'Table' },
 ];
@@ -25,10 +26,10 @@ export function TrendsEditor({
 }) {
   const set = (change: Partial<TrendsQuery>) => onChange({ ...query, ...change });
   const display = query.trendsFilter?.display ?? 'ActionsLineGraph';
-  // A display saved elsewhere (PostHog's pie, world map…) is shown as a line; the picker says so.
+  // A display saved elsewhere (PostHog's world map…) is shown as total value bars or a line; the picker says which.
   const displays = DISPLAYS.some((d) => d.value === display)
     ? DISPLAYS
-    : [...DISPLAYS, { value: display, label: `${display} (as a line)` }];
+    : [...DISPLAYS, { value: display, label: `${display} (as ${isTotalDisplay(display) ? 'total value bars' : 'a line'})` }];
   return (
     <Stack gap="sm" data-testid="trends-editor">
       <SeriesList

@@ -1,13 +1,14 @@
-import type { TrendsQuery, TrendsResult } from '../../../api/insights';
+import { isTotalDisplay, type TrendsQuery, type TrendsResult } from '../../../api/insights';
 import { useInsightQuery } from '../../../api/insights';
 import { BarValueChart } from './BarValueChart';
 import { BoldNumber } from './BoldNumber';
 import { InsightAnswer } from './InsightAnswer';
+import { PieChart } from './PieChart';
 import { SeriesLegend } from './SeriesLegend';
 import { TrendsChart } from './TrendsChart';
 import { TrendsTableViz } from './TrendsTableViz';
 
-/** A trends query, run and shown as its `trendsFilter.display` asks: line, bars, number or table. */
+/** A trends query, run and shown as its `trendsFilter.display` asks: line, bars, pie, number or table. */
 export function TrendsViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
   if (source.trendsFilter?.display === 'ActionsTable')
     return <TrendsTableViz environmentId={environmentId} source={source} height={height} />;
@@ -26,7 +27,16 @@ function TrendsChartViz({ environmentId, source, height }: { environmentId: numb
 function Display({ source, results, height }: { source: TrendsQuery; results: TrendsResult[]; height: number }) {
   const display = source.trendsFilter?.display ?? 'ActionsLineGraph';
   if (display === 'BoldNumber') return <BoldNumber results={results} />;
-  if (display === 'ActionsBarValue') {
+  if (display === 'ActionsPie') {
+    return (
+      <>
+        <PieChart results={results} height={height} />
+        <SeriesLegend results={results.filter((r) => r.compare_label !== 'previous')} />
+      </>
+    );
+  }
+  // PostHog's other totals (its world map) as bars of the same totals: the answer has no points to draw a line through.
+  if (display === 'ActionsBarValue' || isTotalDisplay(display)) {
     return (
       <>
         <BarValueChart results={results} height={height} />

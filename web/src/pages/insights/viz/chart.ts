@@ -3,9 +3,32 @@
  * are registered. Imported only from pages/insights/**, so it lands in the insight chunks.
  */
 import type { ScaleOptions } from 'chart.js';
-import { BarController, BarElement, CategoryScale, Chart, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
+import {
+  ArcElement,
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  LinearScale,
+  LineController,
+  LineElement,
+  PieController,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
 
-Chart.register(LineController, BarController, LineElement, BarElement, PointElement, CategoryScale, LinearScale, Tooltip);
+Chart.register(
+  LineController,
+  BarController,
+  PieController,
+  LineElement,
+  BarElement,
+  ArcElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  Tooltip,
+);
 
 export { Chart };
 

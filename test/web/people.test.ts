@@ -264,6 +264,16 @@ describe('People and groups in Chromium', () => {
     expect(await page.getByRole('alert').count()).toBe(1);
     expect(await page.getByTestId('groups-empty').count()).toBe(0);
     expect(await page.getByRole('textbox', { name: 'Search groups' }).count()).toBe(0);
+    // An index that is no number names no type either, and nothing is asked of the API for it.
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => asked.push(request.url());
+    page.on('request', onRequest);
+    await page.goto(`${server.url}/project/${env}/groups/abc`);
+    await page.getByRole('alert').filter({ hasText: 'This environment has no group type abc.' }).waitFor();
+    page.off('request', onRequest);
+    // The type list was asked for (the alert needs it); no list of groups was.
+    expect(asked.some((url) => url.includes('/groups_types/'))).toBe(true);
+    expect(asked.filter((url) => url.includes('/groups/?'))).toEqual([]);
     await page.goto(`${server.url}/project/${env}/groups/0`);
     await page.getByRole('tab', { name: 'Persons' }).click();
     await page.waitForURL(`${server.url}/project/${env}/persons`);

@@ -41,6 +41,8 @@ export function useGroups(environmentId: number, groupTypeIndex: number, search:
       return api<Paginated<Group>>(`${base(environmentId)}/groups/?${params}`, { signal });
     },
     placeholderData: keepPreviousData,
+    // An address such as /groups/abc names no type: nothing to ask.
+    enabled: Number.isInteger(groupTypeIndex) && groupTypeIndex >= 0,
   });
 }
 

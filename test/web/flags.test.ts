@@ -417,6 +417,18 @@ describe('cohorts in the web app', () => {
       .poll(() => ui.page.getByTestId('filters-error').textContent())
       .toBe('Group 2 has no filters: add one, or remove the group.');
     expect((await server.request(`/api/projects/${projectId}/cohorts/${made.body.id}/`)).body.filters).toEqual(saved.body.filters);
+
+    // A kept reference to another cohort names it.
+    const referring = await server.request(`/api/projects/${projectId}/cohorts/`, {
+      method: 'POST',
+      body: {
+        name: 'Active pros, by reference',
+        filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'id', type: 'cohort', value: made.body.id }] }] } },
+      },
+    });
+    expect(referring.status, referring.text).toBe(201);
+    await ui.page.goto(`${server.url}/project/${ui.env}/cohorts/${referring.body.id}`);
+    await expect.poll(() => ui.page.getByTestId('kept-filter').allTextContents()).toEqual([`Cohort "Active pros" (#${made.body.id})`]);
     expectNoPageErrors(ui.watched);
   });
 });

@@ -99,6 +99,11 @@ describe('the cohort form', () => {
     expect(describeKept({ type: 'AND', values: [{ ...inFive, negation: true }] }, true)).toBe('All of (Not in cohort #5)');
     expect(describeKept({ type: 'OR', values: [{ ...inFive, negation: true }] })).toBe('Any of (Cohort #5)');
     expect(describeKept({ ...inFive, operator: 'exact' })).toBe('Cohort #5 with operator exact, which matches no one');
+    // With the cohorts' names at hand, a reference says which cohort it is.
+    const nameOf = (id: number) => (id === 5 ? 'Pro users' : undefined);
+    expect(describeKept({ type: 'OR', values: [inFive, { ...inFive, value: 6 }] }, false, nameOf)).toBe(
+      'Any of (Cohort "Pro users" (#5); Cohort #6)',
+    );
     expect(describeKept(nested)).toBe('Any of (Person property email icontains "@acme.com"; Performed event signup at least 3 times)');
     expect(describeKept({ key: 'x', type: 'static-cohort' })).toBe('{"key":"x","type":"static-cohort"}');
     // Behavioral filters, alone or nested, are the ones membership never matches.

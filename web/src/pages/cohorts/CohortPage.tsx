@@ -17,7 +17,7 @@ import { useState } from 'react';
 import { Controller, useFieldArray, useForm, type UseFormReturn } from 'react-hook-form';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
-import { MEMBERS_PAGE, useCohort, useCohortMembers, useSaveCohort, type Cohort } from '../../api/cohorts';
+import { MEMBERS_PAGE, useCohort, useCohortMembers, useCohorts, useSaveCohort, type Cohort } from '../../api/cohorts';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { PropertyFilterList } from '../flags/PropertyFilterList';
@@ -31,6 +31,7 @@ import {
   holdsBehavioral,
   newCohortForm,
   type CohortForm,
+  type CohortNames,
   type KeptFilter,
 } from './cohort-form';
 import { ErrorAlert, ErrorText } from '../../components/ErrorAlert';
@@ -45,7 +46,17 @@ const MATCH = [
  * The group's filters this editor cannot change, as text: saving keeps them as they are, so the user
  * should see them, and may drop one (a behavioral filter that matches no one, say).
  */
-function KeptFilters({ kept, inOr, onRemove }: { kept: KeptFilter[]; inOr: boolean; onRemove: (at: number) => void }) {
+function KeptFilters({
+  kept,
+  inOr,
+  nameOf,
+  onRemove,
+}: {
+  kept: KeptFilter[];
+  inOr: boolean;
+  nameOf: CohortNames;
+  onRemove: (at: number) => void;
+}) {
   if (kept.length === 0) return null;
   return (
     <Stack gap={2}>
@@ -56,7 +67,7 @@ function KeptFilters({ kept, inOr, onRemove }: { kept: KeptFilter[]; inOr: boole
         {kept.map((k, i) => (
           <Group key={i} gap="xs" wrap="nowrap">
             <Text size="sm" data-testid="kept-filter">
-              {describeKept(k.filter, inOr)}
+              {describeKept(k.filter, inOr, nameOf)}
             </Text>
             <ActionIcon variant="subtle" color="gray" size="sm" aria-label="Remove this kept filter" onClick={() => onRemove(i)}>
               ×
@@ -73,7 +84,17 @@ function KeptFilters({ kept, inOr, onRemove }: { kept: KeptFilter[]; inOr: boole
   );
 }
 
-function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>; index: number; onRemove?: () => void }) {
+function RuleGroup({
+  form,
+  index,
+  nameOf,
+  onRemove,
+}: {
+  form: UseFormReturn<CohortForm>;
+  index: number;
+  nameOf: CohortNames;
+  onRemove?: () => void;
+}) {
   const kept = form.watch(`groups.${index}.kept`) ?? [];
   const match = form.watch(`groups.${index}.match`);
   const removeKept = (at: number) =>
@@ -109,7 +130,7 @@ function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>;
             </Button>
           )}
         </Group>
-        <KeptFilters kept={kept} inOr={match === 'OR'} onRemove={removeKept} />
+        <KeptFilters kept={kept} inOr={match === 'OR'} nameOf={nameOf} onRemove={removeKept} />
         <PropertyFilterList form={form} name={`groups.${index}.properties`} />
       </Stack>
     </Paper>
@@ -118,6 +139,11 @@ function RuleGroup({ form, index, onRemove }: { form: UseFormReturn<CohortForm>;
 
 function Rules({ form }: { form: UseFormReturn<CohortForm> }) {
   const groups = useFieldArray({ control: form.control, name: 'groups' });
+  const environment = useEnvironment();
+  // Names for the cohorts kept filters refer to (the first 500, as the flag editor offers).
+  const cohorts = useCohorts(environment.project_id, 0, 500);
+  const names = new Map((cohorts.data?.results ?? []).map((c) => [c.id, c.name || `Cohort ${c.id}`]));
+  const nameOf: CohortNames = (id) => names.get(id);
   return (
     <Stack gap="sm">
       <Group gap="xs">
@@ -132,7 +158,13 @@ function Rules({ form }: { form: UseFormReturn<CohortForm> }) {
         <Title order={4}>of these groups</Title>
       </Group>
       {groups.fields.map((field, index) => (
-        <RuleGroup key={field.id} form={form} index={index} onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined} />
+        <RuleGroup
+          key={field.id}
+          form={form}
+          index={index}
+          nameOf={nameOf}
+          onRemove={groups.fields.length > 1 ? () => groups.remove(index) : undefined}
+        />
       ))}
       <Group>
         <Button size="xs" variant="light" onClick={() => groups.append(emptyGroup())}>

@@ -137,10 +137,14 @@ export function holdsBehavioral(filter: CohortGroup | CohortPropertyFilter): boo
   return isGroup(filter) ? filter.values.some(holdsBehavioral) : filter.type === 'behavioral';
 }
 
+/** A cohort's name by its id, where known. */
+export type CohortNames = (id: number) => string | undefined;
+
 /** A cohort reference as membership judges it: `not_in` excludes; negation counts except right under an OR group. */
-function describeCohort(filter: CohortPropertyFilter, inOr: boolean): string {
+function describeCohort(filter: CohortPropertyFilter, inOr: boolean, nameOf: CohortNames): string {
   const operator = filter.operator ?? 'in';
-  const id = `#${String(filter.value)}`;
+  const name = nameOf(Number(filter.value));
+  const id = name ? `"${name}" (#${String(filter.value)})` : `#${String(filter.value)}`;
   if (operator !== 'in' && operator !== 'not_in') return `Cohort ${id} with operator ${operator}, which matches no one`;
   const excluded = (operator === 'not_in') !== (filter.negation === true && !inOr);
   return excluded ? `Not in cohort ${id}` : `Cohort ${id}`;
@@ -148,14 +152,14 @@ function describeCohort(filter: CohortPropertyFilter, inOr: boolean): string {
 
 /**
  * A kept filter in words, for the editor to show what it keeps; kinds it does not know as their
- * JSON. `inOr`: whether the group holding it is an OR group.
+ * JSON. `inOr`: whether the group holding it is an OR group; `nameOf` names referenced cohorts.
  */
-export function describeKept(filter: CohortGroup | CohortPropertyFilter, inOr = false): string {
+export function describeKept(filter: CohortGroup | CohortPropertyFilter, inOr = false, nameOf: CohortNames = () => undefined): string {
   if (isGroup(filter)) {
-    const inner = filter.values.map((value) => describeKept(value, filter.type === 'OR'));
+    const inner = filter.values.map((value) => describeKept(value, filter.type === 'OR', nameOf));
     return `${filter.type === 'AND' ? 'All' : 'Any'} of (${inner.join('; ')})`;
   }
-  if (filter.type === 'cohort') return describeCohort(filter, inOr);
+  if (filter.type === 'cohort') return describeCohort(filter, inOr, nameOf);
   const negated = filter.negation === true;
   if (filter.type === 'person') {
     const text = `Person property ${filter.key} ${filter.operator ?? 'exact'} ${JSON.stringify(filter.value ?? null)}`;

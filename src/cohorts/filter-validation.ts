@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { listProjectFlags } from '../flags/store.js';
 import { validationError } from '../posthog/errors.js';
 import { isJsonObject } from '../lib/json-object.js';
+import { pythonRepr, pythonStr } from '../posthog/python-text.js';
 import { getCohort, type Cohort } from './store.js';
 
 type Json = Record<string, unknown>;
@@ -59,14 +60,61 @@ function checkGroup(group: unknown, depth = 0): void {
   if (depth === 0 || (typeof group.key !== 'string' && typeof group.key !== 'number')) throw validationError(SHAPE_ERROR, 'filters');
 }
 
-/** The shape check. Missing-key messages win over other shape problems, as PostHog picks them out first. */
+/**
+ * The tags of PostHog's `FilterOrGroup` union, as pydantic lists them: a member of a group's
+ * `values` whose `type` is none of these (or that has no `type`) is refused, so a filter kind
+ * Hoglet cannot judge (`event`, a typo) never lands and silently matches no one.
+ */
+const MEMBER_TAGS: unknown[] = ['behavioral', 'cohort', 'person', 'person_metadata', 'AND', 'OR'];
+const EXPECTED_TAGS = MEMBER_TAGS.map((tag) => `'${String(tag)}'`).join(', ');
+/** PostHog pins pydantic 2.10; its error links name that minor version. */
+const PYDANTIC_ERRORS = 'https://errors.pydantic.dev/2.10/v/';
+
+interface Member {
+  node: Json;
+  loc: Array<string | number>;
+}
+
+/** Every object among a group's `values`, with pydantic's location; tagged unions add the tag. */
+function members(group: Json, loc: Array<string | number> = ['properties'], into: Member[] = []): Member[] {
+  if (!Array.isArray(group.values)) return into;
+  group.values.forEach((node: unknown, index) => {
+    if (!isJsonObject(node)) return;
+    const at = [...loc, 'values', index];
+    into.push({ node, loc: at });
+    if (node.type === 'AND' || node.type === 'OR') members(node, [...at, node.type], into);
+  });
+  return into;
+}
+
+/** pydantic's error dict for a member the discriminator cannot place, as Python prints it. */
+function tagError({ node, loc }: Member): string {
+  const where = `'loc': (${loc.map(pythonRepr).join(', ')})`;
+  if (!('type' in node)) {
+    return `{'type': 'union_tag_not_found', ${where}, 'msg': "Unable to extract tag using discriminator 'type'", 'input': ${pythonRepr(node)}, 'ctx': {'discriminator': "'type'"}, 'url': '${PYDANTIC_ERRORS}union_tag_not_found'}`;
+  }
+  const tag = pythonStr(node.type);
+  const msg = `Input tag '${tag}' found using 'type' does not match any of the expected tags: ${EXPECTED_TAGS}`;
+  const ctx = pythonRepr({ discriminator: "'type'", tag, expected_tags: EXPECTED_TAGS });
+  return `{'type': 'union_tag_invalid', ${where}, 'msg': ${pythonRepr(msg)}, 'input': ${pythonRepr(node)}, 'ctx': ${ctx}, 'url': '${PYDANTIC_ERRORS}union_tag_invalid'}`;
+}
+
+/**
+ * The shape check. Missing-key messages win over other shape problems, as PostHog picks them out
+ * first; then members of no known kind, which PostHog reports as `str(exc.errors())`, pydantic's
+ * raw list (`_cohort_error_message`'s fallback). Hoglet lists the tag errors only: pydantic's other
+ * complaints (extra keys, say) are not mirrored.
+ */
 function checkShape(raw: unknown): asserts raw is { properties: Json } {
   if (!isJsonObject(raw) || !isJsonObject(raw.properties)) throw validationError(SHAPE_ERROR, 'filters');
   // Filters sit inside the top group; a bare filter there is a shape error, not a missing key.
-  for (const leaf of isGroup(raw.properties) ? leaves(raw.properties) : []) {
-    const message = missingKeys(leaf);
+  const all = isGroup(raw.properties) ? members(raw.properties) : [];
+  for (const { node } of all) {
+    const message = missingKeys(node);
     if (message) throw validationError(message, 'filters');
   }
+  const untagged = all.filter(({ node }) => !MEMBER_TAGS.includes(node.type));
+  if (untagged.length > 0) throw validationError(`[${untagged.map(tagError).join(', ')}]`, 'filters');
   checkGroup(raw.properties);
 }
 

@@ -78,6 +78,10 @@ describe('the web app in Chromium', () => {
       expect(properties).toContain(value);
     }
     expect(ui.page.url()).toContain('event_id=');
+    // The distinct id, as text, leads to its person.
+    const person = detail.getByTestId('event-person');
+    expect(await person.textContent()).toBe('<b>person</b>');
+    expect(await person.getAttribute('href')).toBe(`/project/${ui.env}/person/${encodeURIComponent('<b>person</b>')}`);
     // The drawer slides in: the screenshot waits for it to stop.
     await ui.page.waitForFunction(() => (globalThis as any).document.getAnimations().length === 0);
     await screenshot(ui.page, 'activity-event');

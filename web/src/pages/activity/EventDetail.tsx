@@ -1,9 +1,13 @@
-import { Drawer, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Drawer, Stack, Table, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
 import type { EventRow } from '../../api/types';
+import { useEnvironment } from '../../shell/ProjectScope';
+import { personPath } from '../persons/format';
 import { displayValue } from './EventsTable';
 
-/** One event in full: its fields and every property, each value as text. */
+/** One event in full: its fields (the distinct id a link to its person) and every property, each value as text. */
 export function EventDetail({ event, onClose }: { event: EventRow | undefined; onClose: () => void }) {
+  const environment = useEnvironment();
   const properties = Object.entries(event?.properties ?? {}).sort(([a], [b]) => a.localeCompare(b));
   return (
     <Drawer opened={event !== undefined} onClose={onClose} position="right" size="lg" title="Event">
@@ -16,7 +20,11 @@ export function EventDetail({ event, onClose }: { event: EventRow | undefined; o
             <Table.Tbody>
               <Table.Tr>
                 <Table.Th w={180}>distinct id</Table.Th>
-                <Table.Td className="mono">{event.distinct_id}</Table.Td>
+                <Table.Td className="mono">
+                  <Anchor component={Link} to={personPath(environment.id, event.distinct_id)} data-testid="event-person">
+                    {event.distinct_id}
+                  </Anchor>
+                </Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>time</Table.Th>

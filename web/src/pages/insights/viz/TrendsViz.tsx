@@ -1,10 +1,9 @@
 import { isTotalDisplay, type TrendsQuery, type TrendsResult } from '../../../api/insights';
 import { useInsightQuery } from '../../../api/insights';
-import { BarValueChart } from './BarValueChart';
 import { BoldNumber } from './BoldNumber';
 import { InsightAnswer } from './InsightAnswer';
-import { PieChart } from './PieChart';
 import { SeriesLegend } from './SeriesLegend';
+import { TotalsChart } from './TotalsChart';
 import { TrendsChart } from './TrendsChart';
 import { TrendsTableViz } from './TrendsTableViz';
 
@@ -30,7 +29,7 @@ function Display({ source, results, height }: { source: TrendsQuery; results: Tr
   if (display === 'ActionsPie') {
     return (
       <>
-        <PieChart results={results} height={height} />
+        <TotalsChart results={results} height={height} as="pie" />
         <SeriesLegend results={results.filter((r) => r.compare_label !== 'previous')} />
       </>
     );
@@ -39,7 +38,7 @@ function Display({ source, results, height }: { source: TrendsQuery; results: Tr
   if (display === 'ActionsBarValue' || isTotalDisplay(display)) {
     return (
       <>
-        <BarValueChart results={results} height={height} />
+        <TotalsChart results={results} height={height} as="bars" />
         <SeriesLegend results={results} />
       </>
     );

@@ -295,6 +295,16 @@ describe('cohorts in the web app', () => {
     expect(await ui.page.getByText('Cohort name cannot be empty').count()).toBe(0);
     expect(ui.page.url()).toBe(`${server.url}/project/${ui.env}/cohorts/new`);
     expect((await server.request(`/api/projects/${server.bootstrap.project.id}/cohorts/`)).body.count).toBe(0);
+    // The environment's person properties are offered as one types.
+    await ui.page.getByLabel('Property', { exact: true }).fill('pl');
+    await expect
+      .poll(() =>
+        ui.page
+          .getByTestId('person-property-names')
+          .locator('option')
+          .evaluateAll((os) => os.map((o) => o.getAttribute('value'))),
+      )
+      .toContain('plan');
     await ui.page.getByLabel('Property', { exact: true }).fill('plan');
     await ui.page.getByLabel('Value').fill('pro');
     await screenshot(ui.page, 'cohort-new');

@@ -283,12 +283,12 @@ export function useEventDefinitions(environmentId: number, search: string) {
 }
 
 /** Event property names for the pickers; `numerical` for the property maths. */
-export function usePropertyDefinitions(environmentId: number, search: string, numerical = false) {
-  const params = new URLSearchParams({ limit: '100', type: 'event' });
+export function usePropertyDefinitions(environmentId: number, search: string, numerical = false, type: 'event' | 'person' = 'event') {
+  const params = new URLSearchParams({ limit: '100', type });
   if (search) params.set('search', search);
   if (numerical) params.set('is_numerical', 'true');
   return useQuery({
-    queryKey: ['definitions', environmentId, 'properties', search, numerical],
+    queryKey: ['definitions', environmentId, 'properties', type, search, numerical],
     queryFn: ({ signal }) =>
       api<Paginated<PropertyDefinition>>(`/api/environments/${environmentId}/property_definitions/?${params}`, { signal }),
     placeholderData: keepPreviousData,

@@ -1,7 +1,24 @@
 import { ActionIcon, Group, NativeSelect, TextInput } from '@mantine/core';
+import { useId } from 'react';
 import type { FieldValues, Path, PathValue, UseFormRegister, UseFormSetValue, UseFormWatch } from 'react-hook-form';
+import { usePropertyDefinitions } from '../../api/insights';
 import { isValueless, PROPERTY_OPERATORS } from '../../api/operators';
+import { useEnvironment } from '../../shell/ProjectScope';
 import { COHORT_OPERATORS } from './flag-form';
+
+/** The environment's person property names matching what is typed, offered under the property field. */
+function PersonPropertyNames({ id, typed }: { id: string; typed: string }) {
+  const environment = useEnvironment();
+  const definitions = usePropertyDefinitions(environment.id, typed.trim(), false, 'person');
+  const names = [...new Set((definitions.data?.results ?? []).map((d) => d.name))];
+  return (
+    <datalist id={id} data-testid="person-property-names">
+      {names.map((name) => (
+        <option key={name} value={name} />
+      ))}
+    </datalist>
+  );
+}
 
 /**
  * One property filter of a form (a release condition's, a cohort rule's): type (when cohorts may
@@ -29,6 +46,9 @@ export function PropertyFilterRow<F extends FieldValues>({
   onRemove: () => void;
 }) {
   const field = (part: string) => `${name}.${part}` as Path<F>;
+  const namesId = useId();
+  // Group flags' rows name the group's properties: no person names to offer there.
+  const suggest = propertyLabel === 'Person property';
   const type = (watch(field('type')) as string | undefined) ?? 'person';
   const operator = (watch(field('operator')) as string | undefined) ?? 'exact';
   return (
@@ -65,10 +85,13 @@ export function PropertyFilterRow<F extends FieldValues>({
         </>
       ) : (
         <>
+          {suggest && <PersonPropertyNames id={namesId} typed={(watch(field('key')) as string | undefined) ?? ''} />}
           <TextInput
             aria-label="Property"
             placeholder="property, e.g. email"
             w={200}
+            list={suggest ? namesId : undefined}
+            autoComplete="off"
             error={keyError}
             {...register(field('key'), {
               validate: (key: unknown) => String(key ?? '').trim() !== '' || 'Name a property, or remove this filter',

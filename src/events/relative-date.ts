@@ -6,17 +6,13 @@
  * no such unit is silently now. Wall times are UTC-like milliseconds (see lib/zoned-time.ts).
  */
 import { DAY_MS, HOUR_MS, toWall } from '../lib/zoned-time.js';
+import { utcTime } from '../posthog/date-grammar.js';
 import { pyInt } from '../posthog/python-values.js';
 
 /** A date Python's datetime cannot hold (years 1-9999): PostHog fails with a server error there. */
 export class DateOutOfRangeError extends Error {}
 
 const MINUTE_MS = 60_000;
-
-/** Date.UTC without its 0-99 → 1900s mapping. */
-function utc(year: number, month: number, day: number, ms = 0): number {
-  return new Date(0).setUTCFullYear(year, month - 1, day) + ms;
-}
 
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const daysIn = (y: number, m: number) => [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
@@ -103,7 +99,7 @@ function isoDateUncommon(s: string): [number[], number] {
     }
     if (!(week > 0 && week < 54) || !(day > 0 && day < 8)) throw new RangeError('Invalid week');
     validYear(year);
-    const jan4 = utc(year, 1, 4);
+    const jan4 = utcTime(year, 1, 4);
     const isoWeekday = ((new Date(jan4).getUTCDay() + 6) % 7) + 1;
     base = inRange(jan4 - (isoWeekday - 1) * DAY_MS + ((week - 1) * 7 + (day - 1)) * DAY_MS);
   } else {
@@ -112,7 +108,7 @@ function isoDateUncommon(s: string): [number[], number] {
     pos += 3;
     if (ordinal < 1 || ordinal > 365 + (isLeap(year) ? 1 : 0)) throw new RangeError('Invalid ordinal day');
     validYear(year);
-    base = inRange(utc(year, 1, 1) + (ordinal - 1) * DAY_MS);
+    base = inRange(utcTime(year, 1, 1) + (ordinal - 1) * DAY_MS);
   }
   const d = new Date(base);
   return [[d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()], pos];
@@ -180,7 +176,7 @@ export function isoparse(s: string): IsoParsed | null {
     if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
     if (hour < 0 || hour > 24 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
     // 24:00 is the next day's midnight: a timedelta past 9999-12-31 overflows (a server error there).
-    const wall = utc(year, month, day, (hour === 24 ? 0 : hour) * HOUR_MS + minute * MINUTE_MS + second * 1000 + micro / 1000);
+    const wall = utcTime(year, month, day) + (hour === 24 ? 0 : hour) * HOUR_MS + minute * MINUTE_MS + second * 1000 + micro / 1000;
     return { wall: hour === 24 ? inRange(wall + DAY_MS) : wall, offset };
   } catch (error) {
     if (error instanceof DateOutOfRangeError) throw error;
@@ -193,7 +189,7 @@ function strptimeDate(s: string): number | null {
   const m = /^([0-9]{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12][0-9]|0[1-9]|[1-9]| [1-9])$/.exec(s);
   if (!m) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3]!.trim())];
-  return year >= 1 && day <= daysIn(year, month) ? utc(year, month, day) : null;
+  return year >= 1 && day <= daysIn(year, month) ? utcTime(year, month, day) : null;
 }
 
 /** `relativedelta` fields, as `get_delta_mapping_for` sets them. */
@@ -257,7 +253,7 @@ function subtractDelta(wall: number, delta: Delta): number {
     (delta.second ?? d.getUTCSeconds()) * 1000 +
     (delta.microsecond !== undefined ? delta.microsecond / 1000 : d.getUTCMilliseconds() + (wall % 1));
   const back = (delta.days ?? 0) * DAY_MS + (delta.hours ?? 0) * HOUR_MS + (delta.minutes ?? 0) * MINUTE_MS + (delta.seconds ?? 0) * 1000;
-  return inRange(utc(year, month, day, time) - back);
+  return inRange(utcTime(year, month, day) + time - back);
 }
 
 /**

@@ -228,12 +228,29 @@ describe('group aggregation', () => {
   it('a flag matched by a group type filters on the group’s properties and is judged per group', async () => {
     await storeGroup(server, 'organization', 'acme', { tier: 'enterprise' });
     await storeGroup(server, 'organization', 'corner-shop', { tier: 'free' });
+    // A property of the type's, known from an event.
+    await server.ingest([
+      {
+        event: '$groupidentify',
+        distinct_id: 'bo',
+        properties: { $group_type: 'organization', $group_key: 'acme', $group_set: { region: 'eu' } },
+      },
+    ]);
     await ui.page.goto(`${server.url}/project/${ui.env}/feature_flags/new`);
     await ui.page.getByLabel('Key').fill('org-beta');
     await ui.page.getByLabel('Match by').selectOption({ label: 'organization(s)' });
     await ui.page.getByRole('button', { name: 'Add property filter' }).click();
     // Group flags take the group's properties only: no cohort choice.
     expect(await ui.page.getByLabel('Filter type').count()).toBe(0);
+    // The type's property names are offered, not persons': nothing typed yet, every name it has, and
+    // no person's (the persons here have a plan).
+    const offered = () =>
+      ui.page
+        .getByTestId('property-names')
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    await expect.poll(offered).toContain('region');
+    expect(await offered()).not.toContain('plan');
     await ui.page.getByLabel('Property', { exact: true }).fill('tier');
     await ui.page.getByLabel('Value').fill('enterprise');
     await ui.page.getByLabel('Roll out to (% of organization)').fill('100');
@@ -300,7 +317,7 @@ describe('cohorts in the web app', () => {
     await expect
       .poll(() =>
         ui.page
-          .getByTestId('person-property-names')
+          .getByTestId('property-names')
           .locator('option')
           .evaluateAll((os) => os.map((o) => o.getAttribute('value'))),
       )

@@ -283,12 +283,16 @@ export function useEventDefinitions(environmentId: number, search: string) {
 }
 
 /** Event property names for the pickers; `numerical` for the property maths. */
-export function usePropertyDefinitions(environmentId: number, search: string, numerical = false, type: 'event' | 'person' = 'event') {
-  const params = new URLSearchParams({ limit: '100', type });
+/** Whose properties: events', persons', or a group type's (by its index). */
+export type PropertyOwner = 'event' | 'person' | { group: number };
+
+export function usePropertyDefinitions(environmentId: number, search: string, numerical = false, owner: PropertyOwner = 'event') {
+  const params = new URLSearchParams({ limit: '100', type: typeof owner === 'string' ? owner : 'group' });
+  if (typeof owner !== 'string') params.set('group_type_index', String(owner.group));
   if (search) params.set('search', search);
   if (numerical) params.set('is_numerical', 'true');
   return useQuery({
-    queryKey: ['definitions', environmentId, 'properties', type, search, numerical],
+    queryKey: ['definitions', environmentId, 'properties', owner, search, numerical],
     queryFn: ({ signal }) =>
       api<Paginated<PropertyDefinition>>(`/api/environments/${environmentId}/property_definitions/?${params}`, { signal }),
     placeholderData: keepPreviousData,

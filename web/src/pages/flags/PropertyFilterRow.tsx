@@ -1,18 +1,18 @@
 import { ActionIcon, Group, NativeSelect, TextInput } from '@mantine/core';
 import { useId } from 'react';
 import type { FieldValues, Path, PathValue, UseFormRegister, UseFormSetValue, UseFormWatch } from 'react-hook-form';
-import { usePropertyDefinitions } from '../../api/insights';
+import { usePropertyDefinitions, type PropertyOwner } from '../../api/insights';
 import { isValueless, PROPERTY_OPERATORS } from '../../api/operators';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { COHORT_OPERATORS } from './flag-form';
 
-/** The environment's person property names matching what is typed, offered under the property field. */
-function PersonPropertyNames({ id, typed }: { id: string; typed: string }) {
+/** The environment's property names (persons' or a group type's) matching what is typed, offered under the property field. */
+function PropertyNames({ id, typed, owner }: { id: string; typed: string; owner: PropertyOwner }) {
   const environment = useEnvironment();
-  const definitions = usePropertyDefinitions(environment.id, typed.trim(), false, 'person');
+  const definitions = usePropertyDefinitions(environment.id, typed.trim(), false, owner);
   const names = [...new Set((definitions.data?.results ?? []).map((d) => d.name))];
   return (
-    <datalist id={id} data-testid="person-property-names">
+    <datalist id={id} data-testid="property-names">
       {names.map((name) => (
         <option key={name} value={name} />
       ))}
@@ -31,6 +31,7 @@ export function PropertyFilterRow<F extends FieldValues>({
   setValue,
   cohorts,
   propertyLabel = 'Person property',
+  groupTypeIndex = null,
   keyError,
   onRemove,
 }: {
@@ -41,14 +42,14 @@ export function PropertyFilterRow<F extends FieldValues>({
   /** The cohorts a filter may name; without it, only properties. */
   cohorts?: { id: number; name: string }[];
   propertyLabel?: string;
+  /** The group type whose properties the row names (a group flag's); else a person's. */
+  groupTypeIndex?: number | null;
   /** The form's error for the property's name (it must be given: a blank one matches no one). */
   keyError?: string;
   onRemove: () => void;
 }) {
   const field = (part: string) => `${name}.${part}` as Path<F>;
   const namesId = useId();
-  // Group flags' rows name the group's properties: no person names to offer there.
-  const suggest = propertyLabel === 'Person property';
   const type = (watch(field('type')) as string | undefined) ?? 'person';
   const operator = (watch(field('operator')) as string | undefined) ?? 'exact';
   return (
@@ -85,12 +86,16 @@ export function PropertyFilterRow<F extends FieldValues>({
         </>
       ) : (
         <>
-          {suggest && <PersonPropertyNames id={namesId} typed={(watch(field('key')) as string | undefined) ?? ''} />}
+          <PropertyNames
+            id={namesId}
+            typed={(watch(field('key')) as string | undefined) ?? ''}
+            owner={groupTypeIndex === null ? 'person' : { group: groupTypeIndex }}
+          />
           <TextInput
             aria-label="Property"
             placeholder="property, e.g. email"
             w={200}
-            list={suggest ? namesId : undefined}
+            list={namesId}
             autoComplete="off"
             error={keyError}
             {...register(field('key'), {

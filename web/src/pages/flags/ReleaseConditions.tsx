@@ -16,6 +16,7 @@ function Condition({ form, index, cohorts, groupTypeName, onRemove }: Props & { 
   const properties = useFieldArray({ control: form.control, name: `conditions.${index}.properties` });
   const multivariate = form.watch('multivariate');
   const variants = form.watch('variants');
+  const aggregation = form.watch('aggregation');
   const subject = groupTypeName ?? 'users';
   return (
     <Paper withBorder p="sm" data-testid="condition">
@@ -43,6 +44,7 @@ function Condition({ form, index, cohorts, groupTypeName, onRemove }: Props & { 
             // Group flags filter on the group's properties only (PostHog refuses cohorts there).
             cohorts={groupTypeName ? undefined : cohorts}
             propertyLabel={groupTypeName ? `${groupTypeName} property` : 'Person property'}
+            groupTypeIndex={groupTypeName ? Number(aggregation) : null}
             keyError={form.getFieldState(`conditions.${index}.properties.${p}.key`, form.formState).error?.message}
             onRemove={() => properties.remove(p)}
           />

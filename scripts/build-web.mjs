@@ -22,7 +22,13 @@ const STAMP = '.build-stamp';
  * section list, the API key scopes, PostHog's date grammar; dependency-free, the only ones
  * eslint.config.js lets web/ import), and the lock file (a library's version is part of the build).
  */
-export const ALSO = ['src/web-app/sections.ts', 'src/auth/scopes.ts', 'src/posthog/date-grammar.ts', 'package-lock.json'];
+export const ALSO = [
+  'src/web-app/sections.ts',
+  'src/auth/scopes.ts',
+  'src/posthog/date-grammar.ts',
+  'src/posthog/trends-displays.ts',
+  'package-lock.json',
+];
 
 /** web/'s files (relative to the checkout), without its build output and its notes. */
 function webFiles(folder = 'web', found = []) {

@@ -9,6 +9,7 @@ import { readBreakdownLimit, readDateRange, readEventBreakdown, readInterval } f
 import { INTERVALS, type Interval, type TrendsWindow } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 import { isReadableCompareTo } from './core/compare-period.js';
+import { SERIES_DISPLAYS, TOTAL_DISPLAYS, UNSUPPORTED_DISPLAYS } from '../posthog/trends-displays.js';
 
 export { TrendsQueryError, INTERVALS, type Interval, type TrendsWindow };
 
@@ -141,11 +142,6 @@ export function readTrendsQuery(query: unknown): TrendsQuery {
     compare,
   };
 }
-
-/** PostHog's ChartDisplayType values Hoglet computes: by interval, or one value over the range. */
-const SERIES_DISPLAYS = ['ActionsLineGraph', 'ActionsBar', 'ActionsStackedBar', 'ActionsAreaGraph'];
-const TOTAL_DISPLAYS = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap'];
-const UNSUPPORTED_DISPLAYS = ['CalendarHeatmap', 'BoxPlot'];
 
 /** `trendsFilter.display`: by interval (the default line graph), running sums by interval, or totals over the range. */
 function readDisplay(source: Record<string, unknown>, attr: (name: string) => string): 'series' | 'cumulative' | 'total' {

@@ -7,6 +7,7 @@ import { api, type Paginated } from './client';
 import type { PropertyFilter } from './types';
 import type { UserBasic } from './flags';
 import type { FunnelTrendsResult } from '../../../src/insights/funnel-trends';
+import { TOTAL_DISPLAYS } from '../../../src/posthog/trends-displays';
 
 export interface DateRange {
   date_from: string | null;
@@ -44,8 +45,7 @@ export type Interval = 'hour' | 'day' | 'week' | 'month';
 export type TrendsDisplay =
   'ActionsLineGraph' | 'ActionsLineGraphCumulative' | 'ActionsBar' | 'ActionsBarValue' | 'ActionsPie' | 'BoldNumber' | 'ActionsTable';
 
-/** Displays PostHog answers with one total a series over the range (no points over time), as src/insights/trends.ts reads them. */
-const TOTAL_DISPLAYS: readonly string[] = ['BoldNumber', 'ActionsPie', 'ActionsBarValue', 'ActionsTable', 'WorldMap'];
+/** Whether a display answers one total a series over the range (no points over time), as the server reads it. */
 export const isTotalDisplay = (display: string): boolean => TOTAL_DISPLAYS.includes(display);
 export type FunnelVizType = 'steps' | 'time_to_convert' | 'trends';
 export type WindowUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
@@ -282,10 +282,10 @@ export function useEventDefinitions(environmentId: number, search: string) {
   });
 }
 
-/** Event property names for the pickers; `numerical` for the property maths. */
 /** Whose properties: events', persons', or a group type's (by its index). */
 export type PropertyOwner = 'event' | 'person' | { group: number };
 
+/** Property names for the pickers, events' unless `owner` says whose; `numerical` for the property maths. */
 export function usePropertyDefinitions(environmentId: number, search: string, numerical = false, owner: PropertyOwner = 'event') {
   const params = new URLSearchParams({ limit: '100', type: typeof owner === 'string' ? owner : 'group' });
   if (typeof owner !== 'string') params.set('group_type_index', String(owner.group));

@@ -34,8 +34,8 @@ function Display({ source, results, height }: { source: TrendsQuery; results: Tr
       </>
     );
   }
-  // PostHog's other totals (its world map) as bars of the same totals: the answer has no points to draw a line through.
-  if (display === 'ActionsBarValue' || isTotalDisplay(display)) {
+  // Total value bars, and PostHog's other totals (its world map) as those bars: the answer has no points to draw a line through.
+  if (isTotalDisplay(display)) {
     return (
       <>
         <TotalsChart results={results} height={height} as="bars" />

@@ -242,8 +242,9 @@ describe('group aggregation', () => {
     await ui.page.getByRole('button', { name: 'Add property filter' }).click();
     // Group flags take the group's properties only: no cohort choice.
     expect(await ui.page.getByLabel('Filter type').count()).toBe(0);
-    // The type's property names are offered, not persons': nothing typed yet, every name it has, and
-    // no person's (the persons here have a plan).
+    // The type's property names are offered, not persons', once the field is entered: nothing typed
+    // yet, every name it has, and no person's (the persons here have a plan).
+    await ui.page.getByLabel('Property', { exact: true }).focus();
     const offered = () =>
       ui.page
         .getByTestId('property-names')

@@ -1,5 +1,5 @@
 import { ActionIcon, Group, NativeSelect, TextInput } from '@mantine/core';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import type { FieldValues, Path, PathValue, UseFormRegister, UseFormSetValue, UseFormWatch } from 'react-hook-form';
 import { usePropertyDefinitions, type PropertyOwner } from '../../api/insights';
 import { isValueless, PROPERTY_OPERATORS } from '../../api/operators';
@@ -50,6 +50,8 @@ export function PropertyFilterRow<F extends FieldValues>({
 }) {
   const field = (part: string) => `${name}.${part}` as Path<F>;
   const namesId = useId();
+  // Names are asked for once the field is first entered, not for every row a form opens with.
+  const [suggesting, setSuggesting] = useState(false);
   const type = (watch(field('type')) as string | undefined) ?? 'person';
   const operator = (watch(field('operator')) as string | undefined) ?? 'exact';
   return (
@@ -86,17 +88,20 @@ export function PropertyFilterRow<F extends FieldValues>({
         </>
       ) : (
         <>
-          <PropertyNames
-            id={namesId}
-            typed={(watch(field('key')) as string | undefined) ?? ''}
-            owner={groupTypeIndex === null ? 'person' : { group: groupTypeIndex }}
-          />
+          {suggesting && (
+            <PropertyNames
+              id={namesId}
+              typed={(watch(field('key')) as string | undefined) ?? ''}
+              owner={groupTypeIndex === null ? 'person' : { group: groupTypeIndex }}
+            />
+          )}
           <TextInput
             aria-label="Property"
             placeholder="property, e.g. email"
             w={200}
             list={namesId}
             autoComplete="off"
+            onFocus={() => setSuggesting(true)}
             error={keyError}
             {...register(field('key'), {
               validate: (key: unknown) => String(key ?? '').trim() !== '' || 'Name a property, or remove this filter',

@@ -7,12 +7,12 @@ import type { FunnelTrendsCell } from './funnel-trends.js';
 import { bucketStart, filterCondition } from './trends-store.js';
 import type { TrendsWindow } from './trends-window.js';
 
-function filtersCondition(filters: readonly PropertyFilterInput[]): ChSql {
+export function filtersCondition(filters: readonly PropertyFilterInput[]): ChSql {
   const conditions = filters.map(filterCondition).filter((c): c is ChSql => c !== null);
   return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
 }
 
-function stepCondition(step: FunnelStep): ChSql {
+export function stepCondition(step: FunnelStep): ChSql {
   const event = step.event === null ? raw('1') : ch`e.event = ${step.event}`;
   return ch`(${event} AND ${filtersCondition(step.properties)})`;
 }
@@ -64,6 +64,17 @@ function personPaths(engine: AnalyticsEngine, query: FunnelsQuery, range: { from
 }
 
 /**
+ * One row per person who did any step: the `person`, the breakdown value, their attempts (`paths`)
+ * and how many steps they reached (`level`, 0 without a first step). The counts and the funnel's
+ * actors (funnel-actors-store.ts) both read these rows, so the two cannot disagree.
+ */
+export function personLevels(engine: AnalyticsEngine, query: FunnelsQuery, range: { from: Date; to: Date }): ChSql {
+  return ch`
+          SELECT person, breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
+          FROM (${personPaths(engine, query, range)})`;
+}
+
+/**
  * One row per person who did the first step: the breakdown value, how many steps they reached
  * (`level`) and, per step k after the first, `time{k}` in seconds (with milliseconds) from step
  * k - 1, of one attempt: as PostHog's funnel UDF, the one that reached the furthest step first
@@ -77,15 +88,12 @@ function personRuns(engine: AnalyticsEngine, query: FunnelsQuery, range: { from:
       FROM (
         SELECT breakdown_value, level,
           arraySort(p -> (p[level], -p[1]), arrayFilter(p -> arrayCount(x -> x != 0, p) = level, paths))[1] AS best
-        FROM (
-          SELECT breakdown_value, paths, if(empty(paths), 0, arrayMax(arrayMap(p -> arrayCount(x -> x != 0, p), paths))) AS level
-          FROM (${personPaths(engine, query, range)})
-        )
+        FROM (${personLevels(engine, query, range)})
         WHERE level > 0
       )`;
 }
 
-async function run<T>(engine: AnalyticsEngine, teamId: number, query: FunnelsQuery, statement: ChSql): Promise<T[]> {
+export async function run<T>(engine: AnalyticsEngine, teamId: number, query: FunnelsQuery, statement: ChSql): Promise<T[]> {
   const { sql, params } = statement.compile();
   return engine.query<T>(sql, { ...params, team: teamId, window_ms: query.windowSeconds * 1000 });
 }

@@ -13,6 +13,8 @@ import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
 import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
 import { SURVEY_RUNNERS } from '../surveys/results/query-runner.js';
+import { readActorsQuery } from './actors-query.js';
+import { actorsAnswer } from './actors-service.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
@@ -42,7 +44,10 @@ const runEvents: Runner = async (ctx, team, source) => {
   return { ...(await runEventsQuery(ctx, team.id, effectiveTimezone(team.settings.timezone), query)) };
 };
 
+const runActors: Runner = (ctx, team, source, now) => actorsAnswer(ctx, team, readActorsQuery(source), now);
+
 export const QUERY_RUNNERS: Record<string, Runner> = {
+  ActorsQuery: runActors,
   EventsQuery: runEvents,
   TrendsQuery: runTrends,
   FunnelsQuery: runFunnels,

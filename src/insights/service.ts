@@ -202,6 +202,28 @@ export async function trendsAnswer(
   now: Date,
   zone: TrendsZone,
 ): Promise<{ results: TrendsResult[]; window: TrendsWindow }> {
+  const periods = await trendsPeriods(analytics, teamId, query, now, zone);
+  query = periods.query;
+  const { window, previousWindow } = periods;
+  if (previousWindow === null) return { results: await computeTrends(analytics, teamId, query, window), window };
+  const [current, before] = await Promise.all([
+    computeTrends(analytics, teamId, query, window),
+    computeTrends(analytics, teamId, query, previousWindow),
+  ]);
+  return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
+}
+
+/**
+ * The windows a trends query is answered over at `now`: the range's, and the previous period's
+ * with a comparison; each checked to be whole and the answer to be of a size that is computed.
+ */
+export async function trendsPeriods(
+  analytics: InsightStores['analytics'],
+  teamId: number,
+  query: TrendsQuery,
+  now: Date,
+  zone: TrendsZone,
+): Promise<{ query: TrendsQuery; window: TrendsWindow; previousWindow: TrendsWindow | null }> {
   query = { ...query, dateFrom: await resolvedFrom(analytics, teamId, query.dateFrom, now) };
   // PostHog reads a total-value display's range by day, whatever the interval.
   const interval = query.totalValue ? 'day' : query.interval;
@@ -217,12 +239,7 @@ export async function trendsAnswer(
   if (previousWindow !== null) checkWindowWhole(previousWindow, interval, query.totalValue);
   // A total-value display answers one value a series and breakdown value, whatever its range.
   checkTrendsAnswerSize(query, query.totalValue ? 1 : Math.max(window.buckets.length, previousWindow?.buckets.length ?? 0));
-  if (previousWindow === null) return { results: await computeTrends(analytics, teamId, query, window), window };
-  const [current, before] = await Promise.all([
-    computeTrends(analytics, teamId, query, window),
-    computeTrends(analytics, teamId, query, previousWindow),
-  ]);
-  return { results: [...labelPeriod(current, 'current'), ...labelPeriod(before, 'previous')], window };
+  return { query, window, previousWindow };
 }
 
 /** Whether an insight's query is a funnel (bare or in an InsightVizNode); anything else is read as trends. */

@@ -32,7 +32,7 @@ import type { TrendsMath, TrendsQuery, TrendsSeries } from './trends.js';
 
 const SOURCE: PropertySource = { column: 'e.properties', columnOf: materializedColumn };
 /** The environment's id, bound once for the whole statement (the person overrides' join uses it too). */
-const TEAM = '{team:Int64}';
+export const TEAM = '{team:Int64}';
 
 /** PostHog's trends result of the query over `window`: one entry per series (per breakdown value when broken down). */
 export async function computeTrends(
@@ -56,7 +56,7 @@ export async function earliestEvent(analytics: AnalyticsEngine, teamId: number):
   return row && Number(row.n) > 0 ? new Date(Number(row.first) * 1000) : null;
 }
 
-async function run<T>(analytics: AnalyticsEngine, teamId: number, statement: ChSql): Promise<T[]> {
+export async function run<T>(analytics: AnalyticsEngine, teamId: number, statement: ChSql): Promise<T[]> {
   const { sql, params } = statement.compile();
   return analytics.query<T>(sql, { ...params, team: teamId });
 }
@@ -80,7 +80,12 @@ export function filterCondition(filter: PropertyFilterInput): ChSql | null {
 
 /** The series' events from `from` (or the window's start) to the window's end. */
 function eventsWhere(query: TrendsQuery, series: TrendsSeries, window: TrendsWindow, from?: ChSql): ChSql {
-  const parts = [raw(`e.team_id = ${TEAM}`), from ?? ch`e.timestamp >= ${chTime(window.from)}`, ch`e.timestamp < ${chTime(window.to)}`];
+  return seriesEventsWhere(query, series, [from ?? ch`e.timestamp >= ${chTime(window.from)}`, ch`e.timestamp < ${chTime(window.to)}`]);
+}
+
+/** The series' events (its event and filters, the query's filters) within the `time` conditions. */
+export function seriesEventsWhere(query: TrendsQuery, series: TrendsSeries, time: ChSql[]): ChSql {
+  const parts = [raw(`e.team_id = ${TEAM}`), ...time];
   if (series.event !== null) parts.push(ch`e.event = ${series.event}`);
   for (const filter of [...query.properties, ...series.properties]) {
     const condition = filterCondition(filter);
@@ -106,12 +111,12 @@ export function bucketStart(interval: Interval, window: TrendsWindow, time: ChSq
 }
 
 /** The breakdown value: the property as text, PostHog's null label when missing, null or empty. */
-function breakdownValue(key: string): ChSql {
+export function breakdownValue(key: string): ChSql {
   return ch`coalesce(nullIf(${propertyText(SOURCE, key)}, ''), ${BREAKDOWN_NULL})`;
 }
 
 /** PostHog falls back to unique users for weekly active users by week or month, monthly ones by month. */
-function effectiveMath(math: TrendsMath, interval: Interval): TrendsMath {
+export function effectiveMath(math: TrendsMath, interval: Interval): TrendsMath {
   if (math === 'weekly_active' && (interval === 'week' || interval === 'month')) return 'dau';
   if (math === 'monthly_active' && interval === 'month') return 'dau';
   return math;
@@ -137,7 +142,7 @@ interface Ranked {
 }
 
 /** The `limit` breakdown values to show, by events in the window (most first, then by value), then BREAKDOWN_OTHER when more are left. */
-async function rankValues(analytics: AnalyticsEngine, teamId: number, key: string, limit: number, where: ChSql): Promise<string[]> {
+export async function rankValues(analytics: AnalyticsEngine, teamId: number, key: string, limit: number, where: ChSql): Promise<string[]> {
   const rows = await run<Ranked>(
     analytics,
     teamId,

@@ -5,6 +5,7 @@
  * the recording's metadata inside the same transaction, so the metadata is always that of the chunks
  * stored, and neither ingestion nor reading ever holds more than one chunk of a recording in memory.
  */
+import { chunks } from '../lib/chunks.js';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { Kysely } from 'kysely';
@@ -307,4 +308,22 @@ export async function viewedBy(db: Db, teamId: number, userId: number, sessionId
     .where('session_id', 'in', sessionIds)
     .execute();
   return new Set(rows.map((r) => r.session_id));
+}
+
+/** Which of these sessions have a recording, asked a batch at a time (a statement's parameters are bounded). */
+export async function recordedSessions(db: Db, teamId: number, sessionIds: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const chunk of chunks(
+    [...new Set(sessionIds)].filter((id) => id !== ''),
+    500,
+  )) {
+    const rows = await db
+      .selectFrom('session_recordings')
+      .select('session_id')
+      .where('team_id', '=', teamId)
+      .where('session_id', 'in', chunk)
+      .execute();
+    for (const row of rows) found.add(row.session_id);
+  }
+  return found;
 }

@@ -1,0 +1,198 @@
+/**
+ * PostHog's ActorsQuery over an insight (its persons modal): which value of which insight, and
+ * which page of its persons. Pure: reading and checking only; actors-service.ts answers it.
+ */
+import { isJsonObject } from '../lib/json-object.js';
+import { TrendsQueryError } from './query-error.js';
+import { readFunnelsQuery, type FunnelsQuery } from './funnels.js';
+import { readTrendsQuery, type TrendsQuery } from './trends.js';
+
+/** PostHog's page size for actors when none (or no positive one) is asked for, and the most a page holds: a larger limit is cut to it. */
+export const DEFAULT_ACTORS_LIMIT = 100;
+export const MAX_ACTORS_LIMIT = 10_000;
+
+/**
+ * The columns an actors page can hold: the person, how many of the value's events are theirs, the
+ * distinct ids those events were sent with, and the recorded sessions they fall in.
+ */
+export const ACTOR_COLUMNS = ['actor', 'event_count', 'event_distinct_ids', 'matched_recordings'] as const;
+export type ActorColumn = (typeof ACTOR_COLUMNS)[number];
+
+/** The orders PostHog's persons modal asks for; every actors page is in the first (most events first, then by uuid, descending). */
+const KNOWN_ORDERS = [['event_count DESC, actor_id DESC'], ['event_count DESC', 'actor_id DESC'], ['event_count DESC'], []];
+
+/** One value of a trends answer, as the persons modal names it. */
+export interface TrendsActorsSource {
+  kind: 'trends';
+  query: TrendsQuery;
+  /** When the value's bucket starts (a `days` entry, or an ISO date-time); null for a total-value display (the whole range). */
+  day: string | null;
+  series: number;
+  /** null without a breakdown. */
+  breakdown: string | null;
+  compare: 'current' | 'previous';
+}
+
+/** A funnel step's persons: those who reached step `step` (1-based), or with `step` negative those who reached the step before -step but not it. */
+export interface FunnelsActorsSource {
+  kind: 'funnels';
+  query: FunnelsQuery;
+  step: number;
+  /** The breakdown value whose persons are asked for; null for all of them. */
+  breakdown: string | null;
+}
+
+export interface ActorsQuery {
+  source: TrendsActorsSource | FunnelsActorsSource;
+  select: ActorColumn[];
+  limit: number;
+  offset: number;
+}
+
+/** What the stores find of one actor: the person's uuid and, of the events that make them one, their count, distinct ids and (up to 100) sessions. */
+export interface ActorRow {
+  person: string;
+  eventCount: number;
+  distinctIds: string[];
+  events: Array<{ timestamp: string; uuid: string; sessionId: string; windowId: string }>;
+}
+
+const attrOf = (name: string) => `query__${name}`;
+
+/** PostHog's paging: a missing, zero or negative limit is the default, a larger one the most a page holds. */
+function readPage(raw: Record<string, unknown>): { limit: number; offset: number } {
+  const whole = (value: unknown, name: string): number | null => {
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TrendsQueryError('A valid integer is required.', attrOf(name));
+    return value;
+  };
+  const limit = whole(raw.limit, 'limit');
+  const offset = whole(raw.offset, 'offset');
+  return {
+    limit: limit === null || limit <= 0 ? DEFAULT_ACTORS_LIMIT : Math.min(limit, MAX_ACTORS_LIMIT),
+    offset: offset === null || offset < 0 ? 0 : offset,
+  };
+}
+
+function readSelect(raw: unknown, kind: 'trends' | 'funnels'): ActorColumn[] {
+  const supported = ACTOR_COLUMNS.filter((column) => kind === 'trends' || (column !== 'event_count' && column !== 'event_distinct_ids'));
+  if (raw === undefined || raw === null) return ['actor'];
+  if (!Array.isArray(raw) || raw.length === 0) throw new TrendsQueryError('Expected a non-empty list of columns.', attrOf('select'));
+  const columns = raw.map((column, i) => {
+    if (!(supported as readonly unknown[]).includes(column)) {
+      throw new TrendsQueryError(
+        `Column ${JSON.stringify(column)} is not supported in a ${kind === 'trends' ? 'trends' : 'funnel'} insight's actors; supported: ${supported.join(', ')}.`,
+        attrOf(`select__${i}`),
+      );
+    }
+    return column as ActorColumn;
+  });
+  // PostHog adds the events' distinct ids to a trends value's columns.
+  return kind === 'trends' && !columns.includes('event_distinct_ids') ? [...columns, 'event_distinct_ids'] : columns;
+}
+
+function readOrderBy(raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  if (KNOWN_ORDERS.some((order) => JSON.stringify(order) === JSON.stringify(raw))) return;
+  throw new TrendsQueryError(
+    'Only an insight\'s own order of actors is supported: most events first (orderBy ["event_count DESC, actor_id DESC"] or none).',
+    attrOf('orderBy'),
+  );
+}
+
+/** A nested query's errors name their place under the actors query's source. */
+function nested<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof TrendsQueryError)
+      throw new TrendsQueryError(error.message, error.attr.replace(/^query__/, 'query__source__source__'));
+    throw error;
+  }
+}
+
+function readTrendsActorsSource(raw: Record<string, unknown>): TrendsActorsSource {
+  const query = nested(() => readTrendsQuery(raw.source));
+  const series = raw.series ?? 0;
+  if (typeof series !== 'number' || !Number.isInteger(series) || series < 0 || series >= query.series.length) {
+    throw new TrendsQueryError(`series must be the index of one of the query's ${query.series.length} series.`, attrOf('source__series'));
+  }
+  const day = raw.day ?? null;
+  if (day !== null && typeof day !== 'string') throw new TrendsQueryError('Not a valid string.', attrOf('source__day'));
+  if (day === null && !query.totalValue) {
+    throw new TrendsQueryError('day is required: when the bucket of the value whose persons are asked for starts.', attrOf('source__day'));
+  }
+  const compare = raw.compare ?? 'current';
+  if (compare !== 'current' && compare !== 'previous') {
+    throw new TrendsQueryError(`"${String(compare)}" is not a valid choice.`, attrOf('source__compare'));
+  }
+  if (compare === 'previous' && query.compare === null) {
+    throw new TrendsQueryError('compare is "previous" but the query has no comparison.', attrOf('source__compare'));
+  }
+  const breakdown = readBreakdownValue(raw.breakdown ?? null, query.breakdown !== null, 'source__breakdown');
+  return { kind: 'trends', query, day: query.totalValue ? null : day, series, breakdown, compare };
+}
+
+function readFunnelsActorsSource(raw: Record<string, unknown>): FunnelsActorsSource {
+  const query = nested(() => readFunnelsQuery(raw.source));
+  if (query.vizType !== 'steps') {
+    throw new TrendsQueryError(
+      "Only the actors of a funnel's steps are supported.",
+      attrOf('source__source__funnelsFilter__funnelVizType'),
+    );
+  }
+  const step = raw.funnelStep ?? null;
+  const n = query.steps.length;
+  if (typeof step !== 'number' || !Number.isInteger(step) || step === 0 || step === -1 || Math.abs(step) > n) {
+    throw new TrendsQueryError(
+      `funnelStep must be a step's number, 1 to ${n} for the persons who reached it, or -2 to -${n} for those who dropped off before it.`,
+      attrOf('source__funnelStep'),
+    );
+  }
+  const breakdown = readBreakdownValue(raw.funnelStepBreakdown ?? null, query.breakdown !== null, 'source__funnelStepBreakdown');
+  return { kind: 'funnels', query, step, breakdown };
+}
+
+/** The breakdown value as the answer names it (a number is read as its text; a one-item list as its item). */
+function readBreakdownValue(raw: unknown, brokenDown: boolean, name: string): string | null {
+  if (raw === null) return null;
+  if (!brokenDown) throw new TrendsQueryError(`${name.replace(/^source__/, '')} is given but the query has no breakdown.`, attrOf(name));
+  // PostHog's frontend sends a single breakdown's value alone or as a one-item list.
+  const value = Array.isArray(raw) && raw.length === 1 ? raw[0] : raw;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value !== 'string') throw new TrendsQueryError('Expected the breakdown value: a string, or a list of one.', attrOf(name));
+  return value;
+}
+
+/**
+ * Reads `{kind: 'ActorsQuery', source, select, orderBy, limit, offset}`, the source an
+ * InsightActorsQuery over a TrendsQuery or a FunnelsActorsQuery over a funnel's steps.
+ */
+export function readActorsQuery(raw: Record<string, unknown>): ActorsQuery {
+  const source = raw.source ?? null;
+  if (!isJsonObject(source)) {
+    throw new TrendsQueryError('source is required: the insight value whose persons are asked for.', attrOf('source'));
+  }
+  if (typeof raw.search === 'string' && raw.search.trim() !== '') {
+    throw new TrendsQueryError("Searching an insight's actors is not supported.", attrOf('search'));
+  }
+  readOrderBy(raw.orderBy);
+  let read: TrendsActorsSource | FunnelsActorsSource;
+  if (source.kind === 'InsightActorsQuery') {
+    if (!isJsonObject(source.source) || source.source.kind !== 'TrendsQuery') {
+      throw new TrendsQueryError(
+        "Only the actors of a TrendsQuery are supported here; a funnel's are a FunnelsActorsQuery.",
+        attrOf('source__source__kind'),
+      );
+    }
+    read = readTrendsActorsSource(source);
+  } else if (source.kind === 'FunnelsActorsQuery') {
+    read = readFunnelsActorsSource(source);
+  } else {
+    throw new TrendsQueryError(
+      `Actors of ${JSON.stringify(source.kind ?? null)} are not supported; supported: InsightActorsQuery, FunnelsActorsQuery.`,
+      attrOf('source__kind'),
+    );
+  }
+  return { source: read, select: readSelect(raw.select, read.kind), ...readPage(raw) };
+}

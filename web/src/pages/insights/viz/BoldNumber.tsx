@@ -1,13 +1,13 @@
-import { Group, Stack, Text } from '@mantine/core';
+import { Group, Stack, Text, UnstyledButton } from '@mantine/core';
 import type { TrendsResult } from '../../../api/insights';
 import { formatNumber, formatPercent } from './format';
-import { shownSeries, totalOf } from './series';
+import { shownSeries, totalOf, type ShownSeries } from './series';
 
 /**
  * PostHog's BoldNumber: each series' total over the range in large type; with the previous period,
  * its total and the change.
  */
-export function BoldNumber({ results }: { results: TrendsResult[] }) {
+export function BoldNumber({ results, onValue }: { results: TrendsResult[]; onValue?: (series: ShownSeries) => void }) {
   const series = shownSeries(results);
   const current = series.filter((s) => !s.previous);
   return (
@@ -17,9 +17,11 @@ export function BoldNumber({ results }: { results: TrendsResult[] }) {
         const change = before ? totalOf(s.result) - totalOf(before.result) : null;
         return (
           <Stack key={s.key} gap={0} align="center" data-testid="bold-number-series" data-label={s.label}>
-            <Text fz={48} fw={700} lh={1.1} data-testid="bold-number-value">
-              {formatNumber(totalOf(s.result))}
-            </Text>
+            <UnstyledButton onClick={onValue && (() => onValue(s))} disabled={!onValue} title={onValue ? 'Show the persons' : undefined}>
+              <Text fz={48} fw={700} lh={1.1} data-testid="bold-number-value">
+                {formatNumber(totalOf(s.result))}
+              </Text>
+            </UnstyledButton>
             <Text size="sm" c="dimmed" truncate="end" maw={320} title={s.label} data-testid="bold-number-label">
               {s.label}
             </Text>

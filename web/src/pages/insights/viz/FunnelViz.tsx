@@ -1,9 +1,11 @@
 import { Stack } from '@mantine/core';
+import { useState } from 'react';
 import type { FunnelsQuery, FunnelStepResult, FunnelTrendsResult, TimeToConvertResult } from '../../../api/insights';
 import { funnelStepsSource, useInsightQuery } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { Loading } from '../../../components/Loading';
-import { funnelGroups } from './funnel';
+import { funnelGroups, stepName, type FunnelGroup } from './funnel';
+import { PersonsModal, type PersonsOf } from './PersonsModal';
 import { FunnelSteps } from './FunnelSteps';
 import { FunnelTable } from './FunnelTable';
 import { FunnelTrendsChart } from './FunnelTrendsChart';
@@ -22,15 +24,30 @@ function StepsView({
   height: number;
   table: boolean;
 }) {
-  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, funnelStepsSource(source));
+  const stepsSource = funnelStepsSource(source);
+  const answer = useInsightQuery<FunnelStepResult[] | FunnelStepResult[][]>(environmentId, stepsSource);
+  const [persons, setPersons] = useState<PersonsOf | null>(null);
+  const onPersons = (group: FunnelGroup, step: number, reached: boolean) => {
+    const name = `${step + 1}. ${group.steps[step] ? stepName(group.steps[step]) : ''}`;
+    setPersons({
+      title: `${reached ? 'Reached' : 'Dropped off before'} ${name}${group.label === null ? '' : ` (${group.label})`}`,
+      source: {
+        kind: 'FunnelsActorsQuery',
+        source: stepsSource,
+        funnelStep: reached ? step + 1 : -(step + 1),
+        ...(group.breakdown ? { funnelStepBreakdown: group.breakdown } : {}),
+      },
+    });
+  };
   return (
     <InsightAnswer answers={[answer]} kind="FunnelsQuery" height={height} isEmpty={([{ results }]) => funnelGroups(results).length === 0}>
       {([{ results }]) => {
         const groups = funnelGroups(results);
         return (
           <Stack>
-            <FunnelSteps groups={groups} height={table ? undefined : height} />
+            <FunnelSteps groups={groups} height={table ? undefined : height} onPersons={onPersons} />
             {table && <FunnelTable groups={groups} />}
+            {persons && <PersonsModal environmentId={environmentId} of={persons} onClose={() => setPersons(null)} />}
           </Stack>
         );
       }}

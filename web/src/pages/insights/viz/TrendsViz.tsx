@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { isTotalDisplay, type TrendsQuery, type TrendsResult } from '../../../api/insights';
 import { useInsightQuery } from '../../../api/insights';
 import { BoldNumber } from './BoldNumber';
@@ -6,6 +7,8 @@ import { SeriesLegend } from './SeriesLegend';
 import { TotalsChart } from './TotalsChart';
 import { TrendsChart } from './TrendsChart';
 import { TrendsTableViz } from './TrendsTableViz';
+import { PersonsModal, type PersonsOf } from './PersonsModal';
+import { personsOf, type ShownSeries } from './series';
 
 /** A trends query, run and shown as its `trendsFilter.display` asks: line, bars, pie, number or table. */
 export function TrendsViz({ environmentId, source, height }: { environmentId: number; source: TrendsQuery; height: number }) {
@@ -18,18 +21,53 @@ function TrendsChartViz({ environmentId, source, height }: { environmentId: numb
   const answer = useInsightQuery<TrendsResult[]>(environmentId, source);
   return (
     <InsightAnswer answers={[answer]} kind="TrendsQuery" height={height} isEmpty={([{ results }]) => results.length === 0}>
-      {([{ results }]) => <Display source={source} results={results} height={height} />}
+      {([{ results }]) => <Display environmentId={environmentId} source={source} results={results} height={height} />}
     </InsightAnswer>
   );
 }
 
-function Display({ source, results, height }: { source: TrendsQuery; results: TrendsResult[]; height: number }) {
+/** The display asked for; a click on a value lists its persons (PostHog's persons modal). */
+function Display({
+  environmentId,
+  source,
+  results,
+  height,
+}: {
+  environmentId: number;
+  source: TrendsQuery;
+  results: TrendsResult[];
+  height: number;
+}) {
+  const [persons, setPersons] = useState<PersonsOf | null>(null);
+  const onTotal = (series: ShownSeries) => setPersons(personsOf(source, series, null));
+  const onValue = (series: ShownSeries, index: number) => setPersons(personsOf(source, series, index));
+  return (
+    <>
+      <Chart source={source} results={results} height={height} onTotal={onTotal} onValue={onValue} />
+      {persons && <PersonsModal environmentId={environmentId} of={persons} onClose={() => setPersons(null)} />}
+    </>
+  );
+}
+
+function Chart({
+  source,
+  results,
+  height,
+  onTotal,
+  onValue,
+}: {
+  source: TrendsQuery;
+  results: TrendsResult[];
+  height: number;
+  onTotal: (series: ShownSeries) => void;
+  onValue: (series: ShownSeries, index: number) => void;
+}) {
   const display = source.trendsFilter?.display ?? 'ActionsLineGraph';
-  if (display === 'BoldNumber') return <BoldNumber results={results} />;
+  if (display === 'BoldNumber') return <BoldNumber results={results} onValue={onTotal} />;
   if (display === 'ActionsPie') {
     return (
       <>
-        <TotalsChart results={results} height={height} as="pie" />
+        <TotalsChart results={results} height={height} as="pie" onValue={onTotal} />
         <SeriesLegend results={results.filter((r) => r.compare_label !== 'previous')} />
       </>
     );
@@ -38,14 +76,14 @@ function Display({ source, results, height }: { source: TrendsQuery; results: Tr
   if (isTotalDisplay(display)) {
     return (
       <>
-        <TotalsChart results={results} height={height} as="bars" />
+        <TotalsChart results={results} height={height} as="bars" onValue={onTotal} />
         <SeriesLegend results={results} />
       </>
     );
   }
   return (
     <>
-      <TrendsChart results={results} type={display === 'ActionsBar' ? 'bar' : 'line'} height={height} />
+      <TrendsChart results={results} type={display === 'ActionsBar' ? 'bar' : 'line'} height={height} onValue={onValue} />
       <SeriesLegend results={results} />
     </>
   );

@@ -6,6 +6,8 @@ export interface FunnelGroup {
   key: string;
   /** The breakdown value in words; null without a breakdown. */
   label: string | null;
+  /** The breakdown value as the answer gives it (`["Chrome"]`); absent without a breakdown. */
+  breakdown?: string[];
   steps: FunnelStepResult[];
 }
 
@@ -14,7 +16,8 @@ export function funnelGroups(results: FunnelStepResult[] | FunnelStepResult[][])
   if (!Array.isArray(results[0])) return [{ key: 'all', label: null, steps: results as FunnelStepResult[] }];
   return (results as FunnelStepResult[][]).map((steps, i) => {
     const value = steps[0]?.breakdown_value?.[0];
-    return { key: `${i}:${value ?? ''}`, label: breakdownLabel(value), steps };
+    const breakdown = steps[0]?.breakdown_value;
+    return { key: `${i}:${value ?? ''}`, label: breakdownLabel(value), ...(breakdown ? { breakdown } : {}), steps };
   });
 }
 

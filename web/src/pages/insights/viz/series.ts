@@ -1,5 +1,6 @@
 /** The trends series as the charts show them: a label each, current and previous periods apart. */
-import type { TrendsResult } from '../../../api/insights';
+import type { TrendsQuery, TrendsResult } from '../../../api/insights';
+import type { PersonsOf } from './PersonsModal';
 import { breakdownLabel } from './format';
 
 export interface ShownSeries {
@@ -49,3 +50,20 @@ export function shownSeries(results: TrendsResult[]): ShownSeries[] {
 
 /** A series' value over the whole range: PostHog's aggregated value when answered, else the buckets' sum. */
 export const totalOf = (result: TrendsResult): number => result.aggregated_value ?? result.count;
+
+/** The persons modal of a series' value: at bucket `index`, or over the whole range (a total display) when null. */
+export function personsOf(source: TrendsQuery, series: ShownSeries, index: number | null): PersonsOf {
+  const { result } = series;
+  const day = index === null ? undefined : result.days[index];
+  return {
+    title: index === null ? series.label : `${series.label} on ${result.labels[index] ?? day ?? ''}`,
+    source: {
+      kind: 'InsightActorsQuery',
+      source,
+      series: result.action.order,
+      ...(day !== undefined ? { day } : {}),
+      ...(result.breakdown_value !== undefined ? { breakdown: result.breakdown_value } : {}),
+      ...(result.compare_label ? { compare: result.compare_label } : {}),
+    },
+  };
+}

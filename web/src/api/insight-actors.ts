@@ -1,0 +1,83 @@
+/**
+ * The persons behind one value of an insight: PostHog's ActorsQuery over an InsightActorsQuery (a
+ * trends value) or a FunnelsActorsQuery (a funnel step), on `POST /api/environments/:id/query/`,
+ * a page at a time.
+ */
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { api } from './client';
+import type { FunnelsQuery, TrendsQuery } from './insights';
+
+/** What PostHog's persons modal asks about: a trends value or a funnel step. */
+export type ActorsSource =
+  | {
+      kind: 'InsightActorsQuery';
+      source: TrendsQuery;
+      /** The series' `action.order`. */
+      series: number;
+      /** The bucket's `days` entry; absent for a total over the range. */
+      day?: string;
+      breakdown?: string;
+      compare?: 'current' | 'previous';
+    }
+  | {
+      kind: 'FunnelsActorsQuery';
+      source: FunnelsQuery;
+      /** 1-based: the persons who reached the step; negative: those who dropped off before it. */
+      funnelStep: number;
+      funnelStepBreakdown?: string[];
+    };
+
+/** A person as an actors row shows them: `id` is the uuid. */
+export interface PersonActor {
+  id: string;
+  distinct_ids: string[];
+  properties?: Record<string, unknown>;
+  is_identified?: boolean;
+  created_at?: string;
+}
+
+export interface MatchedRecording {
+  session_id: string;
+  events: Array<{ timestamp: string; uuid: string; window_id: string }>;
+}
+
+export interface ActorsRow {
+  actor: PersonActor;
+  /** A trends value's events of the person; absent for a funnel step. */
+  eventCount?: number;
+  recordings: MatchedRecording[];
+}
+
+interface ActorsResponse {
+  results: unknown[][];
+  columns: string[];
+  hasMore: boolean;
+}
+
+export const ACTORS_PAGE = 100;
+
+export function useInsightActors(environmentId: number, source: ActorsSource) {
+  const trends = source.kind === 'InsightActorsQuery';
+  return useInfiniteQuery({
+    queryKey: ['insights', environmentId, 'actors', source],
+    initialPageParam: 0,
+    queryFn: async ({ pageParam, signal }) => {
+      const query = {
+        kind: 'ActorsQuery',
+        source: { ...source, includeRecordings: true },
+        select: trends ? ['actor', 'event_count', 'matched_recordings'] : ['actor', 'matched_recordings'],
+        limit: ACTORS_PAGE,
+        offset: pageParam,
+      };
+      const answer = await api<ActorsResponse>(`/api/environments/${environmentId}/query/`, { method: 'POST', body: { query }, signal });
+      const at = (name: string) => answer.columns.indexOf(name);
+      const rows = answer.results.map((row): ActorsRow => ({
+        actor: row[at('actor')] as PersonActor,
+        eventCount: trends ? (row[at('event_count')] as number) : undefined,
+        recordings: (row[at('matched_recordings')] as MatchedRecording[]) ?? [],
+      }));
+      return { rows, hasMore: answer.hasMore, offset: pageParam };
+    },
+    getNextPageParam: (last) => (last.hasMore ? last.offset + ACTORS_PAGE : undefined),
+  });
+}

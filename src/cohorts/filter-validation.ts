@@ -1,13 +1,13 @@
 /**
  * CohortSerializer.validate_filters: the shape of `{properties: {type, values}}` (PostHog checks
- * it with pydantic models and reports missing keys by name), the feature-flag rule for cohorts
+ * it with pydantic models, core/filter-models.ts), the feature-flag rule for cohorts
  * flags use (`_validate_feature_flag_constraints`), then references to other cohorts.
  */
 import type { AppContext } from '../context.js';
 import { listProjectFlags } from '../flags/store.js';
 import { validationError } from '../posthog/errors.js';
 import { isJsonObject } from '../lib/json-object.js';
-import { pythonRepr, pythonStr } from '../posthog/python-text.js';
+import { cohortErrorMessage, cohortFilterErrors } from './core/filter-models.js';
 import { getCohort, type Cohort } from './store.js';
 
 type Json = Record<string, unknown>;
@@ -24,97 +24,22 @@ function leaves(node: unknown, into: Json[] = []): Json[] {
   return into;
 }
 
-/** Fields each filter model requires, in declaration order (pydantic reports the first missing one). */
-const REQUIRED_FIELDS: Record<string, string[]> = {
-  behavioral: ['key', 'value', 'event_type'],
-  cohort: ['key', 'value'],
-  person: ['key'],
-};
-
-/**
- * PostHog's "Missing required keys for <kind> filter: ..." for one leaf, if any. A person filter
- * also needs `operator`, and `value` unless the operator is is_set / is_not_set
- * (PersonValueValidationMixin); JSON null counts as missing there.
- */
-function missingKeys(leaf: Json): string | undefined {
-  const kind = typeof leaf.type === 'string' ? leaf.type : '';
-  if (!Object.hasOwn(REQUIRED_FIELDS, kind)) return undefined;
-  const required = REQUIRED_FIELDS[kind]!;
-  const absent = required.find((field) => !(field in leaf));
-  if (absent) return `Missing required keys for ${kind} filter: ${absent}`;
-  if (kind !== 'person') return undefined;
-  const missing: string[] = [];
-  const operator = leaf.operator ?? null;
-  if ((leaf.value ?? null) === null && operator !== 'is_set' && operator !== 'is_not_set') missing.push('value');
-  if (operator === null) missing.push('operator');
-  return missing.length > 0 ? `Missing required keys for ${kind} filter: ${missing.join(', ')}` : undefined;
-}
-
-function checkGroup(group: unknown, depth = 0): void {
+/** What the models leave out: members that are no objects, `values` that are no list, keys that are no text. */
+function checkGroup(group: unknown): void {
   if (!isJsonObject(group)) throw validationError(SHAPE_ERROR, 'filters');
-  if (isGroup(group)) {
-    if (group.type !== 'AND' && group.type !== 'OR') throw validationError(SHAPE_ERROR, 'filters');
-    for (const value of group.values as unknown[]) checkGroup(value, depth + 1);
-    return;
-  }
-  if (depth === 0 || (typeof group.key !== 'string' && typeof group.key !== 'number')) throw validationError(SHAPE_ERROR, 'filters');
+  if (isGroup(group)) for (const value of group.values as unknown[]) checkGroup(value);
+  else if (typeof group.key !== 'string' && typeof group.key !== 'number') throw validationError(SHAPE_ERROR, 'filters');
 }
 
 /**
- * The tags of PostHog's `FilterOrGroup` union, as pydantic lists them: a member of a group's
- * `values` whose `type` is none of these (or that has no `type`) is refused, so a filter kind
- * Hoglet cannot judge (`event`, a typo) never lands and silently matches no one.
- */
-const MEMBER_TAGS: unknown[] = ['behavioral', 'cohort', 'person', 'person_metadata', 'AND', 'OR'];
-const EXPECTED_TAGS = MEMBER_TAGS.map((tag) => `'${String(tag)}'`).join(', ');
-/** PostHog pins pydantic 2.10; its error links name that minor version. */
-const PYDANTIC_ERRORS = 'https://errors.pydantic.dev/2.10/v/';
-
-interface Member {
-  node: Json;
-  loc: Array<string | number>;
-}
-
-/** Every object among a group's `values`, with pydantic's location; tagged unions add the tag. */
-function members(group: Json, loc: Array<string | number> = ['properties'], into: Member[] = []): Member[] {
-  if (!Array.isArray(group.values)) return into;
-  group.values.forEach((node: unknown, index) => {
-    if (!isJsonObject(node)) return;
-    const at = [...loc, 'values', index];
-    into.push({ node, loc: at });
-    if (node.type === 'AND' || node.type === 'OR') members(node, [...at, node.type], into);
-  });
-  return into;
-}
-
-/** pydantic's error dict for a member the discriminator cannot place, as Python prints it. */
-function tagError({ node, loc }: Member): string {
-  const where = `'loc': (${loc.map(pythonRepr).join(', ')})`;
-  if (!('type' in node)) {
-    return `{'type': 'union_tag_not_found', ${where}, 'msg': "Unable to extract tag using discriminator 'type'", 'input': ${pythonRepr(node)}, 'ctx': {'discriminator': "'type'"}, 'url': '${PYDANTIC_ERRORS}union_tag_not_found'}`;
-  }
-  const tag = pythonStr(node.type);
-  const msg = `Input tag '${tag}' found using 'type' does not match any of the expected tags: ${EXPECTED_TAGS}`;
-  const ctx = pythonRepr({ discriminator: "'type'", tag, expected_tags: EXPECTED_TAGS });
-  return `{'type': 'union_tag_invalid', ${where}, 'msg': ${pythonRepr(msg)}, 'input': ${pythonRepr(node)}, 'ctx': ${ctx}, 'url': '${PYDANTIC_ERRORS}union_tag_invalid'}`;
-}
-
-/**
- * The shape check. Missing-key messages win over other shape problems, as PostHog picks them out
- * first; then members of no known kind, which PostHog reports as `str(exc.errors())`, pydantic's
- * raw list (`_cohort_error_message`'s fallback). Hoglet lists the tag errors only: pydantic's other
- * complaints (extra keys, say) are not mirrored.
+ * The shape check: PostHog's pydantic models (core/filter-models.ts), their errors worded as
+ * `_cohort_error_message` words them (a missing key by name, else pydantic's raw list); then
+ * what they leave out, refused as a shape error.
  */
 function checkShape(raw: unknown): asserts raw is { properties: Json } {
   if (!isJsonObject(raw) || !isJsonObject(raw.properties)) throw validationError(SHAPE_ERROR, 'filters');
-  // Filters sit inside the top group; a bare filter there is a shape error, not a missing key.
-  const all = isGroup(raw.properties) ? members(raw.properties) : [];
-  for (const { node } of all) {
-    const message = missingKeys(node);
-    if (message) throw validationError(message, 'filters');
-  }
-  const untagged = all.filter(({ node }) => !MEMBER_TAGS.includes(node.type));
-  if (untagged.length > 0) throw validationError(`[${untagged.map(tagError).join(', ')}]`, 'filters');
+  const message = cohortErrorMessage(cohortFilterErrors(raw));
+  if (message !== undefined) throw validationError(message, 'filters');
   checkGroup(raw.properties);
 }
 

@@ -7,13 +7,14 @@ import { isJsonObject } from '../lib/json-object.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
 import { readFunnelsQuery } from './funnels.js';
 import { TrendsQueryError } from './query-error.js';
-import { funnelsAnswer, trendsAnswer, zoneOfTeam } from './service.js';
+import { funnelsAnswer, retentionAnswer, trendsAnswer, zoneOfTeam } from './service.js';
 import { readTrendsQuery } from './trends.js';
 import { EventsQueryError, readEventsQuery } from '../events/events-query.js';
 import { runEventsQuery } from '../events/events-query-store.js';
 import { WEB_ANALYTICS_RUNNERS } from '../web-analytics/runners.js';
 import { SURVEY_RUNNERS } from '../surveys/results/query-runner.js';
 import { readActorsQuery } from './actors-query.js';
+import { readRetentionQuery } from './retention.js';
 import { actorsAnswer } from './actors-service.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
@@ -44,11 +45,21 @@ const runEvents: Runner = async (ctx, team, source) => {
   return { ...(await runEventsQuery(ctx, team.id, effectiveTimezone(team.settings.timezone), query)) };
 };
 
+const runRetention: Runner = async (ctx, team, source, now) => {
+  const { results, window } = await retentionAnswer(ctx.analytics, team.id, readRetentionQuery(source), now, zoneOfTeam(team));
+  return {
+    results,
+    timezone: window.timezone,
+    resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
+  };
+};
+
 const runActors: Runner = (ctx, team, source, now) => actorsAnswer(ctx, team, readActorsQuery(source), now);
 
 export const QUERY_RUNNERS: Record<string, Runner> = {
   ActorsQuery: runActors,
   EventsQuery: runEvents,
+  RetentionQuery: runRetention,
   TrendsQuery: runTrends,
   FunnelsQuery: runFunnels,
   ...WEB_ANALYTICS_RUNNERS,

@@ -19,6 +19,9 @@ import { readTrendsQuery, TrendsQueryError, type TrendsQuery } from './trends.js
 import { checkTrendsAnswerSize, checkWindowWhole, type TrendsResult } from './trends-results.js';
 import { computeTrends } from './trends-store.js';
 import { firstEvent } from './first-event.js';
+import { insightKind, readInsightQuery } from './insight-queries.js';
+import { checkRetentionSize, readRetentionQuery, retentionResults, retentionWindow, type RetentionQuery } from './retention.js';
+import { countRetention } from './retention-store.js';
 import { trendsBounds, trendsWindow, windowBetween, type TrendsWindow, type TrendsZone } from './trends-window.js';
 import { labelPeriod, previousPeriod } from './core/compare-period.js';
 import { effectiveTimezone } from '../lib/zoned-time.js';
@@ -48,8 +51,7 @@ function readInsightBody(raw: unknown, existing?: Insight): { fields: InsightFie
   if (!existing && fields.query === null) throw validationError('This field is required.', 'query', 'required');
   if ('query' in body || !existing) {
     try {
-      if (isFunnelsQuery(fields.query)) readFunnelsQuery(fields.query);
-      else readTrendsQuery(fields.query);
+      readInsightQuery(fields.query);
     } catch (error) {
       if (error instanceof TrendsQueryError) throw validationError(error.message, error.attr);
       throw error;
@@ -281,17 +283,39 @@ export async function funnelsAnswer(
   return { results, window: range };
 }
 
+/** A retention query's cohorts at `now` and the window they cover (its periods, in the environment's zone). */
+export async function retentionAnswer(
+  analytics: InsightStores['analytics'],
+  teamId: number,
+  query: RetentionQuery,
+  now: Date,
+  zone: TrendsZone,
+) {
+  const dateFrom = query.dateFrom === null ? null : await resolvedFrom(analytics, teamId, query.dateFrom, now);
+  const window = retentionWindow({ ...query, dateFrom }, now, zone);
+  checkWindowWhole(window, query.period);
+  checkRetentionSize(query, window.buckets.length);
+  return { results: retentionResults(query, window, await countRetention(analytics, teamId, query, window)), window };
+}
+
 /** The result a saved insight shows: its trends or its funnel now, null when its query cannot run. */
 async function insightAnswer(stores: InsightStores, insight: Insight, now: Date, zone: TrendsZone) {
-  if (!isFunnelsQuery(insight.query)) return insightResult(stores, insight, now, zone);
-  let query;
+  const kind = insightKind(insight.query);
+  if (kind !== 'FunnelsQuery' && kind !== 'RetentionQuery') return insightResult(stores, insight, now, zone);
+  let answer: () => Promise<unknown>;
   try {
-    query = readFunnelsQuery(insight.query);
+    if (kind === 'RetentionQuery') {
+      const query = readRetentionQuery(insight.query);
+      answer = async () => (await retentionAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
+    } else {
+      const query = readFunnelsQuery(insight.query);
+      answer = async () => (await funnelsAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
+    }
   } catch {
     return null;
   }
   try {
-    return (await funnelsAnswer(stores.analytics, insight.teamId, query, now, zone)).results;
+    return await answer();
   } catch (error) {
     // As a trends insight's: a range grown past what an answer holds shows as one that cannot run.
     if (error instanceof TrendsQueryError) return null;

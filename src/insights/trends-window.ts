@@ -114,7 +114,7 @@ export function bucketStart(t: Date, interval: Interval, timezone = 'UTC', weekS
 }
 
 /** The start of the bucket after the one starting at instant `start`. */
-function nextBucket(start: number, interval: Interval, timezone: string): number {
+export function nextBucket(start: number, interval: Interval, timezone: string): number {
   if (interval === 'hour') {
     // Whole hours of elapsed time, realigned to the local hour (zones with half-hour DST shifts).
     const next = start + HOUR_MS;
@@ -124,6 +124,14 @@ function nextBucket(start: number, interval: Interval, timezone: string): number
   const wall = wallDay(toWall(start, timezone));
   const nextWall = interval === 'day' ? wall + DAY_MS : interval === 'week' ? wall + 7 * DAY_MS : addMonths(wall, 1);
   return fromWall(nextWall, timezone);
+}
+
+/** The start of the bucket `count` buckets before the one starting at `start` (local days, weeks, months; hours of elapsed time). */
+export function bucketsBefore(start: Date, count: number, interval: Interval, timezone: string): Date {
+  if (interval === 'hour') return new Date(start.getTime() - count * HOUR_MS);
+  const wall = wallDay(toWall(start.getTime(), timezone));
+  const back = interval === 'day' ? wall - count * DAY_MS : interval === 'week' ? wall - 7 * count * DAY_MS : addMonths(wall, -count);
+  return new Date(fromWall(back, timezone));
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -1,0 +1,100 @@
+/**
+ * Retention counted by ClickHouse: per person the cohorts they are in (the periods of the window,
+ * by index, in which they did the target event; for a first-time retention only the period of their
+ * first such event ever, when the window holds it) and the periods they did the returning event in;
+ * then, per cohort and interval, the persons. Persons are counted through merges.
+ */
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
+import { personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
+import { bucketStart, filterCondition, run, TEAM } from './trends-store.js';
+import type { RetentionCell, RetentionEntity, RetentionQuery } from './retention.js';
+import type { PropertyFilterInput } from './properties.js';
+import type { TrendsWindow } from './trends-window.js';
+
+function allOf(filters: readonly PropertyFilterInput[]): ChSql {
+  const conditions = filters.map(filterCondition).filter((c): c is ChSql => c !== null);
+  return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
+}
+
+const named = (entity: RetentionEntity): ChSql => (entity.event === null ? raw('1') : ch`e.event = ${entity.event}`);
+const matches = (entity: RetentionEntity): ChSql => ch`(${named(entity)} AND ${allOf(entity.properties)})`;
+
+/** The index of the window's period holding `time` (-1 outside it). */
+function periodIndex(window: TrendsWindow, query: RetentionQuery, time: ChSql): ChSql {
+  const starts = window.buckets.map((b) => Math.round(b.getTime() / 1000));
+  return ch`(indexOf(${starts}, toUnixTimestamp(${bucketStart(query.period, window, time)})) - 1)`;
+}
+
+const EVENTS_OF_PERSONS = (analytics: AnalyticsEngine) => raw(`${analytics.table('events')} AS e ${personOverridesJoin(analytics, TEAM)}`);
+
+/**
+ * The first time each person did the target event: its period's index. For a first ever
+ * occurrence, the person's first event of that name must itself match the filters (PostHog's
+ * `min_ts == min_ts_with_props`); otherwise the first event that matches them.
+ */
+function firstTimes(analytics: AnalyticsEngine, query: RetentionQuery, window: TrendsWindow): ChSql {
+  const global = allOf(query.properties);
+  const first =
+    query.retentionType === 'retention_first_ever_occurrence'
+      ? ch`SELECT ${raw(personIdExpression())} AS person, min(e.timestamp) AS first
+          FROM ${EVENTS_OF_PERSONS(analytics)}
+          WHERE e.team_id = ${raw(TEAM)} AND ${named(query.target)}
+          GROUP BY person
+          HAVING first = minIf(e.timestamp, ${allOf(query.target.properties)} AND ${global})`
+      : ch`SELECT ${raw(personIdExpression())} AS person, min(e.timestamp) AS first
+          FROM ${EVENTS_OF_PERSONS(analytics)}
+          WHERE e.team_id = ${raw(TEAM)} AND ${matches(query.target)} AND ${global}
+          GROUP BY person`;
+  return ch`SELECT person, [${periodIndex(window, query, raw('first'))}] AS starts FROM (${first})
+      WHERE first >= ${chTime(window.from)} AND first < ${chTime(window.to)}`;
+}
+
+/** Per person in the window: the periods with a target event (`starts`) and with a returning event (`returns`). */
+function periods(analytics: AnalyticsEngine, query: RetentionQuery, window: TrendsWindow): ChSql {
+  return ch`SELECT person, groupUniqArrayIf(p, is_target) AS starts, groupUniqArrayIf(p, is_return) AS returns
+      FROM (
+        SELECT ${raw(personIdExpression())} AS person, ${periodIndex(window, query, raw('e.timestamp'))} AS p,
+          ${matches(query.target)} AS is_target, ${matches(query.returning)} AS is_return
+        FROM ${EVENTS_OF_PERSONS(analytics)}
+        WHERE e.team_id = ${raw(TEAM)} AND e.timestamp >= ${chTime(window.from)} AND e.timestamp < ${chTime(window.to)}
+          AND ${allOf(query.properties)} AND (${matches(query.target)} OR ${matches(query.returning)})
+      )
+      WHERE p >= 0
+      GROUP BY person`;
+}
+
+/** Persons per cohort and interval; none for an empty window. */
+export async function countRetention(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: RetentionQuery,
+  window: TrendsWindow,
+): Promise<RetentionCell[]> {
+  if (window.buckets.length === 0) return [];
+  const cohorts =
+    query.retentionType === 'retention_recurring'
+      ? periods(analytics, query, window)
+      : ch`SELECT f.person AS person, f.starts AS starts, p.returns AS returns
+          FROM (${firstTimes(analytics, query, window)}) AS f
+          LEFT JOIN (${periods(analytics, query, window)}) AS p ON p.person = f.person`;
+  const lookahead = raw(String(query.totalIntervals));
+  // Interval 0 is the cohort whole; k the returns k periods on. Cumulative: every interval up to the last return.
+  const intervals = query.cumulative ? raw('range(arrayMax(arrayConcat([0], later)) + 1)') : raw('arrayConcat([0], later)');
+  const rows = await run<{ cohort: number | string; interval: number | string; persons: number | string }>(
+    analytics,
+    teamId,
+    ch`SELECT cohort, interval, count() AS persons
+      FROM (
+        SELECT cohort, arrayJoin(${intervals}) AS interval
+        FROM (
+          SELECT cohort, arrayFilter(d -> d > 0 AND d < ${lookahead}, arrayMap(r -> r - cohort, returns)) AS later
+          FROM (${cohorts})
+          ARRAY JOIN starts AS cohort
+          WHERE cohort >= 0
+        )
+      )
+      GROUP BY cohort, interval`,
+  );
+  return rows.map((row) => ({ cohort: Number(row.cohort), interval: Number(row.interval), persons: Number(row.persons) }));
+}

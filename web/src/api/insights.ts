@@ -87,7 +87,32 @@ export interface FunnelsQuery {
   };
 }
 
-export type InsightSource = TrendsQuery | FunnelsQuery;
+export type RetentionPeriod = 'Hour' | 'Day' | 'Week' | 'Month';
+export type RetentionType = 'retention_first_time' | 'retention_recurring' | 'retention_first_ever_occurrence';
+
+/** The event a retention cohort is made of, or returns with (PostHog's entity: `id` the event, null for any). */
+export interface RetentionEntity {
+  id: string | null;
+  name?: string;
+  type: 'events';
+  properties?: PropertyFilter[];
+}
+
+export interface RetentionQuery {
+  kind: 'RetentionQuery';
+  retentionFilter: {
+    period?: RetentionPeriod;
+    totalIntervals?: number;
+    retentionType?: RetentionType;
+    targetEntity?: RetentionEntity;
+    returningEntity?: RetentionEntity;
+    cumulative?: boolean;
+  };
+  dateRange?: DateRange;
+  properties?: PropertyFilter[];
+}
+
+export type InsightSource = TrendsQuery | FunnelsQuery | RetentionQuery;
 
 export interface InsightVizNode {
   kind: 'InsightVizNode';
@@ -108,6 +133,13 @@ export interface TrendsResult {
   /** With compareFilter.compare: which period the entry is. */
   compare?: boolean;
   compare_label?: 'current' | 'previous';
+}
+
+/** A retention cohort: its period's start and the persons of it counted at each interval (the first: all of them). */
+export interface RetentionResult {
+  label: string;
+  date: string;
+  values: Array<{ count: number; label: string }>;
 }
 
 export interface FunnelStepResult {
@@ -245,6 +277,7 @@ export function funnelStepsSource(source: FunnelsQuery): FunnelsQuery {
 export function chartSources(source: InsightSource): InsightSource[] {
   // A saved insight may hold a kind InsightViz does not draw (an EventsQuery, say): nothing to ask.
   const kind: string = source.kind;
+  if (source.kind === 'RetentionQuery') return [source];
   if (kind !== 'TrendsQuery' && kind !== 'FunnelsQuery') return [];
   if (source.kind === 'FunnelsQuery') {
     const viz = source.funnelsFilter?.funnelVizType;

@@ -5,7 +5,8 @@ import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../.
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
-import { cleanSource, hashOfSource, newFunnel, newTrends, sourceOfHash, unfinishedQuery } from './editor/query-defaults';
+import { cleanSource, hashOfSource, newFunnel, newRetention, newTrends, sourceOfHash, unfinishedQuery } from './editor/query-defaults';
+import { RetentionEditor } from './editor/RetentionEditor';
 import { TrendsEditor } from './editor/TrendsEditor';
 import { AddToDashboard } from './AddToDashboard';
 import { DeleteInsight } from './DeleteInsight';
@@ -75,8 +76,9 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
 
   const switchKind = (kind: string) => {
     if (kind === source.kind) return;
+    if (kind === 'RetentionQuery') return setSource(newRetention());
     const next = kind === 'FunnelsQuery' ? newFunnel() : newTrends();
-    setSource({ ...next, dateRange: source.dateRange ?? next.dateRange });
+    setSource({ ...next, dateRange: source.kind === 'RetentionQuery' ? next.dateRange : (source.dateRange ?? next.dateRange) });
   };
 
   return (
@@ -106,17 +108,20 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
       </Group>
       <SegmentedControl
         aria-label="Insight type"
-        w={260}
+        w={390}
         value={source.kind}
         onChange={switchKind}
         data={[
           { value: 'TrendsQuery', label: 'Trends' },
           { value: 'FunnelsQuery', label: 'Funnels' },
+          { value: 'RetentionQuery', label: 'Retention' },
         ]}
       />
       <Paper withBorder p="sm">
         {source.kind === 'TrendsQuery' ? (
           <TrendsEditor environmentId={environment.id} query={source} onChange={setSource} />
+        ) : source.kind === 'RetentionQuery' ? (
+          <RetentionEditor environmentId={environment.id} query={source} onChange={setSource} />
         ) : (
           <FunnelsEditor environmentId={environment.id} query={source} onChange={setSource} />
         )}

@@ -7,7 +7,13 @@ import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { DateTime } from '../../components/DateTime';
 
-const KINDS: Record<string, string> = { TrendsQuery: 'Trends', FunnelsQuery: 'Funnel' };
+const KINDS: Record<string, string> = {
+  TrendsQuery: 'Trends',
+  FunnelsQuery: 'Funnel',
+  RetentionQuery: 'Retention',
+  LifecycleQuery: 'Lifecycle',
+  StickinessQuery: 'Stickiness',
+};
 
 function kindOf(insight: Insight): string {
   const kind = sourceOf(insight.query)?.kind;

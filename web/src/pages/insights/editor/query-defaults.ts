@@ -1,5 +1,13 @@
 /** New insights' queries (PostHog's defaults), and what is sent: filters without a property left out. */
-import type { EventsNode, FunnelsQuery, InsightSource, TrendsMath, TrendsQuery } from '../../../api/insights';
+import type {
+  EventsNode,
+  FunnelsQuery,
+  InsightSource,
+  RetentionEntity,
+  RetentionQuery,
+  TrendsMath,
+  TrendsQuery,
+} from '../../../api/insights';
 import type { PropertyFilter } from '../../../api/types';
 
 export const newTrends = (): TrendsQuery => ({
@@ -18,6 +26,18 @@ export const newFunnel = (): FunnelsQuery => ({
   ],
   dateRange: { date_from: '-7d', date_to: null },
   funnelsFilter: { funnelWindowInterval: 14, funnelWindowIntervalUnit: 'day', funnelVizType: 'steps', funnelOrderType: 'ordered' },
+});
+
+/** PostHog's new retention: pageviews back on each of the next 7 days, from the first one (no range: the last 8 days' cohorts). */
+export const newRetention = (): RetentionQuery => ({
+  kind: 'RetentionQuery',
+  retentionFilter: {
+    period: 'Day',
+    totalIntervals: 8,
+    retentionType: 'retention_first_time',
+    targetEntity: { id: '$pageview', name: '$pageview', type: 'events' },
+    returningEntity: { id: '$pageview', name: '$pageview', type: 'events' },
+  },
 });
 
 /** The maths of a series, as PostHog's picker names them. */
@@ -61,14 +81,37 @@ function cleanNode(node: EventsNode): EventsNode {
   return clean;
 }
 
-/** The query as run and saved: filters without a property and an empty breakdown dropped. */
-export function cleanSource<S extends InsightSource>(source: S): S {
-  const clean: S = { ...source, series: source.series.map(cleanNode) };
+function cleanEntity(entity: RetentionEntity | undefined): RetentionEntity | undefined {
+  if (!entity) return entity;
+  const clean: RetentionEntity = { ...entity, name: entity.id ?? 'All events' };
+  const properties = complete(entity.properties);
+  if (properties?.length) clean.properties = properties;
+  else delete clean.properties;
+  return clean;
+}
+
+function cleanRetention(source: RetentionQuery): RetentionQuery {
+  const { targetEntity, returningEntity } = source.retentionFilter;
+  const clean: RetentionQuery = {
+    ...source,
+    retentionFilter: { ...source.retentionFilter, targetEntity: cleanEntity(targetEntity), returningEntity: cleanEntity(returningEntity) },
+  };
   const properties = complete(source.properties);
   if (properties?.length) clean.properties = properties;
   else delete clean.properties;
-  if (!source.breakdownFilter?.breakdown) delete clean.breakdownFilter;
   return clean;
+}
+
+/** The query as run and saved: filters without a property and an empty breakdown dropped. */
+export function cleanSource<S extends InsightSource>(source: S): S {
+  if (source.kind === 'RetentionQuery') return cleanRetention(source) as S;
+  const series = source as TrendsQuery | FunnelsQuery;
+  const clean = { ...series, series: series.series.map(cleanNode) };
+  const properties = complete(series.properties);
+  if (properties?.length) clean.properties = properties;
+  else delete clean.properties;
+  if (!series.breakdownFilter?.breakdown) delete clean.breakdownFilter;
+  return clean as S;
 }
 
 /**
@@ -92,6 +135,10 @@ export function sourceOfHash(hash: string): InsightSource | null {
   }
   if (typeof parsed !== 'object' || parsed === null) return null;
   const source = parsed as Partial<InsightSource>;
+  if (source.kind === 'RetentionQuery') {
+    const filter = (source as Partial<RetentionQuery>).retentionFilter;
+    return typeof filter === 'object' && filter !== null ? (source as RetentionQuery) : null;
+  }
   if (source.kind !== 'TrendsQuery' && source.kind !== 'FunnelsQuery') return null;
   const readable =
     Array.isArray(source.series) && source.series.every((n) => typeof n === 'object' && n !== null && n.kind === 'EventsNode');

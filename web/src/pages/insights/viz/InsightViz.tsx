@@ -1,12 +1,14 @@
 /**
  * An insight's chart, for the insight page and dashboard tiles alike: runs the query (React Query,
  * keyed by environment and query, with the date override in it) and draws what its display asks
- * for: trends as a line, bars, a number or a table; funnels as steps or time to convert.
+ * for: trends as a line, bars, a number or a table; funnels as steps or time to convert; retention
+ * as its table.
  */
 import { useMemo } from 'react';
 import { sourceOf, withDateRange, type InsightSource, type InsightVizNode } from '../../../api/insights';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { FunnelViz } from './FunnelViz';
+import { RetentionViz } from './RetentionViz';
 import { TrendsViz } from './TrendsViz';
 
 export interface InsightVizProps {
@@ -26,7 +28,8 @@ export function InsightViz({ environmentId, query, dateRange = null, height = 30
     return found ? withDateRange(found, dateRange) : null;
   }, [query, dateRange]);
   if (source?.kind === 'TrendsQuery') return <TrendsViz environmentId={environmentId} source={source} height={height} />;
+  if (source?.kind === 'RetentionQuery') return <RetentionViz environmentId={environmentId} source={source} height={height} />;
   if (source?.kind === 'FunnelsQuery')
     return <FunnelViz environmentId={environmentId} source={source} height={height} detailed={detailed} />;
-  return <ErrorAlert message="This insight's query cannot be shown: only trends and funnels are supported." />;
+  return <ErrorAlert message="This insight's query cannot be shown: only trends, funnels and retention are supported." />;
 }

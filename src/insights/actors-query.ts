@@ -5,6 +5,7 @@
 import { isJsonObject } from '../lib/json-object.js';
 import { TrendsQueryError } from './query-error.js';
 import { readFunnelsQuery, type FunnelsQuery } from './funnels.js';
+import { readRetentionQuery, type RetentionQuery } from './retention.js';
 import { readTrendsQuery, type TrendsQuery } from './trends.js';
 
 /** PostHog's page size for actors when none (or no positive one) is asked for, and the most a page holds: a larger limit is cut to it. */
@@ -12,14 +13,25 @@ export const DEFAULT_ACTORS_LIMIT = 100;
 export const MAX_ACTORS_LIMIT = 10_000;
 
 /**
- * The columns an actors page can hold: the person, how many of the value's events are theirs, the
- * distinct ids those events were sent with, and the recorded sessions they fall in.
+ * The columns an actors page can hold: the person (`person` too, for a retention), how many of the
+ * value's events are theirs, the distinct ids those events were sent with, the recorded sessions
+ * they fall in; for a retention, whether they count in each interval (`day_0`, `week_3`, …).
  */
 export const ACTOR_COLUMNS = ['actor', 'event_count', 'event_distinct_ids', 'matched_recordings'] as const;
-export type ActorColumn = (typeof ACTOR_COLUMNS)[number];
+export type ActorColumn = string;
 
-/** The orders PostHog's persons modal asks for; every actors page is in the first (most events first, then by uuid, descending). */
-const KNOWN_ORDERS = [['event_count DESC, actor_id DESC'], ['event_count DESC', 'actor_id DESC'], ['event_count DESC'], []];
+/**
+ * The orders PostHog's persons modal asks for: a trends value's persons most events first, a
+ * retention cohort's those back most often first; an actors page is always in its insight's order.
+ */
+const KNOWN_ORDERS = [
+  ['event_count DESC, actor_id DESC'],
+  ['event_count DESC', 'actor_id DESC'],
+  ['event_count DESC'],
+  ['length(appearances) DESC', 'actor_id'],
+  ['length(appearances) DESC, actor_id'],
+  [],
+];
 
 /** One value of a trends answer, as the persons modal names it. */
 export interface TrendsActorsSource {
@@ -42,8 +54,17 @@ export interface FunnelsActorsSource {
   breakdown: string | null;
 }
 
+/** A retention cohort's persons: cohort `cohort` (PostHog's `interval`, the row's index). */
+export interface RetentionActorsSource {
+  kind: 'retention';
+  query: RetentionQuery;
+  cohort: number;
+}
+
+export type ActorsSource = TrendsActorsSource | FunnelsActorsSource | RetentionActorsSource;
+
 export interface ActorsQuery {
-  source: TrendsActorsSource | FunnelsActorsSource;
+  source: ActorsSource;
   select: ActorColumn[];
   limit: number;
   offset: number;
@@ -55,6 +76,8 @@ export interface ActorRow {
   eventCount: number;
   distinctIds: string[];
   events: Array<{ timestamp: string; uuid: string; sessionId: string; windowId: string }>;
+  /** A retention cohort's: the intervals the person counts in. */
+  appearances?: number[];
 }
 
 const attrOf = (name: string) => `query__${name}`;
@@ -74,30 +97,36 @@ function readPage(raw: Record<string, unknown>): { limit: number; offset: number
   };
 }
 
-function readSelect(raw: unknown, kind: 'trends' | 'funnels'): ActorColumn[] {
-  const supported = ACTOR_COLUMNS.filter((column) => kind === 'trends' || (column !== 'event_count' && column !== 'event_distinct_ids'));
+/** The columns a source's actors can hold. */
+function columnsOf(source: ActorsSource): string[] {
+  if (source.kind === 'trends') return [...ACTOR_COLUMNS];
+  if (source.kind === 'funnels') return ['actor', 'matched_recordings'];
+  const period = source.query.period;
+  return ['actor', 'person', ...Array.from({ length: source.query.totalIntervals }, (_, k) => `${period}_${k}`)];
+}
+
+function readSelect(raw: unknown, source: ActorsSource): ActorColumn[] {
+  const supported = columnsOf(source);
   if (raw === undefined || raw === null) return ['actor'];
   if (!Array.isArray(raw) || raw.length === 0) throw new TrendsQueryError('Expected a non-empty list of columns.', attrOf('select'));
   const columns = raw.map((column, i) => {
-    if (!(supported as readonly unknown[]).includes(column)) {
+    if (typeof column !== 'string' || !supported.includes(column)) {
+      const listed = supported.length > 8 ? [...supported.slice(0, 4), '…', supported.at(-1)!] : supported;
       throw new TrendsQueryError(
-        `Column ${JSON.stringify(column)} is not supported in a ${kind === 'trends' ? 'trends' : 'funnel'} insight's actors; supported: ${supported.join(', ')}.`,
+        `Column ${JSON.stringify(column)} is not supported in this insight's actors; supported: ${listed.join(', ')}.`,
         attrOf(`select__${i}`),
       );
     }
-    return column as ActorColumn;
+    return column;
   });
   // PostHog adds the events' distinct ids to a trends value's columns.
-  return kind === 'trends' && !columns.includes('event_distinct_ids') ? [...columns, 'event_distinct_ids'] : columns;
+  return source.kind === 'trends' && !columns.includes('event_distinct_ids') ? [...columns, 'event_distinct_ids'] : columns;
 }
 
 function readOrderBy(raw: unknown): void {
   if (raw === undefined || raw === null) return;
   if (KNOWN_ORDERS.some((order) => JSON.stringify(order) === JSON.stringify(raw))) return;
-  throw new TrendsQueryError(
-    'Only an insight\'s own order of actors is supported: most events first (orderBy ["event_count DESC, actor_id DESC"] or none).',
-    attrOf('orderBy'),
-  );
+  throw new TrendsQueryError("Only an insight's own order of actors is supported (PostHog's persons modal's, or none).", attrOf('orderBy'));
 }
 
 /** A nested query's errors name their place under the actors query's source. */
@@ -153,6 +182,17 @@ function readFunnelsActorsSource(raw: Record<string, unknown>): FunnelsActorsSou
   return { kind: 'funnels', query, step, breakdown };
 }
 
+function readRetentionActorsSource(raw: Record<string, unknown>): RetentionActorsSource {
+  const query = nested(() => readRetentionQuery(raw.source));
+  const cohort = raw.interval ?? null;
+  if (typeof cohort !== 'number' || !Number.isInteger(cohort) || cohort < 0) {
+    throw new TrendsQueryError('interval is required: the index of the cohort whose persons are asked for.', attrOf('source__interval'));
+  }
+  if ((raw.breakdown ?? null) !== null)
+    throw new TrendsQueryError('breakdown is given but the query has no breakdown.', attrOf('source__breakdown'));
+  return { kind: 'retention', query, cohort };
+}
+
 /** The breakdown value as the answer names it (a number is read as its text; a one-item list as its item). */
 function readBreakdownValue(raw: unknown, brokenDown: boolean, name: string): string | null {
   if (raw === null) return null;
@@ -166,7 +206,8 @@ function readBreakdownValue(raw: unknown, brokenDown: boolean, name: string): st
 
 /**
  * Reads `{kind: 'ActorsQuery', source, select, orderBy, limit, offset}`, the source an
- * InsightActorsQuery over a TrendsQuery or a FunnelsActorsQuery over a funnel's steps.
+ * InsightActorsQuery over a TrendsQuery or a RetentionQuery, or a FunnelsActorsQuery over a
+ * funnel's steps.
  */
 export function readActorsQuery(raw: Record<string, unknown>): ActorsQuery {
   const source = raw.source ?? null;
@@ -177,11 +218,14 @@ export function readActorsQuery(raw: Record<string, unknown>): ActorsQuery {
     throw new TrendsQueryError("Searching an insight's actors is not supported.", attrOf('search'));
   }
   readOrderBy(raw.orderBy);
-  let read: TrendsActorsSource | FunnelsActorsSource;
-  if (source.kind === 'InsightActorsQuery') {
-    if (!isJsonObject(source.source) || source.source.kind !== 'TrendsQuery') {
+  let read: ActorsSource;
+  const insight = isJsonObject(source.source) ? source.source.kind : undefined;
+  if (source.kind === 'InsightActorsQuery' && insight === 'RetentionQuery') {
+    read = readRetentionActorsSource(source);
+  } else if (source.kind === 'InsightActorsQuery') {
+    if (insight !== 'TrendsQuery') {
       throw new TrendsQueryError(
-        "Only the actors of a TrendsQuery are supported here; a funnel's are a FunnelsActorsQuery.",
+        "Only the actors of a TrendsQuery or a RetentionQuery are supported here; a funnel's are a FunnelsActorsQuery.",
         attrOf('source__source__kind'),
       );
     }
@@ -194,5 +238,5 @@ export function readActorsQuery(raw: Record<string, unknown>): ActorsQuery {
       attrOf('source__kind'),
     );
   }
-  return { source: read, select: readSelect(raw.select, read.kind), ...readPage(raw) };
+  return { source: read, select: readSelect(raw.select, read), ...readPage(raw) };
 }

@@ -7,15 +7,18 @@ import { getPersonsByUuids, type Person } from '../persons/store.js';
 import { LIST_DISTINCT_IDS_LIMIT, orderDistinctIds } from '../persons/serialize.js';
 import { drfDateTime } from '../posthog/python-datetime.js';
 import { recordedSessions } from '../recordings/store.js';
-import type { ActorColumn, ActorRow, ActorsQuery, FunnelsActorsSource, TrendsActorsSource } from './actors-query.js';
+import type { ActorColumn, ActorRow, ActorsQuery, FunnelsActorsSource, RetentionActorsSource, TrendsActorsSource } from './actors-query.js';
+import { readRetentionInterval } from './retention.js';
+import { retentionActors } from './retention-store.js';
 import { funnelActors } from './funnel-actors-store.js';
 import { TrendsQueryError } from './query-error.js';
-import { resolvedFrom, trendsPeriods, zoneOfTeam, type InsightStores } from './service.js';
+import { resolvedFrom, retentionPeriods, trendsPeriods, zoneOfTeam, type InsightStores } from './service.js';
 import { trendsActors } from './trends-actors-store.js';
 import { bucketIndex, parseTrendsDate, trendsBounds, type TrendsWindow } from './trends-window.js';
 
-/** ClickHouse's type of each column, as PostHog's response names them. */
-const COLUMN_TYPES: Record<ActorColumn, string> = {
+/** ClickHouse's type of each column, as PostHog's response names them (a retention's intervals are booleans). */
+const COLUMN_TYPES: Record<string, string> = {
+  person: 'Tuple(UUID, String)',
   actor: 'Tuple(UUID, String)',
   event_count: 'UInt64',
   event_distinct_ids: 'Array(String)',
@@ -98,16 +101,37 @@ async function funnelsRows(
   return funnelActors(stores.analytics, team.id, funnel, range, source, query);
 }
 
+async function retentionRows(
+  stores: InsightStores,
+  team: Team,
+  source: RetentionActorsSource,
+  query: ActorsQuery,
+  now: Date,
+): Promise<ActorRow[]> {
+  const window = await retentionPeriods(stores.analytics, team.id, source.query, now, zoneOfTeam(team));
+  if (source.cohort >= window.buckets.length) {
+    throw new TrendsQueryError(
+      `interval must be the index of one of the retention's ${window.buckets.length} cohorts.`,
+      'query__source__interval',
+    );
+  }
+  return retentionActors(stores.analytics, team.id, source.query, window, source.cohort, query);
+}
+
+function rowsOf(stores: InsightStores, team: Team, query: ActorsQuery, now: Date): Promise<ActorRow[]> {
+  const { source } = query;
+  if (source.kind === 'trends') return trendsRows(stores, team, source, query, now);
+  if (source.kind === 'funnels') return funnelsRows(stores, team, source, query, now);
+  return retentionRows(stores, team, source, query, now);
+}
+
 /**
  * PostHog's ActorsQueryResponse: rows aligned with `columns`, a page of `limit` from `offset`,
  * `hasMore` when another page follows. A person deleted since their events were sent is shown by
  * uuid and those distinct ids alone, and counted in `missing_actors_count`, as PostHog does.
  */
 export async function actorsAnswer(stores: InsightStores, team: Team, query: ActorsQuery, now: Date) {
-  const { source } = query;
-  const rows = (
-    source.kind === 'trends' ? await trendsRows(stores, team, source, query, now) : await funnelsRows(stores, team, source, query, now)
-  ).slice(0, query.limit + 1);
+  const rows = (await rowsOf(stores, team, query, now)).slice(0, query.limit + 1);
   const page = rows.slice(0, query.limit);
   const persons = await getPersonsByUuids(
     stores.database.db,
@@ -125,13 +149,15 @@ export async function actorsAnswer(stores: InsightStores, team: Team, query: Act
     if (column === 'event_count') return row.eventCount;
     if (column === 'event_distinct_ids') return row.distinctIds;
     if (column === 'matched_recordings') return matchedRecordings(row, recorded);
+    const interval = readRetentionInterval(column);
+    if (interval !== null) return row.appearances?.includes(interval) ?? false;
     const person = persons.get(row.person);
     return person ? personActor(person) : { id: row.person, distinct_ids: row.distinctIds };
   };
   return {
     results: page.map((row) => query.select.map((column) => cell(row, column))),
     columns: query.select,
-    types: query.select.map((column) => COLUMN_TYPES[column]),
+    types: query.select.map((column) => COLUMN_TYPES[column] ?? 'UInt8'),
     hasMore: rows.length > query.limit,
     limit: query.limit,
     offset: query.offset,

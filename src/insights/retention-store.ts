@@ -11,6 +11,7 @@ import { bucketStart, filterCondition, run, TEAM } from './trends-store.js';
 import type { RetentionCell, RetentionEntity, RetentionQuery } from './retention.js';
 import type { PropertyFilterInput } from './properties.js';
 import type { TrendsWindow } from './trends-window.js';
+import type { ActorRow } from './actors-query.js';
 
 function allOf(filters: readonly PropertyFilterInput[]): ChSql {
   const conditions = filters.map(filterCondition).filter((c): c is ChSql => c !== null);
@@ -64,6 +65,29 @@ function periods(analytics: AnalyticsEngine, query: RetentionQuery, window: Tren
       GROUP BY person`;
 }
 
+/**
+ * Per person and cohort they are in: the intervals they count in (0, the cohort itself, and each
+ * later period of the lookahead they did the returning event in; cumulative: every interval up to
+ * the last of those).
+ */
+function memberships(analytics: AnalyticsEngine, query: RetentionQuery, window: TrendsWindow): ChSql {
+  const cohorts =
+    query.retentionType === 'retention_recurring'
+      ? periods(analytics, query, window)
+      : ch`SELECT f.person AS person, f.starts AS starts, p.returns AS returns
+          FROM (${firstTimes(analytics, query, window)}) AS f
+          LEFT JOIN (${periods(analytics, query, window)}) AS p ON p.person = f.person`;
+  const lookahead = raw(String(query.totalIntervals));
+  const intervals = query.cumulative ? raw('range(arrayMax(arrayConcat([0], later)) + 1)') : raw('arrayConcat([0], later)');
+  return ch`SELECT person, cohort, ${intervals} AS intervals
+      FROM (
+        SELECT person, cohort, arrayFilter(d -> d > 0 AND d < ${lookahead}, arrayMap(r -> r - cohort, returns)) AS later
+        FROM (${cohorts})
+        ARRAY JOIN starts AS cohort
+        WHERE cohort >= 0
+      )`;
+}
+
 /** Persons per cohort and interval; none for an empty window. */
 export async function countRetention(
   analytics: AnalyticsEngine,
@@ -72,29 +96,37 @@ export async function countRetention(
   window: TrendsWindow,
 ): Promise<RetentionCell[]> {
   if (window.buckets.length === 0) return [];
-  const cohorts =
-    query.retentionType === 'retention_recurring'
-      ? periods(analytics, query, window)
-      : ch`SELECT f.person AS person, f.starts AS starts, p.returns AS returns
-          FROM (${firstTimes(analytics, query, window)}) AS f
-          LEFT JOIN (${periods(analytics, query, window)}) AS p ON p.person = f.person`;
-  const lookahead = raw(String(query.totalIntervals));
-  // Interval 0 is the cohort whole; k the returns k periods on. Cumulative: every interval up to the last return.
-  const intervals = query.cumulative ? raw('range(arrayMax(arrayConcat([0], later)) + 1)') : raw('arrayConcat([0], later)');
   const rows = await run<{ cohort: number | string; interval: number | string; persons: number | string }>(
     analytics,
     teamId,
     ch`SELECT cohort, interval, count() AS persons
-      FROM (
-        SELECT cohort, arrayJoin(${intervals}) AS interval
-        FROM (
-          SELECT cohort, arrayFilter(d -> d > 0 AND d < ${lookahead}, arrayMap(r -> r - cohort, returns)) AS later
-          FROM (${cohorts})
-          ARRAY JOIN starts AS cohort
-          WHERE cohort >= 0
-        )
-      )
+      FROM (SELECT cohort, arrayJoin(intervals) AS interval FROM (${memberships(analytics, query, window)}))
       GROUP BY cohort, interval`,
   );
   return rows.map((row) => ({ cohort: Number(row.cohort), interval: Number(row.interval), persons: Number(row.persons) }));
+}
+
+/**
+ * A page of one cohort's persons (PostHog's retention actors), each with the intervals they count
+ * in, those back most often first, then by uuid; `limit + 1` rows so the caller can tell whether
+ * more follow.
+ */
+export async function retentionActors(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: RetentionQuery,
+  window: TrendsWindow,
+  cohort: number,
+  page: { limit: number; offset: number },
+): Promise<ActorRow[]> {
+  if (window.buckets.length === 0) return [];
+  const rows = await run<{ person: string; intervals: Array<number | string> }>(
+    analytics,
+    teamId,
+    ch`SELECT toString(person) AS person, intervals FROM (${memberships(analytics, query, window)})
+      WHERE cohort = ${cohort}
+      ORDER BY length(intervals) DESC, person ASC
+      LIMIT ${raw(String(page.limit + 1))} OFFSET ${raw(String(page.offset))}`,
+  );
+  return rows.map((row) => ({ person: row.person, eventCount: 0, distinctIds: [], events: [], appearances: row.intervals.map(Number) }));
 }

@@ -143,6 +143,12 @@ export function checkRetentionSize(query: RetentionQuery, cohorts: number): void
   );
 }
 
+/** The interval a retention actors column names (`day_3`: 3), null for any other column. */
+export function readRetentionInterval(column: string): number | null {
+  const match = /^(?:hour|day|week|month)_(\d+)$/.exec(column);
+  return match ? Number(match[1]) : null;
+}
+
 /** One count ClickHouse made: cohort `cohort` (its period's index), `interval` periods on. */
 export interface RetentionCell {
   cohort: number;

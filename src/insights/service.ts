@@ -291,11 +291,23 @@ export async function retentionAnswer(
   now: Date,
   zone: TrendsZone,
 ) {
+  const window = await retentionPeriods(analytics, teamId, query, now, zone);
+  return { results: retentionResults(query, window, await countRetention(analytics, teamId, query, window)), window };
+}
+
+/** A retention query's cohorts' periods at `now`, checked to be whole and of a size that is computed. */
+export async function retentionPeriods(
+  analytics: InsightStores['analytics'],
+  teamId: number,
+  query: RetentionQuery,
+  now: Date,
+  zone: TrendsZone,
+) {
   const dateFrom = query.dateFrom === null ? null : await resolvedFrom(analytics, teamId, query.dateFrom, now);
   const window = retentionWindow({ ...query, dateFrom }, now, zone);
   checkWindowWhole(window, query.period);
   checkRetentionSize(query, window.buckets.length);
-  return { results: retentionResults(query, window, await countRetention(analytics, teamId, query, window)), window };
+  return window;
 }
 
 /** The result a saved insight shows: its trends or its funnel now, null when its query cannot run. */

@@ -161,6 +161,49 @@ describe('the window', () => {
   });
 });
 
+describe("a cohort's persons", () => {
+  const actors = (filter: Filter, interval: number, extra: Record<string, unknown> = {}) =>
+    server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: {
+        query: {
+          kind: 'ActorsQuery',
+          source: { kind: 'InsightActorsQuery', interval, source: retention(filter) },
+          select: ['person', 'day_0', 'day_1', 'day_2'],
+          orderBy: ['length(appearances) DESC', 'actor_id'],
+          ...extra,
+        },
+      },
+    });
+  const rows = (res: { body: { results: Array<[{ distinct_ids: string[] }, ...boolean[]]> } }) =>
+    res.body.results.map(([person, ...days]) => [person.distinct_ids[0], ...days]);
+
+  it("answer PostHog's retention actors: each person of the cohort and the intervals they count in", async () => {
+    const res = await actors({ retentionType: 'retention_recurring' }, 1);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.columns).toEqual(['person', 'day_0', 'day_1', 'day_2']);
+    // The 9th's recurring cohort: b (back on the 10th) before c (not back).
+    expect(rows(res)).toEqual([
+      ['b', true, true, false],
+      ['c', true, false, false],
+    ]);
+    expect(rows(await actors({}, 0))).toEqual([['a', true, false, true]]);
+    expect(rows(await actors({ cumulative: true }, 0))).toEqual([['a', true, true, true]]);
+    const paged = await actors({ retentionType: 'retention_recurring' }, 1, { limit: 1, offset: 1 });
+    expect(rows(paged)).toEqual([['c', true, false, false]]);
+    expect(paged.body.hasMore).toBe(false);
+  });
+
+  it('is a 400 for a cohort or column the retention has not', async () => {
+    const past = await actors({}, 3);
+    expect(past.status).toBe(400);
+    expect(past.body.attr).toBe('query__source__interval');
+    const column = await actors({}, 0, { select: ['person', 'day_3'] });
+    expect(column.status).toBe(400);
+    expect(column.body.attr).toBe('query__select__1');
+  });
+});
+
 describe('a saved retention insight', () => {
   it('is saved with its query checked, and answers its cohorts as its result', async () => {
     const query = { kind: 'InsightVizNode', source: retention({}) };

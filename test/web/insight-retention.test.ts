@@ -2,7 +2,8 @@
  * The retention insight in Chromium: chosen as the insight type, built with its editor, drawn as
  * PostHog's cohort table (each cohort's size, then the share of it back in each later period),
  * equal to what POST /query/ answers and to the cohorts counted by hand from the insights fixture
- * (insights-fixture.ts, in Asia/Tokyo); saved, reloaded and listed as a retention.
+ * (insights-fixture.ts, in Asia/Tokyo), a cohort's persons listed on a click; saved, reloaded and
+ * listed as a retention.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +87,15 @@ describe('a retention', () => {
       ['12-Oct-2025', '0', '–', '', '', '', '', '', '', ''],
     ]);
     await screenshot(page, 'insight-retention');
+
+    // The 6th's cohort: alice, back the next day, then bob.
+    await page.getByTestId('retention-row').first().getByRole('button', { name: '2' }).click();
+    const modal = page.getByTestId('persons-modal-table');
+    await modal.waitFor();
+    expect(await modal.getByTestId('persons-modal-row').locator('a').allTextContents()).toEqual(['alice', 'bob']);
+    expect(await modal.getByTestId('persons-modal-back').allTextContents()).toEqual(['Day 1', '–']);
+    await page.keyboard.press('Escape');
+    await modal.waitFor({ state: 'detached' });
 
     // Recurring: every day with a pageview is a cohort of its own; alice is in the 6th's and the 7th's.
     await page.getByLabel('Performed').selectOption('retention_recurring');

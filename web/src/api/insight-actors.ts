@@ -5,7 +5,7 @@
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api } from './client';
-import type { FunnelsQuery, TrendsQuery } from './insights';
+import type { FunnelsQuery, RetentionQuery, TrendsQuery } from './insights';
 
 /** What PostHog's persons modal asks about: a trends value or a funnel step. */
 export type ActorsSource =
@@ -18,6 +18,12 @@ export type ActorsSource =
       day?: string;
       breakdown?: string;
       compare?: 'current' | 'previous';
+    }
+  | {
+      kind: 'InsightActorsQuery';
+      source: RetentionQuery;
+      /** The cohort's index (its row). */
+      interval: number;
     }
   | {
       kind: 'FunnelsActorsQuery';
@@ -46,6 +52,8 @@ export interface ActorsRow {
   /** A trends value's events of the person; absent for a funnel step. */
   eventCount?: number;
   recordings: MatchedRecording[];
+  /** A retention cohort's: whether the person counts in each interval. */
+  intervals?: boolean[];
 }
 
 interface ActorsResponse {
@@ -56,8 +64,19 @@ interface ActorsResponse {
 
 export const ACTORS_PAGE = 100;
 
+/** What a page of the source's actors is asked with: the columns after the actor, and the insight's own order. */
+function columnsOf(source: ActorsSource): { select: string[]; orderBy?: string[] } {
+  if (source.kind === 'FunnelsActorsQuery') return { select: ['actor', 'matched_recordings'] };
+  if (source.source.kind === 'TrendsQuery') return { select: ['actor', 'event_count', 'matched_recordings'] };
+  const filter = source.source.retentionFilter;
+  const period = (filter.period ?? 'Day').toLowerCase();
+  const intervals = Array.from({ length: filter.totalIntervals ?? 7 }, (_, k) => `${period}_${k}`);
+  return { select: ['person', ...intervals], orderBy: ['length(appearances) DESC', 'actor_id'] };
+}
+
 export function useInsightActors(environmentId: number, source: ActorsSource) {
-  const trends = source.kind === 'InsightActorsQuery';
+  const trends = source.kind === 'InsightActorsQuery' && source.source.kind === 'TrendsQuery';
+  const columns = columnsOf(source);
   return useInfiniteQuery({
     queryKey: ['insights', environmentId, 'actors', source],
     initialPageParam: 0,
@@ -65,16 +84,19 @@ export function useInsightActors(environmentId: number, source: ActorsSource) {
       const query = {
         kind: 'ActorsQuery',
         source: { ...source, includeRecordings: true },
-        select: trends ? ['actor', 'event_count', 'matched_recordings'] : ['actor', 'matched_recordings'],
+        ...columns,
         limit: ACTORS_PAGE,
         offset: pageParam,
       };
       const answer = await api<ActorsResponse>(`/api/environments/${environmentId}/query/`, { method: 'POST', body: { query }, signal });
       const at = (name: string) => answer.columns.indexOf(name);
+      const intervals = answer.columns.filter((column) => /^(hour|day|week|month)_\d+$/.test(column));
       const rows = answer.results.map((row): ActorsRow => ({
-        actor: row[at('actor')] as PersonActor,
+        // A retention names the person `person`, as PostHog's retention modal asks.
+        actor: row[Math.max(at('actor'), at('person'))] as PersonActor,
         eventCount: trends ? (row[at('event_count')] as number) : undefined,
-        recordings: (row[at('matched_recordings')] as MatchedRecording[]) ?? [],
+        recordings: (row[at('matched_recordings')] as MatchedRecording[] | undefined) ?? [],
+        ...(intervals.length ? { intervals: intervals.map((column) => row[at(column)] === true) } : {}),
       }));
       return { rows, hasMore: answer.hasMore, offset: pageParam };
     },

@@ -31,9 +31,11 @@ function actorName(row: ActorsRow): string {
 export function PersonsModal({ environmentId, of, onClose }: { environmentId: number; of: PersonsOf; onClose: () => void }) {
   const actors = useInsightActors(environmentId, of.source);
   const rows = actors.data?.pages.flatMap((page) => page.rows) ?? [];
-  const trends = of.source.kind === 'InsightActorsQuery';
+  const trends = of.source.kind === 'InsightActorsQuery' && of.source.source.kind === 'TrendsQuery';
+  const retention = of.source.kind === 'InsightActorsQuery' && of.source.source.kind === 'RetentionQuery';
+  const period = of.source.source.kind === 'RetentionQuery' ? (of.source.source.retentionFilter.period ?? 'Day') : '';
   const recorded = rows.some((row) => row.recordings.length > 0);
-  const columns = ['Person', ...(trends ? ['Events'] : []), ...(recorded ? ['Recording'] : [])];
+  const columns = ['Person', ...(trends ? ['Events'] : []), ...(retention ? ['Back in'] : []), ...(recorded ? ['Recording'] : [])];
   return (
     <Modal opened onClose={onClose} title={of.title} size="xl" data-testid="persons-modal">
       {actors.error ? (
@@ -61,6 +63,11 @@ export function PersonsModal({ environmentId, of, onClose }: { environmentId: nu
                     )}
                   </Table.Td>
                   {trends && <Table.Td data-testid="persons-modal-events">{formatNumber(row.eventCount)}</Table.Td>}
+                  {retention && (
+                    <Table.Td data-testid="persons-modal-back">
+                      {(row.intervals ?? []).flatMap((back, k) => (back && k > 0 ? [`${period} ${k}`] : [])).join(', ') || '–'}
+                    </Table.Td>
+                  )}
                   {recorded && (
                     <Table.Td>
                       {row.recordings[0] && (

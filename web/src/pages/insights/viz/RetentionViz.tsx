@@ -1,8 +1,10 @@
-import { Table, Text } from '@mantine/core';
+import { Anchor, Table, Text } from '@mantine/core';
+import { useState } from 'react';
 import { useInsightQuery, type RetentionQuery, type RetentionResult } from '../../../api/insights';
 import { TableHead } from '../../../components/TableHead';
 import { formatNumber, formatPercent } from './format';
 import { InsightAnswer } from './InsightAnswer';
+import { PersonsModal, type PersonsOf } from './PersonsModal';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -18,7 +20,16 @@ export function cohortName(row: RetentionResult, period: string | undefined): st
  * PostHog's retention table: a row per cohort (its period and size), then the share of it counted
  * at each later period, shaded by that share; periods not reached yet are left blank.
  */
-function RetentionTable({ results, period }: { results: RetentionResult[]; period: string | undefined }) {
+function RetentionTable({
+  results,
+  period,
+  onCohort,
+}: {
+  results: RetentionResult[];
+  period: string | undefined;
+  /** A click on a cohort's size: its persons. */
+  onCohort: (index: number) => void;
+}) {
   const intervals = results[0]?.values.map((v) => v.label) ?? [];
   return (
     <Table.ScrollContainer minWidth={480}>
@@ -30,7 +41,15 @@ function RetentionTable({ results, period }: { results: RetentionResult[]; perio
             return (
               <Table.Tr key={row.date} data-testid="retention-row">
                 <Table.Td>{cohortName(row, period)}</Table.Td>
-                <Table.Td data-testid="retention-size">{formatNumber(size)}</Table.Td>
+                <Table.Td data-testid="retention-size">
+                  {size > 0 ? (
+                    <Anchor component="button" type="button" fz="sm" onClick={() => onCohort(i)} title="Show the persons of this cohort">
+                      {formatNumber(size)}
+                    </Anchor>
+                  ) : (
+                    formatNumber(size)
+                  )}
+                </Table.Td>
                 {row.values.map((value, k) => {
                   // Cohort i's period k is past the window's last period: not reached yet.
                   const reached = i + k < results.length;
@@ -63,15 +82,24 @@ function RetentionTable({ results, period }: { results: RetentionResult[]; perio
 /** A retention query, run and shown as its table. */
 export function RetentionViz({ environmentId, source, height }: { environmentId: number; source: RetentionQuery; height: number }) {
   const answer = useInsightQuery<RetentionResult[]>(environmentId, source);
+  const [persons, setPersons] = useState<PersonsOf | null>(null);
+  const onCohort = (results: RetentionResult[]) => (index: number) =>
+    setPersons({
+      title: `Cohort of ${cohortName(results[index]!, source.retentionFilter.period)}`,
+      source: { kind: 'InsightActorsQuery', source, interval: index },
+    });
   return (
-    <InsightAnswer answers={[answer]} kind="RetentionQuery" height={height} isEmpty={([{ results }]) => results.length === 0}>
-      {([{ results }]) =>
-        results.every((row) => (row.values[0]?.count ?? 0) === 0) ? (
-          <Text c="dimmed">No one did the cohort event in these periods.</Text>
-        ) : (
-          <RetentionTable results={results} period={source.retentionFilter.period} />
-        )
-      }
-    </InsightAnswer>
+    <>
+      <InsightAnswer answers={[answer]} kind="RetentionQuery" height={height} isEmpty={([{ results }]) => results.length === 0}>
+        {([{ results }]) =>
+          results.every((row) => (row.values[0]?.count ?? 0) === 0) ? (
+            <Text c="dimmed">No one did the cohort event in these periods.</Text>
+          ) : (
+            <RetentionTable results={results} period={source.retentionFilter.period} onCohort={onCohort(results)} />
+          )
+        }
+      </InsightAnswer>
+      {persons && <PersonsModal environmentId={environmentId} of={persons} onClose={() => setPersons(null)} />}
+    </>
   );
 }

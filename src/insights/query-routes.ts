@@ -16,6 +16,8 @@ import { SURVEY_RUNNERS } from '../surveys/results/query-runner.js';
 import { readActorsQuery } from './actors-query.js';
 import { readRetentionQuery } from './retention.js';
 import { actorsAnswer } from './actors-service.js';
+import { runLifecycle } from './lifecycle-store.js';
+import { runStickiness } from './stickiness-store.js';
 
 /** The query kinds `query/` runs, each from its body's `query` to PostHog's response fields. */
 type Runner = (ctx: AppContext, team: Team, query: Record<string, unknown>, now: Date) => Promise<Record<string, unknown>>;
@@ -61,7 +63,9 @@ export const QUERY_RUNNERS: Record<string, Runner> = {
   EventsQuery: runEvents,
   RetentionQuery: runRetention,
   TrendsQuery: runTrends,
+  LifecycleQuery: runLifecycle,
   FunnelsQuery: runFunnels,
+  StickinessQuery: runStickiness,
   ...WEB_ANALYTICS_RUNNERS,
   ...SURVEY_RUNNERS,
 };

@@ -1,0 +1,96 @@
+/**
+ * Stickiness computed by ClickHouse, and its `query/` runner: per series, each person's active
+ * buckets of the window (local toStartOfDay/Hour/Week/Month, as trends cut them), then how many
+ * persons had 1, 2, … of them. Only those counts come back (stickiness.ts fills the rest with 0).
+ *
+ * A person is the one each event belongs to now (person overrides): someone merged by $identify
+ * counts once, with the buckets of all their distinct ids together.
+ */
+import type { AppContext } from '../context.js';
+import type { Team } from '../environments/models.js';
+import { personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
+import type { AnalyticsEngine } from '../platform/analytics/engine.js';
+import { ch, chTime, raw } from '../platform/analytics/sql.js';
+import { trendsPeriods, zoneOfTeam } from './service.js';
+import {
+  criteriaOperator,
+  readStickinessQuery,
+  stickinessResult,
+  type StickinessQuery,
+  type StickinessResult,
+  type StickinessRow,
+} from './stickiness.js';
+import { bucketStart, run, seriesEventsWhere, TEAM } from './trends-store.js';
+import type { TrendsSeries } from './trends.js';
+import type { TrendsWindow } from './trends-window.js';
+
+/**
+ * How many persons were active in exactly k buckets of `window`, for each k seen. A bucket is
+ * active for a person with one of the series' events in it, or with stickinessCriteria, with a
+ * number of them that passes it (PostHog's `HAVING count() <op> value`).
+ */
+export async function countStickiness(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: StickinessQuery,
+  series: TrendsSeries,
+  window: TrendsWindow,
+): Promise<StickinessRow[]> {
+  if (window.buckets.length === 0) return [];
+  const where = seriesEventsWhere(query.trends, series, [
+    ch`e.timestamp >= ${chTime(window.from)}`,
+    ch`e.timestamp < ${chTime(window.to)}`,
+  ]);
+  // The value is a checked integer, so it goes in as text like the operator.
+  const having = query.criteria ? raw(`count() ${criteriaOperator(query.criteria.operator)} ${query.criteria.value}`) : raw('1');
+  return run<StickinessRow>(
+    analytics,
+    teamId,
+    ch`SELECT intervals, count() AS persons
+      FROM (
+        SELECT person, count() AS intervals
+        FROM (
+          SELECT ${raw(personIdExpression())} AS person, ${bucketStart(query.trends.interval, window, raw('e.timestamp'))} AS bucket
+          FROM ${raw(analytics.table('events'))} AS e ${raw(personOverridesJoin(analytics, TEAM))}
+          WHERE ${where}
+          GROUP BY person, bucket
+          HAVING ${having}
+        )
+        GROUP BY person
+      )
+      GROUP BY intervals`,
+  );
+}
+
+/**
+ * PostHog's StickinessQuery on `query/`: one entry per series, or with a comparison two (the
+ * current period, then the previous one, each over its own number of buckets), as PostHog orders
+ * them. The windows and the bound on the answer's size are the trends query's.
+ */
+export async function runStickiness(
+  ctx: AppContext,
+  team: Team,
+  source: Record<string, unknown>,
+  now: Date,
+): Promise<Record<string, unknown>> {
+  const read = readStickinessQuery(source);
+  const periods = await trendsPeriods(ctx.analytics, team.id, read.trends, now, zoneOfTeam(team));
+  const query: StickinessQuery = { ...read, trends: periods.query };
+  const { window, previousWindow } = periods;
+  const windows = previousWindow === null ? [window] : [window, previousWindow];
+  const results = await Promise.all(
+    query.trends.series.flatMap((series, order) =>
+      windows.map(async (w, i): Promise<StickinessResult> => {
+        const rows = await countStickiness(ctx.analytics, team.id, query, series, w);
+        const result = stickinessResult(query, series, order, w.buckets.length, rows);
+        if (previousWindow === null) return result;
+        return { ...result, compare: true, compare_label: i === 0 ? 'current' : 'previous' };
+      }),
+    ),
+  );
+  return {
+    results,
+    timezone: window.timezone,
+    resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
+  };
+}

@@ -112,7 +112,28 @@ export interface RetentionQuery {
   properties?: PropertyFilter[];
 }
 
-export type InsightSource = TrendsQuery | FunnelsQuery | RetentionQuery;
+/** PostHog's lifecycle: one series' persons per interval as new, returning, resurrecting and dormant. */
+export interface LifecycleQuery {
+  kind: 'LifecycleQuery';
+  series: EventsNode[];
+  interval?: Interval;
+  dateRange?: DateRange;
+  properties?: PropertyFilter[];
+  breakdownFilter?: undefined;
+}
+
+/** PostHog's stickiness: per series, the persons active in exactly 1, 2, … intervals of the range. */
+export interface StickinessQuery {
+  kind: 'StickinessQuery';
+  series: EventsNode[];
+  interval?: Interval;
+  dateRange?: DateRange;
+  properties?: PropertyFilter[];
+  stickinessFilter?: { computedAs?: 'non_cumulative' | 'cumulative' };
+  breakdownFilter?: undefined;
+}
+
+export type InsightSource = TrendsQuery | FunnelsQuery | RetentionQuery | LifecycleQuery | StickinessQuery;
 
 export interface InsightVizNode {
   kind: 'InsightVizNode';
@@ -132,6 +153,26 @@ export interface TrendsResult {
   aggregated_value?: number;
   /** With compareFilter.compare: which period the entry is. */
   compare?: boolean;
+  compare_label?: 'current' | 'previous';
+}
+
+/** A lifecycle status over the range: persons per interval (dormant ones negative). */
+export interface LifecycleResult {
+  status: 'new' | 'returning' | 'resurrecting' | 'dormant';
+  label: string;
+  data: number[];
+  days: string[];
+  labels: string[];
+  count: number;
+}
+
+/** A stickiness series: `data[k-1]` the persons active in k intervals, `labels` `1 day`, `2 days`, …. */
+export interface StickinessResult {
+  label: string;
+  data: number[];
+  labels: string[];
+  count: number;
+  action: { order: number; custom_name?: string | null };
   compare_label?: 'current' | 'previous';
 }
 
@@ -277,7 +318,7 @@ export function funnelStepsSource(source: FunnelsQuery): FunnelsQuery {
 export function chartSources(source: InsightSource): InsightSource[] {
   // A saved insight may hold a kind InsightViz does not draw (an EventsQuery, say): nothing to ask.
   const kind: string = source.kind;
-  if (source.kind === 'RetentionQuery') return [source];
+  if (source.kind === 'RetentionQuery' || source.kind === 'LifecycleQuery' || source.kind === 'StickinessQuery') return [source];
   if (kind !== 'TrendsQuery' && kind !== 'FunnelsQuery') return [];
   if (source.kind === 'FunnelsQuery') {
     const viz = source.funnelsFilter?.funnelVizType;

@@ -5,7 +5,19 @@ import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../.
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
-import { cleanSource, hashOfSource, newFunnel, newRetention, newTrends, sourceOfHash, unfinishedQuery } from './editor/query-defaults';
+import {
+  cleanSource,
+  hashOfSource,
+  newFunnel,
+  newLifecycle,
+  newRetention,
+  newStickiness,
+  newTrends,
+  sourceOfHash,
+  unfinishedQuery,
+} from './editor/query-defaults';
+import { LifecycleEditor } from './editor/LifecycleEditor';
+import { StickinessEditor } from './editor/StickinessEditor';
 import { RetentionEditor } from './editor/RetentionEditor';
 import { TrendsEditor } from './editor/TrendsEditor';
 import { AddToDashboard } from './AddToDashboard';
@@ -13,6 +25,14 @@ import { DeleteInsight } from './DeleteInsight';
 import { InsightHistory } from './InsightHistory';
 import { InsightSubscriptions } from './InsightSubscriptions';
 import { InsightViz } from './viz/InsightViz';
+
+/** A new query of each kind with series, as PostHog starts it. */
+const NEW_QUERIES: Record<string, () => InsightSource> = {
+  TrendsQuery: newTrends,
+  FunnelsQuery: newFunnel,
+  LifecycleQuery: newLifecycle,
+  StickinessQuery: newStickiness,
+};
 
 /**
  * The builder of a new or saved insight: name and description, the query's editor, its chart
@@ -77,8 +97,12 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
   const switchKind = (kind: string) => {
     if (kind === source.kind) return;
     if (kind === 'RetentionQuery') return setSource(newRetention());
-    const next = kind === 'FunnelsQuery' ? newFunnel() : newTrends();
-    setSource({ ...next, dateRange: source.kind === 'RetentionQuery' ? next.dateRange : (source.dateRange ?? next.dateRange) });
+    const next = NEW_QUERIES[kind]?.() ?? newTrends();
+    // The range carries over from one kind to the next, but not from a retention's (its periods).
+    setSource({
+      ...next,
+      dateRange: source.kind === 'RetentionQuery' ? next.dateRange : (source.dateRange ?? next.dateRange),
+    } as InsightSource);
   };
 
   return (
@@ -108,13 +132,15 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
       </Group>
       <SegmentedControl
         aria-label="Insight type"
-        w={390}
+        w={640}
         value={source.kind}
         onChange={switchKind}
         data={[
           { value: 'TrendsQuery', label: 'Trends' },
           { value: 'FunnelsQuery', label: 'Funnels' },
           { value: 'RetentionQuery', label: 'Retention' },
+          { value: 'LifecycleQuery', label: 'Lifecycle' },
+          { value: 'StickinessQuery', label: 'Stickiness' },
         ]}
       />
       <Paper withBorder p="sm">
@@ -122,6 +148,10 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
           <TrendsEditor environmentId={environment.id} query={source} onChange={setSource} />
         ) : source.kind === 'RetentionQuery' ? (
           <RetentionEditor environmentId={environment.id} query={source} onChange={setSource} />
+        ) : source.kind === 'LifecycleQuery' ? (
+          <LifecycleEditor environmentId={environment.id} query={source} onChange={setSource} />
+        ) : source.kind === 'StickinessQuery' ? (
+          <StickinessEditor environmentId={environment.id} query={source} onChange={setSource} />
         ) : (
           <FunnelsEditor environmentId={environment.id} query={source} onChange={setSource} />
         )}

@@ -101,6 +101,7 @@ export function SeriesList({
   noun,
   withMath,
   min,
+  max = Infinity,
   added,
 }: {
   environmentId: number;
@@ -109,6 +110,8 @@ export function SeriesList({
   noun: 'Series' | 'Step';
   withMath: boolean;
   min: number;
+  /** The most series the query takes (a lifecycle: one). */
+  max?: number;
   added: EventsNode;
 }) {
   return (
@@ -126,11 +129,13 @@ export function SeriesList({
           onRemove={series.length > min ? () => onChange(series.filter((_, j) => j !== i)) : undefined}
         />
       ))}
-      <Group>
-        <Button variant="light" size="compact-sm" onClick={() => onChange([...series, added])}>
-          Add {noun.toLowerCase()}
-        </Button>
-      </Group>
+      {series.length < max && (
+        <Group>
+          <Button variant="light" size="compact-sm" onClick={() => onChange([...series, added])}>
+            Add {noun.toLowerCase()}
+          </Button>
+        </Group>
+      )}
     </Stack>
   );
 }

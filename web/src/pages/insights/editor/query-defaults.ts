@@ -4,7 +4,9 @@ import type {
   FunnelsQuery,
   InsightSource,
   RetentionEntity,
+  LifecycleQuery,
   RetentionQuery,
+  StickinessQuery,
   TrendsMath,
   TrendsQuery,
 } from '../../../api/insights';
@@ -38,6 +40,23 @@ export const newRetention = (): RetentionQuery => ({
     targetEntity: { id: '$pageview', name: '$pageview', type: 'events' },
     returningEntity: { id: '$pageview', name: '$pageview', type: 'events' },
   },
+});
+
+/** PostHog's new lifecycle: pageviews by day over the last 7 days. */
+export const newLifecycle = (): LifecycleQuery => ({
+  kind: 'LifecycleQuery',
+  series: [{ kind: 'EventsNode', event: '$pageview', name: '$pageview' }],
+  interval: 'day',
+  dateRange: { date_from: '-7d', date_to: null },
+});
+
+/** PostHog's new stickiness: the persons with a pageview on 1 to 8 of the last days. */
+export const newStickiness = (): StickinessQuery => ({
+  kind: 'StickinessQuery',
+  series: [{ kind: 'EventsNode', event: '$pageview', name: '$pageview', math: 'dau' }],
+  interval: 'day',
+  dateRange: { date_from: '-7d', date_to: null },
+  stickinessFilter: { computedAs: 'non_cumulative' },
 });
 
 /** The maths of a series, as PostHog's picker names them. */
@@ -105,7 +124,7 @@ function cleanRetention(source: RetentionQuery): RetentionQuery {
 /** The query as run and saved: filters without a property and an empty breakdown dropped. */
 export function cleanSource<S extends InsightSource>(source: S): S {
   if (source.kind === 'RetentionQuery') return cleanRetention(source) as S;
-  const series = source as TrendsQuery | FunnelsQuery;
+  const series = source as TrendsQuery | FunnelsQuery | LifecycleQuery | StickinessQuery;
   const clean = { ...series, series: series.series.map(cleanNode) };
   const properties = complete(series.properties);
   if (properties?.length) clean.properties = properties;
@@ -139,8 +158,10 @@ export function sourceOfHash(hash: string): InsightSource | null {
     const filter = (source as Partial<RetentionQuery>).retentionFilter;
     return typeof filter === 'object' && filter !== null ? (source as RetentionQuery) : null;
   }
-  if (source.kind !== 'TrendsQuery' && source.kind !== 'FunnelsQuery') return null;
+  const withSeries = ['TrendsQuery', 'FunnelsQuery', 'LifecycleQuery', 'StickinessQuery'];
+  if (!withSeries.includes(source.kind ?? '')) return null;
+  const series: unknown = (source as Partial<TrendsQuery>).series;
   const readable =
-    Array.isArray(source.series) && source.series.every((n) => typeof n === 'object' && n !== null && n.kind === 'EventsNode');
+    Array.isArray(series) && series.every((n: unknown) => typeof n === 'object' && n !== null && (n as EventsNode).kind === 'EventsNode');
   return readable ? (source as InsightSource) : null;
 }

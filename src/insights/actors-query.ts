@@ -5,7 +5,9 @@
 import { isJsonObject } from '../lib/json-object.js';
 import { TrendsQueryError } from './query-error.js';
 import { readFunnelsQuery, type FunnelsQuery } from './funnels.js';
+import { LIFECYCLE_STATUSES, readLifecycleQuery, type LifecycleQuery, type LifecycleStatus } from './lifecycle.js';
 import { readRetentionQuery, type RetentionQuery } from './retention.js';
+import { readStickinessQuery, type StickinessQuery } from './stickiness.js';
 import { readTrendsQuery, type TrendsQuery } from './trends.js';
 
 /** PostHog's page size for actors when none (or no positive one) is asked for, and the most a page holds: a larger limit is cut to it. */
@@ -61,7 +63,25 @@ export interface RetentionActorsSource {
   cohort: number;
 }
 
-export type ActorsSource = TrendsActorsSource | FunnelsActorsSource | RetentionActorsSource;
+/** A lifecycle bar's persons: those of `status` in the bucket `day` names. */
+export interface LifecycleActorsSource {
+  kind: 'lifecycle';
+  query: LifecycleQuery;
+  day: string;
+  status: LifecycleStatus;
+}
+
+/** A stickiness bar's persons: those of series `series` active in `intervals` intervals (or more, when cumulative). */
+export interface StickinessActorsSource {
+  kind: 'stickiness';
+  query: StickinessQuery;
+  series: number;
+  intervals: number;
+  compare: 'current' | 'previous';
+}
+
+export type ActorsSource =
+  TrendsActorsSource | FunnelsActorsSource | RetentionActorsSource | LifecycleActorsSource | StickinessActorsSource;
 
 export interface ActorsQuery {
   source: ActorsSource;
@@ -101,6 +121,7 @@ function readPage(raw: Record<string, unknown>): { limit: number; offset: number
 function columnsOf(source: ActorsSource): string[] {
   if (source.kind === 'trends') return [...ACTOR_COLUMNS];
   if (source.kind === 'funnels') return ['actor', 'matched_recordings'];
+  if (source.kind === 'lifecycle' || source.kind === 'stickiness') return ['actor', 'person'];
   const period = source.query.period;
   return ['actor', 'person', ...Array.from({ length: source.query.totalIntervals }, (_, k) => `${period}_${k}`)];
 }
@@ -193,6 +214,43 @@ function readRetentionActorsSource(raw: Record<string, unknown>): RetentionActor
   return { kind: 'retention', query, cohort };
 }
 
+function readLifecycleActorsSource(raw: Record<string, unknown>): LifecycleActorsSource {
+  const query = nested(() => readLifecycleQuery(raw.source));
+  const day = raw.day ?? null;
+  if (typeof day !== 'string')
+    throw new TrendsQueryError('day is required: when the bucket of the bar whose persons are asked for starts.', attrOf('source__day'));
+  const status = raw.status ?? null;
+  if (!(LIFECYCLE_STATUSES as readonly unknown[]).includes(status)) {
+    throw new TrendsQueryError(`status must be one of ${LIFECYCLE_STATUSES.join(', ')}.`, attrOf('source__status'));
+  }
+  return { kind: 'lifecycle', query, day, status: status as LifecycleStatus };
+}
+
+function readStickinessActorsSource(raw: Record<string, unknown>): StickinessActorsSource {
+  const query = nested(() => readStickinessQuery(isJsonObject(raw.source) ? raw.source : {}));
+  const series = raw.series ?? 0;
+  if (typeof series !== 'number' || !Number.isInteger(series) || series < 0 || series >= query.trends.series.length) {
+    throw new TrendsQueryError(
+      `series must be the index of one of the query's ${query.trends.series.length} series.`,
+      attrOf('source__series'),
+    );
+  }
+  // PostHog's frontend sends the number of intervals as `day`, a number (older ones as its text).
+  const day = typeof raw.day === 'string' && /^\d+$/.test(raw.day) ? Number(raw.day) : raw.day;
+  if (typeof day !== 'number' || !Number.isInteger(day) || day < 1) {
+    throw new TrendsQueryError('day is required: the number of intervals (1 or more) whose persons are asked for.', attrOf('source__day'));
+  }
+  if ((raw.operator ?? null) !== null)
+    throw new TrendsQueryError('operator is not supported: the persons of exactly `day` intervals are listed.', attrOf('source__operator'));
+  const compare = raw.compare ?? 'current';
+  if (compare !== 'current' && compare !== 'previous')
+    throw new TrendsQueryError(`"${String(compare)}" is not a valid choice.`, attrOf('source__compare'));
+  if (compare === 'previous' && query.trends.compare === null) {
+    throw new TrendsQueryError('compare is "previous" but the query has no comparison.', attrOf('source__compare'));
+  }
+  return { kind: 'stickiness', query, series, intervals: day, compare };
+}
+
 /** The breakdown value as the answer names it (a number is read as its text; a one-item list as its item). */
 function readBreakdownValue(raw: unknown, brokenDown: boolean, name: string): string | null {
   if (raw === null) return null;
@@ -222,10 +280,14 @@ export function readActorsQuery(raw: Record<string, unknown>): ActorsQuery {
   const insight = isJsonObject(source.source) ? source.source.kind : undefined;
   if (source.kind === 'InsightActorsQuery' && insight === 'RetentionQuery') {
     read = readRetentionActorsSource(source);
+  } else if (source.kind === 'InsightActorsQuery' && insight === 'LifecycleQuery') {
+    read = readLifecycleActorsSource(source);
+  } else if ((source.kind === 'InsightActorsQuery' || source.kind === 'StickinessActorsQuery') && insight === 'StickinessQuery') {
+    read = readStickinessActorsSource(source);
   } else if (source.kind === 'InsightActorsQuery') {
     if (insight !== 'TrendsQuery') {
       throw new TrendsQueryError(
-        "Only the actors of a TrendsQuery or a RetentionQuery are supported here; a funnel's are a FunnelsActorsQuery.",
+        "Only the actors of a TrendsQuery, RetentionQuery, LifecycleQuery or StickinessQuery are supported here; a funnel's are a FunnelsActorsQuery.",
         attrOf('source__source__kind'),
       );
     }
@@ -234,7 +296,7 @@ export function readActorsQuery(raw: Record<string, unknown>): ActorsQuery {
     read = readFunnelsActorsSource(source);
   } else {
     throw new TrendsQueryError(
-      `Actors of ${JSON.stringify(source.kind ?? null)} are not supported; supported: InsightActorsQuery, FunnelsActorsQuery.`,
+      `Actors of ${JSON.stringify(source.kind ?? null)} are not supported; supported: InsightActorsQuery, FunnelsActorsQuery, StickinessActorsQuery.`,
       attrOf('source__kind'),
     );
   }

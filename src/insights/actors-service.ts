@@ -7,7 +7,18 @@ import { getPersonsByUuids, type Person } from '../persons/store.js';
 import { LIST_DISTINCT_IDS_LIMIT, orderDistinctIds } from '../persons/serialize.js';
 import { drfDateTime } from '../posthog/python-datetime.js';
 import { recordedSessions } from '../recordings/store.js';
-import type { ActorColumn, ActorRow, ActorsQuery, FunnelsActorsSource, RetentionActorsSource, TrendsActorsSource } from './actors-query.js';
+import type {
+  ActorColumn,
+  ActorRow,
+  ActorsQuery,
+  FunnelsActorsSource,
+  LifecycleActorsSource,
+  RetentionActorsSource,
+  StickinessActorsSource,
+  TrendsActorsSource,
+} from './actors-query.js';
+import { lifecycleActors, lifecycleWindow } from './lifecycle-store.js';
+import { stickinessActors } from './stickiness-store.js';
 import { readRetentionInterval } from './retention.js';
 import { retentionActors } from './retention-store.js';
 import { funnelActors } from './funnel-actors-store.js';
@@ -118,11 +129,46 @@ async function retentionRows(
   return retentionActors(stores.analytics, team.id, source.query, window, source.cohort, query);
 }
 
+async function lifecycleRows(
+  stores: InsightStores,
+  team: Team,
+  source: LifecycleActorsSource,
+  query: ActorsQuery,
+  now: Date,
+): Promise<ActorRow[]> {
+  const { query: lifecycle, window } = await lifecycleWindow(stores.analytics, team, source.query, now);
+  const bucket = bucketOf(source.day, window, null, now);
+  return lifecycleActors(stores.analytics, team.id, lifecycle, window, { bucket: window.buckets[bucket]!, status: source.status }, query);
+}
+
+async function stickinessRows(
+  stores: InsightStores,
+  team: Team,
+  source: StickinessActorsSource,
+  query: ActorsQuery,
+  now: Date,
+): Promise<ActorRow[]> {
+  const periods = await trendsPeriods(stores.analytics, team.id, source.query.trends, now, zoneOfTeam(team));
+  const window = source.compare === 'previous' ? periods.previousWindow! : periods.window;
+  const stickiness = { ...source.query, trends: periods.query };
+  const point = { series: periods.query.series[source.series]!, window, intervals: source.intervals };
+  return stickinessActors(stores.analytics, team.id, stickiness, point, query);
+}
+
 function rowsOf(stores: InsightStores, team: Team, query: ActorsQuery, now: Date): Promise<ActorRow[]> {
   const { source } = query;
-  if (source.kind === 'trends') return trendsRows(stores, team, source, query, now);
-  if (source.kind === 'funnels') return funnelsRows(stores, team, source, query, now);
-  return retentionRows(stores, team, source, query, now);
+  switch (source.kind) {
+    case 'trends':
+      return trendsRows(stores, team, source, query, now);
+    case 'funnels':
+      return funnelsRows(stores, team, source, query, now);
+    case 'retention':
+      return retentionRows(stores, team, source, query, now);
+    case 'lifecycle':
+      return lifecycleRows(stores, team, source, query, now);
+    case 'stickiness':
+      return stickinessRows(stores, team, source, query, now);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * status come back (lifecycle.ts fills the empty ones).
  */
 import type { AppContext } from '../context.js';
+import type { ActorRow } from './actors-query.js';
 import type { Team } from '../environments/models.js';
 import { personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
@@ -38,10 +39,7 @@ export async function runLifecycle(
   source: Record<string, unknown>,
   now: Date,
 ): Promise<Record<string, unknown>> {
-  let query = readLifecycleQuery(source);
-  query = { ...query, dateFrom: await resolvedFrom(ctx.analytics, team.id, query.dateFrom, now) };
-  const window = trendsWindow(query, now, zoneOfTeam(team));
-  checkWindowWhole(window, query.interval);
+  const { query, window } = await lifecycleWindow(ctx.analytics, team, readLifecycleQuery(source), now);
   const cells = window.buckets.length === 0 ? [] : await countLifecycle(ctx.analytics, team.id, query, window);
   return {
     results: lifecycleResults(query, window, cells),
@@ -50,23 +48,26 @@ export async function runLifecycle(
   };
 }
 
+/** The query with `all` resolved, and its window at `now` in the environment's zone, checked whole. */
+export async function lifecycleWindow(analytics: AnalyticsEngine, team: Team, read: LifecycleQuery, now: Date) {
+  const query = { ...read, dateFrom: await resolvedFrom(analytics, team.id, read.dateFrom, now) };
+  const window = trendsWindow(query, now, zoneOfTeam(team));
+  checkWindowWhole(window, query.interval);
+  return { query, window };
+}
+
 /** The bucket start (Unix seconds) of the instant `seconds` (Unix seconds) in the window's zone and week. */
 function startOf(query: LifecycleQuery, window: TrendsWindow, seconds: string): ChSql {
   return ch`toUnixTimestamp(${bucketStart(query.interval, window, raw(`toDateTime(${seconds})`))})`;
 }
 
 /**
- * Persons by (bucket, status) within the window. A person's `created_at` is PostHog's for "new";
+ * Each person's (bucket, status) within the window. A person's `created_at` is PostHog's for "new";
  * Hoglet's persons are not in ClickHouse, so it is the time of the person's first event ever (any
  * event with a person profile, through merges), which is what PostHog sets it from when it
  * processes that event: a person is new in the bucket of their first event only.
  */
-export async function countLifecycle(
-  analytics: AnalyticsEngine,
-  teamId: number,
-  query: LifecycleQuery,
-  window: TrendsWindow,
-): Promise<LifecycleCell[]> {
+function statuses(analytics: AnalyticsEngine, query: LifecycleQuery, window: TrendsWindow): ChSql {
   const events = raw(analytics.table('events'));
   const person = raw(personIdExpression());
   const overrides = raw(personOverridesJoin(analytics, TEAM));
@@ -81,12 +82,10 @@ export async function countLifecycle(
   const next = String(INTO_NEXT_BUCKET_S[query.interval]);
   // Per person: `periods` the sorted active buckets, `previous` the bucket before each (the
   // creation's for the first), `following` the active bucket after each (0 after the last).
-  return run<LifecycleCell>(
-    analytics,
-    teamId,
-    ch`SELECT cell.1 AS bucket, cell.2 AS status, count() AS total
+  return ch`SELECT person, cell.1 AS bucket, cell.2 AS status
       FROM (
         SELECT
+          a.person AS person,
           a.periods AS periods,
           arrayPopBack(arrayPushFront(periods, ${startOf(query, window, 'c.first')})) AS previous,
           arrayPopFront(arrayPushBack(periods, 0)) AS following,
@@ -112,7 +111,43 @@ export async function countLifecycle(
         ) AS a ON a.person = c.person
       )
       ARRAY JOIN cells AS cell
-      WHERE cell.1 >= ${Math.round(window.from.getTime() / 1000)} AND cell.1 < ${Math.round(window.to.getTime() / 1000)}
-      GROUP BY bucket, status`,
+      WHERE cell.1 >= ${Math.round(window.from.getTime() / 1000)} AND cell.1 < ${Math.round(window.to.getTime() / 1000)}`;
+}
+
+/** Persons per (bucket, status) within the window. */
+export async function countLifecycle(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: LifecycleQuery,
+  window: TrendsWindow,
+): Promise<LifecycleCell[]> {
+  return run<LifecycleCell>(
+    analytics,
+    teamId,
+    ch`SELECT bucket, status, count() AS total FROM (${statuses(analytics, query, window)}) GROUP BY bucket, status`,
   );
+}
+
+/**
+ * A page of the persons of one status in the bucket starting at `bucket` (PostHog's lifecycle
+ * actors), by uuid; `limit + 1` rows so the caller can tell whether more follow.
+ */
+export async function lifecycleActors(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: LifecycleQuery,
+  window: TrendsWindow,
+  point: { bucket: Date; status: string },
+  page: { limit: number; offset: number },
+): Promise<ActorRow[]> {
+  if (window.buckets.length === 0) return [];
+  const rows = await run<{ person: string }>(
+    analytics,
+    teamId,
+    ch`SELECT toString(person) AS person FROM (${statuses(analytics, query, window)})
+      WHERE bucket = ${Math.round(point.bucket.getTime() / 1000)} AND status = ${point.status}
+      ORDER BY person
+      LIMIT ${raw(String(page.limit + 1))} OFFSET ${raw(String(page.offset))}`,
+  );
+  return rows.map((row) => ({ person: row.person, eventCount: 0, distinctIds: [], events: [] }));
 }

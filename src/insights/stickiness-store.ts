@@ -10,7 +10,8 @@ import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { ch, chTime, raw } from '../platform/analytics/sql.js';
+import { ch, chTime, raw, type ChSql } from '../platform/analytics/sql.js';
+import type { ActorRow } from './actors-query.js';
 import { trendsPeriods, zoneOfTeam } from './service.js';
 import {
   criteriaOperator,
@@ -25,10 +26,29 @@ import type { TrendsSeries } from './trends.js';
 import type { TrendsWindow } from './trends-window.js';
 
 /**
- * How many persons were active in exactly k buckets of `window`, for each k seen. A bucket is
- * active for a person with one of the series' events in it, or with stickinessCriteria, with a
- * number of them that passes it (PostHog's `HAVING count() <op> value`).
+ * Each person's number of active buckets of `window`. A bucket is active for a person with one of
+ * the series' events in it, or with stickinessCriteria, with a number of them that passes it
+ * (PostHog's `HAVING count() <op> value`).
  */
+function personIntervals(query: StickinessQuery, series: TrendsSeries, window: TrendsWindow, analytics: AnalyticsEngine): ChSql {
+  const where = seriesEventsWhere(query.trends, series, [
+    ch`e.timestamp >= ${chTime(window.from)}`,
+    ch`e.timestamp < ${chTime(window.to)}`,
+  ]);
+  // The value is a checked integer, so it goes in as text like the operator.
+  const having = query.criteria ? raw(`count() ${criteriaOperator(query.criteria.operator)} ${query.criteria.value}`) : raw('1');
+  return ch`SELECT person, count() AS intervals
+        FROM (
+          SELECT ${raw(personIdExpression())} AS person, ${bucketStart(query.trends.interval, window, raw('e.timestamp'))} AS bucket
+          FROM ${raw(analytics.table('events'))} AS e ${raw(personOverridesJoin(analytics, TEAM))}
+          WHERE ${where}
+          GROUP BY person, bucket
+          HAVING ${having}
+        )
+        GROUP BY person`;
+}
+
+/** How many persons were active in exactly k buckets of `window`, for each k seen. */
 export async function countStickiness(
   analytics: AnalyticsEngine,
   teamId: number,
@@ -37,29 +57,35 @@ export async function countStickiness(
   window: TrendsWindow,
 ): Promise<StickinessRow[]> {
   if (window.buckets.length === 0) return [];
-  const where = seriesEventsWhere(query.trends, series, [
-    ch`e.timestamp >= ${chTime(window.from)}`,
-    ch`e.timestamp < ${chTime(window.to)}`,
-  ]);
-  // The value is a checked integer, so it goes in as text like the operator.
-  const having = query.criteria ? raw(`count() ${criteriaOperator(query.criteria.operator)} ${query.criteria.value}`) : raw('1');
   return run<StickinessRow>(
     analytics,
     teamId,
-    ch`SELECT intervals, count() AS persons
-      FROM (
-        SELECT person, count() AS intervals
-        FROM (
-          SELECT ${raw(personIdExpression())} AS person, ${bucketStart(query.trends.interval, window, raw('e.timestamp'))} AS bucket
-          FROM ${raw(analytics.table('events'))} AS e ${raw(personOverridesJoin(analytics, TEAM))}
-          WHERE ${where}
-          GROUP BY person, bucket
-          HAVING ${having}
-        )
-        GROUP BY person
-      )
-      GROUP BY intervals`,
+    ch`SELECT intervals, count() AS persons FROM (${personIntervals(query, series, window, analytics)}) GROUP BY intervals`,
   );
+}
+
+/**
+ * A page of the persons active in exactly `intervals` buckets (with `cumulative`, that many or
+ * more), PostHog's stickiness actors, by uuid; `limit + 1` rows so the caller can tell whether
+ * more follow.
+ */
+export async function stickinessActors(
+  analytics: AnalyticsEngine,
+  teamId: number,
+  query: StickinessQuery,
+  point: { series: TrendsSeries; window: TrendsWindow; intervals: number },
+  page: { limit: number; offset: number },
+): Promise<ActorRow[]> {
+  if (point.window.buckets.length === 0) return [];
+  const rows = await run<{ person: string }>(
+    analytics,
+    teamId,
+    ch`SELECT toString(person) AS person FROM (${personIntervals(query, point.series, point.window, analytics)})
+      WHERE intervals ${raw(query.cumulative ? '>=' : '=')} ${point.intervals}
+      ORDER BY person
+      LIMIT ${raw(String(page.limit + 1))} OFFSET ${raw(String(page.offset))}`,
+  );
+  return rows.map((row) => ({ person: row.person, eventCount: 0, distinctIds: [], events: [] }));
 }
 
 /**

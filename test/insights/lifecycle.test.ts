@@ -208,3 +208,38 @@ describe('LifecycleQuery in the environment’s time zone', () => {
     }
   });
 });
+
+describe("a lifecycle bar's persons", () => {
+  it("answer PostHog's lifecycle actors: the persons of a status on a day, as many as the bar", async () => {
+    await server.ingest([
+      ev('la', 'tapped', '2024-02-08T10:00:00Z'),
+      ev('la', 'tapped', '2024-02-09T10:00:00Z'),
+      ev('lb', 'other', '2024-02-01T10:00:00Z'),
+      ev('lb', 'tapped', '2024-02-07T10:00:00Z'),
+      ev('lb', 'tapped', '2024-02-09T12:00:00Z'),
+    ]);
+    const source = lifecycle('tapped', '2024-02-08', '2024-02-10');
+    const data = await statuses(source);
+    const persons = async (day: string, status: string) => {
+      const res = await server.request(`${env()}/query/`, {
+        method: 'POST',
+        body: { query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'InsightActorsQuery', source, day, status } } },
+      });
+      expect(res.status, res.text).toBe(200);
+      return (res.body.results as Array<[{ distinct_ids: string[] }]>).map(([person]) => person.distinct_ids[0]).sort();
+    };
+    const days = ['2024-02-08', '2024-02-09', '2024-02-10'];
+    for (const status of ['new', 'returning', 'resurrecting', 'dormant']) {
+      for (const [i, day] of days.entries())
+        expect((await persons(day, status)).length, `${status} ${day}`).toBe(Math.abs(data[status]![i]!));
+    }
+    expect(await persons('2024-02-09', 'resurrecting')).toEqual(['lb']);
+    expect(await persons('2024-02-10', 'dormant')).toEqual(['la', 'lb']);
+    const bad = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: { query: { kind: 'ActorsQuery', source: { kind: 'InsightActorsQuery', source, day: '2024-02-09', status: 'lost' } } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.attr).toBe('query__source__status');
+  });
+});

@@ -220,3 +220,45 @@ describe('StickinessQuery', () => {
     }
   });
 });
+
+describe("a stickiness bar's persons", () => {
+  const persons = async (query: Record<string, unknown>, point: Record<string, unknown>) => {
+    const source = { kind: 'StickinessQuery', dateRange: NOV_1_8, ...query };
+    const res = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: { query: { kind: 'ActorsQuery', select: ['person'], source: { kind: 'StickinessActorsQuery', source, ...point } } },
+    });
+    return res;
+  };
+  const names = async (query: Record<string, unknown>, point: Record<string, unknown>) => {
+    const res = await persons(query, point);
+    expect(res.status, res.text).toBe(200);
+    return (res.body.results as Array<[{ distinct_ids: string[] }]>).map(([person]) => person.distinct_ids[0]).sort();
+  };
+
+  it("answer PostHog's stickiness actors: the persons active in exactly k intervals, or k or more", async () => {
+    const series = [node('view')];
+    expect(await names({ series }, { day: 1, series: 0 })).toEqual(['A']);
+    expect(await names({ series }, { day: 3, series: 0 })).toEqual(['B', 'C']);
+    expect(await names({ series }, { day: 2, series: 0 })).toEqual([]);
+    expect(await names({ series, stickinessFilter: { computedAs: 'cumulative' } }, { day: 1, series: 0 })).toEqual(['A', 'B', 'C']);
+    // Older frontends send InsightActorsQuery with the count as text.
+    const older = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: {
+        query: {
+          kind: 'ActorsQuery',
+          source: { kind: 'InsightActorsQuery', source: { kind: 'StickinessQuery', dateRange: NOV_1_8, series }, day: '3' },
+        },
+      },
+    });
+    expect(older.status, older.text).toBe(200);
+    expect(older.body.results).toHaveLength(2);
+  });
+
+  it('is a 400 for a count or series the query has not', async () => {
+    expect((await persons({ series: [node('view')] }, { day: 0 })).body.attr).toBe('query__source__day');
+    expect((await persons({ series: [node('view')] }, { day: 1, series: 1 })).body.attr).toBe('query__source__series');
+    expect((await persons({ series: [node('view')] }, { day: 1, operator: 'gte' })).body.attr).toBe('query__source__operator');
+  });
+});

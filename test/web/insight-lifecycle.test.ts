@@ -41,6 +41,25 @@ async function drawn(testId: string): Promise<unknown[]> {
   return JSON.parse((await canvas.getAttribute('data-series'))!);
 }
 
+/** Clicks the chart's element `index` of dataset `dataset` where the canvas says it is drawn. */
+async function clickElement(testId: string, dataset: number, index: number) {
+  const canvas = page.getByTestId(testId);
+  await expect.poll(() => canvas.getAttribute('data-points')).not.toBeNull();
+  const points = JSON.parse((await canvas.getAttribute('data-points'))!) as Array<Array<[number, number]>>;
+  const [x, y] = points[dataset]![index]!;
+  await canvas.click({ position: { x, y } });
+}
+
+/** The persons modal's persons, sorted, then closes it. */
+async function modalPersons(): Promise<string[]> {
+  const table = page.getByTestId('persons-modal-table');
+  await table.waitFor();
+  const names = (await table.getByTestId('persons-modal-row').locator('a').allTextContents()).sort();
+  await page.keyboard.press('Escape');
+  await table.waitFor({ state: 'detached' });
+  return names;
+}
+
 const PAGEVIEWS = [{ kind: 'EventsNode', event: '$pageview', name: '$pageview' }];
 
 describe('lifecycle and stickiness', () => {
@@ -72,6 +91,11 @@ describe('lifecycle and stickiness', () => {
       ['Dormant', '-5'],
     ]);
     await screenshot(page, 'insight-lifecycle');
+    // A bar's persons: the new ones of the 6th, the dormant one of the 11th.
+    await clickElement('lifecycle-chart', 0, 0);
+    expect(await modalPersons()).toEqual(['alice', 'bob']);
+    await clickElement('lifecycle-chart', 3, 5);
+    expect(await modalPersons()).toEqual(['dave']);
     expectNoPageErrors(watched);
   });
 
@@ -83,6 +107,8 @@ describe('lifecycle and stickiness', () => {
     const [series] = await ask(query);
     expect(series!.data).toEqual([2, 2, 0, 0, 0, 0, 0]);
     await expect.poll(() => drawn('stickiness-chart')).toEqual([{ label: '$pageview', data: [2, 2, 0, 0, 0, 0, 0] }]);
+    await clickElement('stickiness-chart', 0, 1);
+    expect(await modalPersons()).toEqual(['alice', 'dave']);
     await page.getByLabel('Or more (cumulative)').check();
     await expect.poll(() => drawn('stickiness-chart')).toEqual([{ label: '$pageview', data: [4, 2, 0, 0, 0, 0, 0] }]);
     await screenshot(page, 'insight-stickiness');

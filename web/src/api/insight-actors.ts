@@ -5,7 +5,7 @@
  */
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { api } from './client';
-import type { FunnelsQuery, RetentionQuery, TrendsQuery } from './insights';
+import type { FunnelsQuery, LifecycleQuery, RetentionQuery, StickinessQuery, TrendsQuery } from './insights';
 
 /** What PostHog's persons modal asks about: a trends value or a funnel step. */
 export type ActorsSource =
@@ -24,6 +24,21 @@ export type ActorsSource =
       source: RetentionQuery;
       /** The cohort's index (its row). */
       interval: number;
+    }
+  | {
+      kind: 'InsightActorsQuery';
+      source: LifecycleQuery;
+      /** The bucket's `days` entry. */
+      day: string;
+      status: 'new' | 'returning' | 'resurrecting' | 'dormant';
+    }
+  | {
+      kind: 'StickinessActorsQuery';
+      source: StickinessQuery;
+      /** How many intervals the persons were active in. */
+      day: number;
+      series: number;
+      compare?: 'current' | 'previous';
     }
   | {
       kind: 'FunnelsActorsQuery';
@@ -67,6 +82,7 @@ export const ACTORS_PAGE = 100;
 /** What a page of the source's actors is asked with: the columns after the actor, and the insight's own order. */
 function columnsOf(source: ActorsSource): { select: string[]; orderBy?: string[] } {
   if (source.kind === 'FunnelsActorsQuery') return { select: ['actor', 'matched_recordings'] };
+  if (source.kind === 'StickinessActorsQuery' || source.source.kind === 'LifecycleQuery') return { select: ['person'] };
   if (source.source.kind === 'TrendsQuery') return { select: ['actor', 'event_count', 'matched_recordings'] };
   const filter = source.source.retentionFilter;
   const period = (filter.period ?? 'Day').toLowerCase();

@@ -36,8 +36,28 @@ function checkGroup(group: unknown): void {
  * `_cohort_error_message` words them (a missing key by name, else pydantic's raw list); then
  * what they leave out, refused as a shape error.
  */
+/** Groups nested deeper than this are refused before any check walks them (each walk recurses). */
+export const MAX_FILTER_DEPTH = 100;
+
+/** How deeply `node`'s groups nest, counted without recursion, stopping past MAX_FILTER_DEPTH. */
+function depthOf(node: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[node, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (!isJsonObject(current) || !Array.isArray(current.values)) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_FILTER_DEPTH) return deepest;
+    for (const value of current.values as unknown[]) stack.push([value, depth + 1]);
+  }
+  return deepest;
+}
+
 function checkShape(raw: unknown): asserts raw is { properties: Json } {
   if (!isJsonObject(raw) || !isJsonObject(raw.properties)) throw validationError(SHAPE_ERROR, 'filters');
+  if (depthOf(raw.properties) > MAX_FILTER_DEPTH) {
+    throw validationError(`Filters may nest groups ${MAX_FILTER_DEPTH} deep at most.`, 'filters');
+  }
   const message = cohortErrorMessage(cohortFilterErrors(raw));
   if (message !== undefined) throw validationError(message, 'filters');
   checkGroup(raw.properties);

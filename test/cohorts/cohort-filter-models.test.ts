@@ -140,3 +140,19 @@ describe('filters that must still go through', () => {
     }
   });
 });
+
+describe('deeply nested filters', () => {
+  it('are a 400 past 100 groups deep, before any check walks them', async () => {
+    // Within the 1,000 levels the JSON parser takes (a group is two: its object and its values).
+    const depth = 450;
+    const leaf = JSON.stringify({ type: 'person', key: 'plan', operator: 'exact', value: 'pro' });
+    const properties = '{"type":"AND","values":['.repeat(depth) + leaf + ']}'.repeat(depth);
+    const res = await server.request(cohortsPath(server), {
+      method: 'POST',
+      rawBody: `{"name":"Deep","filters":{"properties":${properties}}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status, res.text.slice(0, 300)).toBe(400);
+    expect(res.body).toMatchObject({ type: 'validation_error', attr: 'filters', detail: expect.stringContaining('100 deep') });
+  });
+});

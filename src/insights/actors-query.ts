@@ -127,17 +127,22 @@ function columnsOf(source: ActorsSource): string[] {
 }
 
 function readSelect(raw: unknown, source: ActorsSource): ActorColumn[] {
-  const supported = columnsOf(source);
+  const supported = new Set(columnsOf(source));
   if (raw === undefined || raw === null) return ['actor'];
   if (!Array.isArray(raw) || raw.length === 0) throw new TrendsQueryError('Expected a non-empty list of columns.', attrOf('select'));
+  // Each column once: a page's work is its rows times its columns.
+  const seen = new Set<string>();
   const columns = raw.map((column, i) => {
-    if (typeof column !== 'string' || !supported.includes(column)) {
-      const listed = supported.length > 8 ? [...supported.slice(0, 4), '…', supported.at(-1)!] : supported;
+    if (typeof column !== 'string' || !supported.has(column)) {
+      const all = [...supported];
+      const listed = all.length > 8 ? [...all.slice(0, 4), '…', all.at(-1)!] : all;
       throw new TrendsQueryError(
         `Column ${JSON.stringify(column)} is not supported in this insight's actors; supported: ${listed.join(', ')}.`,
         attrOf(`select__${i}`),
       );
     }
+    if (seen.has(column)) throw new TrendsQueryError(`Column ${JSON.stringify(column)} is selected twice.`, attrOf(`select__${i}`));
+    seen.add(column);
     return column;
   });
   // PostHog adds the events' distinct ids to a trends value's columns.

@@ -38,9 +38,11 @@ function spanOf(query: TrendsQuery, point: TrendsPoint): ChSql[] {
   const start = window.buckets[bucket]!;
   const end = window.buckets[bucket + 1] ?? window.to;
   if (activeDays) {
-    // An active-users bucket starting at d counts the events in (d - (days - 1) local days, d + 1 local day].
+    // An active-users bucket starting at d counts the events in (d - (days - 1) local days, d + 1 local day];
+    // a cumulative line sums the buckets up to it, so its persons are those of any of their spans.
     const d = ch`toTimeZone(${chTime(start)}, ${tz})`;
-    return [ch`e.timestamp > ${d} - toIntervalDay(${activeDays - 1})`, ch`e.timestamp <= ${d} + toIntervalDay(1)`];
+    const first = query.cumulative ? ch`toTimeZone(${chTime(window.from)}, ${tz})` : d;
+    return [ch`e.timestamp > ${first} - toIntervalDay(${activeDays - 1})`, ch`e.timestamp <= ${d} + toIntervalDay(1)`];
   }
   // A cumulative value counts everything from the range's start.
   return [ch`e.timestamp >= ${chTime(query.cumulative ? window.from : start)}`, ch`e.timestamp < ${chTime(end)}`];

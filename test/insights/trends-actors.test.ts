@@ -136,6 +136,14 @@ describe('a value over time', () => {
         .sort();
     expect(await names('2025-09-13')).toEqual(['p2', 'p3', 'p4']);
     expect(await names('2025-09-20')).toEqual(['p2']);
+    // A cumulative line sums the weeks up to the day: its persons are those of any of them.
+    const cumulative = { ...source, trendsFilter: { display: 'ActionsLineGraphCumulative' } };
+    const summed = await actors(cumulative, { day: '2025-09-20', series: 0 });
+    expect(
+      people(summed)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['p2', 'p3', 'p4']);
   });
 
   it('counts a merged person once, under the person they were merged into', async () => {
@@ -294,6 +302,9 @@ describe('a query that names no value', () => {
     });
     expect(await refused({ day: '2025-10-01', series: 0 }, { limit: '10' })).toMatchObject({ attr: 'query__limit' });
     expect(await refused({ day: '2025-10-01', series: 0 }, { orderBy: ['created_at DESC'] })).toMatchObject({ attr: 'query__orderBy' });
+    expect(await refused({ day: '2025-10-01', series: 0 }, { select: ['actor', 'event_count', 'actor'] })).toMatchObject({
+      attr: 'query__select__2',
+    });
     expect(await refused({ day: '2025-10-01', series: 0 }, { search: 'alice' })).toMatchObject({ attr: 'query__search' });
     const res = await query({ kind: 'ActorsQuery' });
     expect(res.status).toBe(400);

@@ -86,7 +86,7 @@ function columnsOf(source: ActorsSource): { select: string[]; orderBy?: string[]
   if (source.source.kind === 'TrendsQuery') return { select: ['actor', 'event_count', 'matched_recordings'] };
   const filter = source.source.retentionFilter;
   const period = (filter.period ?? 'Day').toLowerCase();
-  const intervals = Array.from({ length: filter.totalIntervals ?? 7 }, (_, k) => `${period}_${k}`);
+  const intervals = Array.from({ length: filter.totalIntervals || 7 }, (_, k) => `${period}_${k}`);
   return { select: ['person', ...intervals], orderBy: ['length(appearances) DESC', 'actor_id'] };
 }
 

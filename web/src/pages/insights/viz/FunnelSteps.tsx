@@ -57,7 +57,10 @@ export function FunnelSteps({
                 </Box>
                 {/* Gives way to the bar in a narrow box (a dashboard tile). */}
                 <Text size="sm" w={320} style={{ flexShrink: 1, minWidth: 0 }}>
-                  <PersonsLink onClick={onPersons && (() => onPersons(group, i, true))} label="Show the persons who reached this step">
+                  <PersonsLink
+                    onClick={onPersons && reached > 0 ? () => onPersons(group, i, true) : undefined}
+                    label="Show the persons who reached this step"
+                  >
                     <span data-testid="funnel-count">{formatNumber(reached)}</span> {reached === 1 ? 'person' : 'persons'}
                   </PersonsLink>{' '}
                   · <span data-testid="funnel-conversion">{formatPercent(reached, first)}</span>

@@ -14,6 +14,11 @@ export interface PersonsOf {
   source: ActorsSource;
 }
 
+function uniqueById(rows: ActorsRow[]): ActorsRow[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => !seen.has(row.actor.id) && Boolean(seen.add(row.actor.id)));
+}
+
 /** An actor's name as the persons list shows it: email, name or username, else the first distinct id. */
 function actorName(row: ActorsRow): string {
   const properties = row.actor.properties ?? {};
@@ -30,7 +35,8 @@ function actorName(row: ActorsRow): string {
  */
 export function PersonsModal({ environmentId, of, onClose }: { environmentId: number; of: PersonsOf; onClose: () => void }) {
   const actors = useInsightActors(environmentId, of.source);
-  const rows = actors.data?.pages.flatMap((page) => page.rows) ?? [];
+  // Pages are read at different times: a person whose count grew since may come again on a later one.
+  const rows = uniqueById(actors.data?.pages.flatMap((page) => page.rows) ?? []);
   const trends = of.source.kind === 'InsightActorsQuery' && of.source.source.kind === 'TrendsQuery';
   const retention = of.source.kind === 'InsightActorsQuery' && of.source.source.kind === 'RetentionQuery';
   const period = of.source.source.kind === 'RetentionQuery' ? (of.source.source.retentionFilter.period ?? 'Day') : '';

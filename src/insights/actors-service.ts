@@ -23,7 +23,7 @@ import { readRetentionInterval } from './retention.js';
 import { retentionActors } from './retention-store.js';
 import { funnelActors } from './funnel-actors-store.js';
 import { TrendsQueryError } from './query-error.js';
-import { resolvedFrom, retentionPeriods, trendsPeriods, zoneOfTeam, type InsightStores } from './service.js';
+import { resolvedFrom, retentionPeriods, trendsPeriods, zoneOfTeam, type InsightStores } from './query-window.js';
 import { trendsActors } from './trends-actors-store.js';
 import { bucketIndex, parseTrendsDate, trendsBounds, type TrendsWindow } from './trends-window.js';
 
@@ -136,7 +136,7 @@ async function lifecycleRows(
   query: ActorsQuery,
   now: Date,
 ): Promise<ActorRow[]> {
-  const { query: lifecycle, window } = await lifecycleWindow(stores.analytics, team, source.query, now);
+  const { query: lifecycle, window } = await lifecycleWindow(stores.analytics, team.id, source.query, now, zoneOfTeam(team));
   const bucket = bucketOf(source.day, window, null, now);
   return lifecycleActors(stores.analytics, team.id, lifecycle, window, { bucket: window.buckets[bucket]!, status: source.status }, query);
 }

@@ -12,10 +12,10 @@ import { personIdExpression, personOverridesJoin } from '../events/analytics-col
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
 import { lifecycleResults, readLifecycleQuery, type LifecycleCell, type LifecycleQuery } from './lifecycle.js';
-import { resolvedFrom, zoneOfTeam } from './service.js';
+import { resolvedFrom, zoneOfTeam } from './query-window.js';
 import { checkWindowWhole } from './trends-results.js';
 import { bucketStart, filterCondition, run, TEAM } from './trends-store.js';
-import { bucketStart as windowBucketStart, trendsWindow, type Interval, type TrendsWindow } from './trends-window.js';
+import { bucketStart as windowBucketStart, trendsWindow, type Interval, type TrendsWindow, type TrendsZone } from './trends-window.js';
 
 /**
  * How far past a bucket's start an instant surely lies in the next bucket, whatever the DST shift
@@ -32,26 +32,32 @@ const INTO_NEXT_BUCKET_S: Record<Interval, number> = {
 /** Events without a person profile (`$process_person_profile: false`) count for nobody, as PostHog leaves them out. */
 const PERSONFUL = raw(`ifNull(JSONExtract(e.properties, '$process_person_profile', 'Nullable(String)') != 'false', 1)`);
 
-/** PostHog's `query/` answer to a LifecycleQuery, over the trends window of its range in the environment's zone. */
+/** The lifecycle at `now`, over the trends window of its range in the environment's zone. */
+export async function lifecycleAnswer(analytics: AnalyticsEngine, teamId: number, read: LifecycleQuery, now: Date, zone: TrendsZone) {
+  const { query, window } = await lifecycleWindow(analytics, teamId, read, now, zone);
+  const cells = window.buckets.length === 0 ? [] : await countLifecycle(analytics, teamId, query, window);
+  return { results: lifecycleResults(query, window, cells), window };
+}
+
+/** PostHog's `query/` answer to a LifecycleQuery. */
 export async function runLifecycle(
   ctx: AppContext,
   team: Team,
   source: Record<string, unknown>,
   now: Date,
 ): Promise<Record<string, unknown>> {
-  const { query, window } = await lifecycleWindow(ctx.analytics, team, readLifecycleQuery(source), now);
-  const cells = window.buckets.length === 0 ? [] : await countLifecycle(ctx.analytics, team.id, query, window);
+  const { results, window } = await lifecycleAnswer(ctx.analytics, team.id, readLifecycleQuery(source), now, zoneOfTeam(team));
   return {
-    results: lifecycleResults(query, window, cells),
+    results,
     timezone: window.timezone,
     resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
   };
 }
 
 /** The query with `all` resolved, and its window at `now` in the environment's zone, checked whole. */
-export async function lifecycleWindow(analytics: AnalyticsEngine, team: Team, read: LifecycleQuery, now: Date) {
-  const query = { ...read, dateFrom: await resolvedFrom(analytics, team.id, read.dateFrom, now) };
-  const window = trendsWindow(query, now, zoneOfTeam(team));
+export async function lifecycleWindow(analytics: AnalyticsEngine, teamId: number, read: LifecycleQuery, now: Date, zone: TrendsZone) {
+  const query = { ...read, dateFrom: await resolvedFrom(analytics, teamId, read.dateFrom, now) };
+  const window = trendsWindow(query, now, zone);
   checkWindowWhole(window, query.interval);
   return { query, window };
 }

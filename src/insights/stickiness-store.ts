@@ -12,7 +12,7 @@ import { personIdExpression, personOverridesJoin } from '../events/analytics-col
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
 import { ch, chTime, raw, type ChSql } from '../platform/analytics/sql.js';
 import type { ActorRow } from './actors-query.js';
-import { trendsPeriods, zoneOfTeam } from './service.js';
+import { trendsPeriods, zoneOfTeam } from './query-window.js';
 import {
   criteriaOperator,
   readStickinessQuery,
@@ -23,7 +23,7 @@ import {
 } from './stickiness.js';
 import { bucketStart, run, seriesEventsWhere, TEAM } from './trends-store.js';
 import type { TrendsSeries } from './trends.js';
-import type { TrendsWindow } from './trends-window.js';
+import type { TrendsWindow, TrendsZone } from './trends-window.js';
 
 /**
  * Each person's number of active buckets of `window`. A bucket is active for a person with one of
@@ -99,24 +99,29 @@ export async function runStickiness(
   source: Record<string, unknown>,
   now: Date,
 ): Promise<Record<string, unknown>> {
-  const read = readStickinessQuery(source);
-  const periods = await trendsPeriods(ctx.analytics, team.id, read.trends, now, zoneOfTeam(team));
+  const { results, window } = await stickinessAnswer(ctx.analytics, team.id, readStickinessQuery(source), now, zoneOfTeam(team));
+  return {
+    results,
+    timezone: window.timezone,
+    resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
+  };
+}
+
+/** The stickiness at `now`: per series its current period's entry, then with a comparison its previous one's. */
+export async function stickinessAnswer(analytics: AnalyticsEngine, teamId: number, read: StickinessQuery, now: Date, zone: TrendsZone) {
+  const periods = await trendsPeriods(analytics, teamId, read.trends, now, zone);
   const query: StickinessQuery = { ...read, trends: periods.query };
   const { window, previousWindow } = periods;
   const windows = previousWindow === null ? [window] : [window, previousWindow];
   const results = await Promise.all(
     query.trends.series.flatMap((series, order) =>
       windows.map(async (w, i): Promise<StickinessResult> => {
-        const rows = await countStickiness(ctx.analytics, team.id, query, series, w);
+        const rows = await countStickiness(analytics, teamId, query, series, w);
         const result = stickinessResult(query, series, order, w.buckets.length, rows);
         if (previousWindow === null) return result;
         return { ...result, compare: true, compare_label: i === 0 ? 'current' : 'previous' };
       }),
     ),
   );
-  return {
-    results,
-    timezone: window.timezone,
-    resolved_date_range: { date_from: window.from.toISOString(), date_to: window.to.toISOString() },
-  };
+  return { results, window };
 }

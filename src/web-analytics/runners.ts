@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
-import { resolvedFrom, zoneOfTeam } from '../insights/service.js';
+import { resolvedFrom, zoneOfTeam } from '../insights/query-window.js';
 import { trendsBounds } from '../insights/trends-window.js';
 import { queryChannelRules } from '../posthog/channel-type.js';
 import { overviewResults, previousPeriod, vitalsBreakdown, type PathValue, type Period } from './core/index.js';

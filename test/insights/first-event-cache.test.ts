@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { eventRow } from '../../src/events/outbox-rows.js';
-import { resolvedFrom } from '../../src/insights/service.js';
+import { resolvedFrom } from '../../src/insights/query-window.js';
 import type { AnalyticsEngine } from '../../src/platform/analytics/engine.js';
 import { useTestServer } from '../helpers/server.js';
 

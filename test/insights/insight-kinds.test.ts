@@ -1,6 +1,7 @@
 /**
  * The insight kinds an insight may be saved with: each query is checked by its own reader, its
- * errors named under the InsightVizNode's `source`, and a kind Hoglet does not compute is refused.
+ * errors named under the InsightVizNode's `source`, its `result` what query/ answers; a kind
+ * Hoglet does not compute is refused.
  */
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
@@ -30,6 +31,13 @@ describe('an insight', () => {
     const saved = await save({ kind, ...good });
     expect(saved.status, saved.text).toBe(201);
     expect(saved.body.query.source.kind).toBe(kind);
+    // Its result is what query/ answers for it.
+    const answer = await server.request(`/api/environments/${server.bootstrap.team.id}/query/`, {
+      method: 'POST',
+      body: { query: { kind, ...good } },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(saved.body.result).toEqual(answer.body.results);
     const refused = await save({ kind, ...bad });
     expect(refused.status, refused.text).toBe(400);
     expect(refused.body).toMatchObject({ type: 'validation_error', attr });

@@ -4,7 +4,7 @@
  * the most recent events; a funnel's steps and time to convert read the range whole.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { trendsAnswer } from '../../src/insights/service.js';
+import { trendsAnswer } from '../../src/insights/answers.js';
 import { readTrendsQuery } from '../../src/insights/trends.js';
 import { useTestServer } from '../helpers/server.js';
 

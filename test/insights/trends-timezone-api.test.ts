@@ -3,7 +3,7 @@
  * midnight, counted in their local days; the serializer reports the environment's zone.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insightResult } from '../../src/insights/service.js';
+import { insightResult } from '../../src/insights/answers.js';
 import { getInsight } from '../../src/insights/store.js';
 import { useTestServer } from '../helpers/server.js';
 

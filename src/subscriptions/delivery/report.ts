@@ -4,7 +4,8 @@
  * the links back to Hoglet.
  */
 import { getDashboard, tilesOfDashboard } from '../../dashboards/store.js';
-import { insightResult, type InsightStores } from '../../insights/service.js';
+import { insightResult } from '../../insights/answers.js';
+import type { InsightStores } from '../../insights/query-window.js';
 import { getInsight, getInsightsByIds, type Insight } from '../../insights/store.js';
 import type { TrendsResult } from '../../insights/trends-results.js';
 import { subscriptionSummary } from '../core/index.js';

@@ -1,4 +1,4 @@
-import { Button, Divider, Group, Paper, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Divider, Group, Paper, ScrollArea, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../../api/insights';
@@ -130,19 +130,23 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
         />
         <Textarea label="Description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
       </Group>
-      <SegmentedControl
-        aria-label="Insight type"
-        w={640}
-        value={source.kind}
-        onChange={switchKind}
-        data={[
-          { value: 'TrendsQuery', label: 'Trends' },
-          { value: 'FunnelsQuery', label: 'Funnels' },
-          { value: 'RetentionQuery', label: 'Retention' },
-          { value: 'LifecycleQuery', label: 'Lifecycle' },
-          { value: 'StickinessQuery', label: 'Stickiness' },
-        ]}
-      />
+      {/* Five kinds are wider than a phone: the control scrolls there, not the page. */}
+      <ScrollArea type="auto" scrollbars="x" offsetScrollbars>
+        <SegmentedControl
+          aria-label="Insight type"
+          w={640}
+          miw={640}
+          value={source.kind}
+          onChange={switchKind}
+          data={[
+            { value: 'TrendsQuery', label: 'Trends' },
+            { value: 'FunnelsQuery', label: 'Funnels' },
+            { value: 'RetentionQuery', label: 'Retention' },
+            { value: 'LifecycleQuery', label: 'Lifecycle' },
+            { value: 'StickinessQuery', label: 'Stickiness' },
+          ]}
+        />
+      </ScrollArea>
       <Paper withBorder p="sm">
         {source.kind === 'TrendsQuery' ? (
           <TrendsEditor environmentId={environment.id} query={source} onChange={setSource} />

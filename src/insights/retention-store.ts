@@ -5,21 +5,16 @@
  * then, per cohort and interval, the persons. Persons are counted through merges.
  */
 import type { AnalyticsEngine } from '../platform/analytics/engine.js';
-import { ch, chTime, join, raw, type ChSql } from '../platform/analytics/sql.js';
+import { ch, chTime, raw, type ChSql } from '../platform/analytics/sql.js';
 import { personIdExpression, personOverridesJoin } from '../events/analytics-columns.js';
-import { bucketStart, filterCondition, run, TEAM } from './trends-store.js';
+import { filtersCondition } from './funnels-store.js';
+import { bucketStart, run, TEAM } from './trends-store.js';
 import type { RetentionCell, RetentionEntity, RetentionQuery } from './retention.js';
-import type { PropertyFilterInput } from './properties.js';
 import type { TrendsWindow } from './trends-window.js';
 import type { ActorRow } from './actors-query.js';
 
-function allOf(filters: readonly PropertyFilterInput[]): ChSql {
-  const conditions = filters.map(filterCondition).filter((c): c is ChSql => c !== null);
-  return conditions.length === 0 ? raw('1') : ch`(${join(conditions, ' AND ')})`;
-}
-
 const named = (entity: RetentionEntity): ChSql => (entity.event === null ? raw('1') : ch`e.event = ${entity.event}`);
-const matches = (entity: RetentionEntity): ChSql => ch`(${named(entity)} AND ${allOf(entity.properties)})`;
+const matches = (entity: RetentionEntity): ChSql => ch`(${named(entity)} AND ${filtersCondition(entity.properties)})`;
 
 /** The index of the window's period holding `time` (-1 outside it). */
 function periodIndex(window: TrendsWindow, query: RetentionQuery, time: ChSql): ChSql {
@@ -35,14 +30,14 @@ const EVENTS_OF_PERSONS = (analytics: AnalyticsEngine) => raw(`${analytics.table
  * `min_ts == min_ts_with_props`); otherwise the first event that matches them.
  */
 function firstTimes(analytics: AnalyticsEngine, query: RetentionQuery, window: TrendsWindow): ChSql {
-  const global = allOf(query.properties);
+  const global = filtersCondition(query.properties);
   const first =
     query.retentionType === 'retention_first_ever_occurrence'
       ? ch`SELECT ${raw(personIdExpression())} AS person, min(e.timestamp) AS first
           FROM ${EVENTS_OF_PERSONS(analytics)}
           WHERE e.team_id = ${raw(TEAM)} AND ${named(query.target)}
           GROUP BY person
-          HAVING first = minIf(e.timestamp, ${allOf(query.target.properties)} AND ${global})`
+          HAVING first = minIf(e.timestamp, ${filtersCondition(query.target.properties)} AND ${global})`
       : ch`SELECT ${raw(personIdExpression())} AS person, min(e.timestamp) AS first
           FROM ${EVENTS_OF_PERSONS(analytics)}
           WHERE e.team_id = ${raw(TEAM)} AND ${matches(query.target)} AND ${global}
@@ -59,7 +54,7 @@ function periods(analytics: AnalyticsEngine, query: RetentionQuery, window: Tren
           ${matches(query.target)} AS is_target, ${matches(query.returning)} AS is_return
         FROM ${EVENTS_OF_PERSONS(analytics)}
         WHERE e.team_id = ${raw(TEAM)} AND e.timestamp >= ${chTime(window.from)} AND e.timestamp < ${chTime(window.to)}
-          AND ${allOf(query.properties)} AND (${matches(query.target)} OR ${matches(query.returning)})
+          AND ${filtersCondition(query.properties)} AND (${matches(query.target)} OR ${matches(query.returning)})
       )
       WHERE p >= 0
       GROUP BY person`;

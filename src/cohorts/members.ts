@@ -11,7 +11,7 @@
 import type { AppContext } from '../context.js';
 import type { Team } from '../environments/models.js';
 import { liveCohortInputs } from '../flags/definitions-cache.js';
-import { createCohortResolver, FlagEvaluationError, isCohortMember } from '../flags/engine/index.js';
+import { createCohortResolver, FlagEvaluationError, isCohortMember, judgedPersonProperties } from '../flags/engine/index.js';
 import { listPersons } from '../persons/list-store.js';
 import type { Person } from '../persons/store.js';
 import { validationError } from '../posthog/errors.js';
@@ -74,7 +74,7 @@ async function judgeMembers(
     for (const person of batch) {
       const resolver = { ...base, staticMemberships: new Set((memberships.get(person.id) ?? []).map(String)), memberships: new Map() };
       try {
-        if (isCohortMember(String(cohort.id), person.properties, env, resolver)) onMember(person);
+        if (isCohortMember(String(cohort.id), judgedPersonProperties(person), env, resolver)) onMember(person);
       } catch (error) {
         if (!(error instanceof FlagEvaluationError)) throw error;
         return false;

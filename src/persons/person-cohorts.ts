@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import { listProjectCohorts, staticMembershipsOf } from '../cohorts/store.js';
 import type { Schema } from '../platform/db/schema.js';
 import { liveCohortInputs } from '../flags/definitions-cache.js';
-import { createCohortResolver, FlagEvaluationError, isCohortMember } from '../flags/engine/index.js';
+import { createCohortResolver, FlagEvaluationError, isCohortMember, judgedPersonProperties } from '../flags/engine/index.js';
 import type { Team } from '../environments/models.js';
 import type { Person } from './store.js';
 
@@ -34,9 +34,10 @@ export async function cohortsOfPerson(db: Db, team: Team, person: Person): Promi
   const { dynamic, staticIds } = liveCohortInputs(cohorts);
   const resolver = createCohortResolver(dynamic, staticIds, await staticMembershipsOf(db, person.id, staticIds));
   const env = { timezone: typeof team.settings.timezone === 'string' ? team.settings.timezone : 'UTC', now: new Date() };
+  const properties = judgedPersonProperties(person);
   const isMember = (id: number) => {
     try {
-      return isCohortMember(String(id), person.properties, env, resolver);
+      return isCohortMember(String(id), properties, env, resolver);
     } catch (error) {
       if (error instanceof FlagEvaluationError) return false;
       throw error;

@@ -51,10 +51,15 @@ export async function createNestedCohort(server: TestServer): Promise<any> {
 }
 
 /** A person stored as ingestion would have left it. */
-export async function storePerson(server: TestServer, distinctIds: string[], properties: Record<string, unknown> = {}) {
+export async function storePerson(
+  server: TestServer,
+  distinctIds: string[],
+  properties: Record<string, unknown> = {},
+  createdAt = new Date().toISOString(),
+) {
   return insertPerson(
     server.running.ctx.database.db,
-    { uuid: randomUUID(), teamId: server.bootstrap.team.id, properties, isIdentified: true, createdAt: new Date().toISOString() },
+    { uuid: randomUUID(), teamId: server.bootstrap.team.id, properties, isIdentified: true, createdAt },
     distinctIds,
   );
 }

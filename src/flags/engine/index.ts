@@ -44,6 +44,7 @@ export {
   LONG_SCALE,
 } from './hashing.js';
 export { matchProperty, matchesExact, compileRegex, parsePropertyDate, type MatchEnvironment } from './property-matching.js';
+export { PERSON_METADATA_PREFIX, personMetadataKey, personMetadataProperties, judgedPersonProperties } from './person-metadata.js';
 export { parseDateInTimezone, parseRelativeDate, fromWallClock, toWallClock, isValidTimezone } from './dates.js';
 export { parseVersion, compareVersions, satisfiesRequirement, type SemVersion } from './semver.js';
 export {

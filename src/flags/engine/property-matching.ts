@@ -4,6 +4,7 @@
  * matching problem (bad number, bad regex, bad date) is simply "no match".
  */
 import { parseDateInTimezone, secondsToMillis } from './dates.js';
+import { personMetadataKey } from './person-metadata.js';
 import { compareVersions, parseVersion, satisfiesRequirement } from './semver.js';
 import type { PropertyFilter, PropertyMap } from './types.js';
 import { boundedRegexTest } from '../../platform/bounded-regex.js';
@@ -38,7 +39,7 @@ export const TRUE_WHEN_MISSING: ReadonlySet<string> = new Set([
 
 /** The map key a filter reads; person_metadata columns live under a reserved prefix. */
 export function propertyLookupKey(filter: PropertyFilter): string {
-  return filter.type === 'person_metadata' ? `__posthog_person_metadata__${filter.key}` : filter.key;
+  return filter.type === 'person_metadata' ? personMetadataKey(filter.key) : filter.key;
 }
 
 /** Evaluates a non-cohort, non-flag property filter. */

@@ -10,6 +10,7 @@ import { staticMembershipsOf } from '../../cohorts/store.js';
 import { flagDefinitionsCache, type ProjectFlags } from '../../flags/definitions-cache.js';
 import { getHashKeyOverrides, insertHashKeyOverrides } from '../../flags/store.js';
 import {
+  personMetadataProperties,
   evaluateFlags,
   failedFlagEvaluation,
   flagSetEvaluation,
@@ -116,6 +117,10 @@ export async function evaluateFlagsRequest(ctx: AppContext, team: Team, input: E
       ? growableCopy(wantsPerson ? person?.properties : undefined, overrides)
       : overrides;
   if (wantsPerson && !('distinct_id' in personProperties)) personProperties.distinct_id = distinctId;
+  // The person row's own columns, unless the request gave them.
+  if (person && plan.readsPersonMetadata)
+    for (const [key, value] of Object.entries(personMetadataProperties(person)))
+      if (!Object.hasOwn(overrides, key)) personProperties[key] = value;
   // After the merge, so a stored `$initial_*` wins over the request's current value.
   fillMissingInitialProperties(personProperties, plan.initialBackfills);
 

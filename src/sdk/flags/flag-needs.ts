@@ -7,7 +7,13 @@
  * would never look at, so answers are the same as with the reads.
  */
 import { cohortDefinition, type ProjectFlags } from '../../flags/definitions-cache.js';
-import { compileDefinitions, type CompiledDefinitions, type FlagDefinition } from '../../flags/engine/index.js';
+import {
+  compileDefinitions,
+  PERSON_METADATA_PREFIX,
+  personMetadataKey,
+  type CompiledDefinitions,
+  type FlagDefinition,
+} from '../../flags/engine/index.js';
 import { effectiveFilters } from '../../flags/serializers.js';
 import type { FeatureFlag } from '../../flags/store.js';
 import { GEOIP_FLAG_PROPERTY_KEYS } from '../../ingestion/core/geoip-properties.js';
@@ -44,6 +50,8 @@ export interface RequestPlan {
   groupKeys: Map<number, string[]>;
   /** Some flag reads a GeoIP person property (in any condition), so the lookup is worth doing. */
   readsGeoip: boolean;
+  /** Some condition reads a person_metadata field (directly or through a cohort). */
+  readsPersonMetadata: boolean;
   /** [`$initial_` key, source key] of the `$initial_` keys some condition reads (initial-properties.ts). */
   initialBackfills: Array<readonly [string, string]>;
   /** Keys of active experience-continuity flags. */
@@ -94,6 +102,7 @@ class CohortReads {
           nested.keys.forEach((key) => result.keys.add(key));
           if (nested.staticCohorts) result.staticCohorts = true;
         } else if (value.type === undefined || value.type === null || value.type === 'person') result.keys.add(String(value.key));
+        else if (value.type === 'person_metadata') result.keys.add(personMetadataKey(String(value.key)));
       }
     };
     walk(this.dynamic.get(id));
@@ -136,7 +145,7 @@ function needsOf(flag: FeatureFlag, cohorts: CohortReads, shared: SharedReads): 
     for (const property of propertiesOf(condition)) {
       if (property.type === 'person' || property.type === undefined || property.type === null)
         shared.anyPersonKeys.add(String(property.key));
-      if (property.type === 'person_metadata') shared.anyPersonKeys.add(`__posthog_person_metadata__${String(property.key)}`);
+      if (property.type === 'person_metadata') shared.anyPersonKeys.add(personMetadataKey(String(property.key)));
       if (property.type === 'cohort') {
         const reads = cohorts.of(String(property.value));
         reads.keys.forEach((key) => shared.anyPersonKeys.add(key));
@@ -157,6 +166,7 @@ function needsOf(flag: FeatureFlag, cohorts: CohortReads, shared: SharedReads): 
       if (property.type === 'cohort') needs.cohorts = true;
       else if (property.type === 'group') needs.groups = true;
       else if (property.type === 'person' || property.type === undefined) needs.personKeys.add(String(property.key));
+      else if (property.type === 'person_metadata') needs.personKeys.add(personMetadataKey(String(property.key)));
     }
   }
   return needs;
@@ -185,6 +195,7 @@ function buildPlan(project: ProjectFlags, runtime: EvaluationRuntime | null, onl
     groupIndexes: [...shared.groupIndexes],
     groupKeys: new Map([...shared.groupKeys].map(([index, keys]) => [index, [...keys]])),
     readsGeoip: GEOIP_FLAG_PROPERTY_KEYS.some((key) => shared.anyPersonKeys.has(key)),
+    readsPersonMetadata: [...shared.anyPersonKeys].some((key) => key.startsWith(PERSON_METADATA_PREFIX)),
     initialBackfills: initialBackfills(shared.anyPersonKeys),
     continuityKeys: active.filter((f) => f.ensureExperienceContinuity).map((f) => f.key),
     compiled: compileDefinitions(definitions),

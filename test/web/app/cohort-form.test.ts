@@ -106,6 +106,9 @@ describe('the cohort form', () => {
     );
     expect(describeKept(nested)).toBe('Any of (Person property email icontains "@acme.com"; Performed event signup at least 3 times)');
     expect(describeKept({ key: 'x', type: 'static-cohort' })).toBe('{"key":"x","type":"static-cohort"}');
+    const firstSeen = { key: 'created_at', type: 'person_metadata', operator: 'is_date_after', value: '-7d' };
+    expect(describeKept(firstSeen as never)).toBe('First seen is_date_after "-7d"');
+    expect(describeKept({ ...firstSeen, negation: true } as never)).toBe('Not: First seen is_date_after "-7d"');
     // Behavioral filters, alone or nested, are the ones membership never matches.
     expect([visited, notUs, inFive, nested].map((f) => holdsBehavioral(f as never))).toEqual([true, false, false, true]);
   });

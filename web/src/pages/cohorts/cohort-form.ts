@@ -165,6 +165,10 @@ export function describeKept(filter: CohortGroup | CohortPropertyFilter, inOr = 
     const text = `Person property ${filter.key} ${filter.operator ?? 'exact'} ${JSON.stringify(filter.value ?? null)}`;
     return negated ? `Not: ${text}` : text;
   }
+  if (filter.type === 'person_metadata' && filter.key === 'created_at') {
+    const text = `First seen ${filter.operator ?? 'exact'} ${JSON.stringify(filter.value ?? null)}`;
+    return negated ? `Not: ${text}` : text;
+  }
   if (filter.type === 'behavioral') {
     const text = describeBehavioral(filter as unknown as Record<string, unknown>);
     if (text) return text;

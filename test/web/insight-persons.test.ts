@@ -126,6 +126,27 @@ describe("an insight's persons", () => {
     expectNoPageErrors(watched);
   });
 
+  it("lists a table's persons by keyboard: a date's and the total's", async () => {
+    await open(trends('$pageview', { trendsFilter: { display: 'ActionsTable' } }));
+    const row = page.getByTestId('trends-table-row').first();
+    await expect.poll(() => row.getByTestId('trends-table-total').textContent()).toBe('4');
+    // 6 Oct (local), the table's first date: alice and bob, as the line's point.
+    const sixth = row.getByTestId('trends-table-cell').first();
+    expect(await sixth.getAttribute('title')).toContain('6');
+    await sixth.getByRole('button').focus();
+    await page.keyboard.press('Enter');
+    expect((await modalPersons()).sort()).toEqual(['alice', 'bob']);
+    await closeModal();
+    await row.getByTestId('trends-table-total').getByRole('button').click();
+    expect((await modalPersons()).sort()).toEqual(['alice', 'bob', 'carol', 'dave']);
+    await closeModal();
+    // A date no one counts in has nothing to list.
+    const zeros = row.getByTestId('trends-table-cell').filter({ hasText: /^0$/ });
+    expect(await zeros.count()).toBeGreaterThan(0);
+    expect(await zeros.getByRole('button').count()).toBe(0);
+    expectNoPageErrors(watched);
+  });
+
   it("lists a funnel step's persons, reached and dropped off", async () => {
     // The fixture's funnel: alice and carol purchase, bob only signs up, dave only views.
     await open({

@@ -3,30 +3,22 @@
  * /query/ answers, equal to the persons counted by hand from the insights fixture
  * (insights-fixture.ts, in Asia/Tokyo), saved and reloaded.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { openSignedIn } from './signed-in.js';
-import { DATE_RANGE, DAYS, insightsFixture, ZONE } from './insights-fixture.js';
+import { DATE_RANGE, DAYS, useInsightsFixture } from './insights-fixture.js';
 
 const server = useTestServer();
 
-let browser: Browser;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
 
-beforeAll(async () => {
-  ({ browser, watched, page } = await openSignedIn(server));
-  env = server.bootstrap.team.id;
-  const zone = await server.request(`/api/environments/${env}/`, { method: 'PATCH', body: { timezone: ZONE } });
-  expect(zone.status, zone.text).toBe(200);
-  await server.ingest(insightsFixture());
-});
+const ui = useInsightsFixture(server);
 
-afterAll(async () => {
-  await browser?.close();
+beforeAll(() => {
+  ({ page, watched, env } = ui);
 });
 
 async function ask(query: Record<string, unknown>) {

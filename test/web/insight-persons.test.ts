@@ -5,16 +5,14 @@
  * a page of persons loads the rest on asking. The
  * events are the insights fixture's (insights-fixture.ts, in Asia/Tokyo).
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { openSignedIn } from './signed-in.js';
-import { DATE_RANGE, insightsFixture, ZONE } from './insights-fixture.js';
+import { DATE_RANGE, useInsightsFixture } from './insights-fixture.js';
 
 const server = useTestServer();
 
-let browser: Browser;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
@@ -27,16 +25,10 @@ const CROWD = Array.from({ length: 101 }, (_, i) => ({
   properties: {},
 }));
 
-beforeAll(async () => {
-  ({ browser, watched, page } = await openSignedIn(server));
-  env = server.bootstrap.team.id;
-  const zone = await server.request(`/api/environments/${env}/`, { method: 'PATCH', body: { timezone: ZONE } });
-  expect(zone.status, zone.text).toBe(200);
-  await server.ingest([...insightsFixture(), ...CROWD]);
-});
+const ui = useInsightsFixture(server, CROWD);
 
-afterAll(async () => {
-  await browser?.close();
+beforeAll(() => {
+  ({ page, watched, env } = ui);
 });
 
 const trends = (event: string, extra: Record<string, unknown> = {}) => ({

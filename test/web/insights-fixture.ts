@@ -11,12 +11,16 @@
  * three, dave the first only → 4, 3, 2 persons: 75.0% then 50.0% of the first; 66.7% of bob and
  * alice's and carol's step 2.
  */
+import { beforeAll, expect } from 'vitest';
+import type { SharedTestServer } from '../helpers/server.js';
+import { useSignedIn, type SharedSignedIn } from './signed-in.js';
+
 export const ZONE = 'Asia/Tokyo';
 export const OFFSET_HOURS = 9;
 export const DATE_RANGE = { date_from: '2025-10-06', date_to: '2025-10-12' };
 export const DAYS = ['2025-10-06', '2025-10-07', '2025-10-08', '2025-10-09', '2025-10-10', '2025-10-11', '2025-10-12'];
 
-interface FixtureEvent {
+export interface FixtureEvent {
   event: string;
   distinct_id: string;
   timestamp: string;
@@ -63,4 +67,18 @@ export const localDay = (timestamp: string): string =>
 export function countsByDay(event: string, where: (e: FixtureEvent) => boolean = () => true): number[] {
   const events = insightsFixture().filter((e) => e.event === event && where(e));
   return DAYS.map((day) => events.filter((e) => localDay(e.timestamp) === day).length);
+}
+
+/**
+ * The file's signed-in browser (useSignedIn) on the bootstrap environment set to ZONE and holding
+ * the fixture's events and `extra`, ingested once in `beforeAll`.
+ */
+export function useInsightsFixture(server: SharedTestServer, extra: FixtureEvent[] = []): SharedSignedIn {
+  const ui = useSignedIn(server);
+  beforeAll(async () => {
+    const zone = await server.request(`/api/environments/${ui.env}/`, { method: 'PATCH', body: { timezone: ZONE } });
+    expect(zone.status, zone.text).toBe(200);
+    await server.ingest([...insightsFixture(), ...extra]);
+  });
+  return ui;
 }

@@ -6,30 +6,22 @@
  * built and saved shows the step counts and conversions worked out by hand. No console errors; a
  * screenshot of each page.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectNoPageErrors, screenshot, type WatchedPage } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
-import { openSignedIn } from './signed-in.js';
-import { countsByDay, DATE_RANGE, DAYS, insightsFixture, ZONE } from './insights-fixture.js';
+import { countsByDay, DATE_RANGE, DAYS, useInsightsFixture, ZONE } from './insights-fixture.js';
 
 const server = useTestServer();
 
-let browser: Browser;
 let watched: WatchedPage;
 let page: Page;
 let env: number;
 
-beforeAll(async () => {
-  ({ browser, watched, page } = await openSignedIn(server));
-  env = server.bootstrap.team.id;
-  const zone = await server.request(`/api/environments/${env}/`, { method: 'PATCH', body: { timezone: ZONE } });
-  expect(zone.status, zone.text).toBe(200);
-  await server.ingest(insightsFixture());
-});
+const ui = useInsightsFixture(server);
 
-afterAll(async () => {
-  await browser?.close();
+beforeAll(() => {
+  ({ page, watched, env } = ui);
 });
 
 async function ask(query: Record<string, unknown>) {

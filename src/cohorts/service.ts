@@ -11,12 +11,34 @@ import type { Team, User } from '../environments/models.js';
 import { serializeUserBasic } from '../environments/serializers.js';
 import { getUser } from '../environments/tenancy-store.js';
 import { CALCULATION_TOPIC } from './calculator.js';
+import { filtersFromLegacyGroups, filtersGiven, LegacyGroupsError } from './core/legacy-groups.js';
 import { validateCohortFilters } from './filter-validation.js';
 import { addMembers, hasMembers, membersFromBody, withCsvMembers } from './static-members.js';
 import { insertCohort, updateCohort, type Cohort } from './store.js';
+import { validationError } from '../posthog/errors.js';
 import { readBoolean } from '../posthog/fields.js';
 
 type Json = Record<string, unknown>;
+
+/** PostHog's Cohort.name and description lengths. */
+const MAX_NAME_LENGTH = 400;
+const MAX_DESCRIPTION_LENGTH = 1000;
+
+/**
+ * The filters a body defines: its `filters`, else its deprecated `groups` when it has some (PostHog
+ * reads them when `filters` is empty), else undefined.
+ */
+function definedFilters(body: Json): unknown {
+  if (filtersGiven(body.filters)) return body.filters;
+  const { groups } = body;
+  if (groups === undefined || groups === null || (Array.isArray(groups) && groups.length === 0)) return body.filters;
+  try {
+    return filtersFromLegacyGroups(groups);
+  } catch (error) {
+    if (error instanceof LegacyGroupsError) throw validationError(error.message, 'groups');
+    throw error;
+  }
+}
 
 async function announce(ctx: AppContext, projectId: number): Promise<void> {
   await ctx.changes.publish({ topic: FLAGS_TOPIC, id: projectId });
@@ -24,11 +46,13 @@ async function announce(ctx: AppContext, projectId: number): Promise<void> {
 
 export async function createCohort(ctx: AppContext, team: Team, user: User, body: Json, csv?: Buffer | string): Promise<Cohort> {
   const isStatic = 'is_static' in body ? readBoolean(body.is_static, 'is_static')! : false;
-  const name = 'name' in body ? readString(body.name, 'name', { allowBlank: true }) : '';
-  const description = 'description' in body ? readString(body.description, 'description', { allowBlank: true }) : '';
+  const name = 'name' in body ? readString(body.name, 'name', { allowBlank: true, maxLength: MAX_NAME_LENGTH }) : '';
+  const description =
+    'description' in body ? readString(body.description, 'description', { allowBlank: true, maxLength: MAX_DESCRIPTION_LENGTH }) : '';
   let filters: Json | null = null;
   if (!isStatic) {
-    filters = await validateCohortFilters(ctx, team.projectId, body.filters ?? { properties: { type: 'AND', values: [] } }, null, 'POST');
+    const defined = definedFilters(body) ?? { properties: { type: 'AND', values: [] } };
+    filters = await validateCohortFilters(ctx, team.projectId, defined, null, 'POST');
   }
   const members = membersFromBody(body);
   // The upload is read before anything is stored, so a refused file leaves no empty cohort behind.
@@ -57,11 +81,13 @@ export async function editCohort(
   csv?: Buffer | string,
 ): Promise<Cohort> {
   const changes: Parameters<typeof updateCohort>[2] = {};
-  if ('name' in body) changes.name = readString(body.name, 'name', { allowBlank: true });
-  if ('description' in body) changes.description = readString(body.description, 'description', { allowBlank: true });
+  if ('name' in body) changes.name = readString(body.name, 'name', { allowBlank: true, maxLength: MAX_NAME_LENGTH });
+  if ('description' in body)
+    changes.description = readString(body.description, 'description', { allowBlank: true, maxLength: MAX_DESCRIPTION_LENGTH });
   if ('deleted' in body) changes.deleted = readBoolean(body.deleted, 'deleted')!;
-  if ('filters' in body && !cohort.isStatic)
-    changes.filters = await validateCohortFilters(ctx, team.projectId, body.filters, cohort, method);
+  const defined = definedFilters(body);
+  if (defined !== undefined && !cohort.isStatic)
+    changes.filters = await validateCohortFilters(ctx, team.projectId, defined, cohort, method);
   // As PostHog, any update of a dynamic cohort but its deletion calculates it again; restoring one
   // does too, as its count went stale while it was deleted (the calculator skips deleted cohorts).
   changes.calculate = !cohort.isStatic && !(changes.deleted ?? cohort.deleted);

@@ -102,7 +102,7 @@ export function readEventsQuery(source: Record<string, unknown>, prefix = 'query
   }
   const select = source.select as string[];
   const columns = select.map((item, i) => readColumn(item, attr(`select__${i}`)));
-  if (Array.isArray(source.where) && source.where.length > 0) {
+  if (source.where !== undefined && source.where !== null && !(Array.isArray(source.where) && source.where.length === 0)) {
     throw new EventsQueryError('HogQL where clauses are not supported; use properties, event, personId, after and before.', attr('where'));
   }
   const properties = source.properties ?? [];

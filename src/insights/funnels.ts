@@ -11,7 +11,7 @@
  */
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
-import { readBreakdownLimit, readDateRange, readEventBreakdown, readInterval } from './query-fields.js';
+import { readBreakdownLimit, readDateRange, readEventBreakdown, readInterval, readObjectField } from './query-fields.js';
 import type { Interval } from './trends-window.js';
 import { isJsonObject } from '../lib/json-object.js';
 
@@ -91,7 +91,7 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
     };
   });
   const { dateFrom, dateTo } = readDateRange(source, attr);
-  const filter = isJsonObject(source.funnelsFilter) ? source.funnelsFilter : {};
+  const filter = readObjectField(source, 'funnelsFilter', attr);
   const interval = filter.funnelWindowInterval ?? 14;
   const unit = filter.funnelWindowIntervalUnit ?? 'day';
   if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 100_000) {
@@ -99,6 +99,10 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
   }
   if (typeof unit !== 'string' || !Object.hasOwn(WINDOW_UNITS, unit)) {
     throw new TrendsQueryError(`"${String(unit)}" is not a valid choice.`, attr('funnelsFilter__funnelWindowIntervalUnit'));
+  }
+  const { exclusions } = filter;
+  if (exclusions !== undefined && exclusions !== null && !(Array.isArray(exclusions) && exclusions.length === 0)) {
+    throw new TrendsQueryError('Funnel exclusion steps are not supported.', attr('funnelsFilter__exclusions'));
   }
   const order = filter.funnelOrderType ?? 'ordered';
   if (order !== 'ordered') throw new TrendsQueryError('Only ordered funnels are supported.', attr('funnelsFilter__funnelOrderType'));

@@ -6,6 +6,14 @@ import { isJsonObject } from '../lib/json-object.js';
 import { TrendsQueryError } from './query-error.js';
 import { INTERVALS, parseTrendsDate, type Interval } from './trends-window.js';
 
+/** An optional object field of the query (`{}` when unset or null); anything else is a 400 on it. */
+export function readObjectField(source: Record<string, unknown>, name: string, attr: (name: string) => string): Record<string, unknown> {
+  const value = source[name];
+  if (value === undefined || value === null) return {};
+  if (!isJsonObject(value)) throw new TrendsQueryError('Expected an object.', attr(name));
+  return value;
+}
+
 /** `interval`: the buckets of a trends line or a funnel's trends view, `day` by default. */
 export function readInterval(source: Record<string, unknown>, attr: (name: string) => string): Interval {
   const interval = source.interval ?? 'day';
@@ -20,7 +28,7 @@ export function readDateRange(
   source: Record<string, unknown>,
   attr: (name: string) => string,
 ): { dateFrom: string; dateTo: string | null } {
-  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
+  const range = readObjectField(source, 'dateRange', attr);
   const dateFrom = range.date_from ?? '-7d';
   const dateTo = range.date_to ?? null;
   if (typeof dateFrom !== 'string' || parseTrendsDate(dateFrom, new Date()) === null) {
@@ -42,7 +50,7 @@ export const MAX_BREAKDOWN_LIMIT = 1000;
  * Unset or 0 is the default, as PostHog's `breakdown_limit or BREAKDOWN_VALUES_LIMIT`.
  */
 export function readBreakdownLimit(source: Record<string, unknown>, attr: (name: string) => string): number {
-  const limit = isJsonObject(source.breakdownFilter) ? (source.breakdownFilter.breakdown_limit ?? 0) : 0;
+  const limit = readObjectField(source, 'breakdownFilter', attr).breakdown_limit ?? 0;
   if (typeof limit !== 'number' || !Number.isInteger(limit)) {
     throw new TrendsQueryError('A valid integer is required.', attr('breakdownFilter__breakdown_limit'));
   }
@@ -57,7 +65,17 @@ export function readBreakdownLimit(source: Record<string, unknown>, attr: (name:
 
 /** `breakdownFilter`: one event property, or null. */
 export function readEventBreakdown(source: Record<string, unknown>, attr: (name: string) => string): string | null {
-  const breakdownFilter = isJsonObject(source.breakdownFilter) ? source.breakdownFilter : {};
+  const breakdownFilter = readObjectField(source, 'breakdownFilter', attr);
+  const { breakdowns } = breakdownFilter;
+  if (breakdowns !== undefined && breakdowns !== null && !(Array.isArray(breakdowns) && breakdowns.length === 0)) {
+    throw new TrendsQueryError(
+      'Multiple breakdowns are not supported: give one event property as breakdown.',
+      attr('breakdownFilter__breakdowns'),
+    );
+  }
+  if (breakdownFilter.breakdown_histogram_bin_count != null) {
+    throw new TrendsQueryError('Histogram breakdowns are not supported.', attr('breakdownFilter__breakdown_histogram_bin_count'));
+  }
   const breakdown = breakdownFilter.breakdown ?? null;
   if (breakdown !== null && typeof breakdown !== 'string') {
     throw new TrendsQueryError('Only a single event property breakdown is supported.', attr('breakdownFilter__breakdown'));

@@ -8,6 +8,7 @@
 import { isJsonObject } from '../lib/json-object.js';
 import { readPropertyFilters, type PropertyFilterInput } from './properties.js';
 import { TrendsQueryError } from './query-error.js';
+import { readObjectField } from './query-fields.js';
 import {
   bucketsBefore,
   bucketStart,
@@ -96,12 +97,12 @@ export function readRetentionQuery(query: unknown): RetentionQuery {
   if (!(RETENTION_TYPES as readonly unknown[]).includes(type)) {
     throw new TrendsQueryError(`"${String(type)}" is not a valid choice.`, attr('retentionFilter__retentionType'));
   }
-  if (isJsonObject(source.breakdownFilter) && source.breakdownFilter.breakdown != null) {
+  if (readObjectField(source, 'breakdownFilter', attr).breakdown != null) {
     throw new TrendsQueryError('Breakdowns of retention are not supported.', attr('breakdownFilter__breakdown'));
   }
   const min = filter.minimumOccurrences ?? 1;
   if (min !== 1) throw new TrendsQueryError('Only minimumOccurrences 1 is supported.', attr('retentionFilter__minimumOccurrences'));
-  const range = isJsonObject(source.dateRange) ? source.dateRange : {};
+  const range = readObjectField(source, 'dateRange', attr);
   return {
     period: PERIODS[period]!,
     periodName: period,

@@ -138,6 +138,13 @@ describe('EventsQuery through query/', () => {
     expect(hogql.status).toBe(400);
     expect(hogql.body).toMatchObject({ type: 'validation_error', attr: 'query__select__0' });
     expect((await query({ select: ['event'], where: ["event = 'x'"] })).body).toMatchObject({ attr: 'query__where' });
+    // A where clause in any other form is refused too, not dropped (which would answer every event).
+    for (const where of ["event = 'x'", {}, 1, true]) {
+      const res = await query({ select: ['event'], where });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ attr: 'query__where' });
+    }
+    expect((await query({ select: ['event'], where: [] })).status).toBe(200);
     expect((await query({ select: ['event'], limit: 0 })).body).toMatchObject({ attr: 'query__limit' });
     expect((await query({ select: ['event'], orderBy: ['properties.plan'] })).body).toMatchObject({ attr: 'query__orderBy__0' });
   });

@@ -148,6 +148,35 @@ describe('FunnelsQuery through query/', () => {
     expect(unknown.body).toMatchObject({ type: 'validation_error', attr: 'query__kind' });
     expect((await server.request(`${env()}/query/`, { method: 'POST', body: {} })).status).toBe(400);
   });
+
+  it('refuses, rather than drops, exclusions, other breakdown forms and fields of the wrong type', async () => {
+    const refused = async (extra: Record<string, unknown>) => {
+      const res = await server.request(`${env()}/query/`, { method: 'POST', body: funnel(extra) });
+      return { status: res.status, attr: res.body.attr as unknown };
+    };
+    const exclusion = { kind: 'EventsNode', event: 'signed_up', funnelFromStep: 0, funnelToStep: 1 };
+    expect(await refused({ funnelsFilter: { exclusions: [exclusion] } })).toEqual({
+      status: 400,
+      attr: 'query__funnelsFilter__exclusions',
+    });
+    expect(await refused({ funnelsFilter: { exclusions: 'garbage' } })).toEqual({ status: 400, attr: 'query__funnelsFilter__exclusions' });
+    expect((await refused({ funnelsFilter: { exclusions: [] } })).status).toBe(200);
+    expect(await refused({ breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }] } })).toEqual({
+      status: 400,
+      attr: 'query__breakdownFilter__breakdowns',
+    });
+    expect(await refused({ breakdownFilter: { breakdown: 'amount', breakdown_histogram_bin_count: 5 } })).toEqual({
+      status: 400,
+      attr: 'query__breakdownFilter__breakdown_histogram_bin_count',
+    });
+    for (const [field, value] of [
+      ['funnelsFilter', []],
+      ['breakdownFilter', 1],
+      ['dateRange', 'x'],
+    ] as const) {
+      expect(await refused({ [field]: value }), field).toEqual({ status: 400, attr: `query__${field}` });
+    }
+  });
 });
 
 describe('funnelVizType time_to_convert through query/', () => {

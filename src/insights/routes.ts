@@ -1,13 +1,13 @@
 import { mapInOrder } from '../lib/map-in-order.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { loadOr404 } from '../posthog/errors.js';
+import { loadOr404, validationError } from '../posthog/errors.js';
 import { pathId } from '../http/path-id.js';
 import { paginate, readPage } from '../http/pagination.js';
 import { activityPage, readActivityPageParams } from '../activity/activity-page.js';
 import { TEAM_ROUTE_BASES, teamAccess } from '../http/team-routes.js';
 import { createInsight, editInsight, serializeInsight, serializeInsightBasic, PageLookups } from './service.js';
-import { getInsight, listInsights, type Insight } from './store.js';
+import { getInsight, listInsights, type Insight, type InsightListFilters } from './store.js';
 import { strToBool } from '../posthog/python-values.js';
 
 /**
@@ -17,6 +17,30 @@ import { strToBool } from '../posthog/python-values.js';
  */
 function isBasic(request: FastifyRequest): boolean {
   return strToBool((request.query as Record<string, unknown>).basic);
+}
+
+/**
+ * The list's filters, as PostHog's InsightViewSet `_filter_request` reads them: `favorited` (any
+ * value) keeps favorited insights, `user` (any value) the caller's, `created_by` a user id's,
+ * `saved` (str_to_bool) all of Hoglet's insights, which are all saved, or none; `search` looks in
+ * the name, the description and the tags.
+ */
+function readListFilters(query: Record<string, string | undefined>, userId: number): InsightListFilters {
+  let createdById: number | undefined;
+  if (query.created_by !== undefined) {
+    if (!/^-?\d+$/.test(query.created_by.trim())) throw validationError('A valid integer is required.', 'created_by');
+    createdById = Number(query.created_by);
+  }
+  if (query.user !== undefined) createdById = userId;
+  return {
+    includeDeleted: query.deleted === 'true',
+    search: query.search,
+    // PostHog's `short_id` filter: how the app finds the insight of a `/insights/:shortId` link.
+    shortId: query.short_id,
+    favoritedOnly: query.favorited !== undefined,
+    createdById,
+    none: query.saved !== undefined && !strToBool(query.saved),
+  };
 }
 
 export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -35,10 +59,7 @@ export const insightRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app
       const page = readPage(request.query);
       const query = request.query as Record<string, string | undefined>;
       const { count, insights } = await listInsights(db, request.team!.id, {
-        includeDeleted: query.deleted === 'true',
-        search: query.search,
-        // PostHog's `short_id` filter: how the app finds the insight of a `/insights/:shortId` link.
-        shortId: query.short_id,
+        ...readListFilters(query, request.principal!.user.id),
         ...page,
       });
       const users = new PageLookups(db);

@@ -213,6 +213,8 @@ export async function serializeInsight(ctx: AppContext, insight: Insight, users:
     updated_at: insight.lastModifiedAt,
     tags: insight.tags,
     favorited: insight.favorited,
+    // Hoglet stores an insight only when it is saved (PostHog's app also kept unsaved drafts).
+    saved: true,
     last_modified_at: insight.lastModifiedAt,
     last_modified_by: modifiedBy,
     is_sample: false,

@@ -116,17 +116,36 @@ export async function getInsightsByIds(db: Db, ids: number[]): Promise<Map<numbe
   return new Map(rows.map((r) => [Number(r.id), toInsight(r)]));
 }
 
+/** What the insights list keeps (PostHog's InsightViewSet `_filter_request`). */
+export interface InsightListFilters {
+  includeDeleted: boolean;
+  /** In the name, the description or a tag, case folded. */
+  search?: string | undefined;
+  shortId?: string | undefined;
+  favoritedOnly?: boolean;
+  createdById?: number | undefined;
+  /** `saved=false`: Hoglet's insights are all saved, so none. */
+  none?: boolean;
+}
+
 export async function listInsights(
   db: Db,
   teamId: number,
-  options: { includeDeleted: boolean; search?: string | undefined; shortId?: string | undefined; limit: number; offset: number },
+  options: InsightListFilters & { limit: number; offset: number },
 ): Promise<{ count: number; insights: Insight[] }> {
   let query = db.selectFrom('insights').where('team_id', '=', teamId);
+  if (options.none) query = query.where(sql<SqlBool>`1 = 0`);
   if (!options.includeDeleted) query = query.where('deleted', '=', false);
   if (options.shortId !== undefined) query = query.where('short_id', '=', options.shortId);
+  if (options.favoritedOnly) query = query.where('favorited', '=', true);
+  if (options.createdById !== undefined) query = query.where('created_by_id', '=', options.createdById);
   // PostHog's icontains: the search's own % and _ are taken as they are, not as wildcards.
   const pattern = options.search ? literalContainsPattern(options.search.toLowerCase()) : null;
-  if (pattern !== null) query = query.where(sql<SqlBool>`lower(name) like ${pattern} escape '\\'`);
+  if (pattern !== null) {
+    query = query.where(
+      sql<SqlBool>`(lower(coalesce(name, '')) like ${pattern} escape '\\' or lower(description) like ${pattern} escape '\\' or lower(cast(tags as text)) like ${pattern} escape '\\')`,
+    );
+  }
   const total = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
   const rows = await query
     .selectAll()

@@ -121,4 +121,35 @@ describe('insights API', () => {
     expect(await names('QX SIGN')).toEqual(['Qx signups weekly', 'qx sign_up rate'].sort());
     expect(await names('%%')).toEqual([]);
   });
+
+  it('filters the list as PostHog does: favorited, saved, the caller’s, a creator’s, and search in descriptions and tags', async () => {
+    const trends = { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [step('$pageview')] } };
+    const make = async (body: Record<string, unknown>) => {
+      const res = await server.request(url(), { method: 'POST', body: { query: trends, ...body } });
+      expect(res.status, res.text).toBe(201);
+      return res.body as { id: number; saved: boolean };
+    };
+    const starred = await make({ name: 'zz starred', favorited: true });
+    const described = await make({ name: 'zz described', description: 'Hello World of zz' });
+    const tagged = await make({ name: 'zz tagged', tags: ['Hello-tag'] });
+    expect(starred.saved).toBe(true);
+    const ids = async (params: string) => {
+      const res = await server.request(`${url()}?basic=true&limit=100&${params}`);
+      expect(res.status, res.text).toBe(200);
+      return (res.body.results as Array<{ id: number }>).map((i) => i.id).sort((a, b) => a - b);
+    };
+    const all = await ids('search=zz');
+    expect(all).toEqual([starred.id, described.id, tagged.id]);
+    expect(await ids('search=zz&favorited=true')).toEqual([starred.id]);
+    expect(await ids('search=hello')).toEqual([described.id, tagged.id]);
+    expect(await ids('search=HELLO-T')).toEqual([tagged.id]);
+    expect(await ids('search=zz&saved=true')).toEqual(all);
+    expect(await ids('search=zz&saved=false')).toEqual([]);
+    expect(await ids('search=zz&user=true')).toEqual(all);
+    expect(await ids(`search=zz&created_by=${server.bootstrap.user.id}`)).toEqual(all);
+    expect(await ids(`search=zz&created_by=${server.bootstrap.user.id + 1000}`)).toEqual([]);
+    const bad = await server.request(`${url()}?created_by=me`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ attr: 'created_by' });
+  });
 });

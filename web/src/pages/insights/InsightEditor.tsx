@@ -5,17 +5,8 @@ import { sourceOf, useSaveInsight, type Insight, type InsightSource } from '../.
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { FunnelsEditor } from './editor/FunnelsEditor';
-import {
-  cleanSource,
-  hashOfSource,
-  newFunnel,
-  newLifecycle,
-  newRetention,
-  newStickiness,
-  newTrends,
-  sourceOfHash,
-  unfinishedQuery,
-} from './editor/query-defaults';
+import { cleanSource, hashOfSource, newTrends, sourceOfHash, unfinishedQuery } from './editor/query-defaults';
+import { switchedSource, type InsightKind } from './editor/switch-kind';
 import { LifecycleEditor } from './editor/LifecycleEditor';
 import { StickinessEditor } from './editor/StickinessEditor';
 import { RetentionEditor } from './editor/RetentionEditor';
@@ -26,13 +17,7 @@ import { InsightHistory } from './InsightHistory';
 import { InsightSubscriptions } from './InsightSubscriptions';
 import { InsightViz } from './viz/InsightViz';
 
-/** A new query of each kind with series, as PostHog starts it. */
-const NEW_QUERIES: Record<string, () => InsightSource> = {
-  TrendsQuery: newTrends,
-  FunnelsQuery: newFunnel,
-  LifecycleQuery: newLifecycle,
-  StickinessQuery: newStickiness,
-};
+const KINDS: readonly InsightKind[] = ['TrendsQuery', 'FunnelsQuery', 'RetentionQuery', 'LifecycleQuery', 'StickinessQuery'];
 
 /**
  * The builder of a new or saved insight: name and description, the query's editor, its chart
@@ -94,15 +79,12 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
     );
   };
 
+  // Each type's query as last shown, so that switching back brings its own settings back.
+  const shown = useRef<Partial<Record<InsightKind, InsightSource>>>({});
   const switchKind = (kind: string) => {
-    if (kind === source.kind) return;
-    if (kind === 'RetentionQuery') return setSource(newRetention());
-    const next = NEW_QUERIES[kind]?.() ?? newTrends();
-    // The range carries over from one kind to the next, but not from a retention's (its periods).
-    setSource({
-      ...next,
-      dateRange: source.kind === 'RetentionQuery' ? next.dateRange : (source.dateRange ?? next.dateRange),
-    } as InsightSource);
+    if (kind === source.kind || !KINDS.includes(kind as InsightKind)) return;
+    shown.current[source.kind] = source;
+    setSource(switchedSource(source, kind as InsightKind, shown.current[kind as InsightKind]));
   };
 
   return (

@@ -254,8 +254,14 @@ describe('dashboards', () => {
     const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
     await range.selectOption('custom');
     const custom = ui.page.getByRole('form', { name: 'Custom date range' });
+    // A range that ends before it starts is pointed out and cannot be applied.
+    await custom.getByLabel('From').fill(day(0));
+    await custom.getByLabel('To').fill(day(25));
+    await custom.getByText('Before the start date').waitFor();
+    expect(await custom.getByRole('button', { name: 'Apply' }).isDisabled()).toBe(true);
     await custom.getByLabel('From').fill(day(25));
     await custom.getByLabel('To').fill(day(0));
+    expect(await custom.getByText('Before the start date').count()).toBe(0);
     await custom.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(async () => (await dashboard()).filters).toEqual({ date_from: day(25), date_to: day(0) });
     const customTotals = await queryTotals({ date_from: day(25), date_to: day(0) });

@@ -130,6 +130,11 @@ describe('feature flags in the web app', () => {
     await ui.page.getByLabel('Distinct id').fill('bo');
     await ui.page.getByRole('button', { name: 'Check' }).click();
     await expect.poll(() => ui.page.getByTestId('evaluation-value').textContent()).toBe('false');
+    // Checking no one says so, and leaves no other id's answer on show.
+    await ui.page.getByLabel('Distinct id').fill('');
+    await ui.page.getByRole('button', { name: 'Check' }).click();
+    await ui.page.getByText('Enter a distinct id to check').waitFor();
+    expect(await ui.page.getByTestId('evaluation').count()).toBe(0);
     expectNoPageErrors(ui.watched);
   });
 

@@ -78,6 +78,35 @@ describe('a saved insight', () => {
   });
 });
 
+describe('a long name without spaces', () => {
+  it('wraps or is cut, on its page, in the list and on a tile, and leaves the buttons whole', async () => {
+    const { page } = ui;
+    const name = `Long ${'x'.repeat(300)}`;
+    const insight = await create('/insights/', {
+      name,
+      query: { kind: 'InsightVizNode', source: { kind: 'TrendsQuery', series: [{ kind: 'EventsNode', event: 'signup' }] } },
+    });
+    const board = await create('/dashboards/', { name: 'Long names' });
+    const added = await server.request(api(`/insights/${insight.id}/`), { method: 'PATCH', body: { dashboards: [board.id] } });
+    expect(added.status, added.text).toBe(200);
+    const overflow = () => page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth);
+
+    await page.goto(`${server.url}/project/${ui.env}/insights/${insight.short_id}`);
+    await page.getByTestId('insight-title').getByText(name).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.goto(`${server.url}/project/${ui.env}/insights?search=Long`);
+    await page.getByTestId('insight-row').getByText(name).waitFor();
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.goto(`${server.url}/project/${ui.env}/dashboard/${board.id}`);
+    const remove = page.getByTestId('dashboard-tile').getByRole('button', { name: `Remove ${name}` });
+    await remove.waitFor();
+    expect(await remove.evaluate((button) => button.scrollWidth - button.clientWidth)).toBeLessThanOrEqual(1);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await screenshot(page, 'long-name-tile');
+    expectNoPageErrors(ui.watched);
+  });
+});
+
 describe("a saved insight's history", () => {
   it('shows a changed string as its text, markup and quotes as typed, and other values as JSON', async () => {
     const { page } = ui;
@@ -91,6 +120,8 @@ describe("a saved insight's history", () => {
       body: { name: renamed, favorited: true, tags: ['eu', 'growth'] },
     });
     expect(res.status, res.text).toBe(200);
+    const cleared = await server.request(api(`/insights/${insight.id}/`), { method: 'PATCH', body: { name: null } });
+    expect(cleared.status, cleared.text).toBe(200);
     await page.goto(`${server.url}/project/${ui.env}/insights/${insight.short_id}`);
     const history = page.getByTestId('insight-history');
     await history.getByTestId('history-change').first().waitFor();
@@ -100,6 +131,8 @@ describe("a saved insight's history", () => {
         `Changed name from Signups "EU" to ${renamed}`,
         'Changed favorited from false to true',
         'Changed tags from [] to ["eu","growth"]',
+        // No name is said in words, not shown as JSON's null.
+        `Changed name from ${renamed} to (none)`,
       ]),
     );
     // Text, never markup: the name's <b> is not an element.
@@ -143,6 +176,21 @@ describe('a new insight', () => {
     const shortId = new URL(page.url()).pathname.split('/').pop();
     const saved = await server.request(api(`/insights/?short_id=${shortId}`));
     expect(saved.body.results[0].query.source).toMatchObject({ kind: 'FunnelsQuery', funnelsFilter: { funnelWindowInterval: 3 } });
+    expectNoPageErrors(ui.watched);
+  });
+
+  it('keeps the query of a link without the environment in its path', async () => {
+    const { page } = ui;
+    const source = {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: 'signup', name: 'signup', math: 'dau' }],
+      interval: 'week',
+    };
+    await page.goto(`${server.url}/insights/new#q=${encodeURIComponent(JSON.stringify(source))}`);
+    await page.waitForURL((url) => url.pathname === `/project/${ui.env}/insights/new`);
+    await page.getByLabel('Interval').waitFor();
+    expect(await page.getByLabel('Interval').inputValue()).toBe('week');
+    expect(await page.getByLabel('Series 1 math').inputValue()).toBe('dau');
     expectNoPageErrors(ui.watched);
   });
 

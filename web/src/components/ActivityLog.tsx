@@ -8,12 +8,12 @@ import { DateTime } from './DateTime';
 /** A changed value as read: a string as its text (no JSON quotes or escapes), anything else as compact JSON. */
 export const showValue = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
-/** One side of a change, always as text (never markup); an empty string said, not an empty box. */
+/** One side of a change, always as text (never markup); an empty string or no value said, not shown as `""` or `null`. */
 function ChangeValue({ value }: { value: unknown }) {
-  if (value === '') {
+  if (value === '' || value === null) {
     return (
       <Text span inherit fs="italic" c="dimmed">
-        (empty)
+        {value === '' ? '(empty)' : '(none)'}
       </Text>
     );
   }

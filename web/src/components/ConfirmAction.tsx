@@ -35,7 +35,7 @@ export function ConfirmAction({
   };
   return (
     <>
-      <Button size={size} variant={variant} color={color} aria-label={ariaLabel} onClick={() => setOpen(true)}>
+      <Button size={size} variant={variant} color={color} aria-label={ariaLabel} onClick={() => setOpen(true)} style={{ flexShrink: 0 }}>
         {label}
       </Button>
       <ConfirmModal

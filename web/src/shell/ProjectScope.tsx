@@ -28,7 +28,7 @@ export function ProjectScope() {
   const byToken = environments.data.find((e) => e.api_token === projectId);
   if (byToken) {
     const rest = location.pathname.slice(`/project/${projectId}`.length);
-    return <Navigate to={`/project/${byToken.id}${rest}${location.search}`} replace />;
+    return <Navigate to={`/project/${byToken.id}${rest}${location.search}${location.hash}`} replace />;
   }
   const environment = environments.data.find((e) => String(e.id) === projectId);
   if (!environment) return <NotFound />;
@@ -48,5 +48,10 @@ export function CurrentEnvironmentRedirect() {
   if (environments.isError) return <ErrorNotice error={environments.error} />;
   const current = environments.data.find((e) => e.id === me.data?.team?.id) ?? environments.data[0];
   if (!current) return <ErrorNotice title="No environment" error="You are not a member of any project yet." />;
-  return <Navigate to={`/project/${current.id}${location.pathname === '/' ? '' : location.pathname}${location.search}`} replace />;
+  return (
+    <Navigate
+      to={`/project/${current.id}${location.pathname === '/' ? '' : location.pathname}${location.search}${location.hash}`}
+      replace
+    />
+  );
 }

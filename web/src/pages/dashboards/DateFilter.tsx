@@ -31,6 +31,8 @@ export function DateFilter({
   const [custom, setCustom] = useState(saved === 'custom');
   const [from, setFrom] = useState(saved === 'custom' ? (filters.date_from ?? '') : '');
   const [to, setTo] = useState(saved === 'custom' ? (filters.date_to ?? '') : '');
+  // A range that ends before it starts would show every tile empty: it is pointed out, not applied.
+  const reversed = from !== '' && to !== '' && to < from;
   return (
     <Group align="flex-end" gap="xs">
       <NativeSelect
@@ -50,13 +52,19 @@ export function DateFilter({
           aria-label="Custom date range"
           onSubmit={(e) => {
             e.preventDefault();
-            if (from) onChange({ date_from: from, date_to: to || null });
+            if (from && !reversed) onChange({ date_from: from, date_to: to || null });
           }}
         >
           <Group align="flex-end" gap="xs">
             <TextInput type="date" label="From" value={from} onChange={(e) => setFrom(e.currentTarget.value)} required />
-            <TextInput type="date" label="To" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
-            <Button type="submit" variant="default" loading={busy}>
+            <TextInput
+              type="date"
+              label="To"
+              value={to}
+              onChange={(e) => setTo(e.currentTarget.value)}
+              error={reversed ? 'Before the start date' : undefined}
+            />
+            <Button type="submit" variant="default" loading={busy} disabled={reversed}>
               Apply
             </Button>
           </Group>

@@ -57,7 +57,7 @@ export function TileCard({
       style={{ display: 'flex', flexDirection: 'column', overflow: 'hidden', cursor: editing ? 'move' : undefined }}
     >
       <Group justify="space-between" wrap="nowrap" mb="xs" className="tile-header">
-        <Anchor component={Link} to={`/project/${environmentId}/insights/${tile.insight.short_id}`} fw={600} truncate>
+        <Anchor component={Link} to={`/project/${environmentId}/insights/${tile.insight.short_id}`} fw={600} truncate miw={0}>
           {name}
         </Anchor>
         <ConfirmAction label="Remove" ariaLabel={`Remove ${name}`} title="Remove from dashboard?" variant="subtle" action={onRemove}>

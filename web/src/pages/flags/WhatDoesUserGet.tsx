@@ -19,6 +19,8 @@ export function WhatDoesUserGet({ flagKey, groupType }: { flagKey: string; group
   const environment = useEnvironment();
   const [distinctId, setDistinctId] = useState('');
   const [groupKey, setGroupKey] = useState('');
+  // Check with no distinct id: said, and the last answer (another id's) taken away.
+  const [missing, setMissing] = useState(false);
   // A flag aggregated by groups is judged for the group the SDK names (posthog.group(type, key)).
   const evaluation = useMutation({
     mutationFn: (id: string) =>
@@ -31,7 +33,10 @@ export function WhatDoesUserGet({ flagKey, groupType }: { flagKey: string; group
         aria-label="What does this user get"
         onSubmit={(e) => {
           e.preventDefault();
-          if (distinctId.trim() !== '') evaluation.mutate(distinctId.trim());
+          const id = distinctId.trim();
+          setMissing(id === '');
+          if (id === '') evaluation.reset();
+          else evaluation.mutate(id);
         }}
       >
         <Group align="flex-end" gap="xs">
@@ -41,6 +46,7 @@ export function WhatDoesUserGet({ flagKey, groupType }: { flagKey: string; group
             w={320}
             value={distinctId}
             onChange={(e) => setDistinctId(e.currentTarget.value)}
+            error={missing ? 'Enter a distinct id to check' : undefined}
           />
           {groupType && (
             <TextInput label={`Group key (${groupType})`} w={220} value={groupKey} onChange={(e) => setGroupKey(e.currentTarget.value)} />

@@ -90,7 +90,7 @@ export function InsightEditor({ insight }: { insight: Insight | null }) {
   return (
     <Stack>
       <Group justify="space-between" align="flex-start">
-        <Title order={2} data-testid="insight-title">
+        <Title order={2} data-testid="insight-title" miw={0} style={{ overflowWrap: 'anywhere' }}>
           {insight ? insight.name || 'Untitled insight' : 'New insight'}
         </Title>
         <Group gap="xs">

@@ -53,7 +53,8 @@ export function Component() {
                 {insights.data.results.map((insight) => (
                   <Table.Tr key={insight.id} data-testid="insight-row">
                     <Table.Td>
-                      <Anchor component={Link} to={`${base}/insights/${insight.short_id}`}>
+                      {/* A name without spaces wraps anywhere rather than widening the table past the page. */}
+                      <Anchor component={Link} to={`${base}/insights/${insight.short_id}`} style={{ overflowWrap: 'anywhere' }}>
                         {insight.name || 'Untitled insight'}
                       </Anchor>
                       {insight.description && (

@@ -40,8 +40,9 @@ export function SplitPersonModal({
       onConfirm={() => split.mutate({ person, mainDistinctId: kept }, { onSuccess: () => onSplit(kept, leaving) })}
     >
       <Text>
-        The distinct id you keep stays with this person and its properties. The other {leaving} become persons of their own, with no
-        properties. This cannot be undone.
+        The distinct id you keep stays with this person and its properties.{' '}
+        {leaving === 1 ? 'The other one becomes a person' : `The other ${leaving} become persons`} of their own, with no properties. This
+        cannot be undone.
       </Text>
       <Radio.Group label="Distinct id to keep" value={kept} onChange={setKept}>
         <ScrollArea.Autosize mah={260} mt="xs">

@@ -407,6 +407,29 @@ describe('dashboards', () => {
     expectNoPageErrors(ui.watched);
   });
 
+  it('renames the dashboard and edits its description, refusing an empty name', async () => {
+    await ui.page.goto(`${server.url}/project/${ui.env}/dashboard/${dashboardId}`);
+    const before = await dashboard();
+    const edit = async (name: string, description: string) => {
+      await ui.page.getByRole('button', { name: 'Edit', exact: true }).click();
+      const form = ui.page.getByRole('form', { name: 'Edit dashboard' });
+      expect(await form.getByLabel('Name').inputValue()).toBe((await dashboard()).name);
+      await form.getByLabel('Name').fill(name);
+      await form.getByLabel('Description').fill(description);
+      await form.getByRole('button', { name: 'Save' }).click();
+      return form;
+    };
+    const refused = await edit('   ', 'x');
+    await refused.getByText('A dashboard needs a name.').waitFor();
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await edit('Sales <i>2026</i>', 'Orders, signups and more');
+    await ui.page.getByRole('heading', { name: 'Sales <i>2026</i>' }).waitFor();
+    expect(await dashboard()).toMatchObject({ name: 'Sales <i>2026</i>', description: 'Orders, signups and more' });
+    await edit(before.name, before.description);
+    await ui.page.getByRole('heading', { name: before.name }).waitFor();
+    expectNoPageErrors(ui.watched);
+  });
+
   it('searches the list and deletes a dashboard after confirmation', async () => {
     const scratch = await server.request(api('/dashboards/'), { method: 'POST', body: { name: 'Scratch', description: 'to delete' } });
     expect(scratch.status).toBe(201);

@@ -21,6 +21,7 @@ import { ErrorNotice } from '../../shell/ErrorNotice';
 import { NotFound } from '../../shell/NotFound';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { AddInsightModal } from './AddInsightModal';
+import { DashboardDetailsModal, type DashboardDetails } from './DashboardDetailsModal';
 import { DashboardGrid } from './DashboardGrid';
 import { DateFilter } from './DateFilter';
 import { gridLayouts, tileChanges, type Breakpoint } from './layouts';
@@ -95,6 +96,7 @@ function DashboardBody({ dashboard }: { dashboard: Dashboard }) {
           {dashboard.description && <Text c="dimmed">{dashboard.description}</Text>}
         </Stack>
         <Group gap="xs">
+          <EditDetails dashboard={dashboard} onSave={(details) => patch(details)} />
           <HomeToggle environmentId={environment.id} dashboardId={dashboard.id} />
           <SubscribeLink environmentId={environment.id} dashboardId={dashboard.id} />
         </Group>
@@ -187,4 +189,31 @@ export function Component() {
   const { dashboardId = '' } = useParams();
   if (!/^\d+$/.test(dashboardId)) return <NotFound />;
   return <DashboardView dashboardId={Number(dashboardId)} />;
+}
+
+/** "Edit": the dashboard's name and description (PostHog renames in place; a form says the same). */
+function EditDetails({ dashboard, onSave }: { dashboard: Dashboard; onSave: (details: DashboardDetails) => Promise<unknown> }) {
+  const [opened, setOpened] = useState(false);
+  const initial = useMemo(
+    () => ({ name: dashboard.name ?? '', description: dashboard.description }),
+    [dashboard.name, dashboard.description],
+  );
+  return (
+    <>
+      <Button variant="default" onClick={() => setOpened(true)}>
+        Edit
+      </Button>
+      <DashboardDetailsModal
+        opened={opened}
+        onClose={() => setOpened(false)}
+        title="Edit dashboard"
+        submitLabel="Save"
+        initial={initial}
+        onSave={async (details) => {
+          await onSave(details);
+          setOpened(false);
+        }}
+      />
+    </>
+  );
 }

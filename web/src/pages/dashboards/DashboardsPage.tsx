@@ -1,8 +1,6 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError } from '../../api/client';
 import { useCreateDashboard, useDashboards, useSaveDashboard, type DashboardBasic } from '../../api/dashboards';
 import { ConfirmAction } from '../../components/ConfirmAction';
 import { Loading } from '../../components/Loading';
@@ -10,56 +8,25 @@ import { TableHead } from '../../components/TableHead';
 import { ErrorNotice } from '../../shell/ErrorNotice';
 import { useEnvironment } from '../../shell/ProjectScope';
 import { DateTime } from '../../components/DateTime';
-
-interface NewDashboard {
-  name: string;
-  description: string;
-}
+import { DashboardDetailsModal } from './DashboardDetailsModal';
 
 /** "New dashboard": name and description; the new dashboard opens once made. */
 function NewDashboardModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const environment = useEnvironment();
   const create = useCreateDashboard(environment.id);
   const navigate = useNavigate();
-  const form = useForm<NewDashboard>({ defaultValues: { name: '', description: '' } });
-  const save = async (values: NewDashboard) => {
-    try {
-      const dashboard = await create.mutateAsync({ name: values.name.trim(), description: values.description });
-      onClose();
-      void navigate(`/project/${environment.id}/dashboard/${dashboard.id}`);
-    } catch (error) {
-      const attr = error instanceof ApiError ? error.body.attr : null;
-      form.setError(attr === 'name' || attr === 'description' ? attr : 'root', { message: (error as Error).message });
-    }
-  };
-  const { errors } = form.formState;
   return (
-    <Modal opened={opened} onClose={onClose} title="New dashboard" centered>
-      <form onSubmit={(e) => void form.handleSubmit(save)(e)} aria-label="New dashboard">
-        <Stack>
-          <TextInput
-            label="Name"
-            data-autofocus
-            {...form.register('name', { required: 'A dashboard needs a name.' })}
-            error={errors.name?.message}
-          />
-          <Textarea label="Description" autosize minRows={2} {...form.register('description')} error={errors.description?.message} />
-          {errors.root && (
-            <Text c="red" size="sm" role="alert">
-              {errors.root.message}
-            </Text>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <DashboardDetailsModal
+      opened={opened}
+      onClose={onClose}
+      title="New dashboard"
+      submitLabel="Create"
+      onSave={async (details) => {
+        const dashboard = await create.mutateAsync(details);
+        onClose();
+        void navigate(`/project/${environment.id}/dashboard/${dashboard.id}`);
+      }}
+    />
   );
 }
 

@@ -95,7 +95,10 @@ export function readFunnelsQuery(query: unknown, attrPrefix = 'query__'): Funnel
   const interval = filter.funnelWindowInterval ?? 14;
   const unit = filter.funnelWindowIntervalUnit ?? 'day';
   if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 100_000) {
-    throw new TrendsQueryError('funnelWindowInterval must be a whole number from 1.', attr('funnelsFilter__funnelWindowInterval'));
+    throw new TrendsQueryError(
+      'funnelWindowInterval must be a whole number from 1 to 100000.',
+      attr('funnelsFilter__funnelWindowInterval'),
+    );
   }
   if (typeof unit !== 'string' || !Object.hasOwn(WINDOW_UNITS, unit)) {
     throw new TrendsQueryError(`"${String(unit)}" is not a valid choice.`, attr('funnelsFilter__funnelWindowIntervalUnit'));

@@ -161,6 +161,14 @@ describe('FunnelsQuery through query/', () => {
     });
     expect(await refused({ funnelsFilter: { exclusions: 'garbage' } })).toEqual({ status: 400, attr: 'query__funnelsFilter__exclusions' });
     expect((await refused({ funnelsFilter: { exclusions: [] } })).status).toBe(200);
+    const long = await server.request(`${env()}/query/`, {
+      method: 'POST',
+      body: funnel({ funnelsFilter: { funnelWindowInterval: 100_001 } }),
+    });
+    expect(long.body).toMatchObject({
+      attr: 'query__funnelsFilter__funnelWindowInterval',
+      detail: 'funnelWindowInterval must be a whole number from 1 to 100000.',
+    });
     expect(await refused({ breakdownFilter: { breakdowns: [{ property: '$browser', type: 'event' }] } })).toEqual({
       status: 400,
       attr: 'query__breakdownFilter__breakdowns',

@@ -74,6 +74,8 @@ export function FunnelsEditor({
           min={1}
           max={100000}
           allowDecimal={false}
+          allowNegative={false}
+          clampBehavior="strict"
           value={filter.funnelWindowInterval ?? 14}
           onChange={(value) => typeof value === 'number' && value >= 1 && setFilter({ funnelWindowInterval: value })}
         />

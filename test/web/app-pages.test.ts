@@ -306,6 +306,11 @@ describe('the web app in Chromium', () => {
     await ui.page.goto(`${server.url}/get-started`);
     await ui.page.waitForURL(`${server.url}/project/${staging}/get-started`);
     expect(await ui.page.getByTestId('project-api-key').textContent()).toBe(created.body.api_token);
+    // A settings page stays the same page, of the other environment.
+    await ui.page.goto(`${server.url}/project/${staging}/settings/project`);
+    await ui.page.getByRole('textbox', { name: 'Environment', exact: true }).click();
+    await ui.page.getByRole('option', { name: server.bootstrap.team.name }).click();
+    await ui.page.waitForURL(`${server.url}/project/${ui.env}/settings/project`);
     await screenshot(ui.page, 'environment-switched');
     expectNoPageErrors(ui.watched);
   });

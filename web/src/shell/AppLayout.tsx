@@ -48,9 +48,10 @@ function EnvironmentSwitcher() {
       w={{ base: 150, sm: 240 }}
       onChange={(value) => {
         if (!value || value === String(environment.id)) return;
-        // The same section in the other environment (not the same object, which belongs to this one).
-        const section = location.pathname.split('/')[3] ?? '';
-        void navigate(`/project/${value}/${section}`);
+        // The same section in the other environment (not the same object, which belongs to this one);
+        // a settings page is a view of every environment's settings, so it is kept.
+        const [, , , section = '', view] = location.pathname.split('/');
+        void navigate(`/project/${value}/${section}${section === 'settings' && view ? `/${view}` : ''}`);
         // Remembered as the user's current environment (PostHog's set_current_team), where
         // addresses without a project go.
         void api('/api/users/@me/', { method: 'PATCH', body: { set_current_team: Number(value) } })

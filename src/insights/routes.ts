@@ -28,8 +28,10 @@ function isBasic(request: FastifyRequest): boolean {
 function readListFilters(query: Record<string, string | undefined>, userId: number): InsightListFilters {
   let createdById: number | undefined;
   if (query.created_by !== undefined) {
-    if (!/^-?\d+$/.test(query.created_by.trim())) throw validationError('A valid integer is required.', 'created_by');
-    createdById = Number(query.created_by);
+    createdById = Number(query.created_by.trim());
+    // Past a safe integer the id would reach the database as 1e+21, which a bigint cannot read.
+    if (!/^-?\d+$/.test(query.created_by.trim()) || !Number.isSafeInteger(createdById))
+      throw validationError('A valid integer is required.', 'created_by');
   }
   if (query.user !== undefined) createdById = userId;
   return {

@@ -148,8 +148,10 @@ describe('insights API', () => {
     expect(await ids('search=zz&user=true')).toEqual(all);
     expect(await ids(`search=zz&created_by=${server.bootstrap.user.id}`)).toEqual(all);
     expect(await ids(`search=zz&created_by=${server.bootstrap.user.id + 1000}`)).toEqual([]);
-    const bad = await server.request(`${url()}?created_by=me`);
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ attr: 'created_by' });
+    for (const id of ['me', '999999999999999999999']) {
+      const bad = await server.request(`${url()}?created_by=${id}`);
+      expect(bad.status, id).toBe(400);
+      expect(bad.body).toMatchObject({ attr: 'created_by' });
+    }
   });
 });
